@@ -1,0 +1,3 @@
+module github.com/toolwire/toolwire
+
+go 1.26

@@ -1,0 +1,587 @@
+package llm
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"strconv"
+	"strings"
+)
+
+// ConversationVersion is the version of the persistence format written by
+// [Conversation.MarshalJSON] and the only one [Conversation.UnmarshalJSON]
+// reads.
+const ConversationVersion = 1
+
+// A Conversation is a list of messages with a versioned, lossless JSON
+// encoding:
+//
+//	{"version":1,"messages":[{"role":"user","parts":[{"type":"text","text":"Hi"}]}]}
+//
+// Parts are objects with a "type" of "text", "image", "tool_call",
+// "tool_result" or "reasoning"; docs/tool-message-protocol.md lists their
+// fields. A tool call's input is written verbatim under "input" when it is
+// valid JSON, and as a string under "input_raw" otherwise, so nothing the
+// model sent is lost. The one loss is invalid UTF-8 in text, which JSON
+// cannot carry: it is replaced by U+FFFD.
+//
+// Decoding is strict: an unknown field, an unknown role, status or part type,
+// a tool call without an id or name, a tool result without a call id or name,
+// or a part in a message whose role may not hold it is a [*DecodeError] that
+// names the exact path, such as messages[3].parts[1].call_id.
+type Conversation struct {
+	Messages []Message
+}
+
+// MarshalJSON encodes c in the persistence format. Encoding never fails on a
+// well-formed conversation; a nil or foreign [Part] is an error.
+func (c Conversation) MarshalJSON() ([]byte, error) {
+	return c.AppendJSON(make([]byte, 0, 256*len(c.Messages)+32))
+}
+
+// AppendJSON appends the encoding of c to dst, like [Conversation.MarshalJSON].
+func (c Conversation) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"version":`...)
+	dst = strconv.AppendInt(dst, ConversationVersion, 10)
+	dst = append(dst, `,"messages":[`...)
+	for i, m := range c.Messages {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"role":`...)
+		dst = appendString(dst, string(m.Role))
+		dst = append(dst, `,"parts":[`...)
+		var err error
+		for j, p := range m.Parts {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendPart(dst, p); err != nil {
+				return nil, fmt.Errorf("llm: encode conversation: messages[%d].parts[%d]: %w", i, j, err)
+			}
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, "]}"...), nil
+}
+
+func appendPart(dst []byte, p Part) ([]byte, error) {
+	switch p := p.(type) {
+	case Text:
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = appendString(dst, p.Text)
+	case Image:
+		dst = append(dst, `{"type":"image"`...)
+		if p.MediaType != "" {
+			dst = append(dst, `,"media_type":`...)
+			dst = appendString(dst, p.MediaType)
+		}
+		if p.Data != nil {
+			dst = append(dst, `,"data":"`...)
+			dst = base64.StdEncoding.AppendEncode(dst, p.Data)
+			dst = append(dst, '"')
+		}
+		if p.URL != "" {
+			dst = append(dst, `,"url":`...)
+			dst = appendString(dst, p.URL)
+		}
+	case ToolCall:
+		dst = append(dst, `{"type":"tool_call","id":`...)
+		dst = appendString(dst, p.ID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, p.Name)
+		switch {
+		case p.Input == nil:
+		case isVerbatimJSON(p.Input):
+			dst = append(dst, `,"input":`...)
+			dst = append(dst, p.Input...)
+		default:
+			dst = append(dst, `,"input_raw":`...)
+			dst = appendString(dst, string(p.Input))
+		}
+		if p.ItemID != "" {
+			dst = append(dst, `,"item_id":`...)
+			dst = appendString(dst, p.ItemID)
+		}
+	case ToolResult:
+		dst = append(dst, `{"type":"tool_result","call_id":`...)
+		dst = appendString(dst, p.CallID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, p.Name)
+		dst = append(dst, `,"status":`...)
+		dst = appendString(dst, string(p.Status))
+		dst = append(dst, `,"content":[`...)
+		for k, q := range p.Content {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendPart(dst, q); err != nil {
+				return nil, fmt.Errorf("content[%d]: %w", k, err)
+			}
+		}
+		dst = append(dst, ']')
+	case Reasoning:
+		dst = append(dst, `{"type":"reasoning","provider":`...)
+		dst = appendString(dst, p.Provider)
+		if p.Text != "" {
+			dst = append(dst, `,"text":`...)
+			dst = appendString(dst, p.Text)
+		}
+		if p.Signature != "" {
+			dst = append(dst, `,"signature":`...)
+			dst = appendString(dst, p.Signature)
+		}
+		if p.Data != nil {
+			if !isVerbatimJSON(p.Data) {
+				return nil, errors.New("reasoning data is not valid JSON")
+			}
+			dst = append(dst, `,"data":`...)
+			dst = append(dst, p.Data...)
+		}
+	default:
+		return nil, fmt.Errorf("cannot encode a part of type %s", partKind(p))
+	}
+	return append(dst, '}'), nil
+}
+
+// A DecodeError reports where and why a persisted conversation could not be
+// decoded.
+type DecodeError struct {
+	// Path locates the offending value, such as "messages[3].parts[1].call_id";
+	// empty for the document as a whole.
+	Path string
+	// Offset is the byte offset of a syntax error, or -1.
+	Offset int64
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	b.WriteString("llm: decode conversation: ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, " (at byte %d)", e.Offset)
+	}
+	return b.String()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// UnmarshalJSON decodes a conversation in the persistence format, strictly;
+// see [Conversation]. Errors are [*DecodeError]s. It never panics, whatever
+// the input.
+func (c *Conversation) UnmarshalJSON(b []byte) error {
+	d := convDecoder{r: jsonReader{b: b}}
+	msgs, err := d.conversation()
+	if err != nil {
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			de = &DecodeError{Err: err}
+		}
+		var ke *kindError
+		if errors.Is(de.Err, errSyntax) || errors.As(de.Err, &ke) {
+			de.Offset = int64(d.r.i)
+		}
+		return de
+	}
+	c.Messages = msgs
+	return nil
+}
+
+type convDecoder struct {
+	r jsonReader
+}
+
+// fields reads an object whose keys must be distinct and known.
+func (d *convDecoder) fields(known func(string) bool, field func(key string) error) error {
+	var seen []string
+	return d.r.object(func(key string) error {
+		if !known(key) {
+			return &DecodeError{Path: key, Offset: -1, Err: fmt.Errorf("unknown field %q", key)}
+		}
+		for _, k := range seen {
+			if k == key {
+				return &DecodeError{Path: key, Offset: -1, Err: errors.New("duplicate field")}
+			}
+		}
+		seen = append(seen, key)
+		return atKey(key, field(key))
+	})
+}
+
+func (d *convDecoder) conversation() ([]Message, error) {
+	var (
+		version    int
+		hasVersion bool
+		msgs       []Message
+		hasMsgs    bool
+	)
+	err := d.fields(func(k string) bool { return k == "version" || k == "messages" }, func(key string) error {
+		var err error
+		switch key {
+		case "version":
+			hasVersion = true
+			version, err = d.r.int()
+			if err == nil && version != ConversationVersion {
+				err = fmt.Errorf("unsupported version %d (this build reads version %d)", version, ConversationVersion)
+			}
+		case "messages":
+			hasMsgs = true
+			msgs, err = d.messages()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d.r.peek() != 0 {
+		return nil, d.r.syntaxf("unexpected data after the conversation object")
+	}
+	if !hasVersion {
+		return nil, fieldError("version", "missing (this format needs \"version\":%d)", ConversationVersion)
+	}
+	if !hasMsgs {
+		return nil, fieldError("messages", "missing (use [] for an empty conversation)")
+	}
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return msgs, nil
+}
+
+func (d *convDecoder) messages() ([]Message, error) {
+	if d.r.peek() != '[' {
+		return nil, &kindError{want: "an array", found: d.r.kind()}
+	}
+	var msgs []Message
+	err := d.r.array(func(i int) error {
+		m, err := d.message()
+		msgs = append(msgs, m)
+		return atIndex(i, err)
+	})
+	return msgs, err
+}
+
+func (d *convDecoder) message() (Message, error) {
+	var (
+		m                 Message
+		hasRole, hasParts bool
+	)
+	if d.r.peek() != '{' {
+		return m, &kindError{want: "an object", found: d.r.kind()}
+	}
+	err := d.fields(func(k string) bool { return k == "role" || k == "parts" }, func(key string) error {
+		switch key {
+		case "role":
+			hasRole = true
+			s, err := d.r.str()
+			if err != nil {
+				return err
+			}
+			m.Role = Role(s)
+			if !m.Role.Valid() {
+				return fmt.Errorf("unknown role %q (want system, user, assistant or tool)", s)
+			}
+		case "parts":
+			hasParts = true
+			var err error
+			m.Parts, err = d.parts(false)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return m, err
+	}
+	if !hasRole {
+		return m, fieldError("role", "missing (system, user, assistant or tool)")
+	}
+	if !hasParts {
+		return m, fieldError("parts", "missing (use [] for a message without parts)")
+	}
+	results := 0
+	for j, p := range m.Parts {
+		if err := checkPlacement(m.Role, p); err != nil {
+			return m, atKey("parts", atIndex(j, err))
+		}
+		if _, ok := p.(ToolResult); ok {
+			results++
+		}
+	}
+	if m.Role == RoleTool && results == 0 {
+		return m, fieldError("parts", "a tool message needs at least one tool_result part")
+	}
+	return m, nil
+}
+
+func (d *convDecoder) parts(inResult bool) ([]Part, error) {
+	if d.r.peek() != '[' {
+		return nil, &kindError{want: "an array", found: d.r.kind()}
+	}
+	parts := []Part{}
+	err := d.r.array(func(i int) error {
+		p, err := d.part(inResult)
+		parts = append(parts, p)
+		return atIndex(i, err)
+	})
+	return parts, err
+}
+
+// Part fields, as bits of a presence mask.
+const (
+	fType = 1 << iota
+	fText
+	fMediaType
+	fData
+	fURL
+	fID
+	fName
+	fInput
+	fInputRaw
+	fItemID
+	fCallID
+	fStatus
+	fContent
+	fProvider
+	fSignature
+)
+
+var partFieldBits = map[string]int{
+	"type": fType, "text": fText, "media_type": fMediaType, "data": fData, "url": fURL,
+	"id": fID, "name": fName, "input": fInput, "input_raw": fInputRaw, "item_id": fItemID,
+	"call_id": fCallID, "status": fStatus, "content": fContent, "provider": fProvider,
+	"signature": fSignature,
+}
+
+// ownFields says which fields each part type has.
+var ownFields = map[string]int{
+	"text":        fType | fText,
+	"image":       fType | fMediaType | fData | fURL,
+	"tool_call":   fType | fID | fName | fInput | fInputRaw | fItemID,
+	"tool_result": fType | fCallID | fName | fStatus | fContent,
+	"reasoning":   fType | fProvider | fText | fSignature | fData,
+}
+
+// wirePart holds a part's fields as read, before its type is known.
+type wirePart struct {
+	set                                 int
+	typ, text, mediaType, url, id, name string
+	inputRaw, itemID, callID, status    string
+	provider, signature                 string
+	data, input                         []byte
+	content                             []Part
+	dataIsString                        bool
+}
+
+func (d *convDecoder) part(inResult bool) (Part, error) {
+	if d.r.peek() != '{' {
+		return nil, &kindError{want: "an object", found: d.r.kind()}
+	}
+	var w wirePart
+	err := d.fields(func(k string) bool { return partFieldBits[k] != 0 }, func(key string) error {
+		bit := partFieldBits[key]
+		w.set |= bit
+		var err error
+		switch bit {
+		case fType:
+			w.typ, err = d.r.str()
+		case fText:
+			w.text, err = d.r.str()
+		case fMediaType:
+			w.mediaType, err = d.r.str()
+		case fURL:
+			w.url, err = d.r.str()
+		case fID:
+			w.id, err = d.r.str()
+		case fName:
+			w.name, err = d.r.str()
+		case fInputRaw:
+			w.inputRaw, err = d.r.str()
+		case fItemID:
+			w.itemID, err = d.r.str()
+		case fCallID:
+			w.callID, err = d.r.str()
+		case fStatus:
+			w.status, err = d.r.str()
+		case fProvider:
+			w.provider, err = d.r.str()
+		case fSignature:
+			w.signature, err = d.r.str()
+		case fData:
+			w.dataIsString = d.r.peek() == '"'
+			w.data, err = d.rawCopy()
+		case fInput:
+			w.input, err = d.rawCopy()
+		case fContent:
+			w.content, err = d.parts(true)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w.part(inResult)
+}
+
+func (d *convDecoder) rawCopy() ([]byte, error) {
+	raw, err := d.r.value(0)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), raw...), nil
+}
+
+func (w *wirePart) part(inResult bool) (Part, error) {
+	if w.set&fType == 0 {
+		return nil, fieldError("type", "missing (text, image, tool_call, tool_result or reasoning)")
+	}
+	own, ok := ownFields[w.typ]
+	if !ok {
+		return nil, fieldError("type", "unknown part type %q (want text, image, tool_call, tool_result or reasoning)", w.typ)
+	}
+	if extra := w.set &^ own; extra != 0 {
+		for name, bit := range partFieldBits {
+			if extra&bit != 0 && extra&(bit-1) == 0 { // lowest extra bit: deterministic
+				return nil, fieldError(name, "field %q does not belong to a %q part", name, w.typ)
+			}
+		}
+	}
+	if inResult && w.typ != "text" && w.typ != "image" {
+		return nil, fieldError("type", "a tool result's content holds text and image parts, not %q", w.typ)
+	}
+	switch w.typ {
+	case "text":
+		if w.set&fText == 0 {
+			return nil, fieldError("text", "missing")
+		}
+		return Text{Text: w.text}, nil
+	case "image":
+		img := Image{MediaType: w.mediaType, URL: w.url}
+		if w.set&fData != 0 {
+			if !w.dataIsString {
+				return nil, fieldError("data", "want a base64 string")
+			}
+			var s string
+			r := jsonReader{b: w.data}
+			s, _ = r.str()
+			data, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return nil, fieldError("data", "invalid base64: %v", err)
+			}
+			img.Data = data
+			if img.MediaType == "" {
+				return nil, fieldError("media_type", "missing: inline image data needs its media type (e.g. \"image/png\")")
+			}
+		} else if img.URL == "" {
+			return nil, fieldError("", "an image needs data or url")
+		}
+		return img, nil
+	case "tool_call":
+		if w.id == "" {
+			return nil, fieldError("id", "missing: a tool call needs the id its result will answer")
+		}
+		if w.name == "" {
+			return nil, fieldError("name", "missing: a tool call names the tool it calls")
+		}
+		call := ToolCall{ID: w.id, Name: w.name, ItemID: w.itemID, Input: w.input}
+		if w.set&fInputRaw != 0 {
+			if w.set&fInput != 0 {
+				return nil, fieldError("input_raw", "set input or input_raw, not both")
+			}
+			call.Input = json.RawMessage(w.inputRaw)
+		}
+		return call, nil
+	case "tool_result":
+		if w.callID == "" {
+			return nil, fieldError("call_id", "missing: a tool result must name the call it answers")
+		}
+		if w.name == "" {
+			return nil, fieldError("name", "missing: a tool result names the tool that was called")
+		}
+		if !Status(w.status).Valid() {
+			return nil, fieldError("status", "unknown status %q (want success, error or partial)", w.status)
+		}
+		return ToolResult{CallID: w.callID, Name: w.name, Status: Status(w.status), Content: nilIfEmpty(w.content)}, nil
+	default: // reasoning
+		if w.provider == "" {
+			return nil, fieldError("provider", "missing: reasoning is replayed only to the provider that produced it")
+		}
+		return Reasoning{Provider: w.provider, Text: w.text, Signature: w.signature, Data: w.data}, nil
+	}
+}
+
+func nilIfEmpty(p []Part) []Part {
+	if len(p) == 0 {
+		return nil
+	}
+	return p
+}
+
+func checkPlacement(role Role, p Part) error {
+	switch p.(type) {
+	case ToolCall, Reasoning:
+		if role != RoleAssistant {
+			return fmt.Errorf("a %s part belongs in an assistant message, not a %s message", partKind(p), role)
+		}
+	case ToolResult:
+		if role != RoleTool {
+			return fmt.Errorf("a tool_result part belongs in a tool message, not a %s message", role)
+		}
+	}
+	return nil
+}
+
+func fieldError(path, format string, args ...any) *DecodeError {
+	return &DecodeError{Path: path, Offset: -1, Err: fmt.Errorf(format, args...)}
+}
+
+// atKey prefixes err's path with an object key.
+func atKey(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	de := asDecodeError(err)
+	switch {
+	case de.Path == "":
+		de.Path = key
+	case de.Path[0] == '[':
+		de.Path = key + de.Path
+	default:
+		de.Path = key + "." + de.Path
+	}
+	return de
+}
+
+// atIndex prefixes err's path with an array index.
+func atIndex(i int, err error) error {
+	if err == nil {
+		return nil
+	}
+	de := asDecodeError(err)
+	idx := "[" + strconv.Itoa(i) + "]"
+	switch {
+	case de.Path == "":
+		de.Path = idx
+	case de.Path[0] == '[':
+		de.Path = idx + de.Path
+	default:
+		de.Path = idx + "." + de.Path
+	}
+	return de
+}
+
+func asDecodeError(err error) *DecodeError {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return de
+	}
+	return &DecodeError{Offset: -1, Err: err}
+}

@@ -1,0 +1,410 @@
+// Package observe shapes what a tool returns into what a model reads: the
+// observation envelope of the tool-message protocol
+// (docs/tool-message-protocol.md) and, in later stages, the pipeline that
+// flattens, prunes, budgets, truncates and offloads large results.
+package observe
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/llm"
+)
+
+// ErrorType classifies a failed tool call. The list is closed; see the
+// constants.
+type ErrorType string
+
+// The error types of the tool-message protocol.
+const (
+	InvalidArguments   ErrorType = "invalid_arguments"   // arguments parsed but broke the schema
+	MalformedArguments ErrorType = "malformed_arguments" // arguments were not valid JSON
+	UnknownTool        ErrorType = "unknown_tool"        // no tool has that name
+	Timeout            ErrorType = "timeout"             // the tool did not finish in time
+	RateLimited        ErrorType = "rate_limited"        // the tool or its upstream throttled the call
+	PermissionDenied   ErrorType = "permission_denied"   // the caller may not do this
+	NotFound           ErrorType = "not_found"           // the thing asked for does not exist
+	Conflict           ErrorType = "conflict"            // the request conflicts with the current state
+	UpstreamError      ErrorType = "upstream_error"      // a service the tool depends on failed
+	InternalError      ErrorType = "internal_error"      // the tool itself failed
+	Interrupted        ErrorType = "interrupted"         // the run stopped before the outcome was known
+	Cancelled          ErrorType = "cancelled"           // the call was cancelled before it finished
+	RejectedByUser     ErrorType = "rejected_by_user"    // a human declined to approve the call
+)
+
+// ErrorTypes lists every error type, in the protocol's order.
+var ErrorTypes = []ErrorType{
+	InvalidArguments, MalformedArguments, UnknownTool, Timeout, RateLimited,
+	PermissionDenied, NotFound, Conflict, UpstreamError, InternalError,
+	Interrupted, Cancelled, RejectedByUser,
+}
+
+// Valid reports whether t is one of the protocol's error types.
+func (t ErrorType) Valid() bool {
+	switch t {
+	case InvalidArguments, MalformedArguments, UnknownTool, Timeout, RateLimited,
+		PermissionDenied, NotFound, Conflict, UpstreamError, InternalError,
+		Interrupted, Cancelled, RejectedByUser:
+		return true
+	}
+	return false
+}
+
+// Retryable reports whether the same call, made again unchanged, may
+// succeed: true for timeouts, rate limits and upstream failures. It is the
+// default of [Error.Retryable] in [Failure].
+func (t ErrorType) Retryable() bool {
+	switch t {
+	case Timeout, RateLimited, UpstreamError:
+		return true
+	}
+	return false
+}
+
+// Error describes why a tool call failed.
+type Error struct {
+	Type       ErrorType
+	Message    string        // what went wrong, for the model; never a stack trace
+	Retryable  bool          // whether the same call, made again, may succeed
+	RetryAfter time.Duration // how long to wait before retrying; 0 if unknown
+}
+
+// Meta describes how an observation was produced.
+type Meta struct {
+	Source    string        // where the data came from: a tool, service or URL
+	Duration  time.Duration // how long the call took; rendered in milliseconds
+	Truncated bool          // part of the data was cut to fit
+	Omitted   int           // how many items were left out
+	Ref       string        // where the full result can be fetched
+	Attempts  int           // how many times the tool ran, when more than once
+	// Repaired says how malformed arguments were repaired before the call,
+	// when they were.
+	Repaired string
+	// InvalidUTF8 is set when text or data held invalid UTF-8, which
+	// rendering replaced with U+FFFD.
+	InvalidUTF8 bool
+}
+
+func (m Meta) isZero() bool { return m == Meta{} }
+
+// An Envelope is the observation a tool call returns to the model, in the
+// tool-message protocol (docs/tool-message-protocol.md). Build one with
+// [Success], [Empty], [Partial] or [Failure], or as a struct literal; render
+// it with [Envelope.Result].
+type Envelope struct {
+	// Status is the outcome. An empty result is a success whose summary says
+	// nothing was found, never an error. Partial means part of the work was
+	// done, and the summary says which part is missing.
+	Status llm.Status
+	// Summary is one line a model can act on: what was asked, what came
+	// back. Line breaks are rendered as spaces.
+	Summary string
+	// Data is the structured result: any value encoding/json can marshal, or
+	// a json.RawMessage. nil leaves it out.
+	Data any
+	// Error describes the failure; required when Status is error.
+	Error *Error
+	// Suggestion is advisory, phrased as options the model may take ("you
+	// could retry in 6 s or use the backup source"), never an order. See
+	// [Options].
+	Suggestion string
+	// Meta describes how the observation was produced.
+	Meta Meta
+}
+
+// Success returns a successful observation carrying data.
+func Success(summary string, data any) Envelope {
+	return Envelope{Status: llm.StatusSuccess, Summary: summary, Data: data}
+}
+
+// Empty returns the observation of a call that succeeded and found nothing:
+// a success with empty data. The summary should say what was looked for.
+func Empty(summary string) Envelope {
+	return Envelope{Status: llm.StatusSuccess, Summary: summary, Data: json.RawMessage("[]")}
+}
+
+// Partial returns the observation of a call that did part of the work. The
+// summary should say which part is missing.
+func Partial(summary string, data any) Envelope {
+	return Envelope{Status: llm.StatusPartial, Summary: summary, Data: data}
+}
+
+// Failure returns the observation of a failed call. The message becomes
+// both the summary and the error message; Retryable defaults to
+// [ErrorType.Retryable].
+func Failure(typ ErrorType, message string) Envelope {
+	return Envelope{
+		Status:  llm.StatusError,
+		Summary: message,
+		Error:   &Error{Type: typ, Message: message, Retryable: typ.Retryable()},
+	}
+}
+
+// Options phrases alternatives as advice for [Envelope.Suggestion]:
+//
+//	Options("retry in 6 s", "use the backup source")
+//	// "You could retry in 6 s or use the backup source."
+func Options(options ...string) string {
+	switch len(options) {
+	case 0:
+		return ""
+	case 1:
+		return "You could " + strings.TrimSuffix(options[0], ".") + "."
+	}
+	trimmed := make([]string, len(options))
+	for i, o := range options {
+		trimmed[i] = strings.TrimSuffix(o, ".")
+	}
+	last := len(trimmed) - 1
+	return "You could " + strings.Join(trimmed[:last], ", ") + " or " + trimmed[last] + "."
+}
+
+// Validate reports whether e follows the protocol: a known status, a
+// summary, an error of a known type exactly when the status is error (a
+// partial result may also carry one), and no negative durations or counts.
+func (e Envelope) Validate() error {
+	var problems []string
+	if !e.Status.Valid() {
+		problems = append(problems, fmt.Sprintf("status %q is not success, error or partial", e.Status))
+	}
+	if strings.TrimSpace(e.Summary) == "" {
+		problems = append(problems, "summary is empty (say what was asked and what came back)")
+	}
+	switch {
+	case e.Status == llm.StatusError && e.Error == nil:
+		problems = append(problems, "status error needs an Error saying what failed")
+	case e.Status == llm.StatusSuccess && e.Error != nil:
+		problems = append(problems, "status success cannot carry an Error (use partial or error)")
+	}
+	if e.Error != nil {
+		if !e.Error.Type.Valid() {
+			problems = append(problems, fmt.Sprintf("error type %q is not one of the protocol's types", e.Error.Type))
+		}
+		if e.Error.RetryAfter < 0 {
+			problems = append(problems, "error retry_after is negative")
+		}
+	}
+	if e.Meta.Duration < 0 || e.Meta.Omitted < 0 || e.Meta.Attempts < 0 {
+		problems = append(problems, "meta has a negative duration or count")
+	}
+	if problems != nil {
+		return fmt.Errorf("observe: invalid envelope: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// MarshalJSON renders e as the content of a tool message: compact,
+// deterministic (same envelope, same bytes; keys in the protocol's order,
+// map keys sorted), with <, > and & unescaped and non-ASCII text kept as
+// is. Invalid UTF-8 is replaced by U+FFFD and flagged in meta.invalid_utf8.
+// It fails if e does not [Envelope.Validate] or its Data cannot be encoded.
+func (e Envelope) MarshalJSON() ([]byte, error) {
+	return e.AppendJSON(make([]byte, 0, 256))
+}
+
+// AppendJSON appends the rendering of e to dst; see [Envelope.MarshalJSON].
+func (e Envelope) AppendJSON(dst []byte) ([]byte, error) {
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	var data []byte
+	var dataReplaced bool
+	if e.Data != nil {
+		var err error
+		if data, dataReplaced, err = encodeData(e.Data); err != nil {
+			return nil, fmt.Errorf("observe: encode data: %w", err)
+		}
+	}
+	w := writer{dst: dst}
+	w.raw(`{"status":`)
+	w.str(string(e.Status))
+	w.raw(`,"summary":`)
+	w.str(oneLine(e.Summary))
+	if data != nil {
+		w.raw(`,"data":`)
+		w.raw(string(data))
+	}
+	if err := e.Error; err != nil {
+		w.raw(`,"error":{"type":`)
+		w.str(string(err.Type))
+		w.raw(`,"message":`)
+		w.str(err.Message)
+		w.raw(`,"retryable":`)
+		w.dst = strconv.AppendBool(w.dst, err.Retryable)
+		if err.RetryAfter > 0 {
+			w.raw(`,"retry_after_ms":`)
+			w.dst = strconv.AppendInt(w.dst, err.RetryAfter.Milliseconds(), 10)
+		}
+		w.raw("}")
+	}
+	if e.Suggestion != "" {
+		w.raw(`,"suggestion":`)
+		w.str(oneLine(e.Suggestion))
+	}
+	m := e.Meta
+	if dataReplaced || !w.valid(m) {
+		m.InvalidUTF8 = true
+	}
+	if !m.isZero() {
+		w.meta(m)
+	}
+	w.raw("}")
+	return w.dst, nil
+}
+
+// Result renders e into the tool result answering the call with the given
+// id and tool name. It never fails: an envelope that cannot be rendered
+// becomes an internal_error result saying why, so that every call still
+// gets exactly one answer.
+func (e Envelope) Result(callID, name string) llm.ToolResult {
+	b, err := e.MarshalJSON()
+	status := e.Status
+	if err != nil {
+		f := Failure(InternalError, "the tool's result could not be rendered: "+err.Error())
+		f.Meta = Meta{Source: e.Meta.Source, Duration: e.Meta.Duration}
+		b, _ = f.MarshalJSON() // a Failure with valid fields always renders
+		status = llm.StatusError
+	}
+	return llm.ToolResult{CallID: callID, Name: name, Status: status, Content: []llm.Part{llm.Text{Text: string(b)}}}
+}
+
+// oneLine folds line breaks and tabs into single spaces and trims the
+// ends.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return strings.TrimSpace(s)
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// encodeData renders Data compactly without HTML escaping. It reports
+// whether invalid UTF-8 was replaced.
+func encodeData(v any) ([]byte, bool, error) {
+	var raw []byte
+	switch v := v.(type) {
+	case json.RawMessage:
+		raw = v
+	default:
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, false, err
+		}
+		out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		// encoding/json writes the escape \ufffd only where it replaced
+		// invalid UTF-8 (a real U+FFFD is written as is).
+		replaced := hasEscapedReplacement(out)
+		if !utf8.Valid(out) { // invalid bytes inside a nested json.RawMessage
+			out = bytes.ToValidUTF8(out, []byte("\uFFFD"))
+			replaced = true
+		}
+		return out, replaced, nil
+	}
+	if !json.Valid(raw) {
+		return nil, false, errors.New("data is a json.RawMessage that is not valid JSON")
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(raw))
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, false, err
+	}
+	out := buf.Bytes()
+	if !utf8.Valid(out) {
+		return bytes.ToValidUTF8(out, []byte("\uFFFD")), true, nil
+	}
+	return out, false, nil
+}
+
+// hasEscapedReplacement reports whether b holds the escape sequence \ufffd
+// (not an escaped backslash followed by "ufffd").
+func hasEscapedReplacement(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\ufffd`))
+		if i < 0 {
+			return false
+		}
+		n := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return true
+		}
+		b = b[i+1:]
+	}
+}
+
+// writer appends JSON, noting whether any string needed UTF-8 repair.
+type writer struct {
+	dst      []byte
+	replaced bool
+}
+
+func (w *writer) raw(s string) { w.dst = append(w.dst, s...) }
+
+func (w *writer) str(s string) {
+	var replaced bool
+	w.dst, replaced = llm.AppendJSONString(w.dst, s)
+	w.replaced = w.replaced || replaced
+}
+
+// valid reports whether everything written so far, and the strings of m,
+// were valid UTF-8.
+func (w *writer) valid(m Meta) bool {
+	return !w.replaced && utf8.ValidString(m.Source) && utf8.ValidString(m.Ref) && utf8.ValidString(m.Repaired)
+}
+
+func (w *writer) meta(m Meta) {
+	sep := func() {
+		if w.dst[len(w.dst)-1] != '{' {
+			w.raw(",")
+		}
+	}
+	w.raw(`,"meta":{`)
+	if m.Source != "" {
+		sep()
+		w.raw(`"source":`)
+		w.str(m.Source)
+	}
+	if m.Duration > 0 {
+		sep()
+		w.raw(`"duration_ms":`)
+		w.dst = strconv.AppendInt(w.dst, m.Duration.Milliseconds(), 10)
+	}
+	if m.Truncated {
+		sep()
+		w.raw(`"truncated":true`)
+	}
+	if m.Omitted > 0 {
+		sep()
+		w.raw(`"omitted":`)
+		w.dst = strconv.AppendInt(w.dst, int64(m.Omitted), 10)
+	}
+	if m.Ref != "" {
+		sep()
+		w.raw(`"ref":`)
+		w.str(m.Ref)
+	}
+	if m.Attempts > 0 {
+		sep()
+		w.raw(`"attempts":`)
+		w.dst = strconv.AppendInt(w.dst, int64(m.Attempts), 10)
+	}
+	if m.Repaired != "" {
+		sep()
+		w.raw(`"repaired":`)
+		w.str(m.Repaired)
+	}
+	if m.InvalidUTF8 {
+		sep()
+		w.raw(`"invalid_utf8":true`)
+	}
+	w.raw("}")
+}
