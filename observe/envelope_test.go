@@ -42,7 +42,7 @@ func renderCases() map[string]Envelope {
 			{Number: "AF22", Depart: depart, Seats: []string{"12A", "12B"}, Price: &price{Amount: 612.4, Currency: "EUR"}},
 			{Number: "DL401", Depart: depart.Add(3 * time.Hour), Seats: []string{}},
 		}),
-		"raw_data": Success("lookup(id=7): found", json.RawMessage("{ \"b\": 1,\n  \"a\": [1, 2] }")),
+		"raw_data":          Success("lookup(id=7): found", json.RawMessage("{ \"b\": 1,\n  \"a\": [1, 2] }")),
 		"multiline_summary": Success("list_files(dir=/tmp):\n3 files\tfound  ", []string{"a", "b", "c"}),
 		"full_meta": {
 			Status: llm.StatusPartial, Summary: "search_docs(q=retry): 20 of 340 results shown",

@@ -63,7 +63,7 @@ func Parse(b []byte) (Envelope, error) {
 			Repaired: m.Repaired, InvalidUTF8: m.InvalidUTF8}
 	}
 	if err := e.Validate(); err != nil {
-		return Envelope{}, fmt.Errorf("observe: parse envelope: %w", err)
+		return Envelope{}, err
 	}
 	return e, nil
 }

@@ -1,0 +1,108 @@
+// Command toolwire checks, converts and renders tool-call transcripts and
+// scores tool definitions. It is a thin shell over the toolwire packages.
+//
+// Exit codes: 0 success; 1 the input was read but failed the check (a
+// provider would reject it, a tool scored too low); 2 the input or the
+// command line could not be used; 3 an internal error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, part of the CLI's public contract.
+const (
+	exitOK       = 0
+	exitRejected = 1
+	exitUsage    = 2
+	exitInternal = 3
+)
+
+// exitError carries an exit code up to main. A nil err exits silently.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is an error about the command line or unreadable input.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// rejected exits 1 without a message: the command already printed why.
+func rejected() error { return &exitError{code: exitRejected} }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes the CLI and returns its exit code. It never panics: an
+// internal failure is reported in one line.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "toolwire: internal error: %v (please report it)\n", r)
+			code = exitInternal
+		}
+	}()
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "toolwire: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Errors from cobra itself: unknown command or flag, wrong arguments.
+	fmt.Fprintf(stderr, "toolwire: %v\nRun 'toolwire help' for usage.\n", err)
+	return exitUsage
+}
+
+// env is what every command reads and writes.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "toolwire",
+		Short: "Correct tool-call loops for LLM agents",
+		Long: `toolwire checks, repairs, converts and renders the tool calls and tool
+results of LLM conversations, and scores tool definitions.
+
+Exit codes: 0 success; 1 the input failed the check; 2 the input or the
+command line could not be used; 3 an internal error.`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(
+		newVersionCmd(e),
+		newRenderCmd(e),
+	)
+	return root
+}

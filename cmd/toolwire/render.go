@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolwire/toolwire/observe"
+)
+
+func newRenderCmd(e *env) *cobra.Command {
+	var example bool
+	cmd := &cobra.Command{
+		Use:   "render [--example] [FILE|-]",
+		Short: "Render an observation envelope as the content of a tool message",
+		Long: `render reads an observation envelope (docs/tool-message-protocol.md) as JSON,
+checks it against the protocol, and prints the exact tool-message content a
+model would read: compact, deterministic, with non-ASCII text kept as is.
+--example renders a built-in example instead.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var env observe.Envelope
+			if example {
+				if len(args) > 0 {
+					return usageError("give --example or a FILE, not both")
+				}
+				env = exampleEnvelope()
+			} else {
+				data, name, err := readInput(e, args)
+				if err != nil {
+					return err
+				}
+				if env, err = observe.Parse(data); err != nil {
+					return inputError(name, err)
+				}
+			}
+			out, err := env.MarshalJSON()
+			if err != nil {
+				return usageError("%v", err)
+			}
+			fmt.Fprintln(e.stdout, string(out))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&example, "example", false, "render a built-in example envelope")
+	return cmd
+}
+
+func exampleEnvelope() observe.Envelope {
+	env := observe.Partial("search_flights(from=PAR, to=PEK, date=2026-12-01): 2 of 3 airlines answered; China Eastern timed out",
+		json.RawMessage(`[{"flight":"AF128","depart":"10:35","price_eur":612},{"flight":"CA934","depart":"13:50","price_eur":577}]`))
+	env.Suggestion = observe.Options("retry China Eastern alone in a few seconds", "present these two flights")
+	env.Meta = observe.Meta{Source: "flights-api", Duration: 1840 * time.Millisecond}
+	return env
+}
