@@ -43,9 +43,19 @@ type Spec struct {
 	RequiresApproval bool
 	// Strict asks the provider to constrain arguments to the schema.
 	Strict bool
+	// HTTP, when set, binds the tool to an HTTP endpoint.
+	HTTP *HTTPBinding
 }
 
 // ToolSpec returns what a model is told about the tool.
 func (s Spec) ToolSpec() llm.ToolSpec {
 	return llm.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters, Strict: s.Strict}
+}
+
+// HTTPBinding makes a [Spec] an HTTP-backed tool: a call sends its
+// arguments to URL and the response becomes the result.
+type HTTPBinding struct {
+	Method  string            // GET, POST, ...; "" means POST
+	URL     string            // may hold {param} placeholders filled from the arguments
+	Headers map[string]string // sent with every request
 }
