@@ -46,4 +46,3 @@ func displayName(name string) string {
 func inputError(name string, err error) error {
 	return usageError("%s: %v", displayName(name), err)
 }
-
