@@ -38,7 +38,39 @@ type Conversation struct {
 // MarshalJSON encodes c in the persistence format. Encoding never fails on a
 // well-formed conversation; a nil or foreign [Part] is an error.
 func (c Conversation) MarshalJSON() ([]byte, error) {
-	return c.AppendJSON(make([]byte, 0, 256*len(c.Messages)+32))
+	return c.AppendJSON(make([]byte, 0, c.sizeHint()))
+}
+
+// sizeHint estimates the encoded size, so that encoding allocates once.
+func (c Conversation) sizeHint() int {
+	n := 32
+	var part func(p Part) int
+	part = func(p Part) int {
+		switch p := p.(type) {
+		case Text:
+			return 32 + len(p.Text) + len(p.Text)/16
+		case Image:
+			return 64 + len(p.MediaType) + len(p.URL) + base64.StdEncoding.EncodedLen(len(p.Data))
+		case ToolCall:
+			return 64 + len(p.ID) + len(p.Name) + len(p.ItemID) + len(p.Input) + len(p.Input)/8
+		case ToolResult:
+			n := 80 + len(p.CallID) + len(p.Name)
+			for _, q := range p.Content {
+				n += part(q)
+			}
+			return n
+		case Reasoning:
+			return 80 + len(p.Provider) + len(p.Text) + len(p.Signature) + len(p.Data)
+		}
+		return 0
+	}
+	for _, m := range c.Messages {
+		n += 32
+		for _, p := range m.Parts {
+			n += part(p)
+		}
+	}
+	return n
 }
 
 // AppendJSON appends the encoding of c to dst, like [Conversation.MarshalJSON].
@@ -200,55 +232,89 @@ type convDecoder struct {
 	r jsonReader
 }
 
-// fields reads an object whose keys must be distinct and known.
-func (d *convDecoder) fields(known func(string) bool, field func(key string) error) error {
-	var seen []string
-	return d.r.object(func(key string) error {
-		if !known(key) {
-			return &DecodeError{Path: key, Offset: -1, Err: fmt.Errorf("unknown field %q", key)}
+// Fields of the conversation and of messages, as bits of a presence mask.
+const (
+	fVersion = 1 << iota
+	fMessages
+)
+
+const (
+	fRole = 1 << iota
+	fParts
+)
+
+var (
+	conversationFieldBits = map[string]int{"version": fVersion, "messages": fMessages}
+	messageFieldBits      = map[string]int{"role": fRole, "parts": fParts}
+)
+
+// field reads the next key of an object whose keys must be known and
+// distinct, and returns its bit; set is the mask of keys seen so far.
+func (d *convDecoder) field(known map[string]int, set int) (int, error) {
+	k, err := d.r.key()
+	if err != nil {
+		return 0, err
+	}
+	bit := known[string(k)]
+	switch {
+	case bit == 0:
+		return 0, fieldError(string(k), "unknown field %q", k)
+	case set&bit != 0:
+		return 0, fieldError(string(k), "duplicate field")
+	}
+	return bit, nil
+}
+
+// fieldName returns the name of bit in known, for error paths.
+func fieldName(known map[string]int, bit int) string {
+	for name, b := range known {
+		if b == bit {
+			return name
 		}
-		for _, k := range seen {
-			if k == key {
-				return &DecodeError{Path: key, Offset: -1, Err: errors.New("duplicate field")}
-			}
-		}
-		seen = append(seen, key)
-		return atKey(key, field(key))
-	})
+	}
+	return ""
 }
 
 func (d *convDecoder) conversation() ([]Message, error) {
-	var (
-		version    int
-		hasVersion bool
-		msgs       []Message
-		hasMsgs    bool
-	)
-	err := d.fields(func(k string) bool { return k == "version" || k == "messages" }, func(key string) error {
-		var err error
-		switch key {
-		case "version":
-			hasVersion = true
+	var msgs []Message
+	set := 0
+	if err := d.r.enter('{'); err != nil {
+		return nil, err
+	}
+	for first := true; ; first = false {
+		more, err := d.r.more('}', first)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+		bit, err := d.field(conversationFieldBits, set)
+		if err != nil {
+			return nil, err
+		}
+		set |= bit
+		switch bit {
+		case fVersion:
+			var version int
 			version, err = d.r.int()
 			if err == nil && version != ConversationVersion {
 				err = fmt.Errorf("unsupported version %d (this build reads version %d)", version, ConversationVersion)
 			}
-		case "messages":
-			hasMsgs = true
+		case fMessages:
 			msgs, err = d.messages()
 		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, atKey(fieldName(conversationFieldBits, bit), err)
+		}
 	}
 	if d.r.peek() != 0 {
 		return nil, d.r.syntaxf("unexpected data after the conversation object")
 	}
-	if !hasVersion {
+	if set&fVersion == 0 {
 		return nil, fieldError("version", "missing (this format needs \"version\":%d)", ConversationVersion)
 	}
-	if !hasMsgs {
+	if set&fMessages == 0 {
 		return nil, fieldError("messages", "missing (use [] for an empty conversation)")
 	}
 	if msgs == nil {
@@ -258,53 +324,62 @@ func (d *convDecoder) conversation() ([]Message, error) {
 }
 
 func (d *convDecoder) messages() ([]Message, error) {
-	if d.r.peek() != '[' {
-		return nil, &kindError{want: "an array", found: d.r.kind()}
+	if err := d.r.enter('['); err != nil {
+		return nil, err
 	}
 	var msgs []Message
-	err := d.r.array(func(i int) error {
+	for first := true; ; first = false {
+		more, err := d.r.more(']', first)
+		if err != nil || !more {
+			return msgs, err
+		}
 		m, err := d.message()
+		if err != nil {
+			return nil, atIndex(len(msgs), err)
+		}
 		msgs = append(msgs, m)
-		return atIndex(i, err)
-	})
-	return msgs, err
+	}
 }
 
 func (d *convDecoder) message() (Message, error) {
-	var (
-		m                 Message
-		hasRole, hasParts bool
-	)
-	if d.r.peek() != '{' {
-		return m, &kindError{want: "an object", found: d.r.kind()}
-	}
-	err := d.fields(func(k string) bool { return k == "role" || k == "parts" }, func(key string) error {
-		switch key {
-		case "role":
-			hasRole = true
-			s, err := d.r.str()
-			if err != nil {
-				return err
-			}
-			m.Role = Role(s)
-			if !m.Role.Valid() {
-				return fmt.Errorf("unknown role %q (want system, user, assistant or tool)", s)
-			}
-		case "parts":
-			hasParts = true
-			var err error
-			m.Parts, err = d.parts(false)
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+	var m Message
+	set := 0
+	if err := d.r.enter('{'); err != nil {
 		return m, err
 	}
-	if !hasRole {
+	for first := true; ; first = false {
+		more, err := d.r.more('}', first)
+		if err != nil {
+			return m, err
+		}
+		if !more {
+			break
+		}
+		bit, err := d.field(messageFieldBits, set)
+		if err != nil {
+			return m, err
+		}
+		set |= bit
+		switch bit {
+		case fRole:
+			var s []byte
+			if s, err = d.r.strBytes(); err == nil {
+				m.Role = internRole(s)
+				if m.Role == "" {
+					err = fmt.Errorf("unknown role %q (want system, user, assistant or tool)", s)
+				}
+			}
+		case fParts:
+			m.Parts, err = d.parts(false)
+		}
+		if err != nil {
+			return m, atKey(fieldName(messageFieldBits, bit), err)
+		}
+	}
+	if set&fRole == 0 {
 		return m, fieldError("role", "missing (system, user, assistant or tool)")
 	}
-	if !hasParts {
+	if set&fParts == 0 {
 		return m, fieldError("parts", "missing (use [] for a message without parts)")
 	}
 	results := 0
@@ -322,17 +397,43 @@ func (d *convDecoder) message() (Message, error) {
 	return m, nil
 }
 
+// internRole returns the Role named by s without allocating, or "".
+func internRole(s []byte) Role {
+	for _, r := range [...]Role{RoleSystem, RoleUser, RoleAssistant, RoleTool} {
+		if string(s) == string(r) {
+			return r
+		}
+	}
+	return ""
+}
+
+// internString returns s as one of the known strings without allocating
+// when it is one of them.
+func internString(s []byte, known ...string) string {
+	for _, k := range known {
+		if string(s) == k {
+			return k
+		}
+	}
+	return string(s)
+}
+
 func (d *convDecoder) parts(inResult bool) ([]Part, error) {
-	if d.r.peek() != '[' {
-		return nil, &kindError{want: "an array", found: d.r.kind()}
+	if err := d.r.enter('['); err != nil {
+		return nil, err
 	}
 	parts := []Part{}
-	err := d.r.array(func(i int) error {
+	for first := true; ; first = false {
+		more, err := d.r.more(']', first)
+		if err != nil || !more {
+			return parts, err
+		}
 		p, err := d.part(inResult)
+		if err != nil {
+			return nil, atIndex(len(parts), err)
+		}
 		parts = append(parts, p)
-		return atIndex(i, err)
-	})
-	return parts, err
+	}
 }
 
 // Part fields, as bits of a presence mask.
@@ -382,21 +483,35 @@ type wirePart struct {
 }
 
 func (d *convDecoder) part(inResult bool) (Part, error) {
-	if d.r.peek() != '{' {
-		return nil, &kindError{want: "an object", found: d.r.kind()}
-	}
 	var w wirePart
-	err := d.fields(func(k string) bool { return partFieldBits[k] != 0 }, func(key string) error {
-		bit := partFieldBits[key]
+	if err := d.r.enter('{'); err != nil {
+		return nil, err
+	}
+	for first := true; ; first = false {
+		more, err := d.r.more('}', first)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+		bit, err := d.field(partFieldBits, w.set)
+		if err != nil {
+			return nil, err
+		}
 		w.set |= bit
-		var err error
+		var b []byte
 		switch bit {
 		case fType:
-			w.typ, err = d.r.str()
+			if b, err = d.r.strBytes(); err == nil {
+				w.typ = internString(b, "text", "tool_call", "tool_result", "image", "reasoning")
+			}
 		case fText:
 			w.text, err = d.r.str()
 		case fMediaType:
-			w.mediaType, err = d.r.str()
+			if b, err = d.r.strBytes(); err == nil {
+				w.mediaType = internString(b, "image/png", "image/jpeg", "image/gif", "image/webp")
+			}
 		case fURL:
 			w.url, err = d.r.str()
 		case fID:
@@ -410,7 +525,9 @@ func (d *convDecoder) part(inResult bool) (Part, error) {
 		case fCallID:
 			w.callID, err = d.r.str()
 		case fStatus:
-			w.status, err = d.r.str()
+			if b, err = d.r.strBytes(); err == nil {
+				w.status = internString(b, string(StatusSuccess), string(StatusError), string(StatusPartial))
+			}
 		case fProvider:
 			w.provider, err = d.r.str()
 		case fSignature:
@@ -423,10 +540,9 @@ func (d *convDecoder) part(inResult bool) (Part, error) {
 		case fContent:
 			w.content, err = d.parts(true)
 		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, atKey(fieldName(partFieldBits, bit), err)
+		}
 	}
 	return w.part(inResult)
 }

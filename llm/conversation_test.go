@@ -107,8 +107,8 @@ func TestDecodeErrors(t *testing.T) {
 		path     string // want DecodeError.Path
 		contains string
 	}{
-		{"empty input", ``, "", "invalid JSON"},
-		{"not an object", `[1]`, "", "want '{'"},
+		{"empty input", ``, "", "want an object, found end of input"},
+		{"not an object", `[1]`, "", "want an object, found an array"},
 		{"truncated", `{"version":1,"messages":[{"role":"user"`, "messages[0]", "invalid JSON"},
 		{"trailing data", `{"version":1,"messages":[]} x`, "", "unexpected data after"},
 		{"no version", `{"messages":[]}`, "version", "missing"},

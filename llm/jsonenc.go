@@ -1,66 +1,81 @@
 package llm
 
-import (
-	"bytes"
-	"encoding/json"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // AppendJSONString appends s to dst as a JSON string the way a model should
 // read it: <, > and & are not escaped, non-ASCII text is kept as is, and
 // invalid UTF-8 is replaced by U+FFFD. It reports whether any replacement was
 // made.
 func AppendJSONString(dst []byte, s string) ([]byte, bool) {
-	const hex = "0123456789abcdef"
-	replaced := false
+	if !utf8.ValidString(s) {
+		return appendInvalidString(dst, s), true
+	}
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
+		if plain[c] {
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			// U+2028 and U+2029 are valid JSON but end a JavaScript string
+			// literal; escape them as encoding/json does.
+			if c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[s[i+2]&0xf])
+				i += 2
+				start = i + 1
 			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
-			replaced = true
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid JSON but break JavaScript string
-		// literals; escape them as encoding/json does.
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
+		dst = append(dst, s[start:i]...)
+		dst = appendEscape(dst, c)
+		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
-	return append(dst, '"'), replaced
+	return append(dst, '"'), false
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plain marks the bytes that need no escaping; bytes of multi-byte UTF-8
+// sequences are not plain only so that U+2028 and U+2029 are seen.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\' && c != 0xE2
+	}
+	return t
+}()
+
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+}
+
+// appendInvalidString is the slow path of AppendJSONString for strings with
+// invalid UTF-8.
+func appendInvalidString(dst []byte, s string) []byte {
+	var valid []byte
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && size == 1 {
+			valid = append(valid, "\uFFFD"...)
+		} else {
+			valid = append(valid, s[:size]...)
+		}
+		s = s[size:]
+	}
+	dst, _ = AppendJSONString(dst, string(valid))
+	return dst
 }
 
 // appendString is [AppendJSONString] without the report.
@@ -76,10 +91,12 @@ func isVerbatimJSON(b []byte) bool {
 	if len(b) == 0 || isSpace(b[0]) || isSpace(b[len(b)-1]) {
 		return false
 	}
-	return utf8.Valid(b) && json.Valid(b)
+	if !utf8.Valid(b) {
+		return false
+	}
+	r := jsonReader{b: b}
+	_, err := r.value(0)
+	return err == nil && r.i == len(b)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// trimSpace trims JSON white space.
-func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }

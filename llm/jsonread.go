@@ -58,65 +58,72 @@ func (r *jsonReader) expect(c byte) error {
 	return nil
 }
 
-// object reads an object, calling field for each key with the reader
-// positioned at the value.
-func (r *jsonReader) object(field func(key string) error) error {
-	if err := r.expect('{'); err != nil {
-		return err
+// enter consumes the opening delimiter of an object ('{') or array ('[').
+func (r *jsonReader) enter(open byte) error {
+	if r.peek() != open {
+		want := "an object"
+		if open == '[' {
+			want = "an array"
+		}
+		return &kindError{want: want, found: r.kind()}
 	}
-	if r.peek() == '}' {
-		r.i++
-		return nil
-	}
-	for {
-		if r.peek() != '"' {
-			return r.syntaxf("want an object key, found %s", r.describe())
-		}
-		key, err := r.str()
-		if err != nil {
-			return err
-		}
-		if err := r.expect(':'); err != nil {
-			return err
-		}
-		if err := field(key); err != nil {
-			return err
-		}
-		switch r.peek() {
-		case ',':
-			r.i++
-		case '}':
-			r.i++
-			return nil
-		default:
-			return r.syntaxf("want ',' or '}' after a field, found %s", r.describe())
-		}
-	}
+	r.i++
+	return nil
 }
 
-// array reads an array, calling elem for each element.
-func (r *jsonReader) array(elem func(i int) error) error {
-	if err := r.expect('['); err != nil {
-		return err
-	}
-	if r.peek() == ']' {
+// more reports whether another member or element follows before the
+// closing delimiter, consuming the separator. first is true before the first
+// one.
+func (r *jsonReader) more(close byte, first bool) (bool, error) {
+	c := r.peek()
+	if c == close {
 		r.i++
-		return nil
+		return false, nil
 	}
-	for i := 0; ; i++ {
-		if err := elem(i); err != nil {
-			return err
+	if !first {
+		if c != ',' {
+			return false, r.syntaxf("want ',' or %q, found %s", close, r.describe())
 		}
-		switch r.peek() {
-		case ',':
-			r.i++
-		case ']':
-			r.i++
-			return nil
-		default:
-			return r.syntaxf("want ',' or ']' after an element, found %s", r.describe())
+		r.i++
+	}
+	return true, nil
+}
+
+// key reads an object key and its colon. The bytes are valid only until the
+// next read; they alias the input when the key has no escapes.
+func (r *jsonReader) key() ([]byte, error) {
+	if r.peek() != '"' {
+		return nil, r.syntaxf("want an object key, found %s", r.describe())
+	}
+	k, err := r.strBytes()
+	if err != nil {
+		return nil, err
+	}
+	return k, r.expect(':')
+}
+
+// strBytes reads a string like str, but returns a slice of the input when
+// the string has no escapes and is valid UTF-8, without allocating.
+func (r *jsonReader) strBytes() ([]byte, error) {
+	if r.peek() != '"' {
+		return nil, &kindError{want: "a string", found: r.kind()}
+	}
+	start := r.i + 1
+	for j := start; j < len(r.b); j++ {
+		c := r.b[j]
+		if c == '"' {
+			if s := r.b[start:j]; utf8.Valid(s) {
+				r.i = j + 1
+				return s, nil
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			break
 		}
 	}
+	s, err := r.str()
+	return []byte(s), err
 }
 
 // str reads a string. Invalid UTF-8 is replaced by U+FFFD, as encoding/json
@@ -276,10 +283,8 @@ func (r *jsonReader) value(depth int) ([]byte, error) {
 	start := r.i
 	var err error
 	switch {
-	case c == '{':
-		err = r.object(func(string) error { _, err := r.value(depth + 1); return err })
-	case c == '[':
-		err = r.array(func(int) error { _, err := r.value(depth + 1); return err })
+	case c == '{' || c == '[':
+		err = r.container(depth)
 	case c == '"':
 		err = r.skipString()
 	case c == '-' || '0' <= c && c <= '9':
@@ -297,6 +302,36 @@ func (r *jsonReader) value(depth int) ([]byte, error) {
 		return nil, err
 	}
 	return r.b[start:r.i], nil
+}
+
+// container reads an object or array and everything in it.
+func (r *jsonReader) container(depth int) error {
+	open := r.b[r.i]
+	close := byte(']')
+	if open == '{' {
+		close = '}'
+	}
+	r.i++
+	for first := true; ; first = false {
+		more, err := r.more(close, first)
+		if err != nil || !more {
+			return err
+		}
+		if open == '{' {
+			if r.peek() != '"' {
+				return r.syntaxf("want an object key, found %s", r.describe())
+			}
+			if err := r.skipString(); err != nil {
+				return err
+			}
+			if err := r.expect(':'); err != nil {
+				return err
+			}
+		}
+		if _, err := r.value(depth + 1); err != nil {
+			return err
+		}
+	}
 }
 
 func (r *jsonReader) skipString() error {
