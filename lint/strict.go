@@ -1,0 +1,4 @@
+package lint
+
+// checkStrict reports what OpenAI strict mode would reject.
+func (c *checker) checkStrict() {}
