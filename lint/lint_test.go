@@ -113,13 +113,17 @@ func TestRules(t *testing.T) {
 			s.Description = "Returns the forecast and related information for some city, etc."
 		}), "description", goodSpec()},
 		{"vague Chinese description", ToolDescriptionVague, with(func(s *tool.Spec) { s.Description = "返回城市的天气、气温等信息，按日期排序" }), "description",
-			with(func(s *tool.Spec) { s.Description = "返回城市的天气和气温，结果按相关性排序，最高温度等于或高于最低温度" })},
+			with(func(s *tool.Spec) {
+				s.Description = "返回城市的天气和气温，结果按相关性排序，最高温度等于或高于最低温度"
+			})},
 
 		{"compound name", ToolCompoundAction, with(func(s *tool.Spec) { s.Name = "update_profile_and_send_email" }), "name", with(func(s *tool.Spec) { s.Name = "get_name_and_address" })},
 		{"compound camelCase name", ToolCompoundAction, with(func(s *tool.Spec) { s.Name = "createUserThenNotify" }), "name", with(func(s *tool.Spec) { s.Name = "createUser" })},
 		{"compound description", ToolCompoundAction, with(func(s *tool.Spec) {
 			s.Description = "Updates the user's profile, then sends a confirmation email to the user."
-		}), "description", with(func(s *tool.Spec) { s.Description = "Searches flights between two airports and returns the cheapest ones first." })},
+		}), "description", with(func(s *tool.Spec) {
+			s.Description = "Searches flights between two airports and returns the cheapest ones first."
+		})},
 		{"description and a side effect", ToolCompoundAction, with(func(s *tool.Spec) {
 			s.Description = "Creates the customer record and sends a welcome email."
 		}), "description", goodSpec()},
