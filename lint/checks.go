@@ -56,7 +56,7 @@ var readVerbs = map[string]bool{
 func (c *checker) checkIdempotency() {
 	fix := `set idempotency to "level_0" if a repeat would act twice (send a message, charge a card), "level_1" if a repeat with the same idempotency key is safe, or "level_2" if the tool only reads`
 	if words := identWords(c.spec.Name); len(words) > 0 && readVerbs[words[0]] {
-		fix = sprintf(`set idempotency to "level_2" if the tool only reads, as its name (%s...) suggests; otherwise "level_0" (a repeat acts twice) or "level_1" (safe to repeat with an idempotency key)`, quote(words[0]))
+		fix = sprintf(`set idempotency to "level_2" if the tool only reads, as its name, starting with %s, suggests; otherwise "level_0" (a repeat acts twice) or "level_1" (safe to repeat with an idempotency key)`, quote(words[0]))
 	}
 	switch c.spec.Idempotency {
 	case tool.Level0, tool.Level1, tool.Level2:

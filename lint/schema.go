@@ -514,9 +514,22 @@ func orDefault(s, def string) string {
 	return quote(s)
 }
 
+// expandedWords returns the words of a name with abbreviations spelled
+// out, for the suggestions below.
+func expandedWords(name string) []string {
+	var words []string
+	for _, w := range identWords(name) {
+		if exp, ok := abbreviations[w]; ok {
+			w = exp
+		}
+		words = append(words, strings.Split(w, "_")...)
+	}
+	return words
+}
+
 // stringFix suggests a constraint for a string, from its name.
 func stringFix(name string, strict bool) string {
-	words := identWords(name)
+	words := expandedWords(name)
 	has := func(ws ...string) bool {
 		for _, w := range words {
 			for _, x := range ws {
@@ -549,7 +562,7 @@ func stringFix(name string, strict bool) string {
 		return `add a "pattern" for the postal code, e.g. "pattern": "^[0-9]{5}$" (US ZIP code)`
 	case has("country"):
 		return `add "pattern": "^[A-Z]{2}$" (ISO 3166-1 alpha-2, e.g. "FR")`
-	case has("currency", "ccy"):
+	case has("currency"):
 		return `add "pattern": "^[A-Z]{3}$" (ISO 4217, e.g. "EUR")`
 	case has("phone", "mobile", "tel"):
 		return `add "pattern": "^\\+[1-9][0-9]{6,14}$" (E.164, e.g. "+33142685300")`
@@ -559,7 +572,7 @@ func stringFix(name string, strict bool) string {
 		return `add "format": "ipv4" (or "ipv6")`
 	case has("hostname", "host", "domain"):
 		return `add "format": "hostname"`
-	case last == "id" || last == "ids" || has("code", "number", "num", "sku", "key"):
+	case last == "id" || last == "ids" || has("code", "number", "sku", "key", "account"):
 		return `add a "pattern" for the value's exact shape, e.g. "pattern": "^[A-Z0-9]{8}$"`
 	case strict:
 		return `add an "enum" if only some values are valid, or a "pattern" such as "^.{1,200}$" (strict mode does not support maxLength)`
@@ -569,7 +582,7 @@ func stringFix(name string, strict bool) string {
 
 // numberFix suggests bounds for a number, from its name.
 func numberFix(name string, lo, hi bool) string {
-	words := identWords(name)
+	words := expandedWords(name)
 	has := func(ws ...string) bool {
 		for _, w := range words {
 			for _, x := range ws {
@@ -586,13 +599,13 @@ func numberFix(name string, lo, hi bool) string {
 		lower, upper = "-90", "90"
 	case has("lon", "lng", "longitude"):
 		lower, upper = "-180", "180"
-	case has("percent", "percentage", "pct"):
+	case has("percent", "percentage"):
 		lower, upper = "0", "100"
 	case has("limit", "count", "size", "top", "results", "n", "per"):
 		lower, upper = "1", "100"
 	case has("page", "offset", "skip"):
 		lower, upper = "0", "10000"
-	case has("amount", "price", "cost", "total", "quantity", "qty"):
+	case has("amount", "price", "cost", "total", "quantity"):
 		lower, upper = "0", "(the largest value you accept)"
 	}
 	if lower == "" {

@@ -103,6 +103,7 @@ command line could not be used; 3 an internal error.`,
 	root.AddCommand(
 		newVersionCmd(e),
 		newRenderCmd(e),
+		newLintCmd(e),
 	)
 	return root
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/internal/golden"
+)
+
+// TestLint drives toolwire lint from the repository root, so that file
+// names in the output read as in the README.
+func TestLint(t *testing.T) {
+	testdata, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notJSON := write("broken.json", "[\n  {\"type\": \"function\",\n")
+	mixed := write("mixed.json", `[{"type":"function","function":{"name":"a","parameters":{"type":"object"}}},{"name":"b","input_schema":{"type":"object"}}]`)
+	t.Chdir("../..")
+
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		code     int
+		golden   string // stdout, under cmd/toolwire/testdata
+		stdout   string // exact, when not golden
+		inStderr string
+	}{
+		{name: "bad", args: []string{"lint", "examples/tools/bad.json"}, golden: "lint_bad.txt"},
+		{name: "bad json", args: []string{"lint", "--json", "examples/tools/bad.json"}, golden: "lint_bad.json"},
+		{name: "good", args: []string{"lint", "--min-score", "90", "examples/tools/good.json"}, golden: "lint_good.txt"},
+		{name: "bad below min score", args: []string{"lint", "--min-score", "50", "examples/tools/bad.json"}, code: exitRejected, golden: "lint_bad_min50.txt",
+			inStderr: "toolwire: 3 of 4 tools scored below --min-score 50: getUserInfo (49), update_profile_and_send_email (30), transfer.funds (16)"},
+		{name: "two files json", args: []string{"lint", "--json", "--min-score", "90", "examples/tools/good.json", "cmd/toolwire/testdata/lint_anthropic.json"}, code: exitRejected, golden: "lint_two.json",
+			inStderr: "1 of 5 tools scored below --min-score 90: lookup"},
+		{name: "stdin", stdin: `{"tools":[{"name":"ping","description":"Checks that the service answers, and nothing else.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"readOnlyHint":true}}]}`,
+			args: []string{"lint", "-"}, golden: "lint_stdin.txt"},
+		{name: "no file", args: []string{"lint"}, code: exitUsage, inStderr: "lint needs at least one FILE"},
+		{name: "min score out of range", args: []string{"lint", "--min-score", "101", "examples/tools/good.json"}, code: exitUsage, inStderr: "--min-score 101 is out of range"},
+		{name: "min score not a number", args: []string{"lint", "--min-score", "high", "examples/tools/good.json"}, code: exitUsage, inStderr: `invalid argument "high"`},
+		{name: "missing file", args: []string{"lint", "examples/tools/good.json", filepath.Join(dir, "nope.json")}, code: exitUsage, inStderr: "nope.json: no such file"},
+		{name: "not JSON", args: []string{"lint", notJSON}, code: exitUsage, inStderr: "broken.json: tool: parse specs: line 3, column 1"},
+		{name: "two formats in one file", args: []string{"lint", mixed}, code: exitUsage, inStderr: "mixed.json: tool: parse specs: 1: is a anthropic tool but 0 is a openai-chat tool"},
+		{name: "empty stdin", args: []string{"lint", "-"}, code: exitUsage, inStderr: "toolwire: standard input: tool: parse specs: the input is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCmd(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Fatalf("toolwire %q exit = %d, want %d (stderr: %s)", tt.args, code, tt.code, stderr)
+			}
+			switch {
+			case tt.golden != "":
+				golden.Check(t, filepath.Join(testdata, tt.golden), []byte(stdout))
+			case stdout != tt.stdout:
+				t.Errorf("toolwire %q stdout = %q, want %q", tt.args, stdout, tt.stdout)
+			}
+			if !strings.Contains(stderr, tt.inStderr) {
+				t.Errorf("toolwire %q stderr = %q, want it to contain %q", tt.args, stderr, tt.inStderr)
+			}
+			if tt.inStderr == "" && stderr != "" {
+				t.Errorf("toolwire %q stderr = %q, want nothing", tt.args, stderr)
+			}
+		})
+	}
+}
+
+// TestLintJSONShape pins the documented --json shape: every key present,
+// findings never null.
+func TestLintJSONShape(t *testing.T) {
+	t.Chdir("../..")
+	stdout, _, code := runCmd(t, "", "lint", "--json", "examples/tools/good.json", "examples/tools/bad.json")
+	if code != exitOK {
+		t.Fatalf("toolwire lint --json exit = %d, want 0", code)
+	}
+	var out struct {
+		MinScore *int  `json:"min_score"`
+		Passed   *bool `json:"passed"`
+		Tools    []struct {
+			File     *string           `json:"file"`
+			Format   *string           `json:"format"`
+			Tool     *string           `json:"tool"`
+			Score    *int              `json:"score"`
+			Findings []json.RawMessage `json:"findings"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("toolwire lint --json printed invalid JSON: %v", err)
+	}
+	if out.MinScore == nil || out.Passed == nil || len(out.Tools) != 8 {
+		t.Fatalf("toolwire lint --json = %s, want min_score, passed and 8 tools", stdout)
+	}
+	for _, tool := range out.Tools {
+		if tool.File == nil || tool.Format == nil || tool.Tool == nil || tool.Score == nil || tool.Findings == nil {
+			t.Errorf("toolwire lint --json tool = %+v, want file, format, tool, score and findings", tool)
+		}
+		for _, f := range tool.Findings {
+			var keys map[string]any
+			if err := json.Unmarshal(f, &keys); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"rule", "path", "points", "message", "fix"} {
+				if _, ok := keys[k]; !ok {
+					t.Errorf("finding %s has no %q", f, k)
+				}
+			}
+		}
+	}
+	if !strings.Contains(stdout, `"findings": []`) {
+		t.Errorf("toolwire lint --json: a tool with no findings should print \"findings\": []")
+	}
+}
