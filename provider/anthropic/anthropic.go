@@ -1,0 +1,129 @@
+// Package anthropic converts Anthropic Messages API request bodies to and
+// from [llm] messages, by the rules of docs/dialect-mapping.md. It is a pure
+// codec: no network, no client.
+//
+// [Decode] reads a request body (or a bare messages array) into a
+// [Request]: leading system text from the top-level system field, one
+// [llm.Message] per wire message, one part per content block, and the tools.
+// [Encode] writes a Request back. A decoded body encodes back to the same
+// JSON, compacted: everything the llm form does not model (the model name,
+// cache_control, citations, server tools, key order, a string versus a
+// block array) is kept in the Request and written back where the message
+// or part it belongs to is still there, even after the messages were
+// edited, reordered or repaired.
+//
+// Block mapping (a user message that holds a tool_result becomes an
+// [llm.RoleTool] message):
+//
+//	text                      llm.Text
+//	image, document           llm.Image (a document has a non-image MediaType:
+//	                          application/pdf, or text/plain for a text source)
+//	tool_use                  llm.ToolCall (Input is the input object, verbatim)
+//	tool_result               llm.ToolResult (is_error ⇔ StatusError; otherwise the
+//	                          status of a toolwire envelope in the content, else success)
+//	thinking                  llm.Reasoning{Provider: "anthropic", Text, Signature}
+//	redacted_thinking         llm.Reasoning{Provider: "anthropic", Data: the data string as JSON}
+//	other assistant blocks    llm.Reasoning{Provider: "anthropic", Data: the whole block}
+//	(server_tool_use, web_search_tool_result, mcp_tool_use, ...): opaque,
+//	replayed verbatim to Anthropic and dropped with a warning elsewhere.
+//
+// A Reasoning whose Data is a JSON object is such an opaque block, not
+// thinking.
+//
+// When the messages came from another dialect, [Encode] makes them valid
+// for Anthropic and reports each change as a [transcript.Warning]: tool-call
+// ids outside ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN) are rewritten, consistently in
+// the tool_use and its tool_result; an input that is not a JSON object is
+// wrapped as {"_raw": text}; reasoning from another provider and content
+// Anthropic cannot carry are dropped, never silently.
+package anthropic
+
+import (
+	"encoding/json"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Dialect is the dialect this package encodes.
+const Dialect = transcript.Anthropic
+
+// Request is a decoded Messages API request body.
+//
+// A Request from [Decode] remembers the body it came from, so that
+// [Encode] can write back what the exported fields do not hold. Build a
+// Request literal to encode messages from another dialect. A Request is
+// not safe for concurrent modification; Encode only reads it.
+type Request struct {
+	// Messages are the conversation. Leading system messages come from the
+	// top-level system field: a string is one message with one text part,
+	// a block array is one message with a text part per block.
+	Messages []llm.Message
+	// Tools are the custom (client) tools. Server tools and other
+	// non-custom tool definitions are kept verbatim in the source body and
+	// written back in place.
+	Tools []llm.ToolSpec
+	// Thinking reports that the body enables extended thinking
+	// (thinking.type == "enabled"), which makes ANT-THINKING-FIRST apply.
+	// Encode writes the body's own thinking field (in Fields) back as it
+	// was; setting Thinking without one is reported as a warning, because
+	// the budget is unknown.
+	Thinking bool
+	// Bare reports that the input was a bare messages array; Encode then
+	// writes one back.
+	Bare bool
+	// Fields are the top-level fields of the body in their order. The
+	// fields the codec models (system, messages, tools) appear with a nil
+	// Value and mark where Encode writes them; every other field (model,
+	// max_tokens, thinking, metadata, ...) is written back verbatim.
+	Fields []Field
+	// Wire lists what the provider would reject that the llm form cannot
+	// show, found while decoding, with dotted paths into the body.
+	Wire []transcript.Violation
+
+	src *source
+}
+
+// Field is one top-level field of a request body.
+type Field struct {
+	Key string
+	// Value is the field's JSON, or nil for a field written from the
+	// Request's own fields (system, messages, tools).
+	Value json.RawMessage
+}
+
+// source is what Decode saw beyond the exported fields.
+type source struct {
+	blocks  []block
+	msgs    []srcMsg // one per decoded llm message
+	tools   []srcTool
+	leadSys int // leading llm system messages that came from top-level system (0 or 1)
+}
+
+// block is one decoded content block.
+type block struct {
+	part   llm.Part
+	raw    []byte   // the block, compact; for a string content, the string
+	extras []member // fields the part does not model, in order
+	inner  []block  // a tool_result's content blocks
+	str    bool     // raw is a message's (or tool_result's) string content
+	wasArr bool     // a tool_result whose content was an array
+}
+
+type member struct {
+	key string
+	val []byte
+}
+
+type srcMsg struct {
+	raw          []byte // the message, compact
+	first, count int32  // its blocks in source.blocks
+	role         llm.Role
+}
+
+type srcTool struct {
+	raw    []byte
+	spec   llm.ToolSpec
+	extras []member
+	opaque bool // not a custom tool: written back verbatim
+}

@@ -1,0 +1,302 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// render prints a decoded request and its encoding for a golden file.
+func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	conv, err := llm.Conversation{Messages: r.Messages}.MarshalJSON()
+	if err != nil {
+		t.Fatalf("Conversation.MarshalJSON: %v", err)
+	}
+	b.WriteString("== messages\n")
+	if err := json.Indent(&b, conv, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\n== tools\n")
+	for _, s := range r.Tools {
+		fmt.Fprintf(&b, "%s strict=%v %q %s\n", s.Name, s.Strict, s.Description, s.Parameters)
+	}
+	fmt.Fprintf(&b, "== thinking=%v bare=%v\n== fields\n", r.Thinking, r.Bare)
+	for _, f := range r.Fields {
+		fmt.Fprintf(&b, "%s: %s\n", f.Key, f.Value)
+	}
+	b.WriteString("== wire\n")
+	for _, v := range r.Wire {
+		fmt.Fprintf(&b, "%s\n", v)
+	}
+	b.WriteString("== encoded\n")
+	b.Write(enc)
+	b.WriteString("\n== warnings\n")
+	for _, w := range warns {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	return b.Bytes()
+}
+
+func compact(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestRoundTrip decodes realistic bodies, checks the llm form against
+// golden files, and checks that encoding gives the body back, compacted.
+func TestRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("testdata/roundtrip/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test bodies: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		t.Run(name, func(t *testing.T) {
+			in, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Decode(in)
+			if err != nil {
+				t.Fatalf("Decode(%s) error: %v", file, err)
+			}
+			enc, warns, err := Encode(r)
+			if err != nil {
+				t.Fatalf("Encode(Decode(%s)) error: %v", file, err)
+			}
+			if want := compact(t, in); !bytes.Equal(enc, want) {
+				t.Errorf("Encode(Decode(%s)) =\n%s\nwant\n%s", file, enc, want)
+			}
+			if len(warns) != 0 {
+				t.Errorf("Encode(Decode(%s)) warnings = %v, want none", file, warns)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), render(t, r, enc, warns))
+		})
+	}
+}
+
+// TestEditedRoundTrip changes decoded messages the way transcript.Repair
+// does and checks that what the llm form does not hold (cache_control,
+// citations, key order, string content) stays with its part.
+func TestEditedRoundTrip(t *testing.T) {
+	in, err := os.ReadFile("testdata/roundtrip/system_blocks_server_tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Insert a note before the last message, and a synthetic result next
+	// to the real one, the way a repair would.
+	last := len(r.Messages) - 1
+	tool := r.Messages[last]
+	synthetic := observe.Failure(observe.Interrupted, "The call was interrupted; its outcome is unknown.").Result("toolu_x", "download")
+	tool.Parts = append([]llm.Part{synthetic}, tool.Parts...)
+	msgs := append([]llm.Message{}, r.Messages[:last]...)
+	msgs = append(msgs, llm.User("(note)"), tool)
+	r.Messages = msgs
+	enc, warns, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings = %v, want none", warns)
+	}
+	for _, want := range []string{
+		`"system":[{"type":"text","text":"You are a research assistant.","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Cite your sources."}]`,
+		`{"role":"user","content":[{"type":"text","text":"(note)"}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_x","content":"{\"status\":\"error\"`,
+		`{"type":"tool_result","tool_use_id":"toolu_dl","content":"saved to /tmp/go1.26.tar.gz","cache_control":{"type":"ephemeral"}}]}`,
+		`"citations":[{"type":"web_search_result_location"`,
+		`"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":3},{"name":"download"`,
+	} {
+		if !bytes.Contains(enc, []byte(want)) {
+			t.Errorf("Encode(edited) = %s\nwant it to contain %s", enc, want)
+		}
+	}
+	// A tool_result whose content changed keeps its extra fields.
+	r2, _ := Decode(in)
+	res := r2.Messages[len(r2.Messages)-1].Parts[0].(llm.ToolResult)
+	res.Content = []llm.Part{llm.Text{Text: "saved elsewhere"}}
+	r2.Messages[len(r2.Messages)-1].Parts[0] = res
+	enc, _, err = Encode(r2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"tool_result","tool_use_id":"toolu_dl","content":"saved elsewhere","cache_control":{"type":"ephemeral"}}`
+	if !bytes.Contains(enc, []byte(want)) {
+		t.Errorf("Encode(changed result) = %s\nwant it to contain %s", enc, want)
+	}
+}
+
+// TestStable checks encode(decode(x)) is a fixed point after one cycle for
+// bodies that are not in the codec's own form.
+func TestStable(t *testing.T) {
+	for _, body := range []string{
+		`{"messages":[{"content":"hi","role":"user"}],"model":"m"}`,
+		"{ \"messages\" : [ { \"role\" : \"user\" , \"content\" : [ { \"text\" : \"a\\u003cb\\u00e9\" , \"type\" : \"text\" } ] } ] }",
+		`{"system":"","messages":[]}`,
+		`[{"role":"system","content":"sys"},{"role":"user","content":"hi"}]`,
+		`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{ "x" : [1, 2] }}]}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"hello"}}]}]}]}`,
+	} {
+		r, err := Decode([]byte(body))
+		if err != nil {
+			t.Errorf("Decode(%q) error: %v", body, err)
+			continue
+		}
+		once, _, err := Encode(r)
+		if err != nil {
+			t.Errorf("Encode(Decode(%q)) error: %v", body, err)
+			continue
+		}
+		r2, err := Decode(once)
+		if err != nil {
+			t.Errorf("Decode(%q) error: %v", once, err)
+			continue
+		}
+		twice, _, err := Encode(r2)
+		if err != nil || !bytes.Equal(once, twice) {
+			t.Errorf("Encode(Decode(%q)) = %s, %v, want %s", once, twice, err, once)
+		}
+	}
+}
+
+// TestDecodeErrors checks that bad bodies get a specific error naming the
+// exact path.
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{``, `anthropic: invalid JSON at line 1, column 1: empty body`},
+		{`{"messages":[{"role":"user","content":"hi"}`, `anthropic: messages: invalid JSON at line 1, column 44: want ',' or ']' after an element, found end of input`},
+		{`{"messages":[{"role":"user","content":[{"type":"text","text":"a}]}]}`, `anthropic: messages.0.content.0.text: invalid JSON at line 1, column 69: unterminated string`},
+		{`"hello"`, `anthropic: want a request body (an object) or a messages array, got a string`},
+		{`{"model":"x"}`, `anthropic: messages: missing (a Messages API request body has a "messages" array)`},
+		{`{"messages":{}}`, `anthropic: messages: want an array of messages, got an object`},
+		{`{"messages":[1]}`, `anthropic: messages.0: want a message object, got a number`},
+		{`{"messages":[{"role":"user"}]}`, `anthropic: messages.0.content: missing (a string or an array of content blocks)`},
+		{`{"messages":[{"role":"tool","content":"x"}]}`, `anthropic: messages.0.role: unknown role "tool" (want "user" or "assistant")`},
+		{`{"messages":[{"role":"user","content":"x","name":"bob"}]}`, `anthropic: messages.0.name: unknown field (a message has role and content)`},
+		{`{"messages":[{"role":"user","content":"x","role":"user"}]}`, `anthropic: messages.0.role: repeats a field of the same object`},
+		{`{"messages":[{"role":"user","content":null}]}`, `anthropic: messages.0.content: want a string or an array of content blocks, got null`},
+		{`{"messages":[{"role":"user","content":[{"text":"a"}]}]}`, `anthropic: messages.0.content.0.type: missing ("text", "image", "tool_use", "tool_result", ...)`},
+		{`{"messages":[{"role":"user","content":[{"type":"text","text":1}]}]}`, `anthropic: messages.0.content.0.text: want a string, got a number`},
+		{`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},{"role":"user","content":[{"type":"text","text":"x"},{"type":"tool_result","tool_use_id":7}]}]}`, `anthropic: messages.2.content.1.tool_use_id: want a string, got a number`},
+		{`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":"{}"}]}]}`, `anthropic: messages.0.content.0.input: want an object, got a string`},
+		{`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","input":{}}]}]}`, `anthropic: messages.0.content.0.name: missing (the tool's name, a string)`},
+		{`{"messages":[{"role":"user","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]}]}`, `anthropic: messages.0.content.0: a tool_use block belongs in a assistant message, not a user message`},
+		{`{"messages":[{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"a"}]}]}`, `anthropic: messages.0.content.0: a tool_result block belongs in a user message, not a assistant message`},
+		{`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","is_error":"yes"}]}]}`, `anthropic: messages.0.content.0.is_error: want a boolean, got a string`},
+		{`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"search_result","source":"s"}]}]}]}`, `anthropic: messages.0.content.0.content.0.type: block type "search_result" is not supported in a tool_result (toolwire reads text, image and document blocks there)`},
+		{`{"messages":[{"role":"user","content":[{"type":"container_upload","file_id":"f"}]}]}`, `anthropic: messages.0.content.0.type: block type "container_upload" is not supported in a user message (toolwire reads text, image, document and tool_result blocks there)`},
+		{`{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!"}}]}]}`, `anthropic: messages.0.content.0.source.data: invalid base64: illegal base64 data at input byte 0`},
+		{`{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}]}`, `anthropic: messages.0.content.0.source.type: source type "file" is not supported (toolwire reads base64 and url sources, and text sources of documents)`},
+		{`{"system":[{"type":"image","source":{}}],"messages":[]}`, `anthropic: system.0.type: a system prompt holds text blocks only, not "image"`},
+		{`{"system":5,"messages":[]}`, `anthropic: system: want a string or an array of text blocks, got a number`},
+		{`{"messages":[],"tools":[{"description":"d"}]}`, `anthropic: tools.0.name: missing (the tool's name, a string)`},
+		{`{"messages":[],"tools":[{"name":"f","input_schema":[]}]}`, `anthropic: tools.0.input_schema: want a JSON Schema object, got an array`},
+		{`{"messages":[],"thinking":true}`, `anthropic: thinking: want an object, got a boolean`},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 in a string`},
+		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected 'x' after the end of the body`},
+		{strings.Repeat("[", 10001), `anthropic: ` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: nested more than 10000 deep`},
+	} {
+		_, err := Decode([]byte(tc.body))
+		got := fmt.Sprint(err)
+		if len(tc.body) > 200 {
+			got, tc.want = got[:60]+got[len(got)-60:], tc.want[:60]+tc.want[len(tc.want)-60:]
+		}
+		if got != tc.want {
+			t.Errorf("Decode(%.80q) error = %s\nwant %s", tc.body, got, tc.want)
+		}
+		var de *DecodeError
+		if err != nil && !errors.As(err, &de) {
+			t.Errorf("Decode(%.80q) error is %T, want *DecodeError", tc.body, err)
+		}
+	}
+}
+
+// TestResultStatus checks is_error and envelope statuses.
+func TestResultStatus(t *testing.T) {
+	partial, _ := observe.Partial("2 of 3 pages", nil).MarshalJSON()
+	failure, _ := observe.Failure(observe.Timeout, "timed out").MarshalJSON()
+	for _, tc := range []struct {
+		block string
+		want  llm.Status
+	}{
+		{`{"type":"tool_result","tool_use_id":"a","content":"ok"}`, llm.StatusSuccess},
+		{`{"type":"tool_result","tool_use_id":"a"}`, llm.StatusSuccess},
+		{`{"type":"tool_result","tool_use_id":"a","is_error":true}`, llm.StatusError},
+		{`{"type":"tool_result","tool_use_id":"a","is_error":true,"content":[{"type":"text","text":"x"}]}`, llm.StatusError},
+		{`{"type":"tool_result","tool_use_id":"a","is_error":false,"content":"ok"}`, llm.StatusSuccess},
+		{`{"type":"tool_result","tool_use_id":"a","content":` + jsonString(string(partial)) + `}`, llm.StatusPartial},
+		{`{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":` + jsonString(string(failure)) + `}]}`, llm.StatusError},
+		{`{"type":"tool_result","tool_use_id":"a","content":"{\"status\":\"weird\",\"summary\":\"x\"}"}`, llm.StatusSuccess},
+	} {
+		body := `{"messages":[{"role":"user","content":[` + tc.block + `]}]}`
+		r, err := Decode([]byte(body))
+		if err != nil {
+			t.Errorf("Decode(%s) error: %v", body, err)
+			continue
+		}
+		got := r.Messages[0].Parts[0].(llm.ToolResult).Status
+		if got != tc.want {
+			t.Errorf("Decode(%s) status = %v, want %v", tc.block, got, tc.want)
+		}
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestNameRecovery checks that a result's Name comes from the matching
+// tool_use earlier in the transcript, and is empty for an orphan.
+func TestNameRecovery(t *testing.T) {
+	body := `[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"search","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a"},{"type":"tool_result","tool_use_id":"zz"}]}]`
+	r, err := Decode([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := r.Messages[1].ToolResults()
+	if rs[0].Name != "search" || rs[1].Name != "" {
+		t.Errorf("Decode(%s) names = %q, %q, want %q, %q", body, rs[0].Name, rs[1].Name, "search", "")
+	}
+	if r.Messages[1].Role != llm.RoleTool {
+		t.Errorf("Decode(%s) role = %v, want %v", body, r.Messages[1].Role, llm.RoleTool)
+	}
+}
+
+// TestWire checks violations that only the wire form shows.
+func TestWire(t *testing.T) {
+	body := `{"system":"top","messages":[{"role":"system","content":[{"type":"text","text":"more"}]},{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"mid"}]}]}`
+	r, err := Decode([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Wire) != 1 || r.Wire[0].Rule != "ANT-SYSTEM-ROLE" || r.Wire[0].Path != "messages.0" {
+		t.Errorf("Decode(%s).Wire = %v, want one ANT-SYSTEM-ROLE at messages.0", body, r.Wire)
+	}
+	enc, _, err := Encode(r)
+	if err != nil || string(enc) != body {
+		t.Errorf("Encode(Decode(%s)) = %s, %v, want the body back", body, enc, err)
+	}
+}

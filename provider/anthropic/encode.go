@@ -1,0 +1,923 @@
+package anthropic
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Encode writes r as a Messages API request body: compact, deterministic,
+// with <, > and & unescaped. A Request from [Decode] encodes back to the
+// body it came from; see the package documentation for what a conversion
+// changes. The warnings say what could not be carried over exactly, with
+// dotted paths into the encoded body. Encode fails only on a Request that
+// cannot be written at all: a nil or foreign part, an unknown role, a
+// field whose value is not JSON.
+func Encode(r *Request) ([]byte, []transcript.Warning, error) {
+	if r == nil {
+		return nil, nil, errors.New("anthropic: encode: nil Request")
+	}
+	e := &encoder{r: r, src: r.src}
+	if e.src == nil {
+		e.src = &source{leadSys: -1}
+	}
+	e.used = make([]bool, len(e.src.blocks))
+	if err := e.plan(); err != nil {
+		return nil, nil, err
+	}
+	size := 64
+	for _, m := range e.src.msgs {
+		size += len(m.raw) + 1
+	}
+	dst := make([]byte, 0, size)
+	var err error
+	if r.Bare {
+		dst, err = e.bare(dst)
+	} else {
+		dst, err = e.body(dst)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.itemIDs > 0 {
+		e.warn("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Anthropic equivalent and were dropped", e.itemIDs)
+	}
+	return dst, e.warns, nil
+}
+
+type encoder struct {
+	r     *Request
+	src   *source
+	used  []bool             // source blocks already written
+	index map[string][]int32 // source blocks by identity, built on demand
+	warns []transcript.Warning
+
+	lead    int               // leading messages written to top-level system
+	ids     map[string]string // rewritten tool-call ids (conversion only)
+	posIDs  map[[2]int]string // ids for calls and results that had none
+	itemIDs int
+}
+
+func (e *encoder) warn(path, format string, args ...any) {
+	e.warns = append(e.warns, transcript.Warning{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (e *encoder) wirePath(i int) string { return "messages." + strconv.Itoa(i-e.lead) }
+
+// plan decides which leading system messages go to the top-level system
+// field and which tool-call ids need rewriting.
+func (e *encoder) plan() error {
+	msgs := e.r.Messages
+	n := 0
+	for n < len(msgs) && msgs[n].Role == llm.RoleSystem {
+		n++
+	}
+	switch {
+	case e.r.Bare:
+		e.lead = 0
+	case e.src.leadSys >= 0:
+		e.lead = min(n, e.src.leadSys)
+	default:
+		e.lead = n
+	}
+	for i, m := range msgs {
+		if !m.Role.Valid() {
+			return fmt.Errorf("anthropic: encode: Messages[%d]: unknown role %q", i, m.Role)
+		}
+		for j, p := range m.Parts {
+			switch p.(type) {
+			case llm.Text, llm.Image, llm.ToolCall, llm.ToolResult, llm.Reasoning:
+			default:
+				return fmt.Errorf("anthropic: encode: Messages[%d].Parts[%d]: cannot encode a part of type %T", i, j, p)
+			}
+		}
+	}
+	if e.r.src == nil {
+		e.planIDs()
+	}
+	return nil
+}
+
+// validID reports whether id matches ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN).
+func validID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// planIDs maps every tool-call id that Anthropic would reject to one it
+// accepts: stable (the same input gives the same ids), collision-free, and
+// the same for a call and its results. Calls without an id get one, and a
+// result without a call id takes the id of the unanswered id-less call of
+// the previous assistant message with the same name (else the first).
+func (e *encoder) planIDs() {
+	taken := make(map[string]bool)
+	bad := false
+	for _, m := range e.r.Messages {
+		for _, p := range m.Parts {
+			var id string
+			switch p := p.(type) {
+			case llm.ToolCall:
+				id = p.ID
+			case llm.ToolResult:
+				id = p.CallID
+			default:
+				continue
+			}
+			if validID(id) {
+				taken[id] = true
+			} else {
+				bad = true
+			}
+		}
+	}
+	if !bad {
+		return
+	}
+	e.ids = make(map[string]string)
+	e.posIDs = make(map[[2]int]string)
+	unique := func(base string) string {
+		id := base
+		for k := 2; taken[id]; k++ {
+			id = base + "_" + strconv.Itoa(k)
+		}
+		taken[id] = true
+		return id
+	}
+	type pending struct {
+		name, id string
+	}
+	var open []pending
+	for i, m := range e.r.Messages {
+		if m.Role == llm.RoleAssistant {
+			open = open[:0]
+		}
+		for j, p := range m.Parts {
+			switch p := p.(type) {
+			case llm.ToolCall:
+				if p.ID == "" {
+					id := unique("toolu_" + strconv.Itoa(i) + "_" + strconv.Itoa(j))
+					e.posIDs[[2]int{i, j}] = id
+					open = append(open, pending{p.Name, id})
+				} else if !validID(p.ID) {
+					if _, ok := e.ids[p.ID]; !ok {
+						e.ids[p.ID] = unique(sanitizeID(p.ID))
+					}
+				}
+			case llm.ToolResult:
+				if p.CallID == "" {
+					k := -1
+					for x, o := range open {
+						if o.name == p.Name && p.Name != "" {
+							k = x
+							break
+						}
+					}
+					if k < 0 && len(open) > 0 {
+						k = 0
+					}
+					if k >= 0 {
+						e.posIDs[[2]int{i, j}] = open[k].id
+						open = append(open[:k], open[k+1:]...)
+					} else {
+						e.posIDs[[2]int{i, j}] = unique("toolu_" + strconv.Itoa(i) + "_" + strconv.Itoa(j))
+					}
+				} else if !validID(p.CallID) {
+					if _, ok := e.ids[p.CallID]; !ok {
+						e.ids[p.CallID] = unique(sanitizeID(p.CallID))
+					}
+				}
+			}
+		}
+	}
+}
+
+// sanitizeID replaces each run of characters outside [a-zA-Z0-9_-] with
+// "_" and appends a short hash of the original, so that two ids that
+// sanitize alike still differ.
+func sanitizeID(id string) string {
+	var b strings.Builder
+	under := false
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if validID(string(c)) {
+			b.WriteByte(c)
+			under = false
+		} else if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	sum := sha256.Sum256([]byte(id))
+	s := strings.Trim(b.String(), "_")
+	if s == "" {
+		s = "toolu"
+	}
+	return s + "_" + hex.EncodeToString(sum[:4])
+}
+
+// callID returns the id to write for the call or result at (i, j).
+func (e *encoder) callID(i, j int, id, path string, call bool) string {
+	if e.posIDs != nil {
+		if nid, ok := e.posIDs[[2]int{i, j}]; ok {
+			if call {
+				e.warn(path, "tool call without an id; wrote id %q (ANT-ID-PATTERN)", nid)
+			} else {
+				e.warn(path, "tool result without a call id; matched to id %q", nid)
+			}
+			return nid
+		}
+	}
+	if nid, ok := e.ids[id]; ok {
+		if call {
+			e.warn(path, "tool call id %q does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN); rewritten to %q in the tool_use and its tool_result", id, nid)
+		}
+		return nid
+	}
+	return id
+}
+
+func (e *encoder) body(dst []byte) ([]byte, error) {
+	r := e.r
+	dst = append(dst, '{')
+	first := true
+	sep := func() {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+	}
+	hasField := func(k string) bool {
+		for _, f := range r.Fields {
+			if f.Key == k {
+				return true
+			}
+		}
+		return false
+	}
+	var systemDone, toolsDone, messagesDone, thinking bool
+	system := func() {
+		if !systemDone && e.lead > 0 {
+			sep()
+			dst = append(dst, `"system":`...)
+			dst = e.system(dst)
+		}
+		systemDone = true
+	}
+	tools := func(always bool) {
+		if !toolsDone && (always || len(r.Tools) > 0 || hasOpaqueTools(e.src)) {
+			sep()
+			dst = append(dst, `"tools":`...)
+			dst = e.tools(dst)
+		}
+		toolsDone = true
+	}
+	seen := make(map[string]bool, len(r.Fields))
+	for k, f := range r.Fields {
+		if seen[f.Key] {
+			return nil, fmt.Errorf("anthropic: encode: Fields[%d]: field %q repeats", k, f.Key)
+		}
+		seen[f.Key] = true
+		switch f.Key {
+		case "system":
+			system()
+			continue
+		case "messages":
+			if !hasField("system") {
+				system()
+			}
+			sep()
+			dst = append(dst, `"messages":`...)
+			dst = e.messages(dst)
+			messagesDone = true
+			if !hasField("tools") {
+				tools(false)
+			}
+			continue
+		case "tools":
+			tools(true)
+			continue
+		case "thinking":
+			thinking = true
+		}
+		v := bytes.TrimSpace(f.Value)
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("anthropic: encode: Fields[%d] (%s): value is not valid JSON", k, f.Key)
+		}
+		sep()
+		dst, _ = llm.AppendJSONString(dst, f.Key)
+		dst = append(dst, ':')
+		dst = appendCompact(dst, v)
+	}
+	if !messagesDone {
+		system()
+		sep()
+		dst = append(dst, `"messages":`...)
+		dst = e.messages(dst)
+		tools(false)
+	}
+	if r.Thinking && !thinking {
+		e.warn("thinking", "Thinking is set but the body has no thinking field (its budget_tokens is unknown); none was written")
+	}
+	return append(dst, '}'), nil
+}
+
+func hasOpaqueTools(s *source) bool {
+	for _, t := range s.tools {
+		if t.opaque {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *encoder) bare(dst []byte) ([]byte, error) {
+	r := e.r
+	if len(r.Tools) > 0 || hasOpaqueTools(e.src) {
+		n := len(r.Tools)
+		for _, t := range e.src.tools {
+			if t.opaque {
+				n++
+			}
+		}
+		e.warn("tools", "a bare messages array has no tools field; %d tool definition(s) not written", n)
+	}
+	for _, f := range r.Fields {
+		if f.Value != nil {
+			e.warn(f.Key, "a bare messages array has no top-level fields; %s not written", f.Key)
+		}
+	}
+	return e.messages(dst), nil
+}
+
+// system writes the top-level system field from the leading system
+// messages.
+func (e *encoder) system(dst []byte) []byte {
+	msgs := e.r.Messages[:e.lead]
+	if e.lead == 1 && e.src.leadSys == 1 {
+		if raw, ok := e.verbatim(0, msgs[0]); ok {
+			return append(dst, raw...)
+		}
+	}
+	var texts []int // flattened (i<<20 | j) of text parts
+	for i, m := range msgs {
+		for j, p := range m.Parts {
+			if _, ok := p.(llm.Text); ok {
+				texts = append(texts, i<<20|j)
+			} else {
+				e.warn("system", "a system message holds text only; a %s part of Messages[%d] was dropped", kindOf(p), i)
+			}
+		}
+	}
+	if len(texts) == 1 {
+		i, j := texts[0]>>20, texts[0]&(1<<20-1)
+		k, exact := e.match(i, j, msgs[i].Parts[j])
+		if k < 0 || (exact && e.src.blocks[k].str) {
+			if k >= 0 {
+				e.used[k] = true
+			}
+			dst, _ = llm.AppendJSONString(dst, msgs[i].Parts[j].(llm.Text).Text)
+			return dst
+		}
+	}
+	dst = append(dst, '[')
+	for k, x := range texts {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		i, j := x>>20, x&(1<<20-1)
+		dst = e.part(dst, i, j, msgs[i].Parts[j], "system")
+	}
+	return append(dst, ']')
+}
+
+// verbatim returns the source JSON of message i when m is the message
+// decoded there, unchanged, and marks its blocks written.
+func (e *encoder) verbatim(i int, m llm.Message) ([]byte, bool) {
+	src := e.src
+	if i >= len(src.msgs) {
+		return nil, false
+	}
+	sm := src.msgs[i]
+	if sm.role != m.Role || int(sm.count) != len(m.Parts) {
+		return nil, false
+	}
+	for j, p := range m.Parts {
+		k := int(sm.first) + j
+		if e.used[k] || !equalPart(src.blocks[k].part, p) {
+			return nil, false
+		}
+	}
+	for j := range m.Parts {
+		e.used[int(sm.first)+j] = true
+	}
+	return sm.raw, true
+}
+
+func (e *encoder) messages(dst []byte) []byte {
+	msgs := e.r.Messages
+	dst = append(dst, '[')
+	for i := e.lead; i < len(msgs); i++ {
+		if i > e.lead {
+			dst = append(dst, ',')
+		}
+		m := msgs[i]
+		if raw, ok := e.verbatim(i, m); ok {
+			dst = append(dst, raw...)
+			continue
+		}
+		path := e.wirePath(i)
+		var role string
+		switch m.Role {
+		case llm.RoleAssistant:
+			role = "assistant"
+		case llm.RoleSystem:
+			role = "system"
+			if e.r.Bare {
+				e.warn(path, `a bare messages array has no top-level system field; written as a role "system" message, which the classic Messages API rejects (ANT-SYSTEM-ROLE)`)
+			}
+		default:
+			role = "user"
+		}
+		dst = append(dst, `{"role":"`...)
+		dst = append(dst, role...)
+		dst = append(dst, `","content":`...)
+		if len(m.Parts) == 1 {
+			if k, exact := e.match(i, 0, m.Parts[0]); k >= 0 && exact && e.src.blocks[k].str {
+				e.used[k] = true
+				dst = append(dst, e.src.blocks[k].raw...)
+				dst = append(dst, '}')
+				continue
+			}
+		}
+		dst = append(dst, '[')
+		n := 0
+		for j, p := range m.Parts {
+			bp := path + ".content." + strconv.Itoa(n)
+			if !e.fits(m.Role, p, bp) {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			before := len(dst)
+			dst = e.part(dst, i, j, p, bp)
+			if len(dst) == before {
+				// nothing written (dropped with a warning): undo the comma
+				if n > 0 {
+					dst = dst[:len(dst)-1]
+				}
+				continue
+			}
+			n++
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, ']')
+}
+
+// fits reports whether part p can be written in a message with the given
+// role, and warns when it cannot.
+func (e *encoder) fits(role llm.Role, p llm.Part, path string) bool {
+	switch p.(type) {
+	case llm.ToolCall:
+		if role != llm.RoleAssistant {
+			e.warn(path, "a tool call in a %s message cannot be expressed; dropped", role)
+			return false
+		}
+	case llm.ToolResult:
+		if role == llm.RoleAssistant || role == llm.RoleSystem {
+			e.warn(path, "a tool result in a %s message cannot be expressed; dropped", role)
+			return false
+		}
+	case llm.Reasoning:
+		if role != llm.RoleAssistant {
+			e.warn(path, "reasoning in a %s message cannot be expressed; dropped", role)
+			return false
+		}
+	case llm.Image:
+		if role == llm.RoleSystem {
+			e.warn(path, "an image in a system message cannot be expressed; dropped")
+			return false
+		}
+	}
+	return true
+}
+
+// match finds the source block for part j of message i: the block decoded
+// there if the part is unchanged, else an unwritten block with an equal
+// part anywhere (exact), else one for the same tool call or result (its
+// extra fields still apply).
+func (e *encoder) match(i, j int, p llm.Part) (int, bool) {
+	src := e.src
+	if len(src.blocks) == 0 {
+		return -1, false
+	}
+	if i < len(src.msgs) && j < int(src.msgs[i].count) {
+		k := int(src.msgs[i].first) + j
+		if !e.used[k] && equalPart(src.blocks[k].part, p) {
+			return k, true
+		}
+	}
+	if e.index == nil {
+		e.index = make(map[string][]int32, len(src.blocks))
+		for k := range src.blocks {
+			key := identity(src.blocks[k].part)
+			e.index[key] = append(e.index[key], int32(k))
+		}
+	}
+	loose := -1
+	for _, k := range e.index[identity(p)] {
+		if e.used[k] {
+			continue
+		}
+		if equalPart(src.blocks[k].part, p) {
+			return int(k), true
+		}
+		if loose < 0 {
+			loose = int(k)
+		}
+	}
+	return loose, false
+}
+
+// identity keys a part for matching: a tool call by its id, a result by
+// its call id, anything else by its content.
+func identity(p llm.Part) string {
+	switch p := p.(type) {
+	case llm.ToolCall:
+		return "c\x00" + p.ID
+	case llm.ToolResult:
+		return "r\x00" + p.CallID
+	case llm.Text:
+		return "t\x00" + p.Text
+	case llm.Image:
+		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
+	case llm.Reasoning:
+		return "z\x00" + p.Signature + "\x00" + string(p.Data)
+	}
+	return ""
+}
+
+// equalPart reports whether a and b are the same on the Anthropic wire
+// (a result's Name and status other than error, and a call's ItemID, are
+// not written there).
+func equalPart(a, b llm.Part) bool {
+	switch a := a.(type) {
+	case llm.Text:
+		b, ok := b.(llm.Text)
+		return ok && a == b
+	case llm.Image:
+		b, ok := b.(llm.Image)
+		return ok && a.MediaType == b.MediaType && a.URL == b.URL && bytes.Equal(a.Data, b.Data)
+	case llm.ToolCall:
+		b, ok := b.(llm.ToolCall)
+		return ok && a.ID == b.ID && a.Name == b.Name && bytes.Equal(a.Input, b.Input)
+	case llm.ToolResult:
+		b, ok := b.(llm.ToolResult)
+		if !ok || a.CallID != b.CallID || a.IsError() != b.IsError() || len(a.Content) != len(b.Content) {
+			return false
+		}
+		for k := range a.Content {
+			if !equalPart(a.Content[k], b.Content[k]) {
+				return false
+			}
+		}
+		return true
+	case llm.Reasoning:
+		b, ok := b.(llm.Reasoning)
+		return ok && a.Provider == b.Provider && a.Text == b.Text && a.Signature == b.Signature && bytes.Equal(a.Data, b.Data)
+	}
+	return false
+}
+
+func kindOf(p llm.Part) string {
+	switch p.(type) {
+	case llm.Text:
+		return "text"
+	case llm.Image:
+		return "image"
+	case llm.ToolCall:
+		return "tool call"
+	case llm.ToolResult:
+		return "tool result"
+	case llm.Reasoning:
+		return "reasoning"
+	}
+	return fmt.Sprintf("%T", p)
+}
+
+// part writes part j of message i as a content block. It writes nothing
+// (after a warning) for a part Anthropic cannot carry.
+func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
+	k, exact := e.match(i, j, p)
+	var b *block
+	if k >= 0 {
+		e.used[k] = true
+		b = &e.src.blocks[k]
+		if exact && !b.str {
+			return append(dst, b.raw...)
+		}
+	}
+	var extras []member
+	if b != nil {
+		extras = b.extras
+	}
+	start := len(dst)
+	switch p := p.(type) {
+	case llm.Text:
+		dst = append(dst, `{"type":"text","text":`...)
+		dst, _ = llm.AppendJSONString(dst, p.Text)
+	case llm.Image:
+		var ok bool
+		if dst, ok = e.media(dst, p, path); !ok {
+			return dst[:start]
+		}
+	case llm.ToolCall:
+		if p.ItemID != "" {
+			e.itemIDs++
+		}
+		dst = append(dst, `{"type":"tool_use","id":`...)
+		dst, _ = llm.AppendJSONString(dst, e.callID(i, j, p.ID, path, true))
+		dst = append(dst, `,"name":`...)
+		dst, _ = llm.AppendJSONString(dst, p.Name)
+		dst = append(dst, `,"input":`...)
+		dst = e.input(dst, p.Input, path+".input")
+	case llm.ToolResult:
+		dst = e.result(dst, i, j, p, b, path)
+	case llm.Reasoning:
+		if p.Provider != string(Dialect) {
+			e.warn(path, "reasoning from %q cannot be replayed to Anthropic; dropped", p.Provider)
+			return dst[:start]
+		}
+		data := bytes.TrimSpace(p.Data)
+		switch {
+		case len(data) > 0 && data[0] == '{' && json.Valid(data):
+			return appendCompact(dst, data) // an opaque block, verbatim
+		case len(data) > 0:
+			var s string
+			if json.Unmarshal(data, &s) != nil {
+				e.warn(path, "redacted thinking whose Data is not a JSON string cannot be expressed; dropped")
+				return dst[:start]
+			}
+			dst = append(dst, `{"type":"redacted_thinking","data":`...)
+			dst, _ = llm.AppendJSONString(dst, s)
+		default:
+			dst = append(dst, `{"type":"thinking","thinking":`...)
+			dst, _ = llm.AppendJSONString(dst, p.Text)
+			if p.Signature != "" {
+				dst = append(dst, `,"signature":`...)
+				dst, _ = llm.AppendJSONString(dst, p.Signature)
+			}
+		}
+	}
+	return appendExtras(dst, extras)
+}
+
+func appendExtras(dst []byte, extras []member) []byte {
+	for _, m := range extras {
+		dst = append(dst, ',')
+		dst, _ = llm.AppendJSONString(dst, m.key)
+		dst = append(dst, ':')
+		dst = append(dst, m.val...)
+	}
+	return append(dst, '}')
+}
+
+// input writes a tool call's input, which Anthropic needs as an object.
+func (e *encoder) input(dst, in []byte, path string) []byte {
+	trimmed := bytes.TrimSpace(in)
+	if len(trimmed) == 0 {
+		return append(dst, "{}"...)
+	}
+	if obj, ok := isObjectJSON(trimmed); ok {
+		return appendCompact(dst, obj)
+	}
+	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
+	dst = append(dst, `{"_raw":`...)
+	dst, _ = llm.AppendJSONString(dst, string(in))
+	return append(dst, '}')
+}
+
+func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path string) []byte {
+	dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
+	dst, _ = llm.AppendJSONString(dst, e.callID(i, j, r.CallID, path, false))
+	if r.Status == llm.StatusPartial && resultStatus(false, r.Content) != llm.StatusPartial {
+		e.warn(path, "status partial has no Anthropic equivalent outside a toolwire envelope; written as a result without is_error")
+	}
+	switch {
+	case len(r.Content) == 0:
+		if b != nil && b.wasArr {
+			dst = append(dst, `,"content":[]`...)
+		}
+	case len(r.Content) == 1 && isText(r.Content[0]) && (b == nil || !b.wasArr):
+		dst = append(dst, `,"content":`...)
+		dst, _ = llm.AppendJSONString(dst, r.Content[0].(llm.Text).Text)
+	default:
+		dst = append(dst, `,"content":[`...)
+		n := 0
+		for k, p := range r.Content {
+			cp := path + ".content." + strconv.Itoa(n)
+			var inner *block
+			if b != nil && k < len(b.inner) && equalPart(b.inner[k].part, p) {
+				inner = &b.inner[k]
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			before := len(dst)
+			switch p := p.(type) {
+			case llm.Text:
+				if inner != nil {
+					dst = append(dst, inner.raw...)
+				} else {
+					dst = append(dst, `{"type":"text","text":`...)
+					dst, _ = llm.AppendJSONString(dst, p.Text)
+					dst = append(dst, '}')
+				}
+			case llm.Image:
+				if inner != nil {
+					dst = append(dst, inner.raw...)
+				} else if d, ok := e.media(dst, p, cp); ok {
+					dst = append(d, '}')
+				}
+			default:
+				e.warn(cp, "a %s part in a tool result cannot be expressed; dropped", kindOf(p))
+			}
+			if len(dst) == before {
+				if n > 0 {
+					dst = dst[:len(dst)-1]
+				}
+				continue
+			}
+			n++
+		}
+		dst = append(dst, ']')
+	}
+	if r.IsError() {
+		dst = append(dst, `,"is_error":true`...)
+	}
+	return dst
+}
+
+func isText(p llm.Part) bool {
+	_, ok := p.(llm.Text)
+	return ok
+}
+
+// media writes an image or document block without its closing brace. It
+// reports false (after a warning) when Anthropic cannot carry it.
+func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
+	mt, data := img.MediaType, img.Data
+	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
+		var ok bool
+		if mt, data, ok = parseDataURL(img.URL); !ok {
+			e.warn(path, "image data URL is malformed; dropped")
+			return dst, false
+		}
+	}
+	switch {
+	case len(data) > 0:
+		switch {
+		case strings.HasPrefix(mt, "image/"):
+			dst = append(dst, `{"type":"image","source":{"type":"base64","media_type":`...)
+		case mt == mediaPDF:
+			dst = append(dst, `{"type":"document","source":{"type":"base64","media_type":`...)
+		case mt == mediaText && utf8.Valid(data):
+			dst = append(dst, `{"type":"document","source":{"type":"text","media_type":"text/plain","data":`...)
+			dst, _ = llm.AppendJSONString(dst, string(data))
+			return append(dst, '}'), true
+		default:
+			e.warn(path, "content of media type %q cannot be expressed in Anthropic (images, PDF and plain text only); dropped", mt)
+			return dst, false
+		}
+		dst, _ = llm.AppendJSONString(dst, mt)
+		dst = append(dst, `,"data":"`...)
+		dst = base64.StdEncoding.AppendEncode(dst, data)
+		return append(dst, `"}`...), true
+	case img.URL != "":
+		switch {
+		case mt == mediaPDF:
+			dst = append(dst, `{"type":"document","source":{"type":"url","url":`...)
+		case mt == "" || strings.HasPrefix(mt, "image/"):
+			dst = append(dst, `{"type":"image","source":{"type":"url","url":`...)
+		default:
+			e.warn(path, "a URL of media type %q cannot be expressed in Anthropic (images and PDF only); dropped", mt)
+			return dst, false
+		}
+		dst, _ = llm.AppendJSONString(dst, img.URL)
+		return append(dst, '}'), true
+	}
+	e.warn(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	return dst, false
+}
+
+// parseDataURL reads "data:<media type>;base64,<data>".
+func parseDataURL(u string) (string, []byte, bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", nil, false
+	}
+	meta, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", nil, false
+	}
+	mt, isB64 := strings.CutSuffix(meta, ";base64")
+	if !isB64 {
+		return "", nil, false
+	}
+	data, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil || len(data) == 0 {
+		return "", nil, false
+	}
+	return mt, data, true
+}
+
+// tools writes the tools array: the source body's tools in their order
+// (custom tools matched to Tools by name), then the Tools that are new.
+func (e *encoder) tools(dst []byte) []byte {
+	tools := e.r.Tools
+	used := make([]bool, len(tools))
+	dst = append(dst, '[')
+	n := 0
+	comma := func() {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+	}
+	for _, st := range e.src.tools {
+		if st.opaque {
+			comma()
+			dst = append(dst, st.raw...)
+			continue
+		}
+		k := -1
+		for x, t := range tools {
+			if !used[x] && t.Name == st.spec.Name {
+				k = x
+				break
+			}
+		}
+		if k < 0 {
+			continue // removed
+		}
+		used[k] = true
+		comma()
+		if equalSpec(tools[k], st.spec) {
+			dst = append(dst, st.raw...)
+		} else {
+			dst = e.tool(dst, tools[k], st.extras, n-1)
+		}
+	}
+	for k, t := range tools {
+		if !used[k] {
+			comma()
+			dst = e.tool(dst, t, nil, n-1)
+		}
+	}
+	return append(dst, ']')
+}
+
+func equalSpec(a, b llm.ToolSpec) bool {
+	return a.Name == b.Name && a.Description == b.Description && a.Strict == b.Strict && bytes.Equal(a.Parameters, b.Parameters)
+}
+
+func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []member, k int) []byte {
+	dst = append(dst, `{"name":`...)
+	dst, _ = llm.AppendJSONString(dst, t.Name)
+	if t.Description != "" {
+		dst = append(dst, `,"description":`...)
+		dst, _ = llm.AppendJSONString(dst, t.Description)
+	}
+	dst = append(dst, `,"input_schema":`...)
+	if obj, ok := isObjectJSON(t.Parameters); ok {
+		dst = appendCompact(dst, obj)
+	} else {
+		if len(bytes.TrimSpace(t.Parameters)) > 0 {
+			e.warn("tools."+strconv.Itoa(k)+".input_schema", "the parameters of tool %q are not a JSON object; written as an empty object schema", t.Name)
+		}
+		dst = append(dst, `{"type":"object","properties":{}}`...)
+	}
+	if t.Strict {
+		dst = append(dst, `,"strict":true`...)
+	}
+	return appendExtras(dst, extras)
+}
