@@ -1,0 +1,159 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// codec abstracts the two dialects for shared tests.
+type codec struct {
+	name   string
+	decode func([]byte) (decoded, error)
+}
+
+// decoded is what both request types have in common.
+type decoded struct {
+	messages  []llm.Message
+	tools     []llm.ToolSpec
+	wire      []transcript.Violation
+	unmodeled []transcript.Warning
+	encode    func() ([]byte, []transcript.Warning, error)
+}
+
+var codecs = []codec{
+	{"chat", func(b []byte) (decoded, error) {
+		r, err := DecodeChat(b)
+		if err != nil {
+			return decoded{}, err
+		}
+		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeChat(r) }}, nil
+	}},
+	{"responses", func(b []byte) (decoded, error) {
+		r, err := DecodeResponses(b)
+		if err != nil {
+			return decoded{}, err
+		}
+		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeResponses(r) }}, nil
+	}},
+}
+
+// dump renders a decoded request and its re-encoding for a golden file.
+func dump(t *testing.T, d decoded) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	conv, err := llm.Conversation{Messages: d.messages}.MarshalJSON()
+	if err != nil {
+		t.Fatalf("marshal llm form: %v", err)
+	}
+	b.WriteString("== llm messages\n")
+	if err := json.Indent(&b, conv, "", "  "); err != nil {
+		t.Fatalf("indent: %v", err)
+	}
+	b.WriteString("\n== tools\n")
+	for _, tool := range d.tools {
+		fmt.Fprintf(&b, "%s strict=%v description=%q parameters=%s\n", tool.Name, tool.Strict, tool.Description, tool.Parameters)
+	}
+	b.WriteString("== wire violations\n")
+	for _, v := range d.wire {
+		fmt.Fprintf(&b, "%s %s: %s\n  provider: %s\n", v.Rule, v.Path, v.Message, v.ProviderError)
+	}
+	b.WriteString("== unmodeled\n")
+	for _, w := range d.unmodeled {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	out, warnings, err := d.encode()
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	b.WriteString("== encoded\n")
+	b.Write(out)
+	b.WriteString("\n== encode warnings\n")
+	for _, w := range warnings {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	return b.Bytes()
+}
+
+// TestGolden decodes every body under testdata/<dialect>/, dumps the llm
+// form and the re-encoded body, and checks that a second cycle changes
+// nothing.
+func TestGolden(t *testing.T) {
+	for _, c := range codecs {
+		files, err := filepath.Glob(filepath.Join("testdata", c.name, "*.json"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no test bodies for %s: %v", c.name, err)
+		}
+		for _, file := range files {
+			name := c.name + "/" + strings.TrimSuffix(filepath.Base(file), ".json")
+			t.Run(name, func(t *testing.T) {
+				body, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := c.decode(body)
+				if err != nil {
+					t.Fatalf("decode(%s) error: %v", file, err)
+				}
+				golden.Check(t, strings.TrimSuffix(file, ".json")+".golden", dump(t, d))
+				checkStable(t, c, body)
+			})
+		}
+	}
+}
+
+// checkStable checks that encode(decode(x)) is a fixed point: decoding it
+// gives the same llm form, and encoding that gives the same bytes.
+func checkStable(t *testing.T, c codec, body []byte) {
+	t.Helper()
+	d1, err := c.decode(body)
+	if err != nil {
+		return
+	}
+	out1, _, err := d1.encode()
+	if err != nil {
+		t.Fatalf("%s: encode(decode(%q)) error: %v", c.name, body, err)
+	}
+	d2, err := c.decode(out1)
+	if err != nil {
+		t.Fatalf("%s: decode(encode(decode(%q))) = %v\nencoded: %s", c.name, body, err, out1)
+	}
+	out2, _, err := d2.encode()
+	if err != nil {
+		t.Fatalf("%s: second encode error: %v", c.name, err)
+	}
+	if !bytes.Equal(out1, out2) {
+		t.Fatalf("%s: encoding is not stable for %q\nfirst:  %s\nsecond: %s", c.name, body, out1, out2)
+	}
+	if !reflect.DeepEqual(normalize(d1.messages), normalize(d2.messages)) {
+		t.Fatalf("%s: llm form changed over a cycle for %q\nfirst:  %#v\nsecond: %#v", c.name, body, d1.messages, d2.messages)
+	}
+	if !reflect.DeepEqual(d1.tools, d2.tools) {
+		t.Fatalf("%s: tools changed over a cycle for %q\nfirst:  %#v\nsecond: %#v", c.name, body, d1.tools, d2.tools)
+	}
+	if len(d2.wire) != 0 {
+		t.Fatalf("%s: re-encoded body still has wire violations %v\nencoded: %s", c.name, d2.wire, out1)
+	}
+	if !json.Valid(out1) {
+		t.Fatalf("%s: encoded body is not valid JSON: %s", c.name, out1)
+	}
+}
+
+// normalize makes llm messages comparable across a cycle: invalid UTF-8 in
+// text becomes U+FFFD there, which JSON cannot carry.
+func normalize(msgs []llm.Message) []byte {
+	b, err := llm.Conversation{Messages: msgs}.MarshalJSON()
+	if err != nil {
+		return []byte(err.Error())
+	}
+	return b
+}

@@ -1,0 +1,1206 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// ResponsesProvider is the llm.Reasoning provider name of OpenAI Responses
+// reasoning items.
+const ResponsesProvider = string(transcript.OpenAIResponses)
+
+// ResponsesRequest is an OpenAI Responses request body in llm form.
+//
+// [DecodeResponses] fills it from a body; [EncodeResponses] writes it back.
+// A request decoded from a body re-encodes to the same body up to
+// formatting, key order of the modeled fields and equivalent spellings.
+type ResponsesRequest struct {
+	// Messages is the conversation, mapped as docs/dialect-mapping.md says:
+	// consecutive assistant-side items (function_call, reasoning, assistant
+	// message) form one llm assistant message, and consecutive
+	// function_call_output items one llm tool message. A reasoning item is
+	// an llm.Reasoning{Provider: "openai-responses"} whose Data is the
+	// whole item and whose Text is its summary.
+	Messages []llm.Message
+	// Tools are the function tools, in order. Other tools (web_search,
+	// file_search, mcp, custom, ...) are kept and written back after the
+	// function tool they preceded. A function tool without "strict" is
+	// strict: Responses defaults it to true.
+	Tools []llm.ToolSpec
+	// Bare is set when the input was a bare input array; EncodeResponses
+	// then writes a bare array.
+	Bare bool
+	// Instructions is the top-level system prompt, "" when absent. It is not
+	// a message.
+	Instructions string
+	// PreviousResponseID is the stored response this request continues, ""
+	// when absent. With it, the server already holds earlier items: a
+	// function_call_output may answer a call that is not in Messages.
+	PreviousResponseID string
+	// SystemRole is the role system messages are written with; decoding
+	// sets it from the first system or developer message.
+	SystemRole SystemRole
+	// Fields are the other top-level fields (model, store, reasoning,
+	// tool_choice, ...), in body order, kept verbatim.
+	Fields []Field
+	// Wire holds the violations found while decoding that the llm form
+	// cannot express (OAI-RS-DUP-ITEM for items whose id it does not hold),
+	// with dotted paths into the body.
+	Wire []transcript.Violation
+	// Unmodeled lists what the body holds that the llm form does not (an
+	// item_reference, a web_search_call, an input_file part, an image
+	// detail, ...). It is kept and written back when its item is
+	// re-encoded unchanged in this dialect; converting to another dialect,
+	// or changing the item, loses it.
+	Unmodeled []transcript.Warning
+
+	order       []string
+	inputString bool // input was a string
+	msgKeep     *keep
+	toolKeep    *keep
+}
+
+// DecodeResponses decodes a Responses request body (whose input may be a
+// string or an array of items), or a bare input array, into llm form.
+//
+// A tool result's status is that of the toolwire envelope it holds (OpenAI
+// has no error flag), else success; its Name is recovered from the call it
+// answers, "" when there is none. A call's arguments are kept verbatim, and
+// its item id ("fc_…") is ToolCall.ItemID. Item types the llm form has no
+// place for are kept (see Unmodeled), never dropped.
+//
+// Errors are [*DecodeError]s naming the exact path:
+// "input.3.arguments: want a string, got an object".
+func DecodeResponses(body []byte) (*ResponsesRequest, error) {
+	d := &rsDecoder{r: reader{b: body}, names: make(map[string]string), ids: make(map[string]int)}
+	req := &ResponsesRequest{}
+	d.req = req
+	switch c := d.r.peek(); c {
+	case '[':
+		req.Bare = true
+		if err := d.items(); err != nil {
+			return nil, err
+		}
+	case '{':
+		hasMessages := false
+		err := d.r.object(func(key []byte) error {
+			k := string(key)
+			req.order = append(req.order, k)
+			d.r.push(k)
+			defer d.r.pop()
+			switch k {
+			case "input":
+				switch d.r.peek() {
+				case '"':
+					s, err := d.r.str()
+					if err != nil {
+						return err
+					}
+					req.inputString = true
+					var parts []llm.Part
+					if s != "" {
+						parts = []llm.Part{llm.Text{Text: s}}
+					}
+					d.wires = append(d.wires, rsWire{kind: wUser, parts: parts})
+					return nil
+				case 'n':
+					if d.r.null() {
+						return nil
+					}
+				}
+				if d.r.peek() != '[' {
+					return d.r.want("a string or an array of input items")
+				}
+				return d.items()
+			case "tools":
+				if d.r.null() {
+					return nil
+				}
+				return d.tools()
+			case "instructions", "previous_response_id":
+				if d.r.null() {
+					return nil
+				}
+				s, err := d.r.str()
+				if k == "instructions" {
+					req.Instructions = s
+				} else {
+					req.PreviousResponseID = s
+				}
+				return err
+			case "messages":
+				hasMessages = true
+			}
+			v, err := d.r.compact(nil)
+			if err != nil {
+				return err
+			}
+			req.Fields = append(req.Fields, Field{Key: k, Value: v})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if hasMessages && len(d.wires) == 0 && !req.inputString {
+			return nil, &DecodeError{Path: "messages", Err: errors.New("a Responses request has no messages field; this looks like a Chat Completions request (use DecodeChat)")}
+		}
+	case 0:
+		return nil, &DecodeError{Err: errors.New("empty input: want a Responses request body or an input array")}
+	default:
+		if kindName(c) == "invalid JSON" {
+			return nil, d.r.syntaxf("want a value, found %s", d.r.found())
+		}
+		return nil, &DecodeError{Err: fmt.Errorf("want a Responses request body (an object) or an input array, got %s", kindName(c))}
+	}
+	if err := d.r.end(); err != nil {
+		return nil, err
+	}
+	if err := d.finish(); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+type rsDecoder struct {
+	r         reader
+	req       *ResponsesRequest
+	wires     []rsWire
+	names     map[string]string // call id → tool name
+	ids       map[string]int    // item id → index, for OAI-RS-DUP-ITEM
+	sawSystem bool
+}
+
+// rsWire is one decoded input item.
+type rsWire struct {
+	kind       wireKind
+	msgItem    bool // an assistant "message" item (not a call or reasoning)
+	parts      []llm.Part
+	result     llm.ToolResult
+	start, end int
+	keepRaw    bool
+	violated   bool       // a duplicate opaque item: left out
+	patch      []keyPatch // fixes for Wire violations, applied to the kept original
+}
+
+// rsPart is a content part before the item's type is known.
+type rsPart struct {
+	typ      string
+	text     string
+	hasText  bool
+	imageURL string
+	hasURL   bool
+	detail   string
+	fileID   string
+	extra    []string
+	quiet    bool
+}
+
+// rsItem is an input item before its type is known. Shape errors are
+// deferred until then: an item of a type the codec does not model is kept
+// whole, whatever its fields look like.
+type rsItem struct {
+	typ, role, id, callID, name, args string
+	hasType, hasRole, hasID           bool
+	hasCallID, hasName, hasArgs       bool
+	argsKey                           string // "arguments" or "input"
+	content                           contentKind
+	str                               string
+	parts                             []rsPart
+	output                            contentKind
+	outStr                            string
+	outParts                          []rsPart
+	summary                           []rsPart
+	extra                             []string
+	quiet                             bool
+	deferred                          error
+}
+
+func (d *rsDecoder) items() error {
+	return d.r.array(func(i int) error {
+		d.r.pushIdx(i)
+		defer d.r.pop()
+		return d.item(i)
+	})
+}
+
+// shape runs a parse step whose errors, unless syntax errors, are deferred;
+// the value is then skipped.
+func (d *rsDecoder) shape(it *rsItem, key string, parse func() error) error {
+	start := d.r.i
+	d.r.push(key)
+	err := parse()
+	d.r.pop()
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrSyntax) {
+		return err
+	}
+	if it.deferred == nil {
+		it.deferred = err
+	}
+	d.r.i = start
+	return d.r.skip()
+}
+
+func (d *rsDecoder) item(i int) error {
+	start := d.r.i
+	var it rsItem
+	str := func(dst *string, has *bool) func() error {
+		return func() error {
+			s, err := d.r.str()
+			*dst, *has = s, err == nil
+			return err
+		}
+	}
+	err := d.r.object(func(key []byte) error {
+		switch string(key) {
+		case "type":
+			return d.shape(&it, "type", str(&it.typ, &it.hasType))
+		case "role":
+			return d.shape(&it, "role", str(&it.role, &it.hasRole))
+		case "id":
+			if d.r.null() {
+				return nil
+			}
+			return d.shape(&it, "id", str(&it.id, &it.hasID))
+		case "call_id":
+			return d.shape(&it, "call_id", str(&it.callID, &it.hasCallID))
+		case "name":
+			return d.shape(&it, "name", str(&it.name, &it.hasName))
+		case "arguments", "input":
+			it.argsKey = string(key)
+			return d.shape(&it, it.argsKey, str(&it.args, &it.hasArgs))
+		case "content":
+			return d.shape(&it, "content", func() error {
+				var err error
+				it.content, it.str, it.parts, err = d.content()
+				return err
+			})
+		case "output":
+			return d.shape(&it, "output", func() error {
+				var err error
+				it.output, it.outStr, it.outParts, err = d.content()
+				return err
+			})
+		case "summary":
+			return d.shape(&it, "summary", func() error {
+				var err error
+				_, _, it.summary, err = d.content()
+				return err
+			})
+		case "status", "phase":
+			if !d.r.null() {
+				it.quiet = true
+				return d.r.skip()
+			}
+			return nil
+		}
+		k := string(key)
+		d.r.push(k)
+		defer d.r.pop()
+		noted, quiet, err := d.r.extra()
+		if noted {
+			it.extra = append(it.extra, k)
+		}
+		it.quiet = it.quiet || quiet
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	end := d.r.i
+	path := "input." + strconv.Itoa(i)
+	if !it.hasType {
+		if !it.hasRole {
+			if it.deferred != nil {
+				return it.deferred
+			}
+			return d.r.errorAt(start, "an input item needs a type (message, function_call, function_call_output, reasoning, ...) or a role")
+		}
+		it.typ = "message"
+	}
+	w := rsWire{start: start, end: end, keepRaw: it.quiet}
+	modeledID := false
+	switch it.typ {
+	case "message":
+		if it.deferred != nil {
+			return it.deferred
+		}
+		if err := d.message(&w, &it, path); err != nil {
+			return err
+		}
+	case "function_call", "custom_tool_call":
+		if it.deferred != nil {
+			return it.deferred
+		}
+		if err := d.call(&w, &it, path, start); err != nil {
+			return err
+		}
+		modeledID = true
+	case "function_call_output", "custom_tool_call_output":
+		if it.deferred != nil {
+			return it.deferred
+		}
+		if err := d.output(&w, &it, path, start); err != nil {
+			return err
+		}
+	case "reasoning":
+		raw, err := compactJSON(d.r.b[start:end])
+		if err != nil {
+			return err
+		}
+		var texts []string
+		for _, p := range it.summary {
+			if p.hasText {
+				texts = append(texts, p.text)
+			}
+		}
+		w.kind = wAssistant
+		w.parts = []llm.Part{llm.Reasoning{Provider: ResponsesProvider, Text: strings.Join(texts, "\n\n"), Data: raw}}
+		w.keepRaw = false
+		modeledID = true
+	default:
+		w.kind = wOpaque
+		d.note(path, fmt.Sprintf("an item of type %q is not part of the llm form", it.typ))
+	}
+	if w.kind != wOpaque && it.typ != "reasoning" {
+		if it.hasID && !modeledID {
+			w.keepRaw = true // a message or output item id: kept, not worth a note
+		}
+		for _, k := range it.extra {
+			w.keepRaw = true
+			d.note(path+"."+k, fmt.Sprintf("the %q field of %s item is not part of the llm form", k, an(it.typ)))
+		}
+	}
+	if it.hasID {
+		if prev, dup := d.ids[it.id]; dup && !modeledID {
+			w.violated = w.kind == wOpaque
+			w.patch = append(w.patch, keyPatch{"id", nil})
+			d.req.Wire = append(d.req.Wire, transcript.Violation{Rule: "OAI-RS-DUP-ITEM", Path: path + ".id",
+				Message:       fmt.Sprintf("the item id %q appears twice, in input.%d and input.%d; send each item once", it.id, prev, i),
+				ProviderError: fmt.Sprintf("Duplicate item found with id %s. Remove duplicate items from your input and try again.", it.id)})
+		} else if !dup {
+			d.ids[it.id] = i
+		}
+	}
+	d.wires = append(d.wires, w)
+	return nil
+}
+
+func (d *rsDecoder) note(path, msg string) {
+	d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
+		Message: msg + "; kept when the item is re-encoded unchanged as Responses, lost otherwise"})
+}
+
+// content reads a content or output value: a string, or an array of parts.
+func (d *rsDecoder) content() (contentKind, string, []rsPart, error) {
+	switch d.r.peek() {
+	case '"':
+		s, err := d.r.str()
+		return contentString, s, nil, err
+	case '[':
+		parts := []rsPart{}
+		err := d.r.array(func(j int) error {
+			d.r.pushIdx(j)
+			defer d.r.pop()
+			p, err := d.part()
+			parts = append(parts, p)
+			return err
+		})
+		return contentArray, "", parts, err
+	case 'n':
+		if d.r.null() {
+			return contentNull, "", nil, nil
+		}
+	}
+	return contentAbsent, "", nil, d.r.want("a string or an array of content parts")
+}
+
+func (d *rsDecoder) part() (rsPart, error) {
+	var p rsPart
+	hasType := false
+	start := d.r.i
+	err := d.r.object(func(key []byte) error {
+		k := string(key)
+		switch k {
+		case "type":
+			d.r.push("type")
+			defer d.r.pop()
+			s, err := d.r.str()
+			p.typ, hasType = s, true
+			return err
+		case "text":
+			if d.r.peek() == '"' {
+				s, err := d.r.str()
+				p.text, p.hasText = s, true
+				return err
+			}
+		case "image_url":
+			if d.r.peek() == '"' {
+				s, err := d.r.str()
+				p.imageURL, p.hasURL = s, true
+				return err
+			}
+		case "detail":
+			if d.r.peek() == '"' {
+				s, err := d.r.str()
+				p.detail = s
+				if s != "auto" {
+					p.extra = append(p.extra, "detail")
+				}
+				return err
+			}
+		case "file_id":
+			if d.r.peek() == '"' {
+				s, err := d.r.str()
+				p.fileID = s
+				p.extra = append(p.extra, "file_id")
+				return err
+			}
+		}
+		d.r.push(k)
+		defer d.r.pop()
+		noted, quiet, err := d.r.extra()
+		if noted {
+			p.extra = append(p.extra, k)
+		}
+		p.quiet = p.quiet || quiet
+		return err
+	})
+	if err != nil {
+		return p, err
+	}
+	if !hasType {
+		return p, d.r.errorAt(start, "content part without a type (want input_text, input_image, output_text, ...)")
+	}
+	switch p.typ {
+	case "input_text", "output_text":
+		if !p.hasText {
+			return p, d.r.errorAt(start, "%s part without a text string", p.typ)
+		}
+	}
+	return p, nil
+}
+
+// mapPart maps one content part of a message item or a tool output; ok is
+// false for a part the llm form does not hold (it is kept with its item).
+func (d *rsDecoder) mapPart(w *rsWire, p rsPart, path string, role string) (llm.Part, bool) {
+	if p.quiet {
+		w.keepRaw = true
+	}
+	canonText := "input_text"
+	if role == "assistant" {
+		canonText = "output_text"
+	}
+	switch {
+	case p.typ == "input_text" || p.typ == "output_text":
+		if p.typ != canonText {
+			w.keepRaw = true
+		}
+		d.partExtras(w, p, path)
+		return llm.Text{Text: p.text}, true
+	case p.typ == "input_image" && role != "assistant" && role != "system" && p.hasURL && p.imageURL != "":
+		d.partExtras(w, p, path)
+		if mt, data, ok := parseDataURL(p.imageURL); ok {
+			return llm.Image{MediaType: mt, Data: data}, true
+		}
+		return llm.Image{URL: p.imageURL}, true
+	}
+	w.keepRaw = true
+	where := an(role) + " message"
+	if role == "tool" {
+		where = "a tool output"
+	}
+	d.note(path, fmt.Sprintf("a part of type %q in %s is not part of the llm form", p.typ, where))
+	return nil, false
+}
+
+func (d *rsDecoder) partExtras(w *rsWire, p rsPart, path string) {
+	for _, k := range p.extra {
+		w.keepRaw = true
+		what := fmt.Sprintf("the %q field of this %s part", k, p.typ)
+		switch k {
+		case "detail":
+			what = fmt.Sprintf("the image detail %q", p.detail)
+		case "annotations":
+			what = "the annotations of this output_text part"
+		}
+		verb := " is"
+		if k == "annotations" {
+			verb = " are"
+		}
+		d.note(path+"."+k, what+verb+" not part of the llm form")
+	}
+}
+
+func (d *rsDecoder) message(w *rsWire, it *rsItem, path string) error {
+	switch it.role {
+	case "system", "developer":
+		w.kind = wSystem
+		role := SystemRole(it.role)
+		if !d.sawSystem {
+			d.sawSystem = true
+			d.req.SystemRole = role
+		} else if role.wire() != d.req.SystemRole.wire() {
+			w.keepRaw = true
+			d.note(path+".role", fmt.Sprintf("this body mixes system and developer messages; the llm form has one system role, and this message is written back as %q only while unchanged", it.role))
+		}
+	case "user":
+		w.kind = wUser
+	case "assistant":
+		w.kind = wAssistant
+		w.msgItem = true
+	case "":
+		return &DecodeError{Path: path + ".role", Offset: w.start, Err: errors.New("missing: a message needs a role (user, assistant, system or developer)")}
+	default:
+		return &DecodeError{Path: path + ".role", Offset: w.start, Err: fmt.Errorf("unknown role %q (want user, assistant, system or developer)", it.role)}
+	}
+	role := it.role
+	if w.kind == wSystem {
+		role = "system"
+	}
+	switch it.content {
+	case contentAbsent, contentNull:
+		return &DecodeError{Path: path + ".content", Offset: w.start, Err: errors.New("missing: a message needs content (a string or an array of parts)")}
+	case contentString:
+		if it.str != "" {
+			w.parts = []llm.Part{llm.Text{Text: it.str}}
+		}
+	case contentArray:
+		for j, p := range it.parts {
+			if part, ok := d.mapPart(w, p, path+".content."+strconv.Itoa(j), role); ok {
+				w.parts = append(w.parts, part)
+			}
+		}
+	}
+	if w.kind == wAssistant && len(w.parts) == 0 {
+		// An assistant message with no text (a refusal, say) has no llm
+		// form; keeping it whole keeps it in place.
+		w.kind = wOpaque
+		if it.content != contentArray || len(it.parts) == 0 {
+			d.note(path, "an assistant message without text is not part of the llm form")
+		}
+	}
+	return nil
+}
+
+func (d *rsDecoder) call(w *rsWire, it *rsItem, path string, start int) error {
+	argsKey := "arguments"
+	if it.typ == "custom_tool_call" {
+		argsKey = "input"
+	}
+	switch {
+	case !it.hasCallID:
+		return &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs a call_id", it.typ)}
+	case !it.hasName:
+		return &DecodeError{Path: path + ".name", Offset: start, Err: fmt.Errorf("missing: a %s item needs a name", it.typ)}
+	case !it.hasArgs || it.argsKey != argsKey:
+		hint := ""
+		if argsKey == "arguments" {
+			hint = " (a JSON string; send \"{}\" for a call without arguments)"
+		}
+		return &DecodeError{Path: path + "." + argsKey, Offset: start, Err: fmt.Errorf("missing%s", hint)}
+	}
+	input := []byte(it.args)
+	if it.typ == "custom_tool_call" {
+		w.keepRaw = true
+		d.note(path, "a custom tool call is read as a call whose input is its text as a JSON string")
+		input, _ = llm.AppendJSONString(nil, it.args)
+	}
+	w.kind = wAssistant
+	w.parts = []llm.Part{llm.ToolCall{ID: it.callID, Name: it.name, Input: input, ItemID: it.id}}
+	d.names[it.callID] = it.name
+	return nil
+}
+
+func (d *rsDecoder) output(w *rsWire, it *rsItem, path string, start int) error {
+	if !it.hasCallID {
+		return &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs the call_id of the call it answers", it.typ)}
+	}
+	res := llm.ToolResult{CallID: it.callID}
+	switch it.output {
+	case contentAbsent, contentNull:
+		return &DecodeError{Path: path + ".output", Offset: start, Err: errors.New("missing: want a string or an array of input_text/input_image parts")}
+	case contentString:
+		if it.outStr != "" {
+			res.Content = []llm.Part{llm.Text{Text: it.outStr}}
+		}
+	case contentArray:
+		for j, p := range it.outParts {
+			if part, ok := d.mapPart(w, p, path+".output."+strconv.Itoa(j), "tool"); ok {
+				res.Content = append(res.Content, part)
+			}
+		}
+	}
+	if it.hasName {
+		w.keepRaw = true
+	}
+	if it.typ == "custom_tool_call_output" {
+		w.keepRaw = true
+		d.note(path, "a custom tool call output is read as a function call output")
+	}
+	res.Name = d.names[res.CallID]
+	res.Status = resultStatus(res.Content)
+	w.kind = wTool
+	w.result = res
+	return nil
+}
+
+// tools reads the tools array.
+func (d *rsDecoder) tools() error {
+	var kb keepBuilder
+	err := d.r.array(func(k int) error {
+		d.r.pushIdx(k)
+		defer d.r.pop()
+		start := d.r.i
+		spec, isFunc, extra, err := d.tool1()
+		if err != nil {
+			return err
+		}
+		raw := d.r.b[start:d.r.i]
+		path := "tools." + strconv.Itoa(k)
+		if !isFunc {
+			c, err := compactJSON(raw)
+			if err != nil {
+				return err
+			}
+			kb.opaque(c)
+			d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
+				Message: "a tool that is not a function tool is not part of the llm form; kept when re-encoding as Responses, lost otherwise"})
+			return nil
+		}
+		d.req.Tools = append(d.req.Tools, spec)
+		var keepRaw []byte
+		if len(extra) > 0 {
+			for _, x := range extra {
+				d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path + "." + x,
+					Message: fmt.Sprintf("the %q field of a tool is not part of the llm form; kept when the tool is re-encoded unchanged as Responses, lost otherwise", x)})
+			}
+			keepRaw, _ = compactJSON(raw)
+		}
+		kb.add(appendRsTool(nil, spec), keepRaw)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.req.toolKeep = kb.build()
+	return nil
+}
+
+// tool1 reads one tool definition; a function tool is flat.
+func (d *rsDecoder) tool1() (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
+	start := d.r.i
+	typ := ""
+	hasName := false
+	strictSet := false
+	var shapeErr error
+	err = d.r.object(func(key []byte) error {
+		k := string(key)
+		d.r.push(k)
+		defer d.r.pop()
+		at := d.r.i
+		var err error
+		switch k {
+		case "type":
+			typ, err = d.r.str()
+			return err
+		case "name":
+			spec.Name, err = d.r.str()
+			hasName = err == nil
+		case "description":
+			if d.r.null() {
+				return nil
+			}
+			spec.Description, err = d.r.str()
+		case "parameters":
+			if d.r.null() {
+				return nil
+			}
+			if d.r.peek() != '{' {
+				err = d.r.want("a JSON Schema object")
+				break
+			}
+			spec.Parameters, err = d.r.compact(nil)
+		case "strict":
+			if d.r.null() {
+				return nil
+			}
+			spec.Strict, err = d.r.boolean()
+			strictSet = err == nil
+		default:
+			noted, _, err := d.r.extra()
+			if noted {
+				extra = append(extra, k)
+			}
+			return err
+		}
+		if err != nil && !errors.Is(err, ErrSyntax) {
+			// Only a function tool's fields must have these shapes.
+			if shapeErr == nil {
+				shapeErr = err
+			}
+			d.r.i = at
+			return d.r.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return spec, false, nil, err
+	}
+	if typ == "" {
+		return spec, false, nil, d.r.errorAt(start, "tool without a type (want \"function\", \"web_search\", ...)")
+	}
+	if typ != "function" {
+		return spec, false, nil, nil
+	}
+	if shapeErr != nil {
+		return spec, false, nil, shapeErr
+	}
+	if !hasName {
+		return spec, false, nil, &DecodeError{Path: d.r.pathString() + ".name", Offset: start, Err: errors.New("missing: a function tool needs a name")}
+	}
+	if !strictSet {
+		spec.Strict = true // the Responses default
+	}
+	return spec, true, extra, nil
+}
+
+// finish assembles the llm messages and files what must be kept.
+func (d *rsDecoder) finish() error {
+	req := d.req
+	var kb keepBuilder
+	needKeep := false
+	for _, w := range d.wires {
+		if w.keepRaw || w.kind == wOpaque {
+			needKeep = true
+			break
+		}
+	}
+	var scratch []byte
+	for _, w := range d.wires {
+		n := len(req.Messages)
+		switch w.kind {
+		case wOpaque:
+			if w.violated {
+				// A duplicate of an item the server already has: leave it
+				// out, which is what OAI-RS-DUP-ITEM asks for.
+				continue
+			}
+			raw, err := compactJSON(d.r.b[w.start:w.end])
+			if err != nil {
+				return err
+			}
+			kb.opaque(raw)
+			continue
+		case wTool:
+			if n > 0 && req.Messages[n-1].Role == llm.RoleTool {
+				req.Messages[n-1].Parts = append(req.Messages[n-1].Parts, w.result)
+			} else {
+				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{w.result}})
+			}
+		case wAssistant:
+			merge := n > 0 && req.Messages[n-1].Role == llm.RoleAssistant
+			if merge && w.msgItem {
+				// Two message items in a row stay two messages.
+				if last := req.Messages[n-1].Parts; len(last) > 0 {
+					if _, isText := last[len(last)-1].(llm.Text); isText {
+						merge = false
+					}
+				}
+			}
+			if merge {
+				req.Messages[n-1].Parts = append(req.Messages[n-1].Parts, w.parts...)
+			} else {
+				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Parts: append([]llm.Part(nil), w.parts...)})
+			}
+		default:
+			role := llm.RoleUser
+			if w.kind == wSystem {
+				role = llm.RoleSystem
+			}
+			req.Messages = append(req.Messages, llm.Message{Role: role, Parts: w.parts})
+		}
+		if !needKeep {
+			continue
+		}
+		scratch = scratch[:0]
+		switch w.kind {
+		case wSystem:
+			scratch = appendRsMessage(scratch, req.SystemRole.wire(), w.parts)
+		case wUser:
+			scratch = appendRsMessage(scratch, "user", w.parts)
+		case wAssistant:
+			switch p := w.parts[0].(type) {
+			case llm.ToolCall:
+				scratch = appendRsCall(scratch, p)
+			case llm.Reasoning:
+				scratch = append(scratch, p.Data...)
+			default:
+				scratch = appendRsMessage(scratch, "assistant", w.parts)
+			}
+		case wTool:
+			scratch = appendRsOutput(scratch, w.result)
+		}
+		canon := append([]byte(nil), scratch...)
+		var raw []byte
+		if w.keepRaw {
+			var err error
+			if raw, err = compactPatched(d.r.b[w.start:w.end], w.patch); err != nil {
+				return err
+			}
+		}
+		kb.add(canon, raw)
+	}
+	req.msgKeep = kb.build()
+	return nil
+}
+
+// EncodeResponses writes r as a Responses request body (or a bare input
+// array when r.Bare is set): compact, deterministic, without HTML escaping.
+// The body's other fields come back in their original order.
+//
+// Messages from another dialect are converted as docs/dialect-mapping.md
+// says. What Responses cannot express comes back as warnings, never a
+// silent drop: reasoning from another provider, an image in an assistant or
+// system message, an error status not spelled out by the content. A
+// message that breaks the llm placement rules is an error.
+func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) {
+	e := &rsEncoder{req: r}
+	hint := 256
+	for _, m := range r.Messages {
+		hint += 64
+		for _, p := range m.Parts {
+			hint += partSize(p)
+		}
+	}
+	if r.Bare {
+		if len(r.Tools) > 0 || r.toolKeep != nil {
+			e.warn("tools", "a bare input array has no place for tools; they are left out")
+		}
+		if len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "" {
+			e.warn("", "a bare input array has no place for the other fields (model, instructions, ...); they are left out")
+		}
+		dst, err := e.items(make([]byte, 0, hint))
+		if err != nil {
+			return nil, nil, err
+		}
+		return dst, e.warnings, nil
+	}
+	modeled := []string{"instructions", "input", "tools", "previous_response_id"}
+	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, modeled,
+		func(dst []byte, key string, first *bool) ([]byte, error) {
+			switch key {
+			case "instructions", "previous_response_id":
+				v := r.Instructions
+				if key == "previous_response_id" {
+					v = r.PreviousResponseID
+				}
+				if v == "" {
+					return dst, nil
+				}
+				dst = appendKey(dst, first, key)
+				dst, _ = llm.AppendJSONString(dst, v)
+				return dst, nil
+			case "input":
+				if len(r.Messages) == 0 && r.msgKeep == nil && !hasKey(r.order, "input") {
+					return dst, nil
+				}
+				dst = appendKey(dst, first, "input")
+				if s, ok := r.inputText(); ok {
+					dst, _ = llm.AppendJSONString(dst, s)
+					return dst, nil
+				}
+				return e.items(dst)
+			case "tools":
+				if len(r.Tools) == 0 && r.toolKeep == nil {
+					return dst, nil
+				}
+				dst = appendKey(dst, first, "tools")
+				return e.tools(dst)
+			}
+			return dst, nil
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+	return dst, e.warnings, nil
+}
+
+func hasKey(order []string, k string) bool {
+	for _, o := range order {
+		if o == k {
+			return true
+		}
+	}
+	return false
+}
+
+// inputText returns the input as a string when the body gave it as one and
+// it is still a single plain user message.
+func (r *ResponsesRequest) inputText() (string, bool) {
+	if !r.inputString || r.msgKeep != nil || len(r.Messages) != 1 || r.Messages[0].Role != llm.RoleUser {
+		return "", false
+	}
+	switch p := r.Messages[0].Parts; len(p) {
+	case 0:
+		return "", true
+	case 1:
+		t, ok := p[0].(llm.Text)
+		return t.Text, ok
+	}
+	return "", false
+}
+
+type rsEncoder struct {
+	req      *ResponsesRequest
+	warnings []transcript.Warning
+	out      int
+}
+
+func (e *rsEncoder) warn(path, msg string) {
+	e.warnings = append(e.warnings, transcript.Warning{Path: path, Message: msg})
+}
+
+func (e *rsEncoder) outPath() string { return "input." + strconv.Itoa(e.out) }
+
+func (e *rsEncoder) items(dst []byte) ([]byte, error) {
+	w := newArrayWriter(append(dst, '['), e.req.msgKeep)
+	for i, m := range e.req.Messages {
+		if err := e.message(w, i, m); err != nil {
+			return nil, err
+		}
+	}
+	dst = w.finish(false)
+	return append(dst, ']'), nil
+}
+
+func (e *rsEncoder) emit(w *arrayWriter, f func(dst []byte) []byte) {
+	start := w.begin()
+	w.dst = f(w.dst)
+	w.done(start)
+	e.out++
+}
+
+func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
+	switch m.Role {
+	case llm.RoleSystem, llm.RoleUser:
+		var parts []llm.Part
+		for j, p := range m.Parts {
+			switch p := p.(type) {
+			case llm.Text:
+				parts = append(parts, p)
+			case llm.Image:
+				if m.Role == llm.RoleSystem {
+					e.warn(e.outPath(), "a system message cannot hold an image; it is left out")
+					continue
+				}
+				if why := imageProblem(p); why != "" {
+					e.warn(e.outPath(), why+"; it is left out")
+					continue
+				}
+				parts = append(parts, p)
+			default:
+				return placement(i, j, m.Role, p)
+			}
+		}
+		role := "user"
+		if m.Role == llm.RoleSystem {
+			role = e.req.SystemRole.wire()
+		}
+		e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, role, parts) })
+	case llm.RoleAssistant:
+		var run []llm.Part
+		flush := func() {
+			if len(run) > 0 {
+				r := run
+				e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "assistant", r) })
+				run = nil
+			}
+		}
+		wrote := false
+		for j, p := range m.Parts {
+			switch p := p.(type) {
+			case llm.Text:
+				run = append(run, p)
+				wrote = true
+			case llm.ToolCall:
+				flush()
+				e.emit(w, func(dst []byte) []byte { return appendRsCall(dst, p) })
+				wrote = true
+			case llm.Reasoning:
+				if p.Provider != ResponsesProvider {
+					e.warn(e.outPath(), fmt.Sprintf("%s reasoning cannot be replayed to OpenAI Responses; it is dropped", providerName(p.Provider)))
+					continue
+				}
+				data, err := compactJSON(p.Data)
+				if err != nil || len(data) == 0 || data[0] != '{' {
+					e.warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
+					continue
+				}
+				flush()
+				e.emit(w, func(dst []byte) []byte { return append(dst, data...) })
+				wrote = true
+			case llm.Image:
+				e.warn(e.outPath(), "an assistant message cannot hold an image in Responses; it is left out")
+			default:
+				return placement(i, j, m.Role, p)
+			}
+		}
+		flush()
+		if !wrote {
+			e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "assistant", nil) })
+		}
+	case llm.RoleTool:
+		var trailing []llm.Part
+		for j, p := range m.Parts {
+			switch p := p.(type) {
+			case llm.ToolResult:
+				content := make([]llm.Part, 0, len(p.Content))
+				for k, q := range p.Content {
+					switch q := q.(type) {
+					case llm.Text:
+						content = append(content, q)
+					case llm.Image:
+						if why := imageProblem(q); why != "" {
+							e.warn(e.outPath(), why+"; it is left out")
+							continue
+						}
+						content = append(content, q)
+					default:
+						return fmt.Errorf("openai: messages[%d].parts[%d].content[%d]: a tool result can hold only text and images, not a %s", i, j, k, partName(q))
+					}
+				}
+				p.Content = content
+				if len(trailing) > 0 {
+					e.warn(e.outPath(), "text or images between tool results are moved after the results")
+				}
+				if wr := statusWarning(e.outPath(), p); wr != nil {
+					e.warnings = append(e.warnings, *wr)
+				}
+				e.emit(w, func(dst []byte) []byte { return appendRsOutput(dst, p) })
+			case llm.Text:
+				trailing = append(trailing, p)
+			case llm.Image:
+				if why := imageProblem(p); why != "" {
+					e.warn(e.outPath(), why+"; it is left out")
+					continue
+				}
+				trailing = append(trailing, p)
+			default:
+				return placement(i, j, m.Role, p)
+			}
+		}
+		if len(trailing) > 0 {
+			e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "user", trailing) })
+		}
+	default:
+		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
+	}
+	return nil
+}
+
+// appendRsMessage writes a message item. Content is a string for a single
+// text part (or none), else an array of parts.
+func appendRsMessage(dst []byte, role string, parts []llm.Part) []byte {
+	dst = append(dst, `{"type":"message","role":`...)
+	dst, _ = llm.AppendJSONString(dst, role)
+	dst = append(dst, `,"content":`...)
+	textType := `{"type":"input_text","text":`
+	if role == "assistant" {
+		textType = `{"type":"output_text","text":`
+	}
+	dst = appendRsContent(dst, parts, textType)
+	return append(dst, '}')
+}
+
+func appendRsContent(dst []byte, parts []llm.Part, textType string) []byte {
+	switch len(parts) {
+	case 0:
+		return append(dst, `""`...)
+	case 1:
+		if t, ok := parts[0].(llm.Text); ok {
+			dst, _ = llm.AppendJSONString(dst, t.Text)
+			return dst
+		}
+	}
+	dst = append(dst, '[')
+	for j, p := range parts {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		switch p := p.(type) {
+		case llm.Text:
+			dst = append(dst, textType...)
+			dst, _ = llm.AppendJSONString(dst, p.Text)
+			dst = append(dst, '}')
+		case llm.Image:
+			dst = append(dst, `{"type":"input_image","image_url":`...)
+			dst = appendImageURL(dst, p)
+			dst = append(dst, `,"detail":"auto"}`...)
+		}
+	}
+	return append(dst, ']')
+}
+
+func appendRsCall(dst []byte, c llm.ToolCall) []byte {
+	dst = append(dst, `{"type":"function_call"`...)
+	if c.ItemID != "" {
+		dst = append(dst, `,"id":`...)
+		dst, _ = llm.AppendJSONString(dst, c.ItemID)
+	}
+	dst = append(dst, `,"call_id":`...)
+	dst, _ = llm.AppendJSONString(dst, c.ID)
+	dst = append(dst, `,"name":`...)
+	dst, _ = llm.AppendJSONString(dst, c.Name)
+	dst = append(dst, `,"arguments":`...)
+	dst = appendArguments(dst, c.Input)
+	return append(dst, '}')
+}
+
+func appendRsOutput(dst []byte, r llm.ToolResult) []byte {
+	dst = append(dst, `{"type":"function_call_output","call_id":`...)
+	dst, _ = llm.AppendJSONString(dst, r.CallID)
+	dst = append(dst, `,"output":`...)
+	dst = appendRsContent(dst, r.Content, `{"type":"input_text","text":`)
+	return append(dst, '}')
+}
+
+func (e *rsEncoder) tools(dst []byte) ([]byte, error) {
+	w := newArrayWriter(append(dst, '['), e.req.toolKeep)
+	for k, t := range e.req.Tools {
+		if err := checkParameters(t); err != nil {
+			return nil, fmt.Errorf("openai: tools[%d]: %w", k, err)
+		}
+		start := w.begin()
+		w.dst = appendRsTool(w.dst, t)
+		w.done(start)
+	}
+	dst = w.finish(true)
+	return append(dst, ']'), nil
+}
+
+// appendRsTool writes a flat function tool; strict is always explicit,
+// since Responses defaults it to true.
+func appendRsTool(dst []byte, t llm.ToolSpec) []byte {
+	dst = append(dst, `{"type":"function","name":`...)
+	dst, _ = llm.AppendJSONString(dst, t.Name)
+	if t.Description != "" {
+		dst = append(dst, `,"description":`...)
+		dst, _ = llm.AppendJSONString(dst, t.Description)
+	}
+	if t.Parameters != nil {
+		dst = append(dst, `,"parameters":`...)
+		r := reader{b: t.Parameters}
+		dst, _ = r.compact(dst)
+	}
+	dst = append(dst, `,"strict":`...)
+	dst = strconv.AppendBool(dst, t.Strict)
+	return append(dst, '}')
+}
