@@ -202,9 +202,18 @@ func fieldErrors(ve *jsonschema.ValidationError, root any, s *jsonschema.Schema)
 		}
 		return out
 	case *kind.Type:
-		want := strings.Join(k.Want, " or ")
-		fe.Message = fmt.Sprintf("%s is %s, want %s", brief(val), article(k.Got), want)
-		fe.Hint = fmt.Sprintf("send %s as %s", nameOr(path), article(want))
+		wants := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			wants[i] = article(w)
+		}
+		want := strings.Join(wants, " or ")
+		switch val.(type) {
+		case map[string]any, []any:
+			fe.Message = fmt.Sprintf("got %s, want %s", article(k.Got), want)
+		default:
+			fe.Message = fmt.Sprintf("%s is %s, want %s", brief(val), article(k.Got), want)
+		}
+		fe.Hint = fmt.Sprintf("send %s as %s", nameOr(path), want)
 	case *kind.Enum:
 		opts := make([]string, len(k.Want))
 		for i, w := range k.Want {
@@ -232,10 +241,10 @@ func fieldErrors(ve *jsonschema.ValidationError, root any, s *jsonschema.Schema)
 		fe.Hint = fmt.Sprintf("%s a multiple of %s", nameOr(path), rat(k.Want))
 	case *kind.MinLength:
 		fe.Message = fmt.Sprintf("%s has %d characters, below minLength %d", brief(val), k.Got, k.Want)
-		fe.Hint = fmt.Sprintf("%s with at least %d characters", nameOr(path), k.Want)
+		fe.Hint = fmt.Sprintf("%s with at least %s", nameOr(path), plural(k.Want, "character"))
 	case *kind.MaxLength:
 		fe.Message = fmt.Sprintf("%s has %d characters, above maxLength %d", brief(val), k.Got, k.Want)
-		fe.Hint = fmt.Sprintf("%s with at most %d characters", nameOr(path), k.Want)
+		fe.Hint = fmt.Sprintf("%s with at most %s", nameOr(path), plural(k.Want, "character"))
 	case *kind.Pattern:
 		fe.Message = fmt.Sprintf("%s does not match pattern %s", brief(k.Got), k.Want)
 		fe.Hint = fmt.Sprintf("%s matching %s", nameOr(path), k.Want)
@@ -243,11 +252,11 @@ func fieldErrors(ve *jsonschema.ValidationError, root any, s *jsonschema.Schema)
 		fe.Message = fmt.Sprintf("%s is not a valid %s", brief(k.Got), k.Want)
 		fe.Hint = fmt.Sprintf("%s as a valid %s", nameOr(path), k.Want)
 	case *kind.MinItems:
-		fe.Message = fmt.Sprintf("%d items, below minItems %d", k.Got, k.Want)
-		fe.Hint = fmt.Sprintf("%s with at least %d items", nameOr(path), k.Want)
+		fe.Message = fmt.Sprintf("%s, below minItems %d", plural(k.Got, "item"), k.Want)
+		fe.Hint = fmt.Sprintf("%s with at least %s", nameOr(path), plural(k.Want, "item"))
 	case *kind.MaxItems:
-		fe.Message = fmt.Sprintf("%d items, above maxItems %d", k.Got, k.Want)
-		fe.Hint = fmt.Sprintf("%s with at most %d items", nameOr(path), k.Want)
+		fe.Message = fmt.Sprintf("%s, above maxItems %d", plural(k.Got, "item"), k.Want)
+		fe.Hint = fmt.Sprintf("%s with at most %s", nameOr(path), plural(k.Want, "item"))
 	case *kind.UniqueItems:
 		fe.Message = fmt.Sprintf("items %d and %d are equal, want unique items", k.Duplicates[0], k.Duplicates[1])
 		fe.Hint = fmt.Sprintf("%s without duplicates", nameOr(path))

@@ -1,0 +1,315 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+)
+
+// prepare parses, if need be repairs, validates and completes a call's
+// arguments. It returns the JSON to pass to the tool and the parsed value;
+// or a failure envelope. repaired describes any repair, for meta.repaired.
+//
+// A repair that closes an unterminated string at the end completes a value
+// that was most likely cut off; it is accepted only for read-only (level
+// 2) tools, where a wrong guess costs nothing.
+func prepare(c *contract, call llm.ToolCall, repair bool) (args []byte, parsed any, repaired string, fail *observe.Envelope) {
+	raw := bytes.TrimSpace(call.Input)
+	if len(raw) == 0 {
+		raw, repaired = []byte("{}"), "read empty arguments as {}"
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		var fixed []byte
+		var what string
+		var ok bool
+		if repair {
+			var truncated bool
+			fixed, what, truncated, ok = repairArgs(raw)
+			ok = ok && (!truncated || c.spec.Idempotency == Level2)
+		}
+		var fv any
+		if ok {
+			fv, err = decodeJSON(fixed)
+			ok = err == nil && validate(c.params, fv) == nil
+		}
+		if !ok {
+			env := malformed(c, call, raw)
+			return nil, nil, "", &env
+		}
+		raw, v, repaired = fixed, fv, what
+	}
+	// Arguments sent as a JSON string holding the object ("{\"a\":1}"), as
+	// some models do: unambiguous when the string is an object that fits.
+	if s, isString := v.(string); isString {
+		if inner, err := decodeJSON([]byte(s)); err == nil {
+			if _, isObj := inner.(map[string]any); isObj && validate(c.params, inner) == nil {
+				raw, v, repaired = []byte(s), inner, "decoded arguments that were sent as a JSON string"
+			}
+		}
+	}
+	if fes := validate(c.params, v); len(fes) > 0 {
+		env := invalid(c, call, v, fes)
+		return nil, nil, repaired, &env
+	}
+	if c.hasDefaults {
+		if applyDefaults(c.params, v) {
+			b, err := marshalCompact(v)
+			if err != nil { // cannot happen: v came from JSON
+				env := observe.Failure(observe.InternalError, "could not re-encode the arguments: "+err.Error())
+				return nil, nil, repaired, &env
+			}
+			raw = b
+		}
+	}
+	return raw, v, repaired, nil
+}
+
+// malformed is the result for arguments that are not JSON.
+func malformed(c *contract, call llm.ToolCall, raw []byte) observe.Envelope {
+	_, err := decodeJSON(raw)
+	off := len(raw)
+	if err != nil {
+		off = syntaxOffset(raw, err)
+	}
+	line, col := lineCol(raw, off)
+	msg := fmt.Sprintf("the arguments are not valid JSON: %s at line %d, column %d (byte %d)", syntaxMessage(err), line, col, off)
+	if near := snippet(raw, off); near != "" {
+		msg += ", near " + near
+	}
+	env := observe.Failure(observe.MalformedArguments, msg)
+	env.Summary = call.Name + "(…) was not run: its arguments are not valid JSON"
+	env.Suggestion = observe.Options("call " + call.Name + " again with the arguments as one JSON object" + requiredHint(c.params))
+	return env
+}
+
+// requiredHint lists the required properties and their types, for a
+// suggestion: " such as {"city": string}".
+func requiredHint(s *jsonschema.Schema) string {
+	if s == nil || len(s.Required) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(s.Required))
+	for _, n := range s.Required {
+		t := "value"
+		if p := s.Properties[n]; p != nil && p.Types != nil {
+			t = strings.Join(p.Types.ToStrings(), "|")
+		}
+		parts = append(parts, strconv.Quote(n)+": "+t)
+	}
+	return " holding its required fields {" + strings.Join(parts, ", ") + "}"
+}
+
+// snippet quotes up to 20 bytes around off.
+func snippet(raw []byte, off int) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	lo, hi := max(off-12, 0), min(off+8, len(raw))
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(raw[lo:hi]), "")), " ")
+	if lo > 0 {
+		s = "…" + s
+	}
+	if hi < len(raw) {
+		s += "…"
+	}
+	return "`" + s + "`"
+}
+
+// invalid is the result for arguments that break the schema.
+func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.Envelope {
+	msgs := make([]string, len(fes))
+	var hints []string
+	for i, fe := range fes {
+		msgs[i] = fe.String()
+		if fe.Hint != "" && !slices.Contains(hints, fe.Hint) {
+			hints = append(hints, fe.Hint)
+		}
+	}
+	n := "1 argument is"
+	if len(fes) > 1 {
+		n = fmt.Sprintf("%d arguments are", len(fes))
+	}
+	env := observe.Failure(observe.InvalidArguments, strings.Join(msgs, "; "))
+	env.Summary = callBrief(call.Name, v) + " was not run: " + n + " invalid"
+	if len(hints) > 5 {
+		hints = hints[:5]
+	}
+	opts := []string{"call " + call.Name + " again with corrected values"}
+	if len(hints) > 0 {
+		opts[0] += " (" + strings.Join(hints, "; ") + ")"
+	}
+	if slices.ContainsFunc(fes, func(fe FieldError) bool { return fe.Keyword == "required" }) {
+		opts = append(opts, "ask the user for the missing values")
+	}
+	env.Suggestion = observe.Options(opts...)
+	return env
+}
+
+// applyDefaults fills in missing properties that have a default in the
+// schema, recursively; it reports whether it changed v.
+func applyDefaults(s *jsonschema.Schema, v any) bool {
+	s = deref(s)
+	if s == nil {
+		return false
+	}
+	changed := false
+	for _, sub := range s.AllOf {
+		changed = applyDefaults(sub, v) || changed
+	}
+	switch vv := v.(type) {
+	case map[string]any:
+		for name, ps := range s.Properties {
+			cur, present := vv[name]
+			if !present {
+				if d := deref(ps); d != nil && d.Default != nil {
+					vv[name] = deepCopy(*d.Default)
+					changed = true
+				}
+				continue
+			}
+			changed = applyDefaults(ps, cur) || changed
+		}
+	case []any:
+		for i, item := range vv {
+			is := s.Items2020
+			if i < len(s.PrefixItems) {
+				is = s.PrefixItems[i]
+			}
+			if is != nil {
+				changed = applyDefaults(is, item) || changed
+			}
+		}
+	}
+	return changed
+}
+
+// deepCopy copies a decoded JSON value, so that defaults are never shared
+// between calls.
+func deepCopy(v any) any {
+	switch vv := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(vv))
+		for k, x := range vv {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(vv))
+		for i, x := range vv {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
+}
+
+// callBrief renders a call for a summary: name(city=Paris, days=3).
+func callBrief(name string, args any) string {
+	name = truncate(name, 80)
+	obj, ok := args.(map[string]any)
+	if !ok {
+		return name + "(…)"
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('(')
+	for i, k := range keys {
+		if i == 4 {
+			b.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(truncate(k, 24))
+		b.WriteByte('=')
+		b.WriteString(briefValue(obj[k]))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func briefValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return truncate(strings.Join(strings.Fields(v), " "), 32)
+	case map[string]any:
+		return "{…}"
+	case []any:
+		return "[" + plural(len(v), "item") + "]"
+	case nil:
+		return "null"
+	}
+	return truncate(fmt.Sprint(v), 32)
+}
+
+// successSummary is the generic summary of a successful call.
+func successSummary(brief string, data any) string {
+	switch d := data.(type) {
+	case nil:
+		return brief + ": done"
+	case json.RawMessage:
+		t := bytes.TrimSpace(d)
+		switch {
+		case string(t) == "[]" || string(t) == "{}" || string(t) == "null" || string(t) == `""`:
+			return brief + ": nothing found"
+		case len(t) > 0 && t[0] == '[':
+			var items []json.RawMessage
+			if json.Unmarshal(t, &items) == nil {
+				return fmt.Sprintf("%s: %s", brief, plural(len(items), "item"))
+			}
+		}
+		return brief + ": done"
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return brief + ": done"
+	}
+	return successSummary(brief, json.RawMessage(b))
+}
+
+// dataValue encodes an envelope's data once: the JSON to render and the
+// decoded value to validate.
+func dataValue(data any) (json.RawMessage, any, error) {
+	var b json.RawMessage
+	if raw, ok := data.(json.RawMessage); ok {
+		b = raw
+	} else {
+		var err error
+		if b, err = marshalCompact(data); err != nil {
+			return nil, nil, err
+		}
+	}
+	v, err := decodeJSON(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, v, nil
+}
+
+// joinFieldErrors renders at most n field errors.
+func joinFieldErrors(fes []FieldError, n int) string {
+	parts := make([]string, 0, min(n, len(fes))+1)
+	for i, fe := range fes {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(fes)-n))
+			break
+		}
+		parts = append(parts, fe.String())
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,590 @@
+package tool
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+)
+
+// OutputPolicy says what happens when a tool's result breaks its declared
+// return schema.
+type OutputPolicy string
+
+// The output policies.
+const (
+	// OutputPartial keeps the data and marks the result partial, with a
+	// summary that names the failing fields. The default.
+	OutputPartial OutputPolicy = "partial"
+	// OutputError drops the data and reports internal_error naming the
+	// failing fields.
+	OutputError OutputPolicy = "error"
+)
+
+// Config configures an [Executor]. A nil *Config, or a zero field, means
+// the documented default.
+type Config struct {
+	// MaxParallel bounds how many calls of one turn run at once.
+	// Default 8.
+	MaxParallel int
+	// Timeout bounds one attempt of a tool whose Spec has no Timeout.
+	// Default 30s.
+	Timeout time.Duration
+	// MaxAttempts bounds how many times a retryable call runs, the first
+	// attempt included. Default 3. Level-0 tools (and tools with no
+	// declared level) always run at most once.
+	MaxAttempts int
+	// BaseBackoff is the wait before the first retry; each later retry
+	// waits twice as long, with jitter (a random 50–100% of the step).
+	// Default 200ms.
+	BaseBackoff time.Duration
+	// MaxBackoff caps one wait between attempts. Default 5s.
+	MaxBackoff time.Duration
+	// MaxRetryAfter is the longest retry_after the executor waits out
+	// itself; a longer one is returned to the model instead. Default 30s.
+	MaxRetryAfter time.Duration
+	// Grace is how long a tool whose context is done (timeout or
+	// cancellation) may take to return before the executor stops waiting
+	// for it. Default 1s.
+	Grace time.Duration
+	// Approver is consulted before every call of a tool whose Spec has
+	// RequiresApproval. nil means such calls are refused.
+	Approver Approver
+	// InvalidOutput says what to do with a result that breaks the tool's
+	// return schema. Default [OutputPartial].
+	InvalidOutput OutputPolicy
+	// NoRepair disables the repair of malformed JSON arguments.
+	NoRepair bool
+	// Logger receives what the model must not see: panic stack traces and
+	// tools that ignore cancellation. nil discards it.
+	Logger *slog.Logger
+}
+
+// WithDefaults returns a copy of c with every zero field set to its
+// default. It accepts a nil c.
+func (c *Config) WithDefaults() *Config {
+	var out Config
+	if c != nil {
+		out = *c
+	}
+	if out.MaxParallel == 0 {
+		out.MaxParallel = 8
+	}
+	if out.Timeout == 0 {
+		out.Timeout = 30 * time.Second
+	}
+	if out.MaxAttempts == 0 {
+		out.MaxAttempts = 3
+	}
+	if out.BaseBackoff == 0 {
+		out.BaseBackoff = 200 * time.Millisecond
+	}
+	if out.MaxBackoff == 0 {
+		out.MaxBackoff = 5 * time.Second
+	}
+	if out.MaxRetryAfter == 0 {
+		out.MaxRetryAfter = 30 * time.Second
+	}
+	if out.Grace == 0 {
+		out.Grace = time.Second
+	}
+	if out.InvalidOutput == "" {
+		out.InvalidOutput = OutputPartial
+	}
+	if out.Logger == nil {
+		out.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &out
+}
+
+// validate reports every field of a defaulted config that is out of range.
+func (c *Config) validate() error {
+	var problems []string
+	neg := func(name string, bad bool) {
+		if bad {
+			problems = append(problems, name+" is negative")
+		}
+	}
+	neg("MaxParallel", c.MaxParallel < 0)
+	neg("Timeout", c.Timeout < 0)
+	neg("MaxAttempts", c.MaxAttempts < 0)
+	neg("BaseBackoff", c.BaseBackoff < 0)
+	neg("MaxBackoff", c.MaxBackoff < 0)
+	neg("MaxRetryAfter", c.MaxRetryAfter < 0)
+	neg("Grace", c.Grace < 0)
+	if c.InvalidOutput != OutputPartial && c.InvalidOutput != OutputError {
+		problems = append(problems, fmt.Sprintf("InvalidOutput %q is not %q or %q", c.InvalidOutput, OutputPartial, OutputError))
+	}
+	if c.MaxBackoff < c.BaseBackoff {
+		problems = append(problems, fmt.Sprintf("MaxBackoff %v is below BaseBackoff %v", c.MaxBackoff, c.BaseBackoff))
+	}
+	if problems != nil {
+		return errors.New("tool: invalid executor config: " + strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// An Approver decides whether a call of a tool that requires approval may
+// run; a person usually answers. It is called once per call, after the
+// arguments are validated, before the first attempt; args are the
+// validated arguments with defaults filled in.
+//
+// Returning approved=false makes the call's result rejected_by_user, with
+// reason (if any) in its message. An error means no decision could be
+// obtained: the call does not run and the result is permission_denied.
+type Approver interface {
+	Approve(ctx context.Context, spec Spec, call llm.ToolCall, args []byte) (approved bool, reason string, err error)
+}
+
+// ApproverFunc adapts a function to [Approver].
+type ApproverFunc func(ctx context.Context, spec Spec, call llm.ToolCall, args []byte) (bool, string, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, spec Spec, call llm.ToolCall, args []byte) (bool, string, error) {
+	return f(ctx, spec, call, args)
+}
+
+// CallInfo describes the call a tool is running for; a tool reads it with
+// [CallInfoFrom].
+type CallInfo struct {
+	// ID is the model's call id.
+	ID string
+	// Name is the tool name.
+	Name string
+	// Attempt counts from 1.
+	Attempt int
+	// IdempotencyKey is set for level-1 tools: the same key on every
+	// attempt of one call, a new key for every call. Pass it to the
+	// service that deduplicates (an Idempotency-Key header).
+	IdempotencyKey string
+}
+
+type callInfoKey struct{}
+
+// CallInfoFrom returns the [CallInfo] of the call a tool is running for.
+func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
+	ci, ok := ctx.Value(callInfoKey{}).(CallInfo)
+	return ci, ok
+}
+
+// IdempotencyKey returns the call's idempotency key, "" if the tool is not
+// level 1 or ctx is not a call's context.
+func IdempotencyKey(ctx context.Context) string {
+	ci, _ := CallInfoFrom(ctx)
+	return ci.IdempotencyKey
+}
+
+// An Outcome is what one call produced: the result for the model and the
+// envelope it was rendered from.
+type Outcome struct {
+	// Result answers the call: same call id and tool name, content in the
+	// tool-message protocol.
+	Result llm.ToolResult
+	// Envelope is the observation before rendering, for traces and
+	// tests.
+	Envelope observe.Envelope
+}
+
+// Results returns the results of outcomes, in order.
+func Results(outcomes []Outcome) []llm.ToolResult {
+	out := make([]llm.ToolResult, len(outcomes))
+	for i, o := range outcomes {
+		out[i] = o.Result
+	}
+	return out
+}
+
+// An Executor runs tool calls: it validates each call's arguments against
+// the tool's contract, asks for approval where required, runs the tool
+// with its timeout, retries what the idempotency level allows, and turns
+// whatever happens into exactly one result per call. It is safe for
+// concurrent use.
+//
+// Nothing the executor starts outlives [Executor.Run] or [Executor.Call],
+// except a tool that ignores its context: the executor stops waiting for
+// it after [Config.Grace] (the call is reported as timed out or cancelled,
+// with an outcome marked unknown) and tracks its goroutine until it
+// returns. [Executor.Close] waits for such stragglers.
+type Executor struct {
+	reg        *Registry
+	cfg        *Config
+	stragglers sync.WaitGroup
+	abandoned  atomic.Int64
+}
+
+// NewExecutor returns an executor over reg. A nil cfg means defaults.
+func NewExecutor(reg *Registry, cfg *Config) (*Executor, error) {
+	if reg == nil {
+		return nil, errors.New("tool: new executor: the registry is nil")
+	}
+	c := cfg.WithDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &Executor{reg: reg, cfg: c}, nil
+}
+
+// Run executes one assistant turn's calls concurrently, at most
+// MaxParallel at a time, and returns one outcome per call in the calls'
+// order, whatever order they finish in. One call's failure never hides
+// another's result. When ctx is cancelled, calls not yet finished get a
+// cancelled result.
+func (e *Executor) Run(ctx context.Context, calls []llm.ToolCall) []Outcome {
+	out := make([]Outcome, len(calls))
+	var g errgroup.Group
+	g.SetLimit(e.cfg.MaxParallel)
+	for i, c := range calls {
+		g.Go(func() error {
+			out[i] = e.Call(ctx, c) // Call recovers panics and never fails
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out
+}
+
+// Call executes one call and returns its outcome; see [Executor.Run].
+func (e *Executor) Call(ctx context.Context, call llm.ToolCall) Outcome {
+	start := time.Now()
+	env := e.call(ctx, call)
+	if env.Meta.Duration == 0 {
+		env.Meta.Duration = time.Since(start)
+	}
+	if env.Meta.Source == "" && e.reg.entry(call.Name) != nil {
+		env.Meta.Source = call.Name
+	}
+	return Outcome{Result: env.Result(call.ID, call.Name), Envelope: env}
+}
+
+// Close waits until every tool goroutine the executor stopped waiting for
+// has returned, or ctx is done. It reports how many are still running.
+// The executor stays usable.
+func (e *Executor) Close(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		e.stragglers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("tool: close: %d tool calls ignored cancellation and are still running: %w", e.abandoned.Load(), ctx.Err())
+	}
+}
+
+// call runs the whole validate-and-call pipeline for one call.
+func (e *Executor) call(ctx context.Context, call llm.ToolCall) observe.Envelope {
+	if err := ctx.Err(); err != nil {
+		return notRun(observe.Cancelled, call, "the call was cancelled before it started")
+	}
+	ent := e.reg.entry(call.Name)
+	if ent == nil {
+		return e.unknownTool(call)
+	}
+	args, parsed, repaired, fail := prepare(ent.c, call, !e.cfg.NoRepair)
+	if fail != nil {
+		fail.Meta.Repaired = repaired
+		return *fail
+	}
+	brief := callBrief(call.Name, parsed)
+	spec := ent.c.spec
+	if spec.RequiresApproval {
+		if env, ok := e.approve(ctx, spec, call, args, brief); !ok {
+			env.Meta.Repaired = repaired
+			return env
+		}
+	}
+	level := spec.Idempotency
+	ci := CallInfo{ID: call.ID, Name: call.Name}
+	if level == Level1 {
+		ci.IdempotencyKey = newKey()
+	}
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = e.cfg.Timeout
+	}
+	maxAttempts := 1
+	if level == Level1 || level == Level2 {
+		maxAttempts = e.cfg.MaxAttempts
+	}
+	var env observe.Envelope
+	for attempt := 1; ; attempt++ {
+		ci.Attempt = attempt
+		env = e.attempt(ctx, ent, ci, args, timeout, level)
+		env.Meta.Attempts = attempt
+		if env.Status != llm.StatusError || env.Error == nil || !env.Error.Retryable ||
+			attempt >= maxAttempts || ctx.Err() != nil {
+			break
+		}
+		wait := e.backoff(attempt)
+		if ra := env.Error.RetryAfter; ra > 0 {
+			if ra > e.cfg.MaxRetryAfter {
+				break // too long to wait here; the model decides
+			}
+			wait = max(wait, ra)
+		}
+		if !sleep(ctx, wait) {
+			break
+		}
+	}
+	if env.Meta.Attempts == 1 {
+		env.Meta.Attempts = 0 // rendered only when the tool ran more than once
+	}
+	env.Meta.Repaired = repaired
+	return e.finish(ent.c, env, brief, level)
+}
+
+// attempt runs the tool once with its own deadline, recovering panics. If
+// the tool does not return within Grace after its context is done, the
+// executor stops waiting and reports a timeout or cancellation whose
+// outcome is unknown.
+func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, args []byte, timeout time.Duration, level Idempotency) observe.Envelope {
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, callInfoKey{}, ci), timeout)
+	defer cancel()
+	type result struct {
+		env observe.Envelope
+		err error
+	}
+	done := make(chan result, 1) // buffered: a late tool never blocks
+	const (
+		running = iota
+		finished
+		abandoned
+	)
+	var state atomic.Int32
+	e.stragglers.Add(1)
+	go func() {
+		defer e.stragglers.Done()
+		defer func() {
+			if !state.CompareAndSwap(running, finished) { // the executor stopped waiting
+				e.abandoned.Add(-1)
+			}
+		}()
+		defer func() {
+			if r := recover(); r != nil {
+				e.cfg.Logger.Error("tool panicked", "tool", ci.Name, "call_id", ci.ID, "panic", r, "stack", string(debug.Stack()))
+				done <- result{err: &Error{Type: observe.InternalError, Message: fmt.Sprintf("the tool failed unexpectedly (panic: %s)", shortMessage(fmt.Sprint(r), "unknown"))}}
+			}
+		}()
+		var env observe.Envelope
+		var err error
+		if p, ok := ent.tool.(prevalidated); ok {
+			env, err = p.callValidated(actx, args)
+		} else {
+			env, err = ent.tool.Call(actx, args)
+		}
+		done <- result{env, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-actx.Done():
+		grace := time.NewTimer(e.cfg.Grace)
+		defer grace.Stop()
+		select {
+		case r = <-done:
+		case <-grace.C:
+			if !state.CompareAndSwap(running, abandoned) { // it returned just now
+				r = <-done
+				break
+			}
+			e.abandoned.Add(1)
+			e.cfg.Logger.Warn("tool ignored cancellation; no longer waiting for it", "tool", ci.Name, "call_id", ci.ID, "grace", e.cfg.Grace)
+			var env observe.Envelope
+			if ctx.Err() != nil {
+				env = observe.Failure(observe.Cancelled, "the call was cancelled and the tool did not stop; its outcome is unknown")
+			} else {
+				env = observe.Failure(observe.Timeout, fmt.Sprintf("the tool did not finish within %v and did not stop; its outcome is unknown", timeout))
+			}
+			if level != Level1 && level != Level2 {
+				env.Error.Retryable = false
+			}
+			return env
+		}
+	}
+	if r.err != nil {
+		env := envelopeFor(r.err)
+		switch {
+		case ctx.Err() != nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)):
+			env = observe.Failure(observe.Cancelled, "the call was cancelled before it finished")
+		case env.Error.Type == observe.Timeout && actx.Err() != nil:
+			env.Error.Message = fmt.Sprintf("the tool did not finish within %v", timeout)
+			env.Summary = env.Error.Message
+		}
+		return env
+	}
+	return r.env
+}
+
+// finish gives an envelope its summary and checks the result against the
+// return schema.
+func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level Idempotency) observe.Envelope {
+	if !env.Status.Valid() {
+		// A tool returned a zero or broken envelope; Result would render
+		// internal_error, but say why here.
+		if env.Status == "" && env.Error == nil && env.Data == nil && env.Summary == "" {
+			env.Status = llm.StatusSuccess
+		}
+	}
+	switch env.Status {
+	case llm.StatusError:
+		if env.Error == nil {
+			env.Error = &observe.Error{Type: observe.InternalError, Message: shortMessage(env.Summary, "the tool reported an error")}
+		}
+		if env.Error.Type == observe.Timeout && level != Level1 && level != Level2 && env.Suggestion == "" {
+			env.Error.Retryable = false // the action may have happened
+			env.Suggestion = observe.Options("check whether the action took effect before calling " + c.spec.Name + " again")
+		}
+		if env.Summary == "" || env.Summary == env.Error.Message {
+			env.Summary = brief + " failed: " + string(env.Error.Type) + ": " + env.Error.Message
+		}
+		return env
+	case llm.StatusSuccess, llm.StatusPartial:
+	default:
+		return env // Result renders the protocol violation as internal_error
+	}
+	if c.returns != nil && env.Data != nil {
+		data, v, err := dataValue(env.Data)
+		if err != nil {
+			f := observe.Failure(observe.InternalError, "the tool's result could not be encoded as JSON: "+shortMessage(err.Error(), "unknown error"))
+			f.Summary = brief + " failed: its result could not be encoded"
+			f.Meta = env.Meta
+			return f
+		}
+		env.Data = data
+		if fes := validate(c.returns, v); len(fes) > 0 {
+			what := joinFieldErrors(fes, 5)
+			if e.cfg.InvalidOutput == OutputError {
+				f := observe.Failure(observe.InternalError, c.spec.Name+" returned a result that breaks its declared return schema: "+what)
+				f.Summary = brief + " failed: the result breaks the return schema (" + what + ")"
+				f.Meta = env.Meta
+				return f
+			}
+			env.Status = llm.StatusPartial
+			if env.Summary == "" {
+				env.Summary = successSummary(brief, data)
+			}
+			env.Summary = strings.TrimSuffix(env.Summary, ".") + ", but the result breaks the return schema, so some fields may be missing or wrong: " + what
+			return env
+		}
+	}
+	if env.Summary == "" {
+		env.Summary = successSummary(brief, env.Data)
+	}
+	return env
+}
+
+// approve consults the approver; ok is false when the call must not run.
+func (e *Executor) approve(ctx context.Context, spec Spec, call llm.ToolCall, args []byte, brief string) (observe.Envelope, bool) {
+	if e.cfg.Approver == nil {
+		env := observe.Failure(observe.PermissionDenied, spec.Name+" requires human approval and no approver is configured; the call did not run")
+		env.Summary = brief + " was not run: approval is required and cannot be asked for"
+		return env, false
+	}
+	approved, reason, err := e.cfg.Approver.Approve(ctx, spec, call, args)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return notRun(observe.Cancelled, call, "the call was cancelled while waiting for approval"), false
+	case err != nil:
+		env := observe.Failure(observe.PermissionDenied, "approval could not be obtained ("+shortMessage(err.Error(), "no reason given")+"); the call did not run")
+		env.Summary = brief + " was not run: approval could not be obtained"
+		return env, false
+	case !approved:
+		msg := "the user declined this call; it did not run"
+		if reason = shortMessage(reason, ""); reason != "" {
+			msg = "the user declined this call: " + reason + "; it did not run"
+		}
+		env := observe.Failure(observe.RejectedByUser, msg)
+		env.Summary = brief + " was rejected by the user"
+		env.Suggestion = observe.Options("ask the user what they would like instead", "continue without this action")
+		return env, false
+	}
+	return observe.Envelope{}, true
+}
+
+// unknownTool answers a call to a name no tool has.
+func (e *Executor) unknownTool(call llm.ToolCall) observe.Envelope {
+	names := e.reg.Names()
+	near := closest(call.Name, names, 3)
+	env := observe.Failure(observe.UnknownTool, fmt.Sprintf("no tool is named %q", truncate(call.Name, 80)))
+	env.Summary = fmt.Sprintf("%s: no such tool", truncate(call.Name, 80))
+	switch {
+	case len(near) == 1:
+		env.Error.Message += fmt.Sprintf("; the closest is %s", near[0])
+		env.Suggestion = observe.Options("call " + near[0] + " instead")
+	case len(near) > 1:
+		env.Error.Message += "; the closest are " + strings.Join(near, ", ")
+		opts := make([]string, len(near))
+		for i, n := range near {
+			opts[i] = "call " + n
+		}
+		env.Suggestion = observe.Options(opts...)
+	case len(names) > 0:
+		if len(names) > 10 {
+			names = append(names[:10:10], "…")
+		}
+		env.Suggestion = observe.Options("call one of the available tools: " + strings.Join(names, ", "))
+	default:
+		env.Suggestion = observe.Options("answer without tools: none are available")
+	}
+	return env
+}
+
+// notRun is the failure of a call that never started.
+func notRun(typ observe.ErrorType, call llm.ToolCall, msg string) observe.Envelope {
+	env := observe.Failure(typ, msg)
+	env.Summary = truncate(call.Name, 80) + " was not run: " + msg
+	return env
+}
+
+// backoff returns the wait after the given attempt: exponential, capped,
+// with jitter in [50%, 100%] of the step.
+func (e *Executor) backoff(attempt int) time.Duration {
+	d := e.cfg.BaseBackoff
+	for i := 1; i < attempt && d < e.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, e.cfg.MaxBackoff)
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// sleep waits for d or until ctx is done; it reports whether it waited the
+// whole time.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// newKey returns a fresh idempotency key.
+func newKey() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:]) // never fails on supported platforms
+	return "idem_" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,384 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toolwire/toolwire/observe"
+)
+
+// FuncOptions completes the contract of a [Func] tool. A nil *FuncOptions
+// means defaults: no idempotency level (never retried), the executor's
+// timeout, no approval, schemas inferred from the Go types.
+type FuncOptions struct {
+	Idempotency      Idempotency
+	Timeout          time.Duration
+	RequiresApproval bool
+	Strict           bool
+	// Parameters, when set, replaces the schema inferred from In.
+	Parameters json.RawMessage
+	// Returns, when set, replaces the schema inferred from Out.
+	Returns json.RawMessage
+}
+
+// funcTool is a typed Go tool; see [Func].
+type funcTool[In, Out any] struct {
+	c  *contract
+	fn func(context.Context, In) (Out, error)
+}
+
+// Func returns a tool that calls fn, with a contract inferred from the Go
+// types: the parameters schema from In (a struct), the return schema from
+// Out. When it is called, the raw JSON arguments are validated against
+// the schema before they are decoded, schema defaults are filled in, fn
+// runs, and its result is validated against the return schema.
+//
+// The schema of In follows encoding/json: a field's JSON name is its json
+// tag's name; a field without omitempty/omitzero is required unless it has
+// a default. These struct tags add to a field's schema (on a slice field,
+// the string and number constraints apply to its items):
+//
+//	jsonschema:"City name, e.g. Paris"    the description (also description:"…")
+//	pattern:"^[A-Z]{3}$"                  a regular expression (RE2)
+//	format:"date"                         date, date-time, email, uri, uuid, ...
+//	enum:"celsius|fahrenheit"             the allowed values, separated by |
+//	minimum:"1" maximum:"14"              bounds (also exclusiveMinimum, exclusiveMaximum, multipleOf)
+//	minLength:"1" maxLength:"80"          string length in characters
+//	minItems:"1" maxItems:"10" uniqueItems:"true"
+//	default:"celsius"                     the default; JSON for non-string fields: default:"3", default:"[\"a\"]"
+//
+// If Out is [observe.Envelope], fn has full control of the result and no
+// return schema is inferred; if Out implements [Summarizer], its summary
+// is used. Func fails if a tag does not parse, a default breaks its own
+// schema, or the types cannot be described by JSON Schema.
+func Func[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts *FuncOptions) (Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tool: func %q: fn is nil", name)
+	}
+	if opts == nil {
+		opts = &FuncOptions{}
+	}
+	spec := Spec{Name: name, Description: description, Idempotency: opts.Idempotency,
+		Timeout: opts.Timeout, RequiresApproval: opts.RequiresApproval, Strict: opts.Strict}
+	var err error
+	if spec.Parameters = opts.Parameters; spec.Parameters == nil {
+		if spec.Parameters, err = InferSchema[In](true); err != nil {
+			return nil, fmt.Errorf("tool: func %q: parameters: %w", name, err)
+		}
+	}
+	if spec.Returns = opts.Returns; spec.Returns == nil {
+		switch reflect.TypeFor[Out]() {
+		case reflect.TypeFor[observe.Envelope](), reflect.TypeFor[json.RawMessage](), reflect.TypeFor[any]():
+		default:
+			if spec.Returns, err = InferSchema[Out](false); err != nil {
+				return nil, fmt.Errorf("tool: func %q: returns: %w", name, err)
+			}
+		}
+	}
+	c, err := compileSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("tool: func: %w", err)
+	}
+	return &funcTool[In, Out]{c: c, fn: fn}, nil
+}
+
+// MustFunc is like [Func] but panics on error; it is for static wiring.
+func MustFunc[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts *FuncOptions) Tool {
+	t, err := Func(name, description, fn, opts)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Spec returns the tool's contract.
+func (t *funcTool[In, Out]) Spec() Spec { return t.c.spec }
+
+func (t *funcTool[In, Out]) contract() *contract { return t.c }
+
+// Call validates args against the parameters schema, fills in defaults,
+// decodes them into In and calls fn. Called by an [Executor], validation
+// is not repeated.
+func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	v, err := decodeJSON(args)
+	if err != nil {
+		return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
+	}
+	if fes := validate(t.c.params, v); len(fes) > 0 {
+		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
+	}
+	if t.c.hasDefaults && applyDefaults(t.c.params, v) {
+		if args, err = marshalCompact(v); err != nil {
+			return observe.Envelope{}, err
+		}
+	}
+	return t.callValidated(ctx, args)
+}
+
+func (t *funcTool[In, Out]) callValidated(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	var in In
+	if err := json.Unmarshal(args, &in); err != nil {
+		return observe.Envelope{}, Errorf(observe.InvalidArguments, "the arguments do not fit the tool's input: %s", decodeProblem(err))
+	}
+	out, err := t.fn(ctx, in)
+	if err != nil {
+		return observe.Envelope{}, err
+	}
+	if env, ok := any(out).(observe.Envelope); ok {
+		return env, nil
+	}
+	data, err := marshalCompact(out)
+	if err != nil {
+		return observe.Envelope{}, Errorf(observe.InternalError, "the result could not be encoded as JSON: %v", err)
+	}
+	env := observe.Envelope{Status: "success", Data: data}
+	if s, ok := any(out).(Summarizer); ok {
+		env.Summary = s.Summary()
+	}
+	return env, nil
+}
+
+// decodeProblem rephrases an encoding/json decode error.
+func decodeProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("%s: %s does not fit %s", te.Field, te.Value, te.Type)
+	}
+	return shortMessage(err.Error(), "decode failed")
+}
+
+// InferSchema returns the JSON Schema of T as [Func] infers it, with the
+// constraints of T's struct tags (see [Func]). forInput narrows slices and
+// maps to non-null (a model should send [] rather than null); results keep
+// null, which is how encoding/json writes a nil slice.
+func InferSchema[T any](forInput bool) (json.RawMessage, error) {
+	t := reflect.TypeFor[T]()
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := applyTags(t, s, forInput, t.String()); err != nil {
+		return nil, err
+	}
+	return marshalCompact(s)
+}
+
+// applyTags walks a type and its inferred schema together and applies
+// the constraint tags of struct fields.
+func applyTags(t reflect.Type, s *jsonschema.Schema, forInput bool, where string) error {
+	if s == nil {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if forInput {
+		if (t.Kind() == reflect.Slice || t.Kind() == reflect.Map) && len(s.Types) == 2 && s.Types[0] == "null" {
+			s.Type, s.Types = s.Types[1], nil
+		}
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return applyTags(t.Elem(), s.Items, forInput, where+"[]")
+	case reflect.Map:
+		return applyTags(t.Elem(), s.AdditionalProperties, forInput, where+"{}")
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous || !f.IsExported() {
+			continue
+		}
+		name, optional, skip := jsonField(f)
+		if skip {
+			continue
+		}
+		ps := s.Properties[name]
+		if ps == nil {
+			continue
+		}
+		fw := where + "." + f.Name
+		if err := applyTags(f.Type, ps, forInput, fw); err != nil {
+			return err
+		}
+		hasDefault, err := applyFieldTags(f, ps)
+		if err != nil {
+			return fmt.Errorf("field %s: %w", fw, err)
+		}
+		if hasDefault || optional {
+			s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
+		}
+	}
+	if len(s.Required) == 0 {
+		s.Required = nil
+	}
+	return nil
+}
+
+// jsonField returns a struct field's JSON name, whether it is optional,
+// and whether encoding/json skips it.
+func jsonField(f reflect.StructField) (name string, optional, skip bool) {
+	name = f.Name
+	tag, ok := f.Tag.Lookup("json")
+	if !ok {
+		return name, false, false
+	}
+	n, rest, found := strings.Cut(tag, ",")
+	if n == "-" && !found {
+		return "", false, true
+	}
+	if n != "" {
+		name = n
+	}
+	for _, o := range strings.Split(rest, ",") {
+		if o == "omitempty" || o == "omitzero" {
+			optional = true
+		}
+	}
+	return name, optional, false
+}
+
+// applyFieldTags applies one field's constraint tags to its schema; it
+// reports whether the field has a default.
+func applyFieldTags(f reflect.StructField, s *jsonschema.Schema) (bool, error) {
+	tag := f.Tag
+	target := s // where value constraints go: the items, for a slice
+	ft := f.Type
+	for ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && s.Items != nil && ft.Elem().Kind() != reflect.Uint8 {
+		target = s.Items
+	}
+	if d, ok := tag.Lookup("description"); ok {
+		s.Description = d
+	}
+	if p, ok := tag.Lookup("pattern"); ok {
+		target.Pattern = p
+	}
+	if p, ok := tag.Lookup("format"); ok {
+		target.Format = p
+	}
+	if e, ok := tag.Lookup("enum"); ok {
+		if e == "" {
+			return false, errors.New(`tag enum is empty; list the values separated by |, e.g. enum:"celsius|fahrenheit"`)
+		}
+		for _, v := range strings.Split(e, "|") {
+			val, err := tagValue(elemKind(ft), v)
+			if err != nil {
+				return false, fmt.Errorf("tag enum value %q: %w", v, err)
+			}
+			target.Enum = append(target.Enum, val)
+		}
+	}
+	floats := []struct {
+		key string
+		dst **float64
+	}{
+		{"minimum", &target.Minimum}, {"maximum", &target.Maximum},
+		{"exclusiveMinimum", &target.ExclusiveMinimum}, {"exclusiveMaximum", &target.ExclusiveMaximum},
+		{"multipleOf", &target.MultipleOf},
+	}
+	for _, fl := range floats {
+		if v, ok := tag.Lookup(fl.key); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return false, fmt.Errorf("tag %s:%q is not a number", fl.key, v)
+			}
+			*fl.dst = &n
+		}
+	}
+	ints := []struct {
+		key string
+		dst **int
+	}{
+		{"minLength", &target.MinLength}, {"maxLength", &target.MaxLength},
+		{"minItems", &s.MinItems}, {"maxItems", &s.MaxItems},
+	}
+	for _, in := range ints {
+		if v, ok := tag.Lookup(in.key); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return false, fmt.Errorf("tag %s:%q is not a non-negative integer", in.key, v)
+			}
+			*in.dst = &n
+		}
+	}
+	if v, ok := tag.Lookup("uniqueItems"); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, fmt.Errorf("tag uniqueItems:%q is not true or false", v)
+		}
+		s.UniqueItems = b
+	}
+	d, ok := tag.Lookup("default")
+	if !ok {
+		return false, nil
+	}
+	var raw []byte
+	if ft.Kind() == reflect.String {
+		raw, _ = json.Marshal(d)
+	} else {
+		var v any
+		if err := json.Unmarshal([]byte(d), &v); err != nil {
+			return false, fmt.Errorf("tag default:%q is not JSON (write non-string defaults as JSON: 3, true, [\"a\"])", d)
+		}
+		raw = []byte(d)
+	}
+	s.Default = raw
+	return true, nil
+}
+
+// elemKind is the kind whose values an enum lists: the element kind for a
+// slice.
+func elemKind(t reflect.Type) reflect.Kind {
+	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind()
+}
+
+// tagValue parses one enum value for a field of kind k.
+func tagValue(k reflect.Kind, v string) (any, error) {
+	switch k {
+	case reflect.String:
+		return v, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, errors.New("not an integer")
+		}
+		return n, nil
+	case reflect.Float32, reflect.Float64:
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, errors.New("not a number")
+		}
+		return n, nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, errors.New("not true or false")
+		}
+		return b, nil
+	}
+	var x any
+	if err := json.Unmarshal([]byte(v), &x); err != nil {
+		return nil, errors.New("not JSON")
+	}
+	return x, nil
+}

@@ -1,0 +1,309 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+)
+
+// HTTPOptions configures a tool made by [NewHTTP]. A nil *HTTPOptions
+// means defaults.
+type HTTPOptions struct {
+	// Client sends the requests. nil means a client without a timeout of
+	// its own: the executor's per-attempt timeout applies through the
+	// request's context.
+	Client *http.Client
+	// MaxResponseBytes bounds the response body read. Default 1 MiB.
+	MaxResponseBytes int64
+}
+
+// httpTool calls an HTTP endpoint; see [NewHTTP].
+type httpTool struct {
+	c       *contract
+	client  *http.Client
+	maxBody int64
+}
+
+// NewHTTP returns a tool that calls the endpoint of spec.HTTP.
+//
+// A call fills the URL's {param} placeholders from the arguments (path
+// escaped) and sends the other arguments as the query string for GET and
+// DELETE, or as a JSON body for POST, PUT and PATCH. The binding's headers
+// are sent with every request; a level-1 tool also sends its call's
+// Idempotency-Key. A 2xx response becomes the result's data (JSON as is,
+// anything else as a string). Other statuses become typed failures: 429
+// rate_limited with Retry-After as retry_after_ms; 404 and 410 not_found;
+// 401 and 403 permission_denied; 409 conflict; 400 and 422
+// invalid_arguments; 408 and 504 timeout; other 5xx upstream_error
+// (retryable); other 4xx upstream_error (not retryable).
+func NewHTTP(spec Spec, opts *HTTPOptions) (Tool, error) {
+	if spec.HTTP == nil {
+		return nil, fmt.Errorf("tool: new http tool %q: the spec has no HTTP binding", spec.Name)
+	}
+	c, err := compileSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("tool: new http tool: %w", err)
+	}
+	t := &httpTool{c: c, client: http.DefaultClient, maxBody: 1 << 20}
+	if opts != nil {
+		if opts.Client != nil {
+			t.client = opts.Client
+		}
+		if opts.MaxResponseBytes > 0 {
+			t.maxBody = opts.MaxResponseBytes
+		}
+	}
+	return t, nil
+}
+
+// Spec returns the tool's contract.
+func (t *httpTool) Spec() Spec { return t.c.spec }
+
+func (t *httpTool) contract() *contract { return t.c }
+
+// Call sends the request and maps the response.
+func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	var in map[string]any
+	if len(bytes.TrimSpace(args)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.UseNumber()
+		if err := dec.Decode(&in); err != nil {
+			return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not a JSON object: %v", err)
+		}
+	}
+	if in == nil {
+		in = map[string]any{}
+	}
+	h := t.c.spec.HTTP
+	method := h.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	rest := make(map[string]any, len(in))
+	for k, v := range in {
+		rest[k] = v
+	}
+	var missing []string
+	u := placeholderPattern.ReplaceAllStringFunc(h.URL, func(m string) string {
+		name := m[1 : len(m)-1]
+		v, ok := rest[name]
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		delete(rest, name)
+		return url.PathEscape(scalar(v))
+	})
+	if len(missing) > 0 {
+		return observe.Envelope{}, Errorf(observe.InvalidArguments, "missing %s, needed in the URL", strings.Join(missing, ", "))
+	}
+	var body io.Reader
+	if method == http.MethodGet || method == http.MethodDelete {
+		if len(rest) > 0 {
+			pu, err := url.Parse(u)
+			if err != nil {
+				return observe.Envelope{}, Errorf(observe.InternalError, "the URL does not parse: %v", err)
+			}
+			q := pu.Query()
+			keys := make([]string, 0, len(rest))
+			for k := range rest {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				if arr, ok := rest[k].([]any); ok {
+					for _, item := range arr {
+						q.Add(k, scalar(item))
+					}
+					continue
+				}
+				q.Set(k, scalar(rest[k]))
+			}
+			pu.RawQuery = q.Encode()
+			u = pu.String()
+		}
+	} else {
+		b, err := marshalCompact(rest)
+		if err != nil {
+			return observe.Envelope{}, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return observe.Envelope{}, Errorf(observe.InternalError, "cannot build the request: %v", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "toolwire")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range h.Headers {
+		req.Header.Set(k, v)
+	}
+	if key := IdempotencyKey(ctx); key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	host := req.URL.Host
+	resp, err := t.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return observe.Envelope{}, ctx.Err()
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) && ue.Timeout() {
+			return observe.Envelope{}, &Error{Type: observe.Timeout, Message: fmt.Sprintf("%s %s timed out", method, host), Err: err}
+		}
+		return observe.Envelope{}, &Error{Type: observe.UpstreamError, Message: fmt.Sprintf("%s %s failed: %s", method, host, shortMessage(unwrapURLError(err).Error(), "no response")), Err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBody+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return observe.Envelope{}, ctx.Err()
+		}
+		return observe.Envelope{}, &Error{Type: observe.UpstreamError, Message: fmt.Sprintf("reading the response from %s failed: %v", host, err), Err: err}
+	}
+	env := t.envelope(resp, data, method, host)
+	env.Meta.Source = host
+	return env, nil
+}
+
+// envelope maps an HTTP response to an observation.
+func (t *httpTool) envelope(resp *http.Response, data []byte, method, host string) observe.Envelope {
+	code := resp.StatusCode
+	what := fmt.Sprintf("%s %s returned %s", method, host, statusText(code))
+	if int64(len(data)) > t.maxBody {
+		if code/100 == 2 {
+			env := observe.Failure(observe.UpstreamError, fmt.Sprintf("%s with a body larger than %d bytes", what, t.maxBody))
+			env.Error.Retryable = false
+			return env
+		}
+		data = data[:t.maxBody]
+	}
+	if code/100 == 2 {
+		trimmed := bytes.TrimSpace(data)
+		switch {
+		case len(trimmed) == 0:
+			return observe.Envelope{Status: llm.StatusSuccess}
+		case json.Valid(trimmed):
+			return observe.Envelope{Status: llm.StatusSuccess, Data: json.RawMessage(trimmed)}
+		}
+		return observe.Envelope{Status: llm.StatusSuccess, Data: strings.ToValidUTF8(string(data), "\uFFFD")}
+	}
+	if detail := errorDetail(data); detail != "" {
+		what += ": " + detail
+	}
+	var env observe.Envelope
+	switch {
+	case code == http.StatusTooManyRequests:
+		env = observe.Failure(observe.RateLimited, what)
+	case code == http.StatusNotFound || code == http.StatusGone:
+		env = observe.Failure(observe.NotFound, what)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		env = observe.Failure(observe.PermissionDenied, what)
+	case code == http.StatusConflict:
+		env = observe.Failure(observe.Conflict, what)
+	case code == http.StatusBadRequest || code == http.StatusUnprocessableEntity:
+		env = observe.Failure(observe.InvalidArguments, what)
+	case code == http.StatusRequestTimeout || code == http.StatusGatewayTimeout:
+		env = observe.Failure(observe.Timeout, what)
+	case code >= 500:
+		env = observe.Failure(observe.UpstreamError, what)
+	default:
+		env = observe.Failure(observe.UpstreamError, what)
+		env.Error.Retryable = false
+	}
+	if ra := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
+		env.Error.RetryAfter = ra
+	}
+	return env
+}
+
+// statusText renders "404 Not Found".
+func statusText(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return strconv.Itoa(code) + " " + t
+	}
+	return strconv.Itoa(code)
+}
+
+// errorDetail extracts a short message from an error response body: a
+// JSON "message" or "error" field, else the text itself.
+func errorDetail(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) == nil {
+		for _, k := range []string{"message", "error_description", "detail", "error"} {
+			switch v := obj[k].(type) {
+			case string:
+				return truncate(strings.Join(strings.Fields(v), " "), 200)
+			case map[string]any:
+				if m, ok := v["message"].(string); ok {
+					return truncate(strings.Join(strings.Fields(m), " "), 200)
+				}
+			}
+		}
+	}
+	if !utf8.Valid(body) {
+		return ""
+	}
+	return truncate(strings.Join(strings.Fields(string(body)), " "), 200)
+}
+
+// retryAfter parses a Retry-After header: seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now).Round(time.Second)
+	}
+	return 0
+}
+
+// scalar renders an argument for a URL: strings as they are, other
+// values as JSON.
+func scalar(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

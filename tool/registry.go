@@ -1,0 +1,162 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+)
+
+// A Tool is something a model can call.
+//
+// Spec returns the tool's contract; it must return the same value every
+// time. Call runs the tool once. When the [Executor] calls it, args is a
+// JSON object that satisfies Spec().Parameters, with schema defaults
+// filled in; ctx carries the attempt's deadline and a [CallInfo].
+//
+// Call returns what the model should see: usually
+// [observe.Success](summary, data) — an empty summary gets a generic one —
+// or a typed failure as an error (see [Error]). A tool that wants full
+// control returns any [observe.Envelope], including a partial one.
+//
+// Call must honour ctx: return soon after it is done. The executor gives
+// a tool whose context is done [Config.Grace] to return, then reports the
+// call as timed out or cancelled and stops waiting; the tool's goroutine
+// is then tracked until it returns, and [Executor.Close] waits for it.
+// Implementations must be safe for concurrent use: one turn's calls run in
+// parallel.
+type Tool interface {
+	Spec() Spec
+	Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error)
+}
+
+// A Summarizer is a tool result that says in one line what it holds. A
+// [Func] whose Out implements it gets that summary instead of a generic
+// one.
+type Summarizer interface {
+	Summary() string
+}
+
+// A Registry holds the tools a model may call, by name. It is a value
+// with no global state: build one per agent with [NewRegistry]. A
+// Registry is safe for concurrent use.
+type Registry struct {
+	mu      sync.RWMutex
+	entries map[string]*entry
+	order   []string // registration order
+}
+
+// entry is a registered tool with its compiled contract.
+type entry struct {
+	tool Tool
+	c    *contract
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{entries: map[string]*entry{}}
+}
+
+// Add registers t. It validates t's spec ([Spec.Validate]) and compiles
+// its schemas once; it fails if the spec is invalid or the name is taken
+// ([ErrDuplicateTool]).
+func (r *Registry) Add(t Tool) error {
+	if t == nil {
+		return fmt.Errorf("tool: add: the tool is nil")
+	}
+	spec := t.Spec()
+	var c *contract
+	if p, ok := t.(precompiled); ok {
+		c = p.contract()
+	} else {
+		var err error
+		if c, err = compileSpec(spec); err != nil {
+			return fmt.Errorf("tool: add: %w", err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.entries[spec.Name]; dup {
+		return fmt.Errorf("tool: add %q: %w", spec.Name, ErrDuplicateTool)
+	}
+	r.entries[spec.Name] = &entry{tool: t, c: c}
+	r.order = append(r.order, spec.Name)
+	return nil
+}
+
+// MustAdd registers each tool and panics if one cannot be added. It is
+// for static wiring in main, where a bad tool is a programming error.
+func (r *Registry) MustAdd(tools ...Tool) {
+	for _, t := range tools {
+		if err := r.Add(t); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Lookup returns the tool with the given name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	e := r.entry(name)
+	if e == nil {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+func (r *Registry) entry(name string) *entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.entries[name]
+}
+
+// Names returns the registered tool names in registration order.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.order)
+}
+
+// Len returns the number of registered tools.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.order)
+}
+
+// Specs returns every tool's contract, in registration order.
+func (r *Registry) Specs() []Spec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Spec, len(r.order))
+	for i, n := range r.order {
+		out[i] = r.entries[n].c.spec
+	}
+	return out
+}
+
+// ToolSpecs returns what the model is told about every tool, in
+// registration order, for a provider request.
+func (r *Registry) ToolSpecs() []llm.ToolSpec {
+	specs := r.Specs()
+	out := make([]llm.ToolSpec, len(specs))
+	for i, s := range specs {
+		out[i] = s.ToolSpec()
+	}
+	return out
+}
+
+// precompiled is a tool that compiled its own contract, so that the
+// registry need not compile it again.
+type precompiled interface {
+	contract() *contract
+}
+
+// prevalidated is a tool whose Call validates its arguments itself; the
+// executor, which has already validated them, calls this instead.
+type prevalidated interface {
+	callValidated(ctx context.Context, args json.RawMessage) (observe.Envelope, error)
+}
