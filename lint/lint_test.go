@@ -209,6 +209,20 @@ func TestRules(t *testing.T) {
 			"$defs": {"Place": {"type": "object", "properties": {}, "additionalProperties": false}}}`)},
 		{"remote $ref", RefUnresolved, withProp("home", `{"$ref": "https://example.com/place.json", "description": "The user's home address"}`), "parameters.properties.home.$ref",
 			withProp("home", `{"$ref": "#", "description": "The user's home address"}`)},
+
+		{"strict with maxLength (OAI-STRICT-KEYWORD)", StrictRejected, withProp("note", `{"type": "string", "description": "A note for the driver, free text", "maxLength": 200}`), "parameters.properties.note.maxLength",
+			withProp("note", `{"type": "string", "description": "A note for the driver, free text", "pattern": "^.{0,200}$"}`)},
+		{"strict with an optional property (OAI-STRICT-REQUIRED)", StrictRejected, withParams(`{"type": "object", "properties": {"days": {"type": "integer", "description": "Number of forecast days", "minimum": 1, "maximum": 7}}, "additionalProperties": false}`), "parameters",
+			withParams(`{"type": "object", "properties": {"days": {"type": ["integer", "null"], "description": "Number of forecast days", "minimum": 1, "maximum": 7}}, "required": ["days"], "additionalProperties": false}`)},
+		{"strict with an open object (OAI-STRICT-ADDL)", StrictRejected, withParams(`{"type": "object", "properties": {}}`), "parameters", withParams(`{"type": "object", "properties": {}, "additionalProperties": false}`)},
+		{"not strict, with a default (OAI-STRICT-KEYWORD)", StrictIncompatible, with(func(s *tool.Spec) {
+			*s = withProp("unit", `{"type": "string", "description": "Temperature unit", "enum": ["celsius", "fahrenheit"], "default": "celsius"}`)
+			s.Strict = false
+		}), "parameters.properties.unit.default", with(func(s *tool.Spec) { s.Strict = false })},
+		{"not strict, with a oneOf (OAI-STRICT-KEYWORD)", StrictIncompatible, with(func(s *tool.Spec) {
+			*s = withProp("unit", `{"description": "Temperature unit", "oneOf": [{"const": "celsius"}, {"const": "fahrenheit"}]}`)
+			s.Strict = false
+		}), "parameters.properties.unit.oneOf", goodSpec()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
