@@ -1,0 +1,1117 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/llm"
+)
+
+// A Request is what Check judges: the conversation and what else in the
+// request body changes the rules.
+type Request struct {
+	// Messages is the conversation, system messages included.
+	Messages []llm.Message
+	// Tools are the tool definitions sent with the request.
+	Tools []llm.ToolSpec
+	// Thinking is set when Anthropic extended thinking is on
+	// (ANT-THINKING-FIRST applies).
+	Thinking bool
+	// PreviousResponse is set when an OpenAI Responses request continues a
+	// stored response (previous_response_id): its function_call_output
+	// items may answer calls that are not in the input.
+	PreviousResponse bool
+}
+
+// Check reports every rule of docs/provider-rules.md that msgs break in
+// dialect d, in wire order. It is CheckRequest with only messages.
+func Check(msgs []llm.Message, d Dialect) []Violation {
+	return CheckRequest(Request{Messages: msgs}, d)
+}
+
+// CheckRequest reports every rule of docs/provider-rules.md that r breaks
+// in dialect d: pairing and adjacency of calls and results, duplicates,
+// orphans, ids and tool names, empty content, roles, system placement,
+// reasoning placement, and the strict-mode schema of tool definitions. The
+// violations come in wire order (sorted by path); portability rules are
+// marked Warning. A request is accepted when [Accepted] says so.
+//
+// CheckRequest runs in time linear in the size of the transcript and does
+// not modify r.
+func CheckRequest(r Request, d Dialect) []Violation {
+	c := checker{msgs: r.Messages, d: d, req: r}
+	switch d {
+	case OpenAIChat, OpenAIResponses, Anthropic, Gemini:
+	default:
+		return []Violation{{Rule: "TW-DIALECT", Message: fmt.Sprintf("unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)}}
+	}
+	c.lay = Layout(r.Messages, d)
+	c.shape()
+	switch d {
+	case OpenAIChat:
+		c.chat()
+	case OpenAIResponses:
+		c.responses()
+	case Anthropic:
+		c.anthropic()
+	case Gemini:
+		c.gemini()
+	}
+	c.tools()
+	SortViolations(c.out)
+	return c.out
+}
+
+// checker accumulates the violations of one request.
+type checker struct {
+	msgs []llm.Message
+	d    Dialect
+	req  Request
+	lay  *Map
+	out  []Violation
+}
+
+func (c *checker) add(v Violation) { c.out = append(c.out, v) }
+
+func (c *checker) msgPath(i int) string { return c.lay.path(c.lay.msgs[i]) }
+
+func (c *checker) partPath(i, j int) string {
+	if p := c.lay.path(c.lay.part(i, j)); p != "" {
+		return p
+	}
+	return c.msgPath(i)
+}
+
+func (c *checker) wireIndex(i int) string { return strconv.Itoa(int(c.lay.msgs[i].msg)) }
+
+func (c *checker) partWire(i, j int) (string, string) {
+	x := c.lay.part(i, j)
+	return strconv.Itoa(int(x.msg)), strconv.Itoa(int(x.sub))
+}
+
+// describe names a message for explanations: "messages.3 (user)".
+func (c *checker) describe(i int) string {
+	if i >= len(c.msgs) {
+		return "the end of the transcript"
+	}
+	p := c.msgPath(i)
+	if p == "" {
+		p = fmt.Sprintf("message %d", i)
+	}
+	return fmt.Sprintf("%s (%s)", p, c.msgs[i].Role)
+}
+
+// shape reports parts that the llm model does not allow where they are
+// (TW-PART-PLACEMENT) and unknown roles (TW-ROLE).
+func (c *checker) shape() {
+	for i, m := range c.msgs {
+		if !m.Role.Valid() {
+			c.add(Violation{Rule: ruleRole, Path: c.msgPath(i), Message: fmt.Sprintf("message %d has role %q; want system, user, assistant or tool", i, m.Role)})
+			continue
+		}
+		results := 0
+		for j, p := range m.Parts {
+			bad := ""
+			switch p := p.(type) {
+			case nil:
+				bad = "a nil part"
+			case llm.ToolCall:
+				if m.Role != llm.RoleAssistant {
+					bad = fmt.Sprintf("tool call %s (%s) in a %s message; calls belong in assistant messages", p.ID, p.Name, m.Role)
+				}
+			case llm.Reasoning:
+				if m.Role != llm.RoleAssistant {
+					bad = fmt.Sprintf("reasoning in a %s message; reasoning belongs in assistant messages", m.Role)
+				}
+			case llm.ToolResult:
+				results++
+				if m.Role != llm.RoleTool {
+					bad = fmt.Sprintf("the result of call %s in a %s message; results belong in tool messages", p.CallID, m.Role)
+				}
+			case llm.Text, llm.Image:
+				if m.Role == llm.RoleTool && results < countResults(m.Parts[j:]) && c.d != Anthropic {
+					bad = "text or image before a tool result in a tool message; it must come after the results"
+				}
+				if _, ok := p.(llm.Image); ok && m.Role == llm.RoleSystem {
+					bad = "an image in a system message; system prompts hold text only"
+				}
+			}
+			if bad != "" {
+				c.add(Violation{Rule: ruleShape, Path: c.partPath(i, j), Message: fmt.Sprintf("message %d, part %d: %s", i, j, bad)})
+			}
+		}
+		if m.Role == llm.RoleTool && results == 0 {
+			c.add(Violation{Rule: ruleShape, Path: c.msgPath(i), Message: fmt.Sprintf("message %d is a tool message without tool results; make it a user message", i)})
+		}
+	}
+}
+
+func countResults(parts []llm.Part) int {
+	n := 0
+	for _, p := range parts {
+		if _, ok := p.(llm.ToolResult); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// ---- OpenAI Chat Completions ----
+
+var idListSep = ", "
+
+func (c *checker) chat() {
+	type call struct {
+		j        int
+		id, name string
+		answered bool
+	}
+	var open []call // calls of the assistant message whose tool run is open
+	openMsg := -1
+	seen := map[string]int{} // tool_call_id -> wire index of its first tool message
+	closeRun := func(next int) {
+		if openMsg < 0 {
+			return
+		}
+		var ids, names []string
+		for _, cl := range open {
+			if !cl.answered {
+				ids = append(ids, cl.id)
+				names = append(names, fmt.Sprintf("%s (%s)", cl.name, quoteID(cl.id)))
+			}
+		}
+		if len(ids) > 0 {
+			c.add(Violation{
+				Rule: ruleCCAnswerAll, Path: c.msgPath(openMsg),
+				Message: fmt.Sprintf("the assistant message %s calls %s, but no tool message answers %s before %s; every call needs a tool message with its tool_call_id directly after the assistant message",
+					c.msgPath(openMsg), strings.Join(names, ", "), plural(len(ids), "it", "them"), c.describe(next)),
+				ProviderError: fill(tmplCCAnswerAll, "{ids}", strings.Join(ids, idListSep)),
+			})
+		}
+		open, openMsg = nil, -1
+	}
+	for i, m := range c.msgs {
+		switch m.Role {
+		case llm.RoleTool:
+			results, trailing := 0, 0
+			for j, p := range m.Parts {
+				r, ok := p.(llm.ToolResult)
+				if !ok {
+					if expressible(p, OpenAIChat) {
+						trailing++
+					}
+					continue
+				}
+				results++
+				w, _ := c.partWire(i, j)
+				path := c.partPath(i, j)
+				if r.CallID == "" {
+					c.add(Violation{Rule: ruleCCResultID, Path: path + ".tool_call_id",
+						Message:       fmt.Sprintf("the tool message %s has no tool_call_id, so it answers no call", path),
+						ProviderError: tmplCCResultID})
+					continue
+				}
+				if hasImage(r.Content) {
+					c.add(Violation{Rule: ruleCCToolImage, Path: path,
+						Message:       fmt.Sprintf("the result of %s at %s holds an image; Chat Completions tool messages hold text only (older models reject it, newer ones ignore the image): move the image into a user message after the tool messages", r.CallID, path),
+						ProviderError: fill(tmplCCToolImage, "{i}", w)})
+				}
+				found := false
+				for k := range open {
+					if open[k].id == r.CallID && !open[k].answered {
+						open[k].answered, found = true, true
+						break
+					}
+				}
+				if a, dup := seen[r.CallID]; dup {
+					c.add(Violation{Rule: ruleCCDupResult, Path: path + ".tool_call_id",
+						Message:       fmt.Sprintf("a second tool message answers %s (the first is messages.%d); each tool_call_id may be answered once in a request", r.CallID, a),
+						ProviderError: fill(tmplCCDupResult, "{id}", r.CallID, "{a}", strconv.Itoa(a), "{b}", w)})
+					continue
+				}
+				seen[r.CallID] = atoi(w)
+				if !found {
+					why := "no assistant message with tool_calls comes directly before it (tool messages must follow the assistant message that made the call, with nothing between)"
+					if openMsg >= 0 {
+						why = fmt.Sprintf("%s is not one of the calls of the assistant message %s", r.CallID, c.msgPath(openMsg))
+					}
+					c.add(Violation{Rule: ruleCCNoOrphan, Path: path,
+						Message:       fmt.Sprintf("the tool message %s answers %s, but %s", path, r.CallID, why),
+						ProviderError: tmplCCNoOrphan})
+				}
+			}
+			if results == 0 || trailing > 0 {
+				closeRun(i + 1) // trailing parts go into a user message
+			}
+		case llm.RoleAssistant:
+			closeRun(i)
+			var calls []call
+			text := false
+			for j, p := range m.Parts {
+				switch p := p.(type) {
+				case llm.Text:
+					text = true
+				case llm.ToolCall:
+					calls = append(calls, call{j: j, id: p.ID, name: p.Name})
+					c.chatCallChecks(i, j, len(calls)-1, p)
+				}
+			}
+			if len(calls) > 128 {
+				c.add(Violation{Rule: ruleCCMaxToolCalls, Path: c.msgPath(i) + ".tool_calls", Warning: true,
+					Message:       fmt.Sprintf("the assistant message %s has %d tool calls; some OpenAI-compatible gateways allow at most 128", c.msgPath(i), len(calls)),
+					ProviderError: fill(tmplCCMaxCalls, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(len(calls)))})
+			}
+			if !text && len(calls) == 0 {
+				c.add(Violation{Rule: ruleCCNullContent, Path: c.msgPath(i) + ".content",
+					Message:       fmt.Sprintf("the assistant message %s has neither text nor tool calls, so its content would be null", c.msgPath(i)),
+					ProviderError: tmplCCNullContent})
+			}
+			if len(calls) > 0 {
+				open, openMsg = calls, i
+			}
+		default:
+			closeRun(i)
+			if len(m.Parts) == 0 {
+				c.add(Violation{Rule: ruleCCNullContent, Path: c.msgPath(i) + ".content",
+					Message:       fmt.Sprintf("the %s message %s has no content", m.Role, c.msgPath(i)),
+					ProviderError: tmplCCNullContent})
+			}
+		}
+	}
+	closeRun(len(c.msgs))
+	if c.lay.n == 0 {
+		c.add(Violation{Rule: ruleCCEmptyMessages, Path: "messages", Message: "the request has no messages; Chat Completions needs at least one", ProviderError: tmplCCEmpty})
+	}
+}
+
+func (c *checker) chatCallChecks(i, j, n int, p llm.ToolCall) {
+	path := c.partPath(i, j)
+	if !nameOK(p.Name, 0) {
+		c.add(Violation{Rule: ruleCCToolNamePat, Path: path + ".function.name",
+			Message:       fmt.Sprintf("tool call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name),
+			ProviderError: fill(tmplCCToolNameM, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(n))})
+	}
+	if p.ID == "" {
+		return // reported as unanswered: no tool message can name it
+	}
+	if l := len(p.ID); l > 40 {
+		c.add(Violation{Rule: ruleCCIDLen, Path: path + ".id", Warning: true,
+			Message:       fmt.Sprintf("tool call id %s is %d characters; api.openai.com accepts it, but Azure OpenAI and some gateways allow at most 40", p.ID, l),
+			ProviderError: fill(tmplCCIDLen, "{i}", c.wireIndex(i), "{k}", strconv.Itoa(n), "{n}", strconv.Itoa(l))})
+	}
+}
+
+// ---- OpenAI Responses ----
+
+func (c *checker) responses() {
+	type call struct {
+		i, j     int
+		answered bool
+	}
+	calls := map[string]*call{}
+	var order []string // call ids in order, for ANSWER-ALL
+	items := map[string]string{}
+	sawReasoning := false
+	for _, m := range c.msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llm.Reasoning); ok && expressible(r, OpenAIResponses) {
+				sawReasoning = true
+			}
+		}
+	}
+	itemID := func(i, j int, id, kind string) {
+		if id == "" {
+			return
+		}
+		path := c.partPath(i, j)
+		if first, dup := items[id]; dup {
+			c.add(Violation{Rule: ruleRSDupItem, Path: path + ".id",
+				Message:       fmt.Sprintf("the %s item %s has the id %s of an earlier item (%s); each item id may appear once", kind, path, id, first),
+				ProviderError: fill(tmplRSDupItem, "{id}", id)})
+			return
+		}
+		items[id] = path
+	}
+	for i, m := range c.msgs {
+		switch m.Role {
+		case llm.RoleAssistant:
+			hasReasoning := false
+			for j, p := range m.Parts {
+				switch p := p.(type) {
+				case llm.Reasoning:
+					if !expressible(p, OpenAIResponses) {
+						continue
+					}
+					hasReasoning = true
+					id := reasoningID(p)
+					itemID(i, j, id, "reasoning")
+					if nextExpressible(m.Parts, j+1, OpenAIResponses) < 0 {
+						c.add(Violation{Rule: ruleRSReasonFollow, Path: c.partPath(i, j),
+							Message:       fmt.Sprintf("the reasoning item %s %sis the last item of its assistant turn; a reasoning item must be followed by the item the model produced after it (a function_call or message)", c.partPath(i, j), idSuffix(id)),
+							ProviderError: fill(tmplRSReasonFollow, "{id}", id)})
+					}
+				case llm.ToolCall:
+					path := c.partPath(i, j)
+					itemID(i, j, p.ItemID, "function_call")
+					if !nameOK(p.Name, 0) {
+						c.add(Violation{Rule: ruleRSToolNamePat, Path: path + ".name",
+							Message: fmt.Sprintf("function_call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name)})
+					}
+					if l := utf8.RuneCountInString(p.ID); l == 0 || l > 64 {
+						c.add(Violation{Rule: ruleRSCallIDLen, Path: path + ".call_id",
+							Message:       fmt.Sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path, l),
+							ProviderError: callIDLenError(c.wireIndex(i), l)})
+						continue
+					}
+					if prev, dup := calls[p.ID]; dup {
+						c.add(Violation{Rule: ruleRSDupCallID, Path: path + ".call_id",
+							Message: fmt.Sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path, p.ID, c.partPath(prev.i, prev.j))})
+						continue
+					}
+					if sawReasoning && !hasReasoning && p.ItemID != "" {
+						c.add(Violation{Rule: ruleRSReasonPair, Path: path, Warning: true,
+							Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path, p.ItemID)})
+					}
+					calls[p.ID] = &call{i: i, j: j}
+					order = append(order, p.ID)
+				}
+			}
+		case llm.RoleTool:
+			for j, p := range m.Parts {
+				r, ok := p.(llm.ToolResult)
+				if !ok {
+					continue
+				}
+				path := c.partPath(i, j)
+				if l := utf8.RuneCountInString(r.CallID); l == 0 || l > 64 {
+					c.add(Violation{Rule: ruleRSCallIDLen, Path: path + ".call_id",
+						Message:       fmt.Sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path, l),
+						ProviderError: callIDLenError(strconv.Itoa(int(c.lay.part(i, j).msg)), l)})
+					continue
+				}
+				cl := calls[r.CallID]
+				switch {
+				case cl == nil && c.req.PreviousResponse:
+					// May answer a call of the stored response.
+				case cl == nil:
+					c.add(Violation{Rule: ruleRSNoOrphan, Path: path,
+						Message:       fmt.Sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path, r.CallID),
+						ProviderError: fill(tmplRSNoOrphan, "{id}", r.CallID)})
+				case cl.answered:
+					c.add(Violation{Rule: ruleRSDupCallID, Path: path,
+						Message: fmt.Sprintf("function_call_output %s answers %s a second time; each call takes one output", path, r.CallID)})
+				default:
+					cl.answered = true
+				}
+			}
+		}
+	}
+	for _, id := range order {
+		cl := calls[id]
+		if !cl.answered {
+			c.add(Violation{Rule: ruleRSAnswerAll, Path: c.partPath(cl.i, cl.j),
+				Message:       fmt.Sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
+				ProviderError: fill(tmplRSAnswerAll, "{id}", id)})
+		}
+	}
+}
+
+func callIDLenError(i string, l int) string {
+	if l == 0 {
+		return ""
+	}
+	return fill(tmplRSCallIDLen, "{i}", i, "{n}", strconv.Itoa(l))
+}
+
+// reasoningID returns the "id" of a Responses reasoning item kept whole in
+// r.Data, or "".
+func reasoningID(r llm.Reasoning) string {
+	if len(r.Data) == 0 {
+		return ""
+	}
+	var item struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(r.Data, &item) != nil {
+		return ""
+	}
+	return item.ID
+}
+
+// ---- Anthropic Messages ----
+
+// antTurn is a run of consecutive messages with the same wire role, which
+// Anthropic merges into one turn (ANT-MERGE-CONSECUTIVE).
+type antTurn struct {
+	role       llm.Role // user (user and tool messages), assistant, or system
+	start, end int      // message indices [start, end)
+}
+
+func antRole(r llm.Role) llm.Role {
+	if r == llm.RoleTool {
+		return llm.RoleUser
+	}
+	return r
+}
+
+func (c *checker) anthropic() {
+	first := firstNonSystem(c.msgs)
+	var turns []antTurn
+	for i := first; i < len(c.msgs); i++ {
+		r := antRole(c.msgs[i].Role)
+		if n := len(turns); n > 0 && turns[n-1].role == r && r != llm.RoleSystem {
+			turns[n-1].end = i + 1
+			continue
+		}
+		turns = append(turns, antTurn{role: r, start: i, end: i + 1})
+	}
+	if c.lay.n == 0 {
+		c.add(Violation{Rule: ruleAntNoMessages, Path: "messages", Message: "the request has no messages (system prompts go to the top-level system field); Anthropic needs at least one user message"})
+	}
+	if c.lay.n > 100000 {
+		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", c.lay.n)})
+	}
+	if len(turns) > 0 && turns[0].role == llm.RoleAssistant {
+		c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
+			Message:       fmt.Sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
+			ProviderError: tmplAntFirstUser})
+	}
+	// System prompts: empty text blocks.
+	for i := 0; i < first; i++ {
+		for j, p := range c.msgs[i].Parts {
+			if t, ok := p.(llm.Text); ok && t.Text == "" {
+				c.add(Violation{Rule: ruleAntTextNonEmpty, Path: "system", Message: fmt.Sprintf("system message %d, part %d is an empty text block", i, j), ProviderError: tmplAntTextNonEmpty})
+			}
+		}
+	}
+	ids := map[string]string{} // tool_use id -> path of its first use
+	type call struct {
+		i, j     int
+		id       string
+		answered bool
+	}
+	var prev []call // calls of the previous turn, when it was an assistant turn
+	prevTurn := -1
+	for t, turn := range turns {
+		switch turn.role {
+		case llm.RoleSystem:
+			c.add(Violation{Rule: ruleAntSystemRole, Path: c.msgPath(turn.start),
+				Message:       fmt.Sprintf("%s is a system message after the conversation started; the classic Messages API takes system text only in the top-level system field", c.msgPath(turn.start)),
+				ProviderError: tmplAntSystemRole})
+		case llm.RoleAssistant:
+			var calls []call
+			for i := turn.start; i < turn.end; i++ {
+				c.antContent(i, i == len(c.msgs)-1)
+				for j, p := range c.msgs[i].Parts {
+					tc, ok := p.(llm.ToolCall)
+					if !ok {
+						continue
+					}
+					calls = append(calls, call{i: i, j: j, id: tc.ID})
+					c.antCall(i, j, tc, ids)
+				}
+			}
+			if len(calls) > 0 && (t+1 == len(turns) || turns[t+1].role != llm.RoleUser) {
+				c.antUnanswered(calls[0].i, callIDs(len(calls), func(k int) string { return calls[k].id }), t+1, turns)
+			}
+			prev, prevTurn = calls, t
+			continue
+		case llm.RoleUser:
+			expect := prev
+			if prevTurn != t-1 {
+				expect = nil
+			}
+			text := false
+			for i := turn.start; i < turn.end; i++ {
+				c.antContent(i, false)
+				for j, p := range c.msgs[i].Parts {
+					r, ok := p.(llm.ToolResult)
+					if !ok {
+						if expressible(p, Anthropic) {
+							text = true
+						}
+						continue
+					}
+					path := c.partPath(i, j)
+					wi, wj := c.partWire(i, j)
+					k := -1
+					for n := range expect {
+						if expect[n].id == r.CallID && r.CallID != "" {
+							k = n
+							break
+						}
+					}
+					switch {
+					case k < 0:
+						why := "the previous message is not an assistant message with tool_use blocks"
+						if len(expect) > 0 {
+							why = fmt.Sprintf("the previous assistant turn (%s) has no tool_use with that id", c.msgPath(expect[0].i))
+						}
+						c.add(Violation{Rule: ruleAntNoOrphan, Path: path,
+							Message:       fmt.Sprintf("the tool_result %s answers %s, but %s; a tool_result must answer a tool_use of the message right before it", path, quoteID(r.CallID), why),
+							ProviderError: fill(tmplAntNoOrphan, "{i}", wi, "{j}", wj, "{id}", r.CallID)})
+						continue
+					case expect[k].answered:
+						c.add(Violation{Rule: ruleAntSingleResult, Path: path,
+							Message:       fmt.Sprintf("the tool_result %s answers %s a second time; each tool_use takes one tool_result", path, r.CallID),
+							ProviderError: fill(tmplAntSingle, "{id}", r.CallID)})
+						continue
+					}
+					expect[k].answered = true
+					if text {
+						c.add(Violation{Rule: ruleAntResultFirst, Path: path,
+							Message: fmt.Sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path, r.CallID),
+							// Anthropic reports this case with the RESULT-NEXT text.
+							ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)})
+					}
+				}
+			}
+			var missing []string
+			at := -1
+			for _, cl := range expect {
+				if !cl.answered {
+					missing = append(missing, cl.id)
+					if at < 0 {
+						at = cl.i
+					}
+				}
+			}
+			if len(missing) > 0 {
+				c.antUnanswered(at, missing, t, turns)
+			}
+		}
+		prev, prevTurn = nil, -1
+	}
+	if c.req.Thinking {
+		c.antThinking(turns)
+	}
+}
+
+func callIDs(n int, id func(int) string) []string {
+	out := make([]string, n)
+	for k := range out {
+		out[k] = id(k)
+	}
+	return out
+}
+
+func (c *checker) antUnanswered(i int, ids []string, next int, turns []antTurn) {
+	after := "the end of the transcript"
+	if next < len(turns) {
+		after = c.describe(turns[next].start)
+	}
+	c.add(Violation{Rule: ruleAntResultNext, Path: c.msgPath(i),
+		Message:       fmt.Sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
+		ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, idListSep))})
+}
+
+// antCall checks one tool_use block.
+func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string]string) {
+	path := c.partPath(i, j)
+	wi, wj := c.partWire(i, j)
+	if !idOK(tc.ID) {
+		c.add(Violation{Rule: ruleAntIDPattern, Path: path + ".id",
+			Message:       fmt.Sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
+			ProviderError: fill(tmplAntIDPattern, "{i}", wi, "{j}", wj)})
+	} else if first, dup := ids[tc.ID]; dup {
+		c.add(Violation{Rule: ruleAntUniqueID, Path: path + ".id",
+			Message:       fmt.Sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
+			ProviderError: fill(tmplAntUniqueID, "{i}", wi, "{j}", wj)})
+	} else {
+		ids[tc.ID] = path
+	}
+	switch l := len(tc.Name); {
+	case !nameOK(tc.Name, 128):
+		c.add(Violation{Rule: ruleAntToolUseName, Path: path + ".name",
+			Message:       fmt.Sprintf("tool_use %s names the tool %q; names must match ^[a-zA-Z0-9_-]{1,64}$", quoteID(tc.ID), tc.Name),
+			ProviderError: fill(tmplAntToolUseName, "{i}", wi, "{j}", wj)})
+	case l > 64:
+		c.add(Violation{Rule: ruleAntToolUseName, Path: path + ".name", Warning: true,
+			Message: fmt.Sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
+	}
+}
+
+// antContent checks the text blocks of message i.
+func (c *checker) antContent(i int, final bool) {
+	m := c.msgs[i]
+	blocks := 0
+	for _, p := range m.Parts {
+		if expressible(p, Anthropic) {
+			blocks++
+		}
+	}
+	if blocks == 0 {
+		switch m.Role {
+		case llm.RoleUser, llm.RoleTool:
+			c.add(Violation{Rule: ruleAntUserNonEmpty, Path: c.msgPath(i),
+				Message:       fmt.Sprintf("the user message %s has no content", c.msgPath(i)),
+				ProviderError: fill(tmplAntUserNonEmpty, "{i}", c.wireIndex(i))})
+		case llm.RoleAssistant:
+			if !final {
+				c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i), Warning: true,
+					Message:       fmt.Sprintf("the assistant message %s has no content; only a final assistant message may be empty (the current API accepts it, older versions reject it)", c.msgPath(i)),
+					ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+			}
+		}
+		return
+	}
+	for j, p := range m.Parts {
+		t, ok := p.(llm.Text)
+		if !ok {
+			continue
+		}
+		switch {
+		case t.Text == "":
+			c.add(Violation{Rule: ruleAntTextNonEmpty, Path: c.partPath(i, j),
+				Message:       fmt.Sprintf("%s is an empty text block; drop it", c.partPath(i, j)),
+				ProviderError: tmplAntTextNonEmpty})
+		case blocks == 1 && strings.TrimSpace(t.Text) == "":
+			c.add(Violation{Rule: ruleAntTextSpace, Path: c.partPath(i, j),
+				Message:       fmt.Sprintf("%s is whitespace only and the only content of its message", c.partPath(i, j)),
+				ProviderError: tmplAntTextSpace})
+		}
+	}
+}
+
+// antThinking checks ANT-THINKING-FIRST: when the last user turn carries
+// tool results, the assistant turn before it must start with thinking.
+func (c *checker) antThinking(turns []antTurn) {
+	n := len(turns)
+	if n < 2 || turns[n-1].role != llm.RoleUser || turns[n-2].role != llm.RoleAssistant {
+		return
+	}
+	hasResult := false
+	for i := turns[n-1].start; i < turns[n-1].end; i++ {
+		if countResults(c.msgs[i].Parts) > 0 {
+			hasResult = true
+		}
+	}
+	a := turns[n-2]
+	hasCall := false
+	for i := a.start; i < a.end; i++ {
+		if len(c.msgs[i].ToolCalls()) > 0 {
+			hasCall = true
+		}
+	}
+	if !hasResult || !hasCall {
+		return
+	}
+	found := ""
+	for _, p := range c.msgs[a.start].Parts {
+		if !expressible(p, Anthropic) {
+			continue
+		}
+		switch p.(type) {
+		case llm.Reasoning:
+			return
+		case llm.ToolCall:
+			found = "tool_use"
+		case llm.Image:
+			found = "image"
+		default:
+			found = "text"
+		}
+		break
+	}
+	if found == "" {
+		found = "nothing"
+	}
+	c.add(Violation{Rule: ruleAntThinkingFirst, Path: c.msgPath(a.start) + ".content.0",
+		Message:       fmt.Sprintf("extended thinking is on and the assistant message %s, whose tool_use the last user turn answers, does not start with its thinking block; replay the signed thinking block first, or turn thinking off for this request", c.msgPath(a.start)),
+		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(a.start), "{found}", found)})
+}
+
+// ---- Gemini ----
+
+func (c *checker) gemini() {
+	first := firstNonSystem(c.msgs)
+	if c.lay.n == 0 {
+		c.add(Violation{Rule: ruleGemNoContents, Path: "contents", Message: "the request has no contents (system prompts go to systemInstruction); Gemini needs at least one user content"})
+	}
+	signed := false
+	lastUser := -1
+	for i, m := range c.msgs {
+		if m.Role == llm.RoleUser {
+			lastUser = i
+		}
+		for _, p := range m.Parts {
+			if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
+				signed = true
+			}
+		}
+	}
+	for i := first; i < len(c.msgs); i++ {
+		m := c.msgs[i]
+		path := c.msgPath(i)
+		wi := c.wireIndex(i)
+		if m.Role == llm.RoleSystem {
+			c.add(Violation{Rule: ruleGemSystem, Path: path,
+				Message: fmt.Sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", path)})
+		}
+		parts := 0
+		for j, p := range m.Parts {
+			if !expressible(p, Gemini) || signatureOnly(p) {
+				continue
+			}
+			parts++
+			if t, ok := p.(llm.Text); ok && t.Text == "" && !(j > 0 && signatureOnly(m.Parts[j-1])) {
+				c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.partPath(i, j), Warning: true,
+					Message: fmt.Sprintf("%s is an empty text part; Vertex AI rejects empty text", c.partPath(i, j))})
+			}
+		}
+		if parts == 0 {
+			c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: path + ".parts",
+				Message:       fmt.Sprintf("the content %s has no parts", path),
+				ProviderError: fill(tmplGemPartsEmpty, "{i}", wi)})
+		}
+		prevRole := llm.Role("")
+		if i > first {
+			prevRole = gemRole(c.msgs[i-1].Role)
+		}
+		calls := m.ToolCalls()
+		results := countResults(m.Parts)
+		switch {
+		case m.Role == llm.RoleAssistant && len(calls) > 0:
+			if prevRole != llm.RoleUser {
+				why := "the contents start with it"
+				if prevRole != "" {
+					why = fmt.Sprintf("it follows the model turn %s", c.msgPath(i-1))
+				}
+				c.add(Violation{Rule: ruleGemCallAfterUser, Path: path,
+					Message:       fmt.Sprintf("the function-call turn %s must follow a user turn or a function-response turn, but %s", path, why),
+					ProviderError: tmplGemCallAfterUser})
+			}
+			c.gemResponses(i, calls)
+			if signed && i > lastUser {
+				c.gemSignature(i)
+			}
+		case results > 0:
+			if i == first || c.msgs[i-1].Role != llm.RoleAssistant || len(c.msgs[i-1].ToolCalls()) == 0 {
+				c.add(Violation{Rule: ruleGemRespAfterCall, Path: path,
+					Message:       fmt.Sprintf("the function-response turn %s does not come right after a function-call turn (it follows %s)", path, c.describePrev(i, first)),
+					ProviderError: tmplGemRespAfterCall})
+			}
+			for j, p := range m.Parts {
+				if r, ok := p.(llm.ToolResult); ok && hasImage(r.Content) {
+					c.add(Violation{Rule: ruleGemMultimodal, Path: c.partPath(i, j), Warning: true,
+						Message:       fmt.Sprintf("the function response %s carries images (functionResponse.parts); only Gemini 3 models accept them", c.partPath(i, j)),
+						ProviderError: tmplGemMultimodal})
+				}
+			}
+		case prevRole != "" && prevRole == gemRole(m.Role) && m.Role != llm.RoleSystem:
+			c.add(Violation{Rule: ruleGemSameRole, Path: path, Warning: true,
+				Message: fmt.Sprintf("%s follows another %s content; Gemini's handling of consecutive same-role contents is not documented (merge them to be safe)", path, gemRole(m.Role))})
+		}
+	}
+}
+
+func gemRole(r llm.Role) llm.Role {
+	if r == llm.RoleAssistant {
+		return "model"
+	}
+	return llm.RoleUser
+}
+
+func (c *checker) describePrev(i, first int) string {
+	if i == first {
+		return "nothing: the contents start with it"
+	}
+	return c.describe(i - 1)
+}
+
+// gemResponses checks that the content after the function-call turn i
+// answers each of its calls once.
+func (c *checker) gemResponses(i int, calls []llm.ToolCall) {
+	next := i + 1
+	if next >= len(c.msgs) || countResults(c.msgs[next].Parts) == 0 {
+		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(i),
+			Message:       fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(i), len(calls), c.describe(next)),
+			ProviderError: tmplGemRespCount})
+		return
+	}
+	answered := make([]bool, len(calls))
+	last := -1
+	ordered := true
+	n := 0
+	for j, p := range c.msgs[next].Parts {
+		r, ok := p.(llm.ToolResult)
+		if !ok {
+			continue
+		}
+		n++
+		k := gemMatch(calls, answered, r)
+		if k < 0 {
+			c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(next, j),
+				Message: fmt.Sprintf("the function response %s (%s%s) matches no unanswered call of %s", c.partPath(next, j), r.Name, idSuffixParen(r.CallID), c.msgPath(i))})
+			continue
+		}
+		answered[k] = true
+		if r.Name != "" && r.Name != calls[k].Name {
+			c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(next, j) + ".functionResponse.name",
+				Message: fmt.Sprintf("the function response %s names %q, but call %s is %q; the names must be equal", c.partPath(next, j), r.Name, quoteID(calls[k].ID), calls[k].Name)})
+		}
+		if k < last {
+			ordered = false
+		}
+		last = k
+	}
+	if n != len(calls) {
+		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(next),
+			Message:       fmt.Sprintf("%s holds %d function response(s) for the %d call(s) of %s; the counts must be equal", c.msgPath(next), n, len(calls), c.msgPath(i)),
+			ProviderError: tmplGemRespCount})
+	}
+	if !ordered {
+		c.add(Violation{Rule: ruleGemOrder, Path: c.msgPath(next), Warning: true,
+			Message: fmt.Sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(next), c.msgPath(i))})
+	}
+}
+
+// gemMatch finds the call that r answers: by id where both have one, else
+// the first unanswered call with r's name (or the only unanswered call).
+func gemMatch(calls []llm.ToolCall, answered []bool, r llm.ToolResult) int {
+	if r.CallID != "" {
+		for k, cl := range calls {
+			if !answered[k] && cl.ID == r.CallID {
+				return k
+			}
+		}
+	}
+	pending, only := 0, -1
+	for k, cl := range calls {
+		if answered[k] || (r.CallID != "" && cl.ID != "") {
+			continue
+		}
+		if r.Name != "" && cl.Name == r.Name {
+			return k
+		}
+		pending++
+		only = k
+	}
+	if r.Name == "" && pending == 1 {
+		return only
+	}
+	return -1
+}
+
+// gemSignature checks GEM-THOUGHT-SIG for the function-call turn i.
+func (c *checker) gemSignature(i int) {
+	parts := c.msgs[i].Parts
+	for j, p := range parts {
+		tc, ok := p.(llm.ToolCall)
+		if !ok {
+			continue
+		}
+		if j > 0 {
+			if r, ok := parts[j-1].(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
+				return
+			}
+		}
+		c.add(Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j),
+			Message:       fmt.Sprintf("the first function call of %s (%s) has no thoughtSignature; this transcript carries Gemini thought signatures, and Gemini 3 requires one on the first call of every step of the current turn", c.msgPath(i), tc.Name),
+			ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.lay.msgs[i].msg)+1))})
+		return
+	}
+}
+
+// ---- tool definitions ----
+
+func (c *checker) tools() {
+	tools := c.req.Tools
+	if c.d == OpenAIChat && len(tools) > 128 {
+		c.add(Violation{Rule: ruleCCMaxTools, Path: "tools",
+			Message:       fmt.Sprintf("the request defines %d tools; Chat Completions allows at most 128", len(tools)),
+			ProviderError: fill(tmplCCMaxTools, "{n}", strconv.Itoa(len(tools)))})
+	}
+	for k, t := range tools {
+		ks := strconv.Itoa(k)
+		switch c.d {
+		case OpenAIChat:
+			path := "tools." + ks + ".function"
+			if !nameOK(t.Name, 0) {
+				c.add(Violation{Rule: ruleCCToolNamePat, Path: path + ".name",
+					Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
+					ProviderError: fill(tmplCCToolNameT, "{k}", ks)})
+			}
+			if len(t.Name) > 64 {
+				c.add(Violation{Rule: ruleCCToolNameLen, Path: path + ".name",
+					Message:       fmt.Sprintf("tool %q is %d characters long; at most 64", t.Name, len(t.Name)),
+					ProviderError: fill(tmplCCToolNameLen, "{k}", ks, "{n}", strconv.Itoa(len(t.Name)))})
+			}
+			if t.Strict {
+				c.out = append(c.out, CheckStrictSchema(t.Name, t.Parameters, path+".parameters")...)
+			}
+		case OpenAIResponses:
+			path := "tools." + ks
+			if !nameOK(t.Name, 0) {
+				c.add(Violation{Rule: ruleRSToolNamePat, Path: path + ".name",
+					Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
+					ProviderError: fill(tmplRSToolName, "{k}", ks)})
+			}
+			if t.Strict {
+				c.out = append(c.out, CheckStrictSchema(t.Name, t.Parameters, path+".parameters")...)
+			}
+		case Anthropic:
+			path := "tools." + ks
+			switch {
+			case !nameOK(t.Name, 128):
+				c.add(Violation{Rule: ruleAntToolName, Path: path + ".name",
+					Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]{1,128}$", t.Name),
+					ProviderError: fill(tmplAntToolName, "{k}", ks)})
+			case len(t.Name) > 64:
+				c.add(Violation{Rule: ruleAntToolName, Path: path + ".name", Warning: true,
+					Message: fmt.Sprintf("tool %q is %d characters long; the API accepts up to 128, the documentation says 64", t.Name, len(t.Name))})
+			}
+			if t.Strict {
+				for _, v := range CheckStrictSchema(t.Name, t.Parameters, path+".input_schema") {
+					v.Warning = true
+					v.ProviderError = ""
+					v.Message += " (OpenAI's strict subset; Anthropic publishes no list, so this is a portability warning)"
+					c.add(v)
+				}
+			}
+		case Gemini:
+			path := "tools.0.functionDeclarations." + ks
+			if !gemNameOK(t.Name) {
+				c.add(Violation{Rule: ruleGemName, Path: path + ".name",
+					Message:       fmt.Sprintf("function %q: names must start with a letter or an underscore, then letters, digits, '_', '.', ':' or '-', at most 64 characters", t.Name),
+					ProviderError: fill(tmplGemName, "{k}", ks)})
+			}
+		}
+	}
+}
+
+// ---- helpers ----
+
+// nameOK reports whether name matches ^[a-zA-Z0-9_-]+$, and is at most max
+// characters when max > 0.
+func nameOK(name string, max int) bool {
+	if name == "" || (max > 0 && len(name) > max) {
+		return false
+	}
+	return idOK(name)
+}
+
+// idOK reports whether id matches ^[a-zA-Z0-9_-]+$.
+func idOK(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !idByte(id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func idByte(b byte) bool {
+	return b == '_' || b == '-' || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9')
+}
+
+// gemNameOK reports whether name is a valid Gemini function name.
+func gemNameOK(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	if b := name[0]; b != '_' && !('a' <= b && b <= 'z') && !('A' <= b && b <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if b := name[i]; !idByte(b) && b != '.' && b != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+func hasImage(parts []llm.Part) bool {
+	for _, p := range parts {
+		if _, ok := p.(llm.Image); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteID(id string) string {
+	if id == "" {
+		return "(no id)"
+	}
+	return id
+}
+
+func idSuffix(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "(" + id + ") "
+}
+
+func idSuffixParen(id string) string {
+	if id == "" {
+		return ""
+	}
+	return ", " + id
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// SortViolations sorts vs into wire order: by path, comparing numeric
+// segments as numbers, with system prompts first, then the message array,
+// then tools. Violations at the same path keep their order.
+func SortViolations(vs []Violation) {
+	sort.SliceStable(vs, func(a, b int) bool { return comparePaths(vs[a].Path, vs[b].Path) < 0 })
+}
+
+func topRank(seg string) int {
+	switch seg {
+	case "system", "systemInstruction", "instructions":
+		return 0
+	case "messages", "input", "contents":
+		return 1
+	case "tools":
+		return 2
+	}
+	return 3
+}
+
+func comparePaths(a, b string) int {
+	if a == b {
+		return 0
+	}
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	if ra, rb := topRank(as[0]), topRank(bs[0]); ra != rb {
+		return ra - rb
+	}
+	for k := 0; k < len(as) && k < len(bs); k++ {
+		if as[k] == bs[k] {
+			continue
+		}
+		na, ea := strconv.Atoi(as[k])
+		nb, eb := strconv.Atoi(bs[k])
+		switch {
+		case ea == nil && eb == nil:
+			return na - nb
+		case ea == nil:
+			return -1
+		case eb == nil:
+			return 1
+		}
+		return strings.Compare(as[k], bs[k])
+	}
+	return len(as) - len(bs)
+}

@@ -1,0 +1,420 @@
+package transcript
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/llm"
+)
+
+type checkCase struct {
+	name     string
+	d        Dialect
+	req      Request
+	want     []string // "RULE path", in order; warnings end in " (warning)"
+	accepted bool
+	// repairErr lists the rules Repair cannot fix in this case.
+	repairErr []string
+}
+
+func msgs(m ...llm.Message) Request { return Request{Messages: m} }
+
+var strictBad = json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`)
+
+func checkCases() []checkCase {
+	long41 := strings.Repeat("x", 41)
+	long65 := strings.Repeat("y", 65)
+	return []checkCase{
+		// ---- OpenAI Chat Completions ----
+		{name: "chat/accepted", d: OpenAIChat, accepted: true,
+			req: msgs(sys("be brief"), usr("weather?"), asst(call("c1", "get_weather")), tool(res("c1", "get_weather", "18C")), asst(txt("18C")))},
+		{name: "chat/parallel out of order, separate tool messages", d: OpenAIChat, accepted: true,
+			req: msgs(usr("q"), asst(call("c1", "a"), call("c2", "b")), tool(res("c2", "b", "2")), tool(res("c1", "a", "1")))},
+		{name: "chat/parallel out of order, one tool message", d: OpenAIChat, accepted: true,
+			req: msgs(usr("q"), asst(call("c1", "a"), call("c2", "b")), tool(res("c2", "b", "2"), res("c1", "a", "1")))},
+		{name: "chat/orphan call before a new user turn", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "get_weather")), usr("never mind")),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1"}},
+		{name: "chat/user message between call and result", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a")), usr("wait"), tool(res("c1", "a", "1"))),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1", "OAI-CC-NO-ORPHAN-RESULT messages.3"}},
+		{name: "chat/results split by a user message", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a"), call("c2", "b")), tool(res("c1", "a", "1")), usr("hurry"), tool(res("c2", "b", "2"))),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1", "OAI-CC-NO-ORPHAN-RESULT messages.4"}},
+		{name: "chat/duplicate result", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "1")), tool(res("c1", "a", "1"))),
+			want: []string{"OAI-CC-DUP-RESULT messages.3.tool_call_id"}},
+		{name: "chat/conflicting duplicate result", d: OpenAIChat,
+			req:       msgs(usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "1")), tool(res("c1", "a", "2"))),
+			want:      []string{"OAI-CC-DUP-RESULT messages.3.tool_call_id"},
+			repairErr: []string{"OAI-CC-DUP-RESULT"}},
+		{name: "chat/orphan result", d: OpenAIChat,
+			req:  msgs(usr("q"), tool(res("cX", "a", "1"))),
+			want: []string{"OAI-CC-NO-ORPHAN-RESULT messages.1"}},
+		{name: "chat/result without call id", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a")), tool(res("", "a", "1"))),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1", "OAI-CC-RESULT-ID-REQUIRED messages.2.tool_call_id"}},
+		{name: "chat/image in tool result", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "shot")), tool(llm.ToolResult{CallID: "c1", Name: "shot", Status: llm.StatusSuccess, Content: []llm.Part{txt("here"), img()}})),
+			want: []string{"OAI-CC-TOOL-IMAGE messages.2"}},
+		{name: "chat/call name with a dot", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "get.weather")), tool(res("c1", "get.weather", "1"))),
+			want: []string{"OAI-CC-TOOLNAME-PATTERN messages.1.tool_calls.0.function.name"}},
+		{name: "chat/41-character id is a warning", d: OpenAIChat, accepted: true,
+			req:  msgs(usr("q"), asst(call(long41, "a")), tool(res(long41, "a", "1"))),
+			want: []string{"OAI-CC-ID-LEN messages.1.tool_calls.0.id (warning)"}},
+		{name: "chat/empty assistant message", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(), usr("q2")),
+			want: []string{"OAI-CC-NULL-CONTENT messages.1.content"}},
+		{name: "chat/no messages", d: OpenAIChat,
+			req:       msgs(),
+			want:      []string{"OAI-CC-EMPTY-MESSAGES messages"},
+			repairErr: []string{"OAI-CC-EMPTY-MESSAGES"}},
+		{name: "chat/system message between call and result", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a")), sys("note"), tool(res("c1", "a", "1"))),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1", "OAI-CC-NO-ORPHAN-RESULT messages.3"}},
+		{name: "chat/trailing text splits the tool run", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a"), call("c2", "b")), tool(res("c1", "a", "1"), txt("and then")), tool(res("c2", "b", "2"))),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1", "OAI-CC-NO-ORPHAN-RESULT messages.4"}},
+		{name: "chat/tool definitions", d: OpenAIChat,
+			req: Request{Messages: []llm.Message{usr("q")}, Tools: []llm.ToolSpec{{Name: "get weather"}, {Name: "ok", Strict: true, Parameters: strictBad}, {Name: strings.Repeat("n", 65)}}},
+			want: []string{"OAI-CC-TOOLNAME-PATTERN tools.0.function.name", "OAI-STRICT-ADDL tools.1.function.parameters",
+				"OAI-CC-TOOLNAME-LEN tools.2.function.name"}},
+		{name: "chat/call id reused in a later turn", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "1")), asst(call("c1", "a")), tool(res("c1", "a", "2"))),
+			want: []string{"OAI-CC-DUP-RESULT messages.4.tool_call_id"}},
+		{name: "chat/tool message without results", d: OpenAIChat,
+			req:  msgs(usr("q"), tool(txt("hello"))),
+			want: []string{"TW-PART-PLACEMENT messages.1"}},
+		{name: "chat/result inside a user message", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a")), llm.Message{Role: llm.RoleUser, Parts: []llm.Part{res("c1", "a", "1")}}),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1", "TW-PART-PLACEMENT messages.2.content.0"}},
+		{name: "chat/is_error with several content parts", d: OpenAIChat, accepted: true,
+			req: msgs(usr("q"), asst(call("c1", "a")), tool(errRes("c1", "a", txt("failed:"), txt("timeout"))))},
+		{name: "chat/empty tool result", d: OpenAIChat, accepted: true,
+			req: msgs(usr("q"), asst(call("c1", "a")), tool(llm.ToolResult{CallID: "c1", Name: "a", Status: llm.StatusSuccess}))},
+		{name: "chat/tool result after the end of the run", d: OpenAIChat,
+			req:  msgs(usr("q"), asst(call("c1", "a")), asst(txt("thinking aloud")), tool(res("c1", "a", "1"))),
+			want: []string{"OAI-CC-ANSWER-ALL messages.1", "OAI-CC-NO-ORPHAN-RESULT messages.3"}},
+
+		// ---- OpenAI Responses ----
+		{name: "responses/accepted with reasoning and parallel calls", d: OpenAIResponses, accepted: true,
+			req: msgs(usr("q"), asst(rsItem("rs_1"), llm.ToolCall{ID: "c1", Name: "a", ItemID: "fc_1"}, llm.ToolCall{ID: "c2", Name: "b", ItemID: "fc_2"}), tool(res("c2", "b", "2"), res("c1", "a", "1")))},
+		{name: "responses/unanswered call", d: OpenAIResponses,
+			req:  msgs(usr("q"), asst(call("c1", "a")), usr("next")),
+			want: []string{"OAI-RS-ANSWER-ALL input.1"}},
+		{name: "responses/orphan output", d: OpenAIResponses,
+			req:  msgs(usr("q"), tool(res("cX", "a", "1"))),
+			want: []string{"OAI-RS-NO-ORPHAN-OUTPUT input.1"}},
+		{name: "responses/message between call and output is accepted", d: OpenAIResponses, accepted: true,
+			req: msgs(usr("q"), asst(call("c1", "a")), usr("wait"), tool(res("c1", "a", "1")))},
+		{name: "responses/duplicate output", d: OpenAIResponses,
+			req:  msgs(usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "1")), tool(res("c1", "a", "1"))),
+			want: []string{"OAI-RS-DUP-CALLID input.3"}},
+		{name: "responses/reasoning item with nothing after it", d: OpenAIResponses,
+			req:  msgs(usr("q"), asst(txt("hi"), rsItem("rs_9"))),
+			want: []string{"OAI-RS-REASONING-FOLLOW input.2"}},
+		{name: "responses/call_id too long", d: OpenAIResponses,
+			req:  msgs(usr("q"), asst(call(long65, "a")), tool(res(long65, "a", "1"))),
+			want: []string{"OAI-RS-CALLID-LEN input.1.call_id", "OAI-RS-CALLID-LEN input.2.call_id"}},
+		{name: "responses/duplicate item id", d: OpenAIResponses,
+			req:  msgs(usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", ItemID: "fc_1"}, llm.ToolCall{ID: "c2", Name: "a", ItemID: "fc_1"}), tool(res("c1", "a", "1"), res("c2", "a", "2"))),
+			want: []string{"OAI-RS-DUP-ITEM input.2.id"}},
+		{name: "responses/previous_response_id outputs", d: OpenAIResponses, accepted: true,
+			req: Request{Messages: []llm.Message{tool(res("c_stored", "a", "1"))}, PreviousResponse: true}},
+		{name: "responses/tools default to strict", d: OpenAIResponses,
+			req:  Request{Messages: []llm.Message{usr("q")}, Tools: []llm.ToolSpec{{Name: "a", Strict: true, Parameters: strictBad}, {Name: "b:c"}}},
+			want: []string{"OAI-STRICT-ADDL tools.0.parameters", "OAI-RS-TOOLNAME-PATTERN tools.1.name"}},
+		{name: "responses/call without reasoning among reasoning turns", d: OpenAIResponses, accepted: true,
+			req: msgs(usr("q"), asst(rsItem("rs_1"), llm.ToolCall{ID: "c1", Name: "a", ItemID: "fc_1"}), tool(res("c1", "a", "1")),
+				asst(llm.ToolCall{ID: "c2", Name: "a", ItemID: "fc_2"}), tool(res("c2", "a", "2"))),
+			want: []string{"OAI-RS-REASONING-PAIR input.4 (warning)"}},
+		{name: "responses/empty call ids", d: OpenAIResponses,
+			req:  msgs(usr("q"), asst(call("", "a")), tool(res("", "a", "1"))),
+			want: []string{"OAI-RS-CALLID-LEN input.1.call_id", "OAI-RS-CALLID-LEN input.2.call_id"}},
+		{name: "responses/output before its call", d: OpenAIResponses,
+			req:  msgs(usr("q"), tool(res("c1", "a", "1")), asst(call("c1", "a"))),
+			want: []string{"OAI-RS-NO-ORPHAN-OUTPUT input.1", "OAI-RS-ANSWER-ALL input.2"}},
+
+		// ---- Anthropic ----
+		{name: "anthropic/parallel results out of order", d: Anthropic, accepted: true,
+			req: msgs(sys("s"), usr("q"), asst(txt("checking"), call("toolu_1", "a"), call("toolu_2", "b")), tool(res("toolu_2", "b", "2"), res("toolu_1", "a", "1")))},
+		{name: "anthropic/results split over two user messages", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(call("toolu_1", "a"), call("toolu_2", "b")), tool(res("toolu_1", "a", "1")), tool(res("toolu_2", "b", "2")))},
+		{name: "anthropic/resumed interrupt: human message before the result", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), usr("are you done?"), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-RESULT-FIRST messages.3.content.0"}},
+		{name: "anthropic/orphan call before a new user turn", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), usr("new question")),
+			want: []string{"ANT-RESULT-NEXT messages.1"}},
+		{name: "anthropic/orphan result", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("hi")), tool(res("toolu_x", "a", "1"))),
+			want: []string{"ANT-NO-ORPHAN-RESULT messages.2.content.0"}},
+		{name: "anthropic/result two turns late", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), usr("hm"), asst(txt("waiting")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-RESULT-NEXT messages.1", "ANT-NO-ORPHAN-RESULT messages.4.content.0"}},
+		{name: "anthropic/duplicate results", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"), res("toolu_1", "a", "1"))),
+			want: []string{"ANT-SINGLE-RESULT messages.2.content.1"}},
+		{name: "anthropic/duplicate tool_use ids", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "2"))),
+			want: []string{"ANT-UNIQUE-TOOLUSE-ID messages.3.content.0.id"}},
+		{name: "anthropic/id from another provider", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("call.1|x", "a")), tool(res("call.1|x", "a", "1"))),
+			want: []string{"ANT-ID-PATTERN messages.1.content.0.id"}},
+		{name: "anthropic/empty text block before tool_use", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt(""), call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-TEXT-NONEMPTY messages.1.content.0"}},
+		{name: "anthropic/whitespace-only user message", d: Anthropic,
+			req:  msgs(usr("  \n")),
+			want: []string{"ANT-TEXT-WHITESPACE messages.0.content.0"}},
+		{name: "anthropic/whitespace text with tool_use is accepted", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(txt("\n\n"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
+		{name: "anthropic/empty user message", d: Anthropic,
+			req:  msgs(llm.Message{Role: llm.RoleUser}, asst(txt("hi"))),
+			want: []string{"ANT-USER-NONEMPTY messages.0"}},
+		{name: "anthropic/system message mid-conversation", d: Anthropic,
+			req:  msgs(sys("s"), usr("q"), asst(txt("a")), sys("be terse"), usr("q2")),
+			want: []string{"ANT-SYSTEM-ROLE messages.2"}},
+		{name: "anthropic/thinking on, last tool_use without thinking", d: Anthropic,
+			req:  Request{Messages: []llm.Message{usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))}, Thinking: true},
+			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
+		{name: "anthropic/thinking on, thinking first", d: Anthropic, accepted: true,
+			req: Request{Messages: []llm.Message{usr("q"), asst(think("anthropic", "sig"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))}, Thinking: true}},
+		{name: "anthropic/first message from the assistant", d: Anthropic, accepted: true,
+			req:  msgs(asst(txt("hello")), usr("hi")),
+			want: []string{"ANT-FIRST-USER messages.0 (warning)"}},
+		{name: "anthropic/empty result and is_error with blocks", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(call("toolu_1", "a"), call("toolu_2", "b")),
+				tool(llm.ToolResult{CallID: "toolu_1", Name: "a", Status: llm.StatusSuccess}, errRes("toolu_2", "b", txt("failed"), img())))},
+		{name: "anthropic/tool names", d: Anthropic,
+			req:  Request{Messages: []llm.Message{usr("q")}, Tools: []llm.ToolSpec{{Name: "a.b"}, {Name: strings.Repeat("n", 100)}}},
+			want: []string{"ANT-TOOLNAME tools.0.name", "ANT-TOOLNAME tools.1.name (warning)"}},
+		{name: "anthropic/text before results in a tool message", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), tool(txt("here you go"), res("toolu_1", "a", "1"))),
+			want: []string{"ANT-RESULT-FIRST messages.2.content.1"}},
+		{name: "anthropic/calls in two consecutive assistant messages", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(call("toolu_1", "a")), asst(call("toolu_2", "b")), tool(res("toolu_1", "a", "1"), res("toolu_2", "b", "2")))},
+		{name: "anthropic/transcript ends with a tool_use", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a"))),
+			want: []string{"ANT-RESULT-NEXT messages.1"}},
+		{name: "anthropic/only a system prompt", d: Anthropic,
+			req:       msgs(sys("s")),
+			want:      []string{"ANT-EMPTY-MESSAGES messages"},
+			repairErr: []string{"ANT-EMPTY-MESSAGES"}},
+
+		// ---- Gemini ----
+		{name: "gemini/accepted", d: Gemini, accepted: true,
+			req: msgs(sys("s"), usr("q"), asst(call("", "get_weather")), tool(res("", "get_weather", "18C")), asst(txt("18C")))},
+		{name: "gemini/responses split over two contents", d: Gemini,
+			req:  msgs(usr("q"), asst(call("f1", "a"), call("f2", "b")), tool(res("f1", "a", "1")), tool(res("f2", "b", "2"))),
+			want: []string{"GEM-RESP-COUNT contents.2", "GEM-RESP-AFTER-CALL contents.3"}},
+		{name: "gemini/user turn between call and response", d: Gemini,
+			req:  msgs(usr("q"), asst(call("f1", "a")), usr("wait"), tool(res("f1", "a", "1"))),
+			want: []string{"GEM-RESP-COUNT contents.1", "GEM-RESP-AFTER-CALL contents.3"}},
+		{name: "gemini/history starts with a function call", d: Gemini,
+			req:  msgs(asst(call("", "a")), tool(res("", "a", "1")), asst(txt("done"))),
+			want: []string{"GEM-CALL-AFTER-USER contents.0"}},
+		{name: "gemini/model text turn before the call turn", d: Gemini,
+			req:  msgs(usr("q"), asst(txt("let me see")), asst(call("", "a")), tool(res("", "a", "1"))),
+			want: []string{"GEM-CALL-AFTER-USER contents.2"}},
+		{name: "gemini/responses out of call order", d: Gemini, accepted: true,
+			req:  msgs(usr("q"), asst(call("", "a"), call("", "b")), tool(res("", "b", "2"), res("", "a", "1"))),
+			want: []string{"GEM-ORDER contents.2 (warning)"}},
+		{name: "gemini/response names another function", d: Gemini,
+			req:  msgs(usr("q"), asst(call("f1", "a")), tool(res("f1", "b", "1"))),
+			want: []string{"GEM-RESP-MATCH contents.2.parts.0.functionResponse.name"}},
+		{name: "gemini/duplicate response", d: Gemini,
+			req:  msgs(usr("q"), asst(call("f1", "a")), tool(res("f1", "a", "1"), res("f1", "a", "1"))),
+			want: []string{"GEM-RESP-COUNT contents.2", "GEM-RESP-MATCH contents.2.parts.1"}},
+		{name: "gemini/missing thought signature in the current turn", d: Gemini,
+			req:       msgs(usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))),
+			want:      []string{"GEM-THOUGHT-SIG contents.3.parts.0"},
+			repairErr: []string{"GEM-THOUGHT-SIG"}},
+		{name: "gemini/thought signatures present", d: Gemini, accepted: true,
+			req: msgs(usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(gsig("s2"), call("", "b")), tool(res("", "b", "2")))},
+		{name: "gemini/unsigned call in an earlier turn", d: Gemini, accepted: true,
+			req: msgs(usr("q"), asst(call("", "a")), tool(res("", "a", "1")), asst(txt("ok")), usr("again"), asst(gsig("s"), call("", "a")), tool(res("", "a", "2")))},
+		{name: "gemini/empty model content", d: Gemini,
+			req:  msgs(usr("q"), asst(), usr("q2")),
+			want: []string{"GEM-PARTS-NONEMPTY contents.1.parts"}},
+		{name: "gemini/system message mid-conversation", d: Gemini,
+			req:  msgs(sys("s"), usr("q"), sys("later"), usr("q2")),
+			want: []string{"GEM-SYSTEM-PLACEMENT contents.1", "GEM-SAME-ROLE contents.2 (warning)"}},
+		{name: "gemini/function name", d: Gemini,
+			req:  Request{Messages: []llm.Message{usr("q")}, Tools: []llm.ToolSpec{{Name: "1tool"}, {Name: "ns.tool:v1"}}},
+			want: []string{"GEM-NAME tools.0.functionDeclarations.0.name"}},
+		{name: "gemini/image in a function response", d: Gemini, accepted: true,
+			req:  msgs(usr("q"), asst(call("", "shot")), tool(llm.ToolResult{Name: "shot", Status: llm.StatusSuccess, Content: []llm.Part{img()}})),
+			want: []string{"GEM-MULTIMODAL-RESP contents.2.parts.0 (warning)"}},
+		{name: "gemini/orphan response", d: Gemini,
+			req:  msgs(usr("q"), tool(res("", "a", "1"))),
+			want: []string{"GEM-RESP-AFTER-CALL contents.1"}},
+		{name: "gemini/unanswered call at the end", d: Gemini,
+			req:  msgs(usr("q"), asst(call("", "a"))),
+			want: []string{"GEM-RESP-COUNT contents.1"}},
+	}
+}
+
+func ruleList(vs []Violation) []string {
+	var out []string
+	for _, v := range vs {
+		s := v.Rule + " " + v.Path
+		if v.Warning {
+			s += " (warning)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	for _, tt := range checkCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := CheckRequest(tt.req, tt.d)
+			if got := ruleList(vs); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("CheckRequest(%s) = %q, want %q\ntranscript:\n%s\n%s", tt.d, got, tt.want, render(tt.req.Messages), renderViolations(vs))
+			}
+			if got := Accepted(vs); got != tt.accepted {
+				t.Errorf("Accepted(CheckRequest(%s)) = %v, want %v", tt.d, got, tt.accepted)
+			}
+			for _, v := range vs {
+				if v.Message == "" || v.Path == "" {
+					t.Errorf("violation %v has an empty message or path", v)
+				}
+			}
+		})
+	}
+}
+
+// TestRepairCases repairs every table case: the result passes Check, and
+// an accepted transcript comes back unchanged.
+func TestRepairCases(t *testing.T) {
+	for _, tt := range checkCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changes, err := RepairRequest(tt.req, tt.d, nil)
+			if tt.accepted {
+				if err != nil || len(changes) != 0 || !reflect.DeepEqual(out, tt.req) {
+					t.Errorf("RepairRequest(accepted) = %d changes, err %v; want no change", len(changes), err)
+				}
+				return
+			}
+			if len(tt.repairErr) > 0 {
+				var re *RepairError
+				if !errors.As(err, &re) {
+					t.Fatalf("RepairRequest() error = %v, want a *RepairError with %v", err, tt.repairErr)
+				}
+				for _, want := range tt.repairErr {
+					found := false
+					for _, p := range re.Problems {
+						found = found || p.Rule == want
+					}
+					if !found {
+						t.Errorf("RepairRequest() problems = %v, want one with rule %s", re.Problems, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("RepairRequest() error = %v\ntranscript:\n%s", err, render(tt.req.Messages))
+			}
+			if len(changes) == 0 {
+				t.Errorf("RepairRequest() made no change to a rejected transcript")
+			}
+			if vs := CheckRequest(out, tt.d); !Accepted(vs) {
+				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted\nrepaired:\n%s", ruleList(vs), render(out.Messages))
+			}
+			again, more, err := RepairRequest(out, tt.d, nil)
+			if err != nil || len(more) != 0 || !reflect.DeepEqual(again, out) {
+				t.Errorf("RepairRequest(RepairRequest()) made %d more changes (err %v), want none", len(more), err)
+			}
+		})
+	}
+}
+
+func TestCheckCaseCount(t *testing.T) {
+	per := map[Dialect]int{}
+	for _, c := range checkCases() {
+		per[c.d]++
+	}
+	for _, d := range Dialects {
+		if per[d] < 12 {
+			t.Errorf("%s has %d table cases, want at least 12", d, per[d])
+		}
+	}
+	if n := len(checkCases()); n < 60 {
+		t.Errorf("len(checkCases()) = %d, want at least 60", n)
+	}
+}
+
+// TestCheckGolden writes each case's full violations (messages and
+// provider errors) to a golden file.
+func TestCheckGolden(t *testing.T) {
+	var b strings.Builder
+	for _, tt := range checkCases() {
+		vs := CheckRequest(tt.req, tt.d)
+		if len(vs) == 0 {
+			continue
+		}
+		b.WriteString("== " + tt.name + "\n" + renderViolations(vs))
+	}
+	golden.Check(t, filepath.Join("testdata", "check.golden"), []byte(b.String()))
+}
+
+// TestRepairGolden writes each rejected case's repaired transcript and
+// changes to a golden file.
+func TestRepairGolden(t *testing.T) {
+	var b strings.Builder
+	for _, tt := range checkCases() {
+		if tt.accepted {
+			continue
+		}
+		out, changes, err := RepairRequest(tt.req, tt.d, nil)
+		b.WriteString("== " + tt.name + "\n")
+		b.WriteString(render(out.Messages))
+		b.WriteString("-- changes\n" + renderChanges(changes))
+		if err != nil {
+			b.WriteString("-- error\n" + err.Error() + "\n")
+		}
+	}
+	golden.Check(t, filepath.Join("testdata", "repair.golden"), []byte(b.String()))
+}
+
+func TestCheckUnknownDialect(t *testing.T) {
+	vs := Check([]llm.Message{usr("q")}, "cohere")
+	if len(vs) != 1 || vs[0].Rule != "TW-DIALECT" {
+		t.Errorf("Check(cohere) = %v, want one TW-DIALECT violation", vs)
+	}
+	if _, _, err := Repair([]llm.Message{usr("q")}, "cohere", nil); err == nil {
+		t.Errorf("Repair(cohere) error = nil, want an error")
+	}
+}
+
+func TestProviderErrorFilled(t *testing.T) {
+	vs := Check([]llm.Message{usr("q"), asst(call("call_a", "x"), call("call_b", "y")), tool(res("call_a", "x", "1"))}, OpenAIChat)
+	want := "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_b"
+	if len(vs) != 1 || vs[0].ProviderError != want {
+		t.Errorf("Check() provider error = %q, want %q", ruleList(vs), want)
+	}
+	vs = Check([]llm.Message{usr("q"), asst(call("toolu_a", "x"), call("toolu_b", "y")), usr("stop")}, Anthropic)
+	want = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+	if len(vs) != 1 || vs[0].ProviderError != want {
+		t.Errorf("Check() provider error = %v, want %q", vs, want)
+	}
+}
+
+func TestExamplesDir(t *testing.T) {
+	// The example transcripts are exercised by the CLI tests; make sure
+	// they exist where the docs say.
+	for _, name := range []string{"openai-interrupted.json", "anthropic-human-before-result.json"} {
+		if _, err := os.Stat(filepath.Join("..", "examples", "transcripts", name)); err != nil {
+			t.Skipf("examples/transcripts/%s: %v", name, err)
+		}
+	}
+}

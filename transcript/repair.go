@@ -1,0 +1,1390 @@
+package transcript
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+)
+
+// UnansweredAction says what Repair does with a tool call that has no
+// result.
+type UnansweredAction int
+
+const (
+	// AnswerInterrupted (the default) answers the call with an error result
+	// of type interrupted whose summary says the outcome is unknown.
+	AnswerInterrupted UnansweredAction = iota
+	// StripCall removes the call from its assistant message (and the
+	// message, if nothing else is left in it).
+	StripCall
+)
+
+// OrphanAction says what Repair does with a tool result whose call is not
+// in the transcript.
+type OrphanAction int
+
+const (
+	// OrphanToNote (the default) keeps the result's content as a user
+	// message that says where it came from.
+	OrphanToNote OrphanAction = iota
+	// DropOrphan deletes the result.
+	DropOrphan
+)
+
+// DefaultPlaceholder is the text Repair puts where a provider requires
+// non-empty text and there is none.
+const DefaultPlaceholder = "(empty)"
+
+// Policy chooses among the repairs Repair can make. A nil *Policy, and each
+// zero field, mean the default.
+type Policy struct {
+	// Unanswered: answer unanswered calls as interrupted (default) or strip
+	// them.
+	Unanswered UnansweredAction
+	// Orphans: turn orphan results into notes (default) or drop them.
+	Orphans OrphanAction
+	// Placeholder replaces whitespace-only text and fills messages that must
+	// not be empty; "" means DefaultPlaceholder.
+	Placeholder string
+}
+
+// Action names what a repair did.
+type Action string
+
+// The actions of a [Change].
+const (
+	ActionAnswer          Action = "answer"           // added an interrupted result for an unanswered call
+	ActionStripCall       Action = "strip-call"       // removed an unanswered call
+	ActionMove            Action = "move"             // moved results next to their call, or a message after them
+	ActionNote            Action = "note"             // turned an orphan result into a user note
+	ActionDrop            Action = "drop"             // removed a part or a message
+	ActionRewriteID       Action = "rewrite-id"       // changed a call id, on the call and its result
+	ActionRenameTool      Action = "rename-tool"      // changed a tool name everywhere it appears
+	ActionMerge           Action = "merge"            // merged messages into one
+	ActionReplaceText     Action = "replace-text"     // replaced empty or whitespace-only text
+	ActionInsert          Action = "insert"           // inserted a message
+	ActionLiftImage       Action = "lift-image"       // moved images out of a tool result
+	ActionReshape         Action = "reshape"          // moved a part to a message of the right role
+	ActionDisableThinking Action = "disable-thinking" // turned extended thinking off
+)
+
+// A Change is one repair: which rule it satisfies, where (the dotted path
+// in the original request body), what was done and why.
+type Change struct {
+	Rule   string
+	Path   string
+	Action Action
+	Reason string
+}
+
+func (c Change) String() string {
+	return fmt.Sprintf("%s: %s: %s: %s", c.Path, c.Rule, c.Action, c.Reason)
+}
+
+// RepairError reports what Repair could not fix without guessing: a
+// conflicting duplicate result (same call id, different content), a Gemini
+// call that needs a thought signature, an unknown role, an empty
+// transcript. Problems lists each in the form of a violation.
+type RepairError struct {
+	Problems []Violation
+}
+
+func (e *RepairError) Error() string {
+	var b strings.Builder
+	b.WriteString("transcript: cannot repair without guessing:")
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Repair returns msgs changed so that they pass [Check] for dialect d, and
+// the list of changes, each with the rule it satisfies. A transcript Check
+// accepts is returned as is, with no changes. Repair never invents an
+// outcome: an unanswered call gets an error result of type interrupted
+// saying that the outcome is unknown (or is stripped, by policy); results
+// move to directly after their call, in call order, and messages that were
+// wedged between move after them; orphan results become user notes (or are
+// dropped, by policy); exact duplicates are dropped; ids are rewritten with
+// a stable, collision-free mapping applied to call and result; empty text
+// is dropped or replaced; system messages move where the dialect needs
+// them; Gemini turns are merged where needed.
+//
+// When something cannot be fixed without guessing (see [RepairError]),
+// Repair returns the transcript with every other repair made, the changes,
+// and a *RepairError. msgs is not modified; the result may share parts
+// with it. Repair runs in time linear in the size of the transcript.
+func Repair(msgs []llm.Message, d Dialect, p *Policy) ([]llm.Message, []Change, error) {
+	r, changes, err := RepairRequest(Request{Messages: msgs}, d, p)
+	return r.Messages, changes, err
+}
+
+// RepairRequest is [Repair] for a whole request: it also renames tools
+// whose names the dialect rejects (consistently in definitions, calls and
+// results) and turns Anthropic extended thinking off when the last tool
+// call lacks its thinking block (ANT-THINKING-FIRST), which cannot be fixed
+// otherwise.
+func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error) {
+	vs := CheckRequest(req, d)
+	if Accepted(vs) {
+		return req, nil, nil
+	}
+	switch d {
+	case OpenAIChat, OpenAIResponses, Anthropic, Gemini:
+	default:
+		return req, nil, &RepairError{Problems: vs}
+	}
+	pol := Policy{}
+	if p != nil {
+		pol = *p
+	}
+	if pol.Placeholder == "" {
+		pol.Placeholder = DefaultPlaceholder
+	}
+	rp := &repairer{d: d, pol: pol, req: req, orig: Layout(req.Messages, d)}
+	rp.load()
+	rp.shape()
+	rp.system()
+	rp.content()
+	rp.pair()
+	rp.post()
+	rp.names()
+	rp.strict()
+	out := req
+	out.Messages = rp.build()
+	out.Tools = rp.tools
+	for _, v := range vs {
+		if v.Rule == ruleAntThinkingFirst {
+			out.Thinking = false
+			rp.change(ruleAntThinkingFirst, v.Path, ActionDisableThinking, "the assistant message whose tool_use the last user turn answers has no thinking block, and a signed thinking block cannot be made up: extended thinking is turned off for this request")
+		}
+	}
+	after := CheckRequest(out, d)
+	var problems []Violation
+	problems = append(problems, rp.problems...)
+	for _, v := range after {
+		if !v.Warning {
+			problems = append(problems, v)
+		}
+	}
+	if len(problems) > 0 {
+		return out, rp.changes, &RepairError{Problems: problems}
+	}
+	return out, rp.changes, nil
+}
+
+// wpart is a part being repaired, with where it came from (om, op: message
+// and part index in the original; om < 0 for parts Repair made).
+type wpart struct {
+	p      llm.Part
+	om, op int
+}
+
+// wmsg is a message being repaired.
+type wmsg struct {
+	role    llm.Role
+	parts   []wpart
+	om      int  // original index, or -1
+	changed bool // parts differ from the original message's
+}
+
+type repairer struct {
+	d        Dialect
+	pol      Policy
+	req      Request
+	orig     *Map
+	w        []wmsg
+	tools    []llm.ToolSpec
+	changes  []Change
+	problems []Violation
+}
+
+func (rp *repairer) change(rule, path string, a Action, reason string) {
+	rp.changes = append(rp.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
+}
+
+// origPath is the original path of a part (or of its message when op < 0).
+func (rp *repairer) origPath(om, op int) string {
+	if om < 0 {
+		return ""
+	}
+	if op >= 0 {
+		if p := rp.orig.Part(om, op).Path; p != "" {
+			return p
+		}
+	}
+	if p := rp.orig.Message(om).Path; p != "" {
+		return p
+	}
+	return fmt.Sprintf("message %d", om)
+}
+
+func (rp *repairer) msgPath(m wmsg) string {
+	if m.om < 0 {
+		for _, p := range m.parts {
+			if p.om >= 0 {
+				return rp.origPath(p.om, -1)
+			}
+		}
+		return ""
+	}
+	return rp.origPath(m.om, -1)
+}
+
+func (rp *repairer) load() {
+	rp.w = make([]wmsg, len(rp.req.Messages))
+	for i, m := range rp.req.Messages {
+		parts := make([]wpart, len(m.Parts))
+		for j, p := range m.Parts {
+			parts[j] = wpart{p: p, om: i, op: j}
+		}
+		rp.w[i] = wmsg{role: m.Role, parts: parts, om: i}
+	}
+	rp.tools = rp.req.Tools
+}
+
+func (rp *repairer) build() []llm.Message {
+	out := make([]llm.Message, 0, len(rp.w))
+	for _, m := range rp.w {
+		if !m.changed && m.om >= 0 && len(m.parts) == len(rp.req.Messages[m.om].Parts) {
+			out = append(out, rp.req.Messages[m.om])
+			continue
+		}
+		parts := make([]llm.Part, len(m.parts))
+		for j, p := range m.parts {
+			parts[j] = p.p
+		}
+		out = append(out, llm.Message{Role: m.role, Parts: parts})
+	}
+	return out
+}
+
+// ---- stage 1: the llm shape ----
+
+func (rp *repairer) shape() {
+	out := make([]wmsg, 0, len(rp.w))
+	for _, m := range rp.w {
+		if !m.role.Valid() {
+			rp.problems = append(rp.problems, Violation{Rule: ruleRole, Path: rp.msgPath(m), Message: fmt.Sprintf("message %d has role %q; Repair does not guess which role was meant", m.om, m.role)})
+			out = append(out, m)
+			continue
+		}
+		var before, after []wmsg
+		keep := m.parts[:0:0]
+		var calls, results, images []wpart
+		for _, p := range m.parts {
+			switch pp := p.p.(type) {
+			case nil:
+				rp.change(ruleShape, rp.origPath(p.om, p.op), ActionDrop, "dropped a nil part")
+				m.changed = true
+				continue
+			case llm.Reasoning:
+				if m.role != llm.RoleAssistant {
+					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning from a %s message (reasoning belongs to assistant messages)", m.role))
+					m.changed = true
+					continue
+				}
+			case llm.ToolCall:
+				if m.role != llm.RoleAssistant {
+					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, fmt.Sprintf("moved tool call %s out of a %s message into an assistant message before it", quoteID(pp.ID), m.role))
+					calls = append(calls, p)
+					m.changed = true
+					continue
+				}
+			case llm.ToolResult:
+				if m.role != llm.RoleTool {
+					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, fmt.Sprintf("moved the result of %s out of a %s message into a tool message before it", quoteID(pp.CallID), m.role))
+					results = append(results, p)
+					m.changed = true
+					continue
+				}
+			case llm.Image:
+				if m.role == llm.RoleSystem {
+					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, "moved an image out of a system message into a user message after it")
+					images = append(images, p)
+					m.changed = true
+					continue
+				}
+			}
+			keep = append(keep, p)
+		}
+		m.parts = keep
+		if len(calls) > 0 {
+			before = append(before, wmsg{role: llm.RoleAssistant, parts: calls, om: -1, changed: true})
+		}
+		if len(results) > 0 {
+			before = append(before, wmsg{role: llm.RoleTool, parts: results, om: -1, changed: true})
+		}
+		if len(images) > 0 {
+			after = append(after, wmsg{role: llm.RoleUser, parts: images, om: -1, changed: true})
+		}
+		if m.role == llm.RoleTool {
+			// Results first, then text and images.
+			var res, rest []wpart
+			for _, p := range m.parts {
+				if _, ok := p.p.(llm.ToolResult); ok {
+					res = append(res, p)
+				} else {
+					rest = append(rest, p)
+				}
+			}
+			if len(res) == 0 {
+				if len(rest) > 0 {
+					rp.change(ruleShape, rp.msgPath(m), ActionReshape, "a tool message without results became a user message")
+					m.role = llm.RoleUser
+					m.changed = true
+				}
+			} else if !isPrefix(res, m.parts) {
+				rp.change(ruleShape, rp.msgPath(m), ActionMove, "moved text and images of a tool message after its results")
+				m.parts = append(res, rest...)
+				m.changed = true
+			}
+		}
+		out = append(out, before...)
+		if len(m.parts) > 0 || !m.changed {
+			out = append(out, m)
+		}
+		out = append(out, after...)
+	}
+	rp.w = out
+}
+
+func isPrefix(res, all []wpart) bool {
+	for k := range res {
+		if _, ok := all[k].p.(llm.ToolResult); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- stage 2: system messages ----
+
+func (rp *repairer) system() {
+	if rp.d != Anthropic && rp.d != Gemini {
+		return
+	}
+	first := len(rp.w)
+	for i, m := range rp.w {
+		if m.role != llm.RoleSystem {
+			first = i
+			break
+		}
+	}
+	var moved []wmsg
+	rest := make([]wmsg, 0, len(rp.w)-first)
+	rule, where := ruleAntSystemRole, "the top-level system field"
+	if rp.d == Gemini {
+		rule, where = ruleGemSystem, "systemInstruction"
+	}
+	for _, m := range rp.w[first:] {
+		if m.role == llm.RoleSystem {
+			rp.change(rule, rp.msgPath(m), ActionMove, "moved a system message from the middle of the conversation to "+where+" (after the system text already there)")
+			moved = append(moved, m)
+			continue
+		}
+		rest = append(rest, m)
+	}
+	if len(moved) == 0 {
+		return
+	}
+	out := append(rp.w[:first:first], moved...)
+	rp.w = append(out, rest...)
+}
+
+// ---- stage 3: empty content ----
+
+func (rp *repairer) content() {
+	out := rp.w[:0]
+	for _, m := range rp.w {
+		switch rp.d {
+		case Anthropic:
+			m = rp.antText(m)
+		}
+		n := 0
+		for _, p := range m.parts {
+			if expressible(p.p, rp.d) && !signatureOnly(p.p) {
+				n++
+			}
+		}
+		if n == 0 && (rp.d != OpenAIResponses) {
+			rule := map[Dialect]string{OpenAIChat: ruleCCNullContent, Anthropic: ruleAntUserNonEmpty, Gemini: ruleGemPartsNonEmpty}[rp.d]
+			switch m.role {
+			case llm.RoleUser:
+				rp.change(rule, rp.msgPath(m), ActionReplaceText, fmt.Sprintf("the user message had no content: it now reads %q", rp.pol.Placeholder))
+				m.parts = append(m.parts, wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: m.om, op: -1})
+				m.changed = true
+			case llm.RoleAssistant, llm.RoleSystem:
+				if rp.d == Anthropic && m.role == llm.RoleAssistant && !m.changed {
+					break // an empty assistant message is accepted (ANT-NONEMPTY is a warning)
+				}
+				if rule == ruleAntUserNonEmpty {
+					rule = ruleAntTextNonEmpty
+				}
+				rp.change(rule, rp.msgPath(m), ActionDrop, fmt.Sprintf("dropped the %s message, which had no content", m.role))
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	rp.w = out
+}
+
+// antText drops empty text blocks and replaces a whitespace-only text block
+// that is a message's only content.
+func (rp *repairer) antText(m wmsg) wmsg {
+	keep := m.parts[:0:0]
+	for _, p := range m.parts {
+		if t, ok := p.p.(llm.Text); ok && t.Text == "" {
+			rp.change(ruleAntTextNonEmpty, rp.origPath(p.om, p.op), ActionDrop, "dropped an empty text block")
+			m.changed = true
+			continue
+		}
+		keep = append(keep, p)
+	}
+	m.parts = keep
+	if m.role != llm.RoleSystem && len(m.parts) == 1 {
+		if t, ok := m.parts[0].p.(llm.Text); ok && strings.TrimSpace(t.Text) == "" {
+			rp.change(ruleAntTextSpace, rp.origPath(m.parts[0].om, m.parts[0].op), ActionReplaceText, fmt.Sprintf("replaced whitespace-only text, the message's only content, with %q", rp.pol.Placeholder))
+			m.parts = []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: m.parts[0].om, op: m.parts[0].op}}
+			m.changed = true
+		}
+	}
+	return m
+}
+
+// ---- stage 4: pairing ----
+
+type fate uint8
+
+const (
+	fateKeep     fate = iota // stays where it is
+	fateConsumed             // moved into its call's rebuilt turn
+	fateDup                  // exact duplicate: dropped
+	fateNote                 // orphan turned into a note
+	fateGone                 // orphan dropped
+	fateConflict             // conflicting duplicate: left in place, reported
+	fateExternal             // answers a call of a stored response (Responses)
+)
+
+type callRef struct {
+	m, k   int // position in rp.w
+	turn   int
+	id     string
+	name   string
+	res    int // index in results, or -1
+	prevID int // previous call with the same id, or -1
+}
+
+type resRef struct {
+	m, k  int
+	call  int // paired call, or -1
+	fate  fate
+	dupOf int // call this duplicates, for fateDup/fateConflict
+	owner int // turn that consumed it
+}
+
+type turn struct {
+	msgs    []int // message indices in rp.w (Anthropic: consecutive assistants)
+	calls   []int
+	rebuild bool
+	rule    string // why it is rebuilt
+	why     string
+}
+
+type pairing struct {
+	calls   []callRef
+	results []resRef
+	turns   []turn
+	resAt   map[[2]int]int // (m, k) -> result index
+	turnAt  []int          // message -> turn index starting there, or -1
+	inTurn  []int          // message -> turn index it belongs to, or -1
+}
+
+func (rp *repairer) pair() {
+	pr := &pairing{resAt: map[[2]int]int{}, turnAt: make([]int, len(rp.w)), inTurn: make([]int, len(rp.w))}
+	for i := range pr.turnAt {
+		pr.turnAt[i], pr.inTurn[i] = -1, -1
+	}
+	last := map[string]int{}
+	cur := -1
+	for i, m := range rp.w {
+		switch m.role {
+		case llm.RoleAssistant:
+			hasCall := false
+			for _, p := range m.parts {
+				if _, ok := p.p.(llm.ToolCall); ok {
+					hasCall = true
+				}
+			}
+			if rp.d == Anthropic && i > 0 && pr.inTurn[i-1] >= 0 && rp.w[i-1].role == llm.RoleAssistant {
+				cur = pr.inTurn[i-1] // Anthropic merges consecutive assistant messages
+				pr.turns[cur].msgs = append(pr.turns[cur].msgs, i)
+			} else if hasCall || rp.d == Anthropic {
+				pr.turns = append(pr.turns, turn{msgs: []int{i}})
+				cur = len(pr.turns) - 1
+				pr.turnAt[i] = cur
+			}
+			if pr.turnAt[i] >= 0 || (rp.d == Anthropic) {
+				pr.inTurn[i] = cur
+			}
+			for k, p := range m.parts {
+				tc, ok := p.p.(llm.ToolCall)
+				if !ok {
+					continue
+				}
+				ci := len(pr.calls)
+				prev := -1
+				if x, ok := last[tc.ID]; ok && tc.ID != "" {
+					prev = x
+				}
+				pr.calls = append(pr.calls, callRef{m: i, k: k, turn: cur, id: tc.ID, name: tc.Name, res: -1, prevID: prev})
+				pr.turns[cur].calls = append(pr.turns[cur].calls, ci)
+				if tc.ID != "" {
+					last[tc.ID] = ci
+				}
+			}
+		case llm.RoleTool:
+			for k, p := range m.parts {
+				r, ok := p.p.(llm.ToolResult)
+				if !ok {
+					continue
+				}
+				ri := len(pr.results)
+				pr.results = append(pr.results, resRef{m: i, k: k, call: -1, dupOf: -1, owner: -1})
+				pr.resAt[[2]int{i, k}] = ri
+				rp.match(pr, ri, r, last, cur)
+			}
+		}
+	}
+	rp.rewriteIDs(pr)
+	for t := range pr.turns {
+		rp.judge(pr, t)
+	}
+	rp.rebuild(pr)
+}
+
+// match pairs result ri with a call, or decides its fate.
+func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string]int, cur int) {
+	res := &pr.results[ri]
+	cand, dup := -1, -1
+	if x, ok := last[r.CallID]; ok && r.CallID != "" {
+		t := pr.calls[x].turn
+		for y := x; y >= 0 && pr.calls[y].turn == t; y = pr.calls[y].prevID {
+			if pr.calls[y].res < 0 {
+				cand = y // the earliest unanswered one in that turn
+			} else if dup < 0 || y < dup {
+				dup = y
+			}
+		}
+	}
+	byName := cand < 0 && dup < 0 && cur >= 0 && (r.CallID == "" || rp.d == Gemini)
+	if byName {
+		pending, only := 0, -1
+		for _, ci := range pr.turns[cur].calls {
+			c := pr.calls[ci]
+			if r.CallID != "" && c.id != "" {
+				continue
+			}
+			if c.res >= 0 {
+				if (r.Name == "" || c.name == r.Name) && dup < 0 {
+					dup = ci
+				}
+				continue
+			}
+			if r.Name != "" && c.name == r.Name {
+				cand = ci
+				break
+			}
+			pending++
+			only = ci
+		}
+		if cand < 0 && r.Name == "" && pending == 1 {
+			cand = only
+		}
+	}
+	switch {
+	case cand >= 0:
+		res.call = cand
+		pr.calls[cand].res = ri
+	case dup >= 0 && pr.calls[dup].res >= 0:
+		res.dupOf = dup
+		first := pr.results[pr.calls[dup].res]
+		if sameResult(rp.w[first.m].parts[first.k].p.(llm.ToolResult), r) {
+			res.fate = fateDup
+		} else {
+			res.fate = fateConflict
+			rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
+				Message: fmt.Sprintf("call %s (%s) has two results with different content (the first at %s); Repair does not choose between them: remove the wrong one", quoteID(pr.calls[dup].id), pr.calls[dup].name, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
+		}
+	case rp.d == OpenAIResponses && rp.req.PreviousResponse:
+		res.fate = fateExternal
+	case rp.pol.Orphans == DropOrphan:
+		res.fate = fateGone
+	default:
+		res.fate = fateNote
+	}
+}
+
+func (rp *repairer) dupRule() string {
+	return map[Dialect]string{OpenAIChat: ruleCCDupResult, OpenAIResponses: ruleRSDupCallID, Anthropic: ruleAntSingleResult, Gemini: ruleGemRespCount}[rp.d]
+}
+
+func (rp *repairer) orphanRule() string {
+	return map[Dialect]string{OpenAIChat: ruleCCNoOrphan, OpenAIResponses: ruleRSNoOrphan, Anthropic: ruleAntNoOrphan, Gemini: ruleGemRespAfterCall}[rp.d]
+}
+
+func (rp *repairer) unansweredRule() string {
+	return map[Dialect]string{OpenAIChat: ruleCCAnswerAll, OpenAIResponses: ruleRSAnswerAll, Anthropic: ruleAntResultNext, Gemini: ruleGemRespCount}[rp.d]
+}
+
+func sameResult(a, b llm.ToolResult) bool {
+	if a.CallID != b.CallID || a.Status != b.Status || (a.Name != b.Name && a.Name != "" && b.Name != "") {
+		return false
+	}
+	return reflect.DeepEqual(a.Content, b.Content)
+}
+
+// rewriteIDs gives every call an id the dialect accepts, unique where the
+// dialect needs it, and carries it to the paired result.
+func (rp *repairer) rewriteIDs(pr *pairing) {
+	used := map[string]bool{}
+	for _, c := range pr.calls {
+		used[c.id] = true
+	}
+	for _, r := range pr.results {
+		used[rp.w[r.m].parts[r.k].p.(llm.ToolResult).CallID] = true
+	}
+	seen := map[string]bool{}
+	for ci := range pr.calls {
+		c := &pr.calls[ci]
+		rule := ""
+		switch {
+		case rp.d == Gemini:
+		case c.id == "":
+			rule = map[Dialect]string{OpenAIChat: ruleCCAnswerAll, OpenAIResponses: ruleRSCallIDLen, Anthropic: ruleAntIDPattern}[rp.d]
+		case rp.d == Anthropic && !idOK(c.id):
+			rule = ruleAntIDPattern
+		case rp.d == OpenAIResponses && len([]rune(c.id)) > 64:
+			rule = ruleRSCallIDLen
+		case seen[c.id]:
+			rule = map[Dialect]string{OpenAIChat: ruleCCDupResult, OpenAIResponses: ruleRSDupCallID, Anthropic: ruleAntUniqueID}[rp.d]
+		}
+		newID := c.id
+		if rule != "" {
+			newID = newCallID(c.id, rp.d, used)
+			what := "id " + strconv.Quote(c.id)
+			if c.id == "" {
+				what = "no id"
+			}
+			reason := fmt.Sprintf("call of %s had %s; it is now %q", c.name, what, newID)
+			if c.res >= 0 {
+				reason += ", and so is its result's call id"
+			}
+			rp.change(rule, rp.origPath(rp.w[c.m].parts[c.k].om, rp.w[c.m].parts[c.k].op), ActionRewriteID, reason)
+			tc := rp.w[c.m].parts[c.k].p.(llm.ToolCall)
+			tc.ID = newID
+			rp.w[c.m].parts[c.k].p = tc
+			rp.w[c.m].changed = true
+			c.id = newID
+		}
+		seen[newID] = true
+		if c.res >= 0 {
+			r := pr.results[c.res]
+			tr := rp.w[r.m].parts[r.k].p.(llm.ToolResult)
+			if tr.CallID != newID && (rp.d != Gemini || tr.CallID == "") {
+				if rule == "" {
+					rp.change(map[Dialect]string{OpenAIChat: ruleCCResultID, OpenAIResponses: ruleRSCallIDLen, Anthropic: ruleAntNoOrphan, Gemini: ruleGemRespMatch}[rp.d],
+						rp.origPath(rp.w[r.m].parts[r.k].om, rp.w[r.m].parts[r.k].op), ActionRewriteID,
+						fmt.Sprintf("the result had no call id; it answers the only pending call of %s, %s", c.name, quoteID(newID)))
+				}
+				tr.CallID = newID
+				rp.w[r.m].parts[r.k].p = tr
+				rp.w[r.m].changed = true
+			}
+			if rp.d == Gemini && tr.Name != "" && tr.Name != c.name {
+				rp.change(ruleGemRespMatch, rp.origPath(rp.w[r.m].parts[r.k].om, rp.w[r.m].parts[r.k].op), ActionRewriteID,
+					fmt.Sprintf("the function response for %s named %q; it now names the call's function %q", quoteID(c.id), tr.Name, c.name))
+				tr.Name = c.name
+				rp.w[r.m].parts[r.k].p = tr
+				rp.w[r.m].changed = true
+			}
+		}
+	}
+}
+
+// newCallID derives an id for dialect d from old, not in used, and adds it
+// to used. The same transcript always gets the same ids.
+func newCallID(old string, d Dialect, used map[string]bool) string {
+	max := 64
+	if d == OpenAIChat {
+		max = 40
+	}
+	b := make([]byte, 0, len(old))
+	for i := 0; i < len(old); i++ {
+		if idByte(old[i]) {
+			b = append(b, old[i])
+		} else if len(b) == 0 || b[len(b)-1] != '_' {
+			b = append(b, '_')
+		}
+	}
+	base := string(b)
+	if strings.Trim(base, "_") == "" {
+		base = "call"
+	}
+	if len(base) > max {
+		base = base[:max]
+	}
+	id := base
+	for n := 2; used[id]; n++ {
+		suffix := "_" + strconv.Itoa(n)
+		cut := base
+		if len(cut)+len(suffix) > max {
+			cut = cut[:max-len(suffix)]
+		}
+		id = cut + suffix
+	}
+	used[id] = true
+	return id
+}
+
+// residual is what a tool message becomes given the fates of its results.
+type residual struct {
+	kept     []int // result indices staying in place
+	note     bool  // notes follow
+	trailing bool  // its text and images stay with it
+	vanish   bool
+}
+
+func (rp *repairer) residual(pr *pairing, m int) residual {
+	var r residual
+	consumed := false
+	hasTrailing := false
+	for k, p := range rp.w[m].parts {
+		ri, ok := pr.resAt[[2]int{m, k}]
+		if !ok {
+			if expressible(p.p, rp.d) {
+				hasTrailing = true
+			}
+			continue
+		}
+		switch pr.results[ri].fate {
+		case fateKeep, fateConflict, fateExternal:
+			r.kept = append(r.kept, ri)
+		case fateNote:
+			r.note = true
+		case fateConsumed:
+			consumed = true
+		}
+	}
+	r.trailing = hasTrailing && (len(r.kept) > 0 || r.note || !consumed)
+	r.vanish = len(r.kept) == 0 && !r.note && !r.trailing
+	return r
+}
+
+// judge decides whether turn t can stay as it is.
+func (rp *repairer) judge(pr *pairing, t int) {
+	T := &pr.turns[t]
+	if len(T.calls) == 0 {
+		return
+	}
+	bad := func(rule, why string) {
+		if !T.rebuild {
+			T.rebuild, T.rule, T.why = true, rule, why
+		}
+	}
+	for _, ci := range T.calls {
+		c := pr.calls[ci]
+		if c.res < 0 {
+			bad(rp.unansweredRule(), "a call had no result")
+			continue
+		}
+		if rp.d == OpenAIChat {
+			r := pr.results[c.res]
+			if hasImage(rp.w[r.m].parts[r.k].p.(llm.ToolResult).Content) {
+				bad(ruleCCToolImage, "a result held an image")
+			}
+		}
+	}
+	for _, r := range pr.results {
+		if r.fate == fateConflict && r.dupOf >= 0 && pr.calls[r.dupOf].turn == t {
+			bad(rp.dupRule(), "a call had conflicting results")
+		}
+	}
+	if !T.rebuild {
+		mine := map[int]bool{}
+		last := T.msgs[len(T.msgs)-1]
+		switch rp.d {
+		case OpenAIChat:
+		scanChat:
+			for j := last + 1; j < len(rp.w); j++ {
+				if rp.w[j].role != llm.RoleTool {
+					break
+				}
+				res := rp.residual(pr, j)
+				if res.vanish {
+					continue
+				}
+				if len(res.kept) == 0 {
+					break
+				}
+				for _, ri := range res.kept {
+					ci := pr.results[ri].call
+					if ci < 0 || pr.calls[ci].turn != t || mine[ci] || pr.results[ri].fate != fateKeep {
+						bad(ruleCCNoOrphan, "another result sat among its results")
+						break scanChat
+					}
+					mine[ci] = true
+				}
+				if res.trailing || res.note {
+					break
+				}
+			}
+		case Anthropic:
+			text := false
+		scanAnt:
+			for j := last + 1; j < len(rp.w); j++ {
+				m := rp.w[j]
+				if m.role == llm.RoleAssistant || m.role == llm.RoleSystem {
+					break
+				}
+				if m.role == llm.RoleUser {
+					text = true
+					continue
+				}
+				res := rp.residual(pr, j)
+				for _, ri := range res.kept {
+					ci := pr.results[ri].call
+					if text {
+						bad(ruleAntResultFirst, "text came before a result in the next user turn")
+						break scanAnt
+					}
+					if ci < 0 || pr.calls[ci].turn != t || mine[ci] || pr.results[ri].fate != fateKeep {
+						bad(ruleAntNoOrphan, "another result sat among its results")
+						break scanAnt
+					}
+					mine[ci] = true
+				}
+				if res.trailing || res.note {
+					text = true
+				}
+			}
+		case Gemini:
+			for j := last + 1; j < len(rp.w); j++ {
+				if rp.w[j].role != llm.RoleTool {
+					break
+				}
+				res := rp.residual(pr, j)
+				if res.vanish {
+					continue
+				}
+				for _, ri := range res.kept {
+					ci := pr.results[ri].call
+					if ci < 0 || pr.calls[ci].turn != t || mine[ci] || pr.results[ri].fate != fateKeep {
+						bad(ruleGemRespCount, "another response sat among its responses")
+						break
+					}
+					mine[ci] = true
+				}
+				break
+			}
+		case OpenAIResponses:
+			for _, ci := range T.calls {
+				mine[ci] = true
+			}
+		}
+		if !T.rebuild && len(mine) != len(T.calls) {
+			rule := map[Dialect]string{OpenAIChat: ruleCCAnswerAll, Anthropic: ruleAntResultNext, Gemini: ruleGemRespAfterCall}[rp.d]
+			bad(rule, "its results did not directly follow it")
+		}
+	}
+	if T.rebuild {
+		for _, ci := range T.calls {
+			if ri := pr.calls[ci].res; ri >= 0 {
+				pr.results[ri].fate = fateConsumed
+				pr.results[ri].owner = t
+			}
+		}
+	}
+}
+
+// rebuild writes the repaired messages.
+func (rp *repairer) rebuild(pr *pairing) {
+	// Which turn takes each tool message's trailing parts along.
+	trailOwner := make([]int, len(rp.w))
+	for i := range trailOwner {
+		trailOwner[i] = -1
+	}
+	for _, r := range pr.results {
+		if r.fate == fateConsumed && trailOwner[r.m] < 0 {
+			trailOwner[r.m] = r.owner
+		}
+	}
+	residuals := make([]residual, len(rp.w))
+	ownedTrail := make([][]int, len(pr.turns)) // turn -> messages whose trailing parts it takes
+	for i, m := range rp.w {
+		if m.role != llm.RoleTool {
+			continue
+		}
+		residuals[i] = rp.residual(pr, i)
+		if !residuals[i].trailing && trailOwner[i] >= 0 {
+			ownedTrail[trailOwner[i]] = append(ownedTrail[trailOwner[i]], i)
+		}
+	}
+	out := make([]wmsg, 0, len(rp.w)+len(pr.turns))
+	for i := 0; i < len(rp.w); i++ {
+		m := rp.w[i]
+		switch {
+		case m.role == llm.RoleAssistant && pr.turnAt[i] >= 0 && pr.turns[pr.turnAt[i]].rebuild:
+			t := pr.turnAt[i]
+			T := pr.turns[t]
+			out = rp.emitTurn(pr, t, ownedTrail[t], out)
+			i = T.msgs[len(T.msgs)-1]
+		case m.role == llm.RoleTool:
+			out = rp.emitResidual(pr, i, residuals[i], out)
+		default:
+			out = append(out, m)
+		}
+	}
+	rp.w = out
+}
+
+func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg {
+	T := pr.turns[t]
+	var results []wpart
+	var lifted []wpart
+	var answered, wedged []string
+	stripped := map[[2]int]bool{}
+	lastMsg := T.msgs[len(T.msgs)-1]
+	maxAt := lastMsg
+	for _, ci := range T.calls {
+		c := pr.calls[ci]
+		callPart := rp.w[c.m].parts[c.k]
+		if c.res < 0 {
+			if rp.pol.Unanswered == StripCall {
+				stripped[[2]int{c.m, c.k}] = true
+				rp.change(rp.unansweredRule(), rp.origPath(callPart.om, callPart.op), ActionStripCall, fmt.Sprintf("removed the call %s (%s), which had no result", quoteID(c.id), c.name))
+				continue
+			}
+			env := observe.Failure(observe.Interrupted, fmt.Sprintf("%s was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.", c.name))
+			env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
+			env.Meta.Source = "toolwire transcript repair"
+			results = append(results, wpart{p: env.Result(c.id, c.name), om: callPart.om, op: -1})
+			rp.change(rp.unansweredRule(), rp.origPath(callPart.om, callPart.op), ActionAnswer, fmt.Sprintf("the call %s (%s) had no result: added an error result of type interrupted that says its outcome is unknown", quoteID(c.id), c.name))
+			continue
+		}
+		r := pr.results[c.res]
+		if r.m > maxAt {
+			maxAt = r.m
+		}
+		p := rp.w[r.m].parts[r.k]
+		answered = append(answered, quoteID(c.id))
+		if rp.d == OpenAIChat {
+			tr := p.p.(llm.ToolResult)
+			if hasImage(tr.Content) {
+				var keep []llm.Part
+				var imgs []wpart
+				for _, cp := range tr.Content {
+					if _, ok := cp.(llm.Image); ok {
+						imgs = append(imgs, wpart{p: cp, om: p.om, op: -1})
+					} else {
+						keep = append(keep, cp)
+					}
+				}
+				if len(keep) == 0 {
+					keep = []llm.Part{llm.Text{Text: "(the result is an image; it follows in the next user message)"}}
+				}
+				tr.Content = keep
+				p.p = tr
+				lifted = append(lifted, wpart{p: llm.Text{Text: fmt.Sprintf("[images from the result of tool call %s (%s)]", quoteID(c.id), c.name)}, om: p.om, op: -1})
+				lifted = append(lifted, imgs...)
+				rp.change(ruleCCToolImage, rp.origPath(p.om, p.op), ActionLiftImage, fmt.Sprintf("moved %d image(s) from the result of %s into a user message after the tool messages", len(imgs), quoteID(c.id)))
+			}
+		}
+		results = append(results, p)
+	}
+	// The assistant messages, without stripped calls.
+	for _, mi := range T.msgs {
+		m := rp.w[mi]
+		if len(stripped) > 0 {
+			keep := m.parts[:0:0]
+			for k, p := range m.parts {
+				if !stripped[[2]int{mi, k}] {
+					keep = append(keep, p)
+				}
+			}
+			if len(keep) != len(m.parts) {
+				m.parts, m.changed = keep, true
+			}
+			if len(keep) == 0 {
+				rp.change(rp.unansweredRule(), rp.msgPath(m), ActionDrop, "dropped the assistant message, left empty by stripping its calls")
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	for j := lastMsg + 1; j < maxAt; j++ {
+		if rp.w[j].role != llm.RoleTool || len(rp.residual(pr, j).kept) > 0 {
+			if p := rp.msgPath(rp.w[j]); p != "" {
+				wedged = append(wedged, p)
+			}
+		}
+	}
+	if len(answered) > 0 {
+		reason := fmt.Sprintf("moved the results of %s to directly after their calls, in call order (%s)", strings.Join(answered, ", "), T.why)
+		if len(wedged) > 0 {
+			reason += fmt.Sprintf("; moved %s after them", strings.Join(wedged, ", "))
+		}
+		rp.change(T.rule, rp.msgPath(rp.w[T.msgs[0]]), ActionMove, reason)
+	}
+	if len(results) == 0 {
+		return out
+	}
+	tm := wmsg{role: llm.RoleTool, parts: results, om: -1, changed: true}
+	tm.parts = append(tm.parts, lifted...)
+	for _, j := range trail {
+		for k, p := range rp.w[j].parts {
+			if _, isRes := pr.resAt[[2]int{j, k}]; !isRes {
+				tm.parts = append(tm.parts, p)
+			}
+		}
+	}
+	return append(out, tm)
+}
+
+func (rp *repairer) emitResidual(pr *pairing, i int, res residual, out []wmsg) []wmsg {
+	m := rp.w[i]
+	var kept, notes, trailing []wpart
+	changed := false
+	for k, p := range m.parts {
+		ri, ok := pr.resAt[[2]int{i, k}]
+		if !ok {
+			if res.trailing {
+				trailing = append(trailing, p)
+			}
+			continue
+		}
+		r := pr.results[ri]
+		tr := p.p.(llm.ToolResult)
+		path := rp.origPath(p.om, p.op)
+		switch r.fate {
+		case fateKeep, fateConflict, fateExternal:
+			kept = append(kept, p)
+			continue
+		case fateDup:
+			rp.change(rp.dupRule(), path, ActionDrop, fmt.Sprintf("dropped an exact duplicate of the result of %s", quoteID(tr.CallID)))
+		case fateGone:
+			rp.change(rp.orphanRule(), path, ActionDrop, fmt.Sprintf("dropped the result of %s, whose call is not in the transcript", quoteID(tr.CallID)))
+		case fateNote:
+			notes = append(notes, wpart{p: llm.Text{Text: noteText(tr)}, om: p.om, op: p.op})
+			for _, cp := range tr.Content {
+				if img, ok := cp.(llm.Image); ok {
+					notes = append(notes, wpart{p: img, om: p.om, op: p.op})
+				}
+			}
+			rp.change(rp.orphanRule(), path, ActionNote, fmt.Sprintf("the result of %s has no call in the transcript: kept its content as a user note", quoteID(tr.CallID)))
+		}
+		changed = true
+	}
+	if !changed && res.trailing == (len(trailing) > 0) && len(kept)+len(trailing) == len(m.parts) {
+		return append(out, m)
+	}
+	if len(kept) > 0 {
+		out = append(out, wmsg{role: llm.RoleTool, parts: append(kept, trailing...), om: m.om, changed: true})
+		trailing = nil
+	}
+	if len(notes)+len(trailing) > 0 {
+		out = append(out, wmsg{role: llm.RoleUser, parts: append(notes, trailing...), om: -1, changed: true})
+	}
+	return out
+}
+
+func noteText(r llm.ToolResult) string {
+	var b strings.Builder
+	b.WriteString("[toolwire: a tool result with no matching call in this conversation, kept as a note")
+	if r.CallID != "" {
+		b.WriteString("; call id " + r.CallID)
+	}
+	if r.Name != "" {
+		b.WriteString("; tool " + r.Name)
+	}
+	if r.Status != "" && r.Status != llm.StatusSuccess {
+		b.WriteString("; status " + string(r.Status))
+	}
+	b.WriteString("]")
+	for _, p := range r.Content {
+		if t, ok := p.(llm.Text); ok && t.Text != "" {
+			b.WriteString("\n")
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// ---- stage 5: dialect fix-ups after pairing ----
+
+func (rp *repairer) post() {
+	switch rp.d {
+	case Gemini:
+		rp.gemMerge()
+	case OpenAIResponses:
+		rp.respItems()
+	}
+}
+
+// gemMerge merges a function-call turn with the call-less model turns
+// right before it, and makes the contents start with a user turn.
+func (rp *repairer) gemMerge() {
+	out := rp.w[:0:0]
+	for _, m := range rp.w {
+		if m.role == llm.RoleAssistant && hasCallPart(m) {
+			n := len(out)
+			start := n
+			for start > 0 && out[start-1].role == llm.RoleAssistant && !hasCallPart(out[start-1]) {
+				start--
+			}
+			if start < n {
+				merged := wmsg{role: llm.RoleAssistant, om: out[start].om, changed: true}
+				for _, x := range out[start:] {
+					merged.parts = append(merged.parts, x.parts...)
+				}
+				merged.parts = append(merged.parts, m.parts...)
+				rp.change(ruleGemCallAfterUser, rp.msgPath(m), ActionMerge, fmt.Sprintf("merged %d model turn(s) before this function-call turn into it: a function-call turn must follow a user turn", n-start))
+				out = append(out[:start], merged)
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	rp.w = out
+	first := len(rp.w)
+	for i, m := range rp.w {
+		if m.role != llm.RoleSystem {
+			first = i
+			break
+		}
+	}
+	if first < len(rp.w) && rp.w[first].role == llm.RoleAssistant && hasCallPart(rp.w[first]) {
+		rp.change(ruleGemCallAfterUser, rp.msgPath(rp.w[first]), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
+		u := wmsg{role: llm.RoleUser, parts: []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: -1, op: -1}}, om: -1, changed: true}
+		rp.w = append(rp.w[:first:first], append([]wmsg{u}, rp.w[first:]...)...)
+	}
+}
+
+func hasCallPart(m wmsg) bool {
+	for _, p := range m.parts {
+		if _, ok := p.p.(llm.ToolCall); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// respItems drops reasoning items with no following item and duplicate
+// item ids in the Responses input.
+func (rp *repairer) respItems() {
+	seen := map[string]bool{}
+	for i := range rp.w {
+		m := &rp.w[i]
+		if m.role != llm.RoleAssistant {
+			continue
+		}
+		keep := m.parts[:0:0]
+		for k, p := range m.parts {
+			switch pp := p.p.(type) {
+			case llm.Reasoning:
+				if !expressible(pp, OpenAIResponses) {
+					break
+				}
+				id := reasoningID(pp)
+				if id != "" && seen[id] {
+					rp.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a second copy of reasoning item %s", id))
+					m.changed = true
+					continue
+				}
+				if nextExpressibleW(m.parts, k+1) < 0 {
+					rp.change(ruleRSReasonFollow, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning item %s, which no item follows in its turn", quoteID(id)))
+					m.changed = true
+					continue
+				}
+				if id != "" {
+					seen[id] = true
+				}
+			case llm.ToolCall:
+				if pp.ItemID != "" && seen[pp.ItemID] {
+					rp.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionRewriteID, fmt.Sprintf("cleared the item id %s of function_call %s, already used by an earlier item", pp.ItemID, pp.ID))
+					pp.ItemID = ""
+					p.p = pp
+					m.changed = true
+				} else if pp.ItemID != "" {
+					seen[pp.ItemID] = true
+				}
+			}
+			keep = append(keep, p)
+		}
+		m.parts = keep
+	}
+}
+
+func nextExpressibleW(parts []wpart, from int) int {
+	for j := from; j < len(parts); j++ {
+		if expressible(parts[j].p, OpenAIResponses) {
+			return j
+		}
+	}
+	return -1
+}
+
+// ---- stage 6: tool names ----
+
+func (rp *repairer) names() {
+	bad := func(name string, def bool) bool {
+		switch rp.d {
+		case OpenAIChat:
+			return !nameOK(name, 0) || (def && len(name) > 64)
+		case OpenAIResponses:
+			return !nameOK(name, 0)
+		case Anthropic:
+			return !nameOK(name, 128)
+		case Gemini:
+			return def && !gemNameOK(name)
+		}
+		return false
+	}
+	rename := map[string]string{}
+	used := map[string]bool{}
+	for _, t := range rp.tools {
+		used[t.Name] = true
+	}
+	for _, m := range rp.w {
+		for _, p := range m.parts {
+			if tc, ok := p.p.(llm.ToolCall); ok {
+				used[tc.Name] = true
+			}
+		}
+	}
+	var order []string
+	consider := func(name string, def bool) {
+		if _, done := rename[name]; done || !bad(name, def) {
+			return
+		}
+		rename[name] = newToolName(name, rp.d, used)
+		order = append(order, name)
+	}
+	for _, t := range rp.tools {
+		consider(t.Name, true)
+	}
+	for _, m := range rp.w {
+		for _, p := range m.parts {
+			if tc, ok := p.p.(llm.ToolCall); ok {
+				consider(tc.Name, false)
+			}
+		}
+	}
+	if len(rename) == 0 {
+		return
+	}
+	rule := map[Dialect]string{OpenAIChat: ruleCCToolNamePat, OpenAIResponses: ruleRSToolNamePat, Anthropic: ruleAntToolName, Gemini: ruleGemName}[rp.d]
+	for _, old := range order {
+		rp.change(rule, "tools", ActionRenameTool, fmt.Sprintf("renamed tool %q to %q in definitions, calls and results (the dialect rejects the name); map it back when dispatching calls", old, rename[old]))
+	}
+	if len(rp.tools) > 0 {
+		tools := make([]llm.ToolSpec, len(rp.tools))
+		copy(tools, rp.tools)
+		for k := range tools {
+			if n, ok := rename[tools[k].Name]; ok {
+				tools[k].Name = n
+			}
+		}
+		rp.tools = tools
+	}
+	for i := range rp.w {
+		m := &rp.w[i]
+		for k, p := range m.parts {
+			switch pp := p.p.(type) {
+			case llm.ToolCall:
+				if n, ok := rename[pp.Name]; ok {
+					pp.Name = n
+					m.parts[k].p = pp
+					m.changed = true
+				}
+			case llm.ToolResult:
+				if n, ok := rename[pp.Name]; ok {
+					pp.Name = n
+					m.parts[k].p = pp
+					m.changed = true
+				}
+			}
+		}
+	}
+}
+
+// strict turns strict mode off for OpenAI tools whose schema strict mode
+// rejects: rewriting the schema would change what the tool accepts.
+func (rp *repairer) strict() {
+	if rp.d != OpenAIChat && rp.d != OpenAIResponses {
+		return
+	}
+	var tools []llm.ToolSpec
+	for k, t := range rp.tools {
+		if !t.Strict {
+			continue
+		}
+		vs := CheckStrictSchema(t.Name, t.Parameters, "")
+		if len(vs) == 0 {
+			continue
+		}
+		if tools == nil {
+			tools = make([]llm.ToolSpec, len(rp.tools))
+			copy(tools, rp.tools)
+		}
+		tools[k].Strict = false
+		path := "tools." + strconv.Itoa(k)
+		if rp.d == OpenAIChat {
+			path += ".function"
+		}
+		rp.change(vs[0].Rule, path+".strict", ActionDrop, fmt.Sprintf("turned strict mode off for tool %s: its schema breaks %d strict-mode rule(s) (first: %s); fix the schema to turn it back on", t.Name, len(vs), vs[0].Rule))
+	}
+	if tools != nil {
+		rp.tools = tools
+	}
+}
+
+// newToolName derives a valid name for dialect d from old.
+func newToolName(old string, d Dialect, used map[string]bool) string {
+	b := make([]byte, 0, len(old))
+	for i := 0; i < len(old); i++ {
+		c := old[i]
+		if idByte(c) || (d == Gemini && (c == '.' || c == ':')) {
+			b = append(b, c)
+		} else {
+			b = append(b, '_')
+		}
+	}
+	if len(b) == 0 {
+		b = append(b, "tool"...)
+	}
+	if d == Gemini && !(b[0] == '_' || ('a' <= b[0] && b[0] <= 'z') || ('A' <= b[0] && b[0] <= 'Z')) {
+		b = append([]byte{'_'}, b...)
+	}
+	base := string(b)
+	if len(base) > 64 {
+		base = base[:64]
+	}
+	name := base
+	for n := 2; used[name]; n++ {
+		suffix := "_" + strconv.Itoa(n)
+		cut := base
+		if len(cut)+len(suffix) > 64 {
+			cut = cut[:64-len(suffix)]
+		}
+		name = cut + suffix
+	}
+	used[name] = true
+	return name
+}
