@@ -70,7 +70,7 @@ func schemaCompileError(err error, url string) error {
 		var ve *jsonschema.ValidationError
 		if errors.As(sve.Err, &ve) {
 			var parts []string
-			for _, leaf := range leaves(ve) {
+			for _, leaf := range leaves(ve, true) {
 				p := dotted(leaf.InstanceLocation, nil)
 				msg := leaf.ErrorKind.LocalizedString(newPrinter())
 				if p != "" {
@@ -141,7 +141,7 @@ func validate(s *jsonschema.Schema, v any) []FieldError {
 		return []FieldError{{Message: err.Error()}}
 	}
 	var out []FieldError
-	for _, leaf := range leaves(ve) {
+	for _, leaf := range leaves(ve, false) {
 		out = append(out, fieldErrors(leaf, v, s)...)
 	}
 	slices.SortStableFunc(out, func(a, b FieldError) int {
@@ -157,17 +157,20 @@ func validate(s *jsonschema.Schema, v any) []FieldError {
 // grouping nodes. anyOf/oneOf/not are reported as one failure: their
 // branches' failures would mislead ("must be a string" and "must be a
 // number" at once).
-func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+// With deep set (for schema authors), the branches are reported too.
+func leaves(ve *jsonschema.ValidationError, deep bool) []*jsonschema.ValidationError {
 	switch ve.ErrorKind.(type) {
 	case *kind.AnyOf, *kind.OneOf, *kind.Not:
-		return []*jsonschema.ValidationError{ve}
+		if !deep || len(ve.Causes) == 0 {
+			return []*jsonschema.ValidationError{ve}
+		}
 	}
 	if len(ve.Causes) == 0 {
 		return []*jsonschema.ValidationError{ve}
 	}
 	var out []*jsonschema.ValidationError
 	for _, c := range ve.Causes {
-		out = append(out, leaves(c)...)
+		out = append(out, leaves(c, deep)...)
 	}
 	return out
 }
