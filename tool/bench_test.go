@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
 )
 
@@ -68,5 +69,41 @@ func BenchmarkParallel8x100ms(b *testing.B) {
 		start := time.Now()
 		ex.Run(ctx, calls)
 		b.ReportMetric(float64(time.Since(start).Milliseconds()), "wall-ms/batch")
+	}
+}
+
+// BenchmarkCallNoSchema is the executor's fixed cost (lookup, per-attempt
+// context and goroutine, rendering) with nothing to validate: a baseline
+// for the ratio.
+func BenchmarkCallNoSchema(b *testing.B) {
+	reg := tool.NewRegistry()
+	reg.MustAdd(newFake("noop", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+		return observe.Success("ok", nil), nil
+	}))
+	ex, err := tool.NewExecutor(reg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := llm.ToolCall{ID: "c", Name: "noop", Input: json.RawMessage(`{}`)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		ex.Call(ctx, call)
+	}
+}
+
+// BenchmarkFuncCallDirect is validation, defaults, decoding and encoding
+// of the 5-field tool without the executor.
+func BenchmarkFuncCallDirect(b *testing.B) {
+	f := tool.MustFunc("book_flight", "Book a flight.", func(ctx context.Context, in BookIn) (BookOut, error) {
+		return BookOut{ID: "bk_1", Price: 420}, nil
+	}, nil)
+	args := json.RawMessage(`{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Call(ctx, args); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
