@@ -29,6 +29,7 @@ type SpecError struct {
 	Err   error
 }
 
+// Error renders "tool NAME: FIELD: problem".
 func (e *SpecError) Error() string {
 	name := e.Tool
 	if name == "" {
@@ -299,7 +300,7 @@ func checkHTTP(h *HTTPBinding, params *jsonschema.Schema) []fieldProblem {
 	return out
 }
 
-// marshalSchema renders a schema value compactly, without HTML escaping.
+// marshalCompact renders a value compactly, without HTML escaping.
 func marshalCompact(v any) (json.RawMessage, error) {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)

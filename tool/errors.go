@@ -51,6 +51,7 @@ func Errorf(typ observe.ErrorType, format string, args ...any) *Error {
 	return &Error{Type: typ, Message: err.Error(), Err: errors.Unwrap(err)}
 }
 
+// Error renders "type: message".
 func (e *Error) Error() string {
 	return string(e.Type) + ": " + e.Message
 }

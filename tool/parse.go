@@ -50,6 +50,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error renders the location and the problem.
 func (e *ParseError) Error() string {
 	switch {
 	case e.Line > 0:
