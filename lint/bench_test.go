@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,5 +47,21 @@ func BenchmarkToolGood(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Tool(spec)
+	}
+}
+
+// BenchmarkUnmarshalBaseline100 only decodes the same 100 parameter
+// schemas with encoding/json into any: the floor that Tools100 is compared
+// with, as a ratio, in one run.
+func BenchmarkUnmarshalBaseline100(b *testing.B) {
+	specs := benchSpecs(b, 100)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range specs {
+			var v any
+			if err := json.Unmarshal(s.Parameters, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

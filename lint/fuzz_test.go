@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/toolwire/toolwire/tool"
@@ -54,4 +55,64 @@ func FuzzTool(f *testing.F) {
 			t.Fatalf("portableNameFor(%q) = %q, which breaks the portable name rule", name, got)
 		}
 	})
+}
+
+// FuzzParse checks the order-keeping JSON parser against encoding/json:
+// it accepts exactly what json.Valid accepts (up to its depth limit) and
+// decodes to the same values.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2.5e3,"x\u00e9\n",true,false,null],"b":{}}`, `"\ud83d\ude00"`, ` [ ] `, `{"a":1}x`, `{"a" 1}`, `1e400`, `"\xff"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := parse(data)
+		if !json.Valid(data) {
+			if err == nil {
+				t.Fatalf("parse(%q) = %v, want an error: json.Valid rejects it", data, v)
+			}
+			return
+		}
+		if err != nil {
+			if err == errTooDeep {
+				return
+			}
+			t.Fatalf("parse(%q) = %v, want no error: json.Valid accepts it", data, err)
+		}
+		var want any
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Skip() // e.g. a number out of float64 range
+		}
+		got := toAny(v)
+		gotJSON, _ := json.Marshal(got)
+		wantJSON, _ := json.Marshal(want)
+		if string(gotJSON) != string(wantJSON) {
+			t.Fatalf("parse(%q) = %s, want %s", data, gotJSON, wantJSON)
+		}
+	})
+}
+
+// toAny converts a parsed value to what json.Unmarshal gives.
+func toAny(v *value) any {
+	switch v.kind {
+	case kindNull:
+		return nil
+	case kindBool:
+		return v.b
+	case kindNumber:
+		f, _ := strconv.ParseFloat(v.str, 64)
+		return f
+	case kindString:
+		return v.str
+	case kindArray:
+		out := []any{}
+		for _, e := range v.arr {
+			out = append(out, toAny(e))
+		}
+		return out
+	}
+	out := map[string]any{}
+	for _, m := range v.members {
+		out[m.key] = toAny(m.val)
+	}
+	return out
 }

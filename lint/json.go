@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxDepth bounds how deeply nested a schema may be before lint gives up on
@@ -183,6 +183,13 @@ func (v *value) write(sb *strings.Builder) {
 
 // quote renders s as a JSON string without escaping <, > and &.
 func quote(s string) string {
+	plain := utf8.ValidString(s)
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && s[i] != 0x7f
+	}
+	if plain && !strings.ContainsAny(s, "\u2028\u2029") {
+		return `"` + s + `"`
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -196,89 +203,135 @@ var errTooDeep = fmt.Errorf("nested deeper than %d levels", maxDepth)
 // parse decodes one JSON value, keeping member order. Trailing data after
 // the value is an error.
 func parse(data []byte) (*value, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseValue(dec, 0)
-	if err != nil {
-		return nil, describeJSONError(data, dec, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the JSON value at byte %d", dec.InputOffset())
-	}
-	return v, nil
-}
-
-func describeJSONError(data []byte, dec *json.Decoder, err error) error {
-	if errors.Is(err, errTooDeep) {
-		return err
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return errors.New("empty input: want a JSON Schema object")
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			return nil, errors.New("empty input: want a JSON Schema object")
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+		case err != nil:
+			return nil, fmt.Errorf("invalid JSON: %v", err)
 		}
-		return errors.New("unexpected end of JSON input")
+		return nil, errors.New("invalid JSON")
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
-	}
-	return fmt.Errorf("invalid JSON near byte %d: %v", dec.InputOffset(), err)
+	p := parser{data: data}
+	return p.value(0)
 }
 
-func parseValue(dec *json.Decoder, depth int) (*value, error) {
+// parser decodes JSON that json.Valid has accepted, so it checks nothing
+// but depth.
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (*value, error) {
 	if depth > maxDepth {
 		return nil, errTooDeep
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case nil:
-		return &value{kind: kindNull}, nil
-	case bool:
-		return &value{kind: kindBool, b: t}, nil
-	case json.Number:
-		return &value{kind: kindNumber, str: string(t)}, nil
-	case string:
-		return &value{kind: kindString, str: t}, nil
-	case json.Delim:
-		switch t {
-		case '[':
-			v := &value{kind: kindArray}
-			for dec.More() {
-				e, err := parseValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				v.arr = append(v.arr, e)
+	p.skipSpace()
+	switch c := p.data[p.pos]; c {
+	case '{':
+		p.pos++
+		v := &value{kind: kindObject}
+		for {
+			p.skipSpace()
+			if p.data[p.pos] == '}' {
+				p.pos++
+				return v, nil
 			}
-			if _, err := dec.Token(); err != nil {
+			if p.data[p.pos] == ',' {
+				p.pos++
+				p.skipSpace()
+			}
+			key, err := p.string()
+			if err != nil {
 				return nil, err
 			}
-			return v, nil
-		case '{':
-			v := &value{kind: kindObject}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key is %v, want a string", kt)
-				}
-				e, err := parseValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				v.members = append(v.members, member{key, e})
-			}
-			if _, err := dec.Token(); err != nil {
+			p.skipSpace()
+			p.pos++ // ':'
+			e, err := p.value(depth + 1)
+			if err != nil {
 				return nil, err
 			}
-			return v, nil
+			v.members = append(v.members, member{key, e})
 		}
+	case '[':
+		p.pos++
+		v := &value{kind: kindArray}
+		for {
+			p.skipSpace()
+			if p.data[p.pos] == ']' {
+				p.pos++
+				return v, nil
+			}
+			if p.data[p.pos] == ',' {
+				p.pos++
+			}
+			e, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			v.arr = append(v.arr, e)
+		}
+	case '"':
+		str, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		return &value{kind: kindString, str: str}, nil
+	case 't':
+		p.pos += 4
+		return &value{kind: kindBool, b: true}, nil
+	case 'f':
+		p.pos += 5
+		return &value{kind: kindBool}, nil
+	case 'n':
+		p.pos += 4
+		return &value{kind: kindNull}, nil
+	default:
+		start := p.pos
+		for p.pos < len(p.data) && strings.IndexByte("+-0123456789.eE", p.data[p.pos]) >= 0 {
+			p.pos++
+		}
+		return &value{kind: kindNumber, str: string(p.data[start:p.pos])}, nil
 	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+// string decodes the string at p.pos.
+func (p *parser) string() (string, error) {
+	start := p.pos
+	p.pos++ // opening quote
+	escaped := false
+	for p.data[p.pos] != '"' {
+		if p.data[p.pos] == '\\' {
+			escaped = true
+			p.pos++
+		}
+		p.pos++
+	}
+	p.pos++ // closing quote
+	raw := p.data[start:p.pos]
+	if !escaped && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", err
+	}
+	return s, nil
 }

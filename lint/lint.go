@@ -199,19 +199,20 @@ func (c *checker) add(rule RuleID, path, message, fix string) {
 
 // report applies the weights and caps and computes the score.
 func (c *checker) report() Report {
-	rules := make(map[RuleID]Rule)
-	for _, r := range Rules() {
-		rules[r.ID] = r
-	}
-	left := make(map[RuleID]int)
-	for id, r := range rules {
-		left[id] = r.Cap
+	rules := Rules()
+	left := make([]int, len(rules)) // what each rule may still deduct
+	for i, r := range rules {
+		left[i] = r.Cap
 	}
 	total := 0
 	findings := make([]Finding, len(c.findings))
 	for i, f := range c.findings {
-		p := min(rules[f.Rule].Points, left[f.Rule])
-		left[f.Rule] -= p
+		r := 0
+		for rules[r].ID != f.Rule {
+			r++
+		}
+		p := min(rules[r].Points, left[r])
+		left[r] -= p
 		f.Points = p
 		total += p
 		findings[i] = f
