@@ -122,3 +122,23 @@ func TestLintJSONShape(t *testing.T) {
 		t.Errorf("toolwire lint --json: a tool with no findings should print \"findings\": []")
 	}
 }
+
+// TestLintReadmeOutput keeps the output shown in examples/tools/README.md
+// (the README section) identical to what the command prints.
+func TestLintReadmeOutput(t *testing.T) {
+	t.Chdir("../..")
+	doc, err := os.ReadFile("examples/tools/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "$ toolwire lint examples/tools/bad.json\n"
+	_, block, ok := strings.Cut(string(doc), cmd)
+	if !ok {
+		t.Fatalf("examples/tools/README.md does not show %q", cmd)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	stdout, _, _ := runCmd(t, "", "lint", "examples/tools/bad.json")
+	if block != stdout {
+		t.Errorf("examples/tools/README.md shows output that differs from toolwire lint examples/tools/bad.json; paste the new output:\n%s", stdout)
+	}
+}
