@@ -131,8 +131,9 @@ type Report struct {
 	Tool string
 	// Score is 0 (unusable) to 100 (nothing to improve).
 	Score int
-	// Findings lists every problem found, in the order of the definition:
-	// the tool's own fields first, then its parameters as they appear.
+	// Findings lists every problem found: the tool's own fields first,
+	// then its parameters in the order they are written, then the OpenAI
+	// strict-mode findings, then (from [Tools]) a duplicate name.
 	// Empty, not nil, when there is nothing to report.
 	Findings []Finding
 }
