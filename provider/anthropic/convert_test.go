@@ -1,0 +1,176 @@
+package anthropic
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// fromOpenAI is a transcript as another dialect's codec decodes it: ids
+// with characters Anthropic rejects, an id-less call, arguments that are
+// not a JSON object, foreign reasoning, a data URL and an audio clip.
+func fromOpenAI() *Request {
+	return &Request{
+		Messages: []llm.Message{
+			llm.System("You are a helpful assistant."),
+			llm.System("Answer in French."),
+			{Role: llm.RoleUser, Parts: []llm.Part{
+				llm.Text{Text: "Weather in Paris, and what is in this picture?"},
+				llm.Image{URL: "data:image/png;base64,iVBORw0KGgo="},
+			}},
+			llm.Assistant(
+				llm.Reasoning{Provider: "openai-responses", Data: []byte(`{"type":"reasoning","id":"rs_1","summary":[]}`)},
+				llm.Text{Text: "Checking."},
+				llm.ToolCall{ID: "call.abc|1", Name: "get_weather", Input: []byte(`{"city": "Paris"}`), ItemID: "fc_1"},
+				llm.ToolCall{ID: "call_2", Name: "describe", Input: []byte(`{"image": 0`)},
+				llm.ToolCall{Name: "now", Input: nil},
+			),
+			llm.Tool(
+				llm.ToolResult{CallID: "call.abc|1", Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}},
+				llm.ToolResult{CallID: "call_2", Name: "describe", Status: llm.StatusError, Content: []llm.Part{llm.Text{Text: "bad arguments"}}},
+				llm.ToolResult{Name: "now", Status: llm.StatusPartial, Content: []llm.Part{
+					llm.Text{Text: "clock skew"},
+					llm.Image{MediaType: "audio/wav", Data: []byte("RIFF")},
+					llm.Image{MediaType: "image/jpeg", Data: []byte{0xff, 0xd8}},
+				}},
+			),
+			llm.Assistant(llm.Reasoning{Provider: "gemini", Signature: "c2ln"}, llm.Text{Text: "Il fait 18 °C."}),
+		},
+		Tools: []llm.ToolSpec{
+			{Name: "get_weather", Description: "Weather for a city.", Parameters: []byte(`{"type":"object","properties":{"city":{"type":"string"}}}`), Strict: true},
+			{Name: "now"},
+		},
+	}
+}
+
+// TestConvert checks what Encode changes in messages from another dialect,
+// and that it says so.
+func TestConvert(t *testing.T) {
+	r := fromOpenAI()
+	enc, warns, err := Encode(r)
+	if err != nil {
+		t.Fatalf("Encode error: %v", err)
+	}
+	var b bytes.Buffer
+	b.Write(enc)
+	b.WriteString("\n== warnings\n")
+	for _, w := range warns {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "convert_from_openai.txt"), b.Bytes())
+
+	// Every id is valid, and every result answers the call before it.
+	back, err := Decode(enc)
+	if err != nil {
+		t.Fatalf("Decode(Encode) error: %v", err)
+	}
+	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	for _, m := range back.Messages {
+		for _, c := range m.ToolCalls() {
+			if !pattern.MatchString(c.ID) {
+				t.Errorf("Encode wrote tool_use id %q, want it to match %s", c.ID, pattern)
+			}
+		}
+		for _, res := range m.ToolResults() {
+			if res.Name == "" {
+				t.Errorf("Encode wrote tool_result %q with no tool_use before it", res.CallID)
+			}
+		}
+	}
+	again, _, _ := Encode(fromOpenAI())
+	if !bytes.Equal(enc, again) {
+		t.Errorf("Encode is not deterministic:\n%s\n%s", enc, again)
+	}
+}
+
+// TestRewriteIDsCollisionFree checks that rewritten ids never collide with
+// ids already in the transcript or with each other.
+func TestRewriteIDsCollisionFree(t *testing.T) {
+	ids := []string{"a.b", "a:b", "a/b", "a_b", "a b", "toolu_0_0"}
+	var calls []llm.Part
+	var results []llm.ToolResult
+	for _, id := range ids {
+		calls = append(calls, llm.ToolCall{ID: id, Name: "f", Input: []byte(`{}`)})
+		results = append(results, llm.ToolResult{CallID: id, Name: "f", Status: llm.StatusSuccess})
+	}
+	calls = append(calls, llm.ToolCall{Name: "f", Input: []byte(`{}`)})
+	results = append(results, llm.ToolResult{Name: "f", Status: llm.StatusSuccess})
+	r := &Request{Messages: []llm.Message{llm.User("go"), llm.Assistant(calls...), llm.Tool(results...)}}
+	enc, _, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	got := back.Messages[1].ToolCalls()
+	res := back.Messages[2].ToolResults()
+	for k, c := range got {
+		if seen[c.ID] {
+			t.Errorf("Encode(%q) wrote id %q twice", ids, c.ID)
+		}
+		seen[c.ID] = true
+		if res[k].CallID != c.ID {
+			t.Errorf("Encode: result %d answers %q, want %q", k, res[k].CallID, c.ID)
+		}
+	}
+	if got[3].ID != "a_b" {
+		t.Errorf("Encode rewrote valid id %q to %q", "a_b", got[3].ID)
+	}
+}
+
+// TestBareWarnings checks that what a bare array cannot hold is reported.
+func TestBareWarnings(t *testing.T) {
+	r := &Request{Bare: true, Messages: []llm.Message{llm.System("s"), llm.User("u")}, Tools: []llm.ToolSpec{{Name: "f"}},
+		Fields: []Field{{Key: "model", Value: []byte(`"m"`)}}}
+	enc, warns, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"role":"system","content":[{"type":"text","text":"s"}]},{"role":"user","content":[{"type":"text","text":"u"}]}]`
+	if string(enc) != want {
+		t.Errorf("Encode(bare) = %s, want %s", enc, want)
+	}
+	if len(warns) != 3 {
+		t.Errorf("Encode(bare) warnings = %v, want 3 (tools, model, system)", warns)
+	}
+}
+
+// TestEncodeErrors checks the few Requests that cannot be written.
+func TestEncodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		r    *Request
+		want string
+	}{
+		{nil, "anthropic: encode: nil Request"},
+		{&Request{Messages: []llm.Message{{Role: "robot"}}}, `anthropic: encode: Messages[0]: unknown role "robot"`},
+		{&Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}}, "anthropic: encode: Messages[0].Parts[0]: cannot encode a part of type <nil>"},
+		{&Request{Fields: []Field{{Key: "model", Value: []byte(`{`)}}}, "anthropic: encode: Fields[0] (model): value is not valid JSON"},
+		{&Request{Fields: []Field{{Key: "model", Value: []byte(`1`)}, {Key: "model", Value: []byte(`2`)}}}, `anthropic: encode: Fields[1]: field "model" repeats`},
+	} {
+		_, _, err := Encode(tc.r)
+		if fmt.Sprint(err) != tc.want {
+			t.Errorf("Encode(%+v) error = %v, want %s", tc.r, err, tc.want)
+		}
+	}
+}
+
+// TestThinkingWarning checks that Thinking without a budget is reported.
+func TestThinkingWarning(t *testing.T) {
+	_, warns, err := Encode(&Request{Thinking: true, Messages: []llm.Message{llm.User("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || warns[0].Path != "thinking" {
+		t.Errorf("Encode(Thinking without field) warnings = %v, want one at thinking", warns)
+	}
+	var _ transcript.Warning = warns[0]
+}

@@ -1,0 +1,64 @@
+package anthropic_test
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/anthropic"
+)
+
+// Decode a request body into llm messages and encode it back unchanged.
+func ExampleDecode() {
+	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"system":"Be brief.","messages":[` +
+		`{"role":"user","content":"Weather in Paris?"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"},"cache_control":{"type":"ephemeral"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"18C","is_error":true}]}]}`)
+	r, err := anthropic.Decode(body)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range r.Messages {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case llm.Text:
+				fmt.Printf("%s: %q\n", m.Role, p.Text)
+			case llm.ToolCall:
+				fmt.Printf("%s: call %s %s(%s)\n", m.Role, p.ID, p.Name, p.Input)
+			case llm.ToolResult:
+				fmt.Printf("%s: result of %s %s, %s\n", m.Role, p.Name, p.CallID, p.Status)
+			}
+		}
+	}
+	out, _, err := anthropic.Encode(r)
+	fmt.Println(bytes.Equal(out, body), err)
+	// Output:
+	// system: "Be brief."
+	// user: "Weather in Paris?"
+	// assistant: call toolu_1 get_weather({"city":"Paris"})
+	// tool: result of get_weather toolu_1, error
+	// true <nil>
+}
+
+// Encode messages that came from another dialect: the id Anthropic would
+// reject is rewritten in the call and its result, and the change reported.
+func ExampleEncode() {
+	r := &anthropic.Request{Messages: []llm.Message{
+		llm.User("What time is it?"),
+		llm.Assistant(llm.ToolCall{ID: "call|1", Name: "now", Input: []byte(`{}`)}),
+		llm.Tool(llm.ToolResult{CallID: "call|1", Name: "now", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "12:00"}}}),
+	}}
+	out, warnings, err := anthropic.Encode(r)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	for _, w := range warnings {
+		fmt.Println(w)
+	}
+	// Output:
+	// {"messages":[{"role":"user","content":[{"type":"text","text":"What time is it?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"call_1_c26e9779","name":"now","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1_c26e9779","content":"12:00"}]}]}
+	// messages.1.content.0: tool call id "call|1" does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN); rewritten to "call_1_c26e9779" in the tool_use and its tool_result
+}
