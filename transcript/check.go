@@ -150,6 +150,18 @@ func (c *checker) shape() {
 	}
 }
 
+// hint is a size hint for maps of call ids.
+func (c *checker) hint() int { return len(c.lay.parts)/8 + 1 }
+
+func hasCall(m llm.Message) bool {
+	for _, p := range m.Parts {
+		if _, ok := p.(llm.ToolCall); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func countResults(parts []llm.Part) int {
 	n := 0
 	for _, p := range parts {
@@ -172,7 +184,7 @@ func (c *checker) chat() {
 	}
 	var open []call // calls of the assistant message whose tool run is open
 	openMsg := -1
-	seen := map[string]int{} // tool_call_id -> wire index of its first tool message
+	seen := make(map[string]int, c.hint()) // tool_call_id -> wire index of its first tool message
 	closeRun := func(next int) {
 		if openMsg < 0 {
 			return
@@ -207,18 +219,18 @@ func (c *checker) chat() {
 					continue
 				}
 				results++
-				w, _ := c.partWire(i, j)
-				path := c.partPath(i, j)
+				w := func() string { x, _ := c.partWire(i, j); return x }
+				path := func() string { return c.partPath(i, j) }
 				if r.CallID == "" {
-					c.add(Violation{Rule: ruleCCResultID, Path: path + ".tool_call_id",
-						Message:       fmt.Sprintf("the tool message %s has no tool_call_id, so it answers no call", path),
+					c.add(Violation{Rule: ruleCCResultID, Path: path() + ".tool_call_id",
+						Message:       fmt.Sprintf("the tool message %s has no tool_call_id, so it answers no call", path()),
 						ProviderError: tmplCCResultID})
 					continue
 				}
 				if hasImage(r.Content) {
-					c.add(Violation{Rule: ruleCCToolImage, Path: path,
-						Message:       fmt.Sprintf("the result of %s at %s holds an image; Chat Completions tool messages hold text only (older models reject it, newer ones ignore the image): move the image into a user message after the tool messages", r.CallID, path),
-						ProviderError: fill(tmplCCToolImage, "{i}", w)})
+					c.add(Violation{Rule: ruleCCToolImage, Path: path(),
+						Message:       fmt.Sprintf("the result of %s at %s holds an image; Chat Completions tool messages hold text only (older models reject it, newer ones ignore the image): move the image into a user message after the tool messages", r.CallID, path()),
+						ProviderError: fill(tmplCCToolImage, "{i}", w())})
 				}
 				found := false
 				for k := range open {
@@ -228,19 +240,19 @@ func (c *checker) chat() {
 					}
 				}
 				if a, dup := seen[r.CallID]; dup {
-					c.add(Violation{Rule: ruleCCDupResult, Path: path + ".tool_call_id",
+					c.add(Violation{Rule: ruleCCDupResult, Path: path() + ".tool_call_id",
 						Message:       fmt.Sprintf("a second tool message answers %s (the first is messages.%d); each tool_call_id may be answered once in a request", r.CallID, a),
-						ProviderError: fill(tmplCCDupResult, "{id}", r.CallID, "{a}", strconv.Itoa(a), "{b}", w)})
+						ProviderError: fill(tmplCCDupResult, "{id}", r.CallID, "{a}", strconv.Itoa(a), "{b}", w())})
 					continue
 				}
-				seen[r.CallID] = atoi(w)
+				seen[r.CallID] = int(c.lay.part(i, j).msg)
 				if !found {
 					why := "no assistant message with tool_calls comes directly before it (tool messages must follow the assistant message that made the call, with nothing between)"
 					if openMsg >= 0 {
 						why = fmt.Sprintf("%s is not one of the calls of the assistant message %s", r.CallID, c.msgPath(openMsg))
 					}
-					c.add(Violation{Rule: ruleCCNoOrphan, Path: path,
-						Message:       fmt.Sprintf("the tool message %s answers %s, but %s", path, r.CallID, why),
+					c.add(Violation{Rule: ruleCCNoOrphan, Path: path(),
+						Message:       fmt.Sprintf("the tool message %s answers %s, but %s", path(), r.CallID, why),
 						ProviderError: tmplCCNoOrphan})
 				}
 			}
@@ -289,9 +301,9 @@ func (c *checker) chat() {
 }
 
 func (c *checker) chatCallChecks(i, j, n int, p llm.ToolCall) {
-	path := c.partPath(i, j)
+	path := func() string { return c.partPath(i, j) }
 	if !nameOK(p.Name, 0) {
-		c.add(Violation{Rule: ruleCCToolNamePat, Path: path + ".function.name",
+		c.add(Violation{Rule: ruleCCToolNamePat, Path: path() + ".function.name",
 			Message:       fmt.Sprintf("tool call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name),
 			ProviderError: fill(tmplCCToolNameM, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(n))})
 	}
@@ -299,7 +311,7 @@ func (c *checker) chatCallChecks(i, j, n int, p llm.ToolCall) {
 		return // reported as unanswered: no tool message can name it
 	}
 	if l := len(p.ID); l > 40 {
-		c.add(Violation{Rule: ruleCCIDLen, Path: path + ".id", Warning: true,
+		c.add(Violation{Rule: ruleCCIDLen, Path: path() + ".id", Warning: true,
 			Message:       fmt.Sprintf("tool call id %s is %d characters; api.openai.com accepts it, but Azure OpenAI and some gateways allow at most 40", p.ID, l),
 			ProviderError: fill(tmplCCIDLen, "{i}", c.wireIndex(i), "{k}", strconv.Itoa(n), "{n}", strconv.Itoa(l))})
 	}
@@ -312,9 +324,9 @@ func (c *checker) responses() {
 		i, j     int
 		answered bool
 	}
-	calls := map[string]*call{}
-	var order []string // call ids in order, for ANSWER-ALL
-	items := map[string]string{}
+	calls := make(map[string]*call, c.hint())
+	order := make([]string, 0, c.hint()) // call ids in order, for ANSWER-ALL
+	items := map[string][2]int{}
 	sawReasoning := false
 	for _, m := range c.msgs {
 		for _, p := range m.Parts {
@@ -327,14 +339,14 @@ func (c *checker) responses() {
 		if id == "" {
 			return
 		}
-		path := c.partPath(i, j)
 		if first, dup := items[id]; dup {
+			path := c.partPath(i, j)
 			c.add(Violation{Rule: ruleRSDupItem, Path: path + ".id",
-				Message:       fmt.Sprintf("the %s item %s has the id %s of an earlier item (%s); each item id may appear once", kind, path, id, first),
+				Message:       fmt.Sprintf("the %s item %s has the id %s of an earlier item (%s); each item id may appear once", kind, path, id, c.partPath(first[0], first[1])),
 				ProviderError: fill(tmplRSDupItem, "{id}", id)})
 			return
 		}
-		items[id] = path
+		items[id] = [2]int{i, j}
 	}
 	for i, m := range c.msgs {
 		switch m.Role {
@@ -349,32 +361,32 @@ func (c *checker) responses() {
 					hasReasoning = true
 					id := reasoningID(p)
 					itemID(i, j, id, "reasoning")
-					if nextExpressible(m.Parts, j+1, OpenAIResponses) < 0 {
+					if nextItem(m.Parts, j+1) < 0 {
 						c.add(Violation{Rule: ruleRSReasonFollow, Path: c.partPath(i, j),
 							Message:       fmt.Sprintf("the reasoning item %s %sis the last item of its assistant turn; a reasoning item must be followed by the item the model produced after it (a function_call or message)", c.partPath(i, j), idSuffix(id)),
 							ProviderError: fill(tmplRSReasonFollow, "{id}", id)})
 					}
 				case llm.ToolCall:
-					path := c.partPath(i, j)
+					path := func() string { return c.partPath(i, j) }
 					itemID(i, j, p.ItemID, "function_call")
 					if !nameOK(p.Name, 0) {
-						c.add(Violation{Rule: ruleRSToolNamePat, Path: path + ".name",
+						c.add(Violation{Rule: ruleRSToolNamePat, Path: path() + ".name",
 							Message: fmt.Sprintf("function_call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name)})
 					}
 					if l := utf8.RuneCountInString(p.ID); l == 0 || l > 64 {
-						c.add(Violation{Rule: ruleRSCallIDLen, Path: path + ".call_id",
-							Message:       fmt.Sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path, l),
+						c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
+							Message:       fmt.Sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
 							ProviderError: callIDLenError(c.wireIndex(i), l)})
 						continue
 					}
 					if prev, dup := calls[p.ID]; dup {
-						c.add(Violation{Rule: ruleRSDupCallID, Path: path + ".call_id",
-							Message: fmt.Sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path, p.ID, c.partPath(prev.i, prev.j))})
+						c.add(Violation{Rule: ruleRSDupCallID, Path: path() + ".call_id",
+							Message: fmt.Sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path(), p.ID, c.partPath(prev.i, prev.j))})
 						continue
 					}
 					if sawReasoning && !hasReasoning && p.ItemID != "" {
-						c.add(Violation{Rule: ruleRSReasonPair, Path: path, Warning: true,
-							Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path, p.ItemID)})
+						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
+							Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
 					}
 					calls[p.ID] = &call{i: i, j: j}
 					order = append(order, p.ID)
@@ -386,10 +398,10 @@ func (c *checker) responses() {
 				if !ok {
 					continue
 				}
-				path := c.partPath(i, j)
+				path := func() string { return c.partPath(i, j) }
 				if l := utf8.RuneCountInString(r.CallID); l == 0 || l > 64 {
-					c.add(Violation{Rule: ruleRSCallIDLen, Path: path + ".call_id",
-						Message:       fmt.Sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path, l),
+					c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
+						Message:       fmt.Sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
 						ProviderError: callIDLenError(strconv.Itoa(int(c.lay.part(i, j).msg)), l)})
 					continue
 				}
@@ -398,12 +410,12 @@ func (c *checker) responses() {
 				case cl == nil && c.req.PreviousResponse:
 					// May answer a call of the stored response.
 				case cl == nil:
-					c.add(Violation{Rule: ruleRSNoOrphan, Path: path,
-						Message:       fmt.Sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path, r.CallID),
+					c.add(Violation{Rule: ruleRSNoOrphan, Path: path(),
+						Message:       fmt.Sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path(), r.CallID),
 						ProviderError: fill(tmplRSNoOrphan, "{id}", r.CallID)})
 				case cl.answered:
-					c.add(Violation{Rule: ruleRSDupCallID, Path: path,
-						Message: fmt.Sprintf("function_call_output %s answers %s a second time; each call takes one output", path, r.CallID)})
+					c.add(Violation{Rule: ruleRSDupCallID, Path: path(),
+						Message: fmt.Sprintf("function_call_output %s answers %s a second time; each call takes one output", path(), r.CallID)})
 				default:
 					cl.answered = true
 				}
@@ -418,6 +430,17 @@ func (c *checker) responses() {
 				ProviderError: fill(tmplRSAnswerAll, "{id}", id)})
 		}
 	}
+}
+
+// nextItem returns the index of the first part from which is a Responses
+// item other than reasoning, or -1.
+func nextItem(parts []llm.Part, from int) int {
+	for j := from; j < len(parts); j++ {
+		if _, ok := parts[j].(llm.Reasoning); !ok && expressible(parts[j], OpenAIResponses) {
+			return j
+		}
+	}
+	return -1
 }
 
 func callIDLenError(i string, l int) string {
@@ -460,7 +483,7 @@ func antRole(r llm.Role) llm.Role {
 
 func (c *checker) anthropic() {
 	first := firstNonSystem(c.msgs)
-	var turns []antTurn
+	turns := make([]antTurn, 0, len(c.msgs)/2+1)
 	for i := first; i < len(c.msgs); i++ {
 		r := antRole(c.msgs[i].Role)
 		if n := len(turns); n > 0 && turns[n-1].role == r && r != llm.RoleSystem {
@@ -488,7 +511,7 @@ func (c *checker) anthropic() {
 			}
 		}
 	}
-	ids := map[string]string{} // tool_use id -> path of its first use
+	ids := make(map[string][2]int, c.hint()) // tool_use id -> its first use
 	type call struct {
 		i, j     int
 		id       string
@@ -536,8 +559,9 @@ func (c *checker) anthropic() {
 						}
 						continue
 					}
-					path := c.partPath(i, j)
-					wi, wj := c.partWire(i, j)
+					path := func() string { return c.partPath(i, j) }
+					wi := func() string { x, _ := c.partWire(i, j); return x }
+					wj := func() string { _, y := c.partWire(i, j); return y }
 					k := -1
 					for n := range expect {
 						if expect[n].id == r.CallID && r.CallID != "" {
@@ -551,20 +575,20 @@ func (c *checker) anthropic() {
 						if len(expect) > 0 {
 							why = fmt.Sprintf("the previous assistant turn (%s) has no tool_use with that id", c.msgPath(expect[0].i))
 						}
-						c.add(Violation{Rule: ruleAntNoOrphan, Path: path,
-							Message:       fmt.Sprintf("the tool_result %s answers %s, but %s; a tool_result must answer a tool_use of the message right before it", path, quoteID(r.CallID), why),
-							ProviderError: fill(tmplAntNoOrphan, "{i}", wi, "{j}", wj, "{id}", r.CallID)})
+						c.add(Violation{Rule: ruleAntNoOrphan, Path: path(),
+							Message:       fmt.Sprintf("the tool_result %s answers %s, but %s; a tool_result must answer a tool_use of the message right before it", path(), quoteID(r.CallID), why),
+							ProviderError: fill(tmplAntNoOrphan, "{i}", wi(), "{j}", wj(), "{id}", r.CallID)})
 						continue
 					case expect[k].answered:
-						c.add(Violation{Rule: ruleAntSingleResult, Path: path,
-							Message:       fmt.Sprintf("the tool_result %s answers %s a second time; each tool_use takes one tool_result", path, r.CallID),
+						c.add(Violation{Rule: ruleAntSingleResult, Path: path(),
+							Message:       fmt.Sprintf("the tool_result %s answers %s a second time; each tool_use takes one tool_result", path(), r.CallID),
 							ProviderError: fill(tmplAntSingle, "{id}", r.CallID)})
 						continue
 					}
 					expect[k].answered = true
 					if text {
-						c.add(Violation{Rule: ruleAntResultFirst, Path: path,
-							Message: fmt.Sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path, r.CallID),
+						c.add(Violation{Rule: ruleAntResultFirst, Path: path(),
+							Message: fmt.Sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path(), r.CallID),
 							// Anthropic reports this case with the RESULT-NEXT text.
 							ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)})
 					}
@@ -610,27 +634,29 @@ func (c *checker) antUnanswered(i int, ids []string, next int, turns []antTurn) 
 }
 
 // antCall checks one tool_use block.
-func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string]string) {
-	path := c.partPath(i, j)
-	wi, wj := c.partWire(i, j)
+func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
+	path := func() string { return c.partPath(i, j) }
+	wi := func() string { x, _ := c.partWire(i, j); return x }
+	wj := func() string { _, y := c.partWire(i, j); return y }
 	if !idOK(tc.ID) {
-		c.add(Violation{Rule: ruleAntIDPattern, Path: path + ".id",
+		c.add(Violation{Rule: ruleAntIDPattern, Path: path() + ".id",
 			Message:       fmt.Sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
-			ProviderError: fill(tmplAntIDPattern, "{i}", wi, "{j}", wj)})
-	} else if first, dup := ids[tc.ID]; dup {
-		c.add(Violation{Rule: ruleAntUniqueID, Path: path + ".id",
+			ProviderError: fill(tmplAntIDPattern, "{i}", wi(), "{j}", wj())})
+	} else if at, dup := ids[tc.ID]; dup {
+		first := c.partPath(at[0], at[1])
+		c.add(Violation{Rule: ruleAntUniqueID, Path: path() + ".id",
 			Message:       fmt.Sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
-			ProviderError: fill(tmplAntUniqueID, "{i}", wi, "{j}", wj)})
+			ProviderError: fill(tmplAntUniqueID, "{i}", wi(), "{j}", wj())})
 	} else {
-		ids[tc.ID] = path
+		ids[tc.ID] = [2]int{i, j}
 	}
 	switch l := len(tc.Name); {
 	case !nameOK(tc.Name, 128):
-		c.add(Violation{Rule: ruleAntToolUseName, Path: path + ".name",
+		c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name",
 			Message:       fmt.Sprintf("tool_use %s names the tool %q; names must match ^[a-zA-Z0-9_-]{1,64}$", quoteID(tc.ID), tc.Name),
-			ProviderError: fill(tmplAntToolUseName, "{i}", wi, "{j}", wj)})
+			ProviderError: fill(tmplAntToolUseName, "{i}", wi(), "{j}", wj())})
 	case l > 64:
-		c.add(Violation{Rule: ruleAntToolUseName, Path: path + ".name", Warning: true,
+		c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name", Warning: true,
 			Message: fmt.Sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
 	}
 }
@@ -691,13 +717,11 @@ func (c *checker) antThinking(turns []antTurn) {
 		}
 	}
 	a := turns[n-2]
-	hasCall := false
+	called := false
 	for i := a.start; i < a.end; i++ {
-		if len(c.msgs[i].ToolCalls()) > 0 {
-			hasCall = true
-		}
+		called = called || hasCall(c.msgs[i])
 	}
-	if !hasResult || !hasCall {
+	if !hasResult || !called {
 		return
 	}
 	found := ""
@@ -746,11 +770,11 @@ func (c *checker) gemini() {
 	}
 	for i := first; i < len(c.msgs); i++ {
 		m := c.msgs[i]
-		path := c.msgPath(i)
-		wi := c.wireIndex(i)
+		path := func() string { return c.msgPath(i) }
+		wi := func() string { return c.wireIndex(i) }
 		if m.Role == llm.RoleSystem {
-			c.add(Violation{Rule: ruleGemSystem, Path: path,
-				Message: fmt.Sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", path)})
+			c.add(Violation{Rule: ruleGemSystem, Path: path(),
+				Message: fmt.Sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", path())})
 		}
 		parts := 0
 		for j, p := range m.Parts {
@@ -764,25 +788,25 @@ func (c *checker) gemini() {
 			}
 		}
 		if parts == 0 {
-			c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: path + ".parts",
-				Message:       fmt.Sprintf("the content %s has no parts", path),
-				ProviderError: fill(tmplGemPartsEmpty, "{i}", wi)})
+			c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: path() + ".parts",
+				Message:       fmt.Sprintf("the content %s has no parts", path()),
+				ProviderError: fill(tmplGemPartsEmpty, "{i}", wi())})
 		}
 		prevRole := llm.Role("")
 		if i > first {
 			prevRole = gemRole(c.msgs[i-1].Role)
 		}
-		calls := m.ToolCalls()
 		results := countResults(m.Parts)
 		switch {
-		case m.Role == llm.RoleAssistant && len(calls) > 0:
+		case m.Role == llm.RoleAssistant && hasCall(m):
+			calls := m.ToolCalls()
 			if prevRole != llm.RoleUser {
 				why := "the contents start with it"
 				if prevRole != "" {
 					why = fmt.Sprintf("it follows the model turn %s", c.msgPath(i-1))
 				}
-				c.add(Violation{Rule: ruleGemCallAfterUser, Path: path,
-					Message:       fmt.Sprintf("the function-call turn %s must follow a user turn or a function-response turn, but %s", path, why),
+				c.add(Violation{Rule: ruleGemCallAfterUser, Path: path(),
+					Message:       fmt.Sprintf("the function-call turn %s must follow a user turn or a function-response turn, but %s", path(), why),
 					ProviderError: tmplGemCallAfterUser})
 			}
 			c.gemResponses(i, calls)
@@ -790,9 +814,9 @@ func (c *checker) gemini() {
 				c.gemSignature(i)
 			}
 		case results > 0:
-			if i == first || c.msgs[i-1].Role != llm.RoleAssistant || len(c.msgs[i-1].ToolCalls()) == 0 {
-				c.add(Violation{Rule: ruleGemRespAfterCall, Path: path,
-					Message:       fmt.Sprintf("the function-response turn %s does not come right after a function-call turn (it follows %s)", path, c.describePrev(i, first)),
+			if i == first || c.msgs[i-1].Role != llm.RoleAssistant || !hasCall(c.msgs[i-1]) {
+				c.add(Violation{Rule: ruleGemRespAfterCall, Path: path(),
+					Message:       fmt.Sprintf("the function-response turn %s does not come right after a function-call turn (it follows %s)", path(), c.describePrev(i, first)),
 					ProviderError: tmplGemRespAfterCall})
 			}
 			for j, p := range m.Parts {
@@ -803,8 +827,8 @@ func (c *checker) gemini() {
 				}
 			}
 		case prevRole != "" && prevRole == gemRole(m.Role) && m.Role != llm.RoleSystem:
-			c.add(Violation{Rule: ruleGemSameRole, Path: path, Warning: true,
-				Message: fmt.Sprintf("%s follows another %s content; Gemini's handling of consecutive same-role contents is not documented (merge them to be safe)", path, gemRole(m.Role))})
+			c.add(Violation{Rule: ruleGemSameRole, Path: path(), Warning: true,
+				Message: fmt.Sprintf("%s follows another %s content; Gemini's handling of consecutive same-role contents is not documented (merge them to be safe)", path(), gemRole(m.Role))})
 		}
 	}
 }
@@ -885,7 +909,7 @@ func gemMatch(calls []llm.ToolCall, answered []bool, r llm.ToolResult) int {
 		if answered[k] || (r.CallID != "" && cl.ID != "") {
 			continue
 		}
-		if r.Name != "" && cl.Name == r.Name {
+		if cl.Name == r.Name {
 			return k
 		}
 		pending++
@@ -1063,11 +1087,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // SortViolations sorts vs into wire order: by path, comparing numeric

@@ -90,7 +90,12 @@ func (c Change) String() string {
 // call that needs a thought signature, an unknown role, an empty
 // transcript. Problems lists each in the form of a violation.
 type RepairError struct {
+	// Problems are what Repair would have to guess at, each with the rule
+	// it concerns.
 	Problems []Violation
+	// Remaining are the other violations the returned transcript still
+	// has, usually consequences of the problems.
+	Remaining []Violation
 }
 
 func (e *RepairError) Error() string {
@@ -100,7 +105,20 @@ func (e *RepairError) Error() string {
 		b.WriteString("\n  ")
 		b.WriteString(p.String())
 	}
+	if len(e.Remaining) > 0 {
+		fmt.Fprintf(&b, "\n  (and %d violation(s) that remain because of it)", len(e.Remaining))
+	}
 	return b.String()
+}
+
+// unrepairable reports whether rule can only be fixed by information the
+// transcript does not have.
+func unrepairable(rule string) bool {
+	switch rule {
+	case ruleGemThoughtSig, ruleCCEmptyMessages, ruleAntNoMessages, ruleGemNoContents, ruleAntMaxMessages, ruleRole:
+		return true
+	}
+	return false
 }
 
 // Repair returns msgs changed so that they pass [Check] for dialect d, and
@@ -151,9 +169,9 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	rp.shape()
 	rp.system()
 	rp.content()
+	rp.names()
 	rp.pair()
 	rp.post()
-	rp.names()
 	rp.strict()
 	out := req
 	out.Messages = rp.build()
@@ -165,15 +183,19 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 		}
 	}
 	after := CheckRequest(out, d)
-	var problems []Violation
-	problems = append(problems, rp.problems...)
+	problems := rp.problems
+	var remaining []Violation
 	for _, v := range after {
-		if !v.Warning {
+		switch {
+		case v.Warning:
+		case unrepairable(v.Rule) && v.Rule != ruleRole:
 			problems = append(problems, v)
+		case v.Rule != ruleRole:
+			remaining = append(remaining, v)
 		}
 	}
-	if len(problems) > 0 {
-		return out, rp.changes, &RepairError{Problems: problems}
+	if len(problems)+len(remaining) > 0 {
+		return out, rp.changes, &RepairError{Problems: problems, Remaining: remaining}
 	}
 	return out, rp.changes, nil
 }
@@ -448,10 +470,20 @@ func (rp *repairer) antText(m wmsg) wmsg {
 		keep = append(keep, p)
 	}
 	m.parts = keep
-	if m.role != llm.RoleSystem && len(m.parts) == 1 {
-		if t, ok := m.parts[0].p.(llm.Text); ok && strings.TrimSpace(t.Text) == "" {
-			rp.change(ruleAntTextSpace, rp.origPath(m.parts[0].om, m.parts[0].op), ActionReplaceText, fmt.Sprintf("replaced whitespace-only text, the message's only content, with %q", rp.pol.Placeholder))
-			m.parts = []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: m.parts[0].om, op: m.parts[0].op}}
+	only, n := -1, 0
+	for k, p := range m.parts {
+		if expressible(p.p, Anthropic) {
+			only, n = k, n+1
+		}
+	}
+	if m.role != llm.RoleSystem && n == 1 {
+		if t, ok := m.parts[only].p.(llm.Text); ok && strings.TrimSpace(t.Text) == "" {
+			p := m.parts[only]
+			rp.change(ruleAntTextSpace, rp.origPath(p.om, p.op), ActionReplaceText, fmt.Sprintf("replaced whitespace-only text, the message's only content, with %q", rp.pol.Placeholder))
+			parts := make([]wpart, len(m.parts))
+			copy(parts, m.parts)
+			parts[only] = wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: p.om, op: p.op}
+			m.parts = parts
 			m.changed = true
 		}
 	}
@@ -597,7 +629,7 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 				}
 				continue
 			}
-			if r.Name != "" && c.name == r.Name {
+			if c.name == r.Name {
 				cand = ci
 				break
 			}
@@ -707,7 +739,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 				rp.w[r.m].parts[r.k].p = tr
 				rp.w[r.m].changed = true
 			}
-			if rp.d == Gemini && tr.Name != "" && tr.Name != c.name {
+			if rp.d == Gemini && tr.Name != c.name {
 				rp.change(ruleGemRespMatch, rp.origPath(rp.w[r.m].parts[r.k].om, rp.w[r.m].parts[r.k].op), ActionRewriteID,
 					fmt.Sprintf("the function response for %s named %q; it now names the call's function %q", quoteID(c.id), tr.Name, c.name))
 				tr.Name = c.name
@@ -1207,7 +1239,7 @@ func (rp *repairer) respItems() {
 					m.changed = true
 					continue
 				}
-				if nextExpressibleW(m.parts, k+1) < 0 {
+				if nextItemW(m.parts, k+1) < 0 {
 					rp.change(ruleRSReasonFollow, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning item %s, which no item follows in its turn", quoteID(id)))
 					m.changed = true
 					continue
@@ -1231,9 +1263,11 @@ func (rp *repairer) respItems() {
 	}
 }
 
-func nextExpressibleW(parts []wpart, from int) int {
+// nextItemW returns the index of the first part from which is a
+// Responses item other than reasoning, or -1.
+func nextItemW(parts []wpart, from int) int {
 	for j := from; j < len(parts); j++ {
-		if expressible(parts[j].p, OpenAIResponses) {
+		if _, ok := parts[j].p.(llm.Reasoning); !ok && expressible(parts[j].p, OpenAIResponses) {
 			return j
 		}
 	}
