@@ -1,0 +1,666 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Decode reads a generateContent request body, or a bare array of
+// contents. Field names are read in either spelling the API accepts
+// (systemInstruction or system_instruction, functionCall or function_call,
+// ...). Errors are [*DecodeError]s that name the dotted path of the
+// offending value, such as "contents.2.parts.0.functionCall.name: want a
+// string, got a number". Decode never panics, whatever the input. The
+// Request does not alias body.
+func Decode(body []byte) (*Request, error) {
+	t, err := parse(bytes.Clone(body))
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{t: t, r: &Request{src: &source{}}, names: make(map[string]string)}
+	switch t.nodes[0].kind {
+	case kindArray:
+		d.r.Bare = true
+		err = d.contents(0)
+	case kindObject:
+		err = d.body(0)
+	default:
+		err = &DecodeError{Offset: -1, Err: fmt.Errorf("want a request body (an object) or a contents array, got %s", t.nodes[0].kind)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.r, nil
+}
+
+type decoder struct {
+	t     *tree
+	r     *Request
+	names map[string]string // functionCall id → name
+}
+
+func (d *decoder) errf(idx int32, format string, args ...any) error {
+	return &DecodeError{Path: d.t.path(idx), Offset: -1, Err: fmt.Errorf(format, args...)}
+}
+
+func (d *decoder) want(idx int32, what string) error {
+	return d.errf(idx, "want %s, got %s", what, d.t.nodes[idx].kind)
+}
+
+func (d *decoder) missing(obj int32, key, hint string) error {
+	p := d.t.path(obj)
+	if p != "" {
+		p += "."
+	}
+	return &DecodeError{Path: p + key, Offset: -1, Err: fmt.Errorf("missing (%s)", hint)}
+}
+
+// object checks that idx is an object without repeated keys, counting the
+// two spellings of a field as one.
+func (d *decoder) object(idx int32, what string) error {
+	t := d.t
+	if t.nodes[idx].kind != kindObject {
+		return d.want(idx, what)
+	}
+	for a := t.nodes[idx].first; a >= 0; a = t.nodes[a].next {
+		ka := camel(t.key(a))
+		for b := t.nodes[a].next; b >= 0; b = t.nodes[b].next {
+			if camel(t.key(b)) == ka {
+				return d.errf(b, "repeats a field of the same object")
+			}
+		}
+	}
+	return nil
+}
+
+// camel returns the lowerCamelCase spelling of a snake_case field name.
+func camel(k string) string {
+	if !strings.Contains(k, "_") {
+		return k
+	}
+	var b strings.Builder
+	up := false
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_':
+			up = true
+		case up && c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteByte(c)
+			up = false
+		}
+	}
+	return b.String()
+}
+
+// get returns the member of object obj named k (lowerCamelCase) in either
+// spelling, or -1.
+func (d *decoder) get(obj int32, k string) int32 {
+	for c := d.t.nodes[obj].first; c >= 0; c = d.t.nodes[c].next {
+		if d.t.keyIs(c, k) {
+			return c
+		}
+		n := &d.t.nodes[c]
+		if bytes.IndexByte(d.t.src[n.kstart:n.kend], '_') >= 0 && camel(d.t.key(c)) == k {
+			return c
+		}
+	}
+	return -1
+}
+
+func (d *decoder) str(idx int32) (string, error) {
+	if d.t.nodes[idx].kind != kindString {
+		return "", d.want(idx, "a string")
+	}
+	return d.t.str(idx), nil
+}
+
+// extras returns the members of obj whose keys (in either spelling) are
+// not in modeled.
+func (d *decoder) extras(obj int32, modeled ...string) []member {
+	var out []member
+next:
+	for c := d.t.nodes[obj].first; c >= 0; c = d.t.nodes[c].next {
+		k := d.t.key(c)
+		ck := camel(k)
+		for _, m := range modeled {
+			if ck == m {
+				continue next
+			}
+		}
+		out = append(out, member{key: k, val: d.t.raw(c)})
+	}
+	return out
+}
+
+func (d *decoder) body(root int32) error {
+	if err := d.object(root, "an object"); err != nil {
+		return err
+	}
+	r, t := d.r, d.t
+	var system, contents, tools int32 = -1, -1, -1
+	for c := t.nodes[root].first; c >= 0; c = t.nodes[c].next {
+		key := t.key(c)
+		switch camel(key) {
+		case "systemInstruction":
+			system = c
+		case "contents":
+			contents = c
+		case "tools":
+			tools = c
+		default:
+			r.Fields = append(r.Fields, Field{Key: key, Value: t.raw(c)})
+			continue
+		}
+		r.Fields = append(r.Fields, Field{Key: key})
+	}
+	if contents < 0 {
+		return &DecodeError{Path: "contents", Offset: -1, Err: fmt.Errorf(`missing (a generateContent request body has a "contents" array)`)}
+	}
+	if system >= 0 {
+		if err := d.system(system); err != nil {
+			return err
+		}
+	}
+	if err := d.contents(contents); err != nil {
+		return err
+	}
+	if tools >= 0 {
+		return d.tools(tools)
+	}
+	return nil
+}
+
+// system decodes systemInstruction, a Content of text parts.
+func (d *decoder) system(idx int32) error {
+	if err := d.object(idx, "a content object with text parts"); err != nil {
+		return err
+	}
+	t, src := d.t, d.r.src
+	parts := int32(-1)
+	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+		switch camel(t.key(c)) {
+		case "parts":
+			parts = c
+		case "role":
+			if _, err := d.str(c); err != nil {
+				return err
+			}
+		default:
+			return d.errf(c, "unknown field (a content has role and parts)")
+		}
+	}
+	if parts < 0 {
+		return d.missing(idx, "parts", "an array of text parts")
+	}
+	if t.nodes[parts].kind != kindArray {
+		return d.want(parts, "an array of text parts")
+	}
+	first := int32(len(src.blocks))
+	for c := t.nodes[parts].first; c >= 0; c = t.nodes[c].next {
+		if err := d.object(c, "a part object"); err != nil {
+			return err
+		}
+		tx := d.get(c, "text")
+		if tx < 0 {
+			return d.errf(c, "systemInstruction holds text parts only")
+		}
+		s, err := d.str(tx)
+		if err != nil {
+			return err
+		}
+		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: t.raw(c), extras: d.extras(c, "text")})
+	}
+	d.addMessage(llm.RoleSystem, idx, first)
+	src.leadSys = 1
+	return nil
+}
+
+// addMessage appends the llm message made of the blocks from first on.
+func (d *decoder) addMessage(role llm.Role, idx, first int32) {
+	src := d.r.src
+	blocks := src.blocks[first:]
+	parts := make([]llm.Part, 0, len(blocks))
+	for _, b := range blocks {
+		if b.sig != "" {
+			parts = append(parts, llm.Reasoning{Provider: string(Dialect), Signature: b.sig})
+		}
+		parts = append(parts, b.part)
+		if _, ok := b.part.(llm.ToolResult); ok && role == llm.RoleUser {
+			role = llm.RoleTool
+		}
+	}
+	d.r.Messages = append(d.r.Messages, llm.Message{Role: role, Parts: parts})
+	src.msgs = append(src.msgs, srcMsg{raw: d.t.raw(idx), first: first, count: int32(len(blocks)), role: role})
+}
+
+func (d *decoder) contents(idx int32) error {
+	t := d.t
+	if t.nodes[idx].kind != kindArray {
+		return d.want(idx, "an array of contents")
+	}
+	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+		if err := d.object(c, "a content object"); err != nil {
+			return err
+		}
+		role := llm.RoleUser
+		parts := int32(-1)
+		for f := t.nodes[c].first; f >= 0; f = t.nodes[f].next {
+			switch camel(t.key(f)) {
+			case "role":
+				name, err := d.str(f)
+				if err != nil {
+					return err
+				}
+				switch name {
+				case "user", "function", "tool", "":
+				case "model":
+					role = llm.RoleAssistant
+				default:
+					return d.errf(f, `unknown role %q (want "user" or "model")`, name)
+				}
+			case "parts":
+				parts = f
+			default:
+				return d.errf(f, "unknown field (a content has role and parts)")
+			}
+		}
+		if parts < 0 {
+			return d.missing(c, "parts", "an array of parts")
+		}
+		if t.nodes[parts].kind != kindArray {
+			return d.want(parts, "an array of parts")
+		}
+		src := d.r.src
+		first := int32(len(src.blocks))
+		for p := t.nodes[parts].first; p >= 0; p = t.nodes[p].next {
+			b, err := d.part(p, role)
+			if err != nil {
+				return err
+			}
+			src.blocks = append(src.blocks, b)
+		}
+		d.addMessage(role, c, first)
+	}
+	return nil
+}
+
+// dataFields are the members of a part's data oneof.
+var dataFields = [...]string{"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"}
+
+// part decodes one part of a content with the given role (user or
+// assistant).
+func (d *decoder) part(idx int32, role llm.Role) (block, error) {
+	t := d.t
+	if err := d.object(idx, "a part object"); err != nil {
+		return block{}, err
+	}
+	b := block{raw: t.raw(idx)}
+	data, kind := int32(-1), ""
+	for _, k := range dataFields {
+		if f := d.get(idx, k); f >= 0 {
+			if data >= 0 {
+				return block{}, d.errf(f, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
+			}
+			data, kind = f, k
+		}
+	}
+	var sig string
+	if f := d.get(idx, "thoughtSignature"); f >= 0 {
+		var err error
+		if sig, err = d.str(f); err != nil {
+			return block{}, err
+		}
+	}
+	thought := false
+	if f := d.get(idx, "thought"); f >= 0 {
+		if t.nodes[f].kind != kindBool {
+			return block{}, d.want(f, "a boolean")
+		}
+		thought = t.src[t.nodes[f].start] == 't'
+	}
+	model := role == llm.RoleAssistant
+	switch {
+	case thought && !model:
+		return block{}, d.errf(idx, "a thought part belongs in a model content, not a user content")
+	case thought && kind == "text" && t.nodes[data].kind == kindString && t.nodes[data].end-t.nodes[data].start > 2:
+		b.part = llm.Reasoning{Provider: string(Dialect), Text: t.str(data), Signature: sig}
+		b.extras = d.extras(idx, "text", "thought", "thoughtSignature")
+		return b, nil
+	case kind == "text" && !thought:
+		s, err := d.str(data)
+		if err != nil {
+			return block{}, err
+		}
+		b.part = llm.Text{Text: s}
+		b.extras = d.extras(idx, "text", "thoughtSignature")
+	case kind == "inlineData" || kind == "fileData":
+		img, err := d.media(data, kind == "fileData")
+		if err != nil {
+			return block{}, err
+		}
+		b.part = img
+		b.extras = d.extras(idx, kind, "thoughtSignature")
+	case kind == "functionCall":
+		if !model {
+			return block{}, d.errf(data, "a functionCall belongs in a model content, not a user content")
+		}
+		c, err := d.call(data)
+		if err != nil {
+			return block{}, err
+		}
+		b.part = c
+		b.extras = d.extras(idx, kind, "thoughtSignature")
+	case kind == "functionResponse":
+		if model {
+			return block{}, d.errf(data, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
+		}
+		if err := d.response(data, &b); err != nil {
+			return block{}, err
+		}
+		b.extras = d.extras(idx, kind, "thoughtSignature")
+	default:
+		if !model {
+			if kind == "" {
+				return block{}, d.errf(idx, "a part needs one data field: text, inlineData, fileData or functionResponse (GEM-PARTS-NONEMPTY)")
+			}
+			return block{}, d.errf(data, "a %s part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)", kind)
+		}
+		if kind == "" && !thought {
+			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: t.path(idx),
+				Message:       "the part has no data field (text, inlineData, fileData, functionCall, ...)",
+				ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(t.path(idx)))})
+		}
+		// executableCode, codeExecutionResult, an empty thought: opaque.
+		b.part = llm.Reasoning{Provider: string(Dialect), Data: b.raw}
+		return b, nil
+	}
+	if !model && sig != "" {
+		// A signature in a user content has no llm form: keep it with the
+		// part.
+		b.extras = d.extras(idx, kind)
+		return b, nil
+	}
+	b.sig = sig
+	return b, nil
+}
+
+// bracketPath writes contents.2.parts.0 as contents[2].parts[0], the way
+// Gemini's errors name fields.
+func bracketPath(p string) string {
+	segs := strings.Split(p, ".")
+	var b strings.Builder
+	for i, s := range segs {
+		if s != "" && s[0] >= '0' && s[0] <= '9' {
+			b.WriteString("[" + s + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+func (d *decoder) call(idx int32) (llm.ToolCall, error) {
+	var c llm.ToolCall
+	if err := d.object(idx, "an object"); err != nil {
+		return c, err
+	}
+	var err error
+	if f := d.get(idx, "id"); f >= 0 {
+		if c.ID, err = d.str(f); err != nil {
+			return c, err
+		}
+	}
+	f := d.get(idx, "name")
+	if f < 0 {
+		return c, d.missing(idx, "name", "the function's name, a string")
+	}
+	if c.Name, err = d.str(f); err != nil {
+		return c, err
+	}
+	if f = d.get(idx, "args"); f >= 0 {
+		if d.t.nodes[f].kind != kindObject {
+			return c, d.want(f, "an object")
+		}
+		n := &d.t.nodes[f]
+		c.Input = d.t.src[n.start:n.end:n.end]
+	}
+	for m := d.t.nodes[idx].first; m >= 0; m = d.t.nodes[m].next {
+		switch camel(d.t.key(m)) {
+		case "id", "name", "args":
+		default:
+			return c, d.errf(m, "unknown field (a functionCall has id, name and args)")
+		}
+	}
+	if c.ID != "" {
+		d.names[c.ID] = c.Name
+	}
+	return c, nil
+}
+
+// response decodes a functionResponse.
+func (d *decoder) response(idx int32, b *block) error {
+	t := d.t
+	if err := d.object(idx, "an object"); err != nil {
+		return err
+	}
+	var r llm.ToolResult
+	var err error
+	if f := d.get(idx, "id"); f >= 0 {
+		if r.CallID, err = d.str(f); err != nil {
+			return err
+		}
+	}
+	f := d.get(idx, "name")
+	if f < 0 {
+		return d.missing(idx, "name", "the name of the function that was called, a string")
+	}
+	if r.Name, err = d.str(f); err != nil {
+		return err
+	}
+	f = d.get(idx, "response")
+	if f < 0 {
+		return d.missing(idx, "response", `the function's output, an object such as {"output": ...}`)
+	}
+	if t.nodes[f].kind == kindObject {
+		r.Content, r.Status = decodeResponse(t, f)
+	} else {
+		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: t.path(f),
+			Message:       fmt.Sprintf(`functionResponse.response must be a JSON object, not %s; wrap it as {"output": ...}`, t.nodes[f].kind),
+			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(t.path(idx)))})
+		r.Content, r.Status = []llm.Part{llm.Text{Text: string(t.raw(f))}}, llm.StatusSuccess
+	}
+	if f = d.get(idx, "parts"); f >= 0 {
+		if t.nodes[f].kind != kindArray {
+			return d.want(f, "an array of parts")
+		}
+		for p := t.nodes[f].first; p >= 0; p = t.nodes[p].next {
+			if err := d.object(p, "a part object"); err != nil {
+				return err
+			}
+			data, file := d.get(p, "inlineData"), false
+			if data < 0 {
+				data, file = d.get(p, "fileData"), true
+			}
+			if data < 0 {
+				return d.errf(p, "a functionResponse part holds inlineData or fileData")
+			}
+			img, err := d.media(data, file)
+			if err != nil {
+				return err
+			}
+			r.Content = append(r.Content, img)
+		}
+	}
+	b.resp = d.extras(idx, "id", "name", "response", "parts")
+	b.part = r
+	return nil
+}
+
+// decodeResponse reads a functionResponse.response object; see the package
+// documentation.
+func decodeResponse(t *tree, obj int32) ([]llm.Part, llm.Status) {
+	n := &t.nodes[obj]
+	if n.n == 0 {
+		return nil, llm.StatusSuccess
+	}
+	if n.n == 1 {
+		c := n.first
+		isStr := t.nodes[c].kind == kindString
+		switch {
+		case t.keyIs(c, "output") && isStr:
+			if s := t.str(c); !objectText(s) {
+				return []llm.Part{llm.Text{Text: s}}, llm.StatusSuccess
+			}
+		case t.keyIs(c, "error"):
+			if isStr {
+				if s := t.str(c); !objectText(s) {
+					return []llm.Part{llm.Text{Text: s}}, llm.StatusError
+				}
+			}
+			return []llm.Part{llm.Text{Text: string(t.raw(obj))}}, llm.StatusError
+		}
+	}
+	text := string(t.raw(obj))
+	if strings.Contains(text, `"status"`) && strings.Contains(text, `"summary"`) {
+		if env, err := observe.Parse([]byte(text)); err == nil {
+			return []llm.Part{llm.Text{Text: text}}, env.Status
+		}
+	}
+	return []llm.Part{llm.Text{Text: text}}, llm.StatusSuccess
+}
+
+// objectText reports whether s is exactly a compact JSON object, which
+// Encode would send as the response itself.
+func objectText(s string) bool {
+	obj, ok := isObjectJSON([]byte(s))
+	return ok && len(obj) == len(s) && bytes.Equal(appendCompact(nil, obj), obj)
+}
+
+// media decodes inlineData {mimeType, data} or fileData {mimeType,
+// fileUri}.
+func (d *decoder) media(idx int32, file bool) (llm.Image, error) {
+	var img llm.Image
+	if err := d.object(idx, "an object"); err != nil {
+		return img, err
+	}
+	var err error
+	if f := d.get(idx, "mimeType"); f >= 0 {
+		if img.MediaType, err = d.str(f); err != nil {
+			return img, err
+		}
+	}
+	if file {
+		f := d.get(idx, "fileUri")
+		if f < 0 {
+			return img, d.missing(idx, "fileUri", "the file's URI")
+		}
+		img.URL, err = d.str(f)
+		return img, err
+	}
+	if img.MediaType == "" {
+		return img, d.missing(idx, "mimeType", `such as "image/png"`)
+	}
+	f := d.get(idx, "data")
+	if f < 0 {
+		return img, d.missing(idx, "data", "base64 bytes")
+	}
+	s, err := d.str(f)
+	if err != nil {
+		return img, err
+	}
+	if img.Data, err = base64.StdEncoding.DecodeString(s); err != nil {
+		if img.Data, err = base64.URLEncoding.DecodeString(s); err != nil {
+			return img, d.errf(f, "invalid base64: %v", err)
+		}
+	}
+	if img.Data == nil {
+		img.Data = []byte{}
+	}
+	return img, nil
+}
+
+// tools decodes the tools array: Tool objects, each with function
+// declarations or another kind of tool.
+func (d *decoder) tools(idx int32) error {
+	t := d.t
+	if t.nodes[idx].kind != kindArray {
+		return d.want(idx, "an array of tools")
+	}
+	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+		if err := d.object(c, "a tool object"); err != nil {
+			return err
+		}
+		st := srcTool{raw: t.raw(c)}
+		fd := d.get(c, "functionDeclarations")
+		if fd < 0 {
+			st.opaque = true
+			d.r.src.tools = append(d.r.src.tools, st)
+			continue
+		}
+		st.key = t.key(fd)
+		st.extras = d.extras(c, "functionDeclarations")
+		if t.nodes[fd].kind != kindArray {
+			return d.want(fd, "an array of function declarations")
+		}
+		for f := t.nodes[fd].first; f >= 0; f = t.nodes[f].next {
+			decl, err := d.decl(f)
+			if err != nil {
+				return err
+			}
+			st.decls = append(st.decls, decl)
+			d.r.Tools = append(d.r.Tools, decl.spec)
+		}
+		d.r.src.tools = append(d.r.src.tools, st)
+	}
+	return nil
+}
+
+func (d *decoder) decl(idx int32) (srcDecl, error) {
+	t := d.t
+	if err := d.object(idx, "a function declaration object"); err != nil {
+		return srcDecl{}, err
+	}
+	sd := srcDecl{raw: t.raw(idx)}
+	f := d.get(idx, "name")
+	if f < 0 {
+		return sd, d.missing(idx, "name", "the function's name, a string")
+	}
+	var err error
+	if sd.spec.Name, err = d.str(f); err != nil {
+		return sd, err
+	}
+	if f = d.get(idx, "description"); f >= 0 {
+		if sd.spec.Description, err = d.str(f); err != nil {
+			return sd, err
+		}
+	}
+	p, js := d.get(idx, "parameters"), d.get(idx, "parametersJsonSchema")
+	if p >= 0 && js >= 0 {
+		return sd, d.errf(js, "parameters and parametersJsonSchema cannot both be set")
+	}
+	if js >= 0 {
+		p = js
+	}
+	if p >= 0 {
+		if t.nodes[p].kind != kindObject {
+			return sd, d.want(p, "a schema object")
+		}
+		sd.paramKey = t.key(p)
+		sd.spec.Parameters = t.raw(p)
+	}
+	sd.extras = d.extras(idx, "name", "description", "parameters", "parametersJsonSchema")
+	return sd, nil
+}

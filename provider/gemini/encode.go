@@ -1,0 +1,886 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Encode writes r as a generateContent request body: compact,
+// deterministic, with <, > and & unescaped. A Request from [Decode] encodes
+// back to the body it came from; see the package documentation for what a
+// conversion changes. The warnings say what could not be carried over
+// exactly, with dotted paths into the encoded body. Encode fails only on a
+// Request that cannot be written at all: a nil or foreign part, an unknown
+// role, a field whose value is not JSON.
+func Encode(r *Request) ([]byte, []transcript.Warning, error) {
+	if r == nil {
+		return nil, nil, errors.New("gemini: encode: nil Request")
+	}
+	e := &encoder{r: r, src: r.src, names: make(map[string]string)}
+	if e.src == nil {
+		e.src = &source{leadSys: -1}
+	}
+	e.used = make([]bool, len(e.src.blocks))
+	if err := e.plan(); err != nil {
+		return nil, nil, err
+	}
+	size := 64
+	for _, m := range e.src.msgs {
+		size += len(m.raw) + 1
+	}
+	dst := make([]byte, 0, size)
+	var err error
+	if r.Bare {
+		dst = e.bare(dst)
+	} else if dst, err = e.body(dst); err != nil {
+		return nil, nil, err
+	}
+	if e.itemIDs > 0 {
+		e.warn("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Gemini equivalent and were dropped", e.itemIDs)
+	}
+	return dst, e.warns, nil
+}
+
+type encoder struct {
+	r     *Request
+	src   *source
+	used  []bool
+	index map[string][]int32
+	warns []transcript.Warning
+	lead  int               // leading messages written to systemInstruction
+	names map[string]string // call id → name, for functionResponse names
+
+	itemIDs int
+}
+
+func (e *encoder) warn(path, format string, args ...any) {
+	e.warns = append(e.warns, transcript.Warning{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (e *encoder) plan() error {
+	msgs := e.r.Messages
+	n := 0
+	for n < len(msgs) && msgs[n].Role == llm.RoleSystem {
+		n++
+	}
+	switch {
+	case e.r.Bare:
+		e.lead = 0
+	case e.src.leadSys >= 0:
+		e.lead = min(n, e.src.leadSys)
+	default:
+		e.lead = n
+	}
+	for i, m := range msgs {
+		if !m.Role.Valid() {
+			return fmt.Errorf("gemini: encode: Messages[%d]: unknown role %q", i, m.Role)
+		}
+		for j, p := range m.Parts {
+			switch p.(type) {
+			case llm.Text, llm.Image, llm.ToolCall, llm.ToolResult, llm.Reasoning:
+			default:
+				return fmt.Errorf("gemini: encode: Messages[%d].Parts[%d]: cannot encode a part of type %T", i, j, p)
+			}
+		}
+	}
+	return nil
+}
+
+func (e *encoder) body(dst []byte) ([]byte, error) {
+	r := e.r
+	dst = append(dst, '{')
+	first := true
+	sep := func() {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+	}
+	has := func(k string) bool {
+		for _, f := range r.Fields {
+			if camel(f.Key) == k {
+				return true
+			}
+		}
+		return false
+	}
+	var sysDone, toolsDone, contentsDone bool
+	system := func(key string) {
+		if !sysDone && e.lead > 0 {
+			sep()
+			dst, _ = llm.AppendJSONString(dst, key)
+			dst = append(dst, ':')
+			dst = e.system(dst)
+		}
+		sysDone = true
+	}
+	tools := func(key string, always bool) {
+		if !toolsDone && (always || len(r.Tools) > 0 || hasOpaqueTools(e.src)) {
+			sep()
+			dst, _ = llm.AppendJSONString(dst, key)
+			dst = append(dst, ':')
+			dst = e.tools(dst)
+		}
+		toolsDone = true
+	}
+	seen := make(map[string]bool, len(r.Fields))
+	for k, f := range r.Fields {
+		ck := camel(f.Key)
+		if seen[ck] {
+			return nil, fmt.Errorf("gemini: encode: Fields[%d]: field %q repeats", k, f.Key)
+		}
+		seen[ck] = true
+		switch ck {
+		case "systemInstruction":
+			system(f.Key)
+			continue
+		case "contents":
+			if !has("systemInstruction") {
+				system("systemInstruction")
+			}
+			sep()
+			dst, _ = llm.AppendJSONString(dst, f.Key)
+			dst = append(dst, ':')
+			dst = e.contents(dst)
+			contentsDone = true
+			if !has("tools") {
+				tools("tools", false)
+			}
+			continue
+		case "tools":
+			tools(f.Key, true)
+			continue
+		}
+		v := bytes.TrimSpace(f.Value)
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("gemini: encode: Fields[%d] (%s): value is not valid JSON", k, f.Key)
+		}
+		sep()
+		dst, _ = llm.AppendJSONString(dst, f.Key)
+		dst = append(dst, ':')
+		dst = appendCompact(dst, v)
+	}
+	if !contentsDone {
+		system("systemInstruction")
+		sep()
+		dst = append(dst, `"contents":`...)
+		dst = e.contents(dst)
+		tools("tools", false)
+	}
+	return append(dst, '}'), nil
+}
+
+func hasOpaqueTools(s *source) bool {
+	for _, t := range s.tools {
+		if t.opaque {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *encoder) bare(dst []byte) []byte {
+	r := e.r
+	if n := len(r.Tools); n > 0 || hasOpaqueTools(e.src) {
+		e.warn("tools", "a bare contents array has no tools field; the tool definitions were not written")
+	}
+	for _, f := range r.Fields {
+		if f.Value != nil {
+			e.warn(f.Key, "a bare contents array has no top-level fields; %s not written", f.Key)
+		}
+	}
+	return e.contents(dst)
+}
+
+// unit is one wire part to write: an llm part and the signature-only
+// Reasoning before it, if any.
+type unit struct {
+	part llm.Part
+	sig  string
+	j    int // the part's index in the message
+}
+
+// units groups the parts of message i into wire parts, and warns about
+// what cannot be written.
+func (e *encoder) units(i int, m llm.Message, path string) []unit {
+	out := make([]unit, 0, len(m.Parts))
+	sig, sigAt := "", -1
+	for j, p := range m.Parts {
+		if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Dialect) && r.Text == "" && len(r.Data) == 0 {
+			if sig != "" {
+				e.warn(path, "two thought signatures in a row; the first (Parts[%d]) was dropped", sigAt)
+			}
+			if r.Signature != "" {
+				sig, sigAt = r.Signature, j
+			}
+			continue
+		}
+		out = append(out, unit{part: p, sig: sig, j: j})
+		sig = ""
+	}
+	if sig != "" {
+		e.warn(path, "a thought signature with no part after it (Parts[%d]) cannot be expressed; dropped", sigAt)
+	}
+	return out
+}
+
+// system writes systemInstruction from the leading system messages.
+func (e *encoder) system(dst []byte) []byte {
+	msgs := e.r.Messages[:e.lead]
+	if e.lead == 1 && e.src.leadSys == 1 {
+		if raw, ok := e.verbatim(0, msgs[0], e.units(0, msgs[0], "systemInstruction")); ok {
+			return append(dst, raw...)
+		}
+	}
+	dst = append(dst, `{"parts":[`...)
+	n := 0
+	for i, m := range msgs {
+		for _, u := range e.units(i, m, "systemInstruction") {
+			if _, ok := u.part.(llm.Text); !ok {
+				e.warn("systemInstruction", "systemInstruction holds text only; a %s part of Messages[%d] was dropped", kindOf(u.part), i)
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = e.part(dst, i, n, u, "systemInstruction.parts."+strconv.Itoa(n))
+			n++
+		}
+	}
+	return append(dst, "]}"...)
+}
+
+// verbatim returns the source JSON of message i when m is the message
+// decoded there, unchanged, and marks its blocks written.
+func (e *encoder) verbatim(i int, m llm.Message, us []unit) ([]byte, bool) {
+	src := e.src
+	if i >= len(src.msgs) {
+		return nil, false
+	}
+	sm := src.msgs[i]
+	if sm.role != m.Role || int(sm.count) != len(us) || len(us) != countUnits(m) {
+		return nil, false
+	}
+	for u, x := range us {
+		k := int(sm.first) + u
+		if e.used[k] || src.blocks[k].sig != x.sig || !equalPart(src.blocks[k].part, x.part) {
+			return nil, false
+		}
+	}
+	for u := range us {
+		e.used[int(sm.first)+u] = true
+	}
+	return sm.raw, true
+}
+
+// countUnits counts the wire parts of m, to tell a message whose dropped
+// parts made it look unchanged.
+func countUnits(m llm.Message) int {
+	n := 0
+	for _, p := range m.Parts {
+		if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Dialect) && r.Text == "" && len(r.Data) == 0 {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+func (e *encoder) contents(dst []byte) []byte {
+	msgs := e.r.Messages
+	dst = append(dst, '[')
+	for i := e.lead; i < len(msgs); i++ {
+		if i > e.lead {
+			dst = append(dst, ',')
+		}
+		m := msgs[i]
+		path := "contents." + strconv.Itoa(i-e.lead)
+		us := e.units(i, m, path)
+		e.learnNames(m)
+		if raw, ok := e.verbatim(i, m, us); ok {
+			dst = append(dst, raw...)
+			continue
+		}
+		role := "user"
+		switch m.Role {
+		case llm.RoleAssistant:
+			role = "model"
+		case llm.RoleSystem:
+			e.warn(path, "Gemini has no system role after the start of the conversation; written as a user content")
+		}
+		dst = append(dst, `{"role":"`...)
+		dst = append(dst, role...)
+		dst = append(dst, `","parts":[`...)
+		n := 0
+		for _, u := range us {
+			pp := path + ".parts." + strconv.Itoa(n)
+			if !e.fits(m.Role, u.part, pp) {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			before := len(dst)
+			dst = e.part(dst, i, u.j, u, pp)
+			if len(dst) == before {
+				if n > 0 {
+					dst = dst[:len(dst)-1]
+				}
+				continue
+			}
+			n++
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, ']')
+}
+
+// learnNames records the names of m's calls, for the functionResponses
+// that follow.
+func (e *encoder) learnNames(m llm.Message) {
+	for _, p := range m.Parts {
+		if c, ok := p.(llm.ToolCall); ok && c.ID != "" {
+			e.names[c.ID] = c.Name
+		}
+	}
+}
+
+// fits reports whether part p can be written in a content of the given
+// role, and warns when it cannot.
+func (e *encoder) fits(role llm.Role, p llm.Part, path string) bool {
+	switch p.(type) {
+	case llm.ToolCall:
+		if role != llm.RoleAssistant {
+			e.warn(path, "a tool call in a %s message cannot be expressed; dropped", role)
+			return false
+		}
+	case llm.ToolResult:
+		if role == llm.RoleAssistant {
+			e.warn(path, "a tool result in an assistant message cannot be expressed (GEM-NO-MIX); dropped")
+			return false
+		}
+	case llm.Reasoning:
+		if role != llm.RoleAssistant {
+			e.warn(path, "reasoning in a %s message cannot be expressed; dropped", role)
+			return false
+		}
+	}
+	return true
+}
+
+// match finds the source block for the unit at part j of message i; see
+// the anthropic package for the rules.
+func (e *encoder) match(i, u int, x unit) (int, bool) {
+	src := e.src
+	if len(src.blocks) == 0 {
+		return -1, false
+	}
+	if i < len(src.msgs) && u < int(src.msgs[i].count) {
+		k := int(src.msgs[i].first) + u
+		if !e.used[k] && src.blocks[k].sig == x.sig && equalPart(src.blocks[k].part, x.part) {
+			return k, true
+		}
+	}
+	if e.index == nil {
+		e.index = make(map[string][]int32, len(src.blocks))
+		for k := range src.blocks {
+			key := identity(src.blocks[k].part)
+			e.index[key] = append(e.index[key], int32(k))
+		}
+	}
+	loose := -1
+	for _, k := range e.index[identity(x.part)] {
+		if e.used[k] {
+			continue
+		}
+		if src.blocks[k].sig == x.sig && equalPart(src.blocks[k].part, x.part) {
+			return int(k), true
+		}
+		if loose < 0 && hasID(x.part) {
+			loose = int(k)
+		}
+	}
+	return loose, false
+}
+
+// hasID reports whether p is a call or result with an id, which a changed
+// part can be matched by.
+func hasID(p llm.Part) bool {
+	switch p := p.(type) {
+	case llm.ToolCall:
+		return p.ID != ""
+	case llm.ToolResult:
+		return p.CallID != ""
+	}
+	return false
+}
+
+func identity(p llm.Part) string {
+	switch p := p.(type) {
+	case llm.ToolCall:
+		return "c\x00" + p.ID + "\x00" + p.Name
+	case llm.ToolResult:
+		return "r\x00" + p.CallID + "\x00" + p.Name
+	case llm.Text:
+		return "t\x00" + p.Text
+	case llm.Image:
+		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
+	case llm.Reasoning:
+		return "z\x00" + p.Signature + "\x00" + p.Text + "\x00" + string(p.Data)
+	}
+	return ""
+}
+
+// equalPart reports whether a and b are the same on the Gemini wire (a
+// call's ItemID is not written there; a result's status is, through its
+// response).
+func equalPart(a, b llm.Part) bool {
+	switch a := a.(type) {
+	case llm.Text:
+		b, ok := b.(llm.Text)
+		return ok && a == b
+	case llm.Image:
+		b, ok := b.(llm.Image)
+		return ok && a.MediaType == b.MediaType && a.URL == b.URL && bytes.Equal(a.Data, b.Data)
+	case llm.ToolCall:
+		b, ok := b.(llm.ToolCall)
+		return ok && a.ID == b.ID && a.Name == b.Name && bytes.Equal(a.Input, b.Input)
+	case llm.ToolResult:
+		b, ok := b.(llm.ToolResult)
+		if !ok || a.CallID != b.CallID || a.Name != b.Name || a.Status != b.Status || len(a.Content) != len(b.Content) {
+			return false
+		}
+		for k := range a.Content {
+			if !equalPart(a.Content[k], b.Content[k]) {
+				return false
+			}
+		}
+		return true
+	case llm.Reasoning:
+		b, ok := b.(llm.Reasoning)
+		return ok && a.Provider == b.Provider && a.Text == b.Text && a.Signature == b.Signature && bytes.Equal(a.Data, b.Data)
+	}
+	return false
+}
+
+func kindOf(p llm.Part) string {
+	switch p.(type) {
+	case llm.Text:
+		return "text"
+	case llm.Image:
+		return "image"
+	case llm.ToolCall:
+		return "tool call"
+	case llm.ToolResult:
+		return "tool result"
+	case llm.Reasoning:
+		return "reasoning"
+	}
+	return fmt.Sprintf("%T", p)
+}
+
+// part writes one wire part. It writes nothing (after a warning) for a part
+// Gemini cannot carry.
+func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
+	k, exact := e.match(i, u, x)
+	var b *block
+	if k >= 0 {
+		e.used[k] = true
+		b = &e.src.blocks[k]
+		if exact {
+			return append(dst, b.raw...)
+		}
+	}
+	var extras, resp []member
+	if b != nil {
+		extras, resp = b.extras, b.resp
+	}
+	start := len(dst)
+	switch p := x.part.(type) {
+	case llm.Text:
+		dst = append(dst, `{"text":`...)
+		dst, _ = llm.AppendJSONString(dst, p.Text)
+	case llm.Image:
+		var ok bool
+		if dst, ok = e.media(dst, p, path); !ok {
+			return dst[:start]
+		}
+	case llm.ToolCall:
+		if p.ItemID != "" {
+			e.itemIDs++
+		}
+		dst = append(dst, `{"functionCall":{`...)
+		if p.ID != "" {
+			dst = append(dst, `"id":`...)
+			dst, _ = llm.AppendJSONString(dst, p.ID)
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"name":`...)
+		dst, _ = llm.AppendJSONString(dst, p.Name)
+		dst = e.args(dst, p.Input, path+".functionCall.args")
+		dst = append(dst, '}')
+	case llm.ToolResult:
+		dst = e.result(dst, p, resp, path)
+	case llm.Reasoning:
+		if p.Provider != string(Dialect) {
+			e.warn(path, "reasoning from %q cannot be replayed to Gemini; dropped", p.Provider)
+			return dst[:start]
+		}
+		if data := bytes.TrimSpace(p.Data); len(data) > 0 {
+			if obj, ok := isObjectJSON(data); ok {
+				return appendCompact(dst, obj) // an opaque part, verbatim
+			}
+			e.warn(path, "reasoning whose Data is not a JSON object cannot be expressed in Gemini; dropped")
+			return dst[:start]
+		}
+		dst = append(dst, `{"text":`...)
+		dst, _ = llm.AppendJSONString(dst, p.Text)
+		dst = append(dst, `,"thought":true`...)
+		if p.Signature != "" {
+			dst = append(dst, `,"thoughtSignature":`...)
+			dst, _ = llm.AppendJSONString(dst, p.Signature)
+		}
+		return appendExtras(dst, extras)
+	}
+	if x.sig != "" {
+		dst = append(dst, `,"thoughtSignature":`...)
+		dst, _ = llm.AppendJSONString(dst, x.sig)
+	}
+	return appendExtras(dst, extras)
+}
+
+func appendExtras(dst []byte, extras []member) []byte {
+	for _, m := range extras {
+		dst = append(dst, ',')
+		dst, _ = llm.AppendJSONString(dst, m.key)
+		dst = append(dst, ':')
+		dst = append(dst, m.val...)
+	}
+	return append(dst, '}')
+}
+
+// args writes a call's arguments, which Gemini needs as an object; no
+// arguments writes no args field.
+func (e *encoder) args(dst, in []byte, path string) []byte {
+	trimmed := bytes.TrimSpace(in)
+	if len(trimmed) == 0 {
+		return dst
+	}
+	dst = append(dst, `,"args":`...)
+	if obj, ok := isObjectJSON(trimmed); ok {
+		return appendCompact(dst, obj)
+	}
+	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
+	dst = append(dst, `{"_raw":`...)
+	dst, _ = llm.AppendJSONString(dst, string(in))
+	return append(dst, '}')
+}
+
+// result writes a functionResponse part without its closing brace.
+func (e *encoder) result(dst []byte, r llm.ToolResult, resp []member, path string) []byte {
+	name := r.Name
+	if name == "" {
+		if name = e.names[r.CallID]; name != "" {
+			e.warn(path, "functionResponse needs the function's name; took %q from the call %q", name, r.CallID)
+		} else {
+			e.warn(path, "functionResponse needs the function's name, and no earlier call has the id %q; written with an empty name", r.CallID)
+		}
+	}
+	dst = append(dst, `{"functionResponse":{`...)
+	if r.CallID != "" {
+		dst = append(dst, `"id":`...)
+		dst, _ = llm.AppendJSONString(dst, r.CallID)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"name":`...)
+	dst, _ = llm.AppendJSONString(dst, name)
+	var texts []string
+	var images []llm.Image
+	for k, p := range r.Content {
+		switch p := p.(type) {
+		case llm.Text:
+			texts = append(texts, p.Text)
+		case llm.Image:
+			images = append(images, p)
+		default:
+			e.warn(path+".functionResponse", "a %s part in a tool result (Content[%d]) cannot be expressed; dropped", kindOf(p), k)
+		}
+	}
+	dst = append(dst, `,"response":`...)
+	dst = e.response(dst, texts, r.Status, path+".functionResponse.response")
+	if len(images) > 0 {
+		dst = append(dst, `,"parts":[`...)
+		n := 0
+		for _, img := range images {
+			start := len(dst)
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			if d, ok := e.media(dst, img, path+".functionResponse.parts."+strconv.Itoa(n)); ok {
+				dst = append(d, '}')
+				n++
+				continue
+			}
+			dst = dst[:start]
+		}
+		dst = append(dst, ']')
+	}
+	for _, m := range resp {
+		dst = append(dst, ',')
+		dst, _ = llm.AppendJSONString(dst, m.key)
+		dst = append(dst, ':')
+		dst = append(dst, m.val...)
+	}
+	return append(dst, '}')
+}
+
+// response writes the response object that decodes back to the given text
+// content and status (GEM-RESPONSE-OBJECT).
+func (e *encoder) response(dst []byte, texts []string, status llm.Status, path string) []byte {
+	if len(texts) == 0 {
+		if status == llm.StatusError {
+			return append(dst, `{"error":""}`...)
+		}
+		if status == llm.StatusPartial {
+			e.warn(path, "status partial cannot be expressed in a functionResponse except through a toolwire envelope; written as a success")
+		}
+		return append(dst, "{}"...)
+	}
+	text := strings.Join(texts, "\n")
+	if obj, ok := isObjectJSON([]byte(text)); ok && len(obj) == len(text) {
+		t, err := parse(obj)
+		if err == nil {
+			if content, st := decodeResponse(t, 0); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(t.raw(0))}) {
+				return appendCompact(dst, obj)
+			}
+		}
+	}
+	switch status {
+	case llm.StatusError:
+		if obj, ok := isObjectJSON([]byte(text)); ok {
+			dst = append(dst, `{"error":`...)
+			dst = appendCompact(dst, obj)
+			return append(dst, '}')
+		}
+		dst = append(dst, `{"error":`...)
+	case llm.StatusPartial:
+		e.warn(path, "status partial cannot be expressed in a functionResponse except through a toolwire envelope; written as a success")
+		fallthrough
+	default:
+		dst = append(dst, `{"output":`...)
+	}
+	dst, _ = llm.AppendJSONString(dst, text)
+	return append(dst, '}')
+}
+
+// media writes an inlineData or fileData part without its closing brace,
+// or reports false (after a warning) when it cannot.
+func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
+	mt, data := img.MediaType, img.Data
+	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
+		var ok bool
+		if mt, data, ok = parseDataURL(img.URL); !ok {
+			e.warn(path, "image data URL is malformed; dropped")
+			return dst, false
+		}
+	}
+	switch {
+	case len(data) > 0 || (img.URL == "" && data != nil):
+		if mt == "" {
+			e.warn(path, "inline data without a media type cannot be expressed (inlineData needs mimeType); dropped")
+			return dst, false
+		}
+		dst = append(dst, `{"inlineData":{"mimeType":`...)
+		dst, _ = llm.AppendJSONString(dst, mt)
+		dst = append(dst, `,"data":"`...)
+		dst = base64.StdEncoding.AppendEncode(dst, data)
+		return append(dst, `"}`...), true
+	case img.URL != "":
+		dst = append(dst, `{"fileData":{`...)
+		if mt != "" {
+			dst = append(dst, `"mimeType":`...)
+			dst, _ = llm.AppendJSONString(dst, mt)
+			dst = append(dst, ',')
+		} else {
+			e.warn(path, "fileData for %q has no media type; Gemini may reject it", img.URL)
+		}
+		dst = append(dst, `"fileUri":`...)
+		dst, _ = llm.AppendJSONString(dst, img.URL)
+		return append(dst, '}'), true
+	}
+	e.warn(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	return dst, false
+}
+
+// parseDataURL reads "data:<media type>;base64,<data>".
+func parseDataURL(u string) (string, []byte, bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", nil, false
+	}
+	meta, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", nil, false
+	}
+	mt, isB64 := strings.CutSuffix(meta, ";base64")
+	if !isB64 {
+		return "", nil, false
+	}
+	data, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil || len(data) == 0 {
+		return "", nil, false
+	}
+	return mt, data, true
+}
+
+// tools writes the tools array: the source body's Tool objects in their
+// order (function declarations matched to Tools by name), then the Tools
+// that are new, in the last Tool object with declarations or a new one.
+func (e *encoder) tools(dst []byte) []byte {
+	tools := e.r.Tools
+	used := make([]bool, len(tools))
+	find := func(name string) int {
+		for x, t := range tools {
+			if !used[x] && t.Name == name {
+				return x
+			}
+		}
+		return -1
+	}
+	// Which source declarations survive, and which Tools are new.
+	kept := make([][]int, len(e.src.tools))
+	lastFn := -1
+	for s, st := range e.src.tools {
+		if st.opaque {
+			continue
+		}
+		lastFn = s
+		for _, d := range st.decls {
+			x := find(d.spec.Name)
+			if x >= 0 {
+				used[x] = true
+			}
+			kept[s] = append(kept[s], x)
+		}
+	}
+	var fresh []int
+	for x := range tools {
+		if !used[x] {
+			fresh = append(fresh, x)
+		}
+	}
+	dst = append(dst, '[')
+	n := 0
+	for s, st := range e.src.tools {
+		if st.opaque {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, st.raw...)
+			n++
+			continue
+		}
+		var add []int
+		if s == lastFn {
+			add = fresh
+		}
+		unchanged := len(add) == 0
+		for di, x := range kept[s] {
+			if x < 0 || !equalSpec(tools[x], st.decls[di].spec) {
+				unchanged = false
+			}
+		}
+		if unchanged {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, st.raw...)
+			n++
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		dst, _ = llm.AppendJSONString(dst, st.key)
+		dst = append(dst, ":["...)
+		m := 0
+		for di, x := range kept[s] {
+			if x < 0 {
+				continue
+			}
+			if m > 0 {
+				dst = append(dst, ',')
+			}
+			if equalSpec(tools[x], st.decls[di].spec) {
+				dst = append(dst, st.decls[di].raw...)
+			} else {
+				dst = e.decl(dst, tools[x], st.decls[di].paramKey, st.decls[di].extras, n, m)
+			}
+			m++
+		}
+		for _, x := range add {
+			if m > 0 {
+				dst = append(dst, ',')
+			}
+			dst = e.decl(dst, tools[x], "", nil, n, m)
+			m++
+		}
+		dst = append(dst, ']')
+		dst = appendExtras(dst, st.extras)
+		n++
+	}
+	if lastFn < 0 && len(fresh) > 0 {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"functionDeclarations":[`...)
+		for m, x := range fresh {
+			if m > 0 {
+				dst = append(dst, ',')
+			}
+			dst = e.decl(dst, tools[x], "", nil, n, m)
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, ']')
+}
+
+func equalSpec(a, b llm.ToolSpec) bool {
+	return a.Name == b.Name && a.Description == b.Description && a.Strict == b.Strict && bytes.Equal(a.Parameters, b.Parameters)
+}
+
+func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []member, k, m int) []byte {
+	path := "tools." + strconv.Itoa(k) + ".functionDeclarations." + strconv.Itoa(m)
+	dst = append(dst, `{"name":`...)
+	dst, _ = llm.AppendJSONString(dst, t.Name)
+	if t.Description != "" {
+		dst = append(dst, `,"description":`...)
+		dst, _ = llm.AppendJSONString(dst, t.Description)
+	}
+	if len(bytes.TrimSpace(t.Parameters)) > 0 {
+		if paramKey == "" {
+			paramKey = "parametersJsonSchema"
+		}
+		if obj, ok := isObjectJSON(t.Parameters); ok {
+			dst = append(dst, ',')
+			dst, _ = llm.AppendJSONString(dst, paramKey)
+			dst = append(dst, ':')
+			dst = appendCompact(dst, obj)
+		} else {
+			e.warn(path, "the parameters of %q are not a JSON object; not written", t.Name)
+		}
+	}
+	if t.Strict {
+		e.warn(path, "Gemini has no strict mode for function declarations; strict was dropped for %q", t.Name)
+	}
+	return appendExtras(dst, extras)
+}

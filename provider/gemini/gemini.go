@@ -1,0 +1,136 @@
+// Package gemini converts Gemini generateContent request bodies to and from
+// [llm] messages, by the rules of docs/dialect-mapping.md. It is a pure
+// codec: no network, no client.
+//
+// [Decode] reads a request body (or a bare contents array) into a
+// [Request]: leading system text from systemInstruction, one [llm.Message]
+// per content, and the function declarations of the tools. [Encode] writes
+// a Request back. A decoded body encodes back to the same JSON, compacted:
+// what the llm form does not model (generationConfig, toolConfig, non-function
+// tools, part fields such as videoMetadata, snake_case spellings, key order)
+// is kept in the Request and written back where the message or part it
+// belongs to is still there, even after the messages were edited or
+// repaired.
+//
+// Part mapping (a user content that holds a functionResponse becomes an
+// [llm.RoleTool] message):
+//
+//	text                        llm.Text
+//	text with thought: true     llm.Reasoning{Provider: "gemini", Text, Signature}
+//	thoughtSignature on a part  llm.Reasoning{Provider: "gemini", Signature} just before
+//	                            the part's own llm part (it takes no wire index)
+//	inlineData, fileData        llm.Image (any media type)
+//	functionCall                llm.ToolCall (id optional; Input is args, verbatim)
+//	functionResponse            llm.ToolResult (below)
+//	other model parts           llm.Reasoning{Provider: "gemini", Data: the whole part}
+//	(executableCode, codeExecutionResult, an empty thought): opaque,
+//	replayed verbatim to Gemini and dropped with a warning elsewhere.
+//
+// A functionResponse's response object becomes the result's content:
+// {"output": "text"} is the text, {"error": "text"} is the text with
+// [llm.StatusError], a toolwire envelope keeps its own status, {} is an
+// empty result, and any other object is its JSON as text. Encode chooses the
+// response that decodes back to the same content and status: a text that is
+// a JSON object is sent as the object, any other text is wrapped as
+// {"output": …} or {"error": …} (GEM-RESPONSE-OBJECT). Images in a result go
+// to functionResponse.parts (GEM-MULTIMODAL-RESP: Gemini 3 only).
+//
+// When the messages came from another dialect, [Encode] fills in what
+// Gemini needs and reports each change as a [transcript.Warning]: a
+// functionResponse's name is looked up from its call, an input that is not
+// a JSON object is wrapped as {"_raw": text}, and reasoning from another
+// provider and content Gemini cannot carry are dropped, never silently.
+package gemini
+
+import (
+	"encoding/json"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Dialect is the dialect this package encodes.
+const Dialect = transcript.Gemini
+
+// Request is a decoded generateContent request body.
+//
+// A Request from [Decode] remembers the body it came from, so that
+// [Encode] can write back what the exported fields do not hold. Build a
+// Request literal to encode messages from another dialect. A Request is
+// not safe for concurrent modification; Encode only reads it.
+type Request struct {
+	// Messages are the conversation. A leading system message comes from
+	// systemInstruction, with one text part per part.
+	Messages []llm.Message
+	// Tools are the function declarations of the tools, in order. Tools
+	// that are not function declarations (googleSearch, codeExecution,
+	// ...) are kept verbatim in the source body and written back in place.
+	Tools []llm.ToolSpec
+	// Bare reports that the input was a bare contents array; Encode then
+	// writes one back.
+	Bare bool
+	// Fields are the top-level fields of the body in their order. The
+	// fields the codec models (systemInstruction, contents, tools, in
+	// either spelling) appear with a nil Value and mark where Encode writes
+	// them; every other field (generationConfig, toolConfig,
+	// safetySettings, ...) is written back verbatim.
+	Fields []Field
+	// Wire lists what the provider would reject that the llm form cannot
+	// show, found while decoding, with dotted paths into the body.
+	Wire []transcript.Violation
+
+	src *source
+}
+
+// Field is one top-level field of a request body.
+type Field struct {
+	Key string
+	// Value is the field's JSON, or nil for a field written from the
+	// Request's own fields (systemInstruction, contents, tools).
+	Value json.RawMessage
+}
+
+// source is what Decode saw beyond the exported fields.
+type source struct {
+	blocks  []block
+	msgs    []srcMsg // one per decoded llm message
+	tools   []srcTool
+	leadSys int // leading llm system messages from systemInstruction (0 or 1)
+}
+
+// block is one decoded wire part. It stands for one llm part, preceded by
+// a signature-only Reasoning when sig is set.
+type block struct {
+	part   llm.Part
+	sig    string
+	raw    []byte   // the part, compact
+	extras []member // fields the part does not model, in order
+	resp   []member // a functionResponse's fields it does not model
+}
+
+type member struct {
+	key string
+	val []byte
+}
+
+type srcMsg struct {
+	raw          []byte // the content, compact
+	first, count int32  // its blocks in source.blocks
+	role         llm.Role
+}
+
+// srcTool is one Tool object of the tools array.
+type srcTool struct {
+	raw    []byte
+	decls  []srcDecl
+	extras []member // the Tool object's other fields
+	key    string   // the spelling of functionDeclarations
+	opaque bool     // no function declarations: written back verbatim
+}
+
+type srcDecl struct {
+	raw      []byte
+	spec     llm.ToolSpec
+	paramKey string // "parameters" or "parametersJsonSchema" (either spelling)
+	extras   []member
+}

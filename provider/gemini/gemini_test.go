@@ -1,0 +1,273 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// render prints a decoded request and its encoding for a golden file.
+func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	conv, err := llm.Conversation{Messages: r.Messages}.MarshalJSON()
+	if err != nil {
+		t.Fatalf("Conversation.MarshalJSON: %v", err)
+	}
+	b.WriteString("== messages\n")
+	if err := json.Indent(&b, conv, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\n== tools\n")
+	for _, s := range r.Tools {
+		fmt.Fprintf(&b, "%s %q %s\n", s.Name, s.Description, s.Parameters)
+	}
+	fmt.Fprintf(&b, "== bare=%v\n== fields\n", r.Bare)
+	for _, f := range r.Fields {
+		fmt.Fprintf(&b, "%s: %s\n", f.Key, f.Value)
+	}
+	b.WriteString("== wire\n")
+	for _, v := range r.Wire {
+		fmt.Fprintf(&b, "%s\n", v)
+	}
+	b.WriteString("== encoded\n")
+	b.Write(enc)
+	b.WriteString("\n== warnings\n")
+	for _, w := range warns {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	return b.Bytes()
+}
+
+func compact(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestRoundTrip decodes realistic bodies, checks the llm form against
+// golden files, and checks that encoding gives the body back, compacted.
+func TestRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("testdata/roundtrip/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test bodies: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		t.Run(name, func(t *testing.T) {
+			in, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Decode(in)
+			if err != nil {
+				t.Fatalf("Decode(%s) error: %v", file, err)
+			}
+			enc, warns, err := Encode(r)
+			if err != nil {
+				t.Fatalf("Encode(Decode(%s)) error: %v", file, err)
+			}
+			if want := compact(t, in); !bytes.Equal(enc, want) {
+				t.Errorf("Encode(Decode(%s)) =\n%s\nwant\n%s", file, enc, want)
+			}
+			if len(warns) != 0 {
+				t.Errorf("Encode(Decode(%s)) warnings = %v, want none", file, warns)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), render(t, r, enc, warns))
+		})
+	}
+}
+
+// TestEditedRoundTrip edits decoded messages the way transcript.Repair does
+// and checks that thought signatures and part fields stay with their parts.
+func TestEditedRoundTrip(t *testing.T) {
+	in, err := os.ReadFile("testdata/roundtrip/parallel_thought_signatures.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drop the second result and answer it with a synthetic error after
+	// the first, as a repair would; insert a user note at the end.
+	tool := r.Messages[3]
+	synthetic := observe.Failure(observe.Interrupted, "The call was interrupted; its outcome is unknown.").Result("", "get_time")
+	tool.Parts = []llm.Part{tool.Parts[0], synthetic}
+	r.Messages[3] = tool
+	r.Messages = append(r.Messages, llm.User("(note)"))
+	r.Tools = append(r.Tools, llm.ToolSpec{Name: "get_news", Parameters: []byte(`{"type":"object"}`)})
+	enc, warns, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings = %v, want none", warns)
+	}
+	for _, want := range []string{
+		`{"functionCall":{"name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":"CiQB0e2Kb7sig1=="}`,
+		`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"output":"18°C, sunny <clear>"}}},{"functionResponse":{"name":"get_time","response":{"status":"error"`,
+		`{"text":"It is 18°C & sunny; the time is 15:40.","thoughtSignature":"CiQB0e2Kb7sig2=="}`,
+		`{"role":"user","parts":[{"text":"(note)"}]}]`,
+		`{"name":"get_time","description":"Local time in a time zone.","parametersJsonSchema":{"type":"object","properties":{"tz":{"type":"string"}}}},{"name":"get_news","parametersJsonSchema":{"type":"object"}}]},{"googleSearch":{}}]`,
+	} {
+		if !bytes.Contains(enc, []byte(want)) {
+			t.Errorf("Encode(edited) = %s\nwant it to contain %s", enc, want)
+		}
+	}
+}
+
+// TestStable checks encode(decode(x)) is a fixed point after one cycle for
+// bodies that are not in the codec's own form.
+func TestStable(t *testing.T) {
+	for _, body := range []string{
+		`{"contents":[{"parts":[{"text":"hi"}],"role":"user"}],"model":"m"}`,
+		"{ \"contents\" : [ { \"parts\" : [ { \"text\" : \"a\\u003cb\\u00e9\" } ] } ] }",
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"{\"a\":1}"}}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"error":{"code":5}}}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":[1,2]}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":"text"}}]}]}`,
+		`{"contents":[{"role":"model","parts":[{}]}]}`,
+		`{"contents":[{"role":"model","parts":[{"text":"","thought":true,"thoughtSignature":"s"}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"text":"x","thoughtSignature":"s"}]}]}`,
+	} {
+		r, err := Decode([]byte(body))
+		if err != nil {
+			t.Errorf("Decode(%q) error: %v", body, err)
+			continue
+		}
+		once, _, err := Encode(r)
+		if err != nil {
+			t.Errorf("Encode(Decode(%q)) error: %v", body, err)
+			continue
+		}
+		r2, err := Decode(once)
+		if err != nil {
+			t.Errorf("Decode(%q) error: %v", once, err)
+			continue
+		}
+		twice, _, err := Encode(r2)
+		if err != nil || !bytes.Equal(once, twice) {
+			t.Errorf("Encode(Decode(%q)) = %s, %v, want %s", once, twice, err, once)
+		}
+	}
+}
+
+// TestDecodeErrors checks that bad bodies get a specific error naming the
+// exact path.
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{``, `gemini: invalid JSON at line 1, column 1: empty body`},
+		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: want ',' or ']' after an element, found end of input`},
+		{`7`, `gemini: want a request body (an object) or a contents array, got a number`},
+		{`{"model":"gemini-2.5-pro"}`, `gemini: contents: missing (a generateContent request body has a "contents" array)`},
+		{`{"contents":[{"role":"assistant","parts":[]}]}`, `gemini: contents.0.role: unknown role "assistant" (want "user" or "model")`},
+		{`{"contents":[{"role":"user"}]}`, `gemini: contents.0.parts: missing (an array of parts)`},
+		{`{"contents":[{"role":"user","parts":[],"text":"x"}]}`, `gemini: contents.0.text: unknown field (a content has role and parts)`},
+		{`{"contents":[{"parts":[{"text":"a","text":"b"}]}]}`, `gemini: contents.0.parts.0.text: repeats a field of the same object`},
+		{`{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"x"},"inline_data":{}}]}]}`, `gemini: contents.0.parts.0.inline_data: repeats a field of the same object`},
+		{`{"contents":[{"parts":[{"text":1}]}]}`, `gemini: contents.0.parts.0.text: want a string, got a number`},
+		{`{"contents":[{"parts":[{"text":"a","functionCall":{"name":"f"}}]}]}`, `gemini: contents.0.parts.0.functionCall: a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has text`},
+		{`{"contents":[{"parts":[{"functionCall":{"name":"f"}}]}]}`, `gemini: contents.0.parts.0.functionCall: a functionCall belongs in a model content, not a user content`},
+		{`{"contents":[{"role":"model","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, `gemini: contents.0.parts.0.functionResponse: a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)`},
+		{`{"contents":[{"role":"model","parts":[{"functionCall":{"args":{}}}]}]}`, `gemini: contents.0.parts.0.functionCall.name: missing (the function's name, a string)`},
+		{`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":"{}"}}]}]}`, `gemini: contents.0.parts.0.functionCall.args: want an object, got a string`},
+		{`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","arguments":{}}}]}]}`, `gemini: contents.0.parts.0.functionCall.arguments: unknown field (a functionCall has id, name and args)`},
+		{`{"contents":[{"parts":[{"functionResponse":{"response":{}}}]}]}`, `gemini: contents.0.parts.0.functionResponse.name: missing (the name of the function that was called, a string)`},
+		{`{"contents":[{"parts":[{"functionResponse":{"name":"f"}}]}]}`, `gemini: contents.0.parts.0.functionResponse.response: missing (the function's output, an object such as {"output": ...})`},
+		{`{"contents":[{"parts":[{}]}]}`, `gemini: contents.0.parts.0: a part needs one data field: text, inlineData, fileData or functionResponse (GEM-PARTS-NONEMPTY)`},
+		{`{"contents":[{"parts":[{"executableCode":{}}]}]}`, `gemini: contents.0.parts.0.executableCode: a executableCode part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)`},
+		{`{"contents":[{"parts":[{"text":"x","thought":true}]}]}`, `gemini: contents.0.parts.0: a thought part belongs in a model content, not a user content`},
+		{`{"contents":[{"parts":[{"inlineData":{"data":"AA=="}}]}]}`, `gemini: contents.0.parts.0.inlineData.mimeType: missing (such as "image/png")`},
+		{`{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"@@"}}]}]}`, `gemini: contents.0.parts.0.inlineData.data: invalid base64: illegal base64 data at input byte 0`},
+		{`{"contents":[{"parts":[{"fileData":{"mimeType":"image/png"}}]}]}`, `gemini: contents.0.parts.0.fileData.fileUri: missing (the file's URI)`},
+		{`{"systemInstruction":{"parts":[{"inlineData":{}}]},"contents":[]}`, `gemini: systemInstruction.parts.0: systemInstruction holds text parts only`},
+		{`{"contents":[],"tools":[{"functionDeclarations":[{"description":"x"}]}]}`, `gemini: tools.0.functionDeclarations.0.name: missing (the function's name, a string)`},
+		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","parameters":{},"parametersJsonSchema":{}}]}]}`, `gemini: tools.0.functionDeclarations.0.parametersJsonSchema: parameters and parametersJsonSchema cannot both be set`},
+		{`{"contents":[],"tools":[{"functionDeclarations":{}}]}`, `gemini: tools.0.functionDeclarations: want an array of function declarations, got an object`},
+	} {
+		_, err := Decode([]byte(tc.body))
+		if got := fmt.Sprint(err); got != tc.want {
+			t.Errorf("Decode(%q) error = %s\nwant %s", tc.body, got, tc.want)
+		}
+		var de *DecodeError
+		if err != nil && !errors.As(err, &de) {
+			t.Errorf("Decode(%q) error is %T, want *DecodeError", tc.body, err)
+		}
+	}
+}
+
+// TestResponses checks how functionResponse.response maps to a result's
+// content and status, and back.
+func TestResponses(t *testing.T) {
+	env, _ := observe.Partial("2 of 3 pages", nil).MarshalJSON()
+	for _, tc := range []struct {
+		response string
+		content  []llm.Part
+		status   llm.Status
+	}{
+		{`{"output":"18C"}`, []llm.Part{llm.Text{Text: "18C"}}, llm.StatusSuccess},
+		{`{"error":"sold out"}`, []llm.Part{llm.Text{Text: "sold out"}}, llm.StatusError},
+		{`{"error":{"code":5}}`, []llm.Part{llm.Text{Text: `{"error":{"code":5}}`}}, llm.StatusError},
+		{`{}`, nil, llm.StatusSuccess},
+		{string(env), []llm.Part{llm.Text{Text: string(env)}}, llm.StatusPartial},
+		{`{"temp":18,"unit":"C"}`, []llm.Part{llm.Text{Text: `{"temp":18,"unit":"C"}`}}, llm.StatusSuccess},
+		{`{"output":"{\"a\":1}"}`, []llm.Part{llm.Text{Text: `{"output":"{\"a\":1}"}`}}, llm.StatusSuccess},
+		{`{"output":42}`, []llm.Part{llm.Text{Text: `{"output":42}`}}, llm.StatusSuccess},
+	} {
+		body := `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":` + tc.response + `}}]}]}`
+		r, err := Decode([]byte(body))
+		if err != nil {
+			t.Errorf("Decode(%s) error: %v", tc.response, err)
+			continue
+		}
+		got := r.Messages[0].Parts[0].(llm.ToolResult)
+		if got.Status != tc.status || fmt.Sprint(got.Content) != fmt.Sprint(tc.content) {
+			t.Errorf("Decode(%s) = %v %v, want %v %v", tc.response, got.Status, got.Content, tc.status, tc.content)
+		}
+		// A fresh encoding of the same result gives the same response.
+		fresh, _, err := Encode(&Request{Messages: r.Messages})
+		if err != nil || !bytes.Contains(fresh, []byte(`"response":`+tc.response)) {
+			t.Errorf("Encode(%v %v) = %s, %v, want response %s", got.Status, got.Content, fresh, err, tc.response)
+		}
+	}
+}
+
+// TestWire checks violations that only the wire form shows.
+func TestWire(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":[1,2]}}]}]}`,
+			`contents.0.parts.0.functionResponse.response: GEM-RESPONSE-OBJECT: functionResponse.response must be a JSON object, not an array; wrap it as {"output": ...}`},
+		{`{"contents":[{"role":"model","parts":[{"videoMetadata":{}}]}]}`,
+			`contents.0.parts.0: GEM-PARTS-NONEMPTY: the part has no data field (text, inlineData, fileData, functionCall, ...)`},
+	} {
+		r, err := Decode([]byte(tc.body))
+		if err != nil {
+			t.Errorf("Decode(%s) error: %v", tc.body, err)
+			continue
+		}
+		if len(r.Wire) != 1 || r.Wire[0].String() != tc.want {
+			t.Errorf("Decode(%s).Wire = %v, want %s", tc.body, r.Wire, tc.want)
+		}
+		if enc, _, err := Encode(r); err != nil || string(enc) != tc.body {
+			t.Errorf("Encode(Decode(%s)) = %s, %v, want the body back", tc.body, enc, err)
+		}
+	}
+}
