@@ -80,6 +80,13 @@ type Request struct {
 	// Wire lists what the provider would reject that the llm form cannot
 	// show, found while decoding, with dotted paths into the body.
 	Wire []transcript.Violation
+	// Unmodeled lists what the body holds that the llm form does not
+	// (cache_control, citations, a tool_use's caller, server tools, ...),
+	// with dotted paths. It is kept and written back when its part is
+	// re-encoded as Anthropic; converting to another dialect loses it.
+	// Opaque assistant blocks are not listed: they travel as
+	// [llm.Reasoning], which other dialects drop with a warning.
+	Unmodeled []transcript.Warning
 
 	src *source
 }

@@ -40,6 +40,10 @@ func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []
 	for _, v := range r.Wire {
 		fmt.Fprintf(&b, "%s\n", v)
 	}
+	b.WriteString("== unmodeled\n")
+	for _, w := range r.Unmodeled {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
 	b.WriteString("== encoded\n")
 	b.Write(enc)
 	b.WriteString("\n== warnings\n")

@@ -96,7 +96,8 @@ func (d *decoder) str(idx int32) (string, error) {
 	return d.t.str(idx), nil
 }
 
-// extras returns the members of obj whose keys are not in modeled.
+// extras returns the members of obj whose keys are not in modeled, and
+// notes each in Unmodeled.
 func (d *decoder) extras(obj int32, modeled ...string) []member {
 	var out []member
 next:
@@ -106,9 +107,19 @@ next:
 				continue next
 			}
 		}
-		out = append(out, member{key: d.t.key(c), val: d.t.raw(c)})
+		key := d.t.key(c)
+		out = append(out, member{key: key, val: d.t.raw(c)})
+		if key != "type" {
+			d.note(c, fmt.Sprintf("the %q field is not part of the llm form", key))
+		}
 	}
 	return out
+}
+
+// note records something the llm form does not hold.
+func (d *decoder) note(idx int32, what string) {
+	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.path(idx),
+		Message: what + "; kept when re-encoding as Anthropic, lost when converting to another dialect"})
 }
 
 func (d *decoder) body(root int32) error {
@@ -574,6 +585,7 @@ func (d *decoder) tools(idx int32) error {
 			st.opaque = typ != "custom"
 		}
 		if st.opaque {
+			d.note(c, "a tool that is not a custom tool (a server tool) is not part of the llm form")
 			d.r.src.tools = append(d.r.src.tools, st)
 			continue
 		}

@@ -68,10 +68,34 @@ func (d *decoder) object(idx int32, what string) error {
 	if t.nodes[idx].kind != kindObject {
 		return d.want(idx, what)
 	}
+	plain := true
 	for a := t.nodes[idx].first; a >= 0; a = t.nodes[a].next {
-		ka := camel(t.key(a))
+		n := &t.nodes[a]
+		if n.kesc || bytes.IndexByte(t.src[n.kstart:n.kend], '_') >= 0 {
+			plain = false
+			break
+		}
+	}
+	key := func(a int32) string {
+		n := &t.nodes[a]
+		if plain {
+			return string(t.src[n.kstart:n.kend])
+		}
+		return camel(t.key(a))
+	}
+	for a := t.nodes[idx].first; a >= 0; a = t.nodes[a].next {
+		if plain {
+			ka := t.src[t.nodes[a].kstart:t.nodes[a].kend]
+			for b := t.nodes[a].next; b >= 0; b = t.nodes[b].next {
+				if bytes.Equal(ka, t.src[t.nodes[b].kstart:t.nodes[b].kend]) {
+					return d.errf(b, "repeats a field of the same object")
+				}
+			}
+			continue
+		}
+		ka := key(a)
 		for b := t.nodes[a].next; b >= 0; b = t.nodes[b].next {
-			if camel(t.key(b)) == ka {
+			if key(b) == ka {
 				return d.errf(b, "repeats a field of the same object")
 			}
 		}
@@ -125,21 +149,38 @@ func (d *decoder) str(idx int32) (string, error) {
 }
 
 // extras returns the members of obj whose keys (in either spelling) are
-// not in modeled.
+// not in modeled, and notes each in Unmodeled.
 func (d *decoder) extras(obj int32, modeled ...string) []member {
 	var out []member
 next:
 	for c := d.t.nodes[obj].first; c >= 0; c = d.t.nodes[c].next {
-		k := d.t.key(c)
-		ck := camel(k)
+		n := &d.t.nodes[c]
+		raw := d.t.src[n.kstart:n.kend]
+		plain := !n.kesc && bytes.IndexByte(raw, '_') < 0
 		for _, m := range modeled {
-			if ck == m {
+			if plain && m != "" && string(raw) == m {
 				continue next
 			}
 		}
+		k := d.t.key(c)
+		if !plain {
+			ck := camel(k)
+			for _, m := range modeled {
+				if m != "" && ck == m {
+					continue next
+				}
+			}
+		}
 		out = append(out, member{key: k, val: d.t.raw(c)})
+		d.note(c, fmt.Sprintf("the %q field is not part of the llm form", k))
 	}
 	return out
+}
+
+// note records something the llm form does not hold.
+func (d *decoder) note(idx int32, what string) {
+	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.path(idx),
+		Message: what + "; kept when re-encoding as Gemini, lost when converting to another dialect"})
 }
 
 func (d *decoder) body(root int32) error {
@@ -329,12 +370,18 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 		thought = t.src[t.nodes[f].start] == 't'
 	}
 	model := role == llm.RoleAssistant
+	// In a user content a signature has no llm form: it stays with the
+	// part as an extra field.
+	sigKey := "thoughtSignature"
+	if !model {
+		sigKey = ""
+	}
 	switch {
 	case thought && !model:
 		return block{}, d.errf(idx, "a thought part belongs in a model content, not a user content")
 	case thought && kind == "text" && t.nodes[data].kind == kindString && t.nodes[data].end-t.nodes[data].start > 2:
 		b.part = llm.Reasoning{Provider: string(Dialect), Text: t.str(data), Signature: sig}
-		b.extras = d.extras(idx, "text", "thought", "thoughtSignature")
+		b.extras = d.extras(idx, "text", "thought", sigKey)
 		return b, nil
 	case kind == "text" && !thought:
 		s, err := d.str(data)
@@ -342,14 +389,14 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 			return block{}, err
 		}
 		b.part = llm.Text{Text: s}
-		b.extras = d.extras(idx, "text", "thoughtSignature")
+		b.extras = d.extras(idx, "text", sigKey)
 	case kind == "inlineData" || kind == "fileData":
 		img, err := d.media(data, kind == "fileData")
 		if err != nil {
 			return block{}, err
 		}
 		b.part = img
-		b.extras = d.extras(idx, kind, "thoughtSignature")
+		b.extras = d.extras(idx, kind, sigKey)
 	case kind == "functionCall":
 		if !model {
 			return block{}, d.errf(data, "a functionCall belongs in a model content, not a user content")
@@ -359,7 +406,7 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 			return block{}, err
 		}
 		b.part = c
-		b.extras = d.extras(idx, kind, "thoughtSignature")
+		b.extras = d.extras(idx, kind, sigKey)
 	case kind == "functionResponse":
 		if model {
 			return block{}, d.errf(data, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
@@ -367,7 +414,7 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 		if err := d.response(data, &b); err != nil {
 			return block{}, err
 		}
-		b.extras = d.extras(idx, kind, "thoughtSignature")
+		b.extras = d.extras(idx, kind, sigKey)
 	default:
 		if !model {
 			if kind == "" {
@@ -384,13 +431,9 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 		b.part = llm.Reasoning{Provider: string(Dialect), Data: b.raw}
 		return b, nil
 	}
-	if !model && sig != "" {
-		// A signature in a user content has no llm form: keep it with the
-		// part.
-		b.extras = d.extras(idx, kind)
-		return b, nil
+	if model {
+		b.sig = sig
 	}
-	b.sig = sig
 	return b, nil
 }
 
@@ -606,6 +649,7 @@ func (d *decoder) tools(idx int32) error {
 		st := srcTool{raw: t.raw(c)}
 		fd := d.get(c, "functionDeclarations")
 		if fd < 0 {
+			d.note(c, "a tool without function declarations (googleSearch, codeExecution, ...) is not part of the llm form")
 			st.opaque = true
 			d.r.src.tools = append(d.r.src.tools, st)
 			continue

@@ -78,6 +78,13 @@ type Request struct {
 	// Wire lists what the provider would reject that the llm form cannot
 	// show, found while decoding, with dotted paths into the body.
 	Wire []transcript.Violation
+	// Unmodeled lists what the body holds that the llm form does not (part
+	// fields such as videoMetadata, a functionResponse's willContinue,
+	// non-function tools, ...), with dotted paths. It is kept and written
+	// back when its part is re-encoded as Gemini; converting to another
+	// dialect loses it. Opaque model parts are not listed: they travel as
+	// [llm.Reasoning], which other dialects drop with a warning.
+	Unmodeled []transcript.Warning
 
 	src *source
 }
