@@ -1015,7 +1015,11 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 			maxAt = r.m
 		}
 		p := rp.w[r.m].parts[r.k]
-		answered = append(answered, quoteID(c.id))
+		if c.id != "" {
+			answered = append(answered, c.id)
+		} else {
+			answered = append(answered, c.name+" (no id)")
+		}
 		if rp.d == OpenAIChat {
 			tr := p.p.(llm.ToolResult)
 			if hasImage(tr.Content) {
@@ -1067,8 +1071,19 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 			}
 		}
 	}
-	if len(answered) > 0 {
-		reason := fmt.Sprintf("moved the results of %s to directly after their calls, in call order (%s)", strings.Join(answered, ", "), T.why)
+	inPlace := true // one message right after the calls, in call order
+	prevM, prevK := lastMsg+1, -1
+	for _, ci := range T.calls {
+		if ri := pr.calls[ci].res; ri >= 0 {
+			r := pr.results[ri]
+			if r.m != prevM || r.k < prevK {
+				inPlace = false
+			}
+			prevK = r.k
+		}
+	}
+	if len(answered) > 0 && (len(wedged) > 0 || !inPlace || T.rule == ruleCCToolImage) {
+		reason := fmt.Sprintf("put the results of %s in one tool message directly after their calls, in call order (%s)", strings.Join(answered, ", "), T.why)
 		if len(wedged) > 0 {
 			reason += fmt.Sprintf("; moved %s after them", strings.Join(wedged, ", "))
 		}
