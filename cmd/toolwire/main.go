@@ -104,6 +104,8 @@ command line could not be used; 3 an internal error.`,
 		newVersionCmd(e),
 		newRenderCmd(e),
 		newLintCmd(e),
+		newCheckCmd(e),
+		newConvertCmd(e),
 	)
 	return root
 }
