@@ -69,9 +69,11 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 	switch c := d.r.peek(); c {
 	case '[':
 		req.Bare = true
+		d.r.push("messages") // paths are the same as in a full body
 		if err := d.messages(); err != nil {
 			return nil, err
 		}
+		d.r.pop()
 	case '{':
 		hasMessages := false
 		hasInput := false
@@ -167,6 +169,7 @@ type chatPart struct {
 	typ      string
 	text     string
 	hasText  bool
+	textKind byte // first byte of a text value that is not a string
 	url      string
 	detail   string
 	hasImage bool
@@ -272,7 +275,7 @@ func (d *chatDecoder) message(i int) error {
 	}
 	end := d.r.i
 	if !m.hasRole {
-		return d.r.errorAt(start, "missing role (want system, developer, user, assistant or tool)")
+		return &DecodeError{Path: d.r.pathString() + ".role", Offset: start, Err: fmt.Errorf("missing (want system, developer, user, assistant or tool)")}
 	}
 	w := chatWire{start: start, end: end, keepRaw: m.quiet}
 	path := "messages." + strconv.Itoa(i)
@@ -385,6 +388,7 @@ func (d *chatDecoder) part() (chatPart, error) {
 				p.text, p.hasText = s, true
 				return err
 			}
+			p.textKind = d.r.peek()
 		case "image_url":
 			if d.r.peek() == '{' {
 				d.r.push("image_url")
@@ -435,7 +439,7 @@ func (d *chatDecoder) part() (chatPart, error) {
 	switch p.typ {
 	case "text":
 		if !p.hasText {
-			return p, d.r.errorAt(start, "text part without a text string")
+			return p, textError(d.r.pathString(), start, p.textKind)
 		}
 	case "image_url":
 		if !p.hasImage {
@@ -446,6 +450,14 @@ func (d *chatDecoder) part() (chatPart, error) {
 		}
 	}
 	return p, nil
+}
+
+// textError reports a text part whose text is missing or not a string.
+func textError(path string, offset int, kind byte) error {
+	if kind == 0 {
+		return &DecodeError{Path: path + ".text", Offset: offset, Err: fmt.Errorf("missing: a text part needs a text string")}
+	}
+	return &DecodeError{Path: path + ".text", Offset: offset, Err: fmt.Errorf("want a string, got %s", kindName(kind))}
 }
 
 // textContent maps the content of a system or user message.
@@ -1003,7 +1015,7 @@ func (e *chatEncoder) outPath() string { return "messages." + strconv.Itoa(e.out
 // placement returns the error for a part in a message whose role may not
 // hold it.
 func placement(i, j int, role llm.Role, p llm.Part) error {
-	return fmt.Errorf("openai: messages[%d].parts[%d]: a %s part cannot be in a %s message (llm placement rules)", i, j, partName(p), role)
+	return fmt.Errorf("openai: messages[%d].parts[%d]: %s part cannot be in %s message (llm placement rules)", i, j, an(partName(p)), an(string(role)))
 }
 
 func partName(p llm.Part) string {

@@ -83,9 +83,11 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 	switch c := d.r.peek(); c {
 	case '[':
 		req.Bare = true
+		d.r.push("input") // paths are the same as in a full body
 		if err := d.items(); err != nil {
 			return nil, err
 		}
+		d.r.pop()
 	case '{':
 		hasMessages := false
 		err := d.r.object(func(key []byte) error {
@@ -192,6 +194,7 @@ type rsPart struct {
 	typ      string
 	text     string
 	hasText  bool
+	textKind byte
 	imageURL string
 	hasURL   bool
 	detail   string
@@ -441,6 +444,7 @@ func (d *rsDecoder) part() (rsPart, error) {
 				p.text, p.hasText = s, true
 				return err
 			}
+			p.textKind = d.r.peek()
 		case "image_url":
 			if d.r.peek() == '"' {
 				s, err := d.r.str()
@@ -482,7 +486,7 @@ func (d *rsDecoder) part() (rsPart, error) {
 	switch p.typ {
 	case "input_text", "output_text":
 		if !p.hasText {
-			return p, d.r.errorAt(start, "%s part without a text string", p.typ)
+			return p, textError(d.r.pathString(), start, p.textKind)
 		}
 	}
 	return p, nil

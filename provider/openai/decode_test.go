@@ -1,0 +1,132 @@
+package openai
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDecodeChatErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{``, `openai: empty input: want a Chat Completions request body or a messages array`},
+		{`42`, `openai: want a Chat Completions request body (an object) or a messages array, got a number`},
+		{`{"model":"x"}`, `openai: messages: missing: a Chat Completions request body needs a messages array`},
+		{`{"input":[]}`, `openai: messages: missing: a Chat Completions request body needs a messages array; the body has "input": it looks like a Responses request (use DecodeResponses)`},
+		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{"a":1}}}]}]}`,
+			`openai: messages.0.tool_calls.0.function.arguments: want a string, got an object`},
+		{`{"messages":[{"content":"hi"}]}`, `openai: messages.0.role: missing (want system, developer, user, assistant or tool)`},
+		{`{"messages":[{"role":"bot","content":"hi"}]}`, `openai: messages.0.role: unknown role "bot" (want system, developer, user, assistant or tool)`},
+		{`{"messages":[{"role":"user","content":42}]}`, `openai: messages.0.content: want a string, an array of content parts or null, got a number`},
+		{`{"messages":[{"role":"user","content":"a","content":"b"}]}`, `openai: messages.0: duplicate key "content"`},
+		{`{"messages":[{"role":"user","content":"hi"}`, `openai: messages: invalid JSON at line 1, column 44 (byte 43): want ',' or ']' after an array element, found end of input`},
+		{`{"messages":[]} x`, `openai: invalid JSON at line 1, column 17 (byte 16): unexpected data after the top-level value: 'x'`},
+		{`{"messages":[{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"f","arguments":"{}"}}]}]}`,
+			`openai: messages.0.tool_calls.0.id: missing: a tool call needs an id`},
+		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f"}}]}]}`,
+			`openai: messages.0.tool_calls.0.function.arguments: missing (arguments is a JSON string; send "{}" for a call without arguments)`},
+		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"arguments":"{}"}}]}]}`,
+			`openai: messages.0.tool_calls.0.function.name: missing: a tool call needs a name`},
+		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"mystery"}]}]}`,
+			`openai: messages.0.tool_calls.0.type: unknown tool call type "mystery" (want function or custom)`},
+		{`{"messages":[{"role":"assistant","tool_calls":{"id":"c"}}]}`, `openai: messages.0.tool_calls: want an array, got an object`},
+		{`{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`, `openai: messages.0.content.0: content part without a type (want text, image_url, ...)`},
+		{`{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`, `openai: messages.0.content.0.text: want a string, got a number`},
+		{`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`, `openai: messages.0.content.0.text: missing: a text part needs a text string`},
+		{`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"detail":"low"}}]}]}`, `openai: messages.0.content.0: image_url part without a url`},
+		{`{"messages":[{"role":"tool","tool_call_id":7,"content":"x"}]}`, `openai: messages.0.tool_call_id: want a string, got a number`},
+		{`{"messages":[],"tools":[{"type":"function","function":{"parameters":{}}}]}`, `openai: tools.0.function.name: missing: a function tool needs a name`},
+		{`{"messages":[],"tools":[{"type":"function","function":{"name":"f","parameters":[]}}]}`, `openai: tools.0.function.parameters: want a JSON Schema object, got an array`},
+		{`{"messages":[],"tools":[{"function":{"name":"f"}}]}`, `openai: tools.0: tool without a type (want "function")`},
+		{`{"messages":[],"tools":[{"type":"function","function":{"name":"f","strict":"yes"}}]}`, `openai: tools.0.function.strict: want a boolean, got a string`},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":\"a\tb\"}]}", `openai: messages.0.content: invalid JSON at line 1, column 41 (byte 40): control character byte 0x09 in a string (escape it)`},
+		{`{"messages":[{"role":"user","content":"\x"}]}`, `openai: messages.0.content: invalid JSON at line 1, column 41 (byte 40): invalid escape \x in a string`},
+		{`{"messages":tru}`, `openai: messages: want an array, got a boolean`},
+		{`{"messages":[{"role":"user","content":"hi"}],}`, `openai: invalid JSON at line 1, column 46 (byte 45): want an object key, found '}'`},
+		{`[{"role":"user","content":5}]`, `openai: messages.0.content: want a string, an array of content parts or null, got a number`},
+		{strings.Repeat("[", 10001), `openai: messages.0: want an object, got an array`},
+		{`{"messages":[],"model":` + strings.Repeat("[", 10001), `openai: model.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0`},
+	}
+	for _, tt := range tests {
+		_, err := DecodeChat([]byte(tt.in))
+		if err == nil {
+			t.Errorf("DecodeChat(%q) = nil error, want %q", tt.in, tt.want)
+			continue
+		}
+		got := err.Error()
+		if strings.HasPrefix(tt.want, "openai: model.0.0") {
+			// The nesting limit: check the kind of error, not its long path.
+			if !errors.Is(err, ErrSyntax) || !strings.Contains(got, "nesting deeper than 10000") {
+				t.Errorf("DecodeChat(deeply nested) = %v, want a nesting error", err)
+			}
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("DecodeChat(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			t.Errorf("DecodeChat(%q) error is %T, want *DecodeError", tt.in, err)
+		}
+	}
+}
+
+func TestDecodeResponsesErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{``, `openai: empty input: want a Responses request body or an input array`},
+		{`"hi"`, `openai: want a Responses request body (an object) or an input array, got a string`},
+		{`{"messages":[{"role":"user","content":"hi"}]}`, `openai: messages: a Responses request has no messages field; this looks like a Chat Completions request (use DecodeChat)`},
+		{`{"input":42}`, `openai: input: want a string or an array of input items, got a number`},
+		{`{"input":[{"content":"x"}]}`, `openai: input.0: an input item needs a type (message, function_call, function_call_output, reasoning, ...) or a role`},
+		{`{"input":[{"type":"function_call","call_id":"c","name":"f","arguments":{"a":1}}]}`, `openai: input.0.arguments: want a string, got an object`},
+		{`{"input":[{"arguments":{"a":1},"name":"f","call_id":"c","type":"function_call"}]}`, `openai: input.0.arguments: want a string, got an object`},
+		{`{"input":[{"type":"function_call","name":"f","arguments":"{}"}]}`, `openai: input.0.call_id: missing: a function_call item needs a call_id`},
+		{`{"input":[{"type":"function_call","call_id":"c","arguments":"{}"}]}`, `openai: input.0.name: missing: a function_call item needs a name`},
+		{`{"input":[{"type":"function_call","call_id":"c","name":"f"}]}`, `openai: input.0.arguments: missing (a JSON string; send "{}" for a call without arguments)`},
+		{`{"input":[{"type":"message","role":"bot","content":"x"}]}`, `openai: input.0.role: unknown role "bot" (want user, assistant, system or developer)`},
+		{`{"input":[{"type":"message","content":"x"}]}`, `openai: input.0.role: missing: a message needs a role (user, assistant, system or developer)`},
+		{`{"input":[{"type":"function_call_output","call_id":"c"}]}`, `openai: input.0.output: missing: want a string or an array of input_text/input_image parts`},
+		{`{"input":[{"type":"function_call_output","output":"x"}]}`, `openai: input.0.call_id: missing: a function_call_output item needs the call_id of the call it answers`},
+		{`{"input":[{"role":"user"}]}`, `openai: input.0.content: missing: a message needs content (a string or an array of parts)`},
+		{`{"input":[{"role":"user","content":[{"type":"input_text"}]}]}`, `openai: input.0.content.0.text: missing: a text part needs a text string`},
+		{`{"input":[{"role":"user","content":[{"text":"x"}]}]}`, `openai: input.0.content.0: content part without a type (want input_text, input_image, output_text, ...)`},
+		{`{"input":[],"tools":[{"type":"function","parameters":{}}]}`, `openai: tools.0.name: missing: a function tool needs a name`},
+		{`{"input":[],"tools":[{"type":"function","name":"f","parameters":"{}"}]}`, `openai: tools.0.parameters: want a JSON Schema object, got a string`},
+		{`{"input":[],"instructions":5}`, `openai: instructions: want a string, got a number`},
+		{`[{"type":"function_call","call_id":5}]`, `openai: input.0.call_id: want a string, got a number`},
+		{`{"input":[{"type":"message","role":"user","content":"x",}]}`, `openai: input.0: invalid JSON at line 1, column 57 (byte 56): want an object key, found '}'`},
+	}
+	for _, tt := range tests {
+		_, err := DecodeResponses([]byte(tt.in))
+		if err == nil {
+			t.Errorf("DecodeResponses(%q) = nil error, want %q", tt.in, tt.want)
+			continue
+		}
+		if got := err.Error(); got != tt.want {
+			t.Errorf("DecodeResponses(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestDecodeResponsesOpaqueShapes checks that an item of a type the codec
+// does not model is kept whatever its fields look like, and that a
+// non-function tool may have any fields.
+func TestDecodeResponsesOpaqueShapes(t *testing.T) {
+	in := `{"input":[{"type":"computer_call_output","call_id":"c","output":{"type":"computer_screenshot","image_url":"data:x"},"content":42}],` +
+		`"tools":[{"type":"mcp","name":7,"server_url":"https://mcp.example.com"}]}`
+	r, err := DecodeResponses([]byte(in))
+	if err != nil {
+		t.Fatalf("DecodeResponses(%q) = %v, want no error", in, err)
+	}
+	if len(r.Messages) != 0 || len(r.Tools) != 0 {
+		t.Errorf("DecodeResponses(%q) = %d messages, %d tools, want 0 and 0", in, len(r.Messages), len(r.Tools))
+	}
+	out, _, err := EncodeResponses(r)
+	want := `{"input":[{"type":"computer_call_output","call_id":"c","output":{"type":"computer_screenshot","image_url":"data:x"},"content":42}],"tools":[{"type":"mcp","name":7,"server_url":"https://mcp.example.com"}]}`
+	if err != nil || string(out) != want {
+		t.Errorf("EncodeResponses(DecodeResponses(%q)) = %s, %v, want %s", in, out, err, want)
+	}
+}

@@ -1,0 +1,276 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+)
+
+var png = []byte("\x89PNG\r\n\x1a\n")
+
+// fromAnthropic is a transcript as the Anthropic codec decodes it: text
+// before and after calls, an is_error result with plain text, an image in a
+// result, trailing text after the results, and thinking.
+func fromAnthropic() []llm.Message {
+	return []llm.Message{
+		llm.System("Be careful."),
+		llm.User("Weather in Paris, and chart it."),
+		llm.Assistant(
+			llm.Reasoning{Provider: "anthropic", Text: "Two tools.", Signature: "EqQBCkgIARAB"},
+			llm.Text{Text: "Checking."},
+			llm.ToolCall{ID: "toolu_01A", Name: "get_weather", Input: json.RawMessage(`{"city":"Paris"}`)},
+			llm.ToolCall{ID: "toolu_01B", Name: "chart", Input: json.RawMessage(`{"series":"temp"}`)},
+		),
+		{Role: llm.RoleTool, Parts: []llm.Part{
+			llm.ToolResult{CallID: "toolu_01A", Name: "get_weather", Status: llm.StatusError, Content: []llm.Part{llm.Text{Text: "station offline"}}},
+			llm.ToolResult{CallID: "toolu_01B", Name: "chart", Status: llm.StatusSuccess, Content: []llm.Part{llm.Image{MediaType: "image/png", Data: png}}},
+			llm.Text{Text: "Also, use Celsius."},
+		}},
+		llm.Assistant(llm.Text{Text: "The station is offline; "}, llm.ToolCall{ID: "toolu_01C", Name: "retry", Input: nil}, llm.Text{Text: "retrying."}),
+		llm.Tool(observe.Failure(observe.Interrupted, "the run stopped before the result came back; the outcome is unknown").Result("toolu_01C", "retry")),
+	}
+}
+
+func TestEncodeChatConversion(t *testing.T) {
+	tests := []struct {
+		name     string
+		req      ChatRequest
+		want     string
+		warnings []string
+	}{
+		{
+			name: "from anthropic",
+			req:  ChatRequest{Messages: fromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-4o"`)}}},
+			want: `{"model":"gpt-4o","messages":[` +
+				`{"role":"system","content":"Be careful."},` +
+				`{"role":"user","content":"Weather in Paris, and chart it."},` +
+				`{"role":"assistant","content":"Checking.","tool_calls":[{"id":"toolu_01A","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"toolu_01B","type":"function","function":{"name":"chart","arguments":"{\"series\":\"temp\"}"}}]},` +
+				`{"role":"tool","tool_call_id":"toolu_01A","content":"station offline"},` +
+				`{"role":"tool","tool_call_id":"toolu_01B","content":"The result is an image; it follows in the next message."},` +
+				`{"role":"user","content":[{"type":"text","text":"Image(s) returned by the call toolu_01B (chart):"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}},{"type":"text","text":"Also, use Celsius."}]},` +
+				`{"role":"assistant","content":[{"type":"text","text":"The station is offline; "},{"type":"text","text":"retrying."}],"tool_calls":[{"id":"toolu_01C","type":"function","function":{"name":"retry","arguments":"{}"}}]},` +
+				`{"role":"tool","tool_call_id":"toolu_01C","content":"{\"status\":\"error\",\"summary\":\"the run stopped before the result came back; the outcome is unknown\",\"error\":{\"type\":\"interrupted\",\"message\":\"the run stopped before the result came back; the outcome is unknown\",\"retryable\":false}}"}]}`,
+			warnings: []string{
+				`messages.2: Chat Completions has no reasoning blocks; "anthropic" reasoning is dropped`,
+				`messages.3: the result of call "toolu_01A" has status "error", which OpenAI cannot mark (no is_error field); only its content tells the model`,
+				`messages.4: a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the 1 image(s) of the result of call "toolu_01B" move into a user message after the tool messages`,
+				`messages.6: Chat Completions puts an assistant's text before its tool calls; text that followed a call is moved before the calls`,
+			},
+		},
+		{
+			name: "bad images and bare",
+			req: ChatRequest{Bare: true, Tools: []llm.ToolSpec{{Name: "f"}}, Messages: []llm.Message{
+				{Role: llm.RoleSystem, Parts: []llm.Part{llm.Text{Text: "s"}, llm.Image{URL: "https://x/y.png"}}},
+				{Role: llm.RoleUser, Parts: []llm.Part{llm.Image{Data: png}, llm.Image{}}},
+				{Role: llm.RoleAssistant, Parts: []llm.Part{llm.Image{URL: "https://x/z.png"}}},
+			}},
+			want: `[{"role":"system","content":"s"},{"role":"user","content":""},{"role":"assistant","content":""}]`,
+			warnings: []string{
+				`tools: a bare messages array has no place for tools; they are left out`,
+				`messages.0: a system message cannot hold an image; it is left out`,
+				`messages.1: an inline image without a media type cannot be written as a data URL; it is left out`,
+				`messages.1: an image with neither data nor a URL; it is left out`,
+				`messages.2: an assistant message cannot hold an image in Chat Completions; it is left out`,
+			},
+		},
+		{
+			name: "developer role, tools and fields in order",
+			req: ChatRequest{SystemRole: RoleDeveloper, Fields: []Field{{"model", []byte(` "o3" `)}, {"tool_choice", []byte(`{"type": "function", "function": {"name": "f"}}`)}},
+				Messages: []llm.Message{llm.System("x"), llm.User("<b>&</b>")},
+				Tools:    []llm.ToolSpec{{Name: "f", Description: "Does f.", Parameters: json.RawMessage(`{ "type": "object" }`), Strict: true}}},
+			want: `{"model":"o3","tool_choice":{"type":"function","function":{"name":"f"}},"messages":[{"role":"developer","content":"x"},{"role":"user","content":"<b>&</b>"}],"tools":[{"type":"function","function":{"name":"f","description":"Does f.","parameters":{"type":"object"},"strict":true}}]}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, warnings, err := EncodeChat(&tt.req)
+			if err != nil {
+				t.Fatalf("EncodeChat(%s) error: %v", tt.name, err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("EncodeChat(%s) =\n%s\nwant\n%s", tt.name, got, tt.want)
+			}
+			if gw := warningStrings(warnings); strings.Join(gw, "\n") != strings.Join(tt.warnings, "\n") {
+				t.Errorf("EncodeChat(%s) warnings =\n%s\nwant\n%s", tt.name, strings.Join(gw, "\n"), strings.Join(tt.warnings, "\n"))
+			}
+			checkStable(t, codecs[0], got)
+		})
+	}
+}
+
+func TestEncodeResponsesConversion(t *testing.T) {
+	rsReasoning := llm.Reasoning{Provider: ResponsesProvider, Text: "think", Data: json.RawMessage(`{"type":"reasoning","id":"rs_1","summary":[]}`)}
+	tests := []struct {
+		name     string
+		req      ResponsesRequest
+		want     string
+		warnings []string
+	}{
+		{
+			name: "from anthropic",
+			req:  ResponsesRequest{Messages: fromAnthropic(), Instructions: "Be brief.", Fields: []Field{{"model", []byte(`"gpt-5"`)}}},
+			want: `{"model":"gpt-5","instructions":"Be brief.","input":[` +
+				`{"type":"message","role":"system","content":"Be careful."},` +
+				`{"type":"message","role":"user","content":"Weather in Paris, and chart it."},` +
+				`{"type":"message","role":"assistant","content":"Checking."},` +
+				`{"type":"function_call","call_id":"toolu_01A","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},` +
+				`{"type":"function_call","call_id":"toolu_01B","name":"chart","arguments":"{\"series\":\"temp\"}"},` +
+				`{"type":"function_call_output","call_id":"toolu_01A","output":"station offline"},` +
+				`{"type":"function_call_output","call_id":"toolu_01B","output":[{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"}]},` +
+				`{"type":"message","role":"user","content":"Also, use Celsius."},` +
+				`{"type":"message","role":"assistant","content":"The station is offline; "},` +
+				`{"type":"function_call","call_id":"toolu_01C","name":"retry","arguments":"{}"},` +
+				`{"type":"message","role":"assistant","content":"retrying."},` +
+				`{"type":"function_call_output","call_id":"toolu_01C","output":"{\"status\":\"error\",\"summary\":\"the run stopped before the result came back; the outcome is unknown\",\"error\":{\"type\":\"interrupted\",\"message\":\"the run stopped before the result came back; the outcome is unknown\",\"retryable\":false}}"}]}`,
+			warnings: []string{
+				`input.2: "anthropic" reasoning cannot be replayed to OpenAI Responses; it is dropped`,
+				`input.5: the result of call "toolu_01A" has status "error", which OpenAI cannot mark (no is_error field); only its content tells the model`,
+			},
+		},
+		{
+			name: "reasoning, runs of text, empty assistant, strict tools",
+			req: ResponsesRequest{Messages: []llm.Message{
+				llm.User("q"),
+				llm.Assistant(rsReasoning, llm.Text{Text: "a"}, llm.Text{Text: "b"}, llm.ToolCall{ID: "c1", Name: "f", Input: json.RawMessage(`{}`), ItemID: "fc_1"},
+					llm.Reasoning{Provider: ResponsesProvider, Text: "no data"}, llm.Reasoning{Provider: "gemini", Signature: "sig"}),
+				llm.Tool(llm.ToolResult{CallID: "c1", Name: "f", Status: llm.StatusSuccess}),
+				llm.Assistant(),
+			}, Tools: []llm.ToolSpec{{Name: "f", Strict: false}, {Name: "g", Strict: true, Parameters: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false,"required":[]}`)}}},
+			want: `{"input":[{"type":"message","role":"user","content":"q"},` +
+				`{"type":"reasoning","id":"rs_1","summary":[]},` +
+				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"},{"type":"output_text","text":"b"}]},` +
+				`{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{}"},` +
+				`{"type":"function_call_output","call_id":"c1","output":""},` +
+				`{"type":"message","role":"assistant","content":""}],` +
+				`"tools":[{"type":"function","name":"f","strict":false},{"type":"function","name":"g","parameters":{"type":"object","properties":{},"additionalProperties":false,"required":[]},"strict":true}]}`,
+			warnings: []string{
+				`input.4: an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped`,
+				`input.4: "gemini" reasoning cannot be replayed to OpenAI Responses; it is dropped`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, warnings, err := EncodeResponses(&tt.req)
+			if err != nil {
+				t.Fatalf("EncodeResponses(%s) error: %v", tt.name, err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("EncodeResponses(%s) =\n%s\nwant\n%s", tt.name, got, tt.want)
+			}
+			if gw := warningStrings(warnings); strings.Join(gw, "\n") != strings.Join(tt.warnings, "\n") {
+				t.Errorf("EncodeResponses(%s) warnings =\n%s\nwant\n%s", tt.name, strings.Join(gw, "\n"), strings.Join(tt.warnings, "\n"))
+			}
+			checkStable(t, codecs[1], got)
+		})
+	}
+}
+
+func warningStrings[T fmt.Stringer](ws []T) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
+}
+
+func TestEncodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		msgs []llm.Message
+		tool []llm.ToolSpec
+		flds []Field
+		want string
+	}{
+		{"call in a user message", []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{llm.ToolCall{ID: "c"}}}}, nil, nil,
+			"openai: messages[0].parts[0]: a tool call part cannot be in a user message (llm placement rules)"},
+		{"result in an assistant message", []llm.Message{{Role: llm.RoleAssistant, Parts: []llm.Part{llm.ToolResult{CallID: "c"}}}}, nil, nil,
+			"openai: messages[0].parts[0]: a tool result part cannot be in an assistant message (llm placement rules)"},
+		{"nil part", []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}, nil, nil,
+			"openai: messages[0].parts[0]: a nil part cannot be in a user message (llm placement rules)"},
+		{"call inside a result", []llm.Message{llm.Tool(llm.ToolResult{CallID: "c", Content: []llm.Part{llm.ToolCall{}}})}, nil, nil,
+			"openai: messages[0].parts[0].content[0]: a tool result can hold only text and images, not a tool call"},
+		{"unknown role", []llm.Message{{Role: "narrator"}}, nil, nil, `openai: messages[0]: unknown role "narrator"`},
+		{"bad parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: json.RawMessage(`{"type":`)}}, nil,
+			`openai: tools[0]: tool "f": parameters are not valid JSON: openai: invalid JSON at line 1, column 9 (byte 8): want a value, found end of input`},
+		{"array parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: json.RawMessage(`[]`)}}, nil,
+			`openai: tools[0]: tool "f": parameters must be a JSON Schema object, got an array`},
+		{"modeled field", nil, nil, []Field{{"tools", []byte(`[]`)}}, `openai: field "tools" is modeled by the request type; set it there, not in Fields`},
+		{"duplicate field", nil, nil, []Field{{"model", []byte(`"a"`)}, {"model", []byte(`"b"`)}}, `openai: field "model" appears twice in Fields`},
+		{"invalid field", nil, nil, []Field{{"model", []byte(`gpt`)}}, `openai: field "model": value is not valid JSON: openai: invalid JSON at line 1, column 1 (byte 0): want a value, found 'g'`},
+	}
+	for _, tt := range tests {
+		_, _, err := EncodeChat(&ChatRequest{Messages: tt.msgs, Tools: tt.tool, Fields: tt.flds})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("EncodeChat(%s) error = %v, want %v", tt.name, err, tt.want)
+		}
+		_, _, err = EncodeResponses(&ResponsesRequest{Messages: tt.msgs, Tools: tt.tool, Fields: tt.flds})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("EncodeResponses(%s) error = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestKeepFollowsMessages checks that unmodeled wire data stays with its
+// message when other messages are inserted, moved or changed, as
+// transcript.Repair does, and is lost only for a changed message.
+func TestKeepFollowsMessages(t *testing.T) {
+	body := `{"messages":[` +
+		`{"role":"user","name":"alice","content":"first"},` +
+		`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"one","x_trace":"t1"},` +
+		`{"role":"function","name":"legacy","content":"old"},` +
+		`{"role":"user","name":"bob","content":"second"}]}`
+	r, err := DecodeChat([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Answer c2 after c1 (what Repair does for an unanswered call), and
+	// change bob's message.
+	tm := r.Messages[2]
+	tm.Parts = append(tm.Parts, observe.Failure(observe.Interrupted, "unknown outcome").Result("c2", "f"))
+	r.Messages[2] = tm
+	r.Messages[3] = llm.User("second, edited")
+	got, _, err := EncodeChat(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"messages":[` +
+		`{"role":"user","name":"alice","content":"first"},` +
+		`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"one","x_trace":"t1"},` +
+		`{"role":"tool","tool_call_id":"c2","content":"{\"status\":\"error\",\"summary\":\"unknown outcome\",\"error\":{\"type\":\"interrupted\",\"message\":\"unknown outcome\",\"retryable\":false}}"},` +
+		`{"role":"user","content":"second, edited"}]}`
+	if string(got) != want {
+		t.Errorf("EncodeChat(edited) =\n%s\nwant\n%s", got, want)
+	}
+	// The legacy function message was anchored to bob's message, which
+	// changed: it is lost, as the Unmodeled note said it would be.
+	if !strings.Contains(fmt.Sprint(r.Unmodeled), `messages.3: a legacy "function" message`) {
+		t.Errorf("Unmodeled = %v, want a note on messages.3", r.Unmodeled)
+	}
+	// Encoding twice gives the same bytes: encoding does not consume the
+	// kept data.
+	again, _, _ := EncodeChat(r)
+	if string(again) != string(got) {
+		t.Errorf("EncodeChat twice:\n%s\n%s", got, again)
+	}
+}
+
+// TestKeepSameCanonical checks that elements with the same canonical form
+// get their own originals back, in order.
+func TestKeepSameCanonical(t *testing.T) {
+	body := `[{"role":"user","content":"hi","name":"a"},{"role":"user","content":"hi"},{"role":"user","content":"hi","name":"b"}]`
+	r, err := DecodeChat([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := EncodeChat(r)
+	if string(got) != body {
+		t.Errorf("EncodeChat(DecodeChat(%s)) = %s, want it unchanged", body, got)
+	}
+}
