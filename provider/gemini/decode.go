@@ -703,8 +703,90 @@ func (d *decoder) decl(idx int32) (srcDecl, error) {
 			return sd, d.want(p, "a schema object")
 		}
 		sd.paramKey = t.key(p)
-		sd.spec.Parameters = t.raw(p)
+		if p == js {
+			sd.spec.Parameters = t.raw(p)
+		} else {
+			sd.spec.Parameters = appendJSONSchema(nil, t, p)
+		}
 	}
 	sd.extras = d.extras(idx, "name", "description", "parameters", "parametersJsonSchema")
 	return sd, nil
+}
+
+// appendJSONSchema appends the OpenAPI 3.0 schema at node idx (what
+// Gemini's parameters field takes) as JSON Schema, the form of
+// [llm.ToolSpec].Parameters: upper-case type names become lower case
+// ("OBJECT" → "object"), and nullable: true becomes a "null" type. It
+// follows properties, items, anyOf and the other subschema keywords, and
+// copies everything else as it is.
+func appendJSONSchema(dst []byte, t *tree, idx int32) []byte {
+	n := &t.nodes[idx]
+	if n.kind != kindObject {
+		return t.appendRaw(dst, idx)
+	}
+	nullable := false
+	for c := n.first; c >= 0; c = t.nodes[c].next {
+		if t.keyIs(c, "nullable") && t.nodes[c].kind == kindBool && t.src[t.nodes[c].start] == 't' {
+			nullable = true
+		}
+	}
+	dst = append(dst, '{')
+	first := true
+	for c := n.first; c >= 0; c = t.nodes[c].next {
+		key := t.key(c)
+		var typ string
+		if key == "type" && t.nodes[c].kind == kindString {
+			typ = t.str(c)
+			switch typ {
+			case "TYPE_UNSPECIFIED":
+				continue
+			case "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL":
+				typ = strings.ToLower(typ)
+			}
+		}
+		if key == "nullable" && t.nodes[c].kind == kindBool {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst, _ = llm.AppendJSONString(dst, key)
+		dst = append(dst, ':')
+		switch {
+		case typ != "":
+			if nullable && typ != "null" {
+				dst = append(dst, '[')
+				dst, _ = llm.AppendJSONString(dst, typ)
+				dst = append(dst, `,"null"]`...)
+			} else {
+				dst, _ = llm.AppendJSONString(dst, typ)
+			}
+		case (key == "properties" || key == "$defs" || key == "definitions") && t.nodes[c].kind == kindObject:
+			dst = append(dst, '{')
+			for p := t.nodes[c].first; p >= 0; p = t.nodes[p].next {
+				if p != t.nodes[c].first {
+					dst = append(dst, ',')
+				}
+				dst, _ = llm.AppendJSONString(dst, t.key(p))
+				dst = append(dst, ':')
+				dst = appendJSONSchema(dst, t, p)
+			}
+			dst = append(dst, '}')
+		case key == "items" || key == "additionalProperties" || key == "not":
+			dst = appendJSONSchema(dst, t, c)
+		case (key == "anyOf" || key == "oneOf" || key == "allOf" || key == "prefixItems") && t.nodes[c].kind == kindArray:
+			dst = append(dst, '[')
+			for p := t.nodes[c].first; p >= 0; p = t.nodes[p].next {
+				if p != t.nodes[c].first {
+					dst = append(dst, ',')
+				}
+				dst = appendJSONSchema(dst, t, p)
+			}
+			dst = append(dst, ']')
+		default:
+			dst = t.appendRaw(dst, c)
+		}
+	}
+	return append(dst, '}')
 }

@@ -867,7 +867,9 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []mem
 		dst, _ = llm.AppendJSONString(dst, t.Description)
 	}
 	if len(bytes.TrimSpace(t.Parameters)) > 0 {
-		if paramKey == "" {
+		if camel(paramKey) != "parametersJsonSchema" {
+			// Parameters is JSON Schema (a decoded OpenAPI schema was
+			// converted), which parametersJsonSchema takes as is.
 			paramKey = "parametersJsonSchema"
 		}
 		if obj, ok := isObjectJSON(t.Parameters); ok {

@@ -26,6 +26,12 @@
 //	(executableCode, codeExecutionResult, an empty thought): opaque,
 //	replayed verbatim to Gemini and dropped with a warning elsewhere.
 //
+// A function declaration's parameters (an OpenAPI 3.0 schema) become JSON
+// Schema in [llm.ToolSpec].Parameters ("OBJECT" → "object", nullable → a
+// "null" type), so that other dialects can use them; parametersJsonSchema is
+// taken as is. A declaration that changed is written with
+// parametersJsonSchema.
+//
 // A functionResponse's response object becomes the result's content:
 // {"output": "text"} is the text, {"error": "text"} is the text with
 // [llm.StatusError], a toolwire envelope keeps its own status, {} is an

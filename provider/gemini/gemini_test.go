@@ -275,3 +275,25 @@ func TestWire(t *testing.T) {
 		}
 	}
 }
+
+// TestParametersSchema checks that OpenAPI parameters become JSON Schema
+// and that an unchanged declaration is written back as it was.
+func TestParametersSchema(t *testing.T) {
+	body := `{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","properties":{"q":{"type":"STRING","nullable":true,"description":"query"},"tags":{"type":"ARRAY","items":{"type":"STRING","enum":["A","B"]}},"opt":{"anyOf":[{"type":"INTEGER"},{"type":"NULL"}]}},"required":["q"],"propertyOrdering":["q","tags"]}}]}]}`
+	r, err := Decode([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"object","properties":{"q":{"type":["string","null"],"description":"query"},"tags":{"type":"array","items":{"type":"string","enum":["A","B"]}},"opt":{"anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["q"],"propertyOrdering":["q","tags"]}`
+	if got := string(r.Tools[0].Parameters); got != want {
+		t.Errorf("Decode(%s) parameters = %s, want %s", body, got, want)
+	}
+	if enc, _, err := Encode(r); err != nil || string(enc) != body {
+		t.Errorf("Encode(Decode(%s)) = %s, %v, want the body back", body, enc, err)
+	}
+	r.Tools[0].Description = "changed"
+	enc, _, err := Encode(r)
+	if err != nil || !bytes.Contains(enc, []byte(`{"name":"f","description":"changed","parametersJsonSchema":`+want+`}`)) {
+		t.Errorf("Encode(changed declaration) = %s, %v, want parametersJsonSchema %s", enc, err, want)
+	}
+}
