@@ -1317,21 +1317,37 @@ func (rp *repairer) names() {
 			}
 		}
 	}
-	var order []string
-	consider := func(name string, def bool) {
+	var order, where []string
+	consider := func(name string, def bool, path string) {
 		if _, done := rename[name]; done || !bad(name, def) {
 			return
 		}
 		rename[name] = newToolName(name, rp.d, used)
 		order = append(order, name)
+		where = append(where, path)
 	}
-	for _, t := range rp.tools {
-		consider(t.Name, true)
+	for k, t := range rp.tools {
+		path := "tools." + strconv.Itoa(k) + ".name"
+		switch rp.d {
+		case OpenAIChat:
+			path = "tools." + strconv.Itoa(k) + ".function.name"
+		case Gemini:
+			path = "tools.0.functionDeclarations." + strconv.Itoa(k) + ".name"
+		}
+		consider(t.Name, true, path)
 	}
 	for _, m := range rp.w {
 		for _, p := range m.parts {
 			if tc, ok := p.p.(llm.ToolCall); ok {
-				consider(tc.Name, false)
+				path := rp.origPath(p.om, p.op)
+				if path != "" {
+					if rp.d == OpenAIChat {
+						path += ".function.name"
+					} else {
+						path += ".name"
+					}
+				}
+				consider(tc.Name, false, path)
 			}
 		}
 	}
@@ -1339,8 +1355,8 @@ func (rp *repairer) names() {
 		return
 	}
 	rule := map[Dialect]string{OpenAIChat: ruleCCToolNamePat, OpenAIResponses: ruleRSToolNamePat, Anthropic: ruleAntToolName, Gemini: ruleGemName}[rp.d]
-	for _, old := range order {
-		rp.change(rule, "tools", ActionRenameTool, fmt.Sprintf("renamed tool %q to %q in definitions, calls and results (the dialect rejects the name); map it back when dispatching calls", old, rename[old]))
+	for k, old := range order {
+		rp.change(rule, where[k], ActionRenameTool, fmt.Sprintf("renamed tool %q to %q in definitions, calls and results (the dialect rejects the name); map it back when dispatching calls", old, rename[old]))
 	}
 	if len(rp.tools) > 0 {
 		tools := make([]llm.ToolSpec, len(rp.tools))
