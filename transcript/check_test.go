@@ -3,7 +3,6 @@ package transcript
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -406,15 +405,5 @@ func TestProviderErrorFilled(t *testing.T) {
 	want = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 	if len(vs) != 1 || vs[0].ProviderError != want {
 		t.Errorf("Check() provider error = %v, want %q", vs, want)
-	}
-}
-
-func TestExamplesDir(t *testing.T) {
-	// The example transcripts are exercised by the CLI tests; make sure
-	// they exist where the docs say.
-	for _, name := range []string{"openai-interrupted.json", "anthropic-human-before-result.json"} {
-		if _, err := os.Stat(filepath.Join("..", "examples", "transcripts", name)); err != nil {
-			t.Skipf("examples/transcripts/%s: %v", name, err)
-		}
 	}
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// FuzzCheckFix runs every decodable body through the codecs and the
+// checker: encode(decode(x)) is stable after one cycle, and the repaired
+// transcript passes Check unless Repair names a problem it will not guess
+// at.
+func FuzzCheckFix(f *testing.F) {
+	for _, glob := range []string{"../../examples/transcripts/*.json", "testdata/check_*.json"} {
+		files, _ := filepath.Glob(glob)
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte(`[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"a.b","type":"function","function":{"name":"x","arguments":"{"}}]},{"role":"user","content":"?"},{"role":"tool","tool_call_id":"a.b","content":"r"}]`))
+	f.Add([]byte(`[{"type":"function_call","call_id":"c","name":"x","arguments":"{}"},{"type":"reasoning","id":"rs_1","summary":[]}]`))
+	f.Add([]byte(`[{"role":"model","parts":[{"functionCall":{"name":"x","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"x","response":{"output":"r"}}},{"functionResponse":{"name":"x","response":{"output":"r"}}}]}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, d := range transcript.Dialects {
+			b, err := decodeBody(data, d)
+			if err != nil {
+				continue
+			}
+			once, _, err := b.encode()
+			if err != nil {
+				t.Fatalf("%s: encode(decode(x)): %v", d, err)
+			}
+			b2, err := decodeBody(once, d)
+			if err != nil {
+				t.Fatalf("%s: decode(encode(decode(x))) = %v\n%s", d, err, once)
+			}
+			twice, _, err := b2.encode()
+			if err != nil || !bytes.Equal(once, twice) {
+				t.Fatalf("%s: encode is not stable after one cycle (err %v)\n once: %s\ntwice: %s", d, err, once, twice)
+			}
+			fixed, _, err := transcript.RepairRequest(b.request(), d, nil)
+			var re *transcript.RepairError
+			if errors.As(err, &re) && len(re.Problems) > 0 {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: Repair(decode(x)) = %v", d, err)
+			}
+			if vs := transcript.CheckRequest(fixed, d); !transcript.Accepted(vs) {
+				t.Fatalf("%s: Check(Repair(decode(x))) = %v", d, vs)
+			}
+		}
+	})
+}
