@@ -296,7 +296,11 @@ func (d *decoder) contents(idx int32) error {
 		role := llm.RoleUser
 		parts := int32(-1)
 		for f := t.nodes[c].first; f >= 0; f = t.nodes[f].next {
-			switch camel(t.key(f)) {
+			key := "parts"
+			if !t.keyIs(f, "parts") {
+				key = camel(t.key(f))
+			}
+			switch key {
 			case "role":
 				name, err := d.str(f)
 				if err != nil {
