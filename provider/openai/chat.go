@@ -1189,7 +1189,9 @@ func appendChatContent(dst []byte, parts []llm.Part) []byte {
 	case 0:
 		return append(dst, `""`...)
 	case 1:
-		if t, ok := parts[0].(llm.Text); ok {
+		// One text part is a string; an empty one stays an array, so that
+		// it does not read back as no content.
+		if t, ok := parts[0].(llm.Text); ok && t.Text != "" {
 			dst, _ = llm.AppendJSONString(dst, t.Text)
 			return dst
 		}

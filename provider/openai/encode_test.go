@@ -274,3 +274,35 @@ func TestKeepSameCanonical(t *testing.T) {
 		t.Errorf("EncodeChat(DecodeChat(%s)) = %s, want it unchanged", body, got)
 	}
 }
+
+// TestKeepTools checks that a non-function tool is written back after the
+// function tool it preceded, and at the end when that tool is gone: tools
+// are never lost.
+func TestKeepTools(t *testing.T) {
+	body := `{"input":"hi","tools":[{"type":"function","name":"a","strict":true},{"type":"web_search"},{"type":"function","name":"b","strict":true},{"type":"file_search","vector_store_ids":["vs"]}]}`
+	r, err := DecodeResponses([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		tools []llm.ToolSpec
+		want  string
+	}{
+		{"unchanged", r.Tools, `[{"type":"function","name":"a","strict":true},{"type":"web_search"},{"type":"function","name":"b","strict":true},{"type":"file_search","vector_store_ids":["vs"]}]`},
+		{"anchor removed", r.Tools[:1], `[{"type":"function","name":"a","strict":true},{"type":"web_search"},{"type":"file_search","vector_store_ids":["vs"]}]`},
+		{"all removed", nil, `[{"type":"web_search"},{"type":"file_search","vector_store_ids":["vs"]}]`},
+	}
+	for _, tt := range tests {
+		r2 := *r
+		r2.Tools = tt.tools
+		out, _, err := EncodeResponses(&r2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"input":"hi","tools":` + tt.want + `}`
+		if string(out) != want {
+			t.Errorf("EncodeResponses(%s) = %s, want %s", tt.name, out, want)
+		}
+	}
+}

@@ -957,7 +957,7 @@ func (r *ResponsesRequest) inputText() (string, bool) {
 		return "", true
 	case 1:
 		t, ok := p[0].(llm.Text)
-		return t.Text, ok
+		return t.Text, ok && t.Text != ""
 	}
 	return "", false
 }
@@ -1129,7 +1129,9 @@ func appendRsContent(dst []byte, parts []llm.Part, textType string) []byte {
 	case 0:
 		return append(dst, `""`...)
 	case 1:
-		if t, ok := parts[0].(llm.Text); ok {
+		// One text part is a string; an empty one stays an array, so that
+		// it does not read back as no content.
+		if t, ok := parts[0].(llm.Text); ok && t.Text != "" {
 			dst, _ = llm.AppendJSONString(dst, t.Text)
 			return dst
 		}

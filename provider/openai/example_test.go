@@ -1,0 +1,75 @@
+package openai_test
+
+import (
+	"fmt"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/openai"
+)
+
+// Decode a Chat Completions body, look at it in llm form, and write it back.
+func ExampleDecodeChat() {
+	body := []byte(`{"model": "gpt-4o", "messages": [
+	  {"role": "user", "content": "Weather in Paris?"},
+	  {"role": "assistant", "content": null, "tool_calls": [
+	    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+	  {"role": "tool", "tool_call_id": "call_1", "content": "18C, light rain"}
+	]}`)
+	req, err := openai.DecodeChat(body)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case llm.Text:
+				fmt.Printf("%s: %s\n", m.Role, p.Text)
+			case llm.ToolCall:
+				fmt.Printf("%s: call %s %s(%s)\n", m.Role, p.ID, p.Name, p.Input)
+			case llm.ToolResult:
+				fmt.Printf("%s: result for %s (%s): %s\n", m.Role, p.CallID, p.Name, p.Content[0].(llm.Text).Text)
+			}
+		}
+	}
+	out, _, err := openai.EncodeChat(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	// Output:
+	// user: Weather in Paris?
+	// assistant: call call_1 get_weather({"city": "Paris"})
+	// tool: result for call_1 (get_weather): 18C, light rain
+	// {"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"18C, light rain"}]}
+}
+
+// Convert a Chat Completions body into a Responses body. What Responses
+// cannot express comes back as a warning.
+func ExampleEncodeResponses() {
+	chat, err := openai.DecodeChat([]byte(`{"model": "gpt-4o", "messages": [
+	  {"role": "system", "content": "Be brief."},
+	  {"role": "user", "content": "Weather in Paris?"},
+	  {"role": "assistant", "tool_calls": [
+	    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]},
+	  {"role": "tool", "tool_call_id": "call_1", "content": "18C"}
+	]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	msgs := append(chat.Messages, llm.Assistant(llm.Reasoning{Provider: "anthropic", Text: "…", Signature: "sig"}, llm.Text{Text: "18°C in Paris."}))
+	out, warnings, err := openai.EncodeResponses(&openai.ResponsesRequest{Messages: msgs, Fields: chat.Fields})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	for _, w := range warnings {
+		fmt.Println("warning:", w)
+	}
+	// Output:
+	// {"model":"gpt-4o","input":[{"type":"message","role":"system","content":"Be brief."},{"type":"message","role":"user","content":"Weather in Paris?"},{"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},{"type":"function_call_output","call_id":"call_1","output":"18C"},{"type":"message","role":"assistant","content":"18°C in Paris."}]}
+	// warning: input.4: "anthropic" reasoning cannot be replayed to OpenAI Responses; it is dropped
+}
