@@ -28,10 +28,12 @@
 //	replayed verbatim to Anthropic and dropped with a warning elsewhere.
 //
 // A Reasoning whose Data is a JSON object is such an opaque block, not
-// thinking.
+// thinking. User-side blocks the llm form has no place for (search_result,
+// container_upload, tool_reference, file sources) are a [DecodeError] that
+// names them, not dropped.
 //
-// When the messages came from another dialect, [Encode] makes them valid
-// for Anthropic and reports each change as a [transcript.Warning]: tool-call
+// When the messages came from another dialect (a Request that [Decode] did
+// not make), [Encode] makes them valid for Anthropic and reports each change as a [transcript.Warning]: tool-call
 // ids outside ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN) are rewritten, consistently in
 // the tool_use and its tool_result; an input that is not a JSON object is
 // wrapped as {"_raw": text}; reasoning from another provider and content

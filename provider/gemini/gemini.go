@@ -41,7 +41,8 @@
 // {"output": …} or {"error": …} (GEM-RESPONSE-OBJECT). Images in a result go
 // to functionResponse.parts (GEM-MULTIMODAL-RESP: Gemini 3 only).
 //
-// When the messages came from another dialect, [Encode] fills in what
+// When the messages came from another dialect (a Request that [Decode] did
+// not make), [Encode] fills in what
 // Gemini needs and reports each change as a [transcript.Warning]: a
 // functionResponse's name is looked up from its call, an input that is not
 // a JSON object is wrapped as {"_raw": text}, and reasoning from another
