@@ -46,7 +46,18 @@ type ChatRequest struct {
 	order    []string // the body's top-level keys, in order
 	msgKeep  *keep
 	toolKeep *keep
+	paths    pathMap
 }
+
+// BodyPath translates a dotted path computed from r's llm form, as
+// transcript.Layout and transcript.Check compute it, into the path of the
+// same value in the body r was decoded from: "messages.3.content.1" may be
+// "messages.4.content.2" in a body with a legacy function message before it
+// and an input_audio part in it. Paths outside the messages come back
+// unchanged. The translation holds for the messages as decoded: the paths
+// of a changed transcript (after transcript.Repair, say) are paths in its
+// own encoding, not in this body.
+func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(path) }
 
 // DecodeChat decodes a Chat Completions request body, or a bare array of
 // messages, into llm form.
@@ -162,6 +173,7 @@ type chatWire struct {
 	start, end int            // its bytes in the body
 	keepRaw    bool           // the body says more than the llm form
 	patch      []keyPatch     // fixes for Wire violations, applied to the kept original
+	kept       []int          // body indices of the parts the llm form holds, when some were skipped
 }
 
 // chatPart is a content part before the message's role is known.
@@ -474,7 +486,11 @@ func (d *chatDecoder) textContent(w *chatWire, m *chatMsg, path string, images b
 			pp := path + ".content." + strconv.Itoa(j)
 			if part, ok := d.mapPart(w, p, pp, m.role, images); ok {
 				w.parts = append(w.parts, part)
+				w.kept = append(w.kept, j)
 			}
+		}
+		if len(w.kept) == len(m.parts) {
+			w.kept = nil
 		}
 	}
 	return nil
@@ -633,7 +649,11 @@ func (d *chatDecoder) assistant(w *chatWire, m *chatMsg, path string, i int) err
 			pp := path + ".content." + strconv.Itoa(j)
 			if part, ok := d.mapPart(w, p, pp, m.role, false); ok {
 				w.parts = append(w.parts, part)
+				w.kept = append(w.kept, j)
 			}
+		}
+		if len(w.kept) == len(m.parts) {
+			w.kept = nil
 		}
 	}
 	if m.callsGiven && len(m.calls) == 0 {
@@ -679,7 +699,11 @@ func (d *chatDecoder) tool(w *chatWire, m *chatMsg, path string, i int) error {
 			pp := path + ".content." + strconv.Itoa(j)
 			if part, ok := d.mapPart(w, p, pp, m.role, true); ok {
 				res.Content = append(res.Content, part)
+				w.kept = append(w.kept, j)
 			}
+		}
+		if len(w.kept) == len(m.parts) {
+			w.kept = nil
 		}
 	}
 	res.Name = d.names[res.CallID]
@@ -862,7 +886,11 @@ func (d *chatDecoder) finish() error {
 		}
 	}
 	var scratch []byte
-	for _, w := range d.wires {
+	req.paths.array = "messages"
+	for bi, w := range d.wires {
+		if w.kind != wOpaque {
+			req.paths.record(bi, w.kept, "content")
+		}
 		switch w.kind {
 		case wOpaque:
 			raw, err := compactJSON(d.r.b[w.start:w.end])
@@ -907,6 +935,7 @@ func (d *chatDecoder) finish() error {
 		kb.add(canon, raw)
 	}
 	req.msgKeep = kb.build()
+	req.paths.done()
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/toolwire/toolwire/llm"
@@ -398,4 +399,84 @@ func checkFields(fields []Field) error {
 		}
 	}
 	return nil
+}
+
+// pathMap translates paths computed from the llm form of a decoded body
+// (the way transcript.Layout computes them, per docs/dialect-mapping.md)
+// into paths in the body itself. They differ where the body holds elements
+// or parts the llm form skips: a legacy function message, an
+// item_reference, an input_audio part.
+type pathMap struct {
+	array string         // "messages" or "input"
+	elems []int          // llm-form element index → body index; nil: the same
+	parts map[int][]int  // body element index → llm part index → body part index
+	keys  map[int]string // body element index → the key holding its parts, when not "content"
+}
+
+// bodyPath translates path; see [ChatRequest.BodyPath].
+func (m *pathMap) bodyPath(path string) string {
+	rest, ok := strings.CutPrefix(path, m.array+".")
+	if !ok || (m.elems == nil && m.parts == nil) {
+		return path
+	}
+	num, tail, _ := strings.Cut(rest, ".")
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 {
+		return path
+	}
+	bi := i
+	if m.elems != nil {
+		if i >= len(m.elems) {
+			return path
+		}
+		bi = m.elems[i]
+	}
+	out := m.array + "." + strconv.Itoa(bi)
+	if tail == "" {
+		return out
+	}
+	if parts := m.parts[bi]; parts != nil {
+		key := "content"
+		if k, ok := m.keys[bi]; ok {
+			key = k
+		}
+		if after, ok := strings.CutPrefix(tail, key+"."); ok {
+			num, more, hasMore := strings.Cut(after, ".")
+			if j, err := strconv.Atoi(num); err == nil && j >= 0 && j < len(parts) {
+				tail = key + "." + strconv.Itoa(parts[j])
+				if hasMore {
+					tail += "." + more
+				}
+			}
+		}
+	}
+	return out + "." + tail
+}
+
+// record notes where the llm form's next element sits in the body; kept
+// lists the body part indices of its parts when some were skipped.
+func (m *pathMap) record(bodyIndex int, kept []int, key string) {
+	m.elems = append(m.elems, bodyIndex)
+	if kept != nil {
+		if m.parts == nil {
+			m.parts = make(map[int][]int)
+		}
+		m.parts[bodyIndex] = kept
+		if key != "content" {
+			if m.keys == nil {
+				m.keys = make(map[int]string)
+			}
+			m.keys[bodyIndex] = key
+		}
+	}
+}
+
+// done drops the element table when it is the identity.
+func (m *pathMap) done() {
+	for i, b := range m.elems {
+		if i != b {
+			return
+		}
+	}
+	m.elems = nil
 }

@@ -2,6 +2,8 @@ package openai
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -128,5 +130,56 @@ func TestDecodeResponsesOpaqueShapes(t *testing.T) {
 	want := `{"input":[{"type":"computer_call_output","call_id":"c","output":{"type":"computer_screenshot","image_url":"data:x"},"content":42}],"tools":[{"type":"mcp","name":7,"server_url":"https://mcp.example.com"}]}`
 	if err != nil || string(out) != want {
 		t.Errorf("EncodeResponses(DecodeResponses(%q)) = %s, %v, want %s", in, out, err, want)
+	}
+}
+
+func TestBodyPath(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	chat, err := DecodeChat(read("chat/unmodeled.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := DecodeResponses(read("responses/opaque_items.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := DecodeChat(read("chat/parallel_calls.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := DecodeResponses([]byte(`[{"type":"function_call_output","call_id":"c","output":[{"type":"input_file","file_id":"f"},{"type":"input_text","text":"x"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		bodyPath func(string) string
+		in, want string
+	}{
+		{"chat", chat.BodyPath, "messages.0", "messages.0"},
+		{"chat", chat.BodyPath, "messages.1.content.1", "messages.1.content.2"}, // after an input_audio part
+		{"chat", chat.BodyPath, "messages.1.content.0", "messages.1.content.0"},
+		{"chat", chat.BodyPath, "messages.4.tool_calls.0", "messages.5.tool_calls.0"}, // after a function message
+		{"chat", chat.BodyPath, "messages.5", "messages.6"},
+		{"chat", chat.BodyPath, "messages.6", "messages.6"}, // beyond the decoded messages
+		{"chat", chat.BodyPath, "tools.0.function.name", "tools.0.function.name"},
+		{"chat", chat.BodyPath, "messages.x", "messages.x"},
+		{"responses", rs.BodyPath, "input.0.content.0", "input.1.content.0"},
+		{"responses", rs.BodyPath, "input.1", "input.4"},
+		{"responses", rs.BodyPath, "input.3.output", "input.6.output"},
+		{"plain", plain.BodyPath, "messages.3.content", "messages.3.content"},
+		{"output", out.BodyPath, "input.0.output.0", "input.0.output.1"},
+		{"output", out.BodyPath, "input.0.content.0", "input.0.content.0"},
+	}
+	for _, tt := range tests {
+		if got := tt.bodyPath(tt.in); got != tt.want {
+			t.Errorf("%s BodyPath(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
 	}
 }

@@ -63,7 +63,18 @@ type ResponsesRequest struct {
 	inputString bool // input was a string
 	msgKeep     *keep
 	toolKeep    *keep
+	paths       pathMap
 }
+
+// BodyPath translates a dotted path computed from r's llm form, as
+// transcript.Layout and transcript.Check compute it, into the path of the
+// same value in the body r was decoded from: "input.2" may be "input.3" in
+// a body with an item_reference before it, "input.2.content.1" may be
+// "input.3.content.2" when an input_file part precedes it. Paths outside
+// the input come back unchanged. The translation holds for the messages as
+// decoded: the paths of a changed transcript (after transcript.Repair, say)
+// are paths in its own encoding, not in this body.
+func (r *ResponsesRequest) BodyPath(path string) string { return r.paths.bodyPath(path) }
 
 // DecodeResponses decodes a Responses request body (whose input may be a
 // string or an array of items), or a bare input array, into llm form.
@@ -187,6 +198,8 @@ type rsWire struct {
 	keepRaw    bool
 	violated   bool       // a duplicate opaque item: left out
 	patch      []keyPatch // fixes for Wire violations, applied to the kept original
+	kept       []int      // body indices of the parts the llm form holds, when some were skipped
+	partsKey   string     // "content" or "output"
 }
 
 // rsPart is a content part before the item's type is known.
@@ -580,7 +593,11 @@ func (d *rsDecoder) message(w *rsWire, it *rsItem, path string) error {
 		for j, p := range it.parts {
 			if part, ok := d.mapPart(w, p, path+".content."+strconv.Itoa(j), role); ok {
 				w.parts = append(w.parts, part)
+				w.kept = append(w.kept, j)
 			}
+		}
+		if len(w.kept) == len(it.parts) {
+			w.kept = nil
 		}
 	}
 	if w.kind == wAssistant && len(w.parts) == 0 {
@@ -639,8 +656,13 @@ func (d *rsDecoder) output(w *rsWire, it *rsItem, path string, start int) error 
 		for j, p := range it.outParts {
 			if part, ok := d.mapPart(w, p, path+".output."+strconv.Itoa(j), "tool"); ok {
 				res.Content = append(res.Content, part)
+				w.kept = append(w.kept, j)
 			}
 		}
+		if len(w.kept) == len(it.outParts) {
+			w.kept = nil
+		}
+		w.partsKey = "output"
 	}
 	if it.hasName {
 		w.keepRaw = true
@@ -788,7 +810,15 @@ func (d *rsDecoder) finish() error {
 		}
 	}
 	var scratch []byte
-	for _, w := range d.wires {
+	req.paths.array = "input"
+	for bi, w := range d.wires {
+		if w.kind != wOpaque {
+			key := w.partsKey
+			if key == "" {
+				key = "content"
+			}
+			req.paths.record(bi, w.kept, key)
+		}
 		n := len(req.Messages)
 		switch w.kind {
 		case wOpaque:
@@ -863,6 +893,7 @@ func (d *rsDecoder) finish() error {
 		kb.add(canon, raw)
 	}
 	req.msgKeep = kb.build()
+	req.paths.done()
 	return nil
 }
 
