@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -70,9 +71,10 @@ func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(pat
 //
 // Errors are [*DecodeError]s naming the exact path:
 // "messages.3.tool_calls.0.function.arguments: want a string, got an object".
-// Whatever the body is breaks no OpenAI rule that the llm form can express
-// is not an error: it decodes, and transcript.Check reports it. Rule
-// breaches the llm form cannot express are listed in Wire.
+// A body that breaks an OpenAI rule is not a decode error: it decodes,
+// transcript.Check reports the breaches the llm form can express, and Wire
+// lists the others. Errors are for bodies that are not Chat Completions
+// requests at all (wrong types, missing ids, invalid JSON).
 func DecodeChat(body []byte) (*ChatRequest, error) {
 	d := &chatDecoder{r: reader{b: body}, names: make(map[string]string)}
 	req := &ChatRequest{}
@@ -948,9 +950,16 @@ func (d *chatDecoder) finish() error {
 // a silent drop: images in tool results move into a following user message
 // (OAI-CC-TOOL-IMAGE), reasoning is dropped, text after a tool call moves
 // before the calls, an error status not spelled out by the content cannot
-// be marked. A message that breaks the llm placement rules (a tool call in a
-// user message) is an error.
+// be marked. Warning paths are paths in the encoded body. A message that
+// breaks the llm placement rules (a tool call in a user message) is an
+// error.
+//
+// EncodeChat does not modify r: a request may be encoded any number of
+// times, concurrently.
 func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
+	if r == nil {
+		return nil, nil, errors.New("openai: EncodeChat: nil request")
+	}
 	e := &chatEncoder{req: r}
 	if r.Bare {
 		if len(r.Tools) > 0 || r.toolKeep != nil {

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -303,6 +304,41 @@ func TestKeepTools(t *testing.T) {
 		want := `{"input":"hi","tools":` + tt.want + `}`
 		if string(out) != want {
 			t.Errorf("EncodeResponses(%s) = %s, want %s", tt.name, out, want)
+		}
+	}
+}
+
+func TestEncodeNil(t *testing.T) {
+	if _, _, err := EncodeChat(nil); err == nil || err.Error() != "openai: EncodeChat: nil request" {
+		t.Errorf("EncodeChat(nil) error = %v, want a nil-request error", err)
+	}
+	if _, _, err := EncodeResponses(nil); err == nil || err.Error() != "openai: EncodeResponses: nil request" {
+		t.Errorf("EncodeResponses(nil) error = %v, want a nil-request error", err)
+	}
+}
+
+// TestEncodeConcurrently encodes one decoded request from several
+// goroutines (run with -race): encoding must not touch shared state.
+func TestEncodeConcurrently(t *testing.T) {
+	b, err := os.ReadFile("testdata/responses/opaque_items.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DecodeResponses(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := EncodeResponses(r)
+	done := make(chan []byte)
+	for range 4 {
+		go func() {
+			out, _, _ := EncodeResponses(r)
+			done <- out
+		}()
+	}
+	for range 4 {
+		if got := <-done; string(got) != string(want) {
+			t.Errorf("concurrent EncodeResponses = %s, want %s", got, want)
 		}
 	}
 }

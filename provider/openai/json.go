@@ -23,6 +23,7 @@ type DecodeError struct {
 	Err error
 }
 
+// Error returns "openai: PATH: what is wrong".
 func (e *DecodeError) Error() string {
 	if e.Path == "" {
 		return "openai: " + e.Err.Error()

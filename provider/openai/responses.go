@@ -904,9 +904,16 @@ func (d *rsDecoder) finish() error {
 // Messages from another dialect are converted as docs/dialect-mapping.md
 // says. What Responses cannot express comes back as warnings, never a
 // silent drop: reasoning from another provider, an image in an assistant or
-// system message, an error status not spelled out by the content. A
-// message that breaks the llm placement rules is an error.
+// system message, an error status not spelled out by the content. Warning
+// paths are paths in the encoded body. A message that breaks the llm
+// placement rules is an error.
+//
+// EncodeResponses does not modify r: a request may be encoded any number
+// of times, concurrently.
 func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) {
+	if r == nil {
+		return nil, nil, errors.New("openai: EncodeResponses: nil request")
+	}
 	e := &rsEncoder{req: r}
 	hint := 256
 	for _, m := range r.Messages {
