@@ -12,13 +12,18 @@ import (
 // (2,000 calls in 10,000 messages), in blocks of ten:
 // user, call, result, call, result, text, user, text, user, text.
 // With broken set, every 20th block loses its second result (an
-// interrupted call) and gets a user message wedged before its first.
+// interrupted call) and its last message, and gets a user message wedged
+// before its first result; it has n messages once repaired.
 func benchTranscript(n int, broken bool) []llm.Message {
 	msgs := make([]llm.Message, 0, n+n/100)
 	input := json.RawMessage(`{"city":"Paris","unit":"c"}`)
-	for b := 0; len(msgs) < n; b++ {
+	added := 0 // results Repair will add
+	for b := 0; len(msgs)+added < n; b++ {
 		id1, id2 := "call_"+strconv.Itoa(2*b), "call_"+strconv.Itoa(2*b+1)
 		bad := broken && b%20 == 19
+		if bad {
+			added++
+		}
 		msgs = append(msgs, llm.User("What is the weather in Paris and in Rome?"),
 			llm.Assistant(llm.Text{Text: "Checking Paris."}, llm.ToolCall{ID: id1, Name: "get_weather", Input: input}))
 		if bad {
@@ -30,9 +35,14 @@ func benchTranscript(n int, broken bool) []llm.Message {
 			msgs = append(msgs, llm.Tool(llm.ToolResult{CallID: id2, Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: `{"temp":21}`}}}))
 		}
 		msgs = append(msgs, llm.Assistant(llm.Text{Text: "Paris 18C, Rome 21C."}), llm.User("Thanks."),
-			llm.Assistant(llm.Text{Text: "You're welcome."}), llm.User("And tomorrow?"), llm.Assistant(llm.Text{Text: "I will check."}))
+			llm.Assistant(llm.Text{Text: "You're welcome."}), llm.User("And tomorrow?"))
+		if !bad {
+			// A broken block has one message less, so that its repair
+			// (which adds the missing result) keeps the length.
+			msgs = append(msgs, llm.Assistant(llm.Text{Text: "I will check."}))
+		}
 	}
-	return msgs[:n]
+	return msgs[:n-added]
 }
 
 var benchSizes = []int{1000, 10000, 100000}

@@ -260,8 +260,14 @@ func (rp *repairer) msgPath(m wmsg) string {
 
 func (rp *repairer) load() {
 	rp.w = make([]wmsg, len(rp.req.Messages))
+	total := 0
+	for _, m := range rp.req.Messages {
+		total += len(m.Parts)
+	}
+	flat := make([]wpart, total)
 	for i, m := range rp.req.Messages {
-		parts := make([]wpart, len(m.Parts))
+		parts := flat[:len(m.Parts):len(m.Parts)]
+		flat = flat[len(m.Parts):]
 		for j, p := range m.Parts {
 			parts[j] = wpart{p: p, om: i, op: j}
 		}
@@ -293,6 +299,10 @@ func (rp *repairer) shape() {
 	for _, m := range rp.w {
 		if !m.role.Valid() {
 			rp.problems = append(rp.problems, Violation{Rule: ruleRole, Path: rp.msgPath(m), Message: fmt.Sprintf("message %d has role %q; Repair does not guess which role was meant", m.om, m.role)})
+			out = append(out, m)
+			continue
+		}
+		if wellFormed(m) {
 			out = append(out, m)
 			continue
 		}
@@ -374,6 +384,42 @@ func (rp *repairer) shape() {
 		out = append(out, after...)
 	}
 	rp.w = out
+}
+
+// wellFormed reports whether m needs no shape repair.
+func wellFormed(m wmsg) bool {
+	results := 0
+	for _, p := range m.parts {
+		switch p.p.(type) {
+		case nil:
+			return false
+		case llm.ToolCall, llm.Reasoning:
+			if m.role != llm.RoleAssistant {
+				return false
+			}
+		case llm.ToolResult:
+			if m.role != llm.RoleTool {
+				return false
+			}
+			results++
+		case llm.Image:
+			if m.role == llm.RoleSystem {
+				return false
+			}
+		}
+	}
+	if m.role == llm.RoleTool {
+		other := false // results come first
+		for _, p := range m.parts {
+			if _, ok := p.p.(llm.ToolResult); !ok {
+				other = true
+			} else if other {
+				return false
+			}
+		}
+		return results > 0
+	}
+	return true
 }
 
 func isPrefix(res, all []wpart) bool {
@@ -530,16 +576,35 @@ type turn struct {
 }
 
 type pairing struct {
-	calls   []callRef
-	results []resRef
-	turns   []turn
-	resAt   map[[2]int]int // (m, k) -> result index
-	turnAt  []int          // message -> turn index starting there, or -1
-	inTurn  []int          // message -> turn index it belongs to, or -1
+	calls    []callRef
+	results  []resRef
+	turns    []turn
+	resOff   []int32 // message -> offset of its parts in resAt
+	resAtF   []int32 // part -> result index, or -1
+	turnAt   []int   // message -> turn index starting there, or -1
+	inTurn   []int   // message -> turn index it belongs to, or -1
+	conflict []bool  // turn -> one of its calls has conflicting results
+	mark     []int32 // call -> turn that found it answered in place
+}
+
+// resAt returns the index of the result at part k of message m.
+func (pr *pairing) resAt(m, k int) (int, bool) {
+	ri := pr.resAtF[int(pr.resOff[m])+k]
+	return int(ri), ri >= 0
 }
 
 func (rp *repairer) pair() {
-	pr := &pairing{resAt: map[[2]int]int{}, turnAt: make([]int, len(rp.w)), inTurn: make([]int, len(rp.w))}
+	pr := &pairing{turnAt: make([]int, len(rp.w)), inTurn: make([]int, len(rp.w)), resOff: make([]int32, len(rp.w)+1)}
+	total := 0
+	for i, m := range rp.w {
+		pr.resOff[i] = int32(total)
+		total += len(m.parts)
+	}
+	pr.resOff[len(rp.w)] = int32(total)
+	pr.resAtF = make([]int32, total)
+	for i := range pr.resAtF {
+		pr.resAtF[i] = -1
+	}
 	for i := range pr.turnAt {
 		pr.turnAt[i], pr.inTurn[i] = -1, -1
 	}
@@ -589,10 +654,20 @@ func (rp *repairer) pair() {
 				}
 				ri := len(pr.results)
 				pr.results = append(pr.results, resRef{m: i, k: k, call: -1, dupOf: -1, owner: -1})
-				pr.resAt[[2]int{i, k}] = ri
+				pr.resAtF[int(pr.resOff[i])+k] = int32(ri)
 				rp.match(pr, ri, r, last, cur)
 			}
 		}
+	}
+	pr.conflict = make([]bool, len(pr.turns))
+	for _, r := range pr.results {
+		if r.fate == fateConflict && r.dupOf >= 0 {
+			pr.conflict[pr.calls[r.dupOf].turn] = true
+		}
+	}
+	pr.mark = make([]int32, len(pr.calls))
+	for i := range pr.mark {
+		pr.mark[i] = -1
 	}
 	rp.rewriteIDs(pr)
 	for t := range pr.turns {
@@ -798,7 +873,7 @@ func (rp *repairer) residual(pr *pairing, m int) residual {
 	consumed := false
 	hasTrailing := false
 	for k, p := range rp.w[m].parts {
-		ri, ok := pr.resAt[[2]int{m, k}]
+		ri, ok := pr.resAt(m, k)
 		if !ok {
 			if expressible(p.p, rp.d) {
 				hasTrailing = true
@@ -843,13 +918,14 @@ func (rp *repairer) judge(pr *pairing, t int) {
 			}
 		}
 	}
-	for _, r := range pr.results {
-		if r.fate == fateConflict && r.dupOf >= 0 && pr.calls[r.dupOf].turn == t {
-			bad(rp.dupRule(), "a call had conflicting results")
-		}
+	if pr.conflict[t] {
+		bad(rp.dupRule(), "a call had conflicting results")
 	}
 	if !T.rebuild {
-		mine := map[int]bool{}
+		// mine marks the calls of t answered in place: pr.mark[ci] == t.
+		mineN := 0
+		mine := func(ci int) bool { return pr.mark[ci] == int32(t) }
+		setMine := func(ci int) { pr.mark[ci] = int32(t); mineN++ }
 		last := T.msgs[len(T.msgs)-1]
 		switch rp.d {
 		case OpenAIChat:
@@ -867,11 +943,11 @@ func (rp *repairer) judge(pr *pairing, t int) {
 				}
 				for _, ri := range res.kept {
 					ci := pr.results[ri].call
-					if ci < 0 || pr.calls[ci].turn != t || mine[ci] || pr.results[ri].fate != fateKeep {
+					if ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep {
 						bad(ruleCCNoOrphan, "another result sat among its results")
 						break scanChat
 					}
-					mine[ci] = true
+					setMine(ci)
 				}
 				if res.trailing || res.note {
 					break
@@ -896,11 +972,11 @@ func (rp *repairer) judge(pr *pairing, t int) {
 						bad(ruleAntResultFirst, "text came before a result in the next user turn")
 						break scanAnt
 					}
-					if ci < 0 || pr.calls[ci].turn != t || mine[ci] || pr.results[ri].fate != fateKeep {
+					if ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep {
 						bad(ruleAntNoOrphan, "another result sat among its results")
 						break scanAnt
 					}
-					mine[ci] = true
+					setMine(ci)
 				}
 				if res.trailing || res.note {
 					text = true
@@ -917,20 +993,20 @@ func (rp *repairer) judge(pr *pairing, t int) {
 				}
 				for _, ri := range res.kept {
 					ci := pr.results[ri].call
-					if ci < 0 || pr.calls[ci].turn != t || mine[ci] || pr.results[ri].fate != fateKeep {
+					if ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep {
 						bad(ruleGemRespCount, "another response sat among its responses")
 						break
 					}
-					mine[ci] = true
+					setMine(ci)
 				}
 				break
 			}
 		case OpenAIResponses:
 			for _, ci := range T.calls {
-				mine[ci] = true
+				setMine(ci)
 			}
 		}
-		if !T.rebuild && len(mine) != len(T.calls) {
+		if !T.rebuild && mineN != len(T.calls) {
 			rule := map[Dialect]string{OpenAIChat: ruleCCAnswerAll, Anthropic: ruleAntResultNext, Gemini: ruleGemRespAfterCall}[rp.d]
 			bad(rule, "its results did not directly follow it")
 		}
@@ -1096,7 +1172,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 	tm.parts = append(tm.parts, lifted...)
 	for _, j := range trail {
 		for k, p := range rp.w[j].parts {
-			if _, isRes := pr.resAt[[2]int{j, k}]; !isRes {
+			if _, isRes := pr.resAt(j, k); !isRes {
 				tm.parts = append(tm.parts, p)
 			}
 		}
@@ -1109,7 +1185,7 @@ func (rp *repairer) emitResidual(pr *pairing, i int, res residual, out []wmsg) [
 	var kept, notes, trailing []wpart
 	changed := false
 	for k, p := range m.parts {
-		ri, ok := pr.resAt[[2]int{i, k}]
+		ri, ok := pr.resAt(i, k)
 		if !ok {
 			if res.trailing {
 				trailing = append(trailing, p)
