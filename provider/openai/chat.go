@@ -711,6 +711,13 @@ func (d *chatDecoder) tool(w *chatWire, m *chatMsg, path string, i int) error {
 	res.Name = d.names[res.CallID]
 	res.Status = resultStatus(res.Content)
 	w.result = res
+	if _, imgs := splitToolImages(res); imgs != nil && w.keepRaw {
+		// Encoding moves the images out (OAI-CC-TOOL-IMAGE), so this
+		// message is always rewritten and cannot be kept as it was.
+		w.keepRaw = false
+		d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
+			Message: "this tool message holds images, which encoding moves into a user message (OAI-CC-TOOL-IMAGE); it is rewritten, so what the llm form does not hold in it is lost"})
+	}
 	return nil
 }
 

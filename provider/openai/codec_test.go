@@ -134,7 +134,10 @@ func checkStable(t *testing.T, c codec, body []byte) {
 	if !bytes.Equal(out1, out2) {
 		t.Fatalf("%s: encoding is not stable for %q\nfirst:  %s\nsecond: %s", c.name, body, out1, out2)
 	}
-	if !reflect.DeepEqual(normalize(d1.messages), normalize(d2.messages)) {
+	// The llm form survives a cycle whenever the dialect can express it. A
+	// Chat tool message with an image cannot (OAI-CC-TOOL-IMAGE): encoding
+	// moves the image into a user message.
+	if expressible(c.name, d1.messages) && !reflect.DeepEqual(normalize(d1.messages), normalize(d2.messages)) {
 		t.Fatalf("%s: llm form changed over a cycle for %q\nfirst:  %#v\nsecond: %#v", c.name, body, d1.messages, d2.messages)
 	}
 	if !reflect.DeepEqual(d1.tools, d2.tools) {
@@ -156,4 +159,22 @@ func normalize(msgs []llm.Message) []byte {
 		return []byte(err.Error())
 	}
 	return b
+}
+
+// expressible reports whether msgs hold nothing the dialect's encoder must
+// rewrite.
+func expressible(dialect string, msgs []llm.Message) bool {
+	if dialect != "chat" {
+		return true
+	}
+	for _, m := range msgs {
+		for _, r := range m.ToolResults() {
+			for _, p := range r.Content {
+				if _, ok := p.(llm.Image); ok {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

@@ -200,6 +200,7 @@ type rsWire struct {
 	patch      []keyPatch // fixes for Wire violations, applied to the kept original
 	kept       []int      // body indices of the parts the llm form holds, when some were skipped
 	partsKey   string     // "content" or "output"
+	keepID     bool       // keep the original for its item id alone
 }
 
 // rsPart is a content part before the item's type is known.
@@ -387,7 +388,7 @@ func (d *rsDecoder) item(i int) error {
 	}
 	if w.kind != wOpaque && it.typ != "reasoning" {
 		if it.hasID && !modeledID {
-			w.keepRaw = true // a message or output item id: kept, not worth a note
+			w.keepID = true // a message or output item id: kept, not worth a note
 		}
 		for _, k := range it.extra {
 			w.keepRaw = true
@@ -397,6 +398,7 @@ func (d *rsDecoder) item(i int) error {
 	if it.hasID {
 		if prev, dup := d.ids[it.id]; dup && !modeledID {
 			w.violated = w.kind == wOpaque
+			w.keepID = false
 			w.patch = append(w.patch, keyPatch{"id", nil})
 			d.req.Wire = append(d.req.Wire, transcript.Violation{Rule: "OAI-RS-DUP-ITEM", Path: path + ".id",
 				Message:       fmt.Sprintf("the item id %q appears twice, in input.%d and input.%d; send each item once", it.id, prev, i),
@@ -804,7 +806,7 @@ func (d *rsDecoder) finish() error {
 	var kb keepBuilder
 	needKeep := false
 	for _, w := range d.wires {
-		if w.keepRaw || w.kind == wOpaque {
+		if w.keepRaw || w.keepID || w.kind == wOpaque {
 			needKeep = true
 			break
 		}
@@ -884,7 +886,7 @@ func (d *rsDecoder) finish() error {
 		}
 		canon := append([]byte(nil), scratch...)
 		var raw []byte
-		if w.keepRaw {
+		if w.keepRaw || w.keepID {
 			var err error
 			if raw, err = compactPatched(d.r.b[w.start:w.end], w.patch); err != nil {
 				return err
