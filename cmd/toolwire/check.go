@@ -113,7 +113,7 @@ func fixBody(e *env, name string, b body, d transcript.Dialect, why string, befo
 			fmt.Fprintf(w, "%s: %s (detected: %s)\n", displayName(name), d, why)
 		}
 		if len(changes) == 0 {
-			fmt.Fprintf(w, "no repairs needed (%d warning(s))\n", len(before))
+			fmt.Fprintf(w, "no repairs made (%d violation(s) before)\n", len(before))
 		} else {
 			fmt.Fprintf(w, "%d repair(s):\n", len(changes))
 		}
