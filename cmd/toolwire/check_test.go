@@ -145,6 +145,8 @@ func TestSniff(t *testing.T) {
 		{`[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"a","input":{}}]}]`, transcript.Anthropic},
 		{`[{"role":"tool","tool_call_id":"c","content":"x"}]`, transcript.OpenAIChat},
 		{`[{"role":"user","content":"hi"}]`, transcript.OpenAIChat},
+		{`{"model":"claude-opus-4","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`, transcript.Anthropic},
+		{`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"a","input_schema":{"type":"object"}}]}`, transcript.Anthropic},
 	}
 	for _, tt := range tests {
 		got, why, err := sniff([]byte(tt.body))

@@ -233,8 +233,15 @@ func sniff(data []byte) (transcript.Dialect, string, error) {
 				return transcript.OpenAIChat, `a "messages" field`, nil
 			}
 			d, why, err := sniffItems(items, `"messages"`)
-			if err == nil && d == transcript.OpenAIChat && strings.Contains(why, "ambiguous") && top["max_tokens"] != nil && top["tools"] != nil && bytes.Contains(top["tools"], []byte(`"input_schema"`)) {
-				return transcript.Anthropic, `tools with "input_schema"`, nil
+			if err == nil && strings.Contains(why, "ambiguous") {
+				var model string
+				_ = json.Unmarshal(top["model"], &model)
+				switch {
+				case bytes.Contains(top["tools"], []byte(`"input_schema"`)):
+					return transcript.Anthropic, `tools with "input_schema"`, nil
+				case strings.HasPrefix(model, "claude"):
+					return transcript.Anthropic, fmt.Sprintf("model %q", model), nil
+				}
 			}
 			return d, why, err
 		}
