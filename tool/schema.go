@@ -89,9 +89,18 @@ func schemaCompileError(err error, url string) error {
 	return errors.New(msg)
 }
 
-// decodeJSON parses one JSON value with numbers kept exact, rejecting
-// trailing data.
+// decodeJSON parses one JSON value with numbers kept exact (as
+// json.Number), rejecting trailing data. Common input takes [fastDecode];
+// the rest, and every error, comes from encoding/json.
 func decodeJSON(b []byte) (any, error) {
+	if v, ok := fastDecode(b); ok {
+		return v, nil
+	}
+	return decodeJSONStd(b)
+}
+
+// decodeJSONStd is decodeJSON by encoding/json alone: the reference.
+func decodeJSONStd(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
