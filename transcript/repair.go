@@ -295,6 +295,13 @@ func (rp *repairer) build() []llm.Message {
 // ---- stage 1: the llm shape ----
 
 func (rp *repairer) shape() {
+	ok := true
+	for _, m := range rp.w {
+		ok = ok && m.role.Valid() && wellFormed(m)
+	}
+	if ok {
+		return
+	}
 	out := make([]wmsg, 0, len(rp.w))
 	for _, m := range rp.w {
 		if !m.role.Valid() {
@@ -568,11 +575,11 @@ type resRef struct {
 }
 
 type turn struct {
-	msgs    []int // message indices in rp.w (Anthropic: consecutive assistants)
-	calls   []int
-	rebuild bool
-	rule    string // why it is rebuilt
-	why     string
+	first, last int // its messages in rp.w (Anthropic: consecutive assistants)
+	c0, c1      int // its calls are pr.calls[c0:c1]
+	rebuild     bool
+	rule        string // why it is rebuilt
+	why         string
 }
 
 type pairing struct {
@@ -608,7 +615,21 @@ func (rp *repairer) pair() {
 	for i := range pr.turnAt {
 		pr.turnAt[i], pr.inTurn[i] = -1, -1
 	}
-	last := map[string]int{}
+	nCalls, nResults := 0, 0
+	for _, m := range rp.w {
+		for _, p := range m.parts {
+			switch p.p.(type) {
+			case llm.ToolCall:
+				nCalls++
+			case llm.ToolResult:
+				nResults++
+			}
+		}
+	}
+	pr.calls = make([]callRef, 0, nCalls)
+	pr.results = make([]resRef, 0, nResults)
+	pr.turns = make([]turn, 0, nCalls)
+	last := make(map[string]int, nCalls)
 	cur := -1
 	for i, m := range rp.w {
 		switch m.role {
@@ -621,9 +642,9 @@ func (rp *repairer) pair() {
 			}
 			if rp.d == Anthropic && i > 0 && pr.inTurn[i-1] >= 0 && rp.w[i-1].role == llm.RoleAssistant {
 				cur = pr.inTurn[i-1] // Anthropic merges consecutive assistant messages
-				pr.turns[cur].msgs = append(pr.turns[cur].msgs, i)
+				pr.turns[cur].last = i
 			} else if hasCall || rp.d == Anthropic {
-				pr.turns = append(pr.turns, turn{msgs: []int{i}})
+				pr.turns = append(pr.turns, turn{first: i, last: i, c0: len(pr.calls), c1: len(pr.calls)})
 				cur = len(pr.turns) - 1
 				pr.turnAt[i] = cur
 			}
@@ -641,7 +662,7 @@ func (rp *repairer) pair() {
 					prev = x
 				}
 				pr.calls = append(pr.calls, callRef{m: i, k: k, turn: cur, id: tc.ID, name: tc.Name, res: -1, prevID: prev})
-				pr.turns[cur].calls = append(pr.turns[cur].calls, ci)
+				pr.turns[cur].c1 = ci + 1
 				if tc.ID != "" {
 					last[tc.ID] = ci
 				}
@@ -693,7 +714,7 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 	byName := cand < 0 && dup < 0 && cur >= 0 && (r.CallID == "" || rp.d == Gemini)
 	if byName {
 		pending, only := 0, -1
-		for _, ci := range pr.turns[cur].calls {
+		for ci := pr.turns[cur].c0; ci < pr.turns[cur].c1; ci++ {
 			c := pr.calls[ci]
 			if r.CallID != "" && c.id != "" {
 				continue
@@ -897,7 +918,7 @@ func (rp *repairer) residual(pr *pairing, m int) residual {
 // judge decides whether turn t can stay as it is.
 func (rp *repairer) judge(pr *pairing, t int) {
 	T := &pr.turns[t]
-	if len(T.calls) == 0 {
+	if (T.c1 - T.c0) == 0 {
 		return
 	}
 	bad := func(rule, why string) {
@@ -905,7 +926,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 			T.rebuild, T.rule, T.why = true, rule, why
 		}
 	}
-	for _, ci := range T.calls {
+	for ci := T.c0; ci < T.c1; ci++ {
 		c := pr.calls[ci]
 		if c.res < 0 {
 			bad(rp.unansweredRule(), "a call had no result")
@@ -926,7 +947,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 		mineN := 0
 		mine := func(ci int) bool { return pr.mark[ci] == int32(t) }
 		setMine := func(ci int) { pr.mark[ci] = int32(t); mineN++ }
-		last := T.msgs[len(T.msgs)-1]
+		last := T.last
 		switch rp.d {
 		case OpenAIChat:
 		scanChat:
@@ -1002,17 +1023,17 @@ func (rp *repairer) judge(pr *pairing, t int) {
 				break
 			}
 		case OpenAIResponses:
-			for _, ci := range T.calls {
+			for ci := T.c0; ci < T.c1; ci++ {
 				setMine(ci)
 			}
 		}
-		if !T.rebuild && mineN != len(T.calls) {
+		if !T.rebuild && mineN != (T.c1-T.c0) {
 			rule := map[Dialect]string{OpenAIChat: ruleCCAnswerAll, Anthropic: ruleAntResultNext, Gemini: ruleGemRespAfterCall}[rp.d]
 			bad(rule, "its results did not directly follow it")
 		}
 	}
 	if T.rebuild {
-		for _, ci := range T.calls {
+		for ci := T.c0; ci < T.c1; ci++ {
 			if ri := pr.calls[ci].res; ri >= 0 {
 				pr.results[ri].fate = fateConsumed
 				pr.results[ri].owner = t
@@ -1052,7 +1073,7 @@ func (rp *repairer) rebuild(pr *pairing) {
 			t := pr.turnAt[i]
 			T := pr.turns[t]
 			out = rp.emitTurn(pr, t, ownedTrail[t], out)
-			i = T.msgs[len(T.msgs)-1]
+			i = T.last
 		case m.role == llm.RoleTool:
 			out = rp.emitResidual(pr, i, residuals[i], out)
 		default:
@@ -1068,9 +1089,9 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 	var lifted []wpart
 	var answered, wedged []string
 	stripped := map[[2]int]bool{}
-	lastMsg := T.msgs[len(T.msgs)-1]
+	lastMsg := T.last
 	maxAt := lastMsg
-	for _, ci := range T.calls {
+	for ci := T.c0; ci < T.c1; ci++ {
 		c := pr.calls[ci]
 		callPart := rp.w[c.m].parts[c.k]
 		if c.res < 0 {
@@ -1121,7 +1142,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 		results = append(results, p)
 	}
 	// The assistant messages, without stripped calls.
-	for _, mi := range T.msgs {
+	for mi := T.first; mi <= T.last; mi++ {
 		m := rp.w[mi]
 		if len(stripped) > 0 {
 			keep := m.parts[:0:0]
@@ -1149,7 +1170,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 	}
 	inPlace := true // one message right after the calls, in call order
 	prevM, prevK := lastMsg+1, -1
-	for _, ci := range T.calls {
+	for ci := T.c0; ci < T.c1; ci++ {
 		if ri := pr.calls[ci].res; ri >= 0 {
 			r := pr.results[ri]
 			if r.m != prevM || r.k < prevK {
@@ -1163,7 +1184,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 		if len(wedged) > 0 {
 			reason += fmt.Sprintf("; moved %s after them", strings.Join(wedged, ", "))
 		}
-		rp.change(T.rule, rp.msgPath(rp.w[T.msgs[0]]), ActionMove, reason)
+		rp.change(T.rule, rp.msgPath(rp.w[T.first]), ActionMove, reason)
 	}
 	if len(results) == 0 {
 		return out
