@@ -176,8 +176,11 @@ type callInfoKey struct{}
 
 // CallInfoFrom returns the [CallInfo] of the call a tool is running for.
 func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
-	ci, ok := ctx.Value(callInfoKey{}).(CallInfo)
-	return ci, ok
+	ci, ok := ctx.Value(callInfoKey{}).(*CallInfo)
+	if !ok {
+		return CallInfo{}, false
+	}
+	return *ci, true
 }
 
 // IdempotencyKey returns the call's idempotency key, "" if the tool is not
@@ -348,58 +351,59 @@ func (e *Executor) call(ctx context.Context, call llm.ToolCall) observe.Envelope
 	return e.finish(ent.c, env, brief, level)
 }
 
+// The states of an attempt's goroutine, as the executor and the goroutine
+// agree on them with compare-and-swap.
+const (
+	running int32 = iota
+	finished
+	abandoned
+)
+
+// An attemptRun is one attempt in flight: what its goroutine needs and
+// what it produced. The goroutine writes env and err, then closes done;
+// the executor reads them only after done is closed, and never once it
+// has abandoned the attempt.
+type attemptRun struct {
+	ci    CallInfo // in the attempt's context, by pointer
+	tool  Tool
+	b     bound // set for tools whose arguments the executor decodes
+	args  []byte
+	env   observe.Envelope
+	err   error
+	state atomic.Int32
+	done  chan struct{}
+}
+
 // attempt runs the tool once with its own deadline, recovering panics. If
 // the tool does not return within Grace after its context is done, the
 // executor stops waiting and reports a timeout or cancellation whose
 // outcome is unknown.
+//
+// A [Func] tool's arguments are decoded, and its result encoded, here on
+// the caller's goroutine when its types run no code of their own (see
+// plainJSON); the attempt's goroutine then runs only the function, and
+// does not need to grow its stack for encoding/json.
 func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, args []byte, timeout time.Duration, level Idempotency) observe.Envelope {
-	actx, cancel := context.WithTimeout(context.WithValue(ctx, callInfoKey{}, ci), timeout)
-	defer cancel()
-	type result struct {
-		env observe.Envelope
-		err error
-	}
-	done := make(chan result, 1) // buffered: a late tool never blocks
-	const (
-		running = iota
-		finished
-		abandoned
-	)
-	var state atomic.Int32
-	e.stragglers.Add(1)
-	go func() {
-		defer e.stragglers.Done()
-		defer func() {
-			if !state.CompareAndSwap(running, finished) { // the executor stopped waiting
-				e.abandoned.Add(-1)
-			}
-		}()
-		defer func() {
-			if r := recover(); r != nil {
-				e.cfg.Logger.Error("tool panicked", "tool", ci.Name, "call_id", ci.ID, "panic", r, "stack", string(debug.Stack()))
-				done <- result{err: &Error{Type: observe.InternalError, Message: fmt.Sprintf("the tool failed unexpectedly (panic: %s)", shortMessage(fmt.Sprint(r), "unknown"))}}
-			}
-		}()
-		var env observe.Envelope
-		var err error
-		if p, ok := ent.tool.(prevalidated); ok {
-			env, err = p.callValidated(actx, args)
-		} else {
-			env, err = ent.tool.Call(actx, args)
+	r := &attemptRun{ci: ci, tool: ent.tool, args: args, done: make(chan struct{})}
+	if bt, ok := ent.tool.(binder); ok {
+		if r.b, r.err = e.bind(bt, &r.ci, args); r.err != nil {
+			return envelopeFor(r.err)
 		}
-		done <- result{env, err}
-	}()
-	var r result
+	}
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, callInfoKey{}, &r.ci), timeout)
+	defer cancel()
+	e.stragglers.Add(1)
+	go e.run(actx, r)
 	select {
-	case r = <-done:
+	case <-r.done:
 	case <-actx.Done():
 		grace := time.NewTimer(e.cfg.Grace)
 		defer grace.Stop()
 		select {
-		case r = <-done:
+		case <-r.done:
 		case <-grace.C:
-			if !state.CompareAndSwap(running, abandoned) { // it returned just now
-				r = <-done
+			if !r.state.CompareAndSwap(running, abandoned) { // it returned just now
+				<-r.done
 				break
 			}
 			e.abandoned.Add(1)
@@ -416,6 +420,9 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, args []
 			return env
 		}
 	}
+	if r.err == nil && r.b != nil {
+		r.env, r.err = e.result(r.b, &r.ci)
+	}
 	if r.err != nil {
 		env := envelopeFor(r.err)
 		switch {
@@ -428,6 +435,53 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, args []
 		return env
 	}
 	return r.env
+}
+
+// run is an attempt's goroutine: it runs the tool, recovering a panic,
+// and tells the executor it is done unless the executor stopped waiting.
+func (e *Executor) run(ctx context.Context, r *attemptRun) {
+	defer e.stragglers.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			r.env, r.err = observe.Envelope{}, e.panicked(&r.ci, p)
+		}
+		if !r.state.CompareAndSwap(running, finished) { // the executor stopped waiting
+			e.abandoned.Add(-1)
+		}
+		close(r.done)
+	}()
+	if r.b != nil {
+		r.err = r.b.run(ctx)
+		return
+	}
+	r.env, r.err = r.tool.Call(ctx, r.args)
+}
+
+// bind decodes a tool's arguments for one attempt, recovering a panic.
+func (e *Executor) bind(bt binder, ci *CallInfo, args []byte) (b bound, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, e.panicked(ci, p)
+		}
+	}()
+	return bt.bind(args)
+}
+
+// result encodes what a bound attempt produced, recovering a panic.
+func (e *Executor) result(b bound, ci *CallInfo) (env observe.Envelope, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			env, err = observe.Envelope{}, e.panicked(ci, p)
+		}
+	}()
+	return b.result()
+}
+
+// panicked logs a tool's panic with its stack, for the program, and
+// returns the error the model sees, without the stack.
+func (e *Executor) panicked(ci *CallInfo, p any) error {
+	e.cfg.Logger.Error("tool panicked", "tool", ci.Name, "call_id", ci.ID, "panic", p, "stack", string(debug.Stack()))
+	return &Error{Type: observe.InternalError, Message: "the tool failed unexpectedly (panic: " + shortMessage(fmt.Sprint(p), "unknown") + ")"}
 }
 
 // finish gives an envelope its summary and checks the result against the

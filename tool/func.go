@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,11 @@ type FuncOptions struct {
 type funcTool[In, Out any] struct {
 	c  *contract
 	fn func(context.Context, In) (Out, error)
+	// plainIn and plainOut report that decoding In and encoding Out run
+	// no code of the program's own (see plainJSON): the executor then
+	// does them on its own goroutine, and only fn runs under the
+	// attempt's deadline.
+	plainIn, plainOut bool
 }
 
 // Func returns a tool that calls fn, with a contract inferred from the Go
@@ -88,7 +94,11 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 	if err != nil {
 		return nil, fmt.Errorf("tool: func: %w", err)
 	}
-	return &funcTool[In, Out]{c: c, fn: fn}, nil
+	out := reflect.TypeFor[Out]()
+	return &funcTool[In, Out]{c: c, fn: fn,
+		plainIn:  plainJSON(reflect.TypeFor[In]()),
+		plainOut: plainJSON(out) && !out.Implements(reflect.TypeFor[Summarizer]()),
+	}, nil
 }
 
 // MustFunc is like [Func] but panics on error; it is for static wiring.
@@ -121,18 +131,27 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (obs
 			return observe.Envelope{}, err
 		}
 	}
-	return t.callValidated(ctx, args)
-}
-
-func (t *funcTool[In, Out]) callValidated(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
 	var in In
-	if err := json.Unmarshal(args, &in); err != nil {
-		return observe.Envelope{}, Errorf(observe.InvalidArguments, "the arguments do not fit the tool's input: %s", decodeProblem(err))
+	if err := t.decode(args, &in); err != nil {
+		return observe.Envelope{}, err
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {
 		return observe.Envelope{}, err
 	}
+	return t.encode(out)
+}
+
+// decode decodes validated arguments into in.
+func (t *funcTool[In, Out]) decode(args json.RawMessage, in *In) error {
+	if err := json.Unmarshal(args, in); err != nil {
+		return Errorf(observe.InvalidArguments, "the arguments do not fit the tool's input: %s", decodeProblem(err))
+	}
+	return nil
+}
+
+// encode renders fn's result.
+func (t *funcTool[In, Out]) encode(out Out) (observe.Envelope, error) {
 	if env, ok := any(out).(observe.Envelope); ok {
 		return env, nil
 	}
@@ -145,6 +164,102 @@ func (t *funcTool[In, Out]) callValidated(ctx context.Context, args json.RawMess
 		env.Summary = s.Summary()
 	}
 	return env, nil
+}
+
+// bind prepares one attempt for the executor; see [bound].
+func (t *funcTool[In, Out]) bind(args json.RawMessage) (bound, error) {
+	c := &funcCall[In, Out]{t: t}
+	if !t.plainIn {
+		c.args = args // decoded by run, under the deadline
+		return c, nil
+	}
+	if err := t.decode(args, &c.in); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// funcCall is one attempt of a [Func] tool.
+type funcCall[In, Out any] struct {
+	t    *funcTool[In, Out]
+	args json.RawMessage // still to decode, when In is not plain
+	in   In
+	out  Out              // still to encode, when Out is plain
+	env  observe.Envelope // already encoded, when Out is not plain
+	err  error
+}
+
+func (c *funcCall[In, Out]) run(ctx context.Context) error {
+	if !c.t.plainIn {
+		if err := c.t.decode(c.args, &c.in); err != nil {
+			return err
+		}
+	}
+	out, err := c.t.fn(ctx, c.in)
+	if err != nil {
+		return err
+	}
+	if c.t.plainOut {
+		c.out = out
+	} else {
+		c.env, c.err = c.t.encode(out)
+	}
+	return nil
+}
+
+func (c *funcCall[In, Out]) result() (observe.Envelope, error) {
+	if c.t.plainOut {
+		return c.t.encode(c.out)
+	}
+	return c.env, c.err
+}
+
+// plainJSON reports whether encoding/json decodes and encodes values of t
+// without calling methods of the program's own types: no json.Marshaler,
+// json.Unmarshaler, encoding.TextMarshaler or encoding.TextUnmarshaler
+// anywhere in t, except in time.Time, json.Number and json.RawMessage, and
+// no interface that could hold one.
+func plainJSON(t reflect.Type) bool {
+	return plainType(t, map[reflect.Type]bool{})
+}
+
+var (
+	jsonMethods = []reflect.Type{
+		reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler](),
+		reflect.TypeFor[encoding.TextMarshaler](), reflect.TypeFor[encoding.TextUnmarshaler](),
+	}
+	stdJSONTypes = []reflect.Type{reflect.TypeFor[time.Time](), reflect.TypeFor[json.Number](), reflect.TypeFor[json.RawMessage]()}
+)
+
+func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] || slices.Contains(stdJSONTypes, t) {
+		return true
+	}
+	seen[t] = true
+	if t.Kind() == reflect.Pointer {
+		return plainType(t.Elem(), seen)
+	}
+	pt := reflect.PointerTo(t)
+	for _, m := range jsonMethods {
+		if t.Implements(m) || pt.Implements(m) {
+			return false
+		}
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return false
+	case reflect.Slice, reflect.Array:
+		return plainType(t.Elem(), seen)
+	case reflect.Map:
+		return plainType(t.Key(), seen) && plainType(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainType(t.Field(i).Type, seen) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // decodeProblem rephrases an encoding/json decode error.

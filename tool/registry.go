@@ -155,8 +155,18 @@ type precompiled interface {
 	contract() *contract
 }
 
-// prevalidated is a tool whose Call validates its arguments itself; the
-// executor, which has already validated them, calls this instead.
-type prevalidated interface {
-	callValidated(ctx context.Context, args json.RawMessage) (observe.Envelope, error)
+// binder is a tool whose arguments the executor decodes itself, once they
+// are validated ([Func]): bind prepares one attempt, on the executor's
+// goroutine.
+type binder interface {
+	bind(args json.RawMessage) (bound, error)
+}
+
+// A bound is one attempt of a [binder] tool with its arguments in hand.
+// run calls the tool; it runs on the attempt's goroutine, under the
+// attempt's deadline. result renders what run produced; the executor
+// calls it on its own goroutine, after run returned nil.
+type bound interface {
+	run(ctx context.Context) error
+	result() (observe.Envelope, error)
 }

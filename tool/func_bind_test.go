@@ -1,0 +1,100 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/tool"
+)
+
+// Touchy is a field type whose JSON methods are the program's own: it
+// panics when decoded from "boom" and takes its time to encode.
+type Touchy string
+
+func (t *Touchy) UnmarshalJSON(b []byte) error {
+	if string(b) == `"boom"` {
+		panic("touchy cannot decode boom")
+	}
+	return json.Unmarshal(b, (*string)(t))
+}
+
+func (t Touchy) MarshalJSON() ([]byte, error) {
+	if t == "slow" {
+		time.Sleep(300 * time.Millisecond)
+	}
+	return json.Marshal(string(t))
+}
+
+// A Func whose types have JSON methods of their own runs them in the
+// attempt's goroutine: a panic there is an internal_error, and a method
+// that blocks is bounded by the tool's timeout.
+func TestFuncJSONMethods(t *testing.T) {
+	type in struct {
+		V Touchy `json:"v"`
+	}
+	type out struct {
+		V Touchy `json:"v"`
+	}
+	f := tool.MustFunc("touchy", "Echo a touchy value.", func(ctx context.Context, in in) (out, error) {
+		return out(in), nil
+	}, &tool.FuncOptions{Timeout: 20 * time.Millisecond})
+	ex := executor(t, &tool.Config{Grace: 10 * time.Millisecond}, f)
+	tests := []struct {
+		args    string
+		status  llm.Status
+		errType observe.ErrorType
+		message string
+	}{
+		{`{"v": "ok"}`, llm.StatusSuccess, "", ""},
+		{`{"v": "boom"}`, llm.StatusError, observe.InternalError, "the tool failed unexpectedly (panic: touchy cannot decode boom)"},
+		{`{"v": "slow"}`, llm.StatusError, observe.Timeout, "did not finish within 20ms and did not stop"},
+	}
+	for _, tt := range tests {
+		o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "touchy", Input: json.RawMessage(tt.args)})
+		if o.Result.Status != tt.status {
+			t.Errorf("Call(%s).Status = %v, want %v (%s)", tt.args, o.Result.Status, tt.status, text(o.Result))
+			continue
+		}
+		if tt.errType == "" {
+			continue
+		}
+		if e := o.Envelope.Error; e == nil || e.Type != tt.errType || !strings.Contains(e.Message, tt.message) {
+			t.Errorf("Call(%s).Error = %+v, want %s containing %q", tt.args, e, tt.errType, tt.message)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := ex.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every attempt of a retried Func decodes the arguments afresh: what fn
+// did to its input on one attempt is not seen by the next.
+func TestFuncRetryDecodesAgain(t *testing.T) {
+	type in struct {
+		Tags []string `json:"tags"`
+	}
+	var n atomic.Int32
+	f := tool.MustFunc("tagger", "Tag things.", func(ctx context.Context, in in) ([]string, error) {
+		if in.Tags[0] != "a" {
+			t.Errorf("attempt %d: Tags[0] = %q, want %q", n.Load()+1, in.Tags[0], "a")
+		}
+		in.Tags[0] = "changed"
+		if n.Add(1) == 1 {
+			return nil, tool.Errorf(observe.UpstreamError, "try again")
+		}
+		return in.Tags, nil
+	}, &tool.FuncOptions{Idempotency: tool.Level2})
+	ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, f)
+	o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "tagger", Input: json.RawMessage(`{"tags": ["a", "b"]}`)})
+	if o.Result.Status != llm.StatusSuccess || n.Load() != 2 {
+		t.Errorf("Call(tagger) = %v after %d attempts, want success after 2 (%s)", o.Result.Status, n.Load(), text(o.Result))
+	}
+}
