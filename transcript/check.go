@@ -483,7 +483,7 @@ func antRole(r llm.Role) llm.Role {
 
 func (c *checker) anthropic() {
 	first := firstNonSystem(c.msgs)
-	turns := make([]antTurn, 0, len(c.msgs)/2+1)
+	turns := make([]antTurn, 0, len(c.msgs)-first)
 	for i := first; i < len(c.msgs); i++ {
 		r := antRole(c.msgs[i].Role)
 		if n := len(turns); n > 0 && turns[n-1].role == r && r != llm.RoleSystem {
