@@ -14,19 +14,30 @@ import (
 	"github.com/toolwire/toolwire/observe"
 )
 
+// prepared is a call's arguments, ready for the tool.
+type prepared struct {
+	args     []byte // the JSON the tool gets: validated, defaults filled in
+	value    any    // args decoded
+	exact    bool   // value came from fastDecode, so a setter may decode it for json.Unmarshal
+	repaired string // the repair made, for meta.repaired
+}
+
 // prepare parses, if need be repairs, validates and completes a call's
-// arguments. It returns the JSON to pass to the tool and the parsed value;
-// or a failure envelope. repaired describes any repair, for meta.repaired.
+// arguments; or returns a failure envelope, with p.repaired set.
 //
 // A repair that closes an unterminated string at the end completes a value
 // that was most likely cut off; it is accepted only for read-only (level
 // 2) tools, where a wrong guess costs nothing.
-func prepare(c *contract, call llm.ToolCall, repair bool) (args []byte, parsed any, repaired string, fail *observe.Envelope) {
+func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *observe.Envelope) {
 	raw := bytes.TrimSpace(call.Input)
 	if len(raw) == 0 {
-		raw, repaired = []byte("{}"), "read empty arguments as {}"
+		raw, p.repaired = []byte("{}"), "read empty arguments as {}"
 	}
-	v, err := decodeJSON(raw)
+	v, exact := fastDecode(raw)
+	var err error
+	if !exact {
+		v, err = decodeJSONStd(raw)
+	}
 	if err != nil {
 		var fixed []byte
 		var what string
@@ -43,34 +54,35 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (args []byte, parsed a
 		}
 		if !ok {
 			env := malformed(c, call, raw)
-			return nil, nil, "", &env
+			return prepared{}, &env
 		}
-		raw, v, repaired = fixed, fv, what
+		raw, v, p.repaired = fixed, fv, what
 	}
 	// Arguments sent as a JSON string holding the object ("{\"a\":1}"), as
 	// some models do: unambiguous when the string is an object that fits.
 	if s, isString := v.(string); isString {
 		if inner, err := decodeJSON([]byte(s)); err == nil {
 			if _, isObj := inner.(map[string]any); isObj && validate(c.params, inner) == nil {
-				raw, v, repaired = []byte(s), inner, "decoded arguments that were sent as a JSON string"
+				raw, v, exact, p.repaired = []byte(s), inner, false, "decoded arguments that were sent as a JSON string"
 			}
 		}
 	}
 	if fes := validate(c.params, v); len(fes) > 0 {
 		env := invalid(c, call, v, fes)
-		return nil, nil, repaired, &env
+		return p, &env
 	}
 	if c.hasDefaults {
 		if applyDefaults(c.params, v) {
 			b, err := marshalCompact(v)
 			if err != nil { // cannot happen: v came from JSON
 				env := observe.Failure(observe.InternalError, "could not re-encode the arguments: "+err.Error())
-				return nil, nil, repaired, &env
+				return p, &env
 			}
 			raw = b
 		}
 	}
-	return raw, v, repaired, nil
+	p.args, p.value, p.exact = raw, v, exact
+	return p, nil
 }
 
 // malformed is the result for arguments that are not JSON.

@@ -298,12 +298,13 @@ func (e *Executor) call(ctx context.Context, call llm.ToolCall) observe.Envelope
 	if ent == nil {
 		return e.unknownTool(call)
 	}
-	args, parsed, repaired, fail := prepare(ent.c, call, !e.cfg.NoRepair)
+	p, fail := prepare(ent.c, call, !e.cfg.NoRepair)
 	if fail != nil {
-		fail.Meta.Repaired = repaired
+		fail.Meta.Repaired = p.repaired
 		return *fail
 	}
-	brief := callBrief(call.Name, parsed)
+	args, repaired := p.args, p.repaired
+	brief := callBrief(call.Name, p.value)
 	spec := ent.c.spec
 	if spec.RequiresApproval {
 		if env, ok := e.approve(ctx, spec, call, args, brief); !ok {
@@ -327,7 +328,7 @@ func (e *Executor) call(ctx context.Context, call llm.ToolCall) observe.Envelope
 	var env observe.Envelope
 	for attempt := 1; ; attempt++ {
 		ci.Attempt = attempt
-		env = e.attempt(ctx, ent, ci, args, timeout, level)
+		env = e.attempt(ctx, ent, ci, &p, timeout, level)
 		env.Meta.Attempts = attempt
 		if env.Status != llm.StatusError || env.Error == nil || !env.Error.Retryable ||
 			attempt >= maxAttempts || ctx.Err() != nil {
@@ -383,10 +384,10 @@ type attemptRun struct {
 // the caller's goroutine when its types run no code of their own (see
 // plainJSON); the attempt's goroutine then runs only the function, and
 // does not need to grow its stack for encoding/json.
-func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, args []byte, timeout time.Duration, level Idempotency) observe.Envelope {
-	r := &attemptRun{ci: ci, tool: ent.tool, args: args, done: make(chan struct{})}
+func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prepared, timeout time.Duration, level Idempotency) observe.Envelope {
+	r := &attemptRun{ci: ci, tool: ent.tool, args: p.args, done: make(chan struct{})}
 	if bt, ok := ent.tool.(binder); ok {
-		if r.b, r.err = e.bind(bt, &r.ci, args); r.err != nil {
+		if r.b, r.err = e.bind(bt, &r.ci, p); r.err != nil {
 			return envelopeFor(r.err)
 		}
 	}
@@ -458,13 +459,17 @@ func (e *Executor) run(ctx context.Context, r *attemptRun) {
 }
 
 // bind decodes a tool's arguments for one attempt, recovering a panic.
-func (e *Executor) bind(bt binder, ci *CallInfo, args []byte) (b bound, err error) {
+func (e *Executor) bind(bt binder, ci *CallInfo, p *prepared) (b bound, err error) {
 	defer func() {
-		if p := recover(); p != nil {
-			b, err = nil, e.panicked(ci, p)
+		if r := recover(); r != nil {
+			b, err = nil, e.panicked(ci, r)
 		}
 	}()
-	return bt.bind(args)
+	var value any
+	if p.exact {
+		value = p.value
+	}
+	return bt.bind(p.args, value)
 }
 
 // result encodes what a bound attempt produced, recovering a panic.

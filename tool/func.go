@@ -40,6 +40,9 @@ type funcTool[In, Out any] struct {
 	// does them on its own goroutine, and only fn runs under the
 	// attempt's deadline.
 	plainIn, plainOut bool
+	// setIn decodes In from the value the executor validated, in place
+	// of json.Unmarshal of the same JSON; nil if In has no setter.
+	setIn setter
 }
 
 // Func returns a tool that calls fn, with a contract inferred from the Go
@@ -94,11 +97,15 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 	if err != nil {
 		return nil, fmt.Errorf("tool: func: %w", err)
 	}
-	out := reflect.TypeFor[Out]()
-	return &funcTool[In, Out]{c: c, fn: fn,
-		plainIn:  plainJSON(reflect.TypeFor[In]()),
+	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	t := &funcTool[In, Out]{c: c, fn: fn,
+		plainIn:  plainJSON(in),
 		plainOut: plainJSON(out) && !out.Implements(reflect.TypeFor[Summarizer]()),
-	}, nil
+	}
+	if t.plainIn {
+		t.setIn = setterFor(in)
+	}
+	return t, nil
 }
 
 // MustFunc is like [Func] but panics on error; it is for static wiring.
@@ -166,12 +173,20 @@ func (t *funcTool[In, Out]) encode(out Out) (observe.Envelope, error) {
 	return env, nil
 }
 
-// bind prepares one attempt for the executor; see [bound].
-func (t *funcTool[In, Out]) bind(args json.RawMessage) (bound, error) {
+// bind prepares one attempt for the executor; see [bound]. The arguments
+// are decoded afresh for every attempt: fn may have changed the last In.
+func (t *funcTool[In, Out]) bind(args json.RawMessage, value any) (bound, error) {
 	c := &funcCall[In, Out]{t: t}
 	if !t.plainIn {
 		c.args = args // decoded by run, under the deadline
 		return c, nil
+	}
+	if value != nil && t.setIn != nil {
+		if t.setIn(reflect.ValueOf(&c.in).Elem(), value) {
+			return c, nil
+		}
+		var zero In
+		c.in = zero // json.Unmarshal decides, from scratch
 	}
 	if err := t.decode(args, &c.in); err != nil {
 		return nil, err

@@ -16,10 +16,14 @@ const maxFastDepth = 64
 // whole input and sharing it between the keys and string values. It
 // reports ok=false, and does nothing else, for anything outside that
 // shape or any malformed input: \u escapes, invalid UTF-8, nesting deeper
-// than maxFastDepth, a syntax error, trailing data. [decodeJSON] then
-// falls back to encoding/json, which stays the reference for values and
-// errors alike; FuzzDecodeJSON checks that whatever fastDecode accepts,
-// encoding/json decodes to the same value.
+// than maxFastDepth, a duplicate key, a syntax error, trailing data.
+// [decodeJSON] then falls back to encoding/json, which stays the reference
+// for values and errors alike; FuzzDecodeJSON checks that whatever
+// fastDecode accepts, encoding/json decodes to the same value.
+//
+// Refusing duplicate keys lets a [setter] stand in for json.Unmarshal on
+// what fastDecode returns: json.Unmarshal into a struct sees every
+// occurrence of a key, a map only the last.
 func fastDecode(b []byte) (v any, ok bool) {
 	if !utf8.Valid(b) {
 		return nil, false
@@ -107,6 +111,9 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		v, ok := d.value(depth + 1)
 		if !ok {
 			return nil, false
+		}
+		if _, dup := m[k]; dup {
+			return nil, false // encoding/json decodes both into a struct; see setter
 		}
 		m[k] = v
 		d.space()
