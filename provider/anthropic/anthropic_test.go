@@ -189,8 +189,8 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tc := range []struct {
 		body, want string
 	}{
-		{``, `anthropic: invalid JSON at line 1, column 1: empty body`},
-		{`{"messages":[{"role":"user","content":"hi"}`, `anthropic: messages: invalid JSON at line 1, column 44: want ',' or ']' after an element, found end of input`},
+		{``, `anthropic: invalid JSON at line 1, column 1: empty input`},
+		{`{"messages":[{"role":"user","content":"hi"}`, `anthropic: messages: invalid JSON at line 1, column 44: want ',' or ']' after an array element, found end of input`},
 		{`{"messages":[{"role":"user","content":[{"type":"text","text":"a}]}]}`, `anthropic: messages.0.content.0.text: invalid JSON at line 1, column 69: unterminated string`},
 		{`"hello"`, `anthropic: want a request body (an object) or a messages array, got a string`},
 		{`{"model":"x"}`, `anthropic: messages: missing (a Messages API request body has a "messages" array)`},
@@ -219,8 +219,8 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"messages":[],"tools":[{"name":"f","input_schema":[]}]}`, `anthropic: tools.0.input_schema: want a JSON Schema object, got an array`},
 		{`{"messages":[],"thinking":true}`, `anthropic: thinking: want an object, got a boolean`},
 		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 in a string`},
-		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected 'x' after the end of the body`},
-		{strings.Repeat("[", 10001), `anthropic: ` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: nested more than 10000 deep`},
+		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected data after the top-level value: 'x'`},
+		{strings.Repeat("[", 10001), `anthropic: ` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: nesting deeper than 10000`},
 	} {
 		_, err := Decode([]byte(tc.body))
 		got := fmt.Sprint(err)

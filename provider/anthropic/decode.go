@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/transcript"
@@ -22,15 +23,15 @@ func Decode(body []byte) (*Request, error) {
 		return nil, err
 	}
 	d := decoder{t: t, r: &Request{src: &source{}}, names: make(map[string]string)}
-	root := int32(0)
-	switch t.nodes[root].kind {
-	case kindArray:
+	root := t.Root()
+	switch t.Kind(root) {
+	case jsontree.Array:
 		d.r.Bare = true
 		err = d.messages(root)
-	case kindObject:
+	case jsontree.Object:
 		err = d.body(root)
 	default:
-		err = &DecodeError{Offset: -1, Err: fmt.Errorf("want a request body (an object) or a messages array, got %s", t.nodes[root].kind)}
+		err = &DecodeError{Offset: -1, Err: fmt.Errorf("want a request body (an object) or a messages array, got %s", t.Kind(root).Phrase())}
 	}
 	if err != nil {
 		return nil, err
@@ -39,22 +40,22 @@ func Decode(body []byte) (*Request, error) {
 }
 
 type decoder struct {
-	t     *tree
+	t     *jsontree.Tree
 	r     *Request
 	names map[string]string // tool_use id → tool name, for results
 }
 
-func (d *decoder) errf(idx int32, format string, args ...any) error {
-	return &DecodeError{Path: d.t.path(idx), Offset: -1, Err: fmt.Errorf(format, args...)}
+func (d *decoder) errf(idx jsontree.Node, format string, args ...any) error {
+	return &DecodeError{Path: d.t.Path(idx), Offset: -1, Err: fmt.Errorf(format, args...)}
 }
 
 // want reports that node idx has the wrong kind.
-func (d *decoder) want(idx int32, what string) error {
-	return d.errf(idx, "want %s, got %s", what, d.t.nodes[idx].kind)
+func (d *decoder) want(idx jsontree.Node, what string) error {
+	return d.errf(idx, "want %s, got %s", what, d.t.Kind(idx).Phrase())
 }
 
-func (d *decoder) missing(obj int32, key, hint string) error {
-	p := d.t.path(obj)
+func (d *decoder) missing(obj jsontree.Node, key, hint string) error {
+	p := d.t.Path(obj)
 	if p != "" {
 		p += "."
 	}
@@ -62,53 +63,36 @@ func (d *decoder) missing(obj int32, key, hint string) error {
 }
 
 // object checks that idx is an object without repeated keys.
-func (d *decoder) object(idx int32, what string) error {
-	t := d.t
-	if t.nodes[idx].kind != kindObject {
+func (d *decoder) object(idx jsontree.Node, what string) error {
+	if d.t.Kind(idx) != jsontree.Object {
 		return d.want(idx, what)
 	}
-	for a := t.nodes[idx].first; a >= 0; a = t.nodes[a].next {
-		ka := t.src[t.nodes[a].kstart:t.nodes[a].kend]
-		for b := t.nodes[a].next; b >= 0; b = t.nodes[b].next {
-			kb := t.src[t.nodes[b].kstart:t.nodes[b].kend]
-			if bytes.Equal(ka, kb) || ((t.nodes[a].kesc || t.nodes[b].kesc) && t.key(a) == t.key(b)) {
-				return d.errf(b, "repeats a field of the same object")
-			}
-		}
+	if dup := d.t.Duplicate(idx); dup >= 0 {
+		return d.errf(dup, "repeats a field of the same object")
 	}
 	return nil
 }
 
-// get returns the member of object obj with key k, or -1.
-func (d *decoder) get(obj int32, k string) int32 {
-	for c := d.t.nodes[obj].first; c >= 0; c = d.t.nodes[c].next {
-		if d.t.keyIs(c, k) {
-			return c
-		}
-	}
-	return -1
-}
-
-func (d *decoder) str(idx int32) (string, error) {
-	if d.t.nodes[idx].kind != kindString {
+func (d *decoder) str(idx jsontree.Node) (string, error) {
+	if d.t.Kind(idx) != jsontree.String {
 		return "", d.want(idx, "a string")
 	}
-	return d.t.str(idx), nil
+	return d.t.Str(idx), nil
 }
 
 // extras returns the members of obj whose keys are not in modeled, and
 // notes each in Unmodeled.
-func (d *decoder) extras(obj int32, modeled ...string) []member {
+func (d *decoder) extras(obj jsontree.Node, modeled ...string) []member {
 	var out []member
 next:
-	for c := d.t.nodes[obj].first; c >= 0; c = d.t.nodes[c].next {
+	for c := d.t.First(obj); c >= 0; c = d.t.Next(c) {
 		for _, k := range modeled {
-			if d.t.keyIs(c, k) {
+			if d.t.KeyIs(c, k) {
 				continue next
 			}
 		}
-		key := d.t.key(c)
-		out = append(out, member{key: key, val: d.t.raw(c)})
+		key := d.t.Key(c)
+		out = append(out, member{key: key, val: d.t.Compact(c)})
 		if key != "type" {
 			d.note(c, fmt.Sprintf("the %q field is not part of the llm form", key))
 		}
@@ -117,19 +101,19 @@ next:
 }
 
 // note records something the llm form does not hold.
-func (d *decoder) note(idx int32, what string) {
-	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.path(idx),
+func (d *decoder) note(idx jsontree.Node, what string) {
+	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.Path(idx),
 		Message: what + "; kept when re-encoding as Anthropic, lost when converting to another dialect"})
 }
 
-func (d *decoder) body(root int32) error {
+func (d *decoder) body(root jsontree.Node) error {
 	if err := d.object(root, "an object"); err != nil {
 		return err
 	}
 	r, t := d.r, d.t
-	var system, messages, tools int32 = -1, -1, -1
-	for c := t.nodes[root].first; c >= 0; c = t.nodes[c].next {
-		key := t.key(c)
+	var system, messages, tools jsontree.Node = -1, -1, -1
+	for c := t.First(root); c >= 0; c = t.Next(c) {
+		key := t.Key(c)
 		switch key {
 		case "system":
 			system = c
@@ -138,12 +122,12 @@ func (d *decoder) body(root int32) error {
 		case "tools":
 			tools = c
 		default:
-			r.Fields = append(r.Fields, Field{Key: key, Value: t.raw(c)})
+			r.Fields = append(r.Fields, Field{Key: key, Value: t.Compact(c)})
 			if key == "thinking" {
-				if t.nodes[c].kind != kindObject {
+				if t.Kind(c) != jsontree.Object {
 					return d.want(c, "an object")
 				}
-				if ty := d.get(c, "type"); ty >= 0 && t.nodes[ty].kind == kindString && t.str(ty) == "enabled" {
+				if ty := d.t.Get(c, "type"); ty >= 0 && t.Kind(ty) == jsontree.String && t.Str(ty) == "enabled" {
 					r.Thinking = true
 				}
 			}
@@ -169,14 +153,14 @@ func (d *decoder) body(root int32) error {
 }
 
 // system decodes the top-level system field into one system message.
-func (d *decoder) system(idx int32) error {
+func (d *decoder) system(idx jsontree.Node) error {
 	src, t := d.r.src, d.t
 	first := int32(len(src.blocks))
-	switch t.nodes[idx].kind {
-	case kindString:
-		src.blocks = append(src.blocks, block{part: llm.Text{Text: t.str(idx)}, raw: t.raw(idx), str: true})
-	case kindArray:
-		for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+	switch t.Kind(idx) {
+	case jsontree.String:
+		src.blocks = append(src.blocks, block{part: llm.Text{Text: t.Str(idx)}, raw: t.Compact(idx), str: true})
+	case jsontree.Array:
+		for c := t.First(idx); c >= 0; c = t.Next(c) {
 			b, err := d.block(c, llm.RoleSystem)
 			if err != nil {
 				return err
@@ -192,7 +176,7 @@ func (d *decoder) system(idx int32) error {
 }
 
 // addMessage appends the llm message made of the blocks from first on.
-func (d *decoder) addMessage(role llm.Role, idx, first int32) {
+func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
 	src := d.r.src
 	blocks := src.blocks[first:]
 	parts := make([]llm.Part, len(blocks))
@@ -203,25 +187,25 @@ func (d *decoder) addMessage(role llm.Role, idx, first int32) {
 		}
 	}
 	d.r.Messages = append(d.r.Messages, llm.Message{Role: role, Parts: parts})
-	src.msgs = append(src.msgs, srcMsg{raw: d.t.raw(idx), first: first, count: int32(len(blocks)), role: role})
+	src.msgs = append(src.msgs, srcMsg{raw: d.t.Compact(idx), first: first, count: int32(len(blocks)), role: role})
 }
 
-func (d *decoder) messages(idx int32) error {
+func (d *decoder) messages(idx jsontree.Node) error {
 	t := d.t
-	if t.nodes[idx].kind != kindArray {
+	if t.Kind(idx) != jsontree.Array {
 		return d.want(idx, "an array of messages")
 	}
 	leading := true
-	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+	for c := t.First(idx); c >= 0; c = t.Next(c) {
 		if err := d.object(c, "a message object"); err != nil {
 			return err
 		}
-		var roleIdx, content int32 = -1, -1
-		for f := t.nodes[c].first; f >= 0; f = t.nodes[f].next {
+		var roleIdx, content jsontree.Node = -1, -1
+		for f := t.First(c); f >= 0; f = t.Next(f) {
 			switch {
-			case t.keyIs(f, "role"):
+			case t.KeyIs(f, "role"):
 				roleIdx = f
-			case t.keyIs(f, "content"):
+			case t.KeyIs(f, "content"):
 				content = f
 			default:
 				return d.errf(f, "unknown field (a message has role and content)")
@@ -249,7 +233,7 @@ func (d *decoder) messages(idx int32) error {
 			return d.missing(c, "content", "a string or an array of content blocks")
 		}
 		if role == llm.RoleSystem && leading {
-			path := t.path(c)
+			path := t.Path(c)
 			d.r.Wire = append(d.r.Wire, transcript.Violation{
 				Rule: "ANT-SYSTEM-ROLE", Path: path,
 				Message:       `a message with role "system" before the first user or assistant message; the Messages API takes the system prompt in the top-level "system" field`,
@@ -260,11 +244,11 @@ func (d *decoder) messages(idx int32) error {
 		}
 		src := d.r.src
 		first := int32(len(src.blocks))
-		switch t.nodes[content].kind {
-		case kindString:
-			src.blocks = append(src.blocks, block{part: llm.Text{Text: t.str(content)}, raw: t.raw(content), str: true})
-		case kindArray:
-			for b := t.nodes[content].first; b >= 0; b = t.nodes[b].next {
+		switch t.Kind(content) {
+		case jsontree.String:
+			src.blocks = append(src.blocks, block{part: llm.Text{Text: t.Str(content)}, raw: t.Compact(content), str: true})
+		case jsontree.Array:
+			for b := t.First(content); b >= 0; b = t.Next(b) {
 				blk, err := d.block(b, role)
 				if err != nil {
 					return err
@@ -280,12 +264,12 @@ func (d *decoder) messages(idx int32) error {
 }
 
 // block decodes a content block of a message with the given role.
-func (d *decoder) block(idx int32, role llm.Role) (block, error) {
+func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 	t := d.t
 	if err := d.object(idx, "a content block object"); err != nil {
 		return block{}, err
 	}
-	ty := d.get(idx, "type")
+	ty := d.t.Get(idx, "type")
 	if ty < 0 {
 		return block{}, d.missing(idx, "type", `"text", "image", "tool_use", "tool_result", ...`)
 	}
@@ -293,7 +277,7 @@ func (d *decoder) block(idx int32, role llm.Role) (block, error) {
 	if err != nil {
 		return block{}, err
 	}
-	b := block{raw: t.raw(idx)}
+	b := block{raw: t.Compact(idx)}
 	placed := func(want llm.Role) error {
 		if role == want || (want == llm.RoleUser && role == llm.RoleTool) {
 			return nil
@@ -305,7 +289,7 @@ func (d *decoder) block(idx int32, role llm.Role) (block, error) {
 	}
 	switch typ {
 	case "text":
-		tx := d.get(idx, "text")
+		tx := d.t.Get(idx, "text")
 		if tx < 0 {
 			return block{}, d.missing(idx, "text", "a string")
 		}
@@ -345,12 +329,12 @@ func (d *decoder) block(idx int32, role llm.Role) (block, error) {
 			return block{}, err
 		}
 		r := llm.Reasoning{Provider: string(Dialect)}
-		if f := d.get(idx, "thinking"); f >= 0 {
+		if f := d.t.Get(idx, "thinking"); f >= 0 {
 			if r.Text, err = d.str(f); err != nil {
 				return block{}, err
 			}
 		}
-		if f := d.get(idx, "signature"); f >= 0 {
+		if f := d.t.Get(idx, "signature"); f >= 0 {
 			if r.Signature, err = d.str(f); err != nil {
 				return block{}, err
 			}
@@ -361,14 +345,14 @@ func (d *decoder) block(idx int32, role llm.Role) (block, error) {
 		if err := placed(llm.RoleAssistant); err != nil {
 			return block{}, err
 		}
-		f := d.get(idx, "data")
+		f := d.t.Get(idx, "data")
 		if f < 0 {
 			return block{}, d.missing(idx, "data", "the redacted thinking, a string")
 		}
 		if _, err := d.str(f); err != nil {
 			return block{}, err
 		}
-		b.part = llm.Reasoning{Provider: string(Dialect), Data: t.raw(f)}
+		b.part = llm.Reasoning{Provider: string(Dialect), Data: t.Compact(f)}
 		b.extras = d.extras(idx, "type", "data")
 	default:
 		if role != llm.RoleAssistant {
@@ -380,9 +364,9 @@ func (d *decoder) block(idx int32, role llm.Role) (block, error) {
 	return b, nil
 }
 
-func (d *decoder) toolUse(idx int32) (llm.ToolCall, error) {
+func (d *decoder) toolUse(idx jsontree.Node) (llm.ToolCall, error) {
 	var c llm.ToolCall
-	f := d.get(idx, "id")
+	f := d.t.Get(idx, "id")
 	if f < 0 {
 		return c, d.missing(idx, "id", "the tool call's id, a string")
 	}
@@ -390,28 +374,27 @@ func (d *decoder) toolUse(idx int32) (llm.ToolCall, error) {
 	if c.ID, err = d.str(f); err != nil {
 		return c, err
 	}
-	if f = d.get(idx, "name"); f < 0 {
+	if f = d.t.Get(idx, "name"); f < 0 {
 		return c, d.missing(idx, "name", "the tool's name, a string")
 	}
 	if c.Name, err = d.str(f); err != nil {
 		return c, err
 	}
-	if f = d.get(idx, "input"); f < 0 {
+	if f = d.t.Get(idx, "input"); f < 0 {
 		return c, d.missing(idx, "input", "the arguments, an object")
 	}
-	if d.t.nodes[f].kind != kindObject {
+	if d.t.Kind(f) != jsontree.Object {
 		return c, d.want(f, "an object")
 	}
-	n := &d.t.nodes[f]
-	c.Input = d.t.src[n.start:n.end:n.end]
+	c.Input = d.t.Raw(f)
 	d.names[c.ID] = c.Name
 	return c, nil
 }
 
-func (d *decoder) toolResult(idx int32, b *block) error {
+func (d *decoder) toolResult(idx jsontree.Node, b *block) error {
 	t := d.t
 	var r llm.ToolResult
-	f := d.get(idx, "tool_use_id")
+	f := d.t.Get(idx, "tool_use_id")
 	if f < 0 {
 		return d.missing(idx, "tool_use_id", "the id of the tool_use it answers, a string")
 	}
@@ -421,20 +404,20 @@ func (d *decoder) toolResult(idx int32, b *block) error {
 	}
 	r.Name = d.names[r.CallID]
 	isErr := false
-	if f = d.get(idx, "is_error"); f >= 0 {
-		if t.nodes[f].kind != kindBool {
+	if f = d.t.Get(idx, "is_error"); f >= 0 {
+		if t.Kind(f) != jsontree.Bool {
 			return d.want(f, "a boolean")
 		}
-		isErr = t.src[t.nodes[f].start] == 't'
+		isErr = t.IsTrue(f)
 	}
-	if f = d.get(idx, "content"); f >= 0 {
-		switch t.nodes[f].kind {
-		case kindString:
-			r.Content = []llm.Part{llm.Text{Text: t.str(f)}}
-		case kindArray:
+	if f = d.t.Get(idx, "content"); f >= 0 {
+		switch t.Kind(f) {
+		case jsontree.String:
+			r.Content = []llm.Part{llm.Text{Text: t.Str(f)}}
+		case jsontree.Array:
 			b.wasArr = true
-			r.Content = make([]llm.Part, 0, t.nodes[f].n)
-			for c := t.nodes[f].first; c >= 0; c = t.nodes[c].next {
+			r.Content = make([]llm.Part, 0, t.Len(f))
+			for c := t.First(f); c >= 0; c = t.Next(c) {
 				inner, err := d.resultBlock(c)
 				if err != nil {
 					return err
@@ -474,11 +457,11 @@ func looksLikeEnvelope(s string) bool {
 }
 
 // resultBlock decodes a block of a tool_result's content.
-func (d *decoder) resultBlock(idx int32) (block, error) {
+func (d *decoder) resultBlock(idx jsontree.Node) (block, error) {
 	if err := d.object(idx, "a content block object"); err != nil {
 		return block{}, err
 	}
-	ty := d.get(idx, "type")
+	ty := d.t.Get(idx, "type")
 	if ty < 0 {
 		return block{}, d.missing(idx, "type", `"text", "image" or "document"`)
 	}
@@ -494,16 +477,16 @@ func (d *decoder) resultBlock(idx int32) (block, error) {
 }
 
 // media decodes an image or document block's source.
-func (d *decoder) media(idx int32, doc bool) (llm.Image, error) {
+func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, error) {
 	var img llm.Image
-	s := d.get(idx, "source")
+	s := d.t.Get(idx, "source")
 	if s < 0 {
 		return img, d.missing(idx, "source", "an object")
 	}
 	if err := d.object(s, "an object"); err != nil {
 		return img, err
 	}
-	f := d.get(s, "type")
+	f := d.t.Get(s, "type")
 	if f < 0 {
 		return img, d.missing(s, "type", `"base64" or "url"`)
 	}
@@ -512,7 +495,7 @@ func (d *decoder) media(idx int32, doc bool) (llm.Image, error) {
 		return img, err
 	}
 	field := func(key, hint string) (string, error) {
-		f := d.get(s, key)
+		f := d.t.Get(s, key)
 		if f < 0 {
 			return "", d.missing(s, key, hint)
 		}
@@ -528,7 +511,7 @@ func (d *decoder) media(idx int32, doc bool) (llm.Image, error) {
 			return img, err
 		}
 		if img.Data, err = base64.StdEncoding.DecodeString(data); err != nil {
-			return img, d.errf(d.get(s, "data"), "invalid base64: %v", err)
+			return img, d.errf(d.t.Get(s, "data"), "invalid base64: %v", err)
 		}
 		if img.Data == nil {
 			img.Data = []byte{}
@@ -549,7 +532,7 @@ func (d *decoder) media(idx int32, doc bool) (llm.Image, error) {
 			return img, err
 		}
 		img.MediaType = mediaText
-		if mt := d.get(s, "media_type"); mt >= 0 {
+		if mt := d.t.Get(s, "media_type"); mt >= 0 {
 			if img.MediaType, err = d.str(mt); err != nil {
 				return img, err
 			}
@@ -567,17 +550,17 @@ const (
 )
 
 // tools decodes the top-level tools array.
-func (d *decoder) tools(idx int32) error {
+func (d *decoder) tools(idx jsontree.Node) error {
 	t := d.t
-	if t.nodes[idx].kind != kindArray {
+	if t.Kind(idx) != jsontree.Array {
 		return d.want(idx, "an array of tools")
 	}
-	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+	for c := t.First(idx); c >= 0; c = t.Next(c) {
 		if err := d.object(c, "a tool object"); err != nil {
 			return err
 		}
-		st := srcTool{raw: t.raw(c)}
-		if ty := d.get(c, "type"); ty >= 0 {
+		st := srcTool{raw: t.Compact(c)}
+		if ty := d.t.Get(c, "type"); ty >= 0 {
 			typ, err := d.str(ty)
 			if err != nil {
 				return err
@@ -589,7 +572,7 @@ func (d *decoder) tools(idx int32) error {
 			d.r.src.tools = append(d.r.src.tools, st)
 			continue
 		}
-		f := d.get(c, "name")
+		f := d.t.Get(c, "name")
 		if f < 0 {
 			return d.missing(c, "name", "the tool's name, a string")
 		}
@@ -597,22 +580,22 @@ func (d *decoder) tools(idx int32) error {
 		if st.spec.Name, err = d.str(f); err != nil {
 			return err
 		}
-		if f = d.get(c, "description"); f >= 0 {
+		if f = d.t.Get(c, "description"); f >= 0 {
 			if st.spec.Description, err = d.str(f); err != nil {
 				return err
 			}
 		}
-		if f = d.get(c, "input_schema"); f >= 0 {
-			if t.nodes[f].kind != kindObject {
+		if f = d.t.Get(c, "input_schema"); f >= 0 {
+			if t.Kind(f) != jsontree.Object {
 				return d.want(f, "a JSON Schema object")
 			}
-			st.spec.Parameters = t.raw(f)
+			st.spec.Parameters = t.Compact(f)
 		}
-		if f = d.get(c, "strict"); f >= 0 {
-			if t.nodes[f].kind != kindBool {
+		if f = d.t.Get(c, "strict"); f >= 0 {
+			if t.Kind(f) != jsontree.Bool {
 				return d.want(f, "a boolean")
 			}
-			st.spec.Strict = t.src[t.nodes[f].start] == 't'
+			st.spec.Strict = t.IsTrue(f)
 		}
 		st.extras = d.extras(c, "name", "description", "input_schema", "strict")
 		d.r.src.tools = append(d.r.src.tools, st)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -324,7 +325,7 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 		sep()
 		dst, _ = llm.AppendJSONString(dst, f.Key)
 		dst = append(dst, ':')
-		dst = appendCompact(dst, v)
+		dst = jsontree.AppendCompact(dst, v)
 	}
 	if !messagesDone {
 		system()
@@ -670,7 +671,7 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 		data := bytes.TrimSpace(p.Data)
 		switch {
 		case len(data) > 0 && data[0] == '{' && json.Valid(data):
-			return appendCompact(dst, data) // an opaque block, verbatim
+			return jsontree.AppendCompact(dst, data) // an opaque block, verbatim
 		case len(data) > 0:
 			var s string
 			if json.Unmarshal(data, &s) != nil {
@@ -708,7 +709,7 @@ func (e *encoder) input(dst, in []byte, path string) []byte {
 		return append(dst, "{}"...)
 	}
 	if obj, ok := isObjectJSON(trimmed); ok {
-		return appendCompact(dst, obj)
+		return jsontree.AppendCompact(dst, obj)
 	}
 	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
 	dst = append(dst, `{"_raw":`...)
@@ -909,7 +910,7 @@ func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []member, k int) []byt
 	}
 	dst = append(dst, `,"input_schema":`...)
 	if obj, ok := isObjectJSON(t.Parameters); ok {
-		dst = appendCompact(dst, obj)
+		dst = jsontree.AppendCompact(dst, obj)
 	} else {
 		if len(bytes.TrimSpace(t.Parameters)) > 0 {
 			e.warn("tools."+strconv.Itoa(k)+".input_schema", "the parameters of tool %q are not a JSON object; written as an empty object schema", t.Name)

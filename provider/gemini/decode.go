@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/transcript"
@@ -24,14 +25,14 @@ func Decode(body []byte) (*Request, error) {
 		return nil, err
 	}
 	d := decoder{t: t, r: &Request{src: &source{}}, names: make(map[string]string)}
-	switch t.nodes[0].kind {
-	case kindArray:
+	switch t.Kind(0) {
+	case jsontree.Array:
 		d.r.Bare = true
 		err = d.contents(0)
-	case kindObject:
+	case jsontree.Object:
 		err = d.body(0)
 	default:
-		err = &DecodeError{Offset: -1, Err: fmt.Errorf("want a request body (an object) or a contents array, got %s", t.nodes[0].kind)}
+		err = &DecodeError{Offset: -1, Err: fmt.Errorf("want a request body (an object) or a contents array, got %s", t.Kind(0).Phrase())}
 	}
 	if err != nil {
 		return nil, err
@@ -40,21 +41,21 @@ func Decode(body []byte) (*Request, error) {
 }
 
 type decoder struct {
-	t     *tree
+	t     *jsontree.Tree
 	r     *Request
 	names map[string]string // functionCall id → name
 }
 
-func (d *decoder) errf(idx int32, format string, args ...any) error {
-	return &DecodeError{Path: d.t.path(idx), Offset: -1, Err: fmt.Errorf(format, args...)}
+func (d *decoder) errf(idx jsontree.Node, format string, args ...any) error {
+	return &DecodeError{Path: d.t.Path(idx), Offset: -1, Err: fmt.Errorf(format, args...)}
 }
 
-func (d *decoder) want(idx int32, what string) error {
-	return d.errf(idx, "want %s, got %s", what, d.t.nodes[idx].kind)
+func (d *decoder) want(idx jsontree.Node, what string) error {
+	return d.errf(idx, "want %s, got %s", what, d.t.Kind(idx).Phrase())
 }
 
-func (d *decoder) missing(obj int32, key, hint string) error {
-	p := d.t.path(obj)
+func (d *decoder) missing(obj jsontree.Node, key, hint string) error {
+	p := d.t.Path(obj)
 	if p != "" {
 		p += "."
 	}
@@ -63,39 +64,28 @@ func (d *decoder) missing(obj int32, key, hint string) error {
 
 // object checks that idx is an object without repeated keys, counting the
 // two spellings of a field as one.
-func (d *decoder) object(idx int32, what string) error {
+func (d *decoder) object(idx jsontree.Node, what string) error {
 	t := d.t
-	if t.nodes[idx].kind != kindObject {
+	if t.Kind(idx) != jsontree.Object {
 		return d.want(idx, what)
 	}
 	plain := true
-	for a := t.nodes[idx].first; a >= 0; a = t.nodes[a].next {
-		n := &t.nodes[a]
-		if n.kesc || bytes.IndexByte(t.src[n.kstart:n.kend], '_') >= 0 {
+	for a := t.First(idx); a >= 0; a = t.Next(a) {
+		if k, esc := t.RawKey(a); esc || bytes.IndexByte(k, '_') >= 0 {
 			plain = false
 			break
 		}
 	}
-	key := func(a int32) string {
-		n := &t.nodes[a]
-		if plain {
-			return string(t.src[n.kstart:n.kend])
+	if plain {
+		if dup := t.Duplicate(idx); dup >= 0 {
+			return d.errf(dup, "repeats a field of the same object")
 		}
-		return camel(t.key(a))
+		return nil
 	}
-	for a := t.nodes[idx].first; a >= 0; a = t.nodes[a].next {
-		if plain {
-			ka := t.src[t.nodes[a].kstart:t.nodes[a].kend]
-			for b := t.nodes[a].next; b >= 0; b = t.nodes[b].next {
-				if bytes.Equal(ka, t.src[t.nodes[b].kstart:t.nodes[b].kend]) {
-					return d.errf(b, "repeats a field of the same object")
-				}
-			}
-			continue
-		}
-		ka := key(a)
-		for b := t.nodes[a].next; b >= 0; b = t.nodes[b].next {
-			if key(b) == ka {
+	for b := t.Next(t.First(idx)); b >= 0; b = t.Next(b) {
+		kb := camel(t.Key(b))
+		for a := t.First(idx); a != b; a = t.Next(a) {
+			if camel(t.Key(a)) == kb {
 				return d.errf(b, "repeats a field of the same object")
 			}
 		}
@@ -128,41 +118,39 @@ func camel(k string) string {
 
 // get returns the member of object obj named k (lowerCamelCase) in either
 // spelling, or -1.
-func (d *decoder) get(obj int32, k string) int32 {
-	for c := d.t.nodes[obj].first; c >= 0; c = d.t.nodes[c].next {
-		if d.t.keyIs(c, k) {
+func (d *decoder) get(obj jsontree.Node, k string) jsontree.Node {
+	for c := d.t.First(obj); c >= 0; c = d.t.Next(c) {
+		if d.t.KeyIs(c, k) {
 			return c
 		}
-		n := &d.t.nodes[c]
-		if bytes.IndexByte(d.t.src[n.kstart:n.kend], '_') >= 0 && camel(d.t.key(c)) == k {
+		if raw, _ := d.t.RawKey(c); bytes.IndexByte(raw, '_') >= 0 && camel(d.t.Key(c)) == k {
 			return c
 		}
 	}
-	return -1
+	return jsontree.None
 }
 
-func (d *decoder) str(idx int32) (string, error) {
-	if d.t.nodes[idx].kind != kindString {
+func (d *decoder) str(idx jsontree.Node) (string, error) {
+	if d.t.Kind(idx) != jsontree.String {
 		return "", d.want(idx, "a string")
 	}
-	return d.t.str(idx), nil
+	return d.t.Str(idx), nil
 }
 
 // extras returns the members of obj whose keys (in either spelling) are
 // not in modeled, and notes each in Unmodeled.
-func (d *decoder) extras(obj int32, modeled ...string) []member {
+func (d *decoder) extras(obj jsontree.Node, modeled ...string) []member {
 	var out []member
 next:
-	for c := d.t.nodes[obj].first; c >= 0; c = d.t.nodes[c].next {
-		n := &d.t.nodes[c]
-		raw := d.t.src[n.kstart:n.kend]
-		plain := !n.kesc && bytes.IndexByte(raw, '_') < 0
+	for c := d.t.First(obj); c >= 0; c = d.t.Next(c) {
+		raw, esc := d.t.RawKey(c)
+		plain := !esc && bytes.IndexByte(raw, '_') < 0
 		for _, m := range modeled {
 			if plain && m != "" && string(raw) == m {
 				continue next
 			}
 		}
-		k := d.t.key(c)
+		k := d.t.Key(c)
 		if !plain {
 			ck := camel(k)
 			for _, m := range modeled {
@@ -171,26 +159,26 @@ next:
 				}
 			}
 		}
-		out = append(out, member{key: k, val: d.t.raw(c)})
+		out = append(out, member{key: k, val: d.t.Compact(c)})
 		d.note(c, fmt.Sprintf("the %q field is not part of the llm form", k))
 	}
 	return out
 }
 
 // note records something the llm form does not hold.
-func (d *decoder) note(idx int32, what string) {
-	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.path(idx),
+func (d *decoder) note(idx jsontree.Node, what string) {
+	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.Path(idx),
 		Message: what + "; kept when re-encoding as Gemini, lost when converting to another dialect"})
 }
 
-func (d *decoder) body(root int32) error {
+func (d *decoder) body(root jsontree.Node) error {
 	if err := d.object(root, "an object"); err != nil {
 		return err
 	}
 	r, t := d.r, d.t
-	var system, contents, tools int32 = -1, -1, -1
-	for c := t.nodes[root].first; c >= 0; c = t.nodes[c].next {
-		key := t.key(c)
+	var system, contents, tools jsontree.Node = -1, -1, -1
+	for c := t.First(root); c >= 0; c = t.Next(c) {
+		key := t.Key(c)
 		switch camel(key) {
 		case "systemInstruction":
 			system = c
@@ -199,7 +187,7 @@ func (d *decoder) body(root int32) error {
 		case "tools":
 			tools = c
 		default:
-			r.Fields = append(r.Fields, Field{Key: key, Value: t.raw(c)})
+			r.Fields = append(r.Fields, Field{Key: key, Value: t.Compact(c)})
 			continue
 		}
 		r.Fields = append(r.Fields, Field{Key: key})
@@ -222,14 +210,14 @@ func (d *decoder) body(root int32) error {
 }
 
 // system decodes systemInstruction, a Content of text parts.
-func (d *decoder) system(idx int32) error {
+func (d *decoder) system(idx jsontree.Node) error {
 	if err := d.object(idx, "a content object with text parts"); err != nil {
 		return err
 	}
 	t, src := d.t, d.r.src
-	parts := int32(-1)
-	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
-		switch camel(t.key(c)) {
+	parts := jsontree.None
+	for c := t.First(idx); c >= 0; c = t.Next(c) {
+		switch camel(t.Key(c)) {
 		case "parts":
 			parts = c
 		case "role":
@@ -243,11 +231,11 @@ func (d *decoder) system(idx int32) error {
 	if parts < 0 {
 		return d.missing(idx, "parts", "an array of text parts")
 	}
-	if t.nodes[parts].kind != kindArray {
+	if t.Kind(parts) != jsontree.Array {
 		return d.want(parts, "an array of text parts")
 	}
 	first := int32(len(src.blocks))
-	for c := t.nodes[parts].first; c >= 0; c = t.nodes[c].next {
+	for c := t.First(parts); c >= 0; c = t.Next(c) {
 		if err := d.object(c, "a part object"); err != nil {
 			return err
 		}
@@ -259,7 +247,7 @@ func (d *decoder) system(idx int32) error {
 		if err != nil {
 			return err
 		}
-		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: t.raw(c), extras: d.extras(c, "text")})
+		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: t.Compact(c), extras: d.extras(c, "text")})
 	}
 	d.addMessage(llm.RoleSystem, idx, first)
 	src.leadSys = 1
@@ -267,7 +255,7 @@ func (d *decoder) system(idx int32) error {
 }
 
 // addMessage appends the llm message made of the blocks from first on.
-func (d *decoder) addMessage(role llm.Role, idx, first int32) {
+func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
 	src := d.r.src
 	blocks := src.blocks[first:]
 	parts := make([]llm.Part, 0, len(blocks))
@@ -281,24 +269,24 @@ func (d *decoder) addMessage(role llm.Role, idx, first int32) {
 		}
 	}
 	d.r.Messages = append(d.r.Messages, llm.Message{Role: role, Parts: parts})
-	src.msgs = append(src.msgs, srcMsg{raw: d.t.raw(idx), first: first, count: int32(len(blocks)), role: role})
+	src.msgs = append(src.msgs, srcMsg{raw: d.t.Compact(idx), first: first, count: int32(len(blocks)), role: role})
 }
 
-func (d *decoder) contents(idx int32) error {
+func (d *decoder) contents(idx jsontree.Node) error {
 	t := d.t
-	if t.nodes[idx].kind != kindArray {
+	if t.Kind(idx) != jsontree.Array {
 		return d.want(idx, "an array of contents")
 	}
-	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+	for c := t.First(idx); c >= 0; c = t.Next(c) {
 		if err := d.object(c, "a content object"); err != nil {
 			return err
 		}
 		role := llm.RoleUser
-		parts := int32(-1)
-		for f := t.nodes[c].first; f >= 0; f = t.nodes[f].next {
+		parts := jsontree.None
+		for f := t.First(c); f >= 0; f = t.Next(f) {
 			key := "parts"
-			if !t.keyIs(f, "parts") {
-				key = camel(t.key(f))
+			if !t.KeyIs(f, "parts") {
+				key = camel(t.Key(f))
 			}
 			switch key {
 			case "role":
@@ -322,12 +310,12 @@ func (d *decoder) contents(idx int32) error {
 		if parts < 0 {
 			return d.missing(c, "parts", "an array of parts")
 		}
-		if t.nodes[parts].kind != kindArray {
+		if t.Kind(parts) != jsontree.Array {
 			return d.want(parts, "an array of parts")
 		}
 		src := d.r.src
 		first := int32(len(src.blocks))
-		for p := t.nodes[parts].first; p >= 0; p = t.nodes[p].next {
+		for p := t.First(parts); p >= 0; p = t.Next(p) {
 			b, err := d.part(p, role)
 			if err != nil {
 				return err
@@ -344,13 +332,13 @@ var dataFields = [...]string{"text", "inlineData", "fileData", "functionCall", "
 
 // part decodes one part of a content with the given role (user or
 // assistant).
-func (d *decoder) part(idx int32, role llm.Role) (block, error) {
+func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	t := d.t
 	if err := d.object(idx, "a part object"); err != nil {
 		return block{}, err
 	}
-	b := block{raw: t.raw(idx)}
-	data, kind := int32(-1), ""
+	b := block{raw: t.Compact(idx)}
+	data, kind := jsontree.None, ""
 	for _, k := range dataFields {
 		if f := d.get(idx, k); f >= 0 {
 			if data >= 0 {
@@ -368,10 +356,10 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 	}
 	thought := false
 	if f := d.get(idx, "thought"); f >= 0 {
-		if t.nodes[f].kind != kindBool {
+		if t.Kind(f) != jsontree.Bool {
 			return block{}, d.want(f, "a boolean")
 		}
-		thought = t.src[t.nodes[f].start] == 't'
+		thought = t.IsTrue(f)
 	}
 	model := role == llm.RoleAssistant
 	// In a user content a signature has no llm form: it stays with the
@@ -383,8 +371,8 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 	switch {
 	case thought && !model:
 		return block{}, d.errf(idx, "a thought part belongs in a model content, not a user content")
-	case thought && kind == "text" && t.nodes[data].kind == kindString && t.nodes[data].end-t.nodes[data].start > 2:
-		b.part = llm.Reasoning{Provider: string(Dialect), Text: t.str(data), Signature: sig}
+	case thought && kind == "text" && t.Kind(data) == jsontree.String && len(t.Raw(data)) > 2:
+		b.part = llm.Reasoning{Provider: string(Dialect), Text: t.Str(data), Signature: sig}
 		b.extras = d.extras(idx, "text", "thought", sigKey)
 		return b, nil
 	case kind == "text" && !thought:
@@ -427,9 +415,9 @@ func (d *decoder) part(idx int32, role llm.Role) (block, error) {
 			return block{}, d.errf(data, "a %s part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)", kind)
 		}
 		if kind == "" && !thought {
-			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: t.path(idx),
+			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: t.Path(idx),
 				Message:       "the part has no data field (text, inlineData, fileData, functionCall, ...)",
-				ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(t.path(idx)))})
+				ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(t.Path(idx)))})
 		}
 		// executableCode, codeExecutionResult, an empty thought: opaque.
 		b.part = llm.Reasoning{Provider: string(Dialect), Data: b.raw}
@@ -459,7 +447,7 @@ func bracketPath(p string) string {
 	return b.String()
 }
 
-func (d *decoder) call(idx int32) (llm.ToolCall, error) {
+func (d *decoder) call(idx jsontree.Node) (llm.ToolCall, error) {
 	var c llm.ToolCall
 	if err := d.object(idx, "an object"); err != nil {
 		return c, err
@@ -478,14 +466,13 @@ func (d *decoder) call(idx int32) (llm.ToolCall, error) {
 		return c, err
 	}
 	if f = d.get(idx, "args"); f >= 0 {
-		if d.t.nodes[f].kind != kindObject {
+		if d.t.Kind(f) != jsontree.Object {
 			return c, d.want(f, "an object")
 		}
-		n := &d.t.nodes[f]
-		c.Input = d.t.src[n.start:n.end:n.end]
+		c.Input = d.t.Raw(f)
 	}
-	for m := d.t.nodes[idx].first; m >= 0; m = d.t.nodes[m].next {
-		switch camel(d.t.key(m)) {
+	for m := d.t.First(idx); m >= 0; m = d.t.Next(m) {
+		switch camel(d.t.Key(m)) {
 		case "id", "name", "args":
 		default:
 			return c, d.errf(m, "unknown field (a functionCall has id, name and args)")
@@ -498,7 +485,7 @@ func (d *decoder) call(idx int32) (llm.ToolCall, error) {
 }
 
 // response decodes a functionResponse.
-func (d *decoder) response(idx int32, b *block) error {
+func (d *decoder) response(idx jsontree.Node, b *block) error {
 	t := d.t
 	if err := d.object(idx, "an object"); err != nil {
 		return err
@@ -521,19 +508,19 @@ func (d *decoder) response(idx int32, b *block) error {
 	if f < 0 {
 		return d.missing(idx, "response", `the function's output, an object such as {"output": ...}`)
 	}
-	if t.nodes[f].kind == kindObject {
+	if t.Kind(f) == jsontree.Object {
 		r.Content, r.Status = decodeResponse(t, f)
 	} else {
-		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: t.path(f),
-			Message:       fmt.Sprintf(`functionResponse.response must be a JSON object, not %s; wrap it as {"output": ...}`, t.nodes[f].kind),
-			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(t.path(idx)))})
-		r.Content, r.Status = []llm.Part{llm.Text{Text: string(t.raw(f))}}, llm.StatusSuccess
+		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: t.Path(f),
+			Message:       fmt.Sprintf(`functionResponse.response must be a JSON object, not %s; wrap it as {"output": ...}`, t.Kind(f).Phrase()),
+			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(t.Path(idx)))})
+		r.Content, r.Status = []llm.Part{llm.Text{Text: string(t.Compact(f))}}, llm.StatusSuccess
 	}
 	if f = d.get(idx, "parts"); f >= 0 {
-		if t.nodes[f].kind != kindArray {
+		if t.Kind(f) != jsontree.Array {
 			return d.want(f, "an array of parts")
 		}
-		for p := t.nodes[f].first; p >= 0; p = t.nodes[p].next {
+		for p := t.First(f); p >= 0; p = t.Next(p) {
 			if err := d.object(p, "a part object"); err != nil {
 				return err
 			}
@@ -558,29 +545,28 @@ func (d *decoder) response(idx int32, b *block) error {
 
 // decodeResponse reads a functionResponse.response object; see the package
 // documentation.
-func decodeResponse(t *tree, obj int32) ([]llm.Part, llm.Status) {
-	n := &t.nodes[obj]
-	if n.n == 0 {
+func decodeResponse(t *jsontree.Tree, obj jsontree.Node) ([]llm.Part, llm.Status) {
+	switch t.Len(obj) {
+	case 0:
 		return nil, llm.StatusSuccess
-	}
-	if n.n == 1 {
-		c := n.first
-		isStr := t.nodes[c].kind == kindString
+	case 1:
+		c := t.First(obj)
+		isStr := t.Kind(c) == jsontree.String
 		switch {
-		case t.keyIs(c, "output") && isStr:
-			if s := t.str(c); !objectText(s) {
+		case t.KeyIs(c, "output") && isStr:
+			if s := t.Str(c); !objectText(s) {
 				return []llm.Part{llm.Text{Text: s}}, llm.StatusSuccess
 			}
-		case t.keyIs(c, "error"):
+		case t.KeyIs(c, "error"):
 			if isStr {
-				if s := t.str(c); !objectText(s) {
+				if s := t.Str(c); !objectText(s) {
 					return []llm.Part{llm.Text{Text: s}}, llm.StatusError
 				}
 			}
-			return []llm.Part{llm.Text{Text: string(t.raw(obj))}}, llm.StatusError
+			return []llm.Part{llm.Text{Text: string(t.Compact(obj))}}, llm.StatusError
 		}
 	}
-	text := string(t.raw(obj))
+	text := string(t.Compact(obj))
 	if strings.Contains(text, `"status"`) && strings.Contains(text, `"summary"`) {
 		if env, err := observe.Parse([]byte(text)); err == nil {
 			return []llm.Part{llm.Text{Text: text}}, env.Status
@@ -593,12 +579,12 @@ func decodeResponse(t *tree, obj int32) ([]llm.Part, llm.Status) {
 // Encode would send as the response itself.
 func objectText(s string) bool {
 	obj, ok := isObjectJSON([]byte(s))
-	return ok && len(obj) == len(s) && bytes.Equal(appendCompact(nil, obj), obj)
+	return ok && len(obj) == len(s) && bytes.Equal(jsontree.AppendCompact(nil, obj), obj)
 }
 
 // media decodes inlineData {mimeType, data} or fileData {mimeType,
 // fileUri}.
-func (d *decoder) media(idx int32, file bool) (llm.Image, error) {
+func (d *decoder) media(idx jsontree.Node, file bool) (llm.Image, error) {
 	var img llm.Image
 	if err := d.object(idx, "an object"); err != nil {
 		return img, err
@@ -641,16 +627,16 @@ func (d *decoder) media(idx int32, file bool) (llm.Image, error) {
 
 // tools decodes the tools array: Tool objects, each with function
 // declarations or another kind of tool.
-func (d *decoder) tools(idx int32) error {
+func (d *decoder) tools(idx jsontree.Node) error {
 	t := d.t
-	if t.nodes[idx].kind != kindArray {
+	if t.Kind(idx) != jsontree.Array {
 		return d.want(idx, "an array of tools")
 	}
-	for c := t.nodes[idx].first; c >= 0; c = t.nodes[c].next {
+	for c := t.First(idx); c >= 0; c = t.Next(c) {
 		if err := d.object(c, "a tool object"); err != nil {
 			return err
 		}
-		st := srcTool{raw: t.raw(c)}
+		st := srcTool{raw: t.Compact(c)}
 		fd := d.get(c, "functionDeclarations")
 		if fd < 0 {
 			d.note(c, "a tool without function declarations (googleSearch, codeExecution, ...) is not part of the llm form")
@@ -658,12 +644,12 @@ func (d *decoder) tools(idx int32) error {
 			d.r.src.tools = append(d.r.src.tools, st)
 			continue
 		}
-		st.key = t.key(fd)
+		st.key = t.Key(fd)
 		st.extras = d.extras(c, "functionDeclarations")
-		if t.nodes[fd].kind != kindArray {
+		if t.Kind(fd) != jsontree.Array {
 			return d.want(fd, "an array of function declarations")
 		}
-		for f := t.nodes[fd].first; f >= 0; f = t.nodes[f].next {
+		for f := t.First(fd); f >= 0; f = t.Next(f) {
 			decl, err := d.decl(f)
 			if err != nil {
 				return err
@@ -676,12 +662,12 @@ func (d *decoder) tools(idx int32) error {
 	return nil
 }
 
-func (d *decoder) decl(idx int32) (srcDecl, error) {
+func (d *decoder) decl(idx jsontree.Node) (srcDecl, error) {
 	t := d.t
 	if err := d.object(idx, "a function declaration object"); err != nil {
 		return srcDecl{}, err
 	}
-	sd := srcDecl{raw: t.raw(idx)}
+	sd := srcDecl{raw: t.Compact(idx)}
 	f := d.get(idx, "name")
 	if f < 0 {
 		return sd, d.missing(idx, "name", "the function's name, a string")
@@ -703,12 +689,12 @@ func (d *decoder) decl(idx int32) (srcDecl, error) {
 		p = js
 	}
 	if p >= 0 {
-		if t.nodes[p].kind != kindObject {
+		if t.Kind(p) != jsontree.Object {
 			return sd, d.want(p, "a schema object")
 		}
-		sd.paramKey = t.key(p)
+		sd.paramKey = t.Key(p)
 		if p == js {
-			sd.spec.Parameters = t.raw(p)
+			sd.spec.Parameters = t.Compact(p)
 		} else {
 			sd.spec.Parameters = appendJSONSchema(nil, t, p)
 		}
@@ -723,24 +709,23 @@ func (d *decoder) decl(idx int32) (srcDecl, error) {
 // ("OBJECT" → "object"), and nullable: true becomes a "null" type. It
 // follows properties, items, anyOf and the other subschema keywords, and
 // copies everything else as it is.
-func appendJSONSchema(dst []byte, t *tree, idx int32) []byte {
-	n := &t.nodes[idx]
-	if n.kind != kindObject {
-		return t.appendRaw(dst, idx)
+func appendJSONSchema(dst []byte, t *jsontree.Tree, idx jsontree.Node) []byte {
+	if t.Kind(idx) != jsontree.Object {
+		return t.AppendCompact(dst, idx)
 	}
 	nullable := false
-	for c := n.first; c >= 0; c = t.nodes[c].next {
-		if t.keyIs(c, "nullable") && t.nodes[c].kind == kindBool && t.src[t.nodes[c].start] == 't' {
+	for c := t.First(idx); c >= 0; c = t.Next(c) {
+		if t.KeyIs(c, "nullable") && t.Kind(c) == jsontree.Bool && t.IsTrue(c) {
 			nullable = true
 		}
 	}
 	dst = append(dst, '{')
 	first := true
-	for c := n.first; c >= 0; c = t.nodes[c].next {
-		key := t.key(c)
+	for c := t.First(idx); c >= 0; c = t.Next(c) {
+		key := t.Key(c)
 		var typ string
-		if key == "type" && t.nodes[c].kind == kindString {
-			typ = t.str(c)
+		if key == "type" && t.Kind(c) == jsontree.String {
+			typ = t.Str(c)
 			switch typ {
 			case "TYPE_UNSPECIFIED":
 				continue
@@ -748,7 +733,7 @@ func appendJSONSchema(dst []byte, t *tree, idx int32) []byte {
 				typ = strings.ToLower(typ)
 			}
 		}
-		if key == "nullable" && t.nodes[c].kind == kindBool {
+		if key == "nullable" && t.Kind(c) == jsontree.Bool {
 			continue
 		}
 		if !first {
@@ -766,30 +751,30 @@ func appendJSONSchema(dst []byte, t *tree, idx int32) []byte {
 			} else {
 				dst, _ = llm.AppendJSONString(dst, typ)
 			}
-		case (key == "properties" || key == "$defs" || key == "definitions") && t.nodes[c].kind == kindObject:
+		case (key == "properties" || key == "$defs" || key == "definitions") && t.Kind(c) == jsontree.Object:
 			dst = append(dst, '{')
-			for p := t.nodes[c].first; p >= 0; p = t.nodes[p].next {
-				if p != t.nodes[c].first {
+			for p := t.First(c); p >= 0; p = t.Next(p) {
+				if p != t.First(c) {
 					dst = append(dst, ',')
 				}
-				dst, _ = llm.AppendJSONString(dst, t.key(p))
+				dst, _ = llm.AppendJSONString(dst, t.Key(p))
 				dst = append(dst, ':')
 				dst = appendJSONSchema(dst, t, p)
 			}
 			dst = append(dst, '}')
 		case key == "items" || key == "additionalProperties" || key == "not":
 			dst = appendJSONSchema(dst, t, c)
-		case (key == "anyOf" || key == "oneOf" || key == "allOf" || key == "prefixItems") && t.nodes[c].kind == kindArray:
+		case (key == "anyOf" || key == "oneOf" || key == "allOf" || key == "prefixItems") && t.Kind(c) == jsontree.Array:
 			dst = append(dst, '[')
-			for p := t.nodes[c].first; p >= 0; p = t.nodes[p].next {
-				if p != t.nodes[c].first {
+			for p := t.First(c); p >= 0; p = t.Next(p) {
+				if p != t.First(c) {
 					dst = append(dst, ',')
 				}
 				dst = appendJSONSchema(dst, t, p)
 			}
 			dst = append(dst, ']')
 		default:
-			dst = t.appendRaw(dst, c)
+			dst = t.AppendCompact(dst, c)
 		}
 	}
 	return append(dst, '}')

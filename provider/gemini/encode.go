@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -166,7 +167,7 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 		sep()
 		dst, _ = llm.AppendJSONString(dst, f.Key)
 		dst = append(dst, ':')
-		dst = appendCompact(dst, v)
+		dst = jsontree.AppendCompact(dst, v)
 	}
 	if !contentsDone {
 		system("systemInstruction")
@@ -536,7 +537,7 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		}
 		if data := bytes.TrimSpace(p.Data); len(data) > 0 {
 			if obj, ok := isObjectJSON(data); ok {
-				return appendCompact(dst, obj) // an opaque part, verbatim
+				return jsontree.AppendCompact(dst, obj) // an opaque part, verbatim
 			}
 			e.warn(path, "reasoning whose Data is not a JSON object cannot be expressed in Gemini; dropped")
 			return dst[:start]
@@ -576,7 +577,7 @@ func (e *encoder) args(dst, in []byte, path string) []byte {
 	}
 	dst = append(dst, `,"args":`...)
 	if obj, ok := isObjectJSON(trimmed); ok {
-		return appendCompact(dst, obj)
+		return jsontree.AppendCompact(dst, obj)
 	}
 	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
 	dst = append(dst, `{"_raw":`...)
@@ -658,8 +659,8 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 	if obj, ok := isObjectJSON([]byte(text)); ok && len(obj) == len(text) {
 		t, err := parse(obj)
 		if err == nil {
-			if content, st := decodeResponse(t, 0); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(t.raw(0))}) {
-				return appendCompact(dst, obj)
+			if content, st := decodeResponse(t, 0); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(t.Compact(0))}) {
+				return jsontree.AppendCompact(dst, obj)
 			}
 		}
 	}
@@ -667,7 +668,7 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 	case llm.StatusError:
 		if obj, ok := isObjectJSON([]byte(text)); ok {
 			dst = append(dst, `{"error":`...)
-			dst = appendCompact(dst, obj)
+			dst = jsontree.AppendCompact(dst, obj)
 			return append(dst, '}')
 		}
 		dst = append(dst, `{"error":`...)
@@ -876,7 +877,7 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []mem
 			dst = append(dst, ',')
 			dst, _ = llm.AppendJSONString(dst, paramKey)
 			dst = append(dst, ':')
-			dst = appendCompact(dst, obj)
+			dst = jsontree.AppendCompact(dst, obj)
 		} else {
 			e.warn(path, "the parameters of %q are not a JSON object; not written", t.Name)
 		}

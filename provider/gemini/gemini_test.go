@@ -176,8 +176,8 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tc := range []struct {
 		body, want string
 	}{
-		{``, `gemini: invalid JSON at line 1, column 1: empty body`},
-		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: want ',' or ']' after an element, found end of input`},
+		{``, `gemini: invalid JSON at line 1, column 1: empty input`},
+		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: want ',' or ']' after an array element, found end of input`},
 		{`7`, `gemini: want a request body (an object) or a contents array, got a number`},
 		{`{"model":"gemini-2.5-pro"}`, `gemini: contents: missing (a generateContent request body has a "contents" array)`},
 		{`{"contents":[{"role":"assistant","parts":[]}]}`, `gemini: contents.0.role: unknown role "assistant" (want "user" or "model")`},
