@@ -179,7 +179,11 @@ func Parse(src []byte, opts *Options) (*Tree, error) {
 	if len(src) >= math.MaxInt32 {
 		return nil, ErrTooLarge
 	}
-	p := parser{t: &Tree{src: src, nodes: make([]node, 0, len(src)/24+4)}, blame: None, maxDepth: DefaultMaxDepth}
+	// Every value but the root follows a '[', '{' or ',': their count
+	// bounds the number of nodes (commas in strings only make it larger),
+	// so the nodes are allocated once.
+	size := 1 + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{'['}) + bytes.Count(src, []byte{'{'})
+	p := parser{t: &Tree{src: src, nodes: make([]node, 0, size)}, blame: None, maxDepth: DefaultMaxDepth}
 	if opts != nil {
 		if opts.MaxDepth > 0 {
 			p.maxDepth = opts.MaxDepth
