@@ -9,27 +9,27 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/internal/jsontree"
 )
 
 // maxDepth bounds how deeply nested a schema may be before lint gives up on
 // it, so that hostile input cannot exhaust the stack.
 const maxDepth = 200
 
-// kind is the JSON type of a value.
-type kind uint8
+// kind is the JSON type of a value; its String is the JSON Schema name
+// ("boolean", "object", ...).
+type kind = jsontree.Kind
 
+// The kinds of JSON value.
 const (
-	kindNull kind = iota
-	kindBool
-	kindNumber
-	kindString
-	kindArray
-	kindObject
+	kindNull   = jsontree.Null
+	kindBool   = jsontree.Bool
+	kindNumber = jsontree.Number
+	kindString = jsontree.String
+	kindArray  = jsontree.Array
+	kindObject = jsontree.Object
 )
-
-func (k kind) String() string {
-	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
-}
 
 // value is a decoded JSON value that keeps the order of object members, so
 // that findings come out in the order a reader sees them in the file.
@@ -200,138 +200,51 @@ func quote(s string) string {
 // errTooDeep reports a value nested deeper than maxDepth.
 var errTooDeep = fmt.Errorf("nested deeper than %d levels", maxDepth)
 
-// parse decodes one JSON value, keeping member order. Trailing data after
-// the value is an error.
+// parse decodes one JSON value, keeping member order. It accepts what
+// encoding/json accepts (invalid UTF-8 included, replaced as encoding/json
+// replaces it); trailing data after the value is an error.
 func parse(data []byte) (*value, error) {
-	if !json.Valid(data) {
-		var v any
-		err := json.Unmarshal(data, &v)
-		var se *json.SyntaxError
-		switch {
-		case len(bytes.TrimSpace(data)) == 0:
-			return nil, errors.New("empty input: want a JSON Schema object")
-		case errors.As(err, &se):
-			return nil, fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
-		case err != nil:
-			return nil, fmt.Errorf("invalid JSON: %v", err)
-		}
-		return nil, errors.New("invalid JSON")
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("empty input: want a JSON Schema object")
 	}
-	p := parser{data: data}
-	return p.value(0)
-}
-
-// parser decodes JSON that json.Valid has accepted, so it checks nothing
-// but depth.
-type parser struct {
-	data []byte
-	pos  int
-}
-
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+	t, err := jsontree.Parse(data, &jsontree.Options{AllowInvalidUTF8: true})
+	if err != nil {
+		return nil, err
 	}
+	return convert(t, t.Root(), 0)
 }
 
-func (p *parser) value(depth int) (*value, error) {
+// convert builds the value of node n, which sits depth levels deep.
+func convert(t *jsontree.Tree, n jsontree.Node, depth int) (*value, error) {
 	if depth > maxDepth {
 		return nil, errTooDeep
 	}
-	p.skipSpace()
-	switch c := p.data[p.pos]; c {
-	case '{':
-		p.pos++
-		v := &value{kind: kindObject}
-		for {
-			p.skipSpace()
-			if p.data[p.pos] == '}' {
-				p.pos++
-				return v, nil
-			}
-			if p.data[p.pos] == ',' {
-				p.pos++
-				p.skipSpace()
-			}
-			key, err := p.string()
-			if err != nil {
-				return nil, err
-			}
-			p.skipSpace()
-			p.pos++ // ':'
-			e, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			v.members = append(v.members, member{key, e})
-		}
-	case '[':
-		p.pos++
-		v := &value{kind: kindArray}
-		for {
-			p.skipSpace()
-			if p.data[p.pos] == ']' {
-				p.pos++
-				return v, nil
-			}
-			if p.data[p.pos] == ',' {
-				p.pos++
-			}
-			e, err := p.value(depth + 1)
+	v := &value{kind: t.Kind(n)}
+	switch v.kind {
+	case kindBool:
+		v.b = t.IsTrue(n)
+	case kindNumber:
+		v.str = string(t.Raw(n))
+	case kindString:
+		v.str = jsontree.ValidUTF8(t.Str(n))
+	case kindArray:
+		v.arr = make([]*value, 0, t.Len(n))
+		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
+			e, err := convert(t, c, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			v.arr = append(v.arr, e)
 		}
-	case '"':
-		str, err := p.string()
-		if err != nil {
-			return nil, err
+	case kindObject:
+		v.members = make([]member, 0, t.Len(n))
+		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
+			e, err := convert(t, c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v.members = append(v.members, member{jsontree.ValidUTF8(t.Key(c)), e})
 		}
-		return &value{kind: kindString, str: str}, nil
-	case 't':
-		p.pos += 4
-		return &value{kind: kindBool, b: true}, nil
-	case 'f':
-		p.pos += 5
-		return &value{kind: kindBool}, nil
-	case 'n':
-		p.pos += 4
-		return &value{kind: kindNull}, nil
-	default:
-		start := p.pos
-		for p.pos < len(p.data) && strings.IndexByte("+-0123456789.eE", p.data[p.pos]) >= 0 {
-			p.pos++
-		}
-		return &value{kind: kindNumber, str: string(p.data[start:p.pos])}, nil
 	}
-}
-
-// string decodes the string at p.pos.
-func (p *parser) string() (string, error) {
-	start := p.pos
-	p.pos++ // opening quote
-	escaped := false
-	for p.data[p.pos] != '"' {
-		if p.data[p.pos] == '\\' {
-			escaped = true
-			p.pos++
-		}
-		p.pos++
-	}
-	p.pos++ // closing quote
-	raw := p.data[start:p.pos]
-	if !escaped && utf8.Valid(raw) {
-		return string(raw[1 : len(raw)-1]), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", err
-	}
-	return s, nil
+	return v, nil
 }
