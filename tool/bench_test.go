@@ -48,6 +48,30 @@ func BenchmarkValidateAndCall(b *testing.B) {
 	}
 }
 
+// BenchmarkValidateAndCallDefaults is BenchmarkValidateAndCall with the
+// optional field left out, so that its default is filled in.
+func BenchmarkValidateAndCallDefaults(b *testing.B) {
+	reg := tool.NewRegistry()
+	reg.MustAdd(tool.MustFunc("book_flight", "Book a flight.", func(ctx context.Context, in BookIn) (BookOut, error) {
+		if in.Class != "economy" {
+			b.Fatalf("Class = %q, want the default", in.Class)
+		}
+		return BookOut{ID: "bk_1", Price: 420}, nil
+	}, &tool.FuncOptions{Idempotency: tool.Level1}))
+	ex, err := tool.NewExecutor(reg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := llm.ToolCall{ID: "c", Name: "book_flight", Input: json.RawMessage(`{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2}`)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if o := ex.Call(ctx, call); o.Result.Status != llm.StatusSuccess {
+			b.Fatal(o.Envelope.Summary)
+		}
+	}
+}
+
 // BenchmarkParallel8x100ms runs 8 calls of a 100 ms tool per batch; with
 // MaxParallel 8 a batch takes about 100 ms of wall time, not 800.
 func BenchmarkParallel8x100ms(b *testing.B) {

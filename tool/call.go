@@ -231,12 +231,14 @@ func callBrief(name string, args any) string {
 	if !ok {
 		return name + "(…)"
 	}
-	keys := make([]string, 0, len(obj))
+	var buf [8]string
+	keys := buf[:0]
 	for k := range obj {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	var b strings.Builder
+	b.Grow(len(name) + 2 + 24*min(len(keys), 5))
 	b.WriteString(name)
 	b.WriteByte('(')
 	for i, k := range keys {
@@ -258,7 +260,11 @@ func callBrief(name string, args any) string {
 func briefValue(v any) string {
 	switch v := v.(type) {
 	case string:
-		return truncate(strings.Join(strings.Fields(v), " "), 32)
+		return truncate(foldSpace(v), 32)
+	case json.Number:
+		return truncate(string(v), 32)
+	case bool:
+		return strconv.FormatBool(v)
 	case map[string]any:
 		return "{…}"
 	case []any:
@@ -267,6 +273,23 @@ func briefValue(v any) string {
 		return "null"
 	}
 	return truncate(fmt.Sprint(v), 32)
+}
+
+// foldSpace is strings.Join(strings.Fields(s), " "): runs of white space
+// become one space, and the ends are trimmed. It does not allocate when s
+// is already folded.
+func foldSpace(s string) string {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r', c == ' ' && s[i+1] == ' ':
+			// s[i+1] exists: s does not end with a space
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
 }
 
 // successSummary is the generic summary of a successful call.

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -302,6 +303,21 @@ func checkHTTP(h *HTTPBinding, params *jsonschema.Schema) []fieldProblem {
 
 // marshalCompact renders a value compactly, without HTML escaping.
 func marshalCompact(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	// json.Marshal escapes <, > and & as \u003c, \u003e and \u0026, and
+	// writes nothing else differently; most results have none of them.
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b, nil
+	}
+	return marshalNoEscape(v)
+}
+
+// marshalNoEscape is marshalCompact by a json.Encoder that does not
+// escape HTML.
+func marshalNoEscape(v any) (json.RawMessage, error) {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

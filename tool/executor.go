@@ -262,11 +262,11 @@ func (e *Executor) Run(ctx context.Context, calls []llm.ToolCall) []Outcome {
 // Call executes one call and returns its outcome; see [Executor.Run].
 func (e *Executor) Call(ctx context.Context, call llm.ToolCall) Outcome {
 	start := time.Now()
-	env := e.call(ctx, call)
+	env, known := e.call(ctx, call)
 	if env.Meta.Duration == 0 {
 		env.Meta.Duration = time.Since(start)
 	}
-	if env.Meta.Source == "" && e.reg.entry(call.Name) != nil {
+	if env.Meta.Source == "" && known {
 		env.Meta.Source = call.Name
 	}
 	return Outcome{Result: env.Result(call.ID, call.Name), Envelope: env}
@@ -289,15 +289,21 @@ func (e *Executor) Close(ctx context.Context) error {
 	}
 }
 
-// call runs the whole validate-and-call pipeline for one call.
-func (e *Executor) call(ctx context.Context, call llm.ToolCall) observe.Envelope {
-	if err := ctx.Err(); err != nil {
-		return notRun(observe.Cancelled, call, "the call was cancelled before it started")
-	}
+// call runs the whole validate-and-call pipeline for one call; known
+// reports whether the registry has the tool.
+func (e *Executor) call(ctx context.Context, call llm.ToolCall) (env observe.Envelope, known bool) {
 	ent := e.reg.entry(call.Name)
-	if ent == nil {
-		return e.unknownTool(call)
+	if err := ctx.Err(); err != nil {
+		return notRun(observe.Cancelled, call, "the call was cancelled before it started"), ent != nil
 	}
+	if ent == nil {
+		return e.unknownTool(call), false
+	}
+	return e.callTool(ctx, ent, call), true
+}
+
+// callTool runs a registered tool's validate-and-call pipeline.
+func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall) observe.Envelope {
 	p, fail := prepare(ent.c, call, !e.cfg.NoRepair)
 	if fail != nil {
 		fail.Meta.Repaired = p.repaired

@@ -480,7 +480,7 @@ func brief(v any) string {
 
 // truncate cuts s to at most n runes, marking the cut with "…".
 func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)

@@ -1,0 +1,65 @@
+package tool
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// foldSpace is strings.Join(strings.Fields(s), " "), fast or not.
+func TestFoldSpace(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "Paris", "New York", " a", "a ", "a  b", "a\tb", "a\nb", "a\u00a0b", "a\u2003b", "a\u0085b", "é b", "a\vb\fc\rd", "a b c"} {
+		want := strings.Join(strings.Fields(s), " ")
+		if got := foldSpace(s); got != want {
+			t.Errorf("foldSpace(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestCallBrief(t *testing.T) {
+	tests := []struct {
+		args string
+		want string
+	}{
+		{`{"city": "New  York", "days": 3, "metric": true, "tags": ["a"], "opts": {}}`, "f(city=New York, days=3, metric=true, opts={…}, …)"},
+		{`{"n": 1.5e3, "z": null, "s": "` + strings.Repeat("é", 40) + `"}`, "f(n=1.5e3, s=" + strings.Repeat("é", 31) + "…, z=null)"},
+		{`[1]`, "f(…)"},
+	}
+	for _, tt := range tests {
+		v, err := decodeJSON([]byte(tt.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := callBrief("f", v); got != tt.want {
+			t.Errorf("callBrief(f, %s) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+	if got := briefValue(json.Number("12")); got != "12" {
+		t.Errorf("briefValue(12) = %q, want %q", got, "12")
+	}
+}
+
+// marshalCompact takes json.Marshal's output only where the encoder that
+// does not escape HTML would write the same bytes.
+func TestMarshalCompact(t *testing.T) {
+	for _, v := range []any{
+		map[string]any{"q": "a<b && c>d", "n": 1},
+		"plain",
+		"tab\tand\u2028line",
+		"\x01",
+		json.RawMessage(`{"a": "\u0026 <"}`),
+		[]any{"é", nil, true, 1.5},
+		struct {
+			S string `json:"s"`
+		}{"x&y"},
+	} {
+		want, err := marshalNoEscape(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshalCompact(v)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("marshalCompact(%#v) = %s, %v, want %s", v, got, err, want)
+		}
+	}
+}
