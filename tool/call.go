@@ -14,12 +14,27 @@ import (
 	"github.com/toolwire/toolwire/observe"
 )
 
-// prepared is a call's arguments, ready for the tool.
+// prepared is a call's arguments, validated, ready for the tool.
 type prepared struct {
-	args     []byte // the JSON the tool gets: validated, defaults filled in
-	value    any    // args decoded
-	exact    bool   // value came from fastDecode, so a setter may decode it for json.Unmarshal
-	repaired string // the repair made, for meta.repaired
+	args      []byte // the JSON as sent or repaired; see json
+	value     any    // the arguments decoded, defaults filled in
+	exact     bool   // value came from fastDecode, so a setter may decode it for json.Unmarshal
+	defaulted bool   // value has defaults that args lacks
+	repaired  string // the repair made, for meta.repaired
+}
+
+// json returns the arguments as JSON with defaults filled in. Encoding
+// value waits until something needs the bytes: a [Func] tool whose In has
+// a setter decodes value directly.
+func (p *prepared) json() ([]byte, error) {
+	if p.defaulted {
+		b, err := marshalCompact(p.value)
+		if err != nil { // cannot happen: value came from JSON
+			return nil, Errorf(observe.InternalError, "could not re-encode the arguments: %v", err)
+		}
+		p.args, p.defaulted = b, false
+	}
+	return p.args, nil
 }
 
 // prepare parses, if need be repairs, validates and completes a call's
@@ -71,17 +86,8 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 		env := invalid(c, call, v, fes)
 		return p, &env
 	}
-	if c.hasDefaults {
-		if applyDefaults(c.params, v) {
-			b, err := marshalCompact(v)
-			if err != nil { // cannot happen: v came from JSON
-				env := observe.Failure(observe.InternalError, "could not re-encode the arguments: "+err.Error())
-				return p, &env
-			}
-			raw = b
-		}
-	}
 	p.args, p.value, p.exact = raw, v, exact
+	p.defaulted = c.hasDefaults && applyDefaults(c.params, v)
 	return p, nil
 }
 

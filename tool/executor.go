@@ -309,10 +309,16 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall) 
 		fail.Meta.Repaired = p.repaired
 		return *fail
 	}
-	args, repaired := p.args, p.repaired
+	repaired := p.repaired
 	brief := callBrief(call.Name, p.value)
 	spec := ent.c.spec
 	if spec.RequiresApproval {
+		args, err := p.json()
+		if err != nil {
+			env := envelopeFor(err)
+			env.Meta.Repaired = repaired
+			return env
+		}
 		if env, ok := e.approve(ctx, spec, call, args, brief); !ok {
 			env.Meta.Repaired = repaired
 			return env
@@ -391,11 +397,14 @@ type attemptRun struct {
 // plainJSON); the attempt's goroutine then runs only the function, and
 // does not need to grow its stack for encoding/json.
 func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prepared, timeout time.Duration, level Idempotency) observe.Envelope {
-	r := &attemptRun{ci: ci, tool: ent.tool, args: p.args, done: make(chan struct{})}
+	r := &attemptRun{ci: ci, tool: ent.tool, done: make(chan struct{})}
 	if bt, ok := ent.tool.(binder); ok {
-		if r.b, r.err = e.bind(bt, &r.ci, p); r.err != nil {
-			return envelopeFor(r.err)
-		}
+		r.b, r.err = e.bind(bt, &r.ci, p)
+	} else {
+		r.args, r.err = p.json()
+	}
+	if r.err != nil {
+		return envelopeFor(r.err)
 	}
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, callInfoKey{}, &r.ci), timeout)
 	defer cancel()
@@ -471,11 +480,7 @@ func (e *Executor) bind(bt binder, ci *CallInfo, p *prepared) (b bound, err erro
 			b, err = nil, e.panicked(ci, r)
 		}
 	}()
-	var value any
-	if p.exact {
-		value = p.value
-	}
-	return bt.bind(p.args, value)
+	return bt.bind(*p)
 }
 
 // result encodes what a bound attempt produced, recovering a panic.

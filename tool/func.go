@@ -103,7 +103,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		plainOut: plainJSON(out) && !out.Implements(reflect.TypeFor[Summarizer]()),
 	}
 	if t.plainIn {
-		t.setIn = setterFor(in)
+		t.setIn = setterFor(in) // nil when In holds what a setter does not model
 	}
 	return t, nil
 }
@@ -126,20 +126,20 @@ func (t *funcTool[In, Out]) contract() *contract { return t.c }
 // decodes them into In and calls fn. Called by an [Executor], validation
 // is not repeated.
 func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-	v, err := decodeJSON(args)
-	if err != nil {
-		return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
+	v, exact := fastDecode(args)
+	if !exact {
+		var err error
+		if v, err = decodeJSONStd(args); err != nil {
+			return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
+		}
 	}
 	if fes := validate(t.c.params, v); len(fes) > 0 {
 		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
 	}
-	if t.c.hasDefaults && applyDefaults(t.c.params, v) {
-		if args, err = marshalCompact(v); err != nil {
-			return observe.Envelope{}, err
-		}
-	}
+	p := prepared{args: args, value: v, exact: exact}
+	p.defaulted = t.c.hasDefaults && applyDefaults(t.c.params, v)
 	var in In
-	if err := t.decode(args, &in); err != nil {
+	if err := t.decodeIn(&p, &in); err != nil {
 		return observe.Envelope{}, err
 	}
 	out, err := t.fn(ctx, in)
@@ -147,6 +147,24 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (obs
 		return observe.Envelope{}, err
 	}
 	return t.encode(out)
+}
+
+// decodeIn decodes prepared arguments into in (which is zero): from the
+// decoded value when In has a setter and the value allows it, else from
+// the JSON.
+func (t *funcTool[In, Out]) decodeIn(p *prepared, in *In) error {
+	if p.exact && t.setIn != nil {
+		if t.setIn(reflect.ValueOf(in).Elem(), p.value) {
+			return nil
+		}
+		var zero In
+		*in = zero // json.Unmarshal decides, from scratch
+	}
+	args, err := p.json()
+	if err != nil {
+		return err
+	}
+	return t.decode(args, in)
 }
 
 // decode decodes validated arguments into in.
@@ -175,20 +193,17 @@ func (t *funcTool[In, Out]) encode(out Out) (observe.Envelope, error) {
 
 // bind prepares one attempt for the executor; see [bound]. The arguments
 // are decoded afresh for every attempt: fn may have changed the last In.
-func (t *funcTool[In, Out]) bind(args json.RawMessage, value any) (bound, error) {
+func (t *funcTool[In, Out]) bind(p prepared) (bound, error) {
 	c := &funcCall[In, Out]{t: t}
 	if !t.plainIn {
+		args, err := p.json()
+		if err != nil {
+			return nil, err
+		}
 		c.args = args // decoded by run, under the deadline
 		return c, nil
 	}
-	if value != nil && t.setIn != nil {
-		if t.setIn(reflect.ValueOf(&c.in).Elem(), value) {
-			return c, nil
-		}
-		var zero In
-		c.in = zero // json.Unmarshal decides, from scratch
-	}
-	if err := t.decode(args, &c.in); err != nil {
+	if err := t.decodeIn(&p, &c.in); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -98,3 +98,61 @@ func TestFuncRetryDecodesAgain(t *testing.T) {
 		t.Errorf("Call(tagger) = %v after %d attempts, want success after 2 (%s)", o.Result.Status, n.Load(), text(o.Result))
 	}
 }
+
+// Defaults reach every kind of tool: the JSON a hand-written tool and an
+// approver get, and the input of a Func, whether decoded from the
+// validated value or from JSON.
+func TestDefaultsReachEveryTool(t *testing.T) {
+	const params = `{"type": "object", "properties": {"city": {"type": "string"}, "units": {"type": "string", "default": "celsius"}}, "required": ["city"]}`
+	var gotArgs, gotApproved string
+	raw := newFake("raw", tool.Level0, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+		gotArgs = string(args)
+		return observe.Success("ok", nil), nil
+	})
+	raw.spec.Parameters = json.RawMessage(params)
+	raw.spec.RequiresApproval = true
+	type plainIn struct {
+		City  string `json:"city"`
+		Units string `json:"units,omitempty" default:"celsius"`
+	}
+	type touchyIn struct {
+		City  Touchy `json:"city"`
+		Units string `json:"units,omitempty" default:"celsius"`
+	}
+	plain := tool.MustFunc("plain", "d", func(ctx context.Context, in plainIn) (string, error) { return in.City + "/" + in.Units, nil }, nil)
+	touchy := tool.MustFunc("touchy", "d", func(ctx context.Context, in touchyIn) (string, error) { return string(in.City) + "/" + in.Units, nil }, nil)
+	// Extra properties allowed: "CITY" reaches json.Unmarshal, which
+	// matches it to City without regard to case.
+	folded := tool.MustFunc("folded", "d", func(ctx context.Context, in plainIn) (string, error) { return in.City + "/" + in.Units, nil },
+		&tool.FuncOptions{Parameters: json.RawMessage(`{"type": "object", "properties": {"units": {"type": "string", "default": "celsius"}}}`)})
+	approver := tool.ApproverFunc(func(ctx context.Context, spec tool.Spec, call llm.ToolCall, args []byte) (bool, string, error) {
+		gotApproved = string(args)
+		return true, "", nil
+	})
+	ex := executor(t, &tool.Config{Approver: approver}, raw, plain, touchy, folded)
+	tests := []struct {
+		name, args, want string
+	}{
+		{"raw", `{"city": "Nice"}`, ""},
+		{"plain", `{"city": "Nice"}`, `"Nice/celsius"`},
+		{"plain", `{"city": "Nice", "units": "kelvin"}`, `"Nice/kelvin"`},
+		{"touchy", `{"city": "Nice"}`, `"Nice/celsius"`},
+		{"folded", `{"CITY": "Nice"}`, `"Nice/celsius"`},
+	}
+	for _, tt := range tests {
+		o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: tt.name, Input: json.RawMessage(tt.args)})
+		if o.Result.Status != llm.StatusSuccess {
+			t.Errorf("Call(%s, %s) = %s", tt.name, tt.args, text(o.Result))
+			continue
+		}
+		if tt.want == "" {
+			continue
+		}
+		if got := string(o.Envelope.Data.(json.RawMessage)); got != tt.want {
+			t.Errorf("Call(%s, %s) data = %s, want %s", tt.name, tt.args, got, tt.want)
+		}
+	}
+	if want := `{"city":"Nice","units":"celsius"}`; gotArgs != want || gotApproved != want {
+		t.Errorf("raw tool got %s and its approver %s, want %s for both", gotArgs, gotApproved, want)
+	}
+}

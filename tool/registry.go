@@ -157,10 +157,10 @@ type precompiled interface {
 
 // binder is a tool whose arguments the executor decodes itself, once they
 // are validated ([Func]): bind prepares one attempt, on the executor's
-// goroutine. value, when not nil, is args decoded by fastDecode (so with
-// no duplicate keys); it must not be modified.
+// goroutine. It must not modify p.value. (p is a copy, so that the
+// caller's stays on its stack.)
 type binder interface {
-	bind(args json.RawMessage, value any) (bound, error)
+	bind(p prepared) (bound, error)
 }
 
 // A bound is one attempt of a [binder] tool with its arguments in hand.
