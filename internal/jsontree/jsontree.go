@@ -603,7 +603,7 @@ func (t *Tree) Str(n Node) string {
 	if !nd.esc {
 		return string(raw)
 	}
-	return string(AppendUnescaped(make([]byte, 0, len(raw)), raw))
+	return unescape(raw)
 }
 
 // Key returns the key of member n, unescaped, or "" if n is not an object
@@ -614,7 +614,7 @@ func (t *Tree) Key(n Node) string {
 	if !nd.kesc {
 		return string(raw)
 	}
-	return string(AppendUnescaped(make([]byte, 0, len(raw)), raw))
+	return unescape(raw)
 }
 
 // RawKey returns the key of member n as it is in the source, between the
@@ -636,7 +636,7 @@ func (t *Tree) KeyIs(n Node, k string) bool {
 	if !nd.kesc {
 		return string(raw) == k
 	}
-	return string(AppendUnescaped(make([]byte, 0, len(raw)), raw)) == k
+	return unescape(raw) == k
 }
 
 // Get returns the first member of object obj with key k, or [None]. It
@@ -797,48 +797,67 @@ func stringEnd(src []byte, i int) int {
 // [Tree]). A lone surrogate escape becomes U+FFFD, as in encoding/json;
 // other bytes are copied as they are.
 func AppendUnescaped(dst, raw []byte) []byte {
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			start := i
-			for i < len(raw) && raw[i] != '\\' {
-				i++
-			}
-			dst = append(dst, raw[start:i]...)
-			i--
-			continue
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\\')
+		if i < 0 {
+			return append(dst, raw...)
 		}
-		i++
-		switch raw[i] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r := hex4(raw[i+1 : i+5])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				d := utf8.RuneError
-				if i+7 <= len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-					if d2 := utf16.DecodeRune(r, hex4(raw[i+3:i+7])); d2 != utf8.RuneError {
-						d = d2
-						i += 6
-					}
-				}
-				r = d
-			}
-			dst = utf8.AppendRune(dst, r)
-		default: // '"', '\\', '/'
-			dst = append(dst, raw[i])
-		}
+		dst = append(dst, raw[:i]...)
+		var n int
+		dst, n = appendEscape(dst, raw[i:])
+		raw = raw[i+n:]
 	}
 	return dst
+}
+
+// unescape returns the decoded contents of a valid JSON string, with one
+// allocation.
+func unescape(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	var tmp [utf8.UTFMax]byte
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\\')
+		if i < 0 {
+			b.Write(raw)
+			break
+		}
+		b.Write(raw[:i])
+		e, n := appendEscape(tmp[:0], raw[i:])
+		b.Write(e)
+		raw = raw[i+n:]
+	}
+	return b.String()
+}
+
+// appendEscape appends the decoding of the escape sequence at the start of
+// raw, a valid JSON string's contents, and returns how many bytes it took:
+// a \uXXXX\uXXXX surrogate pair is one sequence.
+func appendEscape(dst, raw []byte) ([]byte, int) {
+	switch raw[1] {
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r := hex4(raw[2:6])
+		if !utf16.IsSurrogate(r) {
+			return utf8.AppendRune(dst, r), 6
+		}
+		if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
+			if d := utf16.DecodeRune(r, hex4(raw[8:12])); d != utf8.RuneError {
+				return utf8.AppendRune(dst, d), 12
+			}
+		}
+		return utf8.AppendRune(dst, utf8.RuneError), 6
+	}
+	return append(dst, raw[1]), 2 // '"', '\\', '/'
 }
 
 func hex4(h []byte) rune {

@@ -202,6 +202,9 @@ func TestAppendUnescaped(t *testing.T) {
 		if got := string(AppendUnescaped(nil, []byte(tt.in))); got != tt.want {
 			t.Errorf("AppendUnescaped(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+		if got := unescape([]byte(tt.in)); got != tt.want {
+			t.Errorf("unescape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 		var want string
 		if err := json.Unmarshal([]byte(`"`+tt.in+`"`), &want); err != nil || want != tt.want {
 			t.Errorf("json.Unmarshal(%q) = %q, %v, want %q", tt.in, want, err, tt.want)
