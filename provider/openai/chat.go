@@ -1,11 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -76,53 +78,50 @@ func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(pat
 // lists the others. Errors are for bodies that are not Chat Completions
 // requests at all (wrong types, missing ids, invalid JSON).
 func DecodeChat(body []byte) (*ChatRequest, error) {
-	d := &chatDecoder{r: reader{b: body}, names: make(map[string]string)}
+	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
+		return nil, &DecodeError{Err: fmt.Errorf("empty input: want a Chat Completions request body or a messages array")}
+	}
+	b, err := parseBody(body, "messages") // a bare array's paths are those of a full body
+	if err != nil {
+		return nil, err
+	}
 	req := &ChatRequest{}
-	d.req = req
-	switch c := d.r.peek(); c {
-	case '[':
+	d := &chatDecoder{b: b, req: req, names: make(map[string]string)}
+	t := b.t
+	switch root := t.Root(); t.Kind(root) {
+	case jsontree.Array:
 		req.Bare = true
-		d.r.push("messages") // paths are the same as in a full body
-		if err := d.messages(); err != nil {
+		if err := d.messages(root); err != nil {
 			return nil, err
 		}
-		d.r.pop()
-	case '{':
+	case jsontree.Object:
 		hasMessages := false
 		hasInput := false
-		err := d.r.object(func(key []byte) error {
+		for f := t.First(root); f != jsontree.None; f = t.Next(f) {
+			key := b.key(f)
 			switch string(key) {
 			case "messages":
 				hasMessages = true
 				req.order = append(req.order, "messages")
-				d.r.push("messages")
-				defer d.r.pop()
-				return d.messages()
+				if err := d.messages(f); err != nil {
+					return nil, err
+				}
+				continue
 			case "tools":
 				req.order = append(req.order, "tools")
-				if d.r.null() {
-					return nil
+				if b.isNull(f) {
+					continue
 				}
-				d.r.push("tools")
-				defer d.r.pop()
-				return d.tools()
-			}
-			if string(key) == "input" {
+				if err := d.tools(f); err != nil {
+					return nil, err
+				}
+				continue
+			case "input":
 				hasInput = true
 			}
 			k := string(key)
 			req.order = append(req.order, k)
-			d.r.push(k)
-			defer d.r.pop()
-			v, err := d.r.compact(nil)
-			if err != nil {
-				return err
-			}
-			req.Fields = append(req.Fields, Field{Key: k, Value: v})
-			return nil
-		})
-		if err != nil {
-			return nil, err
+			req.Fields = append(req.Fields, Field{Key: k, Value: b.canon(nil, f)})
 		}
 		if !hasMessages {
 			hint := ""
@@ -131,25 +130,15 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 			}
 			return nil, &DecodeError{Path: "messages", Err: fmt.Errorf("missing: a Chat Completions request body needs a messages array%s", hint)}
 		}
-	case 0:
-		return nil, &DecodeError{Err: fmt.Errorf("empty input: want a Chat Completions request body or a messages array")}
 	default:
-		if kindName(c) == "invalid JSON" {
-			return nil, d.r.syntaxf("want a value, found %s", d.r.found())
-		}
-		return nil, &DecodeError{Err: fmt.Errorf("want a Chat Completions request body (an object) or a messages array, got %s", kindName(c))}
+		return nil, &DecodeError{Err: fmt.Errorf("want a Chat Completions request body (an object) or a messages array, got %s", t.Kind(root).Phrase())}
 	}
-	if err := d.r.end(); err != nil {
-		return nil, err
-	}
-	if err := d.finish(); err != nil {
-		return nil, err
-	}
+	d.finish()
 	return req, nil
 }
 
 type chatDecoder struct {
-	r         reader
+	b         *body
 	req       *ChatRequest
 	wires     []chatWire
 	names     map[string]string // call id → tool name, for results
@@ -169,13 +158,13 @@ const (
 
 // chatWire is one decoded wire message.
 type chatWire struct {
-	kind       wireKind
-	parts      []llm.Part     // system, user, assistant
-	result     llm.ToolResult // tool
-	start, end int            // its bytes in the body
-	keepRaw    bool           // the body says more than the llm form
-	patch      []keyPatch     // fixes for Wire violations, applied to the kept original
-	kept       []int          // body indices of the parts the llm form holds, when some were skipped
+	kind    wireKind
+	parts   []llm.Part     // system, user, assistant
+	result  llm.ToolResult // tool
+	node    jsontree.Node  // the message in the body
+	keepRaw bool           // the body says more than the llm form
+	patch   []keyPatch     // fixes for Wire violations, applied to the kept original
+	kept    []int          // body indices of the parts the llm form holds, when some were skipped
 }
 
 // chatPart is a content part before the message's role is known.
@@ -183,7 +172,7 @@ type chatPart struct {
 	typ      string
 	text     string
 	hasText  bool
-	textKind byte // first byte of a text value that is not a string
+	textKind jsontree.Kind // the kind of a text value that is not a string
 	url      string
 	detail   string
 	hasImage bool
@@ -226,72 +215,72 @@ type chatMsg struct {
 	quiet      bool     // unmodeled keys with empty values ([] or {})
 }
 
-func (d *chatDecoder) messages() error {
-	return d.r.array(func(i int) error {
-		d.r.pushIdx(i)
-		defer d.r.pop()
-		return d.message(i)
-	})
+func (d *chatDecoder) messages(n jsontree.Node) error {
+	t := d.b.t
+	if t.Kind(n) != jsontree.Array {
+		return d.b.want(n, "an array")
+	}
+	for i, m := 0, t.First(n); m != jsontree.None; i, m = i+1, t.Next(m) {
+		if err := d.message(i, m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (d *chatDecoder) message(i int) error {
-	start := d.r.i
+func (d *chatDecoder) message(i int, n jsontree.Node) error {
+	b, t := d.b, d.b.t
+	if t.Kind(n) != jsontree.Object {
+		return b.want(n, "an object")
+	}
 	var m chatMsg
-	err := d.r.object(func(key []byte) error {
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		key := b.key(f)
+		var err error
 		switch string(key) {
 		case "role":
-			d.r.push("role")
-			defer d.r.pop()
-			s, err := d.r.str()
-			m.role, m.hasRole = s, true
-			return err
+			m.role, err = b.str(f)
+			m.hasRole = true
 		case "content":
-			d.r.push("content")
-			defer d.r.pop()
-			return d.content(&m)
+			err = d.content(&m, f)
 		case "tool_calls":
-			if d.r.null() {
-				return nil
+			if b.isNull(f) {
+				continue
 			}
 			m.callsGiven = true
-			d.r.push("tool_calls")
-			defer d.r.pop()
-			m.calls = []chatCall{}
-			return d.r.array(func(n int) error {
-				d.r.pushIdx(n)
-				defer d.r.pop()
-				c, err := d.toolCall()
-				m.calls = append(m.calls, c)
-				return err
-			})
-		case "tool_call_id":
-			if d.r.null() {
-				return nil
+			if t.Kind(f) != jsontree.Array {
+				return b.want(f, "an array")
 			}
-			d.r.push("tool_call_id")
-			defer d.r.pop()
-			s, err := d.r.str()
-			m.toolCallID, m.hasCallID = s, true
+			m.calls = make([]chatCall, 0, t.Len(f))
+			for c := t.First(f); c != jsontree.None; c = t.Next(c) {
+				call, err := d.toolCall(c)
+				if err != nil {
+					return err
+				}
+				m.calls = append(m.calls, call)
+			}
+		case "tool_call_id":
+			if b.isNull(f) {
+				continue
+			}
+			m.toolCallID, err = b.str(f)
+			m.hasCallID = true
+		default:
+			noted, quiet := b.extra(f)
+			if noted {
+				m.extra = append(m.extra, string(key))
+			}
+			m.quiet = m.quiet || quiet
+		}
+		if err != nil {
 			return err
 		}
-		k := string(key)
-		d.r.push(k)
-		defer d.r.pop()
-		noted, quiet, err := d.r.extra()
-		if noted {
-			m.extra = append(m.extra, k)
-		}
-		m.quiet = m.quiet || quiet
-		return err
-	})
-	if err != nil {
-		return err
 	}
-	end := d.r.i
+	start := t.Offset(n)
 	if !m.hasRole {
-		return &DecodeError{Path: d.r.pathString() + ".role", Offset: start, Err: fmt.Errorf("missing (want system, developer, user, assistant or tool)")}
+		return b.missing(n, "role", fmt.Errorf("missing (want system, developer, user, assistant or tool)"))
 	}
-	w := chatWire{start: start, end: end, keepRaw: m.quiet}
+	w := chatWire{node: n, keepRaw: m.quiet}
 	path := "messages." + strconv.Itoa(i)
 	for _, k := range m.extra {
 		w.keepRaw = true
@@ -344,10 +333,6 @@ func (d *chatDecoder) message(i int) error {
 	return nil
 }
 
-func (r *reader) errorAt(offset int, format string, args ...any) error {
-	return &DecodeError{Path: r.pathString(), Offset: offset, Err: fmt.Errorf(format, args...)}
-}
-
 func (d *chatDecoder) note(path, msg string) {
 	d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
 		Message: msg + "; kept when the message is re-encoded unchanged as Chat Completions, lost otherwise"})
@@ -358,120 +343,118 @@ func (d *chatDecoder) violation(rule, path, msg, providerErr string) {
 }
 
 // content reads a message's content in any of its shapes.
-func (d *chatDecoder) content(m *chatMsg) error {
-	switch d.r.peek() {
-	case 'n':
-		if d.r.null() {
-			m.content = contentNull
-			return nil
-		}
-	case '"':
-		s, err := d.r.str()
-		m.content, m.str = contentString, s
-		return err
-	case '[':
+func (d *chatDecoder) content(m *chatMsg, n jsontree.Node) error {
+	b, t := d.b, d.b.t
+	switch t.Kind(n) {
+	case jsontree.Null:
+		m.content = contentNull
+		return nil
+	case jsontree.String:
+		m.content, m.str = contentString, t.Str(n)
+		return nil
+	case jsontree.Array:
 		m.content = contentArray
-		m.parts = []chatPart{}
-		return d.r.array(func(j int) error {
-			d.r.pushIdx(j)
-			defer d.r.pop()
-			p, err := d.part()
+		m.parts = make([]chatPart, 0, t.Len(n))
+		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
+			p, err := d.part(c)
+			if err != nil {
+				return err
+			}
 			m.parts = append(m.parts, p)
-			return err
-		})
+		}
+		return nil
 	}
-	return d.r.want("a string, an array of content parts or null")
+	return b.want(n, "a string, an array of content parts or null")
 }
 
 // part reads one content part of any type.
-func (d *chatDecoder) part() (chatPart, error) {
+func (d *chatDecoder) part(n jsontree.Node) (chatPart, error) {
+	b, t := d.b, d.b.t
 	var p chatPart
+	if t.Kind(n) != jsontree.Object {
+		return p, b.want(n, "an object")
+	}
 	hasType := false
-	start := d.r.i
-	err := d.r.object(func(key []byte) error {
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		key := b.key(f)
 		switch string(key) {
 		case "type":
-			d.r.push("type")
-			defer d.r.pop()
-			s, err := d.r.str()
-			p.typ, hasType = s, true
-			return err
+			var err error
+			if p.typ, err = b.str(f); err != nil {
+				return p, err
+			}
+			hasType = true
+			continue
 		case "text":
-			if d.r.peek() == '"' {
-				s, err := d.r.str()
-				p.text, p.hasText = s, true
-				return err
+			if t.Kind(f) == jsontree.String {
+				p.text, p.hasText = t.Str(f), true
+				continue
 			}
-			p.textKind = d.r.peek()
+			p.textKind = t.Kind(f)
 		case "image_url":
-			if d.r.peek() == '{' {
-				d.r.push("image_url")
-				defer d.r.pop()
+			if t.Kind(f) == jsontree.Object {
 				p.hasImage = true
-				return d.r.object(func(k []byte) error {
-					switch string(k) {
-					case "url":
-						d.r.push("url")
-						defer d.r.pop()
-						s, err := d.r.str()
-						p.url = s
-						return err
-					case "detail":
-						if d.r.null() {
-							return nil
-						}
-						d.r.push("detail")
-						defer d.r.pop()
-						s, err := d.r.str()
-						p.detail = s
-						return err
-					}
-					k2 := "image_url." + string(k)
-					if !d.r.null() {
-						p.extra = append(p.extra, k2)
-						return d.r.skip()
-					}
-					return nil
-				})
+				if err := d.imageURL(&p, f); err != nil {
+					return p, err
+				}
+				continue
 			}
 		}
-		k := string(key)
-		if d.r.null() {
-			return nil
+		if !b.isNull(f) {
+			p.extra = append(p.extra, string(key))
 		}
-		p.extra = append(p.extra, k)
-		d.r.push(k)
-		defer d.r.pop()
-		return d.r.skip()
-	})
-	if err != nil {
-		return p, err
 	}
 	if !hasType {
-		return p, d.r.errorAt(start, "content part without a type (want text, image_url, ...)")
+		return p, b.errorf(n, "content part without a type (want text, image_url, ...)")
 	}
 	switch p.typ {
 	case "text":
 		if !p.hasText {
-			return p, textError(d.r.pathString(), start, p.textKind)
+			return p, textError(b, n, p.textKind)
 		}
 	case "image_url":
 		if !p.hasImage {
-			return p, d.r.errorAt(start, "image_url part without an image_url object")
+			return p, b.errorf(n, "image_url part without an image_url object")
 		}
 		if p.url == "" {
-			return p, d.r.errorAt(start, "image_url part without a url")
+			return p, b.errorf(n, "image_url part without a url")
 		}
 	}
 	return p, nil
 }
 
-// textError reports a text part whose text is missing or not a string.
-func textError(path string, offset int, kind byte) error {
-	if kind == 0 {
-		return &DecodeError{Path: path + ".text", Offset: offset, Err: fmt.Errorf("missing: a text part needs a text string")}
+// imageURL reads the image_url object of a part.
+func (d *chatDecoder) imageURL(p *chatPart, n jsontree.Node) error {
+	b, t := d.b, d.b.t
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		var err error
+		key := b.key(f)
+		switch string(key) {
+		case "url":
+			p.url, err = b.str(f)
+		case "detail":
+			if !b.isNull(f) {
+				p.detail, err = b.str(f)
+			}
+		default:
+			if !b.isNull(f) {
+				p.extra = append(p.extra, "image_url."+string(key))
+			}
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return &DecodeError{Path: path + ".text", Offset: offset, Err: fmt.Errorf("want a string, got %s", kindName(kind))}
+	return nil
+}
+
+// textError reports a text part whose text is missing or has the given
+// kind, not a string.
+func textError(b *body, part jsontree.Node, kind jsontree.Kind) error {
+	if kind == 0 {
+		return b.missing(part, "text", fmt.Errorf("missing: a text part needs a text string"))
+	}
+	return b.missing(part, "text", fmt.Errorf("want a string, got %s", kind.Phrase()))
 }
 
 // textContent maps the content of a system or user message.
@@ -539,99 +522,87 @@ func (d *chatDecoder) mapPart(w *chatWire, p chatPart, path, role string, images
 }
 
 // toolCall reads one entry of tool_calls.
-func (d *chatDecoder) toolCall() (chatCall, error) {
+func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
+	b, t := d.b, d.b.t
 	var c chatCall
-	start := d.r.i
-	fn := func(name, arg string) error {
-		return d.r.object(func(k []byte) error {
-			switch string(k) {
-			case "name":
-				d.r.push("name")
-				defer d.r.pop()
-				s, err := d.r.str()
-				c.name, c.hasName = s, true
-				return err
-			case arg:
-				d.r.push(arg)
-				defer d.r.pop()
-				s, err := d.r.str()
-				c.args, c.hasArgs = s, true
-				return err
-			}
-			k2 := name + "." + string(k)
-			if !d.r.null() {
-				c.extra = append(c.extra, k2)
-				return d.r.skip()
-			}
-			return nil
-		})
+	if t.Kind(n) != jsontree.Object {
+		return c, b.want(n, "an object")
 	}
-	err := d.r.object(func(key []byte) error {
+	fn := func(obj jsontree.Node, name, arg string) error {
+		if t.Kind(obj) != jsontree.Object {
+			return b.want(obj, "an object")
+		}
+		for f := t.First(obj); f != jsontree.None; f = t.Next(f) {
+			var err error
+			key := b.key(f)
+			switch string(key) {
+			case "name":
+				c.name, err = b.str(f)
+				c.hasName = true
+			case arg:
+				c.args, err = b.str(f)
+				c.hasArgs = true
+			default:
+				if !b.isNull(f) {
+					c.extra = append(c.extra, name+"."+string(key))
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		var err error
+		key := b.key(f)
 		switch string(key) {
 		case "id":
-			d.r.push("id")
-			defer d.r.pop()
-			s, err := d.r.str()
-			c.id, c.hasID = s, true
-			return err
+			c.id, err = b.str(f)
+			c.hasID = true
 		case "type":
-			d.r.push("type")
-			defer d.r.pop()
-			s, err := d.r.str()
-			c.typ = s
-			return err
+			c.typ, err = b.str(f)
 		case "function":
-			d.r.push("function")
-			defer d.r.pop()
 			c.hasFunction = true
-			return fn("function", "arguments")
+			err = fn(f, "function", "arguments")
 		case "custom":
-			d.r.push("custom")
-			defer d.r.pop()
 			c.hasCustom = true
-			return fn("custom", "input")
+			err = fn(f, "custom", "input")
+		default:
+			if !b.isNull(f) {
+				c.extra = append(c.extra, string(key))
+			}
 		}
-		k := string(key)
-		if d.r.null() {
-			return nil
+		if err != nil {
+			return c, err
 		}
-		c.extra = append(c.extra, k)
-		d.r.push(k)
-		defer d.r.pop()
-		return d.r.skip()
-	})
-	if err != nil {
-		return c, err
 	}
 	if c.typ == "" {
 		c.typ = "function"
 	}
-	want := func(what string) error { return d.r.errorAt(start, "%s", what) }
 	switch c.typ {
 	case "function":
 		if !c.hasFunction {
-			return c, want("missing function (a function tool call needs {\"name\", \"arguments\"})")
+			return c, b.errorf(n, "missing function (a function tool call needs {\"name\", \"arguments\"})")
 		}
 		if !c.hasArgs {
-			return c, &DecodeError{Path: d.r.pathString() + ".function.arguments", Offset: start,
-				Err: fmt.Errorf("missing (arguments is a JSON string; send \"{}\" for a call without arguments)")}
+			return c, b.missing(n, "function.arguments", fmt.Errorf("missing (arguments is a JSON string; send \"{}\" for a call without arguments)"))
 		}
 	case "custom":
 		if !c.hasCustom {
-			return c, want("missing custom (a custom tool call needs {\"name\", \"input\"})")
+			return c, b.errorf(n, "missing custom (a custom tool call needs {\"name\", \"input\"})")
 		}
 		if !c.hasArgs {
-			return c, &DecodeError{Path: d.r.pathString() + ".custom.input", Offset: start, Err: fmt.Errorf("missing")}
+			return c, b.missing(n, "custom.input", fmt.Errorf("missing"))
 		}
 	default:
-		return c, &DecodeError{Path: d.r.pathString() + ".type", Offset: start,
-			Err: fmt.Errorf("unknown tool call type %q (want function or custom)", c.typ)}
+		return c, b.missing(n, "type", fmt.Errorf("unknown tool call type %q (want function or custom)", c.typ))
 	}
 	if !c.hasID {
-		return c, &DecodeError{Path: d.r.pathString() + ".id", Offset: start, Err: fmt.Errorf("missing: a tool call needs an id")}
+		return c, b.missing(n, "id", fmt.Errorf("missing: a tool call needs an id"))
 	}
 	if !c.hasName {
-		return c, &DecodeError{Path: d.r.pathString() + "." + c.typ + ".name", Offset: start, Err: fmt.Errorf("missing: a tool call needs a name")}
+		return c, b.missing(n, c.typ+".name", fmt.Errorf("missing: a tool call needs a name"))
 	}
 	return c, nil
 }
@@ -752,27 +723,23 @@ func splitToolImages(r llm.ToolResult) (llm.ToolResult, []llm.Part) {
 
 // tools reads the tools array: function tools become llm.ToolSpecs, others
 // are kept.
-func (d *chatDecoder) tools() error {
+func (d *chatDecoder) tools(n jsontree.Node) error {
+	b, t := d.b, d.b.t
+	if t.Kind(n) != jsontree.Array {
+		return b.want(n, "an array")
+	}
 	var kb keepBuilder
-	err := d.r.array(func(k int) error {
-		d.r.pushIdx(k)
-		defer d.r.pop()
-		start := d.r.i
-		spec, isFunc, extra, err := d.tool1(k)
+	for k, c := 0, t.First(n); c != jsontree.None; k, c = k+1, t.Next(c) {
+		spec, isFunc, extra, err := d.tool1(c)
 		if err != nil {
 			return err
 		}
-		raw := d.r.b[start:d.r.i]
 		path := "tools." + strconv.Itoa(k)
 		if !isFunc {
-			c, err := compactJSON(raw)
-			if err != nil {
-				return err
-			}
-			kb.opaque(c)
+			kb.opaque(b.canon(nil, c))
 			d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
 				Message: "a tool that is not a function tool is not part of the llm form; kept when re-encoding as Chat Completions, lost otherwise"})
-			return nil
+			continue
 		}
 		d.req.Tools = append(d.req.Tools, spec)
 		canon := appendChatTool(nil, spec)
@@ -782,109 +749,97 @@ func (d *chatDecoder) tools() error {
 				d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path + "." + x,
 					Message: fmt.Sprintf("the %q field of a tool is not part of the llm form; kept when the tool is re-encoded unchanged as Chat Completions, lost otherwise", x)})
 			}
-			keepRaw, _ = compactJSON(raw)
+			keepRaw = b.canon(nil, c)
 		}
 		kb.add(canon, keepRaw)
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	d.req.toolKeep = kb.build()
 	return nil
 }
 
 // tool1 reads one tool definition.
-func (d *chatDecoder) tool1(k int) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
-	start := d.r.i
+func (d *chatDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
+	b, t := d.b, d.b.t
+	if t.Kind(n) != jsontree.Object {
+		return spec, false, nil, b.want(n, "an object")
+	}
 	typ := ""
 	hasFn := false
 	hasName := false
-	err = d.r.object(func(key []byte) error {
-		switch string(key) {
-		case "type":
-			d.r.push("type")
-			defer d.r.pop()
-			s, err := d.r.str()
-			typ = s
-			return err
-		case "function":
-			hasFn = true
-			d.r.push("function")
-			defer d.r.pop()
-			return d.r.object(func(fk []byte) error {
-				switch string(fk) {
-				case "name":
-					d.r.push("name")
-					defer d.r.pop()
-					s, err := d.r.str()
-					spec.Name, hasName = s, true
-					return err
-				case "description":
-					if d.r.null() {
-						return nil
-					}
-					d.r.push("description")
-					defer d.r.pop()
-					s, err := d.r.str()
-					spec.Description = s
-					return err
-				case "parameters":
-					if d.r.null() {
-						return nil
-					}
-					d.r.push("parameters")
-					defer d.r.pop()
-					if d.r.peek() != '{' {
-						return d.r.want("a JSON Schema object")
-					}
-					v, err := d.r.compact(nil)
-					spec.Parameters = v
-					return err
-				case "strict":
-					if d.r.null() {
-						return nil
-					}
-					d.r.push("strict")
-					defer d.r.pop()
-					b, err := d.r.boolean()
-					spec.Strict = b
-					return err
-				}
-				if !d.r.null() {
-					extra = append(extra, "function."+string(fk))
-					return d.r.skip()
-				}
-				return nil
-			})
+	function := func(obj jsontree.Node) error {
+		if t.Kind(obj) != jsontree.Object {
+			return b.want(obj, "an object")
 		}
-		if !d.r.null() {
-			extra = append(extra, string(key))
-			return d.r.skip()
+		for f := t.First(obj); f != jsontree.None; f = t.Next(f) {
+			var err error
+			key := b.key(f)
+			switch string(key) {
+			case "name":
+				spec.Name, err = b.str(f)
+				hasName = true
+			case "description":
+				if !b.isNull(f) {
+					spec.Description, err = b.str(f)
+				}
+			case "parameters":
+				switch t.Kind(f) {
+				case jsontree.Null:
+				case jsontree.Object:
+					spec.Parameters = b.canon(nil, f)
+				default:
+					err = b.want(f, "a JSON Schema object")
+				}
+			case "strict":
+				if !b.isNull(f) {
+					spec.Strict, err = b.boolean(f)
+				}
+			default:
+				if !b.isNull(f) {
+					extra = append(extra, "function."+string(key))
+				}
+			}
+			if err != nil {
+				return err
+			}
 		}
 		return nil
-	})
-	if err != nil {
-		return spec, false, nil, err
+	}
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		key := b.key(f)
+		switch string(key) {
+		case "type":
+			if typ, err = b.str(f); err != nil {
+				return spec, false, nil, err
+			}
+		case "function":
+			hasFn = true
+			if err := function(f); err != nil {
+				return spec, false, nil, err
+			}
+		default:
+			if !b.isNull(f) {
+				extra = append(extra, string(key))
+			}
+		}
 	}
 	if typ == "" {
-		return spec, false, nil, d.r.errorAt(start, "tool without a type (want \"function\")")
+		return spec, false, nil, b.errorf(n, "tool without a type (want \"function\")")
 	}
 	if typ != "function" {
 		return spec, false, nil, nil
 	}
 	if !hasFn {
-		return spec, false, nil, d.r.errorAt(start, "function tool without a function object")
+		return spec, false, nil, b.errorf(n, "function tool without a function object")
 	}
 	if !hasName {
-		return spec, false, nil, &DecodeError{Path: d.r.pathString() + ".function.name", Offset: start, Err: fmt.Errorf("missing: a function tool needs a name")}
+		return spec, false, nil, b.missing(n, "function.name", fmt.Errorf("missing: a function tool needs a name"))
 	}
 	return spec, true, extra, nil
 }
 
 // finish assembles the llm messages from the wire messages and files what
 // must be kept.
-func (d *chatDecoder) finish() error {
+func (d *chatDecoder) finish() {
 	req := d.req
 	var kb keepBuilder
 	needKeep := false
@@ -902,11 +857,7 @@ func (d *chatDecoder) finish() error {
 		}
 		switch w.kind {
 		case wOpaque:
-			raw, err := compactJSON(d.r.b[w.start:w.end])
-			if err != nil {
-				return err
-			}
-			kb.opaque(raw)
+			kb.opaque(d.b.canon(nil, w.node))
 			continue
 		case wTool:
 			if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleTool {
@@ -936,16 +887,12 @@ func (d *chatDecoder) finish() error {
 		canon := append([]byte(nil), scratch...)
 		var raw []byte
 		if w.keepRaw {
-			var err error
-			if raw, err = compactPatched(d.r.b[w.start:w.end], w.patch); err != nil {
-				return err
-			}
+			raw = d.b.canonPatched(w.node, w.patch)
 		}
 		kb.add(canon, raw)
 	}
 	req.msgKeep = kb.build()
 	req.paths.done()
-	return nil
 }
 
 // EncodeChat writes r as a Chat Completions request body (or a bare
@@ -1350,12 +1297,12 @@ func checkParameters(t llm.ToolSpec) error {
 	if t.Parameters == nil {
 		return nil
 	}
-	r := reader{b: t.Parameters}
-	if r.peek() != '{' {
-		return fmt.Errorf("tool %q: parameters must be a JSON Schema object, got %s", t.Name, kindName(r.peek()))
-	}
-	if _, err := compactJSON(t.Parameters); err != nil {
+	b, err := parseBody(t.Parameters, "")
+	if err != nil {
 		return fmt.Errorf("tool %q: parameters are not valid JSON: %w", t.Name, err)
+	}
+	if k := b.t.Kind(b.t.Root()); k != jsontree.Object {
+		return fmt.Errorf("tool %q: parameters must be a JSON Schema object, got %s", t.Name, k.Phrase())
 	}
 	return nil
 }
@@ -1370,8 +1317,7 @@ func appendChatTool(dst []byte, t llm.ToolSpec) []byte {
 	}
 	if t.Parameters != nil {
 		dst = append(dst, `,"parameters":`...)
-		r := reader{b: t.Parameters}
-		dst, _ = r.compact(dst)
+		dst = appendParameters(dst, t.Parameters)
 	}
 	if t.Strict {
 		dst = append(dst, `,"strict":true`...)

@@ -1,11 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -88,99 +90,78 @@ func (r *ResponsesRequest) BodyPath(path string) string { return r.paths.bodyPat
 // Errors are [*DecodeError]s naming the exact path:
 // "input.3.arguments: want a string, got an object".
 func DecodeResponses(body []byte) (*ResponsesRequest, error) {
-	d := &rsDecoder{r: reader{b: body}, names: make(map[string]string), ids: make(map[string]int)}
+	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
+		return nil, &DecodeError{Err: errors.New("empty input: want a Responses request body or an input array")}
+	}
+	b, err := parseBody(body, "input") // a bare array's paths are those of a full body
+	if err != nil {
+		return nil, err
+	}
 	req := &ResponsesRequest{}
-	d.req = req
-	switch c := d.r.peek(); c {
-	case '[':
+	d := &rsDecoder{b: b, req: req, names: make(map[string]string), ids: make(map[string]int)}
+	t := b.t
+	switch root := t.Root(); t.Kind(root) {
+	case jsontree.Array:
 		req.Bare = true
-		d.r.push("input") // paths are the same as in a full body
-		if err := d.items(); err != nil {
+		if err := d.items(root); err != nil {
 			return nil, err
 		}
-		d.r.pop()
-	case '{':
+	case jsontree.Object:
 		hasMessages := false
-		err := d.r.object(func(key []byte) error {
-			k := string(key)
+		for f := t.First(root); f != jsontree.None; f = t.Next(f) {
+			k := string(b.key(f))
 			req.order = append(req.order, k)
-			d.r.push(k)
-			defer d.r.pop()
+			var err error
 			switch k {
 			case "input":
-				switch d.r.peek() {
-				case '"':
-					s, err := d.r.str()
-					if err != nil {
-						return err
-					}
+				switch t.Kind(f) {
+				case jsontree.String:
 					req.inputString = true
 					var parts []llm.Part
-					if s != "" {
+					if s := t.Str(f); s != "" {
 						parts = []llm.Part{llm.Text{Text: s}}
 					}
 					d.wires = append(d.wires, rsWire{kind: wUser, parts: parts})
-					return nil
-				case 'n':
-					if d.r.null() {
-						return nil
-					}
+				case jsontree.Null:
+				case jsontree.Array:
+					err = d.items(f)
+				default:
+					err = b.want(f, "a string or an array of input items")
 				}
-				if d.r.peek() != '[' {
-					return d.r.want("a string or an array of input items")
-				}
-				return d.items()
 			case "tools":
-				if d.r.null() {
-					return nil
+				if !b.isNull(f) {
+					err = d.tools(f)
 				}
-				return d.tools()
-			case "instructions", "previous_response_id":
-				if d.r.null() {
-					return nil
+			case "instructions":
+				if !b.isNull(f) {
+					req.Instructions, err = b.str(f)
 				}
-				s, err := d.r.str()
-				if k == "instructions" {
-					req.Instructions = s
-				} else {
-					req.PreviousResponseID = s
+			case "previous_response_id":
+				if !b.isNull(f) {
+					req.PreviousResponseID, err = b.str(f)
 				}
-				return err
 			case "messages":
 				hasMessages = true
+				fallthrough
+			default:
+				req.Fields = append(req.Fields, Field{Key: k, Value: b.canon(nil, f)})
 			}
-			v, err := d.r.compact(nil)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			req.Fields = append(req.Fields, Field{Key: k, Value: v})
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
 		if hasMessages && len(d.wires) == 0 && !req.inputString {
 			return nil, &DecodeError{Path: "messages", Err: errors.New("a Responses request has no messages field; this looks like a Chat Completions request (use DecodeChat)")}
 		}
-	case 0:
-		return nil, &DecodeError{Err: errors.New("empty input: want a Responses request body or an input array")}
 	default:
-		if kindName(c) == "invalid JSON" {
-			return nil, d.r.syntaxf("want a value, found %s", d.r.found())
-		}
-		return nil, &DecodeError{Err: fmt.Errorf("want a Responses request body (an object) or an input array, got %s", kindName(c))}
+		return nil, &DecodeError{Err: fmt.Errorf("want a Responses request body (an object) or an input array, got %s", t.Kind(root).Phrase())}
 	}
-	if err := d.r.end(); err != nil {
-		return nil, err
-	}
-	if err := d.finish(); err != nil {
-		return nil, err
-	}
+	d.finish()
 	return req, nil
 }
 
 type rsDecoder struct {
-	r         reader
+	b         *body
 	req       *ResponsesRequest
 	wires     []rsWire
 	names     map[string]string // call id → tool name
@@ -190,17 +171,18 @@ type rsDecoder struct {
 
 // rsWire is one decoded input item.
 type rsWire struct {
-	kind       wireKind
-	msgItem    bool // an assistant "message" item (not a call or reasoning)
-	parts      []llm.Part
-	result     llm.ToolResult
-	start, end int
-	keepRaw    bool
-	violated   bool       // a duplicate opaque item: left out
-	patch      []keyPatch // fixes for Wire violations, applied to the kept original
-	kept       []int      // body indices of the parts the llm form holds, when some were skipped
-	partsKey   string     // "content" or "output"
-	keepID     bool       // keep the original for its item id alone
+	kind     wireKind
+	msgItem  bool // an assistant "message" item (not a call or reasoning)
+	parts    []llm.Part
+	result   llm.ToolResult
+	node     jsontree.Node // the item in the body
+	start    int           // its offset
+	keepRaw  bool
+	violated bool       // a duplicate opaque item: left out
+	patch    []keyPatch // fixes for Wire violations, applied to the kept original
+	kept     []int      // body indices of the parts the llm form holds, when some were skipped
+	partsKey string     // "content" or "output"
+	keepID   bool       // keep the original for its item id alone
 }
 
 // rsPart is a content part before the item's type is known.
@@ -208,7 +190,7 @@ type rsPart struct {
 	typ      string
 	text     string
 	hasText  bool
-	textKind byte
+	textKind jsontree.Kind
 	imageURL string
 	hasURL   bool
 	detail   string
@@ -237,112 +219,90 @@ type rsItem struct {
 	deferred                          error
 }
 
-func (d *rsDecoder) items() error {
-	return d.r.array(func(i int) error {
-		d.r.pushIdx(i)
-		defer d.r.pop()
-		return d.item(i)
-	})
-}
-
-// shape runs a parse step whose errors, unless syntax errors, are deferred;
-// the value is then skipped.
-func (d *rsDecoder) shape(it *rsItem, key string, parse func() error) error {
-	start := d.r.i
-	d.r.push(key)
-	err := parse()
-	d.r.pop()
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, ErrSyntax) {
-		return err
-	}
-	if it.deferred == nil {
-		it.deferred = err
-	}
-	d.r.i = start
-	return d.r.skip()
-}
-
-func (d *rsDecoder) item(i int) error {
-	start := d.r.i
-	var it rsItem
-	str := func(dst *string, has *bool) func() error {
-		return func() error {
-			s, err := d.r.str()
-			*dst, *has = s, err == nil
+func (d *rsDecoder) items(n jsontree.Node) error {
+	t := d.b.t
+	for i, c := 0, t.First(n); c != jsontree.None; i, c = i+1, t.Next(c) {
+		if err := d.item(i, c); err != nil {
 			return err
 		}
 	}
-	err := d.r.object(func(key []byte) error {
+	return nil
+}
+
+// shape keeps the first error of a field's parse step: such errors are
+// deferred until the item's type is known, since an item of a type the
+// codec does not model is kept whatever its fields look like.
+func (it *rsItem) shape(err error) {
+	if err != nil && it.deferred == nil {
+		it.deferred = err
+	}
+}
+
+func (d *rsDecoder) item(i int, n jsontree.Node) error {
+	b, t := d.b, d.b.t
+	if t.Kind(n) != jsontree.Object {
+		return b.want(n, "an object")
+	}
+	start := t.Offset(n)
+	var it rsItem
+	str := func(f jsontree.Node, dst *string, has *bool) {
+		s, err := b.str(f)
+		*dst, *has = s, err == nil
+		it.shape(err)
+	}
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		key := b.key(f)
 		switch string(key) {
 		case "type":
-			return d.shape(&it, "type", str(&it.typ, &it.hasType))
+			str(f, &it.typ, &it.hasType)
 		case "role":
-			return d.shape(&it, "role", str(&it.role, &it.hasRole))
+			str(f, &it.role, &it.hasRole)
 		case "id":
-			if d.r.null() {
-				return nil
+			if !b.isNull(f) {
+				str(f, &it.id, &it.hasID)
 			}
-			return d.shape(&it, "id", str(&it.id, &it.hasID))
 		case "call_id":
-			return d.shape(&it, "call_id", str(&it.callID, &it.hasCallID))
+			str(f, &it.callID, &it.hasCallID)
 		case "name":
-			return d.shape(&it, "name", str(&it.name, &it.hasName))
+			str(f, &it.name, &it.hasName)
 		case "arguments", "input":
 			it.argsKey = string(key)
-			return d.shape(&it, it.argsKey, str(&it.args, &it.hasArgs))
+			str(f, &it.args, &it.hasArgs)
 		case "content":
-			return d.shape(&it, "content", func() error {
-				var err error
-				it.content, it.str, it.parts, err = d.content()
-				return err
-			})
+			var err error
+			it.content, it.str, it.parts, err = d.content(f)
+			it.shape(err)
 		case "output":
-			return d.shape(&it, "output", func() error {
-				var err error
-				it.output, it.outStr, it.outParts, err = d.content()
-				return err
-			})
+			var err error
+			it.output, it.outStr, it.outParts, err = d.content(f)
+			it.shape(err)
 		case "summary":
-			return d.shape(&it, "summary", func() error {
-				var err error
-				_, _, it.summary, err = d.content()
-				return err
-			})
+			var err error
+			_, _, it.summary, err = d.content(f)
+			it.shape(err)
 		case "status", "phase":
-			if !d.r.null() {
+			if !b.isNull(f) {
 				it.quiet = true
-				return d.r.skip()
 			}
-			return nil
+		default:
+			noted, quiet := b.extra(f)
+			if noted {
+				it.extra = append(it.extra, string(key))
+			}
+			it.quiet = it.quiet || quiet
 		}
-		k := string(key)
-		d.r.push(k)
-		defer d.r.pop()
-		noted, quiet, err := d.r.extra()
-		if noted {
-			it.extra = append(it.extra, k)
-		}
-		it.quiet = it.quiet || quiet
-		return err
-	})
-	if err != nil {
-		return err
 	}
-	end := d.r.i
 	path := "input." + strconv.Itoa(i)
 	if !it.hasType {
 		if !it.hasRole {
 			if it.deferred != nil {
 				return it.deferred
 			}
-			return d.r.errorAt(start, "an input item needs a type (message, function_call, function_call_output, reasoning, ...) or a role")
+			return b.errorf(n, "an input item needs a type (message, function_call, function_call_output, reasoning, ...) or a role")
 		}
 		it.typ = "message"
 	}
-	w := rsWire{start: start, end: end, keepRaw: it.quiet}
+	w := rsWire{node: n, start: start, keepRaw: it.quiet}
 	modeledID := false
 	switch it.typ {
 	case "message":
@@ -368,10 +328,7 @@ func (d *rsDecoder) item(i int) error {
 			return err
 		}
 	case "reasoning":
-		raw, err := compactJSON(d.r.b[start:end])
-		if err != nil {
-			return err
-		}
+		raw := b.canon(nil, n)
 		var texts []string
 		for _, p := range it.summary {
 			if p.hasText {
@@ -417,91 +374,83 @@ func (d *rsDecoder) note(path, msg string) {
 }
 
 // content reads a content or output value: a string, or an array of parts.
-func (d *rsDecoder) content() (contentKind, string, []rsPart, error) {
-	switch d.r.peek() {
-	case '"':
-		s, err := d.r.str()
-		return contentString, s, nil, err
-	case '[':
-		parts := []rsPart{}
-		err := d.r.array(func(j int) error {
-			d.r.pushIdx(j)
-			defer d.r.pop()
-			p, err := d.part()
+func (d *rsDecoder) content(n jsontree.Node) (contentKind, string, []rsPart, error) {
+	t := d.b.t
+	switch t.Kind(n) {
+	case jsontree.String:
+		return contentString, t.Str(n), nil, nil
+	case jsontree.Array:
+		parts := make([]rsPart, 0, t.Len(n))
+		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
+			p, err := d.part(c)
+			if err != nil {
+				return contentArray, "", parts, err
+			}
 			parts = append(parts, p)
-			return err
-		})
-		return contentArray, "", parts, err
-	case 'n':
-		if d.r.null() {
-			return contentNull, "", nil, nil
 		}
+		return contentArray, "", parts, nil
+	case jsontree.Null:
+		return contentNull, "", nil, nil
 	}
-	return contentAbsent, "", nil, d.r.want("a string or an array of content parts")
+	return contentAbsent, "", nil, d.b.want(n, "a string or an array of content parts")
 }
 
-func (d *rsDecoder) part() (rsPart, error) {
+func (d *rsDecoder) part(n jsontree.Node) (rsPart, error) {
+	b, t := d.b, d.b.t
 	var p rsPart
+	if t.Kind(n) != jsontree.Object {
+		return p, b.want(n, "an object")
+	}
 	hasType := false
-	start := d.r.i
-	err := d.r.object(func(key []byte) error {
-		k := string(key)
-		switch k {
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		key := b.key(f)
+		isStr := t.Kind(f) == jsontree.String
+		switch string(key) {
 		case "type":
-			d.r.push("type")
-			defer d.r.pop()
-			s, err := d.r.str()
-			p.typ, hasType = s, true
-			return err
-		case "text":
-			if d.r.peek() == '"' {
-				s, err := d.r.str()
-				p.text, p.hasText = s, true
-				return err
+			var err error
+			if p.typ, err = b.str(f); err != nil {
+				return p, err
 			}
-			p.textKind = d.r.peek()
+			hasType = true
+			continue
+		case "text":
+			if isStr {
+				p.text, p.hasText = t.Str(f), true
+				continue
+			}
+			p.textKind = t.Kind(f)
 		case "image_url":
-			if d.r.peek() == '"' {
-				s, err := d.r.str()
-				p.imageURL, p.hasURL = s, true
-				return err
+			if isStr {
+				p.imageURL, p.hasURL = t.Str(f), true
+				continue
 			}
 		case "detail":
-			if d.r.peek() == '"' {
-				s, err := d.r.str()
-				p.detail = s
-				if s != "auto" {
+			if isStr {
+				if p.detail = t.Str(f); p.detail != "auto" {
 					p.extra = append(p.extra, "detail")
 				}
-				return err
+				continue
 			}
 		case "file_id":
-			if d.r.peek() == '"' {
-				s, err := d.r.str()
-				p.fileID = s
+			if isStr {
+				p.fileID = t.Str(f)
 				p.extra = append(p.extra, "file_id")
-				return err
+				continue
 			}
 		}
-		d.r.push(k)
-		defer d.r.pop()
-		noted, quiet, err := d.r.extra()
+		noted, quiet := b.extra(f)
 		if noted {
-			p.extra = append(p.extra, k)
+			p.extra = append(p.extra, string(key))
 		}
 		p.quiet = p.quiet || quiet
-		return err
-	})
-	if err != nil {
-		return p, err
 	}
 	if !hasType {
-		return p, d.r.errorAt(start, "content part without a type (want input_text, input_image, output_text, ...)")
+		return p, b.errorf(n, "content part without a type (want input_text, input_image, output_text, ...)")
 	}
 	switch p.typ {
 	case "input_text", "output_text":
 		if !p.hasText {
-			return p, textError(d.r.pathString(), start, p.textKind)
+			return p, textError(b, n, p.textKind)
 		}
 	}
 	return p, nil
@@ -681,27 +630,23 @@ func (d *rsDecoder) output(w *rsWire, it *rsItem, path string, start int) error 
 }
 
 // tools reads the tools array.
-func (d *rsDecoder) tools() error {
+func (d *rsDecoder) tools(n jsontree.Node) error {
+	b, t := d.b, d.b.t
+	if t.Kind(n) != jsontree.Array {
+		return b.want(n, "an array")
+	}
 	var kb keepBuilder
-	err := d.r.array(func(k int) error {
-		d.r.pushIdx(k)
-		defer d.r.pop()
-		start := d.r.i
-		spec, isFunc, extra, err := d.tool1()
+	for k, c := 0, t.First(n); c != jsontree.None; k, c = k+1, t.Next(c) {
+		spec, isFunc, extra, err := d.tool1(c)
 		if err != nil {
 			return err
 		}
-		raw := d.r.b[start:d.r.i]
 		path := "tools." + strconv.Itoa(k)
 		if !isFunc {
-			c, err := compactJSON(raw)
-			if err != nil {
-				return err
-			}
-			kb.opaque(c)
+			kb.opaque(b.canon(nil, c))
 			d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
 				Message: "a tool that is not a function tool is not part of the llm form; kept when re-encoding as Responses, lost otherwise"})
-			return nil
+			continue
 		}
 		d.req.Tools = append(d.req.Tools, spec)
 		var keepRaw []byte
@@ -710,80 +655,63 @@ func (d *rsDecoder) tools() error {
 				d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path + "." + x,
 					Message: fmt.Sprintf("the %q field of a tool is not part of the llm form; kept when the tool is re-encoded unchanged as Responses, lost otherwise", x)})
 			}
-			keepRaw, _ = compactJSON(raw)
+			keepRaw = b.canon(nil, c)
 		}
 		kb.add(appendRsTool(nil, spec), keepRaw)
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	d.req.toolKeep = kb.build()
 	return nil
 }
 
 // tool1 reads one tool definition; a function tool is flat.
-func (d *rsDecoder) tool1() (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
-	start := d.r.i
+func (d *rsDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
+	b, t := d.b, d.b.t
+	if t.Kind(n) != jsontree.Object {
+		return spec, false, nil, b.want(n, "an object")
+	}
 	typ := ""
 	hasName := false
 	strictSet := false
-	var shapeErr error
-	err = d.r.object(func(key []byte) error {
-		k := string(key)
-		d.r.push(k)
-		defer d.r.pop()
-		at := d.r.i
+	var shapeErr error // only a function tool's fields must have these shapes
+	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+		key := b.key(f)
 		var err error
-		switch k {
+		switch string(key) {
 		case "type":
-			typ, err = d.r.str()
-			return err
+			if typ, err = b.str(f); err != nil {
+				return spec, false, nil, err
+			}
 		case "name":
-			spec.Name, err = d.r.str()
+			spec.Name, err = b.str(f)
 			hasName = err == nil
 		case "description":
-			if d.r.null() {
-				return nil
+			if !b.isNull(f) {
+				spec.Description, err = b.str(f)
 			}
-			spec.Description, err = d.r.str()
 		case "parameters":
-			if d.r.null() {
-				return nil
+			switch t.Kind(f) {
+			case jsontree.Null:
+			case jsontree.Object:
+				spec.Parameters = b.canon(nil, f)
+			default:
+				err = b.want(f, "a JSON Schema object")
 			}
-			if d.r.peek() != '{' {
-				err = d.r.want("a JSON Schema object")
-				break
-			}
-			spec.Parameters, err = d.r.compact(nil)
 		case "strict":
-			if d.r.null() {
-				return nil
+			if !b.isNull(f) {
+				spec.Strict, err = b.boolean(f)
+				strictSet = err == nil
 			}
-			spec.Strict, err = d.r.boolean()
-			strictSet = err == nil
 		default:
-			noted, _, err := d.r.extra()
-			if noted {
-				extra = append(extra, k)
+			if noted, _ := b.extra(f); noted {
+				extra = append(extra, string(key))
 			}
-			return err
 		}
-		if err != nil && !errors.Is(err, ErrSyntax) {
-			// Only a function tool's fields must have these shapes.
-			if shapeErr == nil {
-				shapeErr = err
-			}
-			d.r.i = at
-			return d.r.skip()
+		if err != nil && shapeErr == nil {
+			shapeErr = err
 		}
-		return err
-	})
-	if err != nil {
-		return spec, false, nil, err
 	}
 	if typ == "" {
-		return spec, false, nil, d.r.errorAt(start, "tool without a type (want \"function\", \"web_search\", ...)")
+		return spec, false, nil, b.errorf(n, "tool without a type (want \"function\", \"web_search\", ...)")
 	}
 	if typ != "function" {
 		return spec, false, nil, nil
@@ -792,7 +720,7 @@ func (d *rsDecoder) tool1() (spec llm.ToolSpec, isFunc bool, extra []string, err
 		return spec, false, nil, shapeErr
 	}
 	if !hasName {
-		return spec, false, nil, &DecodeError{Path: d.r.pathString() + ".name", Offset: start, Err: errors.New("missing: a function tool needs a name")}
+		return spec, false, nil, b.missing(n, "name", errors.New("missing: a function tool needs a name"))
 	}
 	if !strictSet {
 		spec.Strict = true // the Responses default
@@ -801,7 +729,7 @@ func (d *rsDecoder) tool1() (spec llm.ToolSpec, isFunc bool, extra []string, err
 }
 
 // finish assembles the llm messages and files what must be kept.
-func (d *rsDecoder) finish() error {
+func (d *rsDecoder) finish() {
 	req := d.req
 	var kb keepBuilder
 	needKeep := false
@@ -829,11 +757,7 @@ func (d *rsDecoder) finish() error {
 				// out, which is what OAI-RS-DUP-ITEM asks for.
 				continue
 			}
-			raw, err := compactJSON(d.r.b[w.start:w.end])
-			if err != nil {
-				return err
-			}
-			kb.opaque(raw)
+			kb.opaque(d.b.canon(nil, w.node))
 			continue
 		case wTool:
 			if n > 0 && req.Messages[n-1].Role == llm.RoleTool {
@@ -887,16 +811,12 @@ func (d *rsDecoder) finish() error {
 		canon := append([]byte(nil), scratch...)
 		var raw []byte
 		if w.keepRaw || w.keepID {
-			var err error
-			if raw, err = compactPatched(d.r.b[w.start:w.end], w.patch); err != nil {
-				return err
-			}
+			raw = d.b.canonPatched(w.node, w.patch)
 		}
 		kb.add(canon, raw)
 	}
 	req.msgKeep = kb.build()
 	req.paths.done()
-	return nil
 }
 
 // EncodeResponses writes r as a Responses request body (or a bare input
@@ -1243,8 +1163,7 @@ func appendRsTool(dst []byte, t llm.ToolSpec) []byte {
 	}
 	if t.Parameters != nil {
 		dst = append(dst, `,"parameters":`...)
-		r := reader{b: t.Parameters}
-		dst, _ = r.compact(dst)
+		dst = appendParameters(dst, t.Parameters)
 	}
 	dst = append(dst, `,"strict":`...)
 	dst = strconv.AppendBool(dst, t.Strict)
