@@ -69,6 +69,13 @@ type funcTool[In, Out any] struct {
 // return schema is inferred; if Out implements [Summarizer], its summary
 // is used. Func fails if a tag does not parse, a default breaks its own
 // schema, or the types cannot be described by JSON Schema.
+//
+// Run by an [Executor], a Func's attempt deadline and panic recovery
+// cover fn, and also the decoding of In and the encoding of Out whenever
+// those run code of the program's own (MarshalJSON, UnmarshalJSON,
+// MarshalText, UnmarshalText, Summary, or values behind an interface).
+// Plain data types are decoded and encoded by the executor itself, outside
+// the deadline and still panic-safe, straight from the value it validated.
 func Func[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts *FuncOptions) (Tool, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("tool: func %q: fn is nil", name)
