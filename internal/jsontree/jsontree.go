@@ -284,10 +284,14 @@ func (p *parser) value(parent Node, pos, kstart, kend int32, kesc bool) error {
 		p.t.nodes[idx].esc = esc
 	case c == '{':
 		p.t.nodes[idx].kind = Object
-		err = p.object(idx)
+		if err = p.enter(); err == nil {
+			err = p.object(idx)
+		}
 	case c == '[':
 		p.t.nodes[idx].kind = Array
-		err = p.array(idx)
+		if err = p.enter(); err == nil {
+			err = p.array(idx)
+		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		p.t.nodes[idx].kind = Number
 		err = p.number()
@@ -321,20 +325,14 @@ func (p *parser) enter() error {
 }
 
 func (p *parser) object(idx Node) error {
-	if err := p.enter(); err != nil {
-		return err
-	}
 	src := p.t.src
-	p.i++ // {
-	ws := p.space()
-	prev := None
-	var count int32
-	if p.i < len(src) && src[p.i] == '}' {
-		p.i++
-		p.depth--
+	empty, ws := p.open('}')
+	if empty {
 		p.t.nodes[idx].ws = ws
 		return nil
 	}
+	prev := None
+	var count int32
 	for {
 		if p.i >= len(src) || src[p.i] != '"' {
 			return p.syntaxf("want an object key, found %s", p.found())
@@ -362,41 +360,24 @@ func (p *parser) object(idx Node) error {
 		ws = ws || p.t.nodes[child].ws
 		prev = child
 		count++
-		ws = p.space() || ws
-		if p.i >= len(src) {
-			return p.syntaxf("want ',' or '}' after an object value, found end of input")
-		}
-		switch src[p.i] {
-		case ',':
-			p.i++
-			ws = p.space() || ws
-			continue
-		case '}':
-			p.i++
-			p.depth--
+		var done bool
+		if done, ws, err = p.next('}', "an object value", ws); err != nil || done {
 			n := &p.t.nodes[idx]
 			n.n, n.ws = count, ws
-			return nil
+			return err
 		}
-		return p.syntaxf("want ',' or '}' after an object value, found %s", p.found())
 	}
 }
 
 func (p *parser) array(idx Node) error {
-	if err := p.enter(); err != nil {
-		return err
-	}
 	src := p.t.src
-	p.i++ // [
-	ws := p.space()
-	prev := None
-	var count int32
-	if p.i < len(src) && src[p.i] == ']' {
-		p.i++
-		p.depth--
+	empty, ws := p.open(']')
+	if empty {
 		p.t.nodes[idx].ws = ws
 		return nil
 	}
+	prev := None
+	var count int32
 	for {
 		if p.i >= len(src) {
 			return p.syntaxf("want a value, found end of input")
@@ -409,24 +390,46 @@ func (p *parser) array(idx Node) error {
 		ws = ws || p.t.nodes[child].ws
 		prev = child
 		count++
-		ws = p.space() || ws
-		if p.i >= len(src) {
-			return p.syntaxf("want ',' or ']' after an array element, found end of input")
-		}
-		switch src[p.i] {
-		case ',':
-			p.i++
-			ws = p.space() || ws
-			continue
-		case ']':
-			p.i++
-			p.depth--
+		var done bool
+		var err error
+		if done, ws, err = p.next(']', "an array element", ws); err != nil || done {
 			n := &p.t.nodes[idx]
 			n.n, n.ws = count, ws
-			return nil
+			return err
 		}
-		return p.syntaxf("want ',' or ']' after an array element, found %s", p.found())
 	}
+}
+
+// open moves past the opening byte of the array or object at p.i, and past
+// its closing byte too if it is empty (leaving it, for the depth). ws reports white space after the opening
+// byte.
+func (p *parser) open(closing byte) (empty, ws bool) {
+	p.i++
+	ws = p.space()
+	if p.i < len(p.t.src) && p.t.src[p.i] == closing {
+		p.i++
+		p.depth--
+		return true, ws
+	}
+	return false, ws
+}
+
+// next moves past the ',' or the closing byte that follows an element or
+// member; done reports the closing byte. ws accumulates white space seen.
+func (p *parser) next(closing byte, after string, ws bool) (done, _ bool, err error) {
+	ws = p.space() || ws
+	if p.i < len(p.t.src) {
+		switch p.t.src[p.i] {
+		case ',':
+			p.i++
+			return false, p.space() || ws, nil
+		case closing:
+			p.i++
+			p.depth--
+			return true, ws, nil
+		}
+	}
+	return false, ws, p.syntaxf("want ',' or '%c' after %s, found %s", closing, after, p.found())
 }
 
 func (p *parser) link(parent, prev, child Node) {
@@ -895,4 +898,15 @@ func ValidUTF8(s string) string {
 		i += size
 	}
 	return string(b)
+}
+
+// ValidObject reports whether src, less the white space around it, is one
+// valid JSON object, and returns it so trimmed.
+func ValidObject(src []byte) ([]byte, bool) {
+	src = bytes.Trim(src, " \t\r\n")
+	if len(src) < 2 || src[0] != '{' {
+		return src, false
+	}
+	t, err := Parse(src, nil)
+	return src, err == nil && t.Kind(t.Root()) == Object
 }

@@ -69,6 +69,17 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func TestMaxDepth(t *testing.T) {
+	for _, src := range []string{`[[],[],{},[{}],{"a":[1]},[[2]]]`, `{"a":{},"b":[[]],"c":{"d":[]}}`} {
+		if _, err := Parse([]byte(src), &Options{MaxDepth: 3}); err != nil {
+			t.Errorf("Parse(%q, MaxDepth 3) = %v, want no error: siblings do not add depth", src, err)
+		}
+		if _, err := Parse([]byte(src), &Options{MaxDepth: 2}); err == nil {
+			t.Errorf("Parse(%q, MaxDepth 2) = nil error, want the nesting limit", src)
+		}
+	}
+}
+
 func TestAllowInvalidUTF8(t *testing.T) {
 	src := "{\"k\xff\":\"a\xffb\"}"
 	if _, err := Parse([]byte(src), nil); err == nil {
@@ -331,6 +342,26 @@ func TestValidUTF8(t *testing.T) {
 		var want string
 		if err := json.Unmarshal([]byte(`"`+tt.in+`"`), &want); err != nil || want != tt.want {
 			t.Errorf("json.Unmarshal(%q) = %q, %v, want %q", tt.in, want, err, tt.want)
+		}
+	}
+}
+
+func TestValidObject(t *testing.T) {
+	tests := []struct {
+		in, trimmed string
+		ok          bool
+	}{
+		{" {\"a\": 1}\n", `{"a": 1}`, true},
+		{`{}`, `{}`, true},
+		{`[]`, `[]`, false},
+		{`{"a":}`, `{"a":}`, false},
+		{`{} {}`, `{} {}`, false},
+		{``, ``, false},
+	}
+	for _, tt := range tests {
+		got, ok := ValidObject([]byte(tt.in))
+		if string(got) != tt.trimmed || ok != tt.ok {
+			t.Errorf("ValidObject(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.trimmed, tt.ok)
 		}
 	}
 }
