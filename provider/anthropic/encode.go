@@ -708,7 +708,7 @@ func (e *encoder) input(dst, in []byte, path string) []byte {
 	if len(trimmed) == 0 {
 		return append(dst, "{}"...)
 	}
-	if obj, ok := isObjectJSON(trimmed); ok {
+	if obj, ok := jsontree.ValidObject(trimmed); ok {
 		return jsontree.AppendCompact(dst, obj)
 	}
 	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
@@ -909,7 +909,7 @@ func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []member, k int) []byt
 		dst, _ = llm.AppendJSONString(dst, t.Description)
 	}
 	dst = append(dst, `,"input_schema":`...)
-	if obj, ok := isObjectJSON(t.Parameters); ok {
+	if obj, ok := jsontree.ValidObject(t.Parameters); ok {
 		dst = jsontree.AppendCompact(dst, obj)
 	} else {
 		if len(bytes.TrimSpace(t.Parameters)) > 0 {

@@ -578,7 +578,7 @@ func decodeResponse(t *jsontree.Tree, obj jsontree.Node) ([]llm.Part, llm.Status
 // objectText reports whether s is exactly a compact JSON object, which
 // Encode would send as the response itself.
 func objectText(s string) bool {
-	obj, ok := isObjectJSON([]byte(s))
+	obj, ok := jsontree.ValidObject([]byte(s))
 	return ok && len(obj) == len(s) && bytes.Equal(jsontree.AppendCompact(nil, obj), obj)
 }
 

@@ -536,7 +536,7 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 			return dst[:start]
 		}
 		if data := bytes.TrimSpace(p.Data); len(data) > 0 {
-			if obj, ok := isObjectJSON(data); ok {
+			if obj, ok := jsontree.ValidObject(data); ok {
 				return jsontree.AppendCompact(dst, obj) // an opaque part, verbatim
 			}
 			e.warn(path, "reasoning whose Data is not a JSON object cannot be expressed in Gemini; dropped")
@@ -576,7 +576,7 @@ func (e *encoder) args(dst, in []byte, path string) []byte {
 		return dst
 	}
 	dst = append(dst, `,"args":`...)
-	if obj, ok := isObjectJSON(trimmed); ok {
+	if obj, ok := jsontree.ValidObject(trimmed); ok {
 		return jsontree.AppendCompact(dst, obj)
 	}
 	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
@@ -656,7 +656,7 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 		return append(dst, "{}"...)
 	}
 	text := strings.Join(texts, "\n")
-	if obj, ok := isObjectJSON([]byte(text)); ok && len(obj) == len(text) {
+	if obj, ok := jsontree.ValidObject([]byte(text)); ok && len(obj) == len(text) {
 		t, err := parse(obj)
 		if err == nil {
 			if content, st := decodeResponse(t, 0); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(t.Compact(0))}) {
@@ -666,7 +666,7 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 	}
 	switch status {
 	case llm.StatusError:
-		if obj, ok := isObjectJSON([]byte(text)); ok {
+		if obj, ok := jsontree.ValidObject([]byte(text)); ok {
 			dst = append(dst, `{"error":`...)
 			dst = jsontree.AppendCompact(dst, obj)
 			return append(dst, '}')
@@ -873,7 +873,7 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []mem
 			// converted), which parametersJsonSchema takes as is.
 			paramKey = "parametersJsonSchema"
 		}
-		if obj, ok := isObjectJSON(t.Parameters); ok {
+		if obj, ok := jsontree.ValidObject(t.Parameters); ok {
 			dst = append(dst, ',')
 			dst, _ = llm.AppendJSONString(dst, paramKey)
 			dst = append(dst, ':')

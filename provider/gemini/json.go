@@ -9,7 +9,6 @@ package gemini
 // array indices.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,15 +58,4 @@ func parse(src []byte) (*jsontree.Tree, error) {
 		return nil, &DecodeError{Offset: -1, Err: err}
 	}
 	return t, nil
-}
-
-// isObjectJSON reports whether b, trimmed of white space, is one valid JSON
-// object, and returns it trimmed.
-func isObjectJSON(b []byte) ([]byte, bool) {
-	b = bytes.Trim(b, " \t\r\n")
-	if len(b) < 2 || b[0] != '{' {
-		return b, false
-	}
-	t, err := jsontree.Parse(b, nil)
-	return b, err == nil && t.Kind(t.Root()) == jsontree.Object
 }
