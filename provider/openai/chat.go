@@ -266,11 +266,7 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 			m.toolCallID, err = b.str(f)
 			m.hasCallID = true
 		default:
-			noted, quiet := b.extra(f)
-			if noted {
-				m.extra = append(m.extra, string(key))
-			}
-			m.quiet = m.quiet || quiet
+			b.unmodeled(f, key, &m.extra, &m.quiet)
 		}
 		if err != nil {
 			return err
@@ -771,35 +767,14 @@ func (d *chatDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, ex
 			return b.want(obj, "an object")
 		}
 		for f := t.First(obj); f != jsontree.None; f = t.Next(f) {
-			var err error
 			key := b.key(f)
-			switch string(key) {
-			case "name":
-				spec.Name, err = b.str(f)
-				hasName = true
-			case "description":
-				if !b.isNull(f) {
-					spec.Description, err = b.str(f)
-				}
-			case "parameters":
-				switch t.Kind(f) {
-				case jsontree.Null:
-				case jsontree.Object:
-					spec.Parameters = b.canon(nil, f)
-				default:
-					err = b.want(f, "a JSON Schema object")
-				}
-			case "strict":
-				if !b.isNull(f) {
-					spec.Strict, err = b.boolean(f)
-				}
-			default:
-				if !b.isNull(f) {
-					extra = append(extra, "function."+string(key))
-				}
-			}
+			modeled, err := b.toolField(&spec, key, f)
 			if err != nil {
 				return err
+			}
+			hasName = hasName || string(key) == "name"
+			if !modeled && !b.isNull(f) {
+				extra = append(extra, "function."+string(key))
 			}
 		}
 		return nil

@@ -148,6 +148,17 @@ func (b *body) extra(n jsontree.Node) (noted, quiet bool) {
 	return true, false
 }
 
+// unmodeled files member f, whose key the codec does not model: the key
+// goes to extra when the value says something, and quiet is set when the
+// value is an empty array or object.
+func (b *body) unmodeled(f jsontree.Node, key []byte, extra *[]string, quiet *bool) {
+	noted, q := b.extra(f)
+	if noted {
+		*extra = append(*extra, string(key))
+	}
+	*quiet = *quiet || q
+}
+
 // canon appends the canonical form of n to dst; see [appendCanonical].
 func (b *body) canon(dst []byte, n jsontree.Node) []byte { return appendCanonical(dst, b.t, n) }
 
@@ -230,6 +241,37 @@ next:
 		}
 	}
 	return append(dst, '}')
+}
+
+// toolField reads member f of a function tool definition into spec when
+// its key is one the llm form models: name, description, parameters or
+// strict (a null description, parameters or strict is absent). modeled is
+// false for any other key.
+func (b *body) toolField(spec *llm.ToolSpec, key []byte, f jsontree.Node) (modeled bool, err error) {
+	null := b.isNull(f)
+	switch string(key) {
+	case "name":
+		spec.Name, err = b.str(f)
+	case "description":
+		if !null {
+			spec.Description, err = b.str(f)
+		}
+	case "parameters":
+		switch b.t.Kind(f) {
+		case jsontree.Null:
+		case jsontree.Object:
+			spec.Parameters = b.canon(nil, f)
+		default:
+			err = b.want(f, "a JSON Schema object")
+		}
+	case "strict":
+		if !null {
+			spec.Strict, err = b.boolean(f)
+		}
+	default:
+		return false, nil
+	}
+	return true, err
 }
 
 // keyPatch is one change for canonPatched.

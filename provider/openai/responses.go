@@ -285,11 +285,7 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 				it.quiet = true
 			}
 		default:
-			noted, quiet := b.extra(f)
-			if noted {
-				it.extra = append(it.extra, string(key))
-			}
-			it.quiet = it.quiet || quiet
+			b.unmodeled(f, key, &it.extra, &it.quiet)
 		}
 	}
 	path := "input." + strconv.Itoa(i)
@@ -438,11 +434,7 @@ func (d *rsDecoder) part(n jsontree.Node) (rsPart, error) {
 				continue
 			}
 		}
-		noted, quiet := b.extra(f)
-		if noted {
-			p.extra = append(p.extra, string(key))
-		}
-		p.quiet = p.quiet || quiet
+		b.unmodeled(f, key, &p.extra, &p.quiet)
 	}
 	if !hasType {
 		return p, b.errorf(n, "content part without a type (want input_text, input_image, output_text, ...)")
@@ -681,29 +673,18 @@ func (d *rsDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extr
 			if typ, err = b.str(f); err != nil {
 				return spec, false, nil, err
 			}
-		case "name":
-			spec.Name, err = b.str(f)
-			hasName = err == nil
-		case "description":
-			if !b.isNull(f) {
-				spec.Description, err = b.str(f)
-			}
-		case "parameters":
-			switch t.Kind(f) {
-			case jsontree.Null:
-			case jsontree.Object:
-				spec.Parameters = b.canon(nil, f)
-			default:
-				err = b.want(f, "a JSON Schema object")
-			}
-		case "strict":
-			if !b.isNull(f) {
-				spec.Strict, err = b.boolean(f)
-				strictSet = err == nil
-			}
 		default:
-			if noted, _ := b.extra(f); noted {
-				extra = append(extra, string(key))
+			var modeled bool
+			if modeled, err = b.toolField(&spec, key, f); !modeled {
+				if noted, _ := b.extra(f); noted {
+					extra = append(extra, string(key))
+				}
+			}
+			switch string(key) {
+			case "name":
+				hasName = err == nil
+			case "strict":
+				strictSet = err == nil && !b.isNull(f)
 			}
 		}
 		if err != nil && shapeErr == nil {
