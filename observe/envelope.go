@@ -38,11 +38,14 @@ const (
 	RejectedByUser     ErrorType = "rejected_by_user"    // a human declined to approve the call
 )
 
-// ErrorTypes lists every error type, in the protocol's order.
-var ErrorTypes = []ErrorType{
-	InvalidArguments, MalformedArguments, UnknownTool, Timeout, RateLimited,
-	PermissionDenied, NotFound, Conflict, UpstreamError, InternalError,
-	Interrupted, Cancelled, RejectedByUser,
+// ErrorTypes returns every error type, in the protocol's order, in a new
+// slice.
+func ErrorTypes() []ErrorType {
+	return []ErrorType{
+		InvalidArguments, MalformedArguments, UnknownTool, Timeout, RateLimited,
+		PermissionDenied, NotFound, Conflict, UpstreamError, InternalError,
+		Interrupted, Cancelled, RejectedByUser,
+	}
 }
 
 // Valid reports whether t is one of the protocol's error types.

@@ -58,7 +58,7 @@ func renderCases() map[string]Envelope {
 			Meta:       Meta{Source: "quotes-api", Duration: 87 * time.Millisecond},
 		},
 	}
-	for _, typ := range ErrorTypes {
+	for _, typ := range ErrorTypes() {
 		cases["error_"+string(typ)] = Failure(typ, "lookup(id=7) failed: "+string(typ))
 	}
 	return cases

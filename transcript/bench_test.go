@@ -50,7 +50,7 @@ var benchSizes = []int{1000, 10000, 100000}
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range benchSizes {
 		msgs := benchTranscript(n, false)
-		for _, d := range Dialects {
+		for _, d := range Dialects() {
 			b.Run("n="+strconv.Itoa(n)+"/"+string(d), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -66,7 +66,7 @@ func BenchmarkCheck(b *testing.B) {
 func BenchmarkRepair(b *testing.B) {
 	for _, n := range benchSizes {
 		msgs := benchTranscript(n, true)
-		for _, d := range Dialects {
+		for _, d := range Dialects() {
 			b.Run("n="+strconv.Itoa(n)+"/"+string(d), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -90,7 +90,7 @@ func TestBenchTranscript(t *testing.T) {
 	if len(msgs) != 10000 || calls != 2000 {
 		t.Errorf("benchTranscript(10000) = %d messages, %d calls; want 10000, 2000", len(msgs), calls)
 	}
-	for _, d := range Dialects {
+	for _, d := range Dialects() {
 		if vs := Check(msgs, d); !Accepted(vs) {
 			t.Errorf("Check(benchTranscript, %s) = %v, want accepted", d, ruleList(vs))
 		}

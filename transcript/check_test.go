@@ -342,7 +342,7 @@ func TestCheckCaseCount(t *testing.T) {
 	for _, c := range checkCases() {
 		per[c.d]++
 	}
-	for _, d := range Dialects {
+	for _, d := range Dialects() {
 		if per[d] < 12 {
 			t.Errorf("%s has %d table cases, want at least 12", d, per[d])
 		}

@@ -20,18 +20,19 @@ const (
 	Gemini          Dialect = "gemini"           // Gemini generateContent
 )
 
-// Dialects lists every dialect.
-var Dialects = []Dialect{OpenAIChat, OpenAIResponses, Anthropic, Gemini}
+// Dialects returns every dialect, in a new slice.
+func Dialects() []Dialect { return []Dialect{OpenAIChat, OpenAIResponses, Anthropic, Gemini} }
 
 // ParseDialect returns the dialect named s.
 func ParseDialect(s string) (Dialect, error) {
-	for _, d := range Dialects {
+	all := Dialects()
+	for _, d := range all {
 		if string(d) == s {
 			return d, nil
 		}
 	}
-	names := make([]string, len(Dialects))
-	for i, d := range Dialects {
+	names := make([]string, len(all))
+	for i, d := range all {
 		names[i] = string(d)
 	}
 	return "", fmt.Errorf("transcript: unknown dialect %q (want %s)", s, strings.Join(names, ", "))

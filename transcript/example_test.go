@@ -70,7 +70,7 @@ func ExampleLayout() {
 		llm.Assistant(llm.Text{Text: "Checking."}, llm.ToolCall{ID: "c1", Name: "get_weather"}),
 		llm.Tool(llm.ToolResult{CallID: "c1", Name: "get_weather", Status: llm.StatusSuccess}),
 	}
-	for _, d := range transcript.Dialects {
+	for _, d := range transcript.Dialects() {
 		m := transcript.Layout(msgs, d)
 		fmt.Printf("%s: system %s, call %s, result %s\n", d, m.Message(0).Path, m.Part(2, 1).Path, m.Part(3, 0).Path)
 	}

@@ -181,7 +181,7 @@ func FuzzRepair(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msgs := genTranscript(data)
-		for _, d := range Dialects {
+		for _, d := range Dialects() {
 			checkRepairProperties(t, msgs, d)
 		}
 	})
@@ -202,7 +202,7 @@ func TestRepairProperties(t *testing.T) {
 			data[i] = byte(state >> 24)
 		}
 		msgs := genTranscript(data)
-		for _, d := range Dialects {
+		for _, d := range Dialects() {
 			checkRepairProperties(t, msgs, d)
 		}
 	}

@@ -112,7 +112,7 @@ func TestCheckJSONContract(t *testing.T) {
 func TestFixOutputIsAccepted(t *testing.T) {
 	t.Chdir("../..")
 	for _, ex := range []string{"openai-interrupted.json", "anthropic-human-before-result.json", "gemini-split-responses.json"} {
-		for _, d := range transcript.Dialects {
+		for _, d := range transcript.Dialects() {
 			t.Run(ex+"/"+string(d), func(t *testing.T) {
 				converted, _, code := runCmd(t, "", "convert", "--to", string(d), filepath.Join("examples", "transcripts", ex))
 				if code != exitOK {

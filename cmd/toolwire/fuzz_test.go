@@ -27,7 +27,7 @@ func FuzzCheckFix(f *testing.F) {
 	f.Add([]byte(`[{"type":"function_call","call_id":"c","name":"x","arguments":"{}"},{"type":"reasoning","id":"rs_1","summary":[]}]`))
 	f.Add([]byte(`[{"role":"model","parts":[{"functionCall":{"name":"x","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"x","response":{"output":"r"}}},{"functionResponse":{"name":"x","response":{"output":"r"}}}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, d := range transcript.Dialects {
+		for _, d := range transcript.Dialects() {
 			b, err := decodeBody(data, d)
 			if err != nil {
 				continue
