@@ -3,96 +3,38 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
+
+// codec is this package's codec, for the shared checks of codectest.
+var codec = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
 
 // render prints a decoded request and its encoding for a golden file.
 func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	conv, err := llm.Conversation{Messages: r.Messages}.MarshalJSON()
-	if err != nil {
-		t.Fatalf("Conversation.MarshalJSON: %v", err)
-	}
-	b.WriteString("== messages\n")
-	if err := json.Indent(&b, conv, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	b.WriteString("\n== tools\n")
+	a := codectest.Account{Messages: r.Messages, Flags: fmt.Sprintf("thinking=%v bare=%v", r.Thinking, r.Bare),
+		Wire: r.Wire, Unmodeled: r.Unmodeled, Encoded: enc, Warnings: warns}
 	for _, s := range r.Tools {
-		fmt.Fprintf(&b, "%s strict=%v %q %s\n", s.Name, s.Strict, s.Description, s.Parameters)
+		a.Tools = append(a.Tools, fmt.Sprintf("%s strict=%v %q %s", s.Name, s.Strict, s.Description, s.Parameters))
 	}
-	fmt.Fprintf(&b, "== thinking=%v bare=%v\n== fields\n", r.Thinking, r.Bare)
 	for _, f := range r.Fields {
-		fmt.Fprintf(&b, "%s: %s\n", f.Key, f.Value)
+		a.Fields = append(a.Fields, fmt.Sprintf("%s: %s", f.Key, f.Value))
 	}
-	b.WriteString("== wire\n")
-	for _, v := range r.Wire {
-		fmt.Fprintf(&b, "%s\n", v)
-	}
-	b.WriteString("== unmodeled\n")
-	for _, w := range r.Unmodeled {
-		fmt.Fprintf(&b, "%s\n", w)
-	}
-	b.WriteString("== encoded\n")
-	b.Write(enc)
-	b.WriteString("\n== warnings\n")
-	for _, w := range warns {
-		fmt.Fprintf(&b, "%s\n", w)
-	}
-	return b.Bytes()
-}
-
-func compact(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return codectest.Render(t, a)
 }
 
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	files, err := filepath.Glob("testdata/roundtrip/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no test bodies: %v", err)
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".json")
-		t.Run(name, func(t *testing.T) {
-			in, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Decode(in)
-			if err != nil {
-				t.Fatalf("Decode(%s) error: %v", file, err)
-			}
-			enc, warns, err := Encode(r)
-			if err != nil {
-				t.Fatalf("Encode(Decode(%s)) error: %v", file, err)
-			}
-			if want := compact(t, in); !bytes.Equal(enc, want) {
-				t.Errorf("Encode(Decode(%s)) =\n%s\nwant\n%s", file, enc, want)
-			}
-			if len(warns) != 0 {
-				t.Errorf("Encode(Decode(%s)) warnings = %v, want none", file, warns)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), render(t, r, enc, warns))
-		})
-	}
+	codectest.RoundTrip(t, codec, "testdata/roundtrip/*.json", render)
 }
 
 // TestEditedRoundTrip changes decoded messages the way transcript.Repair
@@ -153,42 +95,20 @@ func TestEditedRoundTrip(t *testing.T) {
 // TestStable checks encode(decode(x)) is a fixed point after one cycle for
 // bodies that are not in the codec's own form.
 func TestStable(t *testing.T) {
-	for _, body := range []string{
+	codectest.StableBodies(t, codec,
 		`{"messages":[{"content":"hi","role":"user"}],"model":"m"}`,
 		"{ \"messages\" : [ { \"role\" : \"user\" , \"content\" : [ { \"text\" : \"a\\u003cb\\u00e9\" , \"type\" : \"text\" } ] } ] }",
 		`{"system":"","messages":[]}`,
 		`[{"role":"system","content":"sys"},{"role":"user","content":"hi"}]`,
 		`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{ "x" : [1, 2] }}]}]}`,
 		`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"hello"}}]}]}]}`,
-	} {
-		r, err := Decode([]byte(body))
-		if err != nil {
-			t.Errorf("Decode(%q) error: %v", body, err)
-			continue
-		}
-		once, _, err := Encode(r)
-		if err != nil {
-			t.Errorf("Encode(Decode(%q)) error: %v", body, err)
-			continue
-		}
-		r2, err := Decode(once)
-		if err != nil {
-			t.Errorf("Decode(%q) error: %v", once, err)
-			continue
-		}
-		twice, _, err := Encode(r2)
-		if err != nil || !bytes.Equal(once, twice) {
-			t.Errorf("Encode(Decode(%q)) = %s, %v, want %s", once, twice, err, once)
-		}
-	}
+	)
 }
 
 // TestDecodeErrors checks that bad bodies get a specific error naming the
 // exact path.
 func TestDecodeErrors(t *testing.T) {
-	for _, tc := range []struct {
-		body, want string
-	}{
+	codectest.DecodeErrors[*Request, *DecodeError](t, codec, []struct{ Body, Want string }{
 		{``, `anthropic: invalid JSON at line 1, column 1: empty input`},
 		{`{"messages":[{"role":"user","content":"hi"}`, `anthropic: messages: invalid JSON at line 1, column 44: want ',' or ']' after an array element, found end of input`},
 		{`{"messages":[{"role":"user","content":[{"type":"text","text":"a}]}]}`, `anthropic: messages.0.content.0.text: invalid JSON at line 1, column 69: unterminated string`},
@@ -221,20 +141,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 in a string`},
 		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected data after the top-level value: 'x'`},
 		{strings.Repeat("[", 10001), `anthropic: ` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: nesting deeper than 10000`},
-	} {
-		_, err := Decode([]byte(tc.body))
-		got := fmt.Sprint(err)
-		if len(tc.body) > 200 {
-			got, tc.want = got[:60]+got[len(got)-60:], tc.want[:60]+tc.want[len(tc.want)-60:]
-		}
-		if got != tc.want {
-			t.Errorf("Decode(%.80q) error = %s\nwant %s", tc.body, got, tc.want)
-		}
-		var de *DecodeError
-		if err != nil && !errors.As(err, &de) {
-			t.Errorf("Decode(%.80q) error is %T, want *DecodeError", tc.body, err)
-		}
-	}
+	})
 }
 
 // TestResultStatus checks is_error and envelope statuses.

@@ -1,12 +1,12 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 // benchTranscript returns a request body of n messages, a fifth of them
@@ -44,30 +44,6 @@ func benchTranscript(b *testing.B, n int) []byte {
 // same bytes into any and marshalling them back (the floor).
 func BenchmarkDecodeEncode(b *testing.B) {
 	body := benchTranscript(b, 10000)
-	b.Run("anthropic", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			r, err := Decode(body)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, _, err := Encode(r); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("encoding_json", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var v any
-			if err := json.Unmarshal(body, &v); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := json.Marshal(v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	b.Run("anthropic", func(b *testing.B) { codectest.BenchDecodeEncode(b, codec, body) })
+	b.Run("encoding_json", func(b *testing.B) { codectest.BenchFloor[any](b, body) })
 }

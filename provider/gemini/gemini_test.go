@@ -2,97 +2,37 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
+
+// codec is this package's codec, for the shared checks of codectest.
+var codec = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
 
 // render prints a decoded request and its encoding for a golden file.
 func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	conv, err := llm.Conversation{Messages: r.Messages}.MarshalJSON()
-	if err != nil {
-		t.Fatalf("Conversation.MarshalJSON: %v", err)
-	}
-	b.WriteString("== messages\n")
-	if err := json.Indent(&b, conv, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	b.WriteString("\n== tools\n")
+	a := codectest.Account{Messages: r.Messages, Flags: fmt.Sprintf("bare=%v", r.Bare),
+		Wire: r.Wire, Unmodeled: r.Unmodeled, Encoded: enc, Warnings: warns}
 	for _, s := range r.Tools {
-		fmt.Fprintf(&b, "%s %q %s\n", s.Name, s.Description, s.Parameters)
+		a.Tools = append(a.Tools, fmt.Sprintf("%s %q %s", s.Name, s.Description, s.Parameters))
 	}
-	fmt.Fprintf(&b, "== bare=%v\n== fields\n", r.Bare)
 	for _, f := range r.Fields {
-		fmt.Fprintf(&b, "%s: %s\n", f.Key, f.Value)
+		a.Fields = append(a.Fields, fmt.Sprintf("%s: %s", f.Key, f.Value))
 	}
-	b.WriteString("== wire\n")
-	for _, v := range r.Wire {
-		fmt.Fprintf(&b, "%s\n", v)
-	}
-	b.WriteString("== unmodeled\n")
-	for _, w := range r.Unmodeled {
-		fmt.Fprintf(&b, "%s\n", w)
-	}
-	b.WriteString("== encoded\n")
-	b.Write(enc)
-	b.WriteString("\n== warnings\n")
-	for _, w := range warns {
-		fmt.Fprintf(&b, "%s\n", w)
-	}
-	return b.Bytes()
-}
-
-func compact(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return codectest.Render(t, a)
 }
 
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	files, err := filepath.Glob("testdata/roundtrip/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no test bodies: %v", err)
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".json")
-		t.Run(name, func(t *testing.T) {
-			in, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Decode(in)
-			if err != nil {
-				t.Fatalf("Decode(%s) error: %v", file, err)
-			}
-			enc, warns, err := Encode(r)
-			if err != nil {
-				t.Fatalf("Encode(Decode(%s)) error: %v", file, err)
-			}
-			if want := compact(t, in); !bytes.Equal(enc, want) {
-				t.Errorf("Encode(Decode(%s)) =\n%s\nwant\n%s", file, enc, want)
-			}
-			if len(warns) != 0 {
-				t.Errorf("Encode(Decode(%s)) warnings = %v, want none", file, warns)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), render(t, r, enc, warns))
-		})
-	}
+	codectest.RoundTrip(t, codec, "testdata/roundtrip/*.json", render)
 }
 
 // TestEditedRoundTrip edits decoded messages the way transcript.Repair does
@@ -137,7 +77,7 @@ func TestEditedRoundTrip(t *testing.T) {
 // TestStable checks encode(decode(x)) is a fixed point after one cycle for
 // bodies that are not in the codec's own form.
 func TestStable(t *testing.T) {
-	for _, body := range []string{
+	codectest.StableBodies(t, codec,
 		`{"contents":[{"parts":[{"text":"hi"}],"role":"user"}],"model":"m"}`,
 		"{ \"contents\" : [ { \"parts\" : [ { \"text\" : \"a\\u003cb\\u00e9\" } ] } ] }",
 		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"{\"a\":1}"}}}]}]}`,
@@ -147,35 +87,13 @@ func TestStable(t *testing.T) {
 		`{"contents":[{"role":"model","parts":[{}]}]}`,
 		`{"contents":[{"role":"model","parts":[{"text":"","thought":true,"thoughtSignature":"s"}]}]}`,
 		`{"contents":[{"role":"user","parts":[{"text":"x","thoughtSignature":"s"}]}]}`,
-	} {
-		r, err := Decode([]byte(body))
-		if err != nil {
-			t.Errorf("Decode(%q) error: %v", body, err)
-			continue
-		}
-		once, _, err := Encode(r)
-		if err != nil {
-			t.Errorf("Encode(Decode(%q)) error: %v", body, err)
-			continue
-		}
-		r2, err := Decode(once)
-		if err != nil {
-			t.Errorf("Decode(%q) error: %v", once, err)
-			continue
-		}
-		twice, _, err := Encode(r2)
-		if err != nil || !bytes.Equal(once, twice) {
-			t.Errorf("Encode(Decode(%q)) = %s, %v, want %s", once, twice, err, once)
-		}
-	}
+	)
 }
 
 // TestDecodeErrors checks that bad bodies get a specific error naming the
 // exact path.
 func TestDecodeErrors(t *testing.T) {
-	for _, tc := range []struct {
-		body, want string
-	}{
+	codectest.DecodeErrors[*Request, *DecodeError](t, codec, []struct{ Body, Want string }{
 		{``, `gemini: invalid JSON at line 1, column 1: empty input`},
 		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: want ',' or ']' after an array element, found end of input`},
 		{`7`, `gemini: want a request body (an object) or a contents array, got a number`},
@@ -204,16 +122,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"contents":[],"tools":[{"functionDeclarations":[{"description":"x"}]}]}`, `gemini: tools.0.functionDeclarations.0.name: missing (the function's name, a string)`},
 		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","parameters":{},"parametersJsonSchema":{}}]}]}`, `gemini: tools.0.functionDeclarations.0.parametersJsonSchema: parameters and parametersJsonSchema cannot both be set`},
 		{`{"contents":[],"tools":[{"functionDeclarations":{}}]}`, `gemini: tools.0.functionDeclarations: want an array of function declarations, got an object`},
-	} {
-		_, err := Decode([]byte(tc.body))
-		if got := fmt.Sprint(err); got != tc.want {
-			t.Errorf("Decode(%q) error = %s\nwant %s", tc.body, got, tc.want)
-		}
-		var de *DecodeError
-		if err != nil && !errors.As(err, &de) {
-			t.Errorf("Decode(%q) error is %T, want *DecodeError", tc.body, err)
-		}
-	}
+	})
 }
 
 // TestResponses checks how functionResponse.response maps to a result's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 // benchTranscript builds a conversation of about n wire messages, a fifth
@@ -119,74 +120,40 @@ type floorResponses struct {
 	} `json:"input"`
 }
 
-func benchFloor[T any](b *testing.B, body []byte) {
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var v T
-		if err := json.Unmarshal(body, &v); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := json.Marshal(v); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkChatRoundTrip(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		chat, _ := benchBodies(b, n)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.SetBytes(int64(len(chat)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err := DecodeChat(chat)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, _, err := EncodeChat(r); err != nil {
-					b.Fatal(err)
-				}
-			}
+			codectest.BenchDecodeEncode(b, codectest.Codec[*ChatRequest]{Decode: DecodeChat, Encode: EncodeChat}, chat)
 		})
 	}
 }
 
 func BenchmarkChatFloorAny(b *testing.B) {
 	chat, _ := benchBodies(b, 10000)
-	benchFloor[any](b, chat)
+	codectest.BenchFloor[any](b, chat)
 }
 
 func BenchmarkChatFloorStruct(b *testing.B) {
 	chat, _ := benchBodies(b, 10000)
-	benchFloor[floorChat](b, chat)
+	codectest.BenchFloor[floorChat](b, chat)
 }
 
 func BenchmarkResponsesRoundTrip(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		_, rs := benchBodies(b, n)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.SetBytes(int64(len(rs)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err := DecodeResponses(rs)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, _, err := EncodeResponses(r); err != nil {
-					b.Fatal(err)
-				}
-			}
+			codectest.BenchDecodeEncode(b, codectest.Codec[*ResponsesRequest]{Decode: DecodeResponses, Encode: EncodeResponses}, rs)
 		})
 	}
 }
 
 func BenchmarkResponsesFloorAny(b *testing.B) {
 	_, rs := benchBodies(b, 10000)
-	benchFloor[any](b, rs)
+	codectest.BenchFloor[any](b, rs)
 }
 
 func BenchmarkResponsesFloorStruct(b *testing.B) {
 	_, rs := benchBodies(b, 10000)
-	benchFloor[floorResponses](b, rs)
+	codectest.BenchFloor[floorResponses](b, rs)
 }

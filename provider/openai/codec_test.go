@@ -12,13 +12,14 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// codec abstracts the two dialects for shared tests.
+// codec is one of the two dialects, for shared tests.
 type codec struct {
-	name   string
-	decode func([]byte) (decoded, error)
+	name string
+	codectest.Codec[decoded]
 }
 
 // decoded is what both request types have in common.
@@ -30,21 +31,23 @@ type decoded struct {
 	encode    func() ([]byte, []transcript.Warning, error)
 }
 
+func encodeDecoded(d decoded) ([]byte, []transcript.Warning, error) { return d.encode() }
+
 var codecs = []codec{
-	{"chat", func(b []byte) (decoded, error) {
+	{"chat", codectest.Codec[decoded]{Encode: encodeDecoded, Decode: func(b []byte) (decoded, error) {
 		r, err := DecodeChat(b)
 		if err != nil {
 			return decoded{}, err
 		}
 		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeChat(r) }}, nil
-	}},
-	{"responses", func(b []byte) (decoded, error) {
+	}}},
+	{"responses", codectest.Codec[decoded]{Encode: encodeDecoded, Decode: func(b []byte) (decoded, error) {
 		r, err := DecodeResponses(b)
 		if err != nil {
 			return decoded{}, err
 		}
 		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeResponses(r) }}, nil
-	}},
+	}}},
 }
 
 // dump renders a decoded request and its re-encoding for a golden file.
@@ -100,7 +103,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				d, err := c.decode(body)
+				d, err := c.Decode(body)
 				if err != nil {
 					t.Fatalf("decode(%s) error: %v", file, err)
 				}
@@ -115,39 +118,30 @@ func TestGolden(t *testing.T) {
 // gives the same llm form, and encoding that gives the same bytes.
 func checkStable(t *testing.T, c codec, body []byte) {
 	t.Helper()
-	d1, err := c.decode(body)
-	if err != nil {
-		return
+	if cy, ok := codectest.Stable(t, c.Codec, body); ok {
+		checkCycle(t, c.name, cy)
 	}
-	out1, _, err := d1.encode()
-	if err != nil {
-		t.Fatalf("%s: encode(decode(%q)) error: %v", c.name, body, err)
-	}
-	d2, err := c.decode(out1)
-	if err != nil {
-		t.Fatalf("%s: decode(encode(decode(%q))) = %v\nencoded: %s", c.name, body, err, out1)
-	}
-	out2, _, err := d2.encode()
-	if err != nil {
-		t.Fatalf("%s: second encode error: %v", c.name, err)
-	}
-	if !bytes.Equal(out1, out2) {
-		t.Fatalf("%s: encoding is not stable for %q\nfirst:  %s\nsecond: %s", c.name, body, out1, out2)
-	}
-	// The llm form survives a cycle whenever the dialect can express it. A
-	// Chat tool message with an image cannot (OAI-CC-TOOL-IMAGE): encoding
-	// moves the image into a user message.
-	if expressible(c.name, d1.messages) && !reflect.DeepEqual(normalize(d1.messages), normalize(d2.messages)) {
-		t.Fatalf("%s: llm form changed over a cycle for %q\nfirst:  %#v\nsecond: %#v", c.name, body, d1.messages, d2.messages)
+}
+
+// checkCycle checks what a stable cycle must also keep: the llm form
+// survives whenever the dialect can express it, the tools survive, and the
+// re-encoded body is valid JSON without wire violations.
+func checkCycle(t *testing.T, dialect string, cy codectest.Cycle[decoded]) {
+	t.Helper()
+	d1, d2, out1 := cy.First, cy.Second, cy.Encoded
+	// A Chat tool message with an image cannot survive
+	// (OAI-CC-TOOL-IMAGE): encoding moves the image into a user message.
+	if expressible(dialect, d1.messages) && !reflect.DeepEqual(normalize(d1.messages), normalize(d2.messages)) {
+		t.Fatalf("%s: llm form changed over a cycle for %s\nfirst:  %#v\nsecond: %#v", dialect, out1, d1.messages, d2.messages)
 	}
 	if !reflect.DeepEqual(d1.tools, d2.tools) {
-		t.Fatalf("%s: tools changed over a cycle for %q\nfirst:  %#v\nsecond: %#v", c.name, body, d1.tools, d2.tools)
+		t.Fatalf("%s: tools changed over a cycle for %s\nfirst:  %#v\nsecond: %#v", dialect, out1, d1.tools, d2.tools)
 	}
 	if len(d2.wire) != 0 {
-		t.Fatalf("%s: re-encoded body still has wire violations %v\nencoded: %s", c.name, d2.wire, out1)
+		t.Fatalf("%s: re-encoded body still has wire violations %v\nencoded: %s", dialect, d2.wire, out1)
 	}
 	if !json.Valid(out1) {
-		t.Fatalf("%s: encoded body is not valid JSON: %s", c.name, out1)
+		t.Fatalf("%s: encoded body is not valid JSON: %s", dialect, out1)
 	}
 }
 

@@ -1,0 +1,263 @@
+// Package codectest holds the checks every provider codec passes, so that
+// the codecs' own tests state only what is particular to their dialect:
+// a body decodes and encodes back to itself, encode(decode(x)) is a fixed
+// point after one cycle, every decode error is the codec's own error type
+// and names its path, and decoding never panics (the fuzz target). It also
+// holds the decode+encode benchmark and its encoding/json floor.
+//
+// A codec's test wraps its Decode and Encode in a [Codec] and calls the
+// helpers here with its own test bodies.
+package codectest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Codec is a provider codec under test: the package's Decode and Encode for
+// its request type R.
+type Codec[R any] struct {
+	Decode func(body []byte) (R, error)
+	Encode func(r R) ([]byte, []transcript.Warning, error)
+}
+
+// Compact returns b without white space outside strings.
+func Compact(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatalf("json.Compact(%q): %v", b, err)
+	}
+	return buf.Bytes()
+}
+
+// RoundTrip decodes each file that matches glob, wants the encoding to be
+// the file compacted, without warnings, and checks render's account of the
+// decoded request against the golden file testdata/golden/NAME.txt, where
+// NAME is the file's base name without its extension.
+func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *testing.T, r R, enc []byte, warns []transcript.Warning) []byte) {
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test bodies match %s: %v", glob, err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		t.Run(name, func(t *testing.T) {
+			in, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.Decode(in)
+			if err != nil {
+				t.Fatalf("Decode(%s) error: %v", file, err)
+			}
+			enc, warns, err := c.Encode(r)
+			if err != nil {
+				t.Fatalf("Encode(Decode(%s)) error: %v", file, err)
+			}
+			if want := Compact(t, in); !bytes.Equal(enc, want) {
+				t.Errorf("Encode(Decode(%s)) =\n%s\nwant\n%s", file, enc, want)
+			}
+			if len(warns) != 0 {
+				t.Errorf("Encode(Decode(%s)) warnings = %v, want none", file, warns)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), render(t, r, enc, warns))
+		})
+	}
+}
+
+// An Account is what a golden file shows of a decoded request and of its
+// encoding.
+type Account struct {
+	Messages  []llm.Message
+	Tools     []string // one line per tool
+	Flags     string   // such as "bare=false"
+	Fields    []string // one "key: value" line per top-level field
+	Wire      []transcript.Violation
+	Unmodeled []transcript.Warning
+	Encoded   []byte
+	Warnings  []transcript.Warning
+}
+
+// Render writes a for a golden file: the messages as indented llm JSON,
+// then each section under a "== " heading.
+func Render(t testing.TB, a Account) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	conv, err := llm.Conversation{Messages: a.Messages}.MarshalJSON()
+	if err != nil {
+		t.Fatalf("Conversation.MarshalJSON: %v", err)
+	}
+	b.WriteString("== messages\n")
+	if err := json.Indent(&b, conv, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\n== tools\n")
+	for _, s := range a.Tools {
+		b.WriteString(s + "\n")
+	}
+	fmt.Fprintf(&b, "== %s\n== fields\n", a.Flags)
+	for _, s := range a.Fields {
+		b.WriteString(s + "\n")
+	}
+	b.WriteString("== wire\n")
+	for _, v := range a.Wire {
+		fmt.Fprintf(&b, "%s\n", v)
+	}
+	b.WriteString("== unmodeled\n")
+	for _, w := range a.Unmodeled {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	b.WriteString("== encoded\n")
+	b.Write(a.Encoded)
+	b.WriteString("\n== warnings\n")
+	for _, w := range a.Warnings {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	return b.Bytes()
+}
+
+// A Cycle is what one decode-encode-decode-encode cycle of a body gave.
+type Cycle[R any] struct {
+	First, Second R      // the decodings of the body and of its encoding
+	Encoded       []byte // the first encoding
+}
+
+// Stable decodes body, encodes it, decodes and encodes that, and fails t
+// unless the second encoding is the first one: encode(decode(x)) is a fixed
+// point after one cycle. It returns false when body does not decode, or
+// when t failed.
+func Stable[R any](t testing.TB, c Codec[R], body []byte) (Cycle[R], bool) {
+	t.Helper()
+	var cy Cycle[R]
+	r, err := c.Decode(body)
+	if err != nil {
+		return cy, false
+	}
+	once, _, err := c.Encode(r)
+	if err != nil {
+		t.Errorf("Encode(Decode(%q)) error: %v", body, err)
+		return cy, false
+	}
+	r2, err := c.Decode(once)
+	if err != nil {
+		t.Errorf("Decode(%q) error: %v (it came from Encode(Decode(%q)))", once, err, body)
+		return cy, false
+	}
+	twice, _, err := c.Encode(r2)
+	if err != nil || !bytes.Equal(once, twice) {
+		t.Errorf("Encode(Decode(%q)) = %s, %v, want %s", once, twice, err, once)
+		return cy, false
+	}
+	return Cycle[R]{First: r, Second: r2, Encoded: once}, true
+}
+
+// StableBodies runs [Stable] on bodies that are not in the codec's own
+// form, each of which must decode.
+func StableBodies[R any](t *testing.T, c Codec[R], bodies ...string) {
+	for _, body := range bodies {
+		if _, err := c.Decode([]byte(body)); err != nil {
+			t.Errorf("Decode(%q) error: %v", body, err)
+			continue
+		}
+		Stable(t, c, []byte(body))
+	}
+}
+
+// Seed adds every file that matches glob to the fuzz corpus, besides the
+// committed corpus under testdata/fuzz/.
+func Seed(f *testing.F, glob string) {
+	files, err := filepath.Glob(glob)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// Fuzz checks the codec contract on arbitrary bytes, seeded with the files
+// that match glob: decoding never panics and fails only with an error of
+// type E (the codec's *DecodeError); whatever decodes is [Stable]. more, if
+// not nil, checks a stable cycle further.
+func Fuzz[R any, E error](f *testing.F, c Codec[R], glob string, more func(t *testing.T, cy Cycle[R])) {
+	Seed(f, glob)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, err := c.Decode(body); err != nil {
+			var target E
+			if !errors.As(err, &target) {
+				t.Fatalf("Decode(%q) error is %T (%v), want %T", body, err, err, target)
+			}
+			return
+		}
+		if cy, ok := Stable(t, c, body); ok && more != nil {
+			more(t, cy)
+		}
+	})
+}
+
+// DecodeErrors checks that each body fails to decode with exactly the
+// error text wanted (Want), as an error of type E (the codec's *DecodeError). The
+// texts of bodies longer than 200 bytes are compared by their first and
+// last 60 bytes.
+func DecodeErrors[R any, E error](t *testing.T, c Codec[R], cases []struct{ Body, Want string }) {
+	for _, tc := range cases {
+		_, err := c.Decode([]byte(tc.Body))
+		got, want := fmt.Sprint(err), tc.Want
+		if len(tc.Body) > 200 && len(got) > 120 && len(want) > 120 {
+			got, want = got[:60]+got[len(got)-60:], want[:60]+want[len(want)-60:]
+		}
+		if got != want {
+			t.Errorf("Decode(%.80q) error = %s\nwant %s", tc.Body, got, want)
+		}
+		var target E
+		if err != nil && !errors.As(err, &target) {
+			t.Errorf("Decode(%.80q) error is %T, want %T", tc.Body, err, target)
+		}
+	}
+}
+
+// BenchDecodeEncode measures Decode followed by Encode of body.
+func BenchDecodeEncode[R any](b *testing.B, c Codec[R], body []byte) {
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := c.Decode(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := c.Encode(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchFloor measures encoding/json unmarshalling body into a T and
+// marshalling it back: the floor a codec's decode+encode is compared with.
+func BenchFloor[T any](b *testing.B, body []byte) {
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var v T
+		if err := json.Unmarshal(body, &v); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
