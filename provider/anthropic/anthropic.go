@@ -44,6 +44,7 @@ import (
 	"encoding/json"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -104,7 +105,7 @@ type Field struct {
 // source is what Decode saw beyond the exported fields.
 type source struct {
 	blocks  []block
-	msgs    []srcMsg // one per decoded llm message
+	msgs    []codec.Msg // one per decoded llm message
 	tools   []srcTool
 	leadSys int // leading llm system messages that came from top-level system (0 or 1)
 }
@@ -112,27 +113,16 @@ type source struct {
 // block is one decoded content block.
 type block struct {
 	part   llm.Part
-	raw    []byte   // the block, compact; for a string content, the string
-	extras []member // fields the part does not model, in order
-	inner  []block  // a tool_result's content blocks
-	str    bool     // raw is a message's (or tool_result's) string content
-	wasArr bool     // a tool_result whose content was an array
-}
-
-type member struct {
-	key string
-	val []byte
-}
-
-type srcMsg struct {
-	raw          []byte // the message, compact
-	first, count int32  // its blocks in source.blocks
-	role         llm.Role
+	raw    []byte         // the block, compact; for a string content, the string
+	extras []codec.Member // fields the part does not model, in order
+	inner  []block        // a tool_result's content blocks
+	str    bool           // raw is a message's (or tool_result's) string content
+	wasArr bool           // a tool_result whose content was an array
 }
 
 type srcTool struct {
 	raw    []byte
 	spec   llm.ToolSpec
-	extras []member
+	extras []codec.Member
 	opaque bool // not a custom tool: written back verbatim
 }

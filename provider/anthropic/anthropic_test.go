@@ -14,8 +14,8 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// codec is this package's codec, for the shared checks of codectest.
-var codec = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
+// tested is this package's codec, for the shared checks of codectest.
+var tested = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
 
 // render prints a decoded request and its encoding for a golden file.
 func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
@@ -34,7 +34,7 @@ func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	codectest.RoundTrip(t, codec, "testdata/roundtrip/*.json", render)
+	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.json", render)
 }
 
 // TestEditedRoundTrip changes decoded messages the way transcript.Repair
@@ -95,7 +95,7 @@ func TestEditedRoundTrip(t *testing.T) {
 // TestStable checks encode(decode(x)) is a fixed point after one cycle for
 // bodies that are not in the codec's own form.
 func TestStable(t *testing.T) {
-	codectest.StableBodies(t, codec,
+	codectest.StableBodies(t, tested,
 		`{"messages":[{"content":"hi","role":"user"}],"model":"m"}`,
 		"{ \"messages\" : [ { \"role\" : \"user\" , \"content\" : [ { \"text\" : \"a\\u003cb\\u00e9\" , \"type\" : \"text\" } ] } ] }",
 		`{"system":"","messages":[]}`,
@@ -108,7 +108,7 @@ func TestStable(t *testing.T) {
 // TestDecodeErrors checks that bad bodies get a specific error naming the
 // exact path.
 func TestDecodeErrors(t *testing.T) {
-	codectest.DecodeErrors[*Request, *DecodeError](t, codec, []struct{ Body, Want string }{
+	codectest.DecodeErrors[*Request, *DecodeError](t, tested, []struct{ Body, Want string }{
 		{``, `anthropic: invalid JSON at line 1, column 1: empty input`},
 		{`{"messages":[{"role":"user","content":"hi"}`, `anthropic: messages: invalid JSON at line 1, column 44: want ',' or ']' after an array element, found end of input`},
 		{`{"messages":[{"role":"user","content":[{"type":"text","text":"a}]}]}`, `anthropic: messages.0.content.0.text: invalid JSON at line 1, column 69: unterminated string`},

@@ -44,6 +44,6 @@ func benchTranscript(b *testing.B, n int) []byte {
 // same bytes into any and marshalling them back (the floor).
 func BenchmarkDecodeEncode(b *testing.B) {
 	body := benchTranscript(b, 10000)
-	b.Run("anthropic", func(b *testing.B) { codectest.BenchDecodeEncode(b, codec, body) })
+	b.Run("anthropic", func(b *testing.B) { codectest.BenchDecodeEncode(b, tested, body) })
 	b.Run("encoding_json", func(b *testing.B) { codectest.BenchFloor[any](b, body) })
 }

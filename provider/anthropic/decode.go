@@ -3,12 +3,10 @@ package anthropic
 import (
 	"bytes"
 	"encoding/base64"
-	"fmt"
-	"strings"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -18,99 +16,59 @@ import (
 // number". Decode never panics, whatever the input. The Request does not
 // alias body.
 func Decode(body []byte) (*Request, error) {
-	t, err := parse(bytes.Clone(body))
+	t, err := codec.Parse(bytes.Clone(body), ErrSyntax)
 	if err != nil {
-		return nil, err
+		return nil, decodeError(err)
 	}
-	d := decoder{t: t, r: &Request{src: &source{}}, names: make(map[string]string)}
+	r := &Request{src: &source{}}
+	d := decoder{Reader: codec.NewReader(t, "Anthropic", &r.Unmodeled), r: r, names: make(map[string]string)}
 	root := t.Root()
 	switch t.Kind(root) {
 	case jsontree.Array:
-		d.r.Bare = true
+		r.Bare = true
 		err = d.messages(root)
 	case jsontree.Object:
 		err = d.body(root)
 	default:
-		err = &DecodeError{Offset: -1, Err: fmt.Errorf("want a request body (an object) or a messages array, got %s", t.Kind(root).Phrase())}
+		err = d.Errorf(root, "want a request body (an object) or a messages array, got %s", t.Kind(root).Phrase())
 	}
 	if err != nil {
-		return nil, err
+		return nil, decodeError(err)
 	}
-	return d.r, nil
+	return r, nil
 }
 
 type decoder struct {
-	t     *jsontree.Tree
+	codec.Reader
 	r     *Request
 	names map[string]string // tool_use id → tool name, for results
 }
 
-func (d *decoder) errf(idx jsontree.Node, format string, args ...any) error {
-	return &DecodeError{Path: d.t.Path(idx), Offset: -1, Err: fmt.Errorf(format, args...)}
-}
-
-// want reports that node idx has the wrong kind.
-func (d *decoder) want(idx jsontree.Node, what string) error {
-	return d.errf(idx, "want %s, got %s", what, d.t.Kind(idx).Phrase())
-}
-
-func (d *decoder) missing(obj jsontree.Node, key, hint string) error {
-	p := d.t.Path(obj)
-	if p != "" {
-		p += "."
-	}
-	return &DecodeError{Path: p + key, Offset: -1, Err: fmt.Errorf("missing (%s)", hint)}
-}
-
-// object checks that idx is an object without repeated keys.
-func (d *decoder) object(idx jsontree.Node, what string) error {
-	if d.t.Kind(idx) != jsontree.Object {
-		return d.want(idx, what)
-	}
-	if dup := d.t.Duplicate(idx); dup >= 0 {
-		return d.errf(dup, "repeats a field of the same object")
-	}
-	return nil
-}
-
-func (d *decoder) str(idx jsontree.Node) (string, error) {
-	if d.t.Kind(idx) != jsontree.String {
-		return "", d.want(idx, "a string")
-	}
-	return d.t.Str(idx), nil
-}
-
 // extras returns the members of obj whose keys are not in modeled, and
-// notes each in Unmodeled.
-func (d *decoder) extras(obj jsontree.Node, modeled ...string) []member {
-	var out []member
+// notes each but a "type" in Unmodeled.
+func (d *decoder) extras(obj jsontree.Node, modeled ...string) []codec.Member {
+	var out []codec.Member
 next:
-	for c := d.t.First(obj); c >= 0; c = d.t.Next(c) {
+	for c := d.T.First(obj); c >= 0; c = d.T.Next(c) {
 		for _, k := range modeled {
-			if d.t.KeyIs(c, k) {
+			if d.T.KeyIs(c, k) {
 				continue next
 			}
 		}
-		key := d.t.Key(c)
-		out = append(out, member{key: key, val: d.t.Compact(c)})
-		if key != "type" {
-			d.note(c, fmt.Sprintf("the %q field is not part of the llm form", key))
+		if d.T.KeyIs(c, "type") {
+			out = append(out, codec.Member{Key: "type", Val: d.T.Compact(c)})
+			continue
 		}
+		out = append(out, d.Member(c))
 	}
 	return out
 }
 
-// note records something the llm form does not hold.
-func (d *decoder) note(idx jsontree.Node, what string) {
-	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.Path(idx),
-		Message: what + "; kept when re-encoding as Anthropic, lost when converting to another dialect"})
-}
-
 func (d *decoder) body(root jsontree.Node) error {
-	if err := d.object(root, "an object"); err != nil {
+	if err := d.Object(root, "an object"); err != nil {
 		return err
 	}
-	r, t := d.r, d.t
+	r, t := d.r, d.T
 	var system, messages, tools jsontree.Node = -1, -1, -1
 	for c := t.First(root); c >= 0; c = t.Next(c) {
 		key := t.Key(c)
@@ -125,9 +83,9 @@ func (d *decoder) body(root jsontree.Node) error {
 			r.Fields = append(r.Fields, Field{Key: key, Value: t.Compact(c)})
 			if key == "thinking" {
 				if t.Kind(c) != jsontree.Object {
-					return d.want(c, "an object")
+					return d.Want(c, "an object")
 				}
-				if ty := d.t.Get(c, "type"); ty >= 0 && t.Kind(ty) == jsontree.String && t.Str(ty) == "enabled" {
+				if ty := d.T.Get(c, "type"); ty >= 0 && t.Kind(ty) == jsontree.String && t.Str(ty) == "enabled" {
 					r.Thinking = true
 				}
 			}
@@ -136,7 +94,7 @@ func (d *decoder) body(root jsontree.Node) error {
 		r.Fields = append(r.Fields, Field{Key: key})
 	}
 	if messages < 0 {
-		return &DecodeError{Path: "messages", Offset: -1, Err: fmt.Errorf(`missing (a Messages API request body has a "messages" array)`)}
+		return d.Missing(root, "messages", `a Messages API request body has a "messages" array`)
 	}
 	if system >= 0 {
 		if err := d.system(system); err != nil {
@@ -154,7 +112,7 @@ func (d *decoder) body(root jsontree.Node) error {
 
 // system decodes the top-level system field into one system message.
 func (d *decoder) system(idx jsontree.Node) error {
-	src, t := d.r.src, d.t
+	src, t := d.r.src, d.T
 	first := int32(len(src.blocks))
 	switch t.Kind(idx) {
 	case jsontree.String:
@@ -168,7 +126,7 @@ func (d *decoder) system(idx jsontree.Node) error {
 			src.blocks = append(src.blocks, b)
 		}
 	default:
-		return d.want(idx, "a string or an array of text blocks")
+		return d.Want(idx, "a string or an array of text blocks")
 	}
 	d.addMessage(llm.RoleSystem, idx, first)
 	src.leadSys = 1
@@ -187,17 +145,17 @@ func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
 		}
 	}
 	d.r.Messages = append(d.r.Messages, llm.Message{Role: role, Parts: parts})
-	src.msgs = append(src.msgs, srcMsg{raw: d.t.Compact(idx), first: first, count: int32(len(blocks)), role: role})
+	src.msgs = append(src.msgs, codec.Msg{Raw: d.T.Compact(idx), First: first, Count: int32(len(blocks)), Role: role})
 }
 
 func (d *decoder) messages(idx jsontree.Node) error {
-	t := d.t
+	t := d.T
 	if t.Kind(idx) != jsontree.Array {
-		return d.want(idx, "an array of messages")
+		return d.Want(idx, "an array of messages")
 	}
 	leading := true
 	for c := t.First(idx); c >= 0; c = t.Next(c) {
-		if err := d.object(c, "a message object"); err != nil {
+		if err := d.Object(c, "a message object"); err != nil {
 			return err
 		}
 		var roleIdx, content jsontree.Node = -1, -1
@@ -208,13 +166,13 @@ func (d *decoder) messages(idx jsontree.Node) error {
 			case t.KeyIs(f, "content"):
 				content = f
 			default:
-				return d.errf(f, "unknown field (a message has role and content)")
+				return d.Errorf(f, "unknown field (a message has role and content)")
 			}
 		}
 		if roleIdx < 0 {
-			return d.missing(c, "role", `"user" or "assistant"`)
+			return d.Missing(c, "role", `"user" or "assistant"`)
 		}
-		name, err := d.str(roleIdx)
+		name, err := d.Str(roleIdx)
 		if err != nil {
 			return err
 		}
@@ -227,10 +185,10 @@ func (d *decoder) messages(idx jsontree.Node) error {
 		case "system":
 			role = llm.RoleSystem
 		default:
-			return d.errf(roleIdx, `unknown role %q (want "user" or "assistant")`, name)
+			return d.Errorf(roleIdx, `unknown role %q (want "user" or "assistant")`, name)
 		}
 		if content < 0 {
-			return d.missing(c, "content", "a string or an array of content blocks")
+			return d.Missing(c, "content", "a string or an array of content blocks")
 		}
 		if role == llm.RoleSystem && leading {
 			path := t.Path(c)
@@ -256,7 +214,7 @@ func (d *decoder) messages(idx jsontree.Node) error {
 				src.blocks = append(src.blocks, blk)
 			}
 		default:
-			return d.want(content, "a string or an array of content blocks")
+			return d.Want(content, "a string or an array of content blocks")
 		}
 		d.addMessage(role, c, first)
 	}
@@ -265,15 +223,15 @@ func (d *decoder) messages(idx jsontree.Node) error {
 
 // block decodes a content block of a message with the given role.
 func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
-	t := d.t
-	if err := d.object(idx, "a content block object"); err != nil {
+	t := d.T
+	if err := d.Object(idx, "a content block object"); err != nil {
 		return block{}, err
 	}
-	ty := d.t.Get(idx, "type")
+	ty := d.T.Get(idx, "type")
 	if ty < 0 {
-		return block{}, d.missing(idx, "type", `"text", "image", "tool_use", "tool_result", ...`)
+		return block{}, d.Missing(idx, "type", `"text", "image", "tool_use", "tool_result", ...`)
 	}
-	typ, err := d.str(ty)
+	typ, err := d.Str(ty)
 	if err != nil {
 		return block{}, err
 	}
@@ -282,18 +240,18 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		if role == want || (want == llm.RoleUser && role == llm.RoleTool) {
 			return nil
 		}
-		return d.errf(idx, "a %s block belongs in a %s message, not a %s message", typ, want, role)
+		return d.Errorf(idx, "a %s block belongs in a %s message, not a %s message", typ, want, role)
 	}
 	if role == llm.RoleSystem && typ != "text" {
-		return block{}, d.errf(ty, "a system prompt holds text blocks only, not %q", typ)
+		return block{}, d.Errorf(ty, "a system prompt holds text blocks only, not %q", typ)
 	}
 	switch typ {
 	case "text":
-		tx := d.t.Get(idx, "text")
+		tx := d.T.Get(idx, "text")
 		if tx < 0 {
-			return block{}, d.missing(idx, "text", "a string")
+			return block{}, d.Missing(idx, "text", "a string")
 		}
-		s, err := d.str(tx)
+		s, err := d.Str(tx)
 		if err != nil {
 			return block{}, err
 		}
@@ -329,13 +287,13 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 			return block{}, err
 		}
 		r := llm.Reasoning{Provider: string(Dialect)}
-		if f := d.t.Get(idx, "thinking"); f >= 0 {
-			if r.Text, err = d.str(f); err != nil {
+		if f := d.T.Get(idx, "thinking"); f >= 0 {
+			if r.Text, err = d.Str(f); err != nil {
 				return block{}, err
 			}
 		}
-		if f := d.t.Get(idx, "signature"); f >= 0 {
-			if r.Signature, err = d.str(f); err != nil {
+		if f := d.T.Get(idx, "signature"); f >= 0 {
+			if r.Signature, err = d.Str(f); err != nil {
 				return block{}, err
 			}
 		}
@@ -345,18 +303,18 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		if err := placed(llm.RoleAssistant); err != nil {
 			return block{}, err
 		}
-		f := d.t.Get(idx, "data")
+		f := d.T.Get(idx, "data")
 		if f < 0 {
-			return block{}, d.missing(idx, "data", "the redacted thinking, a string")
+			return block{}, d.Missing(idx, "data", "the redacted thinking, a string")
 		}
-		if _, err := d.str(f); err != nil {
+		if _, err := d.Str(f); err != nil {
 			return block{}, err
 		}
 		b.part = llm.Reasoning{Provider: string(Dialect), Data: t.Compact(f)}
 		b.extras = d.extras(idx, "type", "data")
 	default:
 		if role != llm.RoleAssistant {
-			return block{}, d.errf(ty, "block type %q is not supported in a %s message (toolwire reads text, image, document and tool_result blocks there)", typ, role)
+			return block{}, d.Errorf(ty, "block type %q is not supported in a %s message (toolwire reads text, image, document and tool_result blocks there)", typ, role)
 		}
 		// Server tool blocks and any other assistant block: opaque.
 		b.part = llm.Reasoning{Provider: string(Dialect), Data: b.raw}
@@ -366,51 +324,51 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 
 func (d *decoder) toolUse(idx jsontree.Node) (llm.ToolCall, error) {
 	var c llm.ToolCall
-	f := d.t.Get(idx, "id")
+	f := d.T.Get(idx, "id")
 	if f < 0 {
-		return c, d.missing(idx, "id", "the tool call's id, a string")
+		return c, d.Missing(idx, "id", "the tool call's id, a string")
 	}
 	var err error
-	if c.ID, err = d.str(f); err != nil {
+	if c.ID, err = d.Str(f); err != nil {
 		return c, err
 	}
-	if f = d.t.Get(idx, "name"); f < 0 {
-		return c, d.missing(idx, "name", "the tool's name, a string")
+	if f = d.T.Get(idx, "name"); f < 0 {
+		return c, d.Missing(idx, "name", "the tool's name, a string")
 	}
-	if c.Name, err = d.str(f); err != nil {
+	if c.Name, err = d.Str(f); err != nil {
 		return c, err
 	}
-	if f = d.t.Get(idx, "input"); f < 0 {
-		return c, d.missing(idx, "input", "the arguments, an object")
+	if f = d.T.Get(idx, "input"); f < 0 {
+		return c, d.Missing(idx, "input", "the arguments, an object")
 	}
-	if d.t.Kind(f) != jsontree.Object {
-		return c, d.want(f, "an object")
+	if d.T.Kind(f) != jsontree.Object {
+		return c, d.Want(f, "an object")
 	}
-	c.Input = d.t.Raw(f)
+	c.Input = d.T.Raw(f)
 	d.names[c.ID] = c.Name
 	return c, nil
 }
 
 func (d *decoder) toolResult(idx jsontree.Node, b *block) error {
-	t := d.t
+	t := d.T
 	var r llm.ToolResult
-	f := d.t.Get(idx, "tool_use_id")
+	f := d.T.Get(idx, "tool_use_id")
 	if f < 0 {
-		return d.missing(idx, "tool_use_id", "the id of the tool_use it answers, a string")
+		return d.Missing(idx, "tool_use_id", "the id of the tool_use it answers, a string")
 	}
 	var err error
-	if r.CallID, err = d.str(f); err != nil {
+	if r.CallID, err = d.Str(f); err != nil {
 		return err
 	}
 	r.Name = d.names[r.CallID]
 	isErr := false
-	if f = d.t.Get(idx, "is_error"); f >= 0 {
+	if f = d.T.Get(idx, "is_error"); f >= 0 {
 		if t.Kind(f) != jsontree.Bool {
-			return d.want(f, "a boolean")
+			return d.Want(f, "a boolean")
 		}
 		isErr = t.IsTrue(f)
 	}
-	if f = d.t.Get(idx, "content"); f >= 0 {
+	if f = d.T.Get(idx, "content"); f >= 0 {
 		switch t.Kind(f) {
 		case jsontree.String:
 			r.Content = []llm.Part{llm.Text{Text: t.Str(f)}}
@@ -426,7 +384,7 @@ func (d *decoder) toolResult(idx jsontree.Node, b *block) error {
 				r.Content = append(r.Content, inner.part)
 			}
 		default:
-			return d.want(f, "a string or an array of content blocks")
+			return d.Want(f, "a string or an array of content blocks")
 		}
 	}
 	r.Status = resultStatus(isErr, r.Content)
@@ -442,30 +400,25 @@ func resultStatus(isErr bool, content []llm.Part) llm.Status {
 		return llm.StatusError
 	}
 	if len(content) == 1 {
-		if tx, ok := content[0].(llm.Text); ok && looksLikeEnvelope(tx.Text) {
-			if env, err := observe.Parse([]byte(tx.Text)); err == nil {
-				return env.Status
+		if tx, ok := content[0].(llm.Text); ok {
+			if st, ok := codec.EnvelopeStatus(tx.Text); ok {
+				return st
 			}
 		}
 	}
 	return llm.StatusSuccess
 }
 
-func looksLikeEnvelope(s string) bool {
-	s = strings.TrimLeft(s, " \t\r\n")
-	return strings.HasPrefix(s, "{") && strings.Contains(s, `"status"`) && strings.Contains(s, `"summary"`)
-}
-
 // resultBlock decodes a block of a tool_result's content.
 func (d *decoder) resultBlock(idx jsontree.Node) (block, error) {
-	if err := d.object(idx, "a content block object"); err != nil {
+	if err := d.Object(idx, "a content block object"); err != nil {
 		return block{}, err
 	}
-	ty := d.t.Get(idx, "type")
+	ty := d.T.Get(idx, "type")
 	if ty < 0 {
-		return block{}, d.missing(idx, "type", `"text", "image" or "document"`)
+		return block{}, d.Missing(idx, "type", `"text", "image" or "document"`)
 	}
-	typ, err := d.str(ty)
+	typ, err := d.Str(ty)
 	if err != nil {
 		return block{}, err
 	}
@@ -473,33 +426,33 @@ func (d *decoder) resultBlock(idx jsontree.Node) (block, error) {
 	case "text", "image", "document":
 		return d.block(idx, llm.RoleUser)
 	}
-	return block{}, d.errf(ty, "block type %q is not supported in a tool_result (toolwire reads text, image and document blocks there)", typ)
+	return block{}, d.Errorf(ty, "block type %q is not supported in a tool_result (toolwire reads text, image and document blocks there)", typ)
 }
 
 // media decodes an image or document block's source.
 func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, error) {
 	var img llm.Image
-	s := d.t.Get(idx, "source")
+	s := d.T.Get(idx, "source")
 	if s < 0 {
-		return img, d.missing(idx, "source", "an object")
+		return img, d.Missing(idx, "source", "an object")
 	}
-	if err := d.object(s, "an object"); err != nil {
+	if err := d.Object(s, "an object"); err != nil {
 		return img, err
 	}
-	f := d.t.Get(s, "type")
+	f := d.T.Get(s, "type")
 	if f < 0 {
-		return img, d.missing(s, "type", `"base64" or "url"`)
+		return img, d.Missing(s, "type", `"base64" or "url"`)
 	}
-	typ, err := d.str(f)
+	typ, err := d.Str(f)
 	if err != nil {
 		return img, err
 	}
 	field := func(key, hint string) (string, error) {
-		f := d.t.Get(s, key)
+		f := d.T.Get(s, key)
 		if f < 0 {
-			return "", d.missing(s, key, hint)
+			return "", d.Missing(s, key, hint)
 		}
-		return d.str(f)
+		return d.Str(f)
 	}
 	switch typ {
 	case "base64":
@@ -511,7 +464,7 @@ func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, error) {
 			return img, err
 		}
 		if img.Data, err = base64.StdEncoding.DecodeString(data); err != nil {
-			return img, d.errf(d.t.Get(s, "data"), "invalid base64: %v", err)
+			return img, d.Errorf(d.T.Get(s, "data"), "invalid base64: %v", err)
 		}
 		if img.Data == nil {
 			img.Data = []byte{}
@@ -525,21 +478,21 @@ func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, error) {
 		}
 	case "text":
 		if !doc {
-			return img, d.errf(f, `an image source cannot be "text"`)
+			return img, d.Errorf(f, `an image source cannot be "text"`)
 		}
 		data, err := field("data", "the document's text")
 		if err != nil {
 			return img, err
 		}
 		img.MediaType = mediaText
-		if mt := d.t.Get(s, "media_type"); mt >= 0 {
-			if img.MediaType, err = d.str(mt); err != nil {
+		if mt := d.T.Get(s, "media_type"); mt >= 0 {
+			if img.MediaType, err = d.Str(mt); err != nil {
 				return img, err
 			}
 		}
 		img.Data = []byte(data)
 	default:
-		return img, d.errf(f, "source type %q is not supported (toolwire reads base64 and url sources, and text sources of documents)", typ)
+		return img, d.Errorf(f, "source type %q is not supported (toolwire reads base64 and url sources, and text sources of documents)", typ)
 	}
 	return img, nil
 }
@@ -551,49 +504,49 @@ const (
 
 // tools decodes the top-level tools array.
 func (d *decoder) tools(idx jsontree.Node) error {
-	t := d.t
+	t := d.T
 	if t.Kind(idx) != jsontree.Array {
-		return d.want(idx, "an array of tools")
+		return d.Want(idx, "an array of tools")
 	}
 	for c := t.First(idx); c >= 0; c = t.Next(c) {
-		if err := d.object(c, "a tool object"); err != nil {
+		if err := d.Object(c, "a tool object"); err != nil {
 			return err
 		}
 		st := srcTool{raw: t.Compact(c)}
-		if ty := d.t.Get(c, "type"); ty >= 0 {
-			typ, err := d.str(ty)
+		if ty := d.T.Get(c, "type"); ty >= 0 {
+			typ, err := d.Str(ty)
 			if err != nil {
 				return err
 			}
 			st.opaque = typ != "custom"
 		}
 		if st.opaque {
-			d.note(c, "a tool that is not a custom tool (a server tool) is not part of the llm form")
+			d.Note(c, "a tool that is not a custom tool (a server tool) is not part of the llm form")
 			d.r.src.tools = append(d.r.src.tools, st)
 			continue
 		}
-		f := d.t.Get(c, "name")
+		f := d.T.Get(c, "name")
 		if f < 0 {
-			return d.missing(c, "name", "the tool's name, a string")
+			return d.Missing(c, "name", "the tool's name, a string")
 		}
 		var err error
-		if st.spec.Name, err = d.str(f); err != nil {
+		if st.spec.Name, err = d.Str(f); err != nil {
 			return err
 		}
-		if f = d.t.Get(c, "description"); f >= 0 {
-			if st.spec.Description, err = d.str(f); err != nil {
+		if f = d.T.Get(c, "description"); f >= 0 {
+			if st.spec.Description, err = d.Str(f); err != nil {
 				return err
 			}
 		}
-		if f = d.t.Get(c, "input_schema"); f >= 0 {
+		if f = d.T.Get(c, "input_schema"); f >= 0 {
 			if t.Kind(f) != jsontree.Object {
-				return d.want(f, "a JSON Schema object")
+				return d.Want(f, "a JSON Schema object")
 			}
 			st.spec.Parameters = t.Compact(f)
 		}
-		if f = d.t.Get(c, "strict"); f >= 0 {
+		if f = d.T.Get(c, "strict"); f >= 0 {
 			if t.Kind(f) != jsontree.Bool {
-				return d.want(f, "a boolean")
+				return d.Want(f, "a boolean")
 			}
 			st.spec.Strict = t.IsTrue(f)
 		}

@@ -7,13 +7,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -28,40 +29,40 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("anthropic: encode: nil Request")
 	}
-	e := &encoder{r: r, src: r.src}
-	if e.src == nil {
-		e.src = &source{leadSys: -1}
-	}
-	e.used = make([]bool, len(e.src.blocks))
-	if err := e.plan(); err != nil {
+	if err := codec.CheckMessages("anthropic: encode", r.Messages); err != nil {
 		return nil, nil, err
 	}
+	src := r.src
+	if src == nil {
+		src = &source{leadSys: -1}
+	}
+	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
+	if r.src == nil {
+		e.planIDs()
+	}
 	size := 64
-	for _, m := range e.src.msgs {
-		size += len(m.raw) + 1
+	for _, m := range src.msgs {
+		size += len(m.Raw) + 1
 	}
 	dst := make([]byte, 0, size)
 	var err error
 	if r.Bare {
-		dst, err = e.bare(dst)
-	} else {
-		dst, err = e.body(dst)
-	}
-	if err != nil {
+		dst = e.bare(dst)
+	} else if dst, err = e.body(dst); err != nil {
 		return nil, nil, err
 	}
 	if e.itemIDs > 0 {
-		e.warn("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Anthropic equivalent and were dropped", e.itemIDs)
+		e.Warnf("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Anthropic equivalent and were dropped", e.itemIDs)
 	}
-	return dst, e.warns, nil
+	return dst, e.Warnings, nil
 }
 
 type encoder struct {
-	r     *Request
-	src   *source
-	used  []bool             // source blocks already written
-	index map[string][]int32 // source blocks by identity, built on demand
-	warns []transcript.Warning
+	codec.Warner
+	r      *Request
+	src    *source
+	blocks codec.Matcher // finds the source blocks of the parts written
 
 	lead    int               // leading messages written to top-level system
 	ids     map[string]string // rewritten tool-call ids (conversion only)
@@ -69,45 +70,10 @@ type encoder struct {
 	itemIDs int
 }
 
-func (e *encoder) warn(path, format string, args ...any) {
-	e.warns = append(e.warns, transcript.Warning{Path: path, Message: fmt.Sprintf(format, args...)})
-}
+// Part returns the llm part of block k, for the encoder's [codec.Matcher].
+func (s *source) Part(k int) llm.Part { return s.blocks[k].part }
 
 func (e *encoder) wirePath(i int) string { return "messages." + strconv.Itoa(i-e.lead) }
-
-// plan decides which leading system messages go to the top-level system
-// field and which tool-call ids need rewriting.
-func (e *encoder) plan() error {
-	msgs := e.r.Messages
-	n := 0
-	for n < len(msgs) && msgs[n].Role == llm.RoleSystem {
-		n++
-	}
-	switch {
-	case e.r.Bare:
-		e.lead = 0
-	case e.src.leadSys >= 0:
-		e.lead = min(n, e.src.leadSys)
-	default:
-		e.lead = n
-	}
-	for i, m := range msgs {
-		if !m.Role.Valid() {
-			return fmt.Errorf("anthropic: encode: Messages[%d]: unknown role %q", i, m.Role)
-		}
-		for j, p := range m.Parts {
-			switch p.(type) {
-			case llm.Text, llm.Image, llm.ToolCall, llm.ToolResult, llm.Reasoning:
-			default:
-				return fmt.Errorf("anthropic: encode: Messages[%d].Parts[%d]: cannot encode a part of type %T", i, j, p)
-			}
-		}
-	}
-	if e.r.src == nil {
-		e.planIDs()
-	}
-	return nil
-}
 
 // validID reports whether id matches ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN).
 func validID(id string) bool {
@@ -239,16 +205,16 @@ func (e *encoder) callID(i, j int, id, path string, call bool) string {
 	if e.posIDs != nil {
 		if nid, ok := e.posIDs[[2]int{i, j}]; ok {
 			if call {
-				e.warn(path, "tool call without an id; wrote id %q (ANT-ID-PATTERN)", nid)
+				e.Warnf(path, "tool call without an id; wrote id %q (ANT-ID-PATTERN)", nid)
 			} else {
-				e.warn(path, "tool result without a call id; matched to id %q", nid)
+				e.Warnf(path, "tool result without a call id; matched to id %q", nid)
 			}
 			return nid
 		}
 	}
 	if nid, ok := e.ids[id]; ok {
 		if call {
-			e.warn(path, "tool call id %q does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN); rewritten to %q in the tool_use and its tool_result", id, nid)
+			e.Warnf(path, "tool call id %q does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN); rewritten to %q in the tool_use and its tool_result", id, nid)
 		}
 		return nid
 	}
@@ -257,87 +223,19 @@ func (e *encoder) callID(i, j int, id, path string, call bool) string {
 
 func (e *encoder) body(dst []byte) ([]byte, error) {
 	r := e.r
-	dst = append(dst, '{')
-	first := true
-	sep := func() {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
+	b := codec.Body{System: "system", Messages: "messages", Tools: "tools",
+		AppendMessages: e.messages, AppendTools: e.tools, HasTools: len(r.Tools) > 0 || hasOpaqueTools(e.src)}
+	if e.lead > 0 {
+		b.AppendSystem = e.system
 	}
-	hasField := func(k string) bool {
-		for _, f := range r.Fields {
-			if f.Key == k {
-				return true
-			}
-		}
-		return false
+	dst, err := codec.AppendBody(dst, "anthropic: encode", r.Fields, &b)
+	if err != nil {
+		return nil, err
 	}
-	var systemDone, toolsDone, messagesDone, thinking bool
-	system := func() {
-		if !systemDone && e.lead > 0 {
-			sep()
-			dst = append(dst, `"system":`...)
-			dst = e.system(dst)
-		}
-		systemDone = true
+	if r.Thinking && !slices.ContainsFunc(r.Fields, func(f Field) bool { return f.Key == "thinking" }) {
+		e.Warn("thinking", "Thinking is set but the body has no thinking field (its budget_tokens is unknown); none was written")
 	}
-	tools := func(always bool) {
-		if !toolsDone && (always || len(r.Tools) > 0 || hasOpaqueTools(e.src)) {
-			sep()
-			dst = append(dst, `"tools":`...)
-			dst = e.tools(dst)
-		}
-		toolsDone = true
-	}
-	seen := make(map[string]bool, len(r.Fields))
-	for k, f := range r.Fields {
-		if seen[f.Key] {
-			return nil, fmt.Errorf("anthropic: encode: Fields[%d]: field %q repeats", k, f.Key)
-		}
-		seen[f.Key] = true
-		switch f.Key {
-		case "system":
-			system()
-			continue
-		case "messages":
-			if !hasField("system") {
-				system()
-			}
-			sep()
-			dst = append(dst, `"messages":`...)
-			dst = e.messages(dst)
-			messagesDone = true
-			if !hasField("tools") {
-				tools(false)
-			}
-			continue
-		case "tools":
-			tools(true)
-			continue
-		case "thinking":
-			thinking = true
-		}
-		v := bytes.TrimSpace(f.Value)
-		if !json.Valid(v) {
-			return nil, fmt.Errorf("anthropic: encode: Fields[%d] (%s): value is not valid JSON", k, f.Key)
-		}
-		sep()
-		dst, _ = llm.AppendJSONString(dst, f.Key)
-		dst = append(dst, ':')
-		dst = jsontree.AppendCompact(dst, v)
-	}
-	if !messagesDone {
-		system()
-		sep()
-		dst = append(dst, `"messages":`...)
-		dst = e.messages(dst)
-		tools(false)
-	}
-	if r.Thinking && !thinking {
-		e.warn("thinking", "Thinking is set but the body has no thinking field (its budget_tokens is unknown); none was written")
-	}
-	return append(dst, '}'), nil
+	return dst, nil
 }
 
 func hasOpaqueTools(s *source) bool {
@@ -349,7 +247,7 @@ func hasOpaqueTools(s *source) bool {
 	return false
 }
 
-func (e *encoder) bare(dst []byte) ([]byte, error) {
+func (e *encoder) bare(dst []byte) []byte {
 	r := e.r
 	if len(r.Tools) > 0 || hasOpaqueTools(e.src) {
 		n := len(r.Tools)
@@ -358,14 +256,14 @@ func (e *encoder) bare(dst []byte) ([]byte, error) {
 				n++
 			}
 		}
-		e.warn("tools", "a bare messages array has no tools field; %d tool definition(s) not written", n)
+		e.Warnf("tools", "a bare messages array has no tools field; %d tool definition(s) not written", n)
 	}
 	for _, f := range r.Fields {
 		if f.Value != nil {
-			e.warn(f.Key, "a bare messages array has no top-level fields; %s not written", f.Key)
+			e.Warnf(f.Key, "a bare messages array has no top-level fields; %s not written", f.Key)
 		}
 	}
-	return e.messages(dst), nil
+	return e.messages(dst)
 }
 
 // system writes the top-level system field from the leading system
@@ -383,7 +281,7 @@ func (e *encoder) system(dst []byte) []byte {
 			if _, ok := p.(llm.Text); ok {
 				texts = append(texts, i<<20|j)
 			} else {
-				e.warn("system", "a system message holds text only; a %s part of Messages[%d] was dropped", kindOf(p), i)
+				e.Warnf("system", "a system message holds text only; a %s part of Messages[%d] was dropped", codec.PartKind(p), i)
 			}
 		}
 	}
@@ -392,7 +290,7 @@ func (e *encoder) system(dst []byte) []byte {
 		k, exact := e.match(i, j, msgs[i].Parts[j])
 		if k < 0 || (exact && e.src.blocks[k].str) {
 			if k >= 0 {
-				e.used[k] = true
+				e.blocks.Use(k)
 			}
 			dst, _ = llm.AppendJSONString(dst, msgs[i].Parts[j].(llm.Text).Text)
 			return dst
@@ -412,24 +310,7 @@ func (e *encoder) system(dst []byte) []byte {
 // verbatim returns the source JSON of message i when m is the message
 // decoded there, unchanged, and marks its blocks written.
 func (e *encoder) verbatim(i int, m llm.Message) ([]byte, bool) {
-	src := e.src
-	if i >= len(src.msgs) {
-		return nil, false
-	}
-	sm := src.msgs[i]
-	if sm.role != m.Role || int(sm.count) != len(m.Parts) {
-		return nil, false
-	}
-	for j, p := range m.Parts {
-		k := int(sm.first) + j
-		if e.used[k] || !equalPart(src.blocks[k].part, p) {
-			return nil, false
-		}
-	}
-	for j := range m.Parts {
-		e.used[int(sm.first)+j] = true
-	}
-	return sm.raw, true
+	return e.blocks.Verbatim(i, m.Role, len(m.Parts), func(j, k int) bool { return equalPart(e.src.blocks[k].part, m.Parts[j]) })
 }
 
 func (e *encoder) messages(dst []byte) []byte {
@@ -452,7 +333,7 @@ func (e *encoder) messages(dst []byte) []byte {
 		case llm.RoleSystem:
 			role = "system"
 			if e.r.Bare {
-				e.warn(path, `a bare messages array has no top-level system field; written as a role "system" message, which the classic Messages API rejects (ANT-SYSTEM-ROLE)`)
+				e.Warnf(path, `a bare messages array has no top-level system field; written as a role "system" message, which the classic Messages API rejects (ANT-SYSTEM-ROLE)`)
 			}
 		default:
 			role = "user"
@@ -462,7 +343,7 @@ func (e *encoder) messages(dst []byte) []byte {
 		dst = append(dst, `","content":`...)
 		if len(m.Parts) == 1 {
 			if k, exact := e.match(i, 0, m.Parts[0]); k >= 0 && exact && e.src.blocks[k].str {
-				e.used[k] = true
+				e.blocks.Use(k)
 				dst = append(dst, e.src.blocks[k].raw...)
 				dst = append(dst, '}')
 				continue
@@ -500,22 +381,22 @@ func (e *encoder) fits(role llm.Role, p llm.Part, path string) bool {
 	switch p.(type) {
 	case llm.ToolCall:
 		if role != llm.RoleAssistant {
-			e.warn(path, "a tool call in a %s message cannot be expressed; dropped", role)
+			e.Warnf(path, "a tool call in a %s message cannot be expressed; dropped", role)
 			return false
 		}
 	case llm.ToolResult:
 		if role == llm.RoleAssistant || role == llm.RoleSystem {
-			e.warn(path, "a tool result in a %s message cannot be expressed; dropped", role)
+			e.Warnf(path, "a tool result in a %s message cannot be expressed; dropped", role)
 			return false
 		}
 	case llm.Reasoning:
 		if role != llm.RoleAssistant {
-			e.warn(path, "reasoning in a %s message cannot be expressed; dropped", role)
+			e.Warnf(path, "reasoning in a %s message cannot be expressed; dropped", role)
 			return false
 		}
 	case llm.Image:
 		if role == llm.RoleSystem {
-			e.warn(path, "an image in a system message cannot be expressed; dropped")
+			e.Warnf(path, "an image in a system message cannot be expressed; dropped")
 			return false
 		}
 	}
@@ -527,36 +408,7 @@ func (e *encoder) fits(role llm.Role, p llm.Part, path string) bool {
 // part anywhere (exact), else one for the same tool call or result (its
 // extra fields still apply).
 func (e *encoder) match(i, j int, p llm.Part) (int, bool) {
-	src := e.src
-	if len(src.blocks) == 0 {
-		return -1, false
-	}
-	if i < len(src.msgs) && j < int(src.msgs[i].count) {
-		k := int(src.msgs[i].first) + j
-		if !e.used[k] && equalPart(src.blocks[k].part, p) {
-			return k, true
-		}
-	}
-	if e.index == nil {
-		e.index = make(map[string][]int32, len(src.blocks))
-		for k := range src.blocks {
-			key := identity(src.blocks[k].part)
-			e.index[key] = append(e.index[key], int32(k))
-		}
-	}
-	loose := -1
-	for _, k := range e.index[identity(p)] {
-		if e.used[k] {
-			continue
-		}
-		if equalPart(src.blocks[k].part, p) {
-			return int(k), true
-		}
-		if loose < 0 {
-			loose = int(k)
-		}
-	}
-	return loose, false
+	return e.blocks.Match(i, j, p, func(k int) bool { return equalPart(e.src.blocks[k].part, p) }, true)
 }
 
 // identity keys a part for matching: a tool call by its id, a result by
@@ -577,53 +429,12 @@ func identity(p llm.Part) string {
 	return ""
 }
 
-// equalPart reports whether a and b are the same on the Anthropic wire
-// (a result's Name and status other than error, and a call's ItemID, are
-// not written there).
-func equalPart(a, b llm.Part) bool {
-	switch a := a.(type) {
-	case llm.Text:
-		b, ok := b.(llm.Text)
-		return ok && a == b
-	case llm.Image:
-		b, ok := b.(llm.Image)
-		return ok && a.MediaType == b.MediaType && a.URL == b.URL && bytes.Equal(a.Data, b.Data)
-	case llm.ToolCall:
-		b, ok := b.(llm.ToolCall)
-		return ok && a.ID == b.ID && a.Name == b.Name && bytes.Equal(a.Input, b.Input)
-	case llm.ToolResult:
-		b, ok := b.(llm.ToolResult)
-		if !ok || a.CallID != b.CallID || a.IsError() != b.IsError() || len(a.Content) != len(b.Content) {
-			return false
-		}
-		for k := range a.Content {
-			if !equalPart(a.Content[k], b.Content[k]) {
-				return false
-			}
-		}
-		return true
-	case llm.Reasoning:
-		b, ok := b.(llm.Reasoning)
-		return ok && a.Provider == b.Provider && a.Text == b.Text && a.Signature == b.Signature && bytes.Equal(a.Data, b.Data)
-	}
-	return false
-}
+// equalPart reports whether a and b are the same on the Anthropic wire.
+func equalPart(a, b llm.Part) bool { return codec.SamePart(a, b, sameResult) }
 
-func kindOf(p llm.Part) string {
-	switch p.(type) {
-	case llm.Text:
-		return "text"
-	case llm.Image:
-		return "image"
-	case llm.ToolCall:
-		return "tool call"
-	case llm.ToolResult:
-		return "tool result"
-	case llm.Reasoning:
-		return "reasoning"
-	}
-	return fmt.Sprintf("%T", p)
-}
+// sameResult reports whether two results write the same tool_result fields
+// (a result's Name and a status other than error are not written).
+func sameResult(a, b llm.ToolResult) bool { return a.CallID == b.CallID && a.IsError() == b.IsError() }
 
 // part writes part j of message i as a content block. It writes nothing
 // (after a warning) for a part Anthropic cannot carry.
@@ -631,13 +442,13 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 	k, exact := e.match(i, j, p)
 	var b *block
 	if k >= 0 {
-		e.used[k] = true
+		e.blocks.Use(k)
 		b = &e.src.blocks[k]
 		if exact && !b.str {
 			return append(dst, b.raw...)
 		}
 	}
-	var extras []member
+	var extras []codec.Member
 	if b != nil {
 		extras = b.extras
 	}
@@ -665,7 +476,7 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 		dst = e.result(dst, i, j, p, b, path)
 	case llm.Reasoning:
 		if p.Provider != string(Dialect) {
-			e.warn(path, "reasoning from %q cannot be replayed to Anthropic; dropped", p.Provider)
+			e.Warnf(path, "reasoning from %q cannot be replayed to Anthropic; dropped", p.Provider)
 			return dst[:start]
 		}
 		data := bytes.TrimSpace(p.Data)
@@ -675,7 +486,7 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 		case len(data) > 0:
 			var s string
 			if json.Unmarshal(data, &s) != nil {
-				e.warn(path, "redacted thinking whose Data is not a JSON string cannot be expressed; dropped")
+				e.Warnf(path, "redacted thinking whose Data is not a JSON string cannot be expressed; dropped")
 				return dst[:start]
 			}
 			dst = append(dst, `{"type":"redacted_thinking","data":`...)
@@ -689,39 +500,26 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 			}
 		}
 	}
-	return appendExtras(dst, extras)
-}
-
-func appendExtras(dst []byte, extras []member) []byte {
-	for _, m := range extras {
-		dst = append(dst, ',')
-		dst, _ = llm.AppendJSONString(dst, m.key)
-		dst = append(dst, ':')
-		dst = append(dst, m.val...)
-	}
-	return append(dst, '}')
+	return codec.AppendMembers(dst, extras)
 }
 
 // input writes a tool call's input, which Anthropic needs as an object.
 func (e *encoder) input(dst, in []byte, path string) []byte {
-	trimmed := bytes.TrimSpace(in)
-	if len(trimmed) == 0 {
+	if len(bytes.TrimSpace(in)) == 0 {
 		return append(dst, "{}"...)
 	}
-	if obj, ok := jsontree.ValidObject(trimmed); ok {
-		return jsontree.AppendCompact(dst, obj)
+	dst, wrapped := codec.AppendInput(dst, in)
+	if wrapped {
+		e.Warn(path, codec.RawInput)
 	}
-	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
-	dst = append(dst, `{"_raw":`...)
-	dst, _ = llm.AppendJSONString(dst, string(in))
-	return append(dst, '}')
+	return dst
 }
 
 func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path string) []byte {
 	dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
 	dst, _ = llm.AppendJSONString(dst, e.callID(i, j, r.CallID, path, false))
 	if r.Status == llm.StatusPartial && resultStatus(false, r.Content) != llm.StatusPartial {
-		e.warn(path, "status partial has no Anthropic equivalent outside a toolwire envelope; written as a result without is_error")
+		e.Warnf(path, "status partial has no Anthropic equivalent outside a toolwire envelope; written as a result without is_error")
 	}
 	switch {
 	case len(r.Content) == 0:
@@ -760,7 +558,7 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 					dst = append(d, '}')
 				}
 			default:
-				e.warn(cp, "a %s part in a tool result cannot be expressed; dropped", kindOf(p))
+				e.Warnf(cp, "a %s part in a tool result cannot be expressed; dropped", codec.PartKind(p))
 			}
 			if len(dst) == before {
 				if n > 0 {
@@ -789,8 +587,8 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 	mt, data := img.MediaType, img.Data
 	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
 		var ok bool
-		if mt, data, ok = parseDataURL(img.URL); !ok {
-			e.warn(path, "image data URL is malformed; dropped")
+		if mt, data, ok = codec.DataURL(img.URL); !ok {
+			e.Warnf(path, "image data URL is malformed; dropped")
 			return dst, false
 		}
 	}
@@ -806,7 +604,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			dst, _ = llm.AppendJSONString(dst, string(data))
 			return append(dst, '}'), true
 		default:
-			e.warn(path, "content of media type %q cannot be expressed in Anthropic (images, PDF and plain text only); dropped", mt)
+			e.Warnf(path, "content of media type %q cannot be expressed in Anthropic (images, PDF and plain text only); dropped", mt)
 			return dst, false
 		}
 		dst, _ = llm.AppendJSONString(dst, mt)
@@ -820,35 +618,14 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 		case mt == "" || strings.HasPrefix(mt, "image/"):
 			dst = append(dst, `{"type":"image","source":{"type":"url","url":`...)
 		default:
-			e.warn(path, "a URL of media type %q cannot be expressed in Anthropic (images and PDF only); dropped", mt)
+			e.Warnf(path, "a URL of media type %q cannot be expressed in Anthropic (images and PDF only); dropped", mt)
 			return dst, false
 		}
 		dst, _ = llm.AppendJSONString(dst, img.URL)
 		return append(dst, '}'), true
 	}
-	e.warn(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
 	return dst, false
-}
-
-// parseDataURL reads "data:<media type>;base64,<data>".
-func parseDataURL(u string) (string, []byte, bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return "", nil, false
-	}
-	meta, payload, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", nil, false
-	}
-	mt, isB64 := strings.CutSuffix(meta, ";base64")
-	if !isB64 {
-		return "", nil, false
-	}
-	data, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil || len(data) == 0 {
-		return "", nil, false
-	}
-	return mt, data, true
 }
 
 // tools writes the tools array: the source body's tools in their order
@@ -882,7 +659,7 @@ func (e *encoder) tools(dst []byte) []byte {
 		}
 		used[k] = true
 		comma()
-		if equalSpec(tools[k], st.spec) {
+		if codec.SameSpec(tools[k], st.spec) {
 			dst = append(dst, st.raw...)
 		} else {
 			dst = e.tool(dst, tools[k], st.extras, n-1)
@@ -897,11 +674,7 @@ func (e *encoder) tools(dst []byte) []byte {
 	return append(dst, ']')
 }
 
-func equalSpec(a, b llm.ToolSpec) bool {
-	return a.Name == b.Name && a.Description == b.Description && a.Strict == b.Strict && bytes.Equal(a.Parameters, b.Parameters)
-}
-
-func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []member, k int) []byte {
+func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []codec.Member, k int) []byte {
 	dst = append(dst, `{"name":`...)
 	dst, _ = llm.AppendJSONString(dst, t.Name)
 	if t.Description != "" {
@@ -913,12 +686,12 @@ func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []member, k int) []byt
 		dst = jsontree.AppendCompact(dst, obj)
 	} else {
 		if len(bytes.TrimSpace(t.Parameters)) > 0 {
-			e.warn("tools."+strconv.Itoa(k)+".input_schema", "the parameters of tool %q are not a JSON object; written as an empty object schema", t.Name)
+			e.Warnf("tools."+strconv.Itoa(k)+".input_schema", "the parameters of tool %q are not a JSON object; written as an empty object schema", t.Name)
 		}
 		dst = append(dst, `{"type":"object","properties":{}}`...)
 	}
 	if t.Strict {
 		dst = append(dst, `,"strict":true`...)
 	}
-	return appendExtras(dst, extras)
+	return codec.AppendMembers(dst, extras)
 }

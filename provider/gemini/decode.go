@@ -8,7 +8,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -20,54 +20,40 @@ import (
 // string, got a number". Decode never panics, whatever the input. The
 // Request does not alias body.
 func Decode(body []byte) (*Request, error) {
-	t, err := parse(bytes.Clone(body))
+	t, err := codec.Parse(bytes.Clone(body), ErrSyntax)
 	if err != nil {
-		return nil, err
+		return nil, decodeError(err)
 	}
-	d := decoder{t: t, r: &Request{src: &source{}}, names: make(map[string]string)}
-	switch t.Kind(0) {
+	r := &Request{src: &source{}}
+	d := decoder{Reader: codec.NewReader(t, "Gemini", &r.Unmodeled), r: r, names: make(map[string]string)}
+	root := t.Root()
+	switch t.Kind(root) {
 	case jsontree.Array:
-		d.r.Bare = true
-		err = d.contents(0)
+		r.Bare = true
+		err = d.contents(root)
 	case jsontree.Object:
-		err = d.body(0)
+		err = d.body(root)
 	default:
-		err = &DecodeError{Offset: -1, Err: fmt.Errorf("want a request body (an object) or a contents array, got %s", t.Kind(0).Phrase())}
+		err = d.Errorf(root, "want a request body (an object) or a contents array, got %s", t.Kind(root).Phrase())
 	}
 	if err != nil {
-		return nil, err
+		return nil, decodeError(err)
 	}
-	return d.r, nil
+	return r, nil
 }
 
 type decoder struct {
-	t     *jsontree.Tree
+	codec.Reader
 	r     *Request
 	names map[string]string // functionCall id → name
-}
-
-func (d *decoder) errf(idx jsontree.Node, format string, args ...any) error {
-	return &DecodeError{Path: d.t.Path(idx), Offset: -1, Err: fmt.Errorf(format, args...)}
-}
-
-func (d *decoder) want(idx jsontree.Node, what string) error {
-	return d.errf(idx, "want %s, got %s", what, d.t.Kind(idx).Phrase())
-}
-
-func (d *decoder) missing(obj jsontree.Node, key, hint string) error {
-	p := d.t.Path(obj)
-	if p != "" {
-		p += "."
-	}
-	return &DecodeError{Path: p + key, Offset: -1, Err: fmt.Errorf("missing (%s)", hint)}
 }
 
 // object checks that idx is an object without repeated keys, counting the
 // two spellings of a field as one.
 func (d *decoder) object(idx jsontree.Node, what string) error {
-	t := d.t
+	t := d.T
 	if t.Kind(idx) != jsontree.Object {
-		return d.want(idx, what)
+		return d.Want(idx, what)
 	}
 	plain := true
 	for a := t.First(idx); a >= 0; a = t.Next(a) {
@@ -77,16 +63,13 @@ func (d *decoder) object(idx jsontree.Node, what string) error {
 		}
 	}
 	if plain {
-		if dup := t.Duplicate(idx); dup >= 0 {
-			return d.errf(dup, "repeats a field of the same object")
-		}
-		return nil
+		return d.Object(idx, what)
 	}
 	for b := t.Next(t.First(idx)); b >= 0; b = t.Next(b) {
 		kb := camel(t.Key(b))
 		for a := t.First(idx); a != b; a = t.Next(a) {
 			if camel(t.Key(a)) == kb {
-				return d.errf(b, "repeats a field of the same object")
+				return d.Errorf(b, "repeats a field of the same object")
 			}
 		}
 	}
@@ -119,11 +102,11 @@ func camel(k string) string {
 // get returns the member of object obj named k (lowerCamelCase) in either
 // spelling, or -1.
 func (d *decoder) get(obj jsontree.Node, k string) jsontree.Node {
-	for c := d.t.First(obj); c >= 0; c = d.t.Next(c) {
-		if d.t.KeyIs(c, k) {
+	for c := d.T.First(obj); c >= 0; c = d.T.Next(c) {
+		if d.T.KeyIs(c, k) {
 			return c
 		}
-		if raw, _ := d.t.RawKey(c); bytes.IndexByte(raw, '_') >= 0 && camel(d.t.Key(c)) == k {
+		if raw, _ := d.T.RawKey(c); bytes.IndexByte(raw, '_') >= 0 && camel(d.T.Key(c)) == k {
 			return c
 		}
 	}
@@ -131,51 +114,43 @@ func (d *decoder) get(obj jsontree.Node, k string) jsontree.Node {
 }
 
 func (d *decoder) str(idx jsontree.Node) (string, error) {
-	if d.t.Kind(idx) != jsontree.String {
-		return "", d.want(idx, "a string")
+	if d.T.Kind(idx) != jsontree.String {
+		return "", d.Want(idx, "a string")
 	}
-	return d.t.Str(idx), nil
+	return d.T.Str(idx), nil
 }
 
 // extras returns the members of obj whose keys (in either spelling) are
 // not in modeled, and notes each in Unmodeled.
-func (d *decoder) extras(obj jsontree.Node, modeled ...string) []member {
-	var out []member
+func (d *decoder) extras(obj jsontree.Node, modeled ...string) []codec.Member {
+	var out []codec.Member
 next:
-	for c := d.t.First(obj); c >= 0; c = d.t.Next(c) {
-		raw, esc := d.t.RawKey(c)
+	for c := d.T.First(obj); c >= 0; c = d.T.Next(c) {
+		raw, esc := d.T.RawKey(c)
 		plain := !esc && bytes.IndexByte(raw, '_') < 0
 		for _, m := range modeled {
 			if plain && m != "" && string(raw) == m {
 				continue next
 			}
 		}
-		k := d.t.Key(c)
 		if !plain {
-			ck := camel(k)
+			ck := camel(d.T.Key(c))
 			for _, m := range modeled {
 				if m != "" && ck == m {
 					continue next
 				}
 			}
 		}
-		out = append(out, member{key: k, val: d.t.Compact(c)})
-		d.note(c, fmt.Sprintf("the %q field is not part of the llm form", k))
+		out = append(out, d.Member(c))
 	}
 	return out
-}
-
-// note records something the llm form does not hold.
-func (d *decoder) note(idx jsontree.Node, what string) {
-	d.r.Unmodeled = append(d.r.Unmodeled, transcript.Warning{Path: d.t.Path(idx),
-		Message: what + "; kept when re-encoding as Gemini, lost when converting to another dialect"})
 }
 
 func (d *decoder) body(root jsontree.Node) error {
 	if err := d.object(root, "an object"); err != nil {
 		return err
 	}
-	r, t := d.r, d.t
+	r, t := d.r, d.T
 	var system, contents, tools jsontree.Node = -1, -1, -1
 	for c := t.First(root); c >= 0; c = t.Next(c) {
 		key := t.Key(c)
@@ -193,7 +168,7 @@ func (d *decoder) body(root jsontree.Node) error {
 		r.Fields = append(r.Fields, Field{Key: key})
 	}
 	if contents < 0 {
-		return &DecodeError{Path: "contents", Offset: -1, Err: fmt.Errorf(`missing (a generateContent request body has a "contents" array)`)}
+		return d.Missing(root, "contents", `a generateContent request body has a "contents" array`)
 	}
 	if system >= 0 {
 		if err := d.system(system); err != nil {
@@ -214,25 +189,25 @@ func (d *decoder) system(idx jsontree.Node) error {
 	if err := d.object(idx, "a content object with text parts"); err != nil {
 		return err
 	}
-	t, src := d.t, d.r.src
+	t, src := d.T, d.r.src
 	parts := jsontree.None
 	for c := t.First(idx); c >= 0; c = t.Next(c) {
 		switch camel(t.Key(c)) {
 		case "parts":
 			parts = c
 		case "role":
-			if _, err := d.str(c); err != nil {
+			if _, err := d.Str(c); err != nil {
 				return err
 			}
 		default:
-			return d.errf(c, "unknown field (a content has role and parts)")
+			return d.Errorf(c, "unknown field (a content has role and parts)")
 		}
 	}
 	if parts < 0 {
-		return d.missing(idx, "parts", "an array of text parts")
+		return d.Missing(idx, "parts", "an array of text parts")
 	}
 	if t.Kind(parts) != jsontree.Array {
-		return d.want(parts, "an array of text parts")
+		return d.Want(parts, "an array of text parts")
 	}
 	first := int32(len(src.blocks))
 	for c := t.First(parts); c >= 0; c = t.Next(c) {
@@ -241,9 +216,9 @@ func (d *decoder) system(idx jsontree.Node) error {
 		}
 		tx := d.get(c, "text")
 		if tx < 0 {
-			return d.errf(c, "systemInstruction holds text parts only")
+			return d.Errorf(c, "systemInstruction holds text parts only")
 		}
-		s, err := d.str(tx)
+		s, err := d.Str(tx)
 		if err != nil {
 			return err
 		}
@@ -269,13 +244,13 @@ func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
 		}
 	}
 	d.r.Messages = append(d.r.Messages, llm.Message{Role: role, Parts: parts})
-	src.msgs = append(src.msgs, srcMsg{raw: d.t.Compact(idx), first: first, count: int32(len(blocks)), role: role})
+	src.msgs = append(src.msgs, codec.Msg{Raw: d.T.Compact(idx), First: first, Count: int32(len(blocks)), Role: role})
 }
 
 func (d *decoder) contents(idx jsontree.Node) error {
-	t := d.t
+	t := d.T
 	if t.Kind(idx) != jsontree.Array {
-		return d.want(idx, "an array of contents")
+		return d.Want(idx, "an array of contents")
 	}
 	for c := t.First(idx); c >= 0; c = t.Next(c) {
 		if err := d.object(c, "a content object"); err != nil {
@@ -290,7 +265,7 @@ func (d *decoder) contents(idx jsontree.Node) error {
 			}
 			switch key {
 			case "role":
-				name, err := d.str(f)
+				name, err := d.Str(f)
 				if err != nil {
 					return err
 				}
@@ -299,19 +274,19 @@ func (d *decoder) contents(idx jsontree.Node) error {
 				case "model":
 					role = llm.RoleAssistant
 				default:
-					return d.errf(f, `unknown role %q (want "user" or "model")`, name)
+					return d.Errorf(f, `unknown role %q (want "user" or "model")`, name)
 				}
 			case "parts":
 				parts = f
 			default:
-				return d.errf(f, "unknown field (a content has role and parts)")
+				return d.Errorf(f, "unknown field (a content has role and parts)")
 			}
 		}
 		if parts < 0 {
-			return d.missing(c, "parts", "an array of parts")
+			return d.Missing(c, "parts", "an array of parts")
 		}
 		if t.Kind(parts) != jsontree.Array {
-			return d.want(parts, "an array of parts")
+			return d.Want(parts, "an array of parts")
 		}
 		src := d.r.src
 		first := int32(len(src.blocks))
@@ -333,7 +308,7 @@ var dataFields = [...]string{"text", "inlineData", "fileData", "functionCall", "
 // part decodes one part of a content with the given role (user or
 // assistant).
 func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
-	t := d.t
+	t := d.T
 	if err := d.object(idx, "a part object"); err != nil {
 		return block{}, err
 	}
@@ -342,7 +317,7 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	for _, k := range dataFields {
 		if f := d.get(idx, k); f >= 0 {
 			if data >= 0 {
-				return block{}, d.errf(f, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
+				return block{}, d.Errorf(f, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
 			}
 			data, kind = f, k
 		}
@@ -350,14 +325,14 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	var sig string
 	if f := d.get(idx, "thoughtSignature"); f >= 0 {
 		var err error
-		if sig, err = d.str(f); err != nil {
+		if sig, err = d.Str(f); err != nil {
 			return block{}, err
 		}
 	}
 	thought := false
 	if f := d.get(idx, "thought"); f >= 0 {
 		if t.Kind(f) != jsontree.Bool {
-			return block{}, d.want(f, "a boolean")
+			return block{}, d.Want(f, "a boolean")
 		}
 		thought = t.IsTrue(f)
 	}
@@ -370,13 +345,13 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	}
 	switch {
 	case thought && !model:
-		return block{}, d.errf(idx, "a thought part belongs in a model content, not a user content")
+		return block{}, d.Errorf(idx, "a thought part belongs in a model content, not a user content")
 	case thought && kind == "text" && t.Kind(data) == jsontree.String && len(t.Raw(data)) > 2:
 		b.part = llm.Reasoning{Provider: string(Dialect), Text: t.Str(data), Signature: sig}
 		b.extras = d.extras(idx, "text", "thought", sigKey)
 		return b, nil
 	case kind == "text" && !thought:
-		s, err := d.str(data)
+		s, err := d.Str(data)
 		if err != nil {
 			return block{}, err
 		}
@@ -391,7 +366,7 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 		b.extras = d.extras(idx, kind, sigKey)
 	case kind == "functionCall":
 		if !model {
-			return block{}, d.errf(data, "a functionCall belongs in a model content, not a user content")
+			return block{}, d.Errorf(data, "a functionCall belongs in a model content, not a user content")
 		}
 		c, err := d.call(data)
 		if err != nil {
@@ -401,7 +376,7 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 		b.extras = d.extras(idx, kind, sigKey)
 	case kind == "functionResponse":
 		if model {
-			return block{}, d.errf(data, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
+			return block{}, d.Errorf(data, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
 		}
 		if err := d.response(data, &b); err != nil {
 			return block{}, err
@@ -410,9 +385,9 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	default:
 		if !model {
 			if kind == "" {
-				return block{}, d.errf(idx, "a part needs one data field: text, inlineData, fileData or functionResponse (GEM-PARTS-NONEMPTY)")
+				return block{}, d.Errorf(idx, "a part needs one data field: text, inlineData, fileData or functionResponse (GEM-PARTS-NONEMPTY)")
 			}
-			return block{}, d.errf(data, "a %s part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)", kind)
+			return block{}, d.Errorf(data, "a %s part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)", kind)
 		}
 		if kind == "" && !thought {
 			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: t.Path(idx),
@@ -454,28 +429,28 @@ func (d *decoder) call(idx jsontree.Node) (llm.ToolCall, error) {
 	}
 	var err error
 	if f := d.get(idx, "id"); f >= 0 {
-		if c.ID, err = d.str(f); err != nil {
+		if c.ID, err = d.Str(f); err != nil {
 			return c, err
 		}
 	}
 	f := d.get(idx, "name")
 	if f < 0 {
-		return c, d.missing(idx, "name", "the function's name, a string")
+		return c, d.Missing(idx, "name", "the function's name, a string")
 	}
-	if c.Name, err = d.str(f); err != nil {
+	if c.Name, err = d.Str(f); err != nil {
 		return c, err
 	}
 	if f = d.get(idx, "args"); f >= 0 {
-		if d.t.Kind(f) != jsontree.Object {
-			return c, d.want(f, "an object")
+		if d.T.Kind(f) != jsontree.Object {
+			return c, d.Want(f, "an object")
 		}
-		c.Input = d.t.Raw(f)
+		c.Input = d.T.Raw(f)
 	}
-	for m := d.t.First(idx); m >= 0; m = d.t.Next(m) {
-		switch camel(d.t.Key(m)) {
+	for m := d.T.First(idx); m >= 0; m = d.T.Next(m) {
+		switch camel(d.T.Key(m)) {
 		case "id", "name", "args":
 		default:
-			return c, d.errf(m, "unknown field (a functionCall has id, name and args)")
+			return c, d.Errorf(m, "unknown field (a functionCall has id, name and args)")
 		}
 	}
 	if c.ID != "" {
@@ -486,27 +461,27 @@ func (d *decoder) call(idx jsontree.Node) (llm.ToolCall, error) {
 
 // response decodes a functionResponse.
 func (d *decoder) response(idx jsontree.Node, b *block) error {
-	t := d.t
+	t := d.T
 	if err := d.object(idx, "an object"); err != nil {
 		return err
 	}
 	var r llm.ToolResult
 	var err error
 	if f := d.get(idx, "id"); f >= 0 {
-		if r.CallID, err = d.str(f); err != nil {
+		if r.CallID, err = d.Str(f); err != nil {
 			return err
 		}
 	}
 	f := d.get(idx, "name")
 	if f < 0 {
-		return d.missing(idx, "name", "the name of the function that was called, a string")
+		return d.Missing(idx, "name", "the name of the function that was called, a string")
 	}
-	if r.Name, err = d.str(f); err != nil {
+	if r.Name, err = d.Str(f); err != nil {
 		return err
 	}
 	f = d.get(idx, "response")
 	if f < 0 {
-		return d.missing(idx, "response", `the function's output, an object such as {"output": ...}`)
+		return d.Missing(idx, "response", `the function's output, an object such as {"output": ...}`)
 	}
 	if t.Kind(f) == jsontree.Object {
 		r.Content, r.Status = decodeResponse(t, f)
@@ -518,7 +493,7 @@ func (d *decoder) response(idx jsontree.Node, b *block) error {
 	}
 	if f = d.get(idx, "parts"); f >= 0 {
 		if t.Kind(f) != jsontree.Array {
-			return d.want(f, "an array of parts")
+			return d.Want(f, "an array of parts")
 		}
 		for p := t.First(f); p >= 0; p = t.Next(p) {
 			if err := d.object(p, "a part object"); err != nil {
@@ -529,7 +504,7 @@ func (d *decoder) response(idx jsontree.Node, b *block) error {
 				data, file = d.get(p, "fileData"), true
 			}
 			if data < 0 {
-				return d.errf(p, "a functionResponse part holds inlineData or fileData")
+				return d.Errorf(p, "a functionResponse part holds inlineData or fileData")
 			}
 			img, err := d.media(data, file)
 			if err != nil {
@@ -567,10 +542,8 @@ func decodeResponse(t *jsontree.Tree, obj jsontree.Node) ([]llm.Part, llm.Status
 		}
 	}
 	text := string(t.Compact(obj))
-	if strings.Contains(text, `"status"`) && strings.Contains(text, `"summary"`) {
-		if env, err := observe.Parse([]byte(text)); err == nil {
-			return []llm.Part{llm.Text{Text: text}}, env.Status
-		}
+	if st, ok := codec.EnvelopeStatus(text); ok {
+		return []llm.Part{llm.Text{Text: text}}, st
 	}
 	return []llm.Part{llm.Text{Text: text}}, llm.StatusSuccess
 }
@@ -591,32 +564,32 @@ func (d *decoder) media(idx jsontree.Node, file bool) (llm.Image, error) {
 	}
 	var err error
 	if f := d.get(idx, "mimeType"); f >= 0 {
-		if img.MediaType, err = d.str(f); err != nil {
+		if img.MediaType, err = d.Str(f); err != nil {
 			return img, err
 		}
 	}
 	if file {
 		f := d.get(idx, "fileUri")
 		if f < 0 {
-			return img, d.missing(idx, "fileUri", "the file's URI")
+			return img, d.Missing(idx, "fileUri", "the file's URI")
 		}
-		img.URL, err = d.str(f)
+		img.URL, err = d.Str(f)
 		return img, err
 	}
 	if img.MediaType == "" {
-		return img, d.missing(idx, "mimeType", `such as "image/png"`)
+		return img, d.Missing(idx, "mimeType", `such as "image/png"`)
 	}
 	f := d.get(idx, "data")
 	if f < 0 {
-		return img, d.missing(idx, "data", "base64 bytes")
+		return img, d.Missing(idx, "data", "base64 bytes")
 	}
-	s, err := d.str(f)
+	s, err := d.Str(f)
 	if err != nil {
 		return img, err
 	}
 	if img.Data, err = base64.StdEncoding.DecodeString(s); err != nil {
 		if img.Data, err = base64.URLEncoding.DecodeString(s); err != nil {
-			return img, d.errf(f, "invalid base64: %v", err)
+			return img, d.Errorf(f, "invalid base64: %v", err)
 		}
 	}
 	if img.Data == nil {
@@ -628,9 +601,9 @@ func (d *decoder) media(idx jsontree.Node, file bool) (llm.Image, error) {
 // tools decodes the tools array: Tool objects, each with function
 // declarations or another kind of tool.
 func (d *decoder) tools(idx jsontree.Node) error {
-	t := d.t
+	t := d.T
 	if t.Kind(idx) != jsontree.Array {
-		return d.want(idx, "an array of tools")
+		return d.Want(idx, "an array of tools")
 	}
 	for c := t.First(idx); c >= 0; c = t.Next(c) {
 		if err := d.object(c, "a tool object"); err != nil {
@@ -639,7 +612,7 @@ func (d *decoder) tools(idx jsontree.Node) error {
 		st := srcTool{raw: t.Compact(c)}
 		fd := d.get(c, "functionDeclarations")
 		if fd < 0 {
-			d.note(c, "a tool without function declarations (googleSearch, codeExecution, ...) is not part of the llm form")
+			d.Note(c, "a tool without function declarations (googleSearch, codeExecution, ...) is not part of the llm form")
 			st.opaque = true
 			d.r.src.tools = append(d.r.src.tools, st)
 			continue
@@ -647,7 +620,7 @@ func (d *decoder) tools(idx jsontree.Node) error {
 		st.key = t.Key(fd)
 		st.extras = d.extras(c, "functionDeclarations")
 		if t.Kind(fd) != jsontree.Array {
-			return d.want(fd, "an array of function declarations")
+			return d.Want(fd, "an array of function declarations")
 		}
 		for f := t.First(fd); f >= 0; f = t.Next(f) {
 			decl, err := d.decl(f)
@@ -663,34 +636,34 @@ func (d *decoder) tools(idx jsontree.Node) error {
 }
 
 func (d *decoder) decl(idx jsontree.Node) (srcDecl, error) {
-	t := d.t
+	t := d.T
 	if err := d.object(idx, "a function declaration object"); err != nil {
 		return srcDecl{}, err
 	}
 	sd := srcDecl{raw: t.Compact(idx)}
 	f := d.get(idx, "name")
 	if f < 0 {
-		return sd, d.missing(idx, "name", "the function's name, a string")
+		return sd, d.Missing(idx, "name", "the function's name, a string")
 	}
 	var err error
-	if sd.spec.Name, err = d.str(f); err != nil {
+	if sd.spec.Name, err = d.Str(f); err != nil {
 		return sd, err
 	}
 	if f = d.get(idx, "description"); f >= 0 {
-		if sd.spec.Description, err = d.str(f); err != nil {
+		if sd.spec.Description, err = d.Str(f); err != nil {
 			return sd, err
 		}
 	}
 	p, js := d.get(idx, "parameters"), d.get(idx, "parametersJsonSchema")
 	if p >= 0 && js >= 0 {
-		return sd, d.errf(js, "parameters and parametersJsonSchema cannot both be set")
+		return sd, d.Errorf(js, "parameters and parametersJsonSchema cannot both be set")
 	}
 	if js >= 0 {
 		p = js
 	}
 	if p >= 0 {
 		if t.Kind(p) != jsontree.Object {
-			return sd, d.want(p, "a schema object")
+			return sd, d.Want(p, "a schema object")
 		}
 		sd.paramKey = t.Key(p)
 		if p == js {

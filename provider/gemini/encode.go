@@ -3,14 +3,13 @@ package gemini
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -25,17 +24,18 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("gemini: encode: nil Request")
 	}
-	e := &encoder{r: r, src: r.src, names: make(map[string]string)}
-	if e.src == nil {
-		e.src = &source{leadSys: -1}
-	}
-	e.used = make([]bool, len(e.src.blocks))
-	if err := e.plan(); err != nil {
+	if err := codec.CheckMessages("gemini: encode", r.Messages); err != nil {
 		return nil, nil, err
 	}
+	src := r.src
+	if src == nil {
+		src = &source{leadSys: -1}
+	}
+	e := &encoder{r: r, src: src, names: make(map[string]string), lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
 	size := 64
-	for _, m := range e.src.msgs {
-		size += len(m.raw) + 1
+	for _, m := range src.msgs {
+		size += len(m.Raw) + 1
 	}
 	dst := make([]byte, 0, size)
 	var err error
@@ -45,138 +45,33 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 		return nil, nil, err
 	}
 	if e.itemIDs > 0 {
-		e.warn("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Gemini equivalent and were dropped", e.itemIDs)
+		e.Warnf("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Gemini equivalent and were dropped", e.itemIDs)
 	}
-	return dst, e.warns, nil
+	return dst, e.Warnings, nil
 }
 
 type encoder struct {
-	r     *Request
-	src   *source
-	used  []bool
-	index map[string][]int32
-	warns []transcript.Warning
-	lead  int               // leading messages written to systemInstruction
-	names map[string]string // call id → name, for functionResponse names
+	codec.Warner
+	r      *Request
+	src    *source
+	blocks codec.Matcher     // finds the source blocks of the parts written
+	lead   int               // leading messages written to systemInstruction
+	names  map[string]string // call id → name, for functionResponse names
 
 	itemIDs int
 }
 
-func (e *encoder) warn(path, format string, args ...any) {
-	e.warns = append(e.warns, transcript.Warning{Path: path, Message: fmt.Sprintf(format, args...)})
-}
-
-func (e *encoder) plan() error {
-	msgs := e.r.Messages
-	n := 0
-	for n < len(msgs) && msgs[n].Role == llm.RoleSystem {
-		n++
-	}
-	switch {
-	case e.r.Bare:
-		e.lead = 0
-	case e.src.leadSys >= 0:
-		e.lead = min(n, e.src.leadSys)
-	default:
-		e.lead = n
-	}
-	for i, m := range msgs {
-		if !m.Role.Valid() {
-			return fmt.Errorf("gemini: encode: Messages[%d]: unknown role %q", i, m.Role)
-		}
-		for j, p := range m.Parts {
-			switch p.(type) {
-			case llm.Text, llm.Image, llm.ToolCall, llm.ToolResult, llm.Reasoning:
-			default:
-				return fmt.Errorf("gemini: encode: Messages[%d].Parts[%d]: cannot encode a part of type %T", i, j, p)
-			}
-		}
-	}
-	return nil
-}
+// Part returns the llm part of block k, for the encoder's [codec.Matcher].
+func (s *source) Part(k int) llm.Part { return s.blocks[k].part }
 
 func (e *encoder) body(dst []byte) ([]byte, error) {
 	r := e.r
-	dst = append(dst, '{')
-	first := true
-	sep := func() {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
+	b := codec.Body{Canon: camel, System: "systemInstruction", Messages: "contents", Tools: "tools",
+		AppendMessages: e.contents, AppendTools: e.tools, HasTools: len(r.Tools) > 0 || hasOpaqueTools(e.src)}
+	if e.lead > 0 {
+		b.AppendSystem = e.system
 	}
-	has := func(k string) bool {
-		for _, f := range r.Fields {
-			if camel(f.Key) == k {
-				return true
-			}
-		}
-		return false
-	}
-	var sysDone, toolsDone, contentsDone bool
-	system := func(key string) {
-		if !sysDone && e.lead > 0 {
-			sep()
-			dst, _ = llm.AppendJSONString(dst, key)
-			dst = append(dst, ':')
-			dst = e.system(dst)
-		}
-		sysDone = true
-	}
-	tools := func(key string, always bool) {
-		if !toolsDone && (always || len(r.Tools) > 0 || hasOpaqueTools(e.src)) {
-			sep()
-			dst, _ = llm.AppendJSONString(dst, key)
-			dst = append(dst, ':')
-			dst = e.tools(dst)
-		}
-		toolsDone = true
-	}
-	seen := make(map[string]bool, len(r.Fields))
-	for k, f := range r.Fields {
-		ck := camel(f.Key)
-		if seen[ck] {
-			return nil, fmt.Errorf("gemini: encode: Fields[%d]: field %q repeats", k, f.Key)
-		}
-		seen[ck] = true
-		switch ck {
-		case "systemInstruction":
-			system(f.Key)
-			continue
-		case "contents":
-			if !has("systemInstruction") {
-				system("systemInstruction")
-			}
-			sep()
-			dst, _ = llm.AppendJSONString(dst, f.Key)
-			dst = append(dst, ':')
-			dst = e.contents(dst)
-			contentsDone = true
-			if !has("tools") {
-				tools("tools", false)
-			}
-			continue
-		case "tools":
-			tools(f.Key, true)
-			continue
-		}
-		v := bytes.TrimSpace(f.Value)
-		if !json.Valid(v) {
-			return nil, fmt.Errorf("gemini: encode: Fields[%d] (%s): value is not valid JSON", k, f.Key)
-		}
-		sep()
-		dst, _ = llm.AppendJSONString(dst, f.Key)
-		dst = append(dst, ':')
-		dst = jsontree.AppendCompact(dst, v)
-	}
-	if !contentsDone {
-		system("systemInstruction")
-		sep()
-		dst = append(dst, `"contents":`...)
-		dst = e.contents(dst)
-		tools("tools", false)
-	}
-	return append(dst, '}'), nil
+	return codec.AppendBody(dst, "gemini: encode", r.Fields, &b)
 }
 
 func hasOpaqueTools(s *source) bool {
@@ -191,11 +86,11 @@ func hasOpaqueTools(s *source) bool {
 func (e *encoder) bare(dst []byte) []byte {
 	r := e.r
 	if n := len(r.Tools); n > 0 || hasOpaqueTools(e.src) {
-		e.warn("tools", "a bare contents array has no tools field; the tool definitions were not written")
+		e.Warnf("tools", "a bare contents array has no tools field; the tool definitions were not written")
 	}
 	for _, f := range r.Fields {
 		if f.Value != nil {
-			e.warn(f.Key, "a bare contents array has no top-level fields; %s not written", f.Key)
+			e.Warnf(f.Key, "a bare contents array has no top-level fields; %s not written", f.Key)
 		}
 	}
 	return e.contents(dst)
@@ -217,7 +112,7 @@ func (e *encoder) units(i int, m llm.Message, path string) []unit {
 	for j, p := range m.Parts {
 		if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Dialect) && r.Text == "" && len(r.Data) == 0 {
 			if sig != "" {
-				e.warn(path, "two thought signatures in a row; the first (Parts[%d]) was dropped", sigAt)
+				e.Warnf(path, "two thought signatures in a row; the first (Parts[%d]) was dropped", sigAt)
 			}
 			if r.Signature != "" {
 				sig, sigAt = r.Signature, j
@@ -228,7 +123,7 @@ func (e *encoder) units(i int, m llm.Message, path string) []unit {
 		sig = ""
 	}
 	if sig != "" {
-		e.warn(path, "a thought signature with no part after it (Parts[%d]) cannot be expressed; dropped", sigAt)
+		e.Warnf(path, "a thought signature with no part after it (Parts[%d]) cannot be expressed; dropped", sigAt)
 	}
 	return out
 }
@@ -246,7 +141,7 @@ func (e *encoder) system(dst []byte) []byte {
 	for i, m := range msgs {
 		for _, u := range e.units(i, m, "systemInstruction") {
 			if _, ok := u.part.(llm.Text); !ok {
-				e.warn("systemInstruction", "systemInstruction holds text only; a %s part of Messages[%d] was dropped", kindOf(u.part), i)
+				e.Warnf("systemInstruction", "systemInstruction holds text only; a %s part of Messages[%d] was dropped", codec.PartKind(u.part), i)
 				continue
 			}
 			if n > 0 {
@@ -259,27 +154,17 @@ func (e *encoder) system(dst []byte) []byte {
 	return append(dst, "]}"...)
 }
 
-// verbatim returns the source JSON of message i when m is the message
-// decoded there, unchanged, and marks its blocks written.
+// verbatim returns the source JSON of message i when m, written as the
+// units us, is the message decoded there, unchanged, and marks its blocks
+// written.
 func (e *encoder) verbatim(i int, m llm.Message, us []unit) ([]byte, bool) {
-	src := e.src
-	if i >= len(src.msgs) {
+	if len(us) != countUnits(m) {
 		return nil, false
 	}
-	sm := src.msgs[i]
-	if sm.role != m.Role || int(sm.count) != len(us) || len(us) != countUnits(m) {
-		return nil, false
-	}
-	for u, x := range us {
-		k := int(sm.first) + u
-		if e.used[k] || src.blocks[k].sig != x.sig || !equalPart(src.blocks[k].part, x.part) {
-			return nil, false
-		}
-	}
-	for u := range us {
-		e.used[int(sm.first)+u] = true
-	}
-	return sm.raw, true
+	return e.blocks.Verbatim(i, m.Role, len(us), func(u, k int) bool {
+		b := &e.src.blocks[k]
+		return b.sig == us[u].sig && equalPart(b.part, us[u].part)
+	})
 }
 
 // countUnits counts the wire parts of m, to tell a message whose dropped
@@ -315,7 +200,7 @@ func (e *encoder) contents(dst []byte) []byte {
 		case llm.RoleAssistant:
 			role = "model"
 		case llm.RoleSystem:
-			e.warn(path, "Gemini has no system role after the start of the conversation; written as a user content")
+			e.Warnf(path, "Gemini has no system role after the start of the conversation; written as a user content")
 		}
 		dst = append(dst, `{"role":"`...)
 		dst = append(dst, role...)
@@ -360,56 +245,31 @@ func (e *encoder) fits(role llm.Role, p llm.Part, path string) bool {
 	switch p.(type) {
 	case llm.ToolCall:
 		if role != llm.RoleAssistant {
-			e.warn(path, "a tool call in a %s message cannot be expressed; dropped", role)
+			e.Warnf(path, "a tool call in a %s message cannot be expressed; dropped", role)
 			return false
 		}
 	case llm.ToolResult:
 		if role == llm.RoleAssistant {
-			e.warn(path, "a tool result in an assistant message cannot be expressed (GEM-NO-MIX); dropped")
+			e.Warnf(path, "a tool result in an assistant message cannot be expressed (GEM-NO-MIX); dropped")
 			return false
 		}
 	case llm.Reasoning:
 		if role != llm.RoleAssistant {
-			e.warn(path, "reasoning in a %s message cannot be expressed; dropped", role)
+			e.Warnf(path, "reasoning in a %s message cannot be expressed; dropped", role)
 			return false
 		}
 	}
 	return true
 }
 
-// match finds the source block for the unit at part j of message i; see
-// the anthropic package for the rules.
+// match finds the source block for the unit at part u of message i, as
+// the anthropic package does, but matches a changed part only by the id of
+// its call or result.
 func (e *encoder) match(i, u int, x unit) (int, bool) {
-	src := e.src
-	if len(src.blocks) == 0 {
-		return -1, false
-	}
-	if i < len(src.msgs) && u < int(src.msgs[i].count) {
-		k := int(src.msgs[i].first) + u
-		if !e.used[k] && src.blocks[k].sig == x.sig && equalPart(src.blocks[k].part, x.part) {
-			return k, true
-		}
-	}
-	if e.index == nil {
-		e.index = make(map[string][]int32, len(src.blocks))
-		for k := range src.blocks {
-			key := identity(src.blocks[k].part)
-			e.index[key] = append(e.index[key], int32(k))
-		}
-	}
-	loose := -1
-	for _, k := range e.index[identity(x.part)] {
-		if e.used[k] {
-			continue
-		}
-		if src.blocks[k].sig == x.sig && equalPart(src.blocks[k].part, x.part) {
-			return int(k), true
-		}
-		if loose < 0 && hasID(x.part) {
-			loose = int(k)
-		}
-	}
-	return loose, false
+	return e.blocks.Match(i, u, x.part, func(k int) bool {
+		b := &e.src.blocks[k]
+		return b.sig == x.sig && equalPart(b.part, x.part)
+	}, hasID(x.part))
 }
 
 // hasID reports whether p is a call or result with an id, which a changed
@@ -443,49 +303,10 @@ func identity(p llm.Part) string {
 // equalPart reports whether a and b are the same on the Gemini wire (a
 // call's ItemID is not written there; a result's status is, through its
 // response).
-func equalPart(a, b llm.Part) bool {
-	switch a := a.(type) {
-	case llm.Text:
-		b, ok := b.(llm.Text)
-		return ok && a == b
-	case llm.Image:
-		b, ok := b.(llm.Image)
-		return ok && a.MediaType == b.MediaType && a.URL == b.URL && bytes.Equal(a.Data, b.Data)
-	case llm.ToolCall:
-		b, ok := b.(llm.ToolCall)
-		return ok && a.ID == b.ID && a.Name == b.Name && bytes.Equal(a.Input, b.Input)
-	case llm.ToolResult:
-		b, ok := b.(llm.ToolResult)
-		if !ok || a.CallID != b.CallID || a.Name != b.Name || a.Status != b.Status || len(a.Content) != len(b.Content) {
-			return false
-		}
-		for k := range a.Content {
-			if !equalPart(a.Content[k], b.Content[k]) {
-				return false
-			}
-		}
-		return true
-	case llm.Reasoning:
-		b, ok := b.(llm.Reasoning)
-		return ok && a.Provider == b.Provider && a.Text == b.Text && a.Signature == b.Signature && bytes.Equal(a.Data, b.Data)
-	}
-	return false
-}
+func equalPart(a, b llm.Part) bool { return codec.SamePart(a, b, sameResult) }
 
-func kindOf(p llm.Part) string {
-	switch p.(type) {
-	case llm.Text:
-		return "text"
-	case llm.Image:
-		return "image"
-	case llm.ToolCall:
-		return "tool call"
-	case llm.ToolResult:
-		return "tool result"
-	case llm.Reasoning:
-		return "reasoning"
-	}
-	return fmt.Sprintf("%T", p)
+func sameResult(a, b llm.ToolResult) bool {
+	return a.CallID == b.CallID && a.Name == b.Name && a.Status == b.Status
 }
 
 // part writes one wire part. It writes nothing (after a warning) for a part
@@ -494,13 +315,13 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 	k, exact := e.match(i, u, x)
 	var b *block
 	if k >= 0 {
-		e.used[k] = true
+		e.blocks.Use(k)
 		b = &e.src.blocks[k]
 		if exact {
 			return append(dst, b.raw...)
 		}
 	}
-	var extras, resp []member
+	var extras, resp []codec.Member
 	if b != nil {
 		extras, resp = b.extras, b.resp
 	}
@@ -532,14 +353,14 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		dst = e.result(dst, p, resp, path)
 	case llm.Reasoning:
 		if p.Provider != string(Dialect) {
-			e.warn(path, "reasoning from %q cannot be replayed to Gemini; dropped", p.Provider)
+			e.Warnf(path, "reasoning from %q cannot be replayed to Gemini; dropped", p.Provider)
 			return dst[:start]
 		}
 		if data := bytes.TrimSpace(p.Data); len(data) > 0 {
 			if obj, ok := jsontree.ValidObject(data); ok {
 				return jsontree.AppendCompact(dst, obj) // an opaque part, verbatim
 			}
-			e.warn(path, "reasoning whose Data is not a JSON object cannot be expressed in Gemini; dropped")
+			e.Warnf(path, "reasoning whose Data is not a JSON object cannot be expressed in Gemini; dropped")
 			return dst[:start]
 		}
 		dst = append(dst, `{"text":`...)
@@ -549,50 +370,37 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 			dst = append(dst, `,"thoughtSignature":`...)
 			dst, _ = llm.AppendJSONString(dst, p.Signature)
 		}
-		return appendExtras(dst, extras)
+		return codec.AppendMembers(dst, extras)
 	}
 	if x.sig != "" {
 		dst = append(dst, `,"thoughtSignature":`...)
 		dst, _ = llm.AppendJSONString(dst, x.sig)
 	}
-	return appendExtras(dst, extras)
-}
-
-func appendExtras(dst []byte, extras []member) []byte {
-	for _, m := range extras {
-		dst = append(dst, ',')
-		dst, _ = llm.AppendJSONString(dst, m.key)
-		dst = append(dst, ':')
-		dst = append(dst, m.val...)
-	}
-	return append(dst, '}')
+	return codec.AppendMembers(dst, extras)
 }
 
 // args writes a call's arguments, which Gemini needs as an object; no
 // arguments writes no args field.
 func (e *encoder) args(dst, in []byte, path string) []byte {
-	trimmed := bytes.TrimSpace(in)
-	if len(trimmed) == 0 {
+	if len(bytes.TrimSpace(in)) == 0 {
 		return dst
 	}
 	dst = append(dst, `,"args":`...)
-	if obj, ok := jsontree.ValidObject(trimmed); ok {
-		return jsontree.AppendCompact(dst, obj)
+	dst, wrapped := codec.AppendInput(dst, in)
+	if wrapped {
+		e.Warn(path, codec.RawInput)
 	}
-	e.warn(path, `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`)
-	dst = append(dst, `{"_raw":`...)
-	dst, _ = llm.AppendJSONString(dst, string(in))
-	return append(dst, '}')
+	return dst
 }
 
 // result writes a functionResponse part without its closing brace.
-func (e *encoder) result(dst []byte, r llm.ToolResult, resp []member, path string) []byte {
+func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, path string) []byte {
 	name := r.Name
 	if name == "" {
 		if name = e.names[r.CallID]; name != "" {
-			e.warn(path, "functionResponse needs the function's name; took %q from the call %q", name, r.CallID)
+			e.Warnf(path, "functionResponse needs the function's name; took %q from the call %q", name, r.CallID)
 		} else {
-			e.warn(path, "functionResponse needs the function's name, and no earlier call has the id %q; written with an empty name", r.CallID)
+			e.Warnf(path, "functionResponse needs the function's name, and no earlier call has the id %q; written with an empty name", r.CallID)
 		}
 	}
 	dst = append(dst, `{"functionResponse":{`...)
@@ -612,7 +420,7 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []member, path strin
 		case llm.Image:
 			images = append(images, p)
 		default:
-			e.warn(path+".functionResponse", "a %s part in a tool result (Content[%d]) cannot be expressed; dropped", kindOf(p), k)
+			e.Warnf(path+".functionResponse", "a %s part in a tool result (Content[%d]) cannot be expressed; dropped", codec.PartKind(p), k)
 		}
 	}
 	dst = append(dst, `,"response":`...)
@@ -634,13 +442,7 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []member, path strin
 		}
 		dst = append(dst, ']')
 	}
-	for _, m := range resp {
-		dst = append(dst, ',')
-		dst, _ = llm.AppendJSONString(dst, m.key)
-		dst = append(dst, ':')
-		dst = append(dst, m.val...)
-	}
-	return append(dst, '}')
+	return codec.AppendMembers(dst, resp)
 }
 
 // response writes the response object that decodes back to the given text
@@ -651,13 +453,13 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 			return append(dst, `{"error":""}`...)
 		}
 		if status == llm.StatusPartial {
-			e.warn(path, "status partial cannot be expressed in a functionResponse except through a toolwire envelope; written as a success")
+			e.Warnf(path, "status partial cannot be expressed in a functionResponse except through a toolwire envelope; written as a success")
 		}
 		return append(dst, "{}"...)
 	}
 	text := strings.Join(texts, "\n")
 	if obj, ok := jsontree.ValidObject([]byte(text)); ok && len(obj) == len(text) {
-		t, err := parse(obj)
+		t, err := codec.Parse(obj, ErrSyntax)
 		if err == nil {
 			if content, st := decodeResponse(t, 0); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(t.Compact(0))}) {
 				return jsontree.AppendCompact(dst, obj)
@@ -673,7 +475,7 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 		}
 		dst = append(dst, `{"error":`...)
 	case llm.StatusPartial:
-		e.warn(path, "status partial cannot be expressed in a functionResponse except through a toolwire envelope; written as a success")
+		e.Warnf(path, "status partial cannot be expressed in a functionResponse except through a toolwire envelope; written as a success")
 		fallthrough
 	default:
 		dst = append(dst, `{"output":`...)
@@ -688,15 +490,15 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 	mt, data := img.MediaType, img.Data
 	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
 		var ok bool
-		if mt, data, ok = parseDataURL(img.URL); !ok {
-			e.warn(path, "image data URL is malformed; dropped")
+		if mt, data, ok = codec.DataURL(img.URL); !ok {
+			e.Warnf(path, "image data URL is malformed; dropped")
 			return dst, false
 		}
 	}
 	switch {
 	case len(data) > 0 || (img.URL == "" && data != nil):
 		if mt == "" {
-			e.warn(path, "inline data without a media type cannot be expressed (inlineData needs mimeType); dropped")
+			e.Warnf(path, "inline data without a media type cannot be expressed (inlineData needs mimeType); dropped")
 			return dst, false
 		}
 		dst = append(dst, `{"inlineData":{"mimeType":`...)
@@ -711,35 +513,14 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			dst, _ = llm.AppendJSONString(dst, mt)
 			dst = append(dst, ',')
 		} else {
-			e.warn(path, "fileData for %q has no media type; Gemini may reject it", img.URL)
+			e.Warnf(path, "fileData for %q has no media type; Gemini may reject it", img.URL)
 		}
 		dst = append(dst, `"fileUri":`...)
 		dst, _ = llm.AppendJSONString(dst, img.URL)
 		return append(dst, '}'), true
 	}
-	e.warn(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
 	return dst, false
-}
-
-// parseDataURL reads "data:<media type>;base64,<data>".
-func parseDataURL(u string) (string, []byte, bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return "", nil, false
-	}
-	meta, payload, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", nil, false
-	}
-	mt, isB64 := strings.CutSuffix(meta, ";base64")
-	if !isB64 {
-		return "", nil, false
-	}
-	data, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil || len(data) == 0 {
-		return "", nil, false
-	}
-	return mt, data, true
 }
 
 // tools writes the tools array: the source body's Tool objects in their
@@ -795,7 +576,7 @@ func (e *encoder) tools(dst []byte) []byte {
 		}
 		unchanged := len(add) == 0
 		for di, x := range kept[s] {
-			if x < 0 || !equalSpec(tools[x], st.decls[di].spec) {
+			if x < 0 || !codec.SameSpec(tools[x], st.decls[di].spec) {
 				unchanged = false
 			}
 		}
@@ -821,7 +602,7 @@ func (e *encoder) tools(dst []byte) []byte {
 			if m > 0 {
 				dst = append(dst, ',')
 			}
-			if equalSpec(tools[x], st.decls[di].spec) {
+			if codec.SameSpec(tools[x], st.decls[di].spec) {
 				dst = append(dst, st.decls[di].raw...)
 			} else {
 				dst = e.decl(dst, tools[x], st.decls[di].paramKey, st.decls[di].extras, n, m)
@@ -836,7 +617,7 @@ func (e *encoder) tools(dst []byte) []byte {
 			m++
 		}
 		dst = append(dst, ']')
-		dst = appendExtras(dst, st.extras)
+		dst = codec.AppendMembers(dst, st.extras)
 		n++
 	}
 	if lastFn < 0 && len(fresh) > 0 {
@@ -855,11 +636,7 @@ func (e *encoder) tools(dst []byte) []byte {
 	return append(dst, ']')
 }
 
-func equalSpec(a, b llm.ToolSpec) bool {
-	return a.Name == b.Name && a.Description == b.Description && a.Strict == b.Strict && bytes.Equal(a.Parameters, b.Parameters)
-}
-
-func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []member, k, m int) []byte {
+func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []codec.Member, k, m int) []byte {
 	path := "tools." + strconv.Itoa(k) + ".functionDeclarations." + strconv.Itoa(m)
 	dst = append(dst, `{"name":`...)
 	dst, _ = llm.AppendJSONString(dst, t.Name)
@@ -879,11 +656,11 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []mem
 			dst = append(dst, ':')
 			dst = jsontree.AppendCompact(dst, obj)
 		} else {
-			e.warn(path, "the parameters of %q are not a JSON object; not written", t.Name)
+			e.Warnf(path, "the parameters of %q are not a JSON object; not written", t.Name)
 		}
 	}
 	if t.Strict {
-		e.warn(path, "Gemini has no strict mode for function declarations; strict was dropped for %q", t.Name)
+		e.Warnf(path, "Gemini has no strict mode for function declarations; strict was dropped for %q", t.Name)
 	}
-	return appendExtras(dst, extras)
+	return codec.AppendMembers(dst, extras)
 }

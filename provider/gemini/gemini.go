@@ -53,6 +53,7 @@ import (
 	"encoding/json"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -107,7 +108,7 @@ type Field struct {
 // source is what Decode saw beyond the exported fields.
 type source struct {
 	blocks  []block
-	msgs    []srcMsg // one per decoded llm message
+	msgs    []codec.Msg // one per decoded llm message
 	tools   []srcTool
 	leadSys int // leading llm system messages from systemInstruction (0 or 1)
 }
@@ -117,34 +118,23 @@ type source struct {
 type block struct {
 	part   llm.Part
 	sig    string
-	raw    []byte   // the part, compact
-	extras []member // fields the part does not model, in order
-	resp   []member // a functionResponse's fields it does not model
-}
-
-type member struct {
-	key string
-	val []byte
-}
-
-type srcMsg struct {
-	raw          []byte // the content, compact
-	first, count int32  // its blocks in source.blocks
-	role         llm.Role
+	raw    []byte         // the part, compact
+	extras []codec.Member // fields the part does not model, in order
+	resp   []codec.Member // a functionResponse's fields it does not model
 }
 
 // srcTool is one Tool object of the tools array.
 type srcTool struct {
 	raw    []byte
 	decls  []srcDecl
-	extras []member // the Tool object's other fields
-	key    string   // the spelling of functionDeclarations
-	opaque bool     // no function declarations: written back verbatim
+	extras []codec.Member // the Tool object's other fields
+	key    string         // the spelling of functionDeclarations
+	opaque bool           // no function declarations: written back verbatim
 }
 
 type srcDecl struct {
 	raw      []byte
 	spec     llm.ToolSpec
 	paramKey string // "parameters" or "parametersJsonSchema" (either spelling)
-	extras   []member
+	extras   []codec.Member
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// codec is this package's codec, for the shared checks of codectest.
-var codec = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
+// tested is this package's codec, for the shared checks of codectest.
+var tested = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
 
 // render prints a decoded request and its encoding for a golden file.
 func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
@@ -32,7 +32,7 @@ func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	codectest.RoundTrip(t, codec, "testdata/roundtrip/*.json", render)
+	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.json", render)
 }
 
 // TestEditedRoundTrip edits decoded messages the way transcript.Repair does
@@ -77,7 +77,7 @@ func TestEditedRoundTrip(t *testing.T) {
 // TestStable checks encode(decode(x)) is a fixed point after one cycle for
 // bodies that are not in the codec's own form.
 func TestStable(t *testing.T) {
-	codectest.StableBodies(t, codec,
+	codectest.StableBodies(t, tested,
 		`{"contents":[{"parts":[{"text":"hi"}],"role":"user"}],"model":"m"}`,
 		"{ \"contents\" : [ { \"parts\" : [ { \"text\" : \"a\\u003cb\\u00e9\" } ] } ] }",
 		`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"{\"a\":1}"}}}]}]}`,
@@ -93,7 +93,7 @@ func TestStable(t *testing.T) {
 // TestDecodeErrors checks that bad bodies get a specific error naming the
 // exact path.
 func TestDecodeErrors(t *testing.T) {
-	codectest.DecodeErrors[*Request, *DecodeError](t, codec, []struct{ Body, Want string }{
+	codectest.DecodeErrors[*Request, *DecodeError](t, tested, []struct{ Body, Want string }{
 		{``, `gemini: invalid JSON at line 1, column 1: empty input`},
 		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: want ',' or ']' after an array element, found end of input`},
 		{`7`, `gemini: want a request body (an object) or a contents array, got a number`},

@@ -1,19 +1,16 @@
 package gemini
 
-// This file maps the shared JSON tree (internal/jsontree) onto this
-// package's errors. The decoder reads a body once into the tree, so that it
-// can look at a block's "type" before its other fields, copy any value
-// verbatim, and name the exact dotted path of every error. encoding/json
-// can do none of these: it matches keys case-insensitively, lets a
-// duplicate key overwrite an earlier one, and reports a type error without
-// array indices.
+// The decoder reads a body once into the shared JSON tree
+// (internal/jsontree), so that it can find a part's data field before its
+// other fields, copy any value verbatim, and name the exact dotted path of
+// every error. encoding/json can do none of these: it matches keys
+// case-insensitively, lets a duplicate key overwrite an earlier one, and
+// reports a type error without array indices.
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // A DecodeError reports where and why a body could not be decoded.
@@ -27,16 +24,8 @@ type DecodeError struct {
 	Err error
 }
 
-func (e *DecodeError) Error() string {
-	var b strings.Builder
-	b.WriteString("gemini: ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
+// Error returns "gemini: PATH: what is wrong".
+func (e *DecodeError) Error() string { return codec.ErrorText("gemini", e.Path, e.Err) }
 
 // Unwrap returns the underlying error.
 func (e *DecodeError) Unwrap() error { return e.Err }
@@ -45,17 +34,11 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // JSON.
 var ErrSyntax = errors.New("invalid JSON")
 
-// parse parses a body, which the tree then aliases. Errors are
-// [*DecodeError]s.
-func parse(src []byte) (*jsontree.Tree, error) {
-	t, err := jsontree.Parse(src, nil)
-	if err != nil {
-		var se *jsontree.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &DecodeError{Path: se.Path, Offset: se.Offset,
-				Err: fmt.Errorf("%w at line %d, column %d: %s", ErrSyntax, se.Line, se.Column, se.Msg)}
-		}
-		return nil, &DecodeError{Offset: -1, Err: err}
+// decodeError returns err, a decoding error of the shared machinery, as a
+// [*DecodeError].
+func decodeError(err error) error {
+	if pe, ok := err.(*codec.PathError); ok {
+		return &DecodeError{Path: pe.Path, Offset: pe.Offset, Err: pe.Err}
 	}
-	return t, nil
+	return err
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// codec is one of the two dialects, for shared tests.
-type codec struct {
+// testCodec is one of the two dialects, for shared tests.
+type testCodec struct {
 	name string
 	codectest.Codec[decoded]
 }
@@ -33,7 +33,7 @@ type decoded struct {
 
 func encodeDecoded(d decoded) ([]byte, []transcript.Warning, error) { return d.encode() }
 
-var codecs = []codec{
+var codecs = []testCodec{
 	{"chat", codectest.Codec[decoded]{Encode: encodeDecoded, Decode: func(b []byte) (decoded, error) {
 		r, err := DecodeChat(b)
 		if err != nil {
@@ -116,7 +116,7 @@ func TestGolden(t *testing.T) {
 
 // checkStable checks that encode(decode(x)) is a fixed point: decoding it
 // gives the same llm form, and encoding that gives the same bytes.
-func checkStable(t *testing.T, c codec, body []byte) {
+func checkStable(t *testing.T, c testCodec, body []byte) {
 	t.Helper()
 	if cy, ok := codectest.Stable(t, c.Codec, body); ok {
 		checkCycle(t, c.name, cy)

@@ -1,0 +1,239 @@
+// Package codec holds what the provider codecs share: decode errors with
+// dotted paths, reading a parsed body and noting what the llm form does not
+// hold, finding the decoded blocks that parts being encoded came from,
+// writing a body's top-level fields back in their order, and the small
+// conversions every dialect makes the same way.
+//
+// Each codec keeps its own public API (its Request, Field and DecodeError
+// types) and its dialect's rules; this package is the machinery under them.
+package codec
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// A PathError is a decode error: where and what. A codec's Decode returns
+// it to its callers as the package's own DecodeError.
+type PathError struct {
+	Path   string // the dotted path of the offending value; "" for the body
+	Offset int    // the byte offset of a syntax error, or -1
+	Err    error
+}
+
+func (e *PathError) Error() string { return ErrorText("codec", e.Path, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *PathError) Unwrap() error { return e.Err }
+
+// ErrorText is the text of every codec's DecodeError: "PREFIX: PATH: ERR",
+// or "PREFIX: ERR" when path is "".
+func ErrorText(prefix, path string, err error) string {
+	if path == "" {
+		return prefix + ": " + err.Error()
+	}
+	return prefix + ": " + path + ": " + err.Error()
+}
+
+// Parse parses body, which the tree then aliases. A body that is not JSON
+// gives a *PathError that wraps errSyntax (the codec's ErrSyntax) and names
+// the line and column.
+func Parse(body []byte, errSyntax error) (*jsontree.Tree, error) {
+	t, err := jsontree.Parse(body, nil)
+	if err != nil {
+		var se *jsontree.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &PathError{Path: se.Path, Offset: se.Offset,
+				Err: fmt.Errorf("%w at line %d, column %d: %s", errSyntax, se.Line, se.Column, se.Msg)}
+		}
+		return nil, &PathError{Offset: -1, Err: err}
+	}
+	return t, nil
+}
+
+// PartKind names the kind of a part in warnings: "text", "tool call", ...
+func PartKind(p llm.Part) string {
+	switch p.(type) {
+	case llm.Text:
+		return "text"
+	case llm.Image:
+		return "image"
+	case llm.ToolCall:
+		return "tool call"
+	case llm.ToolResult:
+		return "tool result"
+	case llm.Reasoning:
+		return "reasoning"
+	}
+	return fmt.Sprintf("%T", p)
+}
+
+// CheckMessages returns an error, prefixed with prefix, for a message an
+// encoder cannot write at all: an unknown role, a nil or foreign part.
+func CheckMessages(prefix string, msgs []llm.Message) error {
+	for i, m := range msgs {
+		if !m.Role.Valid() {
+			return fmt.Errorf("%s: Messages[%d]: unknown role %q", prefix, i, m.Role)
+		}
+		for j, p := range m.Parts {
+			switch p.(type) {
+			case llm.Text, llm.Image, llm.ToolCall, llm.ToolResult, llm.Reasoning:
+			default:
+				return fmt.Errorf("%s: Messages[%d].Parts[%d]: cannot encode a part of type %T", prefix, i, j, p)
+			}
+		}
+	}
+	return nil
+}
+
+// LeadingSystem returns how many of the leading system messages an encoder
+// writes to the body's top-level system field: none in a bare array; for a
+// decoded body, no more than it had there (decoded, the number of system
+// messages that came from that field); all of them otherwise (decoded <
+// 0).
+func LeadingSystem(msgs []llm.Message, bare bool, decoded int) int {
+	if bare {
+		return 0
+	}
+	n := 0
+	for n < len(msgs) && msgs[n].Role == llm.RoleSystem {
+		n++
+	}
+	if decoded >= 0 {
+		return min(n, decoded)
+	}
+	return n
+}
+
+// EnvelopeStatus returns the status of the toolwire envelope that text is
+// (observe.Parse accepts it), and false when text is not one.
+func EnvelopeStatus(text string) (llm.Status, bool) {
+	s := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(s, "{") || !strings.Contains(s, `"status"`) || !strings.Contains(s, `"summary"`) {
+		return "", false
+	}
+	env, err := observe.Parse([]byte(text))
+	if err != nil {
+		return "", false
+	}
+	return env.Status, true
+}
+
+// SamePart reports whether a and b are written the same: equal fields, and
+// for tool results, sameResult of the two (which fields of a result the
+// dialect writes) and the same content, part by part.
+func SamePart(a, b llm.Part, sameResult func(a, b llm.ToolResult) bool) bool {
+	switch a := a.(type) {
+	case llm.Text:
+		b, ok := b.(llm.Text)
+		return ok && a == b
+	case llm.Image:
+		b, ok := b.(llm.Image)
+		return ok && a.MediaType == b.MediaType && a.URL == b.URL && bytes.Equal(a.Data, b.Data)
+	case llm.ToolCall:
+		b, ok := b.(llm.ToolCall)
+		return ok && a.ID == b.ID && a.Name == b.Name && bytes.Equal(a.Input, b.Input)
+	case llm.ToolResult:
+		b, ok := b.(llm.ToolResult)
+		if !ok || !sameResult(a, b) || len(a.Content) != len(b.Content) {
+			return false
+		}
+		for k := range a.Content {
+			if !SamePart(a.Content[k], b.Content[k], sameResult) {
+				return false
+			}
+		}
+		return true
+	case llm.Reasoning:
+		b, ok := b.(llm.Reasoning)
+		return ok && a.Provider == b.Provider && a.Text == b.Text && a.Signature == b.Signature && bytes.Equal(a.Data, b.Data)
+	}
+	return false
+}
+
+// SameSpec reports whether two tool definitions are the same.
+func SameSpec(a, b llm.ToolSpec) bool {
+	return a.Name == b.Name && a.Description == b.Description && a.Strict == b.Strict && bytes.Equal(a.Parameters, b.Parameters)
+}
+
+// DataURL reads "data:<media type>;base64,<data>" with at least one byte of
+// data.
+func DataURL(u string) (mediaType string, data []byte, ok bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", nil, false
+	}
+	meta, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", nil, false
+	}
+	mt, isB64 := strings.CutSuffix(meta, ";base64")
+	if !isB64 {
+		return "", nil, false
+	}
+	data, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil || len(data) == 0 {
+		return "", nil, false
+	}
+	return mt, data, true
+}
+
+// RawInput is the warning for a tool call input that [AppendInput]
+// wrapped.
+const RawInput = `tool call input is not a JSON object; wrapped as {"_raw": <the text>}`
+
+// AppendInput appends a tool call's input, which in must not be empty, as
+// the JSON object that the Anthropic and Gemini formats need: compacted
+// when it is one, else wrapped as {"_raw": text}, and then wrapped reports
+// true.
+func AppendInput(dst, in []byte) (_ []byte, wrapped bool) {
+	if obj, ok := jsontree.ValidObject(in); ok {
+		return jsontree.AppendCompact(dst, obj), false
+	}
+	dst = append(dst, `{"_raw":`...)
+	dst, _ = llm.AppendJSONString(dst, string(in))
+	return append(dst, '}'), true
+}
+
+// A Member is a field of a wire object that the llm form does not model,
+// kept to be written back: its key and its value's JSON, compact.
+type Member struct {
+	Key string
+	Val []byte
+}
+
+// AppendMembers appends ms as the last fields of an object, and the
+// object's closing brace.
+func AppendMembers(dst []byte, ms []Member) []byte {
+	for _, m := range ms {
+		dst = append(dst, ',')
+		dst, _ = llm.AppendJSONString(dst, m.Key)
+		dst = append(dst, ':')
+		dst = append(dst, m.Val...)
+	}
+	return append(dst, '}')
+}
+
+// Warner collects an encoder's warnings: what it could not carry over
+// exactly, with dotted paths into the encoded body.
+type Warner struct {
+	Warnings []transcript.Warning
+}
+
+// Warn records msg at path.
+func (w *Warner) Warn(path, msg string) {
+	w.Warnings = append(w.Warnings, transcript.Warning{Path: path, Message: msg})
+}
+
+// Warnf records a formatted message at path.
+func (w *Warner) Warnf(path, format string, args ...any) {
+	w.Warn(path, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,101 @@
+package codec
+
+import "github.com/toolwire/toolwire/llm"
+
+// A Msg is a decoded wire message: its JSON and where its blocks are.
+type Msg struct {
+	Raw          []byte // the message, compact
+	First, Count int32  // its blocks, by index in the decoder's block list
+	Role         llm.Role
+}
+
+// A Matcher finds, while encoding, the decoded blocks that the parts being
+// encoded came from, so that an unchanged message is written back as it was
+// and a part keeps the fields the llm form does not hold, even after the
+// messages were edited, reordered or repaired. A block is written at most
+// once. A Matcher is used by one Encode call.
+type Matcher struct {
+	msgs     []Msg
+	used     []bool
+	index    map[string][]int32 // blocks by identity, built on demand
+	blocks   Blocks
+	identity func(llm.Part) string
+}
+
+// Blocks are the blocks a decoder read, in the order [Msg] counts them.
+type Blocks interface {
+	// Part returns the llm part of block k.
+	Part(k int) llm.Part
+}
+
+// NewMatcher returns a Matcher over the decoded messages msgs and the n
+// blocks they hold. identity keys a part for finding it elsewhere: parts
+// that are the same must have the same key, and a block with the key of a
+// changed part is the one whose fields the part keeps.
+func NewMatcher(msgs []Msg, blocks Blocks, n int, identity func(llm.Part) string) Matcher {
+	return Matcher{msgs: msgs, used: make([]bool, n), blocks: blocks, identity: identity}
+}
+
+// Use marks block k written.
+func (m *Matcher) Use(k int) { m.used[k] = true }
+
+// Verbatim returns the JSON of decoded message i when the message to write
+// is that message unchanged: the same role, n parts, and same(j, k) for
+// each part j and the block k it was decoded from. It marks the blocks
+// written.
+func (m *Matcher) Verbatim(i int, role llm.Role, n int, same func(j, k int) bool) ([]byte, bool) {
+	if i >= len(m.msgs) {
+		return nil, false
+	}
+	sm := m.msgs[i]
+	if sm.Role != role || int(sm.Count) != n {
+		return nil, false
+	}
+	for j := range n {
+		k := int(sm.First) + j
+		if m.used[k] || !same(j, k) {
+			return nil, false
+		}
+	}
+	for j := range n {
+		m.used[int(sm.First)+j] = true
+	}
+	return sm.Raw, true
+}
+
+// Match finds the block for part p, at index j of message i: the block
+// decoded there if same(k) (exact), else an unwritten block with p's
+// identity for which same(k) holds (exact), else, if loose, the first
+// unwritten block with p's identity. It returns -1 when there is none, and
+// does not mark the block written.
+func (m *Matcher) Match(i, j int, p llm.Part, same func(k int) bool, loose bool) (k int, exact bool) {
+	if len(m.used) == 0 {
+		return -1, false
+	}
+	if i < len(m.msgs) && j < int(m.msgs[i].Count) {
+		k := int(m.msgs[i].First) + j
+		if !m.used[k] && same(k) {
+			return k, true
+		}
+	}
+	if m.index == nil {
+		m.index = make(map[string][]int32, len(m.used))
+		for k := range m.used {
+			key := m.identity(m.blocks.Part(k))
+			m.index[key] = append(m.index[key], int32(k))
+		}
+	}
+	found := -1
+	for _, k := range m.index[m.identity(p)] {
+		if m.used[k] {
+			continue
+		}
+		if same(int(k)) {
+			return int(k), true
+		}
+		if found < 0 && loose {
+			found = int(k)
+		}
+	}
+	return found, false
+}
