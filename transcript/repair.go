@@ -451,6 +451,13 @@ func (rp *repairer) system() {
 			break
 		}
 	}
+	late := false
+	for _, m := range rp.w[first:] {
+		late = late || m.role == llm.RoleSystem
+	}
+	if !late {
+		return
+	}
 	var moved []wmsg
 	rest := make([]wmsg, 0, len(rp.w)-first)
 	rule, where := ruleAntSystemRole, "the top-level system field"
@@ -464,9 +471,6 @@ func (rp *repairer) system() {
 			continue
 		}
 		rest = append(rest, m)
-	}
-	if len(moved) == 0 {
-		return
 	}
 	out := append(rp.w[:first:first], moved...)
 	rp.w = append(out, rest...)
@@ -488,7 +492,7 @@ func (rp *repairer) content() {
 			}
 		}
 		if n == 0 && (rp.d != OpenAIResponses) {
-			rule := map[Dialect]string{OpenAIChat: ruleCCNullContent, Anthropic: ruleAntUserNonEmpty, Gemini: ruleGemPartsNonEmpty}[rp.d]
+			rule := pick(rp.d, ruleCCNullContent, "", ruleAntUserNonEmpty, ruleGemPartsNonEmpty)
 			switch m.role {
 			case llm.RoleUser:
 				rp.change(rule, rp.msgPath(m), ActionReplaceText, fmt.Sprintf("the user message had no content: it now reads %q", rp.pol.Placeholder))
@@ -513,16 +517,25 @@ func (rp *repairer) content() {
 // antText drops empty text blocks and replaces a whitespace-only text block
 // that is a message's only content.
 func (rp *repairer) antText(m wmsg) wmsg {
-	keep := m.parts[:0:0]
+	empty := false
 	for _, p := range m.parts {
 		if t, ok := p.p.(llm.Text); ok && t.Text == "" {
-			rp.change(ruleAntTextNonEmpty, rp.origPath(p.om, p.op), ActionDrop, "dropped an empty text block")
-			m.changed = true
-			continue
+			empty = true
+			break
 		}
-		keep = append(keep, p)
 	}
-	m.parts = keep
+	if empty { // copy: the parts may be shared with the input
+		keep := m.parts[:0:0]
+		for _, p := range m.parts {
+			if t, ok := p.p.(llm.Text); ok && t.Text == "" {
+				rp.change(ruleAntTextNonEmpty, rp.origPath(p.om, p.op), ActionDrop, "dropped an empty text block")
+				m.changed = true
+				continue
+			}
+			keep = append(keep, p)
+		}
+		m.parts = keep
+	}
 	only, n := -1, 0
 	for k, p := range m.parts {
 		if expressible(p.p, Anthropic) {
@@ -592,6 +605,7 @@ type pairing struct {
 	inTurn   []int   // message -> turn index it belongs to, or -1
 	conflict []bool  // turn -> one of its calls has conflicting results
 	mark     []int32 // call -> turn that found it answered in place
+	kept     []int   // scratch array of residual
 }
 
 // resAt returns the index of the result at part k of message m.
@@ -760,15 +774,31 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 }
 
 func (rp *repairer) dupRule() string {
-	return map[Dialect]string{OpenAIChat: ruleCCDupResult, OpenAIResponses: ruleRSDupCallID, Anthropic: ruleAntSingleResult, Gemini: ruleGemRespCount}[rp.d]
+	return pick(rp.d, ruleCCDupResult, ruleRSDupCallID, ruleAntSingleResult, ruleGemRespCount)
 }
 
 func (rp *repairer) orphanRule() string {
-	return map[Dialect]string{OpenAIChat: ruleCCNoOrphan, OpenAIResponses: ruleRSNoOrphan, Anthropic: ruleAntNoOrphan, Gemini: ruleGemRespAfterCall}[rp.d]
+	return pick(rp.d, ruleCCNoOrphan, ruleRSNoOrphan, ruleAntNoOrphan, ruleGemRespAfterCall)
 }
 
 func (rp *repairer) unansweredRule() string {
-	return map[Dialect]string{OpenAIChat: ruleCCAnswerAll, OpenAIResponses: ruleRSAnswerAll, Anthropic: ruleAntResultNext, Gemini: ruleGemRespCount}[rp.d]
+	return pick(rp.d, ruleCCAnswerAll, ruleRSAnswerAll, ruleAntResultNext, ruleGemRespCount)
+}
+
+// pick returns the rule of dialect d among the four ("" for an unknown
+// dialect).
+func pick(d Dialect, chat, responses, anthropic, gemini string) string {
+	switch d {
+	case OpenAIChat:
+		return chat
+	case OpenAIResponses:
+		return responses
+	case Anthropic:
+		return anthropic
+	case Gemini:
+		return gemini
+	}
+	return ""
 }
 
 func sameResult(a, b llm.ToolResult) bool {
@@ -780,31 +810,33 @@ func sameResult(a, b llm.ToolResult) bool {
 
 // rewriteIDs gives every call an id the dialect accepts, unique where the
 // dialect needs it, and carries it to the paired result.
+//
+// A call reuses an id exactly when an earlier call has the same original
+// id (c.prevID >= 0): new ids are never original ids, and the first call
+// with an id keeps it unless the id itself is bad, which it is then for
+// every call that has it. The set of ids in use is only made when an id
+// must change.
 func (rp *repairer) rewriteIDs(pr *pairing) {
-	used := map[string]bool{}
-	for _, c := range pr.calls {
-		used[c.id] = true
-	}
-	for _, r := range pr.results {
-		used[rp.w[r.m].parts[r.k].p.(llm.ToolResult).CallID] = true
-	}
-	seen := map[string]bool{}
+	var used map[string]bool
 	for ci := range pr.calls {
 		c := &pr.calls[ci]
 		rule := ""
 		switch {
 		case rp.d == Gemini:
 		case c.id == "":
-			rule = map[Dialect]string{OpenAIChat: ruleCCAnswerAll, OpenAIResponses: ruleRSCallIDLen, Anthropic: ruleAntIDPattern}[rp.d]
+			rule = pick(rp.d, ruleCCAnswerAll, ruleRSCallIDLen, ruleAntIDPattern, "")
 		case rp.d == Anthropic && !idOK(c.id):
 			rule = ruleAntIDPattern
 		case rp.d == OpenAIResponses && len([]rune(c.id)) > 64:
 			rule = ruleRSCallIDLen
-		case seen[c.id]:
-			rule = map[Dialect]string{OpenAIChat: ruleCCDupResult, OpenAIResponses: ruleRSDupCallID, Anthropic: ruleAntUniqueID}[rp.d]
+		case c.prevID >= 0:
+			rule = pick(rp.d, ruleCCDupResult, ruleRSDupCallID, ruleAntUniqueID, "")
 		}
 		newID := c.id
 		if rule != "" {
+			if used == nil {
+				used = rp.callIDs(pr)
+			}
 			newID = newCallID(c.id, rp.d, used)
 			what := "id " + strconv.Quote(c.id)
 			if c.id == "" {
@@ -821,13 +853,12 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			rp.w[c.m].changed = true
 			c.id = newID
 		}
-		seen[newID] = true
 		if c.res >= 0 {
 			r := pr.results[c.res]
 			tr := rp.w[r.m].parts[r.k].p.(llm.ToolResult)
 			if tr.CallID != newID && (rp.d != Gemini || tr.CallID == "") {
 				if rule == "" {
-					rp.change(map[Dialect]string{OpenAIChat: ruleCCResultID, OpenAIResponses: ruleRSCallIDLen, Anthropic: ruleAntNoOrphan, Gemini: ruleGemRespMatch}[rp.d],
+					rp.change(pick(rp.d, ruleCCResultID, ruleRSCallIDLen, ruleAntNoOrphan, ruleGemRespMatch),
 						rp.origPath(rp.w[r.m].parts[r.k].om, rp.w[r.m].parts[r.k].op), ActionRewriteID,
 						fmt.Sprintf("the result had no call id; it answers the only pending call of %s, %s", c.name, quoteID(newID)))
 				}
@@ -844,6 +875,18 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			}
 		}
 	}
+}
+
+// callIDs returns the set of ids of the calls and results of pr.
+func (rp *repairer) callIDs(pr *pairing) map[string]bool {
+	used := make(map[string]bool, len(pr.calls))
+	for _, c := range pr.calls {
+		used[c.id] = true
+	}
+	for _, r := range pr.results {
+		used[rp.w[r.m].parts[r.k].p.(llm.ToolResult).CallID] = true
+	}
+	return used
 }
 
 // newCallID derives an id for dialect d from old, not in used, and adds it
@@ -883,14 +926,14 @@ func newCallID(old string, d Dialect, used map[string]bool) string {
 
 // residual is what a tool message becomes given the fates of its results.
 type residual struct {
-	kept     []int // result indices staying in place
+	kept     []int // result indices staying in place; valid until the next call of residual
 	note     bool  // notes follow
 	trailing bool  // its text and images stay with it
 	vanish   bool
 }
 
 func (rp *repairer) residual(pr *pairing, m int) residual {
-	var r residual
+	r := residual{kept: pr.kept[:0]}
 	consumed := false
 	hasTrailing := false
 	for k, p := range rp.w[m].parts {
@@ -912,6 +955,7 @@ func (rp *repairer) residual(pr *pairing, m int) residual {
 	}
 	r.trailing = hasTrailing && (len(r.kept) > 0 || r.note || !consumed)
 	r.vanish = len(r.kept) == 0 && !r.note && !r.trailing
+	pr.kept = r.kept[:0] // reuse the array next time
 	return r
 }
 
@@ -1028,7 +1072,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 			}
 		}
 		if !T.rebuild && mineN != (T.c1-T.c0) {
-			rule := map[Dialect]string{OpenAIChat: ruleCCAnswerAll, Anthropic: ruleAntResultNext, Gemini: ruleGemRespAfterCall}[rp.d]
+			rule := pick(rp.d, ruleCCAnswerAll, "", ruleAntResultNext, ruleGemRespAfterCall)
 			bad(rule, "its results did not directly follow it")
 		}
 	}
@@ -1054,14 +1098,14 @@ func (rp *repairer) rebuild(pr *pairing) {
 			trailOwner[r.m] = r.owner
 		}
 	}
-	residuals := make([]residual, len(rp.w))
+	trailing := make([]bool, len(rp.w))        // tool message -> its own text and images stay with it
 	ownedTrail := make([][]int, len(pr.turns)) // turn -> messages whose trailing parts it takes
 	for i, m := range rp.w {
 		if m.role != llm.RoleTool {
 			continue
 		}
-		residuals[i] = rp.residual(pr, i)
-		if !residuals[i].trailing && trailOwner[i] >= 0 {
+		trailing[i] = rp.residual(pr, i).trailing
+		if !trailing[i] && trailOwner[i] >= 0 {
 			ownedTrail[trailOwner[i]] = append(ownedTrail[trailOwner[i]], i)
 		}
 	}
@@ -1075,7 +1119,7 @@ func (rp *repairer) rebuild(pr *pairing) {
 			out = rp.emitTurn(pr, t, ownedTrail[t], out)
 			i = T.last
 		case m.role == llm.RoleTool:
-			out = rp.emitResidual(pr, i, residuals[i], out)
+			out = rp.emitResidual(pr, i, trailing[i], out)
 		default:
 			out = append(out, m)
 		}
@@ -1201,29 +1245,32 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 	return append(out, tm)
 }
 
-func (rp *repairer) emitResidual(pr *pairing, i int, res residual, out []wmsg) []wmsg {
+func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []wmsg) []wmsg {
 	m := rp.w[i]
+	if rp.stays(pr, i, trailingStays) {
+		return append(out, m)
+	}
 	var kept, notes, trailing []wpart
 	changed := false
 	for k, p := range m.parts {
 		ri, ok := pr.resAt(i, k)
 		if !ok {
-			if res.trailing {
+			if trailingStays {
 				trailing = append(trailing, p)
 			}
 			continue
 		}
 		r := pr.results[ri]
-		tr := p.p.(llm.ToolResult)
-		path := rp.origPath(p.om, p.op)
-		switch r.fate {
-		case fateKeep, fateConflict, fateExternal:
+		if r.fate == fateKeep || r.fate == fateConflict || r.fate == fateExternal {
 			kept = append(kept, p)
 			continue
+		}
+		tr := p.p.(llm.ToolResult)
+		switch r.fate {
 		case fateDup:
-			rp.change(rp.dupRule(), path, ActionDrop, fmt.Sprintf("dropped an exact duplicate of the result of %s", quoteID(tr.CallID)))
+			rp.change(rp.dupRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped an exact duplicate of the result of %s", quoteID(tr.CallID)))
 		case fateGone:
-			rp.change(rp.orphanRule(), path, ActionDrop, fmt.Sprintf("dropped the result of %s, whose call is not in the transcript", quoteID(tr.CallID)))
+			rp.change(rp.orphanRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped the result of %s, whose call is not in the transcript", quoteID(tr.CallID)))
 		case fateNote:
 			notes = append(notes, wpart{p: llm.Text{Text: noteText(tr)}, om: p.om, op: p.op})
 			for _, cp := range tr.Content {
@@ -1231,11 +1278,11 @@ func (rp *repairer) emitResidual(pr *pairing, i int, res residual, out []wmsg) [
 					notes = append(notes, wpart{p: img, om: p.om, op: p.op})
 				}
 			}
-			rp.change(rp.orphanRule(), path, ActionNote, fmt.Sprintf("the result of %s has no call in the transcript: kept its content as a user note", quoteID(tr.CallID)))
+			rp.change(rp.orphanRule(), rp.origPath(p.om, p.op), ActionNote, fmt.Sprintf("the result of %s has no call in the transcript: kept its content as a user note", quoteID(tr.CallID)))
 		}
 		changed = true
 	}
-	if !changed && res.trailing == (len(trailing) > 0) && len(kept)+len(trailing) == len(m.parts) {
+	if !changed && trailingStays == (len(trailing) > 0) && len(kept)+len(trailing) == len(m.parts) {
 		return append(out, m)
 	}
 	if len(kept) > 0 {
@@ -1246,6 +1293,26 @@ func (rp *repairer) emitResidual(pr *pairing, i int, res residual, out []wmsg) [
 		out = append(out, wmsg{role: llm.RoleUser, parts: append(notes, trailing...), om: -1, changed: true})
 	}
 	return out
+}
+
+// stays reports whether tool message i is emitted unchanged: all its
+// results stay in place and so do its other parts, if it has any.
+func (rp *repairer) stays(pr *pairing, i int, trailingStays bool) bool {
+	for k := range rp.w[i].parts {
+		ri, ok := pr.resAt(i, k)
+		if !ok {
+			if !trailingStays {
+				return false
+			}
+			continue
+		}
+		switch pr.results[ri].fate {
+		case fateKeep, fateConflict, fateExternal:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func noteText(r llm.ToolResult) string {
@@ -1402,28 +1469,27 @@ func (rp *repairer) names() {
 		}
 		return false
 	}
-	rename := map[string]string{}
-	used := map[string]bool{}
-	for _, t := range rp.tools {
-		used[t.Name] = true
-	}
-	for _, m := range rp.w {
-		for _, p := range m.parts {
-			if tc, ok := p.p.(llm.ToolCall); ok {
-				used[tc.Name] = true
-			}
-		}
-	}
+	// Most transcripts have no bad name: the set of names in use and the
+	// paths are only made for one.
+	var rename map[string]string
+	var used map[string]bool
 	var order, where []string
-	consider := func(name string, def bool, path string) {
-		if _, done := rename[name]; done || !bad(name, def) {
+	consider := func(name, path string) {
+		if _, done := rename[name]; done {
 			return
+		}
+		if used == nil {
+			used = rp.toolNames()
+			rename = map[string]string{}
 		}
 		rename[name] = newToolName(name, rp.d, used)
 		order = append(order, name)
 		where = append(where, path)
 	}
 	for k, t := range rp.tools {
+		if !bad(t.Name, true) {
+			continue
+		}
 		path := "tools." + strconv.Itoa(k) + ".name"
 		switch rp.d {
 		case OpenAIChat:
@@ -1431,11 +1497,11 @@ func (rp *repairer) names() {
 		case Gemini:
 			path = "tools.0.functionDeclarations." + strconv.Itoa(k) + ".name"
 		}
-		consider(t.Name, true, path)
+		consider(t.Name, path)
 	}
 	for _, m := range rp.w {
 		for _, p := range m.parts {
-			if tc, ok := p.p.(llm.ToolCall); ok {
+			if tc, ok := p.p.(llm.ToolCall); ok && bad(tc.Name, false) {
 				path := rp.origPath(p.om, p.op)
 				if path != "" {
 					if rp.d == OpenAIChat {
@@ -1444,14 +1510,14 @@ func (rp *repairer) names() {
 						path += ".name"
 					}
 				}
-				consider(tc.Name, false, path)
+				consider(tc.Name, path)
 			}
 		}
 	}
 	if len(rename) == 0 {
 		return
 	}
-	rule := map[Dialect]string{OpenAIChat: ruleCCToolNamePat, OpenAIResponses: ruleRSToolNamePat, Anthropic: ruleAntToolName, Gemini: ruleGemName}[rp.d]
+	rule := pick(rp.d, ruleCCToolNamePat, ruleRSToolNamePat, ruleAntToolName, ruleGemName)
 	for k, old := range order {
 		rp.change(rule, where[k], ActionRenameTool, fmt.Sprintf("renamed tool %q to %q in definitions, calls and results (the dialect rejects the name); map it back when dispatching calls", old, rename[old]))
 	}
@@ -1484,6 +1550,23 @@ func (rp *repairer) names() {
 			}
 		}
 	}
+}
+
+// toolNames returns the set of tool names the request uses, in
+// definitions and calls.
+func (rp *repairer) toolNames() map[string]bool {
+	used := map[string]bool{}
+	for _, t := range rp.tools {
+		used[t.Name] = true
+	}
+	for _, m := range rp.w {
+		for _, p := range m.parts {
+			if tc, ok := p.p.(llm.ToolCall); ok {
+				used[tc.Name] = true
+			}
+		}
+	}
+	return used
 }
 
 // strict turns strict mode off for OpenAI tools whose schema strict mode
