@@ -54,3 +54,11 @@ func ExampleTree_FirstDuplicate() {
 	// Output:
 	// content: duplicate key at byte 29
 }
+
+func ExampleTree_Value() {
+	t, _ := jsontree.Parse([]byte(`{"city": "Paris", "days": 3, "tags": ["a", "b"]}`), nil)
+	v := t.Value(t.Root()).(map[string]any)
+	fmt.Printf("%T %q, %T %v, %T %d\n", v["city"], v["city"], v["days"], v["days"], v["tags"], len(v["tags"].([]any)))
+	// Output:
+	// string "Paris", json.Number 3, []interface {} 2
+}

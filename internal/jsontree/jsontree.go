@@ -21,8 +21,10 @@
 // it. Navigating never allocates: [Tree.First] and [Tree.Next] walk
 // children, [Tree.Get] finds a member by key, [Tree.Raw] returns a value's
 // bytes. Decoding a string ([Tree.Str], [Tree.Key]) allocates only the
-// result, and nothing at all in [Tree.KeyIs]. A Tree is safe for concurrent
-// reads; it aliases the source, which must not change while it is in use.
+// result, and nothing at all in [Tree.KeyIs]. [Tree.Value] decodes a value
+// into the maps, slices, json.Numbers, strings and bools that encoding/json
+// would give an any. A Tree is safe for concurrent reads; it aliases the
+// source, which must not change while it is in use.
 package jsontree
 
 import (
@@ -169,8 +171,9 @@ type node struct {
 // A Tree is a parsed JSON document. The zero Tree is not valid; use
 // [Parse].
 type Tree struct {
-	src   []byte
-	nodes []node
+	src     []byte
+	nodes   []node
+	anyUTF8 bool // parsed with Options.AllowInvalidUTF8
 }
 
 // Parse parses src, which must hold exactly one JSON value. The tree
@@ -188,7 +191,7 @@ func Parse(src []byte, opts *Options) (*Tree, error) {
 		if opts.MaxDepth > 0 {
 			p.maxDepth = opts.MaxDepth
 		}
-		p.anyUTF8 = opts.AllowInvalidUTF8
+		p.t.anyUTF8 = opts.AllowInvalidUTF8
 	}
 	p.space()
 	if p.i >= len(src) {
@@ -210,7 +213,6 @@ type parser struct {
 	i        int
 	depth    int
 	maxDepth int
-	anyUTF8  bool
 	blame    Node // the node being parsed, for the path of a syntax error
 	tooDeep  bool
 }
@@ -485,7 +487,7 @@ func (p *parser) str() (bool, error) {
 			return false, p.syntaxf("control character %s in a string (escape it)", p.found())
 		case c < utf8.RuneSelf:
 			i++
-		case p.anyUTF8:
+		case p.t.anyUTF8:
 			i++
 		default:
 			r, size := utf8.DecodeRune(src[i:])

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -238,35 +239,10 @@ func TestKind(t *testing.T) {
 	}
 }
 
-// toAny converts a tree value to what json.Unmarshal into an any gives:
-// the last of duplicate keys wins, and invalid UTF-8 becomes U+FFFD.
-func toAny(t *Tree, n Node) any {
-	switch t.Kind(n) {
-	case Null:
-		return nil
-	case Bool:
-		return t.IsTrue(n)
-	case Number:
-		return json.Number(t.Raw(n))
-	case String:
-		return ValidUTF8(t.Str(n))
-	case Array:
-		out := []any{}
-		for c := t.First(n); c != None; c = t.Next(c) {
-			out = append(out, toAny(t, c))
-		}
-		return out
-	}
-	out := map[string]any{}
-	for c := t.First(n); c != None; c = t.Next(c) {
-		out[ValidUTF8(t.Key(c))] = toAny(t, c)
-	}
-	return out
-}
-
 // FuzzParse checks Parse against encoding/json: it accepts exactly what
-// json.Valid accepts (invalid UTF-8 only when allowed), decodes to the same
-// values, keeps exact spans, and compacts the way json.Compact does.
+// json.Valid accepts (invalid UTF-8 only when allowed), [Tree.Value]
+// decodes to the same values as a Decoder with UseNumber, spans are exact,
+// and Compact compacts the way json.Compact does.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{"a":[1,-2.5e3,"x\u00e9\n",true,false,null],"b":{}}`, `"\ud83d\ude00"`, ` [ ] `,
 		`{"a":1}x`, `{"a" 1}`, `1e400`, "\"\xff\"", `{"a":1,"a":2}`, `[01]`, `"\ud800"`, "{\"k\":\"\t\"}", `-0.0E+1`} {
@@ -295,17 +271,23 @@ func FuzzParse(f *testing.F) {
 		if strict != nil && len(strict.nodes) != len(tr.nodes) {
 			t.Fatalf("Parse(%q) strict and lenient trees differ", data)
 		}
-		d := json.NewDecoder(bytes.NewReader(data))
-		d.UseNumber()
-		var want any
-		if err := d.Decode(&want); err != nil {
+		want, err := decodeStd(data)
+		if err != nil {
 			t.Fatalf("json.Decode(%q) = %v after json.Valid accepted it", data, err)
 		}
-		got := toAny(tr, tr.Root())
-		gotJSON, _ := json.Marshal(got)
-		wantJSON, _ := json.Marshal(want)
-		if !bytes.Equal(gotJSON, wantJSON) {
-			t.Fatalf("Parse(%q) = %s, want %s", data, gotJSON, wantJSON)
+		if got := tr.Value(tr.Root()); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Value(%q) = %#v, want %#v (encoding/json)", data, got, want)
+		}
+		if strict != nil {
+			if got := strict.Value(strict.Root()); !reflect.DeepEqual(got, want) {
+				t.Fatalf("Value(%q) of the strict tree = %#v, want %#v (encoding/json)", data, got, want)
+			}
+		}
+		if c := tr.First(tr.Root()); c != None {
+			want, err := decodeStd(tr.Raw(c))
+			if got := tr.Value(c); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("Value(%s) of %q = %#v, want %#v, %v (encoding/json)", tr.Path(c), data, got, want, err)
+			}
 		}
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, data); err != nil {
