@@ -604,19 +604,21 @@ func (t *Tree) IsTrue(n Node) bool {
 // becomes U+FFFD, as in encoding/json.
 func (t *Tree) Str(n Node) string {
 	nd := &t.nodes[n]
-	raw := t.src[nd.start+1 : nd.end-1]
-	if !nd.esc {
-		return string(raw)
-	}
-	return unescape(raw)
+	return t.text(nd.start+1, nd.end-1, nd.esc)
 }
 
 // Key returns the key of member n, unescaped, or "" if n is not an object
 // member.
 func (t *Tree) Key(n Node) string {
 	nd := &t.nodes[n]
-	raw := t.src[nd.kstart:nd.kend]
-	if !nd.kesc {
+	return t.text(nd.kstart, nd.kend, nd.kesc)
+}
+
+// text returns the contents of the string or key between source offsets
+// start and end, unescaped if esc.
+func (t *Tree) text(start, end int32, esc bool) string {
+	raw := t.src[start:end]
+	if !esc {
 		return string(raw)
 	}
 	return unescape(raw)
