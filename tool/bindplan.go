@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// A setter stores a decoded JSON value (from [fastDecode]) into v, which
-// holds the zero value of its type, exactly as json.Unmarshal would store
-// the same JSON. It reports false, having perhaps stored part of it, when
+// A setter stores a decoded JSON value (from [decodeUnique], of JSON
+// without duplicate keys) into v, which holds the zero value of its type,
+// exactly as json.Unmarshal would store the same JSON. It reports false, having perhaps stored part of it, when
 // json.Unmarshal would fail or do something the setter does not model; the
 // caller then decodes the JSON text with json.Unmarshal into a fresh zero
 // value, so that encoding/json stays the reference for values and errors.

@@ -104,9 +104,9 @@ func TestSetter(t *testing.T) {
 	}
 	set := setterFor(reflect.TypeFor[planAll]())
 	for _, tt := range tests {
-		v, ok := fastDecode([]byte(tt.in))
-		if !ok {
-			t.Fatalf("fastDecode(%q) failed", tt.in)
+		v, unique, err := decodeUnique([]byte(tt.in))
+		if err != nil || !unique {
+			t.Fatalf("decodeUnique(%q) = %v, %v, want unique keys and no error", tt.in, unique, err)
 		}
 		var got planAll
 		if ok := set(reflect.ValueOf(&got).Elem(), v); ok != tt.ok {
@@ -123,14 +123,15 @@ func TestSetter(t *testing.T) {
 	}
 }
 
-// FuzzBindPlan: whenever a setter decodes what fastDecode returned, json
-// .Unmarshal of the same bytes succeeds with the same value.
+// FuzzBindPlan: whenever a setter decodes what decodeUnique returned for
+// JSON without duplicate keys, json.Unmarshal of the same bytes succeeds
+// with the same value.
 func FuzzBindPlan(f *testing.F) {
 	set := setterFor(reflect.TypeFor[planAll]())
 	setNode := setterFor(reflect.TypeFor[[]*planNode]())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, ok := fastDecode(b)
-		if !ok {
+		v, unique, err := decodeUnique(b)
+		if err != nil || !unique {
 			return
 		}
 		var got, want planAll

@@ -18,7 +18,7 @@ import (
 type prepared struct {
 	args      []byte // the JSON as sent or repaired; see json
 	value     any    // the arguments decoded, defaults filled in
-	exact     bool   // value came from fastDecode, so a setter may decode it for json.Unmarshal
+	unique    bool   // args has no duplicate keys, so a setter may decode value for json.Unmarshal
 	defaulted bool   // value has defaults that args lacks
 	repaired  string // the repair made, for meta.repaired
 }
@@ -48,11 +48,7 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 	if len(raw) == 0 {
 		raw, p.repaired = []byte("{}"), "read empty arguments as {}"
 	}
-	v, exact := fastDecode(raw)
-	var err error
-	if !exact {
-		v, err = decodeJSONStd(raw)
-	}
+	v, unique, err := decodeUnique(raw)
 	if err != nil {
 		var fixed []byte
 		var what string
@@ -63,22 +59,23 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 			ok = ok && (!truncated || c.spec.Idempotency == Level2)
 		}
 		var fv any
+		var funique bool
 		if ok {
-			fv, err = decodeJSON(fixed)
+			fv, funique, err = decodeUnique(fixed)
 			ok = err == nil && validate(c.params, fv) == nil
 		}
 		if !ok {
 			env := malformed(c, call, raw)
 			return prepared{}, &env
 		}
-		raw, v, p.repaired = fixed, fv, what
+		raw, v, unique, p.repaired = fixed, fv, funique, what
 	}
 	// Arguments sent as a JSON string holding the object ("{\"a\":1}"), as
 	// some models do: unambiguous when the string is an object that fits.
 	if s, isString := v.(string); isString {
-		if inner, err := decodeJSON([]byte(s)); err == nil {
+		if inner, iunique, err := decodeUnique([]byte(s)); err == nil {
 			if _, isObj := inner.(map[string]any); isObj && validate(c.params, inner) == nil {
-				raw, v, exact, p.repaired = []byte(s), inner, false, "decoded arguments that were sent as a JSON string"
+				raw, v, unique, p.repaired = []byte(s), inner, iunique, "decoded arguments that were sent as a JSON string"
 			}
 		}
 	}
@@ -86,14 +83,14 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 		env := invalid(c, call, v, fes)
 		return p, &env
 	}
-	p.args, p.value, p.exact = raw, v, exact
+	p.args, p.value, p.unique = raw, v, unique
 	p.defaulted = c.hasDefaults && applyDefaults(c.params, v)
 	return p, nil
 }
 
 // malformed is the result for arguments that are not JSON.
 func malformed(c *contract, call llm.ToolCall, raw []byte) observe.Envelope {
-	_, err := decodeJSON(raw)
+	_, err := decodeJSONStd(raw) // encoding/json words the error
 	off := len(raw)
 	if err != nil {
 		off = syntaxOffset(raw, err)

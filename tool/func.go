@@ -133,17 +133,14 @@ func (t *funcTool[In, Out]) contract() *contract { return t.c }
 // decodes them into In and calls fn. Called by an [Executor], validation
 // is not repeated.
 func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-	v, exact := fastDecode(args)
-	if !exact {
-		var err error
-		if v, err = decodeJSONStd(args); err != nil {
-			return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
-		}
+	v, unique, err := decodeUnique(args)
+	if err != nil {
+		return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
 	}
 	if fes := validate(t.c.params, v); len(fes) > 0 {
 		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
 	}
-	p := prepared{args: args, value: v, exact: exact}
+	p := prepared{args: args, value: v, unique: unique}
 	p.defaulted = t.c.hasDefaults && applyDefaults(t.c.params, v)
 	var in In
 	if err := t.decodeIn(&p, &in); err != nil {
@@ -160,7 +157,7 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (obs
 // decoded value when In has a setter and the value allows it, else from
 // the JSON.
 func (t *funcTool[In, Out]) decodeIn(p *prepared, in *In) error {
-	if p.exact && t.setIn != nil {
+	if p.unique && t.setIn != nil {
 		if t.setIn(reflect.ValueOf(in).Elem(), p.value) {
 			return nil
 		}

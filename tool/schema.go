@@ -1,11 +1,9 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"slices"
 	"strconv"
@@ -87,33 +85,6 @@ func schemaCompileError(err error, url string) error {
 	msg = strings.ReplaceAll(msg, url+"#", "#")
 	msg = strings.ReplaceAll(msg, url, "the schema")
 	return errors.New(msg)
-}
-
-// decodeJSON parses one JSON value with numbers kept exact (as
-// json.Number), rejecting trailing data. Common input takes [fastDecode];
-// the rest, and every error, comes from encoding/json.
-func decodeJSON(b []byte) (any, error) {
-	if v, ok := fastDecode(b); ok {
-		return v, nil
-	}
-	return decodeJSONStd(b)
-}
-
-// decodeJSONStd is decodeJSON by encoding/json alone: the reference.
-func decodeJSONStd(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		if err == io.EOF {
-			return nil, errors.New("empty input")
-		}
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &json.SyntaxError{Offset: dec.InputOffset()}
-	}
-	return v, nil
 }
 
 // A FieldError is one way a value broke its schema.
