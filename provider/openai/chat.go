@@ -86,7 +86,8 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 		return nil, err
 	}
 	req := &ChatRequest{}
-	d := &chatDecoder{b: b, req: req, names: make(map[string]string)}
+	d := &chatDecoder{decoder: decoder{b: b, names: make(map[string]string), unmodeled: &req.Unmodeled, violations: &req.Wire,
+		systemRole: &req.SystemRole, dialect: "Chat Completions", elem: "message"}, req: req}
 	t := b.t
 	switch root := t.Root(); t.Kind(root) {
 	case jsontree.Array:
@@ -112,7 +113,7 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 				if b.isNull(f) {
 					continue
 				}
-				if err := d.tools(f); err != nil {
+				if req.Tools, req.toolKeep, err = d.tools(f, chatTool, appendChatTool); err != nil {
 					return nil, err
 				}
 				continue
@@ -133,38 +134,13 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 	default:
 		return nil, &DecodeError{Err: fmt.Errorf("want a Chat Completions request body (an object) or a messages array, got %s", t.Kind(root).Phrase())}
 	}
-	d.finish()
+	req.msgKeep = d.finish("messages", &req.Messages, &req.paths, d.canon)
 	return req, nil
 }
 
 type chatDecoder struct {
-	b         *body
-	req       *ChatRequest
-	wires     []chatWire
-	names     map[string]string // call id → tool name, for results
-	sawSystem bool
-}
-
-// wireKind is what a decoded wire message maps to.
-type wireKind uint8
-
-const (
-	wSystem wireKind = iota
-	wUser
-	wAssistant
-	wTool
-	wOpaque
-)
-
-// chatWire is one decoded wire message.
-type chatWire struct {
-	kind    wireKind
-	parts   []llm.Part     // system, user, assistant
-	result  llm.ToolResult // tool
-	node    jsontree.Node  // the message in the body
-	keepRaw bool           // the body says more than the llm form
-	patch   []keyPatch     // fixes for Wire violations, applied to the kept original
-	kept    []int          // body indices of the parts the llm form holds, when some were skipped
+	decoder
+	req *ChatRequest
 }
 
 // chatPart is a content part before the message's role is known.
@@ -276,7 +252,7 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 	if !m.hasRole {
 		return b.missing(n, "role", fmt.Errorf("missing (want system, developer, user, assistant or tool)"))
 	}
-	w := chatWire{node: n, keepRaw: m.quiet}
+	w := wire{node: n, keepRaw: m.quiet}
 	path := "messages." + strconv.Itoa(i)
 	for _, k := range m.extra {
 		w.keepRaw = true
@@ -284,23 +260,11 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 	}
 	switch m.role {
 	case "system", "developer":
-		w.kind = wSystem
-		role := SystemRole(m.role)
-		if !d.sawSystem {
-			d.sawSystem = true
-			d.req.SystemRole = role
-		} else if role.wire() != d.req.SystemRole.wire() {
-			w.keepRaw = true
-			d.note(path+".role", fmt.Sprintf("this body mixes system and developer messages; the llm form has one system role, and this message is written back as %q only while unchanged", m.role))
-		}
-		if err := d.textContent(&w, &m, path, false); err != nil {
-			return err
-		}
+		d.system(&w, m.role, path)
+		d.textContent(&w, &m, path, false)
 	case "user":
 		w.kind = wUser
-		if err := d.textContent(&w, &m, path, true); err != nil {
-			return err
-		}
+		d.textContent(&w, &m, path, true)
 	case "assistant":
 		w.kind = wAssistant
 		if err := d.assistant(&w, &m, path, i); err != nil {
@@ -327,15 +291,6 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 	}
 	d.wires = append(d.wires, w)
 	return nil
-}
-
-func (d *chatDecoder) note(path, msg string) {
-	d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
-		Message: msg + "; kept when the message is re-encoded unchanged as Chat Completions, lost otherwise"})
-}
-
-func (d *chatDecoder) violation(rule, path, msg, providerErr string) {
-	d.req.Wire = append(d.req.Wire, transcript.Violation{Rule: rule, Path: path, Message: msg, ProviderError: providerErr})
 }
 
 // content reads a message's content in any of its shapes.
@@ -453,8 +408,9 @@ func textError(b *body, part jsontree.Node, kind jsontree.Kind) error {
 	return b.missing(part, "text", fmt.Errorf("want a string, got %s", kind.Phrase()))
 }
 
-// textContent maps the content of a system or user message.
-func (d *chatDecoder) textContent(w *chatWire, m *chatMsg, path string, images bool) error {
+// textContent maps the content of a system, user or assistant message;
+// images only for a user message.
+func (d *chatDecoder) textContent(w *wire, m *chatMsg, path string, images bool) {
 	switch m.content {
 	case contentAbsent, contentNull:
 		d.nullContent(w, m, path)
@@ -463,21 +419,13 @@ func (d *chatDecoder) textContent(w *chatWire, m *chatMsg, path string, images b
 			w.parts = []llm.Part{llm.Text{Text: m.str}}
 		}
 	case contentArray:
-		for j, p := range m.parts {
-			pp := path + ".content." + strconv.Itoa(j)
-			if part, ok := d.mapPart(w, p, pp, m.role, images); ok {
-				w.parts = append(w.parts, part)
-				w.kept = append(w.kept, j)
-			}
-		}
-		if len(w.kept) == len(m.parts) {
-			w.kept = nil
-		}
+		w.parts = mapParts(w, m.parts, path+".content", func(p chatPart, path string) (llm.Part, bool) {
+			return d.mapPart(w, p, path, m.role, images)
+		})
 	}
-	return nil
 }
 
-func (d *chatDecoder) nullContent(w *chatWire, m *chatMsg, path string) {
+func (d *chatDecoder) nullContent(w *wire, m *chatMsg, path string) {
 	w.patch = append(w.patch, keyPatch{"content", []byte(`""`)})
 	what := "null"
 	if m.content == contentAbsent {
@@ -490,7 +438,7 @@ func (d *chatDecoder) nullContent(w *chatWire, m *chatMsg, path string) {
 
 // mapPart maps one content part; ok is false for a part the llm form does
 // not hold (it is then kept with its message).
-func (d *chatDecoder) mapPart(w *chatWire, p chatPart, path, role string, images bool) (llm.Part, bool) {
+func (d *chatDecoder) mapPart(w *wire, p chatPart, path, role string, images bool) (llm.Part, bool) {
 	extras := func() {
 		for _, k := range p.extra {
 			w.keepRaw = true
@@ -603,27 +551,14 @@ func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
 	return c, nil
 }
 
-func (d *chatDecoder) assistant(w *chatWire, m *chatMsg, path string, i int) error {
-	switch m.content {
-	case contentAbsent, contentNull:
+func (d *chatDecoder) assistant(w *wire, m *chatMsg, path string, i int) error {
+	if m.content == contentAbsent || m.content == contentNull {
+		// Content may be left out when there are calls.
 		if len(m.calls) == 0 && !slices.Contains(m.extra, "function_call") {
 			d.nullContent(w, m, path)
 		}
-	case contentString:
-		if m.str != "" {
-			w.parts = append(w.parts, llm.Text{Text: m.str})
-		}
-	case contentArray:
-		for j, p := range m.parts {
-			pp := path + ".content." + strconv.Itoa(j)
-			if part, ok := d.mapPart(w, p, pp, m.role, false); ok {
-				w.parts = append(w.parts, part)
-				w.kept = append(w.kept, j)
-			}
-		}
-		if len(w.kept) == len(m.parts) {
-			w.kept = nil
-		}
+	} else {
+		d.textContent(w, m, path, false)
 	}
 	if m.callsGiven && len(m.calls) == 0 {
 		w.patch = append(w.patch, keyPatch{"tool_calls", nil})
@@ -649,7 +584,7 @@ func (d *chatDecoder) assistant(w *chatWire, m *chatMsg, path string, i int) err
 	return nil
 }
 
-func (d *chatDecoder) tool(w *chatWire, m *chatMsg, path string, i int) error {
+func (d *chatDecoder) tool(w *wire, m *chatMsg, path string, i int) error {
 	res := llm.ToolResult{CallID: m.toolCallID}
 	switch m.content {
 	case contentAbsent, contentNull:
@@ -664,16 +599,9 @@ func (d *chatDecoder) tool(w *chatWire, m *chatMsg, path string, i int) error {
 			d.violation("OAI-CC-EMPTY-TOOL-CONTENT", path+".content",
 				"the content of this tool message is an empty array; send a string (it may be \"\") or at least one text part", "")
 		}
-		for j, p := range m.parts {
-			pp := path + ".content." + strconv.Itoa(j)
-			if part, ok := d.mapPart(w, p, pp, m.role, true); ok {
-				res.Content = append(res.Content, part)
-				w.kept = append(w.kept, j)
-			}
-		}
-		if len(w.kept) == len(m.parts) {
-			w.kept = nil
-		}
+		res.Content = mapParts(w, m.parts, path+".content", func(p chatPart, path string) (llm.Part, bool) {
+			return d.mapPart(w, p, path, m.role, true)
+		})
 	}
 	res.Name = d.names[res.CallID]
 	res.Status = resultStatus(res.Content)
@@ -717,45 +645,10 @@ func splitToolImages(r llm.ToolResult) (llm.ToolResult, []llm.Part) {
 	return r, imgs
 }
 
-// tools reads the tools array: function tools become llm.ToolSpecs, others
-// are kept.
-func (d *chatDecoder) tools(n jsontree.Node) error {
-	b, t := d.b, d.b.t
-	if t.Kind(n) != jsontree.Array {
-		return b.want(n, "an array")
-	}
-	var kb keepBuilder
-	for k, c := 0, t.First(n); c != jsontree.None; k, c = k+1, t.Next(c) {
-		spec, isFunc, extra, err := d.tool1(c)
-		if err != nil {
-			return err
-		}
-		path := "tools." + strconv.Itoa(k)
-		if !isFunc {
-			kb.opaque(b.canon(nil, c))
-			d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
-				Message: "a tool that is not a function tool is not part of the llm form; kept when re-encoding as Chat Completions, lost otherwise"})
-			continue
-		}
-		d.req.Tools = append(d.req.Tools, spec)
-		canon := appendChatTool(nil, spec)
-		var keepRaw []byte
-		if len(extra) > 0 {
-			for _, x := range extra {
-				d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path + "." + x,
-					Message: fmt.Sprintf("the %q field of a tool is not part of the llm form; kept when the tool is re-encoded unchanged as Chat Completions, lost otherwise", x)})
-			}
-			keepRaw = b.canon(nil, c)
-		}
-		kb.add(canon, keepRaw)
-	}
-	d.req.toolKeep = kb.build()
-	return nil
-}
-
-// tool1 reads one tool definition.
-func (d *chatDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
-	b, t := d.b, d.b.t
+// chatTool reads one tool definition; a function tool's fields are under
+// "function".
+func chatTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
+	t := b.t
 	if t.Kind(n) != jsontree.Object {
 		return spec, false, nil, b.want(n, "an object")
 	}
@@ -812,62 +705,19 @@ func (d *chatDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, ex
 	return spec, true, extra, nil
 }
 
-// finish assembles the llm messages from the wire messages and files what
-// must be kept.
-func (d *chatDecoder) finish() {
-	req := d.req
-	var kb keepBuilder
-	needKeep := false
-	for _, w := range d.wires {
-		if w.keepRaw || w.kind == wOpaque {
-			needKeep = true
-			break
-		}
+// canon appends the canonical form of a decoded message: what EncodeChat
+// writes for its llm form.
+func (d *chatDecoder) canon(dst []byte, w *wire) []byte {
+	switch w.kind {
+	case wSystem:
+		return appendChatText(dst, d.req.SystemRole.wire(), w.parts)
+	case wUser:
+		return appendChatText(dst, "user", w.parts)
+	case wAssistant:
+		return appendChatAssistant(dst, w.parts)
 	}
-	var scratch []byte
-	req.paths.array = "messages"
-	for bi, w := range d.wires {
-		if w.kind != wOpaque {
-			req.paths.record(bi, w.kept, "content")
-		}
-		switch w.kind {
-		case wOpaque:
-			kb.opaque(d.b.canon(nil, w.node))
-			continue
-		case wTool:
-			if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleTool {
-				req.Messages[n-1].Parts = append(req.Messages[n-1].Parts, w.result)
-			} else {
-				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{w.result}})
-			}
-		default:
-			role := [...]llm.Role{wSystem: llm.RoleSystem, wUser: llm.RoleUser, wAssistant: llm.RoleAssistant}[w.kind]
-			req.Messages = append(req.Messages, llm.Message{Role: role, Parts: w.parts})
-		}
-		if !needKeep {
-			continue
-		}
-		scratch = scratch[:0]
-		switch w.kind {
-		case wSystem:
-			scratch = appendChatText(scratch, req.SystemRole.wire(), w.parts)
-		case wUser:
-			scratch = appendChatText(scratch, "user", w.parts)
-		case wAssistant:
-			scratch = appendChatAssistant(scratch, w.parts)
-		case wTool:
-			res, _ := splitToolImages(w.result)
-			scratch = appendChatToolMessage(scratch, res)
-		}
-		canon := append([]byte(nil), scratch...)
-		var raw []byte
-		if w.keepRaw {
-			raw = d.b.canonPatched(w.node, w.patch)
-		}
-		kb.add(canon, raw)
-	}
-	req.msgKeep = kb.build()
-	req.paths.done()
+	res, _ := splitToolImages(w.result)
+	return appendChatToolMessage(dst, res)
 }
 
 // EncodeChat writes r as a Chat Completions request body (or a bare
@@ -889,22 +739,22 @@ func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("openai: EncodeChat: nil request")
 	}
-	e := &chatEncoder{req: r}
+	e := &chatEncoder{encoder: encoder{array: "messages"}, req: r}
+	hint := sizeHint(r.Messages, 48)
 	if r.Bare {
 		if len(r.Tools) > 0 || r.toolKeep != nil {
-			e.warn("tools", "a bare messages array has no place for tools; they are left out")
+			e.Warn("tools", "a bare messages array has no place for tools; they are left out")
 		}
 		if len(r.Fields) > 0 {
-			e.warn("", "a bare messages array has no place for the other fields (model, ...); they are left out")
+			e.Warn("", "a bare messages array has no place for the other fields (model, ...); they are left out")
 		}
-		dst, err := e.messages(make([]byte, 0, e.sizeHint()))
+		dst, err := e.messages(make([]byte, 0, hint))
 		if err != nil {
 			return nil, nil, err
 		}
-		return dst, e.warnings, nil
+		return dst, e.Warnings, nil
 	}
-	order := r.order
-	dst, err := appendTopLevel(make([]byte, 0, e.sizeHint()), order, r.Fields, []string{"messages", "tools"},
+	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, []string{"messages", "tools"},
 		func(dst []byte, key string, first *bool) ([]byte, error) {
 			switch key {
 			case "messages":
@@ -915,55 +765,19 @@ func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
 					return dst, nil
 				}
 				dst = appendKey(dst, first, "tools")
-				return e.tools(dst)
+				return appendTools(dst, r.Tools, r.toolKeep, appendChatTool)
 			}
 			return dst, nil
 		})
 	if err != nil {
 		return nil, nil, err
 	}
-	return dst, e.warnings, nil
+	return dst, e.Warnings, nil
 }
 
 type chatEncoder struct {
-	req      *ChatRequest
-	warnings []transcript.Warning
-	out      int // index of the next wire message
-}
-
-func (e *chatEncoder) warn(path, msg string) {
-	e.warnings = append(e.warnings, transcript.Warning{Path: path, Message: msg})
-}
-
-func (e *chatEncoder) sizeHint() int {
-	n := 256
-	for _, m := range e.req.Messages {
-		n += 48
-		for _, p := range m.Parts {
-			n += partSize(p)
-		}
-	}
-	return n
-}
-
-func partSize(p llm.Part) int {
-	switch p := p.(type) {
-	case llm.Text:
-		return 24 + len(p.Text) + len(p.Text)/8
-	case llm.Image:
-		return 64 + len(p.URL) + len(p.Data)*4/3
-	case llm.ToolCall:
-		return 96 + len(p.ID) + len(p.Name) + len(p.Input)*5/4
-	case llm.ToolResult:
-		n := 64 + len(p.CallID)
-		for _, q := range p.Content {
-			n += partSize(q)
-		}
-		return n
-	case llm.Reasoning:
-		return 64 + len(p.Data)
-	}
-	return 0
+	encoder
+	req *ChatRequest
 }
 
 func (e *chatEncoder) messages(dst []byte) ([]byte, error) {
@@ -977,167 +791,68 @@ func (e *chatEncoder) messages(dst []byte) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
-func (e *chatEncoder) outPath() string { return "messages." + strconv.Itoa(e.out) }
-
-// placement returns the error for a part in a message whose role may not
-// hold it.
-func placement(i, j int, role llm.Role, p llm.Part) error {
-	return fmt.Errorf("openai: messages[%d].parts[%d]: %s part cannot be in %s message (llm placement rules)", i, j, an(partName(p)), an(string(role)))
-}
-
-func partName(p llm.Part) string {
-	switch p.(type) {
-	case llm.Text:
-		return "text"
-	case llm.Image:
-		return "image"
-	case llm.ToolCall:
-		return "tool call"
-	case llm.ToolResult:
-		return "tool result"
-	case llm.Reasoning:
-		return "reasoning"
-	case nil:
-		return "nil"
-	}
-	return fmt.Sprintf("%T", p)
-}
-
 func (e *chatEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 	switch m.Role {
 	case llm.RoleSystem, llm.RoleUser:
-		var parts []llm.Part
-		for j, p := range m.Parts {
-			switch p := p.(type) {
-			case llm.Text:
-				parts = append(parts, p)
-			case llm.Image:
-				if m.Role == llm.RoleSystem {
-					e.warn(e.outPath(), "a system message cannot hold an image; it is left out")
-					continue
-				}
-				if why := imageProblem(p); why != "" {
-					e.warn(e.outPath(), why+"; it is left out")
-					continue
-				}
-				parts = append(parts, p)
-			default:
-				return placement(i, j, m.Role, p)
-			}
+		parts, err := e.userParts(i, m)
+		if err != nil {
+			return err
 		}
 		role := "user"
 		if m.Role == llm.RoleSystem {
 			role = e.req.SystemRole.wire()
 		}
-		start := w.begin()
-		w.dst = appendChatText(w.dst, role, parts)
-		w.done(start)
-		e.out++
+		e.emit(w, func(dst []byte) []byte { return appendChatText(dst, role, parts) })
 	case llm.RoleAssistant:
 		parts := make([]llm.Part, 0, len(m.Parts))
 		sawCall := false
 		for j, p := range m.Parts {
-			switch p := p.(type) {
+			switch q := p.(type) {
 			case llm.Text:
 				if sawCall {
-					e.warn(e.outPath(), "Chat Completions puts an assistant's text before its tool calls; text that followed a call is moved before the calls")
+					e.Warn(e.outPath(), "Chat Completions puts an assistant's text before its tool calls; text that followed a call is moved before the calls")
 				}
 				parts = append(parts, p)
 			case llm.ToolCall:
 				sawCall = true
 				parts = append(parts, p)
 			case llm.Reasoning:
-				e.warn(e.outPath(), fmt.Sprintf("Chat Completions has no reasoning blocks; %s reasoning is dropped", providerName(p.Provider)))
+				e.Warn(e.outPath(), fmt.Sprintf("Chat Completions has no reasoning blocks; %s reasoning is dropped", providerName(q.Provider)))
 			case llm.Image:
-				e.warn(e.outPath(), "an assistant message cannot hold an image in Chat Completions; it is left out")
+				e.Warn(e.outPath(), "an assistant message cannot hold an image in Chat Completions; it is left out")
 			default:
 				return placement(i, j, m.Role, p)
 			}
 		}
-		start := w.begin()
-		w.dst = appendChatAssistant(w.dst, parts)
-		w.done(start)
-		e.out++
+		e.emit(w, func(dst []byte) []byte { return appendChatAssistant(dst, parts) })
 	case llm.RoleTool:
-		var trailing []llm.Part
 		var moved []llm.Part
-		for j, p := range m.Parts {
-			switch p := p.(type) {
-			case llm.ToolResult:
-				res, imgs, err := e.splitResult(i, j, p)
-				if err != nil {
-					return err
+		trailing, err := e.toolParts(i, m, func(r llm.ToolResult) {
+			res, imgs := splitToolImages(r)
+			if len(imgs) > 0 {
+				e.Warn(e.outPath(), fmt.Sprintf("a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the %d image(s) of the result of call %q move into a user message after the tool messages", len(imgs), r.CallID))
+				label := fmt.Sprintf("Image(s) returned by the call %s", r.CallID)
+				if r.Name != "" {
+					label += " (" + r.Name + ")"
 				}
-				if len(trailing) > 0 {
-					e.warn(e.outPath(), "text or images between tool results are moved after the results")
-				}
-				if len(imgs) > 0 {
-					e.warn(e.outPath(), fmt.Sprintf("a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the %d image(s) of the result of call %q move into a user message after the tool messages", len(imgs), p.CallID))
-					label := fmt.Sprintf("Image(s) returned by the call %s", p.CallID)
-					if p.Name != "" {
-						label += " (" + p.Name + ")"
-					}
-					moved = append(moved, llm.Text{Text: label + ":"})
-					moved = append(moved, imgs...)
-				}
-				if wr := statusWarning(e.outPath(), res); wr != nil {
-					e.warnings = append(e.warnings, *wr)
-				}
-				start := w.begin()
-				w.dst = appendChatToolMessage(w.dst, res)
-				w.done(start)
-				e.out++
-			case llm.Text:
-				trailing = append(trailing, p)
-			case llm.Image:
-				if why := imageProblem(p); why != "" {
-					e.warn(e.outPath(), why+"; it is left out")
-					continue
-				}
-				trailing = append(trailing, p)
-			default:
-				return placement(i, j, m.Role, p)
+				moved = append(moved, llm.Text{Text: label + ":"})
+				moved = append(moved, imgs...)
 			}
+			if wr := statusWarning(e.outPath(), res); wr != nil {
+				e.Warnings = append(e.Warnings, *wr)
+			}
+			e.emit(w, func(dst []byte) []byte { return appendChatToolMessage(dst, res) })
+		})
+		if err != nil {
+			return err
 		}
 		if extra := append(moved, trailing...); len(extra) > 0 {
-			start := w.begin()
-			w.dst = appendChatText(w.dst, "user", extra)
-			w.done(start)
-			e.out++
+			e.emit(w, func(dst []byte) []byte { return appendChatText(dst, "user", extra) })
 		}
 	default:
 		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
 	}
 	return nil
-}
-
-// splitResult checks a result's content and separates its images.
-func (e *chatEncoder) splitResult(i, j int, r llm.ToolResult) (llm.ToolResult, []llm.Part, error) {
-	ok := make([]llm.Part, 0, len(r.Content))
-	for k, p := range r.Content {
-		switch p := p.(type) {
-		case llm.Text:
-			ok = append(ok, p)
-		case llm.Image:
-			if why := imageProblem(p); why != "" {
-				e.warn(e.outPath(), why+"; it is left out")
-				continue
-			}
-			ok = append(ok, p)
-		default:
-			return r, nil, fmt.Errorf("openai: messages[%d].parts[%d].content[%d]: a tool result can hold only text and images, not a %s", i, j, k, partName(p))
-		}
-	}
-	r.Content = ok
-	res, imgs := splitToolImages(r)
-	return res, imgs, nil
-}
-
-func providerName(p string) string {
-	if p == "" {
-		return "unattributed"
-	}
-	return strconv.Quote(p)
 }
 
 // appendChatText writes a system, developer or user message: content is a
@@ -1252,20 +967,6 @@ func appendChatToolMessage(dst []byte, r llm.ToolResult) []byte {
 	}
 	dst = appendChatContent(dst, texts)
 	return append(dst, '}')
-}
-
-func (e *chatEncoder) tools(dst []byte) ([]byte, error) {
-	w := newArrayWriter(append(dst, '['), e.req.toolKeep)
-	for k, t := range e.req.Tools {
-		if err := checkParameters(t); err != nil {
-			return nil, fmt.Errorf("openai: tools[%d]: %w", k, err)
-		}
-		start := w.begin()
-		w.dst = appendChatTool(w.dst, t)
-		w.done(start)
-	}
-	dst = w.finish(true)
-	return append(dst, ']'), nil
 }
 
 func checkParameters(t llm.ToolSpec) error {

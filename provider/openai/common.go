@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -265,19 +265,12 @@ func imageProblem(img llm.Image) string {
 // resultStatus infers a tool result's status from its text: the status of a
 // toolwire envelope, else success. OpenAI formats have no error flag.
 func resultStatus(content []llm.Part) llm.Status {
-	text, ok := onlyText(content)
-	if !ok {
-		return llm.StatusSuccess
+	if text, ok := onlyText(content); ok {
+		if st, ok := codec.EnvelopeStatus(text); ok {
+			return st
+		}
 	}
-	t := strings.TrimLeft(text, " \t\r\n")
-	if !strings.HasPrefix(t, `{"status"`) {
-		return llm.StatusSuccess
-	}
-	env, err := observe.Parse([]byte(text))
-	if err != nil {
-		return llm.StatusSuccess
-	}
-	return env.Status
+	return llm.StatusSuccess
 }
 
 // onlyText joins the content's text parts; ok is false if it holds anything

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/llm"
 )
 
 func TestDecodeChatErrors(t *testing.T) {
@@ -180,6 +182,41 @@ func TestBodyPath(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.bodyPath(tt.in); got != tt.want {
 			t.Errorf("%s BodyPath(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestResultStatus checks that a result's status is that of the toolwire
+// envelope its text is, whatever the envelope's key order or the white
+// space around it, as in the other codecs; other text is a success.
+func TestResultStatus(t *testing.T) {
+	tests := []struct {
+		content string // a JSON string or array of text parts
+		want    llm.Status
+	}{
+		{`"{\"status\":\"partial\",\"summary\":\"2 of 3\"}"`, llm.StatusPartial},
+		{`"{\"summary\":\"x failed\",\"status\":\"error\",\"error\":{\"type\":\"timeout\",\"message\":\"slow\",\"retryable\":true}}"`, llm.StatusError},
+		{`" \n{\"status\":\"partial\",\"summary\":\"2 of 3\"}"`, llm.StatusPartial},
+		{`[{"type":"text","text":"{\"status\":\"partial\","},{"type":"text","text":"\"summary\":\"2 of 3\"}"}]`, llm.StatusPartial},
+		{`"{\"status\":\"weird\",\"summary\":\"x\"}"`, llm.StatusSuccess},
+		{`"the status and the summary"`, llm.StatusSuccess},
+	}
+	for _, tt := range tests {
+		chat := `[{"role":"tool","tool_call_id":"c","content":` + tt.content + `}]`
+		r, err := DecodeChat([]byte(chat))
+		if err != nil {
+			t.Fatalf("DecodeChat(%s) error: %v", chat, err)
+		}
+		if got := r.Messages[0].ToolResults()[0].Status; got != tt.want {
+			t.Errorf("DecodeChat(%s) status = %q, want %q", chat, got, tt.want)
+		}
+		rs := `[{"type":"function_call_output","call_id":"c","output":` + strings.ReplaceAll(tt.content, `"type":"text"`, `"type":"input_text"`) + `}]`
+		r2, err := DecodeResponses([]byte(rs))
+		if err != nil {
+			t.Fatalf("DecodeResponses(%s) error: %v", rs, err)
+		}
+		if got := r2.Messages[0].ToolResults()[0].Status; got != tt.want {
+			t.Errorf("DecodeResponses(%s) status = %q, want %q", rs, got, tt.want)
 		}
 	}
 }

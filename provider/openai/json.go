@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // A DecodeError says where a request body could not be decoded and why.
@@ -28,12 +29,7 @@ type DecodeError struct {
 }
 
 // Error returns "openai: PATH: what is wrong".
-func (e *DecodeError) Error() string {
-	if e.Path == "" {
-		return "openai: " + e.Err.Error()
-	}
-	return "openai: " + e.Path + ": " + e.Err.Error()
-}
+func (e *DecodeError) Error() string { return codec.ErrorText("openai", e.Path, e.Err) }
 
 // Unwrap returns the underlying error.
 func (e *DecodeError) Unwrap() error { return e.Err }

@@ -98,7 +98,8 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 		return nil, err
 	}
 	req := &ResponsesRequest{}
-	d := &rsDecoder{b: b, req: req, names: make(map[string]string), ids: make(map[string]int)}
+	d := &rsDecoder{decoder: decoder{b: b, names: make(map[string]string), unmodeled: &req.Unmodeled, violations: &req.Wire,
+		systemRole: &req.SystemRole, dialect: "Responses", elem: "item"}, req: req, ids: make(map[string]int)}
 	t := b.t
 	switch root := t.Root(); t.Kind(root) {
 	case jsontree.Array:
@@ -121,7 +122,7 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 					if s := t.Str(f); s != "" {
 						parts = []llm.Part{llm.Text{Text: s}}
 					}
-					d.wires = append(d.wires, rsWire{kind: wUser, parts: parts})
+					d.wires = append(d.wires, wire{kind: wUser, parts: parts})
 				case jsontree.Null:
 				case jsontree.Array:
 					err = d.items(f)
@@ -130,7 +131,7 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 				}
 			case "tools":
 				if !b.isNull(f) {
-					err = d.tools(f)
+					req.Tools, req.toolKeep, err = d.tools(f, rsTool, appendRsTool)
 				}
 			case "instructions":
 				if !b.isNull(f) {
@@ -156,33 +157,14 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 	default:
 		return nil, &DecodeError{Err: fmt.Errorf("want a Responses request body (an object) or an input array, got %s", t.Kind(root).Phrase())}
 	}
-	d.finish()
+	req.msgKeep = d.finish("input", &req.Messages, &req.paths, d.canon)
 	return req, nil
 }
 
 type rsDecoder struct {
-	b         *body
-	req       *ResponsesRequest
-	wires     []rsWire
-	names     map[string]string // call id → tool name
-	ids       map[string]int    // item id → index, for OAI-RS-DUP-ITEM
-	sawSystem bool
-}
-
-// rsWire is one decoded input item.
-type rsWire struct {
-	kind     wireKind
-	msgItem  bool // an assistant "message" item (not a call or reasoning)
-	parts    []llm.Part
-	result   llm.ToolResult
-	node     jsontree.Node // the item in the body
-	start    int           // its offset
-	keepRaw  bool
-	violated bool       // a duplicate opaque item: left out
-	patch    []keyPatch // fixes for Wire violations, applied to the kept original
-	kept     []int      // body indices of the parts the llm form holds, when some were skipped
-	partsKey string     // "content" or "output"
-	keepID   bool       // keep the original for its item id alone
+	decoder
+	req *ResponsesRequest
+	ids map[string]int // item id → index, for OAI-RS-DUP-ITEM
 }
 
 // rsPart is a content part before the item's type is known.
@@ -298,14 +280,14 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 		}
 		it.typ = "message"
 	}
-	w := rsWire{node: n, start: start, keepRaw: it.quiet}
+	w := wire{node: n, keepRaw: it.quiet}
 	modeledID := false
 	switch it.typ {
 	case "message":
 		if it.deferred != nil {
 			return it.deferred
 		}
-		if err := d.message(&w, &it, path); err != nil {
+		if err := d.message(&w, &it, path, start); err != nil {
 			return err
 		}
 	case "function_call", "custom_tool_call":
@@ -332,6 +314,7 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			}
 		}
 		w.kind = wAssistant
+		w.joins = true
 		w.parts = []llm.Part{llm.Reasoning{Provider: ResponsesProvider, Text: strings.Join(texts, "\n\n"), Data: raw}}
 		w.keepRaw = false
 		modeledID = true
@@ -362,11 +345,6 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 	}
 	d.wires = append(d.wires, w)
 	return nil
-}
-
-func (d *rsDecoder) note(path, msg string) {
-	d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
-		Message: msg + "; kept when the item is re-encoded unchanged as Responses, lost otherwise"})
 }
 
 // content reads a content or output value: a string, or an array of parts.
@@ -450,7 +428,7 @@ func (d *rsDecoder) part(n jsontree.Node) (rsPart, error) {
 
 // mapPart maps one content part of a message item or a tool output; ok is
 // false for a part the llm form does not hold (it is kept with its item).
-func (d *rsDecoder) mapPart(w *rsWire, p rsPart, path string, role string) (llm.Part, bool) {
+func (d *rsDecoder) mapPart(w *wire, p rsPart, path string, role string) (llm.Part, bool) {
 	if p.quiet {
 		w.keepRaw = true
 	}
@@ -481,7 +459,7 @@ func (d *rsDecoder) mapPart(w *rsWire, p rsPart, path string, role string) (llm.
 	return nil, false
 }
 
-func (d *rsDecoder) partExtras(w *rsWire, p rsPart, path string) {
+func (d *rsDecoder) partExtras(w *wire, p rsPart, path string) {
 	for _, k := range p.extra {
 		w.keepRaw = true
 		what := fmt.Sprintf("the %q field of this %s part", k, p.typ)
@@ -499,27 +477,20 @@ func (d *rsDecoder) partExtras(w *rsWire, p rsPart, path string) {
 	}
 }
 
-func (d *rsDecoder) message(w *rsWire, it *rsItem, path string) error {
+func (d *rsDecoder) message(w *wire, it *rsItem, path string, start int) error {
 	switch it.role {
 	case "system", "developer":
-		w.kind = wSystem
-		role := SystemRole(it.role)
-		if !d.sawSystem {
-			d.sawSystem = true
-			d.req.SystemRole = role
-		} else if role.wire() != d.req.SystemRole.wire() {
-			w.keepRaw = true
-			d.note(path+".role", fmt.Sprintf("this body mixes system and developer messages; the llm form has one system role, and this message is written back as %q only while unchanged", it.role))
-		}
+		d.system(w, it.role, path)
 	case "user":
 		w.kind = wUser
 	case "assistant":
 		w.kind = wAssistant
+		w.joins = true
 		w.msgItem = true
 	case "":
-		return &DecodeError{Path: path + ".role", Offset: w.start, Err: errors.New("missing: a message needs a role (user, assistant, system or developer)")}
+		return &DecodeError{Path: path + ".role", Offset: start, Err: errors.New("missing: a message needs a role (user, assistant, system or developer)")}
 	default:
-		return &DecodeError{Path: path + ".role", Offset: w.start, Err: fmt.Errorf("unknown role %q (want user, assistant, system or developer)", it.role)}
+		return &DecodeError{Path: path + ".role", Offset: start, Err: fmt.Errorf("unknown role %q (want user, assistant, system or developer)", it.role)}
 	}
 	role := it.role
 	if w.kind == wSystem {
@@ -527,21 +498,15 @@ func (d *rsDecoder) message(w *rsWire, it *rsItem, path string) error {
 	}
 	switch it.content {
 	case contentAbsent, contentNull:
-		return &DecodeError{Path: path + ".content", Offset: w.start, Err: errors.New("missing: a message needs content (a string or an array of parts)")}
+		return &DecodeError{Path: path + ".content", Offset: start, Err: errors.New("missing: a message needs content (a string or an array of parts)")}
 	case contentString:
 		if it.str != "" {
 			w.parts = []llm.Part{llm.Text{Text: it.str}}
 		}
 	case contentArray:
-		for j, p := range it.parts {
-			if part, ok := d.mapPart(w, p, path+".content."+strconv.Itoa(j), role); ok {
-				w.parts = append(w.parts, part)
-				w.kept = append(w.kept, j)
-			}
-		}
-		if len(w.kept) == len(it.parts) {
-			w.kept = nil
-		}
+		w.parts = mapParts(w, it.parts, path+".content", func(p rsPart, path string) (llm.Part, bool) {
+			return d.mapPart(w, p, path, role)
+		})
 	}
 	if w.kind == wAssistant && len(w.parts) == 0 {
 		// An assistant message with no text (a refusal, say) has no llm
@@ -554,7 +519,7 @@ func (d *rsDecoder) message(w *rsWire, it *rsItem, path string) error {
 	return nil
 }
 
-func (d *rsDecoder) call(w *rsWire, it *rsItem, path string, start int) error {
+func (d *rsDecoder) call(w *wire, it *rsItem, path string, start int) error {
 	argsKey := "arguments"
 	if it.typ == "custom_tool_call" {
 		argsKey = "input"
@@ -578,12 +543,13 @@ func (d *rsDecoder) call(w *rsWire, it *rsItem, path string, start int) error {
 		input, _ = llm.AppendJSONString(nil, it.args)
 	}
 	w.kind = wAssistant
+	w.joins = true
 	w.parts = []llm.Part{llm.ToolCall{ID: it.callID, Name: it.name, Input: input, ItemID: it.id}}
 	d.names[it.callID] = it.name
 	return nil
 }
 
-func (d *rsDecoder) output(w *rsWire, it *rsItem, path string, start int) error {
+func (d *rsDecoder) output(w *wire, it *rsItem, path string, start int) error {
 	if !it.hasCallID {
 		return &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs the call_id of the call it answers", it.typ)}
 	}
@@ -596,16 +562,10 @@ func (d *rsDecoder) output(w *rsWire, it *rsItem, path string, start int) error 
 			res.Content = []llm.Part{llm.Text{Text: it.outStr}}
 		}
 	case contentArray:
-		for j, p := range it.outParts {
-			if part, ok := d.mapPart(w, p, path+".output."+strconv.Itoa(j), "tool"); ok {
-				res.Content = append(res.Content, part)
-				w.kept = append(w.kept, j)
-			}
-		}
-		if len(w.kept) == len(it.outParts) {
-			w.kept = nil
-		}
-		w.partsKey = "output"
+		res.Content = mapParts(w, it.outParts, path+".output", func(p rsPart, path string) (llm.Part, bool) {
+			return d.mapPart(w, p, path, "tool")
+		})
+		w.output = true
 	}
 	if it.hasName {
 		w.keepRaw = true
@@ -621,43 +581,9 @@ func (d *rsDecoder) output(w *rsWire, it *rsItem, path string, start int) error 
 	return nil
 }
 
-// tools reads the tools array.
-func (d *rsDecoder) tools(n jsontree.Node) error {
-	b, t := d.b, d.b.t
-	if t.Kind(n) != jsontree.Array {
-		return b.want(n, "an array")
-	}
-	var kb keepBuilder
-	for k, c := 0, t.First(n); c != jsontree.None; k, c = k+1, t.Next(c) {
-		spec, isFunc, extra, err := d.tool1(c)
-		if err != nil {
-			return err
-		}
-		path := "tools." + strconv.Itoa(k)
-		if !isFunc {
-			kb.opaque(b.canon(nil, c))
-			d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
-				Message: "a tool that is not a function tool is not part of the llm form; kept when re-encoding as Responses, lost otherwise"})
-			continue
-		}
-		d.req.Tools = append(d.req.Tools, spec)
-		var keepRaw []byte
-		if len(extra) > 0 {
-			for _, x := range extra {
-				d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path + "." + x,
-					Message: fmt.Sprintf("the %q field of a tool is not part of the llm form; kept when the tool is re-encoded unchanged as Responses, lost otherwise", x)})
-			}
-			keepRaw = b.canon(nil, c)
-		}
-		kb.add(appendRsTool(nil, spec), keepRaw)
-	}
-	d.req.toolKeep = kb.build()
-	return nil
-}
-
-// tool1 reads one tool definition; a function tool is flat.
-func (d *rsDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
-	b, t := d.b, d.b.t
+// rsTool reads one tool definition; a function tool is flat.
+func rsTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
+	t := b.t
 	if t.Kind(n) != jsontree.Object {
 		return spec, false, nil, b.want(n, "an object")
 	}
@@ -709,95 +635,24 @@ func (d *rsDecoder) tool1(n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extr
 	return spec, true, extra, nil
 }
 
-// finish assembles the llm messages and files what must be kept.
-func (d *rsDecoder) finish() {
-	req := d.req
-	var kb keepBuilder
-	needKeep := false
-	for _, w := range d.wires {
-		if w.keepRaw || w.keepID || w.kind == wOpaque {
-			needKeep = true
-			break
+// canon appends the canonical form of a decoded item: what
+// EncodeResponses writes for its llm form.
+func (d *rsDecoder) canon(dst []byte, w *wire) []byte {
+	switch w.kind {
+	case wSystem:
+		return appendRsMessage(dst, d.req.SystemRole.wire(), w.parts)
+	case wUser:
+		return appendRsMessage(dst, "user", w.parts)
+	case wAssistant:
+		switch p := w.parts[0].(type) {
+		case llm.ToolCall:
+			return appendRsCall(dst, p)
+		case llm.Reasoning:
+			return append(dst, p.Data...)
 		}
+		return appendRsMessage(dst, "assistant", w.parts)
 	}
-	var scratch []byte
-	req.paths.array = "input"
-	for bi, w := range d.wires {
-		if w.kind != wOpaque {
-			key := w.partsKey
-			if key == "" {
-				key = "content"
-			}
-			req.paths.record(bi, w.kept, key)
-		}
-		n := len(req.Messages)
-		switch w.kind {
-		case wOpaque:
-			if w.violated {
-				// A duplicate of an item the server already has: leave it
-				// out, which is what OAI-RS-DUP-ITEM asks for.
-				continue
-			}
-			kb.opaque(d.b.canon(nil, w.node))
-			continue
-		case wTool:
-			if n > 0 && req.Messages[n-1].Role == llm.RoleTool {
-				req.Messages[n-1].Parts = append(req.Messages[n-1].Parts, w.result)
-			} else {
-				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{w.result}})
-			}
-		case wAssistant:
-			merge := n > 0 && req.Messages[n-1].Role == llm.RoleAssistant
-			if merge && w.msgItem {
-				// Two message items in a row stay two messages.
-				if last := req.Messages[n-1].Parts; len(last) > 0 {
-					if _, isText := last[len(last)-1].(llm.Text); isText {
-						merge = false
-					}
-				}
-			}
-			if merge {
-				req.Messages[n-1].Parts = append(req.Messages[n-1].Parts, w.parts...)
-			} else {
-				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Parts: append([]llm.Part(nil), w.parts...)})
-			}
-		default:
-			role := llm.RoleUser
-			if w.kind == wSystem {
-				role = llm.RoleSystem
-			}
-			req.Messages = append(req.Messages, llm.Message{Role: role, Parts: w.parts})
-		}
-		if !needKeep {
-			continue
-		}
-		scratch = scratch[:0]
-		switch w.kind {
-		case wSystem:
-			scratch = appendRsMessage(scratch, req.SystemRole.wire(), w.parts)
-		case wUser:
-			scratch = appendRsMessage(scratch, "user", w.parts)
-		case wAssistant:
-			switch p := w.parts[0].(type) {
-			case llm.ToolCall:
-				scratch = appendRsCall(scratch, p)
-			case llm.Reasoning:
-				scratch = append(scratch, p.Data...)
-			default:
-				scratch = appendRsMessage(scratch, "assistant", w.parts)
-			}
-		case wTool:
-			scratch = appendRsOutput(scratch, w.result)
-		}
-		canon := append([]byte(nil), scratch...)
-		var raw []byte
-		if w.keepRaw || w.keepID {
-			raw = d.b.canonPatched(w.node, w.patch)
-		}
-		kb.add(canon, raw)
-	}
-	req.msgKeep = kb.build()
-	req.paths.done()
+	return appendRsOutput(dst, w.result)
 }
 
 // EncodeResponses writes r as a Responses request body (or a bare input
@@ -817,26 +672,20 @@ func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) 
 	if r == nil {
 		return nil, nil, errors.New("openai: EncodeResponses: nil request")
 	}
-	e := &rsEncoder{req: r}
-	hint := 256
-	for _, m := range r.Messages {
-		hint += 64
-		for _, p := range m.Parts {
-			hint += partSize(p)
-		}
-	}
+	e := &rsEncoder{encoder: encoder{array: "input"}, req: r}
+	hint := sizeHint(r.Messages, 64)
 	if r.Bare {
 		if len(r.Tools) > 0 || r.toolKeep != nil {
-			e.warn("tools", "a bare input array has no place for tools; they are left out")
+			e.Warn("tools", "a bare input array has no place for tools; they are left out")
 		}
 		if len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "" {
-			e.warn("", "a bare input array has no place for the other fields (model, instructions, ...); they are left out")
+			e.Warn("", "a bare input array has no place for the other fields (model, instructions, ...); they are left out")
 		}
 		dst, err := e.items(make([]byte, 0, hint))
 		if err != nil {
 			return nil, nil, err
 		}
-		return dst, e.warnings, nil
+		return dst, e.Warnings, nil
 	}
 	modeled := []string{"instructions", "input", "tools", "previous_response_id"}
 	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, modeled,
@@ -868,14 +717,14 @@ func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) 
 					return dst, nil
 				}
 				dst = appendKey(dst, first, "tools")
-				return e.tools(dst)
+				return appendTools(dst, r.Tools, r.toolKeep, appendRsTool)
 			}
 			return dst, nil
 		})
 	if err != nil {
 		return nil, nil, err
 	}
-	return dst, e.warnings, nil
+	return dst, e.Warnings, nil
 }
 
 func hasKey(order []string, k string) bool {
@@ -904,16 +753,9 @@ func (r *ResponsesRequest) inputText() (string, bool) {
 }
 
 type rsEncoder struct {
-	req      *ResponsesRequest
-	warnings []transcript.Warning
-	out      int
+	encoder
+	req *ResponsesRequest
 }
-
-func (e *rsEncoder) warn(path, msg string) {
-	e.warnings = append(e.warnings, transcript.Warning{Path: path, Message: msg})
-}
-
-func (e *rsEncoder) outPath() string { return "input." + strconv.Itoa(e.out) }
 
 func (e *rsEncoder) items(dst []byte) ([]byte, error) {
 	w := newArrayWriter(append(dst, '['), e.req.msgKeep)
@@ -926,34 +768,12 @@ func (e *rsEncoder) items(dst []byte) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
-func (e *rsEncoder) emit(w *arrayWriter, f func(dst []byte) []byte) {
-	start := w.begin()
-	w.dst = f(w.dst)
-	w.done(start)
-	e.out++
-}
-
 func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 	switch m.Role {
 	case llm.RoleSystem, llm.RoleUser:
-		var parts []llm.Part
-		for j, p := range m.Parts {
-			switch p := p.(type) {
-			case llm.Text:
-				parts = append(parts, p)
-			case llm.Image:
-				if m.Role == llm.RoleSystem {
-					e.warn(e.outPath(), "a system message cannot hold an image; it is left out")
-					continue
-				}
-				if why := imageProblem(p); why != "" {
-					e.warn(e.outPath(), why+"; it is left out")
-					continue
-				}
-				parts = append(parts, p)
-			default:
-				return placement(i, j, m.Role, p)
-			}
+		parts, err := e.userParts(i, m)
+		if err != nil {
+			return err
 		}
 		role := "user"
 		if m.Role == llm.RoleSystem {
@@ -970,10 +790,10 @@ func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 			}
 		}
 		wrote := false
-		for j, p := range m.Parts {
-			switch p := p.(type) {
+		for j, part := range m.Parts {
+			switch p := part.(type) {
 			case llm.Text:
-				run = append(run, p)
+				run = append(run, part)
 				wrote = true
 			case llm.ToolCall:
 				flush()
@@ -981,19 +801,19 @@ func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 				wrote = true
 			case llm.Reasoning:
 				if p.Provider != ResponsesProvider {
-					e.warn(e.outPath(), fmt.Sprintf("%s reasoning cannot be replayed to OpenAI Responses; it is dropped", providerName(p.Provider)))
+					e.Warn(e.outPath(), fmt.Sprintf("%s reasoning cannot be replayed to OpenAI Responses; it is dropped", providerName(p.Provider)))
 					continue
 				}
 				data, err := compactJSON(p.Data)
 				if err != nil || len(data) == 0 || data[0] != '{' {
-					e.warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
+					e.Warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
 					continue
 				}
 				flush()
 				e.emit(w, func(dst []byte) []byte { return append(dst, data...) })
 				wrote = true
 			case llm.Image:
-				e.warn(e.outPath(), "an assistant message cannot hold an image in Responses; it is left out")
+				e.Warn(e.outPath(), "an assistant message cannot hold an image in Responses; it is left out")
 			default:
 				return placement(i, j, m.Role, p)
 			}
@@ -1003,44 +823,14 @@ func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 			e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "assistant", nil) })
 		}
 	case llm.RoleTool:
-		var trailing []llm.Part
-		for j, p := range m.Parts {
-			switch p := p.(type) {
-			case llm.ToolResult:
-				content := make([]llm.Part, 0, len(p.Content))
-				for k, q := range p.Content {
-					switch q := q.(type) {
-					case llm.Text:
-						content = append(content, q)
-					case llm.Image:
-						if why := imageProblem(q); why != "" {
-							e.warn(e.outPath(), why+"; it is left out")
-							continue
-						}
-						content = append(content, q)
-					default:
-						return fmt.Errorf("openai: messages[%d].parts[%d].content[%d]: a tool result can hold only text and images, not a %s", i, j, k, partName(q))
-					}
-				}
-				p.Content = content
-				if len(trailing) > 0 {
-					e.warn(e.outPath(), "text or images between tool results are moved after the results")
-				}
-				if wr := statusWarning(e.outPath(), p); wr != nil {
-					e.warnings = append(e.warnings, *wr)
-				}
-				e.emit(w, func(dst []byte) []byte { return appendRsOutput(dst, p) })
-			case llm.Text:
-				trailing = append(trailing, p)
-			case llm.Image:
-				if why := imageProblem(p); why != "" {
-					e.warn(e.outPath(), why+"; it is left out")
-					continue
-				}
-				trailing = append(trailing, p)
-			default:
-				return placement(i, j, m.Role, p)
+		trailing, err := e.toolParts(i, m, func(r llm.ToolResult) {
+			if wr := statusWarning(e.outPath(), r); wr != nil {
+				e.Warnings = append(e.Warnings, *wr)
 			}
+			e.emit(w, func(dst []byte) []byte { return appendRsOutput(dst, r) })
+		})
+		if err != nil {
+			return err
 		}
 		if len(trailing) > 0 {
 			e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "user", trailing) })
@@ -1117,20 +907,6 @@ func appendRsOutput(dst []byte, r llm.ToolResult) []byte {
 	dst = append(dst, `,"output":`...)
 	dst = appendRsContent(dst, r.Content, `{"type":"input_text","text":`)
 	return append(dst, '}')
-}
-
-func (e *rsEncoder) tools(dst []byte) ([]byte, error) {
-	w := newArrayWriter(append(dst, '['), e.req.toolKeep)
-	for k, t := range e.req.Tools {
-		if err := checkParameters(t); err != nil {
-			return nil, fmt.Errorf("openai: tools[%d]: %w", k, err)
-		}
-		start := w.begin()
-		w.dst = appendRsTool(w.dst, t)
-		w.done(start)
-	}
-	dst = w.finish(true)
-	return append(dst, ']'), nil
 }
 
 // appendRsTool writes a flat function tool; strict is always explicit,
