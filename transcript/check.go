@@ -73,6 +73,10 @@ type checker struct {
 	req  Request
 	lay  *Map
 	out  []Violation
+	// calls and results count the tool calls and results (shape), to size
+	// the maps of ids.
+	calls, results int
+	answered       []bool // scratch of gemResponses
 }
 
 func (c *checker) add(v Violation) { c.out = append(c.out, v) }
@@ -120,6 +124,7 @@ func (c *checker) shape() {
 			case nil:
 				bad = "a nil part"
 			case llm.ToolCall:
+				c.calls++
 				if m.Role != llm.RoleAssistant {
 					bad = fmt.Sprintf("tool call %s (%s) in a %s message; calls belong in assistant messages", p.ID, p.Name, m.Role)
 				}
@@ -129,6 +134,7 @@ func (c *checker) shape() {
 				}
 			case llm.ToolResult:
 				results++
+				c.results++
 				if m.Role != llm.RoleTool {
 					bad = fmt.Sprintf("the result of call %s in a %s message; results belong in tool messages", p.CallID, m.Role)
 				}
@@ -150,8 +156,9 @@ func (c *checker) shape() {
 	}
 }
 
-// hint is a size hint for maps of call ids.
-func (c *checker) hint() int { return len(c.lay.parts)/8 + 1 }
+// hint is a size hint for maps of call ids: the number of calls or of
+// results, whichever is larger.
+func (c *checker) hint() int { return max(c.calls, c.results) }
 
 func hasCall(m llm.Message) bool {
 	for _, p := range m.Parts {
@@ -160,6 +167,16 @@ func hasCall(m llm.Message) bool {
 		}
 	}
 	return false
+}
+
+// appendCalls appends the tool calls of m to calls.
+func appendCalls(calls []llm.ToolCall, m llm.Message) []llm.ToolCall {
+	for _, p := range m.Parts {
+		if tc, ok := p.(llm.ToolCall); ok {
+			calls = append(calls, tc)
+		}
+	}
+	return calls
 }
 
 func countResults(parts []llm.Part) int {
@@ -183,6 +200,7 @@ func (c *checker) chat() {
 		answered bool
 	}
 	var open []call // calls of the assistant message whose tool run is open
+	var buf []call  // the array of open, reused: a run is closed before the next opens
 	openMsg := -1
 	seen := make(map[string]int, c.hint()) // tool_call_id -> wire index of its first tool message
 	closeRun := func(next int) {
@@ -261,7 +279,7 @@ func (c *checker) chat() {
 			}
 		case llm.RoleAssistant:
 			closeRun(i)
-			var calls []call
+			calls := buf[:0]
 			text := false
 			for j, p := range m.Parts {
 				switch p := p.(type) {
@@ -285,6 +303,7 @@ func (c *checker) chat() {
 			if len(calls) > 0 {
 				open, openMsg = calls, i
 			}
+			buf = calls[:0]
 		default:
 			closeRun(i)
 			if len(m.Parts) == 0 {
@@ -322,10 +341,11 @@ func (c *checker) chatCallChecks(i, j, n int, p llm.ToolCall) {
 func (c *checker) responses() {
 	type call struct {
 		i, j     int
+		id       string
 		answered bool
 	}
-	calls := make(map[string]*call, c.hint())
-	order := make([]string, 0, c.hint()) // call ids in order, for ANSWER-ALL
+	byID := make(map[string]int, c.hint()) // call_id -> index in calls
+	calls := make([]call, 0, c.calls)      // in order, for ANSWER-ALL
 	items := map[string][2]int{}
 	sawReasoning := false
 	for _, m := range c.msgs {
@@ -379,7 +399,8 @@ func (c *checker) responses() {
 							ProviderError: callIDLenError(c.wireIndex(i), l)})
 						continue
 					}
-					if prev, dup := calls[p.ID]; dup {
+					if k, dup := byID[p.ID]; dup {
+						prev := calls[k]
 						c.add(Violation{Rule: ruleRSDupCallID, Path: path() + ".call_id",
 							Message: fmt.Sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path(), p.ID, c.partPath(prev.i, prev.j))})
 						continue
@@ -388,8 +409,8 @@ func (c *checker) responses() {
 						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
 							Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
 					}
-					calls[p.ID] = &call{i: i, j: j}
-					order = append(order, p.ID)
+					byID[p.ID] = len(calls)
+					calls = append(calls, call{i: i, j: j, id: p.ID})
 				}
 			}
 		case llm.RoleTool:
@@ -405,7 +426,10 @@ func (c *checker) responses() {
 						ProviderError: callIDLenError(strconv.Itoa(int(c.lay.part(i, j).msg)), l)})
 					continue
 				}
-				cl := calls[r.CallID]
+				var cl *call
+				if k, ok := byID[r.CallID]; ok {
+					cl = &calls[k]
+				}
 				switch {
 				case cl == nil && c.req.PreviousResponse:
 					// May answer a call of the stored response.
@@ -422,9 +446,8 @@ func (c *checker) responses() {
 			}
 		}
 	}
-	for _, id := range order {
-		cl := calls[id]
-		if !cl.answered {
+	for _, cl := range calls {
+		if id := cl.id; !cl.answered {
 			c.add(Violation{Rule: ruleRSAnswerAll, Path: c.partPath(cl.i, cl.j),
 				Message:       fmt.Sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
 				ProviderError: fill(tmplRSAnswerAll, "{id}", id)})
@@ -518,6 +541,7 @@ func (c *checker) anthropic() {
 		answered bool
 	}
 	var prev []call // calls of the previous turn, when it was an assistant turn
+	var buf []call  // the array of prev, reused: only the next turn reads prev
 	prevTurn := -1
 	for t, turn := range turns {
 		switch turn.role {
@@ -526,7 +550,7 @@ func (c *checker) anthropic() {
 				Message:       fmt.Sprintf("%s is a system message after the conversation started; the classic Messages API takes system text only in the top-level system field", c.msgPath(turn.start)),
 				ProviderError: tmplAntSystemRole})
 		case llm.RoleAssistant:
-			var calls []call
+			calls := buf[:0]
 			for i := turn.start; i < turn.end; i++ {
 				c.antContent(i, i == len(c.msgs)-1)
 				for j, p := range c.msgs[i].Parts {
@@ -541,7 +565,7 @@ func (c *checker) anthropic() {
 			if len(calls) > 0 && (t+1 == len(turns) || turns[t+1].role != llm.RoleUser) {
 				c.antUnanswered(calls[0].i, callIDs(len(calls), func(k int) string { return calls[k].id }), t+1, turns)
 			}
-			prev, prevTurn = calls, t
+			prev, prevTurn, buf = calls, t, calls[:0]
 			continue
 		case llm.RoleUser:
 			expect := prev
@@ -695,7 +719,7 @@ func (c *checker) antContent(i int, final bool) {
 			c.add(Violation{Rule: ruleAntTextNonEmpty, Path: c.partPath(i, j),
 				Message:       fmt.Sprintf("%s is an empty text block; drop it", c.partPath(i, j)),
 				ProviderError: tmplAntTextNonEmpty})
-		case blocks == 1 && strings.TrimSpace(t.Text) == "":
+		case blocks == 1 && blank(t.Text):
 			c.add(Violation{Rule: ruleAntTextSpace, Path: c.partPath(i, j),
 				Message:       fmt.Sprintf("%s is whitespace only and the only content of its message", c.partPath(i, j)),
 				ProviderError: tmplAntTextSpace})
@@ -758,6 +782,7 @@ func (c *checker) gemini() {
 	}
 	signed := false
 	lastUser := -1
+	var calls []llm.ToolCall // of the current function-call turn
 	for i, m := range c.msgs {
 		if m.Role == llm.RoleUser {
 			lastUser = i
@@ -799,7 +824,7 @@ func (c *checker) gemini() {
 		results := countResults(m.Parts)
 		switch {
 		case m.Role == llm.RoleAssistant && hasCall(m):
-			calls := m.ToolCalls()
+			calls = appendCalls(calls[:0], m)
 			if prevRole != llm.RoleUser {
 				why := "the contents start with it"
 				if prevRole != "" {
@@ -857,7 +882,8 @@ func (c *checker) gemResponses(i int, calls []llm.ToolCall) {
 			ProviderError: tmplGemRespCount})
 		return
 	}
-	answered := make([]bool, len(calls))
+	c.answered = append(c.answered[:0], make([]bool, len(calls))...)
+	answered := c.answered
 	last := -1
 	ordered := true
 	n := 0
@@ -1032,8 +1058,19 @@ func idOK(id string) bool {
 	return true
 }
 
+// idBytes has bit b set for each byte b < 128 of [a-zA-Z0-9_-]: bits 45
+// ('-') and 48-57 ('0'-'9') in the low word; 65-90 ('A'-'Z'), 95 ('_')
+// and 97-122 ('a'-'z') in the high word.
+const (
+	idBytesLo uint64 = 1<<'-' | (1<<10-1)<<'0'
+	idBytesHi uint64 = (1<<26-1)<<('A'-64) | 1<<('_'-64) | (1<<26-1)<<('a'-64)
+)
+
 func idByte(b byte) bool {
-	return b == '_' || b == '-' || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9')
+	if b < 64 {
+		return idBytesLo>>b&1 != 0
+	}
+	return b < 128 && idBytesHi>>(b-64)&1 != 0
 }
 
 // gemNameOK reports whether name is a valid Gemini function name.
@@ -1046,6 +1083,20 @@ func gemNameOK(name string) bool {
 	}
 	for i := 1; i < len(name); i++ {
 		if b := name[i]; !idByte(b) && b != '.' && b != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// blank reports whether s is empty or white space only, like
+// strings.TrimSpace(s) == "", but stops at the first ASCII non-space.
+func blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return strings.TrimSpace(s[i:]) == ""
+		case c != ' ' && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r':
 			return false
 		}
 	}

@@ -543,7 +543,7 @@ func (rp *repairer) antText(m wmsg) wmsg {
 		}
 	}
 	if m.role != llm.RoleSystem && n == 1 {
-		if t, ok := m.parts[only].p.(llm.Text); ok && strings.TrimSpace(t.Text) == "" {
+		if t, ok := m.parts[only].p.(llm.Text); ok && blank(t.Text) {
 			p := m.parts[only]
 			rp.change(ruleAntTextSpace, rp.origPath(p.om, p.op), ActionReplaceText, fmt.Sprintf("replaced whitespace-only text, the message's only content, with %q", rp.pol.Placeholder))
 			parts := make([]wpart, len(m.parts))

@@ -134,9 +134,40 @@ const (
 )
 
 // fill replaces each placeholder (kv[0], kv[2], ...) in template with its
-// value (kv[1], kv[3], ...).
+// value (kv[1], kv[3], ...), like strings.NewReplacer(kv...).Replace but
+// without building a replacer per call: placeholders have the form
+// "{name}", and text put in is not scanned again.
 func fill(template string, kv ...string) string {
-	return strings.NewReplacer(kv...).Replace(template)
+	for k := 0; k < len(kv); k += 2 {
+		if !strings.HasPrefix(kv[k], "{") {
+			return strings.NewReplacer(kv...).Replace(template)
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(template) + 16)
+	for i := 0; i < len(template); {
+		j := strings.IndexByte(template[i:], '{')
+		if j < 0 {
+			b.WriteString(template[i:])
+			break
+		}
+		b.WriteString(template[i : i+j])
+		i += j
+		matched := false
+		for k := 0; k+1 < len(kv); k += 2 {
+			if strings.HasPrefix(template[i:], kv[k]) {
+				b.WriteString(kv[k+1])
+				i += len(kv[k])
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			b.WriteByte('{')
+			i++
+		}
+	}
+	return b.String()
 }
 
 // Accepted reports whether a provider would accept a request with these
