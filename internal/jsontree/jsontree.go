@@ -174,6 +174,9 @@ type Tree struct {
 	src     []byte
 	nodes   []node
 	anyUTF8 bool // parsed with Options.AllowInvalidUTF8
+	// small holds the nodes of a small document (tool arguments, most
+	// results), so that parsing one allocates once.
+	small [8]node
 }
 
 // Parse parses src, which must hold exactly one JSON value. The tree
@@ -184,9 +187,15 @@ func Parse(src []byte, opts *Options) (*Tree, error) {
 	}
 	// Every value but the root follows a '[', '{' or ',': their count
 	// bounds the number of nodes (commas in strings only make it larger),
-	// so the nodes are allocated once.
+	// so the nodes are allocated once, or not at all when they fit in the
+	// Tree itself.
 	size := 1 + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{'['}) + bytes.Count(src, []byte{'{'})
-	p := parser{t: &Tree{src: src, nodes: make([]node, 0, size)}, blame: None, maxDepth: DefaultMaxDepth}
+	p := parser{t: &Tree{src: src}, blame: None, maxDepth: DefaultMaxDepth}
+	if size <= len(p.t.small) {
+		p.t.nodes = p.t.small[:0:size]
+	} else {
+		p.t.nodes = make([]node, 0, size)
+	}
 	if opts != nil {
 		if opts.MaxDepth > 0 {
 			p.maxDepth = opts.MaxDepth
