@@ -31,22 +31,18 @@ func newSetter(t reflect.Type, seen map[reflect.Type]*setter) setter {
 	if t == reflect.TypeFor[json.Number]() {
 		return nil
 	}
-	for _, m := range jsonMethods {
-		if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
-			return nil
-		}
+	if hasJSONMethods(t) {
+		return nil
 	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return setBool
 	case reflect.String:
 		return setString
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return setInt
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return setUint
-	case reflect.Float32, reflect.Float64:
-		return setFloat
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return setNumber
 	}
 	p := new(setter)
 	seen[t] = p
@@ -88,51 +84,34 @@ func setString(v reflect.Value, x any) bool {
 	return ok || x == nil
 }
 
-func setInt(v reflect.Value, x any) bool {
-	if x == nil {
-		return true
-	}
+// setNumber stores a number into an integer or floating-point v. It gives
+// up where json.Unmarshal fails: on a number v cannot hold, such as a
+// fraction or an exponent for an integer, or one out of v's range.
+func setNumber(v reflect.Value, x any) bool {
 	n, ok := x.(json.Number)
 	if !ok {
-		return false
+		return x == nil
 	}
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	if err != nil || v.OverflowInt(i) {
-		return false
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		if err != nil || v.OverflowInt(i) {
+			return false
+		}
+		v.SetInt(i)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		u, err := strconv.ParseUint(string(n), 10, 64)
+		if err != nil || v.OverflowUint(u) {
+			return false
+		}
+		v.SetUint(u)
+	default:
+		f, err := strconv.ParseFloat(string(n), v.Type().Bits())
+		if err != nil || v.OverflowFloat(f) {
+			return false
+		}
+		v.SetFloat(f)
 	}
-	v.SetInt(i)
-	return true
-}
-
-func setUint(v reflect.Value, x any) bool {
-	if x == nil {
-		return true
-	}
-	n, ok := x.(json.Number)
-	if !ok {
-		return false
-	}
-	u, err := strconv.ParseUint(string(n), 10, 64)
-	if err != nil || v.OverflowUint(u) {
-		return false
-	}
-	v.SetUint(u)
-	return true
-}
-
-func setFloat(v reflect.Value, x any) bool {
-	if x == nil {
-		return true
-	}
-	n, ok := x.(json.Number)
-	if !ok {
-		return false
-	}
-	f, err := strconv.ParseFloat(string(n), v.Type().Bits())
-	if err != nil || v.OverflowFloat(f) {
-		return false
-	}
-	v.SetFloat(f)
 	return true
 }
 

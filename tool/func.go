@@ -257,27 +257,35 @@ func plainJSON(t reflect.Type) bool {
 	return plainType(t, map[reflect.Type]bool{})
 }
 
-var (
-	jsonMethods = []reflect.Type{
+// hasJSONMethods reports whether t or *t has JSON or text methods, which
+// encoding/json calls instead of applying its own rules.
+func hasJSONMethods(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	for _, m := range [...]reflect.Type{
 		reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler](),
 		reflect.TypeFor[encoding.TextMarshaler](), reflect.TypeFor[encoding.TextUnmarshaler](),
+	} {
+		if t.Implements(m) || pt.Implements(m) {
+			return true
+		}
 	}
-	stdJSONTypes = []reflect.Type{reflect.TypeFor[time.Time](), reflect.TypeFor[json.Number](), reflect.TypeFor[json.RawMessage]()}
-)
+	return false
+}
 
 func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] || slices.Contains(stdJSONTypes, t) {
+	switch t {
+	case reflect.TypeFor[time.Time](), reflect.TypeFor[json.Number](), reflect.TypeFor[json.RawMessage]():
+		return true
+	}
+	if seen[t] {
 		return true
 	}
 	seen[t] = true
 	if t.Kind() == reflect.Pointer {
 		return plainType(t.Elem(), seen)
 	}
-	pt := reflect.PointerTo(t)
-	for _, m := range jsonMethods {
-		if t.Implements(m) || pt.Implements(m) {
-			return false
-		}
+	if hasJSONMethods(t) {
+		return false
 	}
 	switch t.Kind() {
 	case reflect.Interface:
