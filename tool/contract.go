@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -212,12 +213,7 @@ func walkSchema(root *jsonschema.Schema, f func(*jsonschema.Schema)) {
 			}
 		}
 		for _, m := range []map[string]*jsonschema.Schema{s.Properties, s.DependentSchemas} {
-			keys := make([]string, 0, len(m))
-			for k := range m {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				walk(m[k])
 			}
 		}
@@ -285,12 +281,7 @@ func checkHTTP(h *HTTPBinding, params *jsonschema.Schema) []fieldProblem {
 			}
 		}
 	}
-	keys := make([]string, 0, len(h.Headers))
-	for k := range h.Headers {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
 		if k == "" || strings.ContainsAny(k, " :\r\n\t") {
 			out = append(out, fieldProblem{"http.headers", fmt.Errorf("%q is not a valid header name", k)})
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -118,12 +119,7 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 				return observe.Envelope{}, Errorf(observe.InternalError, "the URL does not parse: %v", err)
 			}
 			q := pu.Query()
-			keys := make([]string, 0, len(rest))
-			for k := range rest {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(rest)) {
 				if arr, ok := rest[k].([]any); ok {
 					for _, item := range arr {
 						q.Add(k, scalar(item))

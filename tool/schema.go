@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -304,12 +305,7 @@ func allowedProperties(s *jsonschema.Schema, loc []string, root any) []string {
 	if cur == nil {
 		return nil
 	}
-	names := make([]string, 0, len(cur.Properties))
-	for n := range cur.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(cur.Properties))
 }
 
 // deref follows $ref.
