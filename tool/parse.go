@@ -292,22 +292,24 @@ func readCommon(obj map[string]json.RawMessage, path, schemaKey string) (Spec, e
 	return s, nil
 }
 
-// specFile is toolwire's own spec file; see docs/tools.md.
+// specFile is toolwire's own spec file as [MarshalSpecFile] writes it;
+// see docs/tools.md. [ParseSpecs] reads it member by member, so that it
+// can name the path of an unknown key or a value of the wrong type.
 type specFile struct {
-	Version string            `json:"version"`
-	Tools   []json.RawMessage `json:"tools"`
+	Version string         `json:"version"`
+	Tools   []specFileTool `json:"tools"`
 }
 
 type specFileTool struct {
 	Name             string          `json:"name"`
-	Description      string          `json:"description"`
-	Parameters       json.RawMessage `json:"parameters"`
-	Returns          json.RawMessage `json:"returns"`
-	Idempotency      Idempotency     `json:"idempotency"`
-	Timeout          string          `json:"timeout"`
-	RequiresApproval bool            `json:"requires_approval"`
-	Strict           bool            `json:"strict"`
-	HTTP             *specFileHTTP   `json:"http"`
+	Description      string          `json:"description,omitempty"`
+	Parameters       json.RawMessage `json:"parameters,omitempty"`
+	Returns          json.RawMessage `json:"returns,omitempty"`
+	Idempotency      Idempotency     `json:"idempotency,omitempty"`
+	Timeout          string          `json:"timeout,omitempty"`
+	RequiresApproval bool            `json:"requires_approval,omitempty"`
+	Strict           bool            `json:"strict,omitempty"`
+	HTTP             *specFileHTTP   `json:"http,omitempty"`
 }
 
 type specFileHTTP struct {
@@ -449,10 +451,7 @@ func parseSpecFileTool(item json.RawMessage, path string) (Spec, error) {
 // MarshalSpecFile writes specs as a toolwire spec file (version
 // [SpecFileVersion]), the inverse of [ParseSpecs] for [FormatToolwire].
 func MarshalSpecFile(specs []Spec) ([]byte, error) {
-	f := struct {
-		Version string         `json:"version"`
-		Tools   []specFileTool `json:"tools"`
-	}{Version: SpecFileVersion, Tools: make([]specFileTool, len(specs))}
+	f := specFile{Version: SpecFileVersion, Tools: make([]specFileTool, len(specs))}
 	for i, s := range specs {
 		t := specFileTool{Name: s.Name, Description: s.Description, Parameters: s.Parameters, Returns: s.Returns,
 			Idempotency: s.Idempotency, RequiresApproval: s.RequiresApproval, Strict: s.Strict}
@@ -472,22 +471,6 @@ func MarshalSpecFile(specs []Spec) ([]byte, error) {
 		return nil, fmt.Errorf("tool: marshal spec file: %w", err)
 	}
 	return b.Bytes(), nil
-}
-
-// MarshalJSON omits empty fields of a spec file tool.
-func (t specFileTool) MarshalJSON() ([]byte, error) {
-	type out struct {
-		Name             string          `json:"name"`
-		Description      string          `json:"description,omitempty"`
-		Parameters       json.RawMessage `json:"parameters,omitempty"`
-		Returns          json.RawMessage `json:"returns,omitempty"`
-		Idempotency      Idempotency     `json:"idempotency,omitempty"`
-		Timeout          string          `json:"timeout,omitempty"`
-		RequiresApproval bool            `json:"requires_approval,omitempty"`
-		Strict           bool            `json:"strict,omitempty"`
-		HTTP             *specFileHTTP   `json:"http,omitempty"`
-	}
-	return json.Marshal(out(t))
 }
 
 // --- helpers ---

@@ -154,3 +154,19 @@ func TestParseSpecsKeepsBadContracts(t *testing.T) {
 		t.Errorf("Validate() = %v, want %v", err, want)
 	}
 }
+
+// TestMarshalSpecFileKeepsText: a spec file is written for people and
+// models, so <, > and & stay as they are rather than as \u003c escapes.
+func TestMarshalSpecFileKeepsText(t *testing.T) {
+	specs := []tool.Spec{{Name: "compare", Description: "Is a < b && b > c?",
+		Parameters: []byte(`{"type":"object","properties":{"q":{"type":"string","pattern":"^<[a-z]+>$"}}}`)}}
+	out, err := tool.MarshalSpecFile(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"description": "Is a < b && b > c?"`, `"pattern": "^<[a-z]+>$"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("MarshalSpecFile(%q) = %s, want it to contain %s", specs[0].Description, out, want)
+		}
+	}
+}
