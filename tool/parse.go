@@ -240,11 +240,8 @@ func parseMCP(obj map[string]json.RawMessage, path string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	if raw, ok := obj["outputSchema"]; ok && !isNull(raw) {
-		if _, err := object(raw, path+".outputSchema"); err != nil {
-			return Spec{}, err
-		}
-		s.Returns = compact(raw)
+	if s.Returns, err = schemaMember(obj, "outputSchema", path); err != nil {
+		return Spec{}, err
 	}
 	if raw, ok := obj["annotations"]; ok && !isNull(raw) {
 		ann, err := object(raw, path+".annotations")
@@ -280,11 +277,8 @@ func readCommon(obj map[string]json.RawMessage, path, schemaKey string) (Spec, e
 	if s.Description, err = optionalString(obj, "description", path); err != nil {
 		return Spec{}, err
 	}
-	if raw, ok := obj[schemaKey]; ok && !isNull(raw) {
-		if _, err := object(raw, path+"."+schemaKey); err != nil {
-			return Spec{}, err
-		}
-		s.Parameters = compact(raw)
+	if s.Parameters, err = schemaMember(obj, schemaKey, path); err != nil {
+		return Spec{}, err
 	}
 	if s.Strict, err = boolField(obj, "strict", path); err != nil {
 		return Spec{}, err
@@ -372,19 +366,11 @@ func parseSpecFileTool(item json.RawMessage, path string) (Spec, error) {
 	if s.Description, err = optionalString(obj, "description", path); err != nil {
 		return Spec{}, err
 	}
-	for _, k := range []string{"parameters", "returns"} {
-		raw, ok := obj[k]
-		if !ok || isNull(raw) {
-			continue
-		}
-		if _, err := object(raw, path+"."+k); err != nil {
-			return Spec{}, err
-		}
-		if k == "parameters" {
-			s.Parameters = compact(raw)
-		} else {
-			s.Returns = compact(raw)
-		}
+	if s.Parameters, err = schemaMember(obj, "parameters", path); err != nil {
+		return Spec{}, err
+	}
+	if s.Returns, err = schemaMember(obj, "returns", path); err != nil {
+		return Spec{}, err
 	}
 	idem, err := optionalString(obj, "idempotency", path)
 	if err != nil {
@@ -524,15 +510,10 @@ func stringField(obj map[string]json.RawMessage, key string) string {
 }
 
 func requiredString(obj map[string]json.RawMessage, key, path string) (string, error) {
-	raw, ok := obj[key]
-	if !ok || isNull(raw) {
+	if raw, ok := obj[key]; !ok || isNull(raw) {
 		return "", &ParseError{Path: path + "." + key, Err: errors.New("missing")}
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", &ParseError{Path: path + "." + key, Err: fmt.Errorf("is %s, want a string", rawKind(raw))}
-	}
-	return s, nil
+	return optionalString(obj, key, path)
 }
 
 func optionalString(obj map[string]json.RawMessage, key, path string) (string, error) {
@@ -557,6 +538,19 @@ func boolField(obj map[string]json.RawMessage, key, path string) (bool, error) {
 		return false, &ParseError{Path: path + "." + key, Err: fmt.Errorf("is %s, want true or false", rawKind(raw))}
 	}
 	return b, nil
+}
+
+// schemaMember returns the schema under key, compacted: nil when it is
+// absent or null, an error when it is not an object.
+func schemaMember(obj map[string]json.RawMessage, key, path string) (json.RawMessage, error) {
+	raw, ok := obj[key]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	if _, err := object(raw, path+"."+key); err != nil {
+		return nil, err
+	}
+	return compact(raw), nil
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
