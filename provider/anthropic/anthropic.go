@@ -42,6 +42,8 @@ package anthropic
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
@@ -94,6 +96,51 @@ type Request struct {
 	src *source
 }
 
+// BodyPath translates a dotted path computed from r's llm form, as
+// transcript.Layout and transcript.Check compute it, into the path of the
+// same value in the body r was decoded from. The two differ in two ways.
+// A message whose content is a string has no blocks: the path of its text,
+// "messages.3.content.0", is "messages.3.content" in the body. And when the
+// body's messages array starts with role "system" messages, which the
+// Messages API rejects (ANT-SYSTEM-ROLE, in Wire), the llm form counts them
+// with the top-level system prompt: after one such message "messages.1" is
+// "messages.2" in the body, and "system" is "messages.0" when the body has
+// no top-level system field. Other paths come back unchanged. The
+// translation holds for the messages as decoded: the paths of a changed
+// transcript (after transcript.Repair, say) are paths in its own encoding,
+// not in this body.
+func (r *Request) BodyPath(path string) string {
+	src := r.src
+	if src == nil {
+		return path
+	}
+	if path == "system" && src.leadSys == 0 && src.roleSys > 0 {
+		return "messages.0"
+	}
+	rest, ok := strings.CutPrefix(path, "messages.")
+	if !ok {
+		return path
+	}
+	num, tail, _ := strings.Cut(rest, ".")
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 {
+		return path
+	}
+	bi := i + src.roleSys // the message's index in the body
+	if m := bi + src.leadSys; m < len(src.msgs) {
+		if sm := src.msgs[m]; sm.Count == 1 && src.blocks[sm.First].str {
+			if after, ok := strings.CutPrefix(tail, "content.0"); ok && (after == "" || after[0] == '.') {
+				tail = "content" + after
+			}
+		}
+	}
+	out := "messages." + strconv.Itoa(bi)
+	if tail != "" {
+		out += "." + tail
+	}
+	return out
+}
+
 // Field is one top-level field of a request body.
 type Field struct {
 	Key string
@@ -108,6 +155,7 @@ type source struct {
 	msgs    []codec.Msg // one per decoded llm message
 	tools   []srcTool
 	leadSys int // leading llm system messages that came from top-level system (0 or 1)
+	roleSys int // role "system" messages at the start of the messages array (ANT-SYSTEM-ROLE)
 }
 
 // block is one decoded content block.

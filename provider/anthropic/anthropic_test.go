@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,7 +141,11 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"messages":[],"thinking":true}`, `anthropic: thinking: want an object, got a boolean`},
 		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 in a string`},
 		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected data after the top-level value: 'x'`},
-		{strings.Repeat("[", 10001), `anthropic: ` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: nesting deeper than 10000`},
+		{strings.Repeat("[", 10001), `anthropic: messages.` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: nesting deeper than 10000`},
+		// A bare array's paths are those of a full body.
+		{`[{"role":"user","content":"q"},{"role":"tool","content":"x"}]`, `anthropic: messages.1.role: unknown role "tool" (want "user" or "assistant")`},
+		{`[{"role":"user","content":"q"`, `anthropic: messages.0: invalid JSON at line 1, column 30: want ',' or '}' after an object value, found end of input`},
+		{`[{"role":"user"}]`, `anthropic: messages.0.content: missing (a string or an array of content blocks)`},
 	})
 }
 
@@ -210,4 +215,115 @@ func TestWire(t *testing.T) {
 	if err != nil || string(enc) != body {
 		t.Errorf("Encode(Decode(%s)) = %s, %v, want the body back", body, enc, err)
 	}
+	// In a bare array too, the path is that of a full body.
+	bare := `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"a","citations":[]}]}]`
+	if r, err = Decode([]byte(bare)); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Unmodeled) != 1 || r.Unmodeled[0].Path != "messages.1.content.0.citations" {
+		t.Errorf("Decode(%s).Unmodeled = %v, want one note at messages.1.content.0.citations", bare, r.Unmodeled)
+	}
+}
+
+// TestBodyPath checks that the paths transcript computes from the llm form
+// are translated into paths of the body, which differ after role "system"
+// messages at the start of the messages array (ANT-SYSTEM-ROLE).
+func TestBodyPath(t *testing.T) {
+	const (
+		both  = `{"system":"top","messages":[{"role":"system","content":"more"},{"role":"user","content":[{"type":"text","text":"q"}]},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"system","content":"mid"}]}`
+		bare  = `[{"role":"system","content":"s"},{"role":"system","content":"s2"},{"role":"user","content":"q"}]`
+		plain = `{"system":"s","messages":[{"role":"user","content":"q"}]}`
+	)
+	tests := []struct {
+		body, in, want string
+	}{
+		{both, "messages.0", "messages.1"},
+		{both, "messages.1.content.1", "messages.2.content.1"},
+		{both, "messages.2", "messages.3"},
+		{both, "messages.2.content.0", "messages.3.content"}, // a string content
+		{both, "messages.1.content.0", "messages.2.content.0"},
+		{both, "system", "system"},
+		{both, "tools.0.name", "tools.0.name"},
+		{both, "messages.x", "messages.x"},
+		{bare, "system", "messages.0"},
+		{bare, "messages.0", "messages.2"},
+		{plain, "messages.0", "messages.0"},
+		{plain, "messages.0.content.0", "messages.0.content"},
+		{plain, "messages.0.content.1", "messages.0.content.1"},
+		{plain, "system", "system"},
+	}
+	for _, tt := range tests {
+		r, err := Decode([]byte(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.BodyPath(tt.in); got != tt.want {
+			t.Errorf("Decode(%s).BodyPath(%q) = %q, want %q", tt.body, tt.in, got, tt.want)
+		}
+	}
+	if got := (&Request{}).BodyPath("messages.1"); got != "messages.1" {
+		t.Errorf("(&Request{}).BodyPath(%q) = %q, want it unchanged", "messages.1", got)
+	}
+
+	// Every part that transcript.Layout places in the messages array lands
+	// on the block it was decoded from.
+	r, err := Decode([]byte(both))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(both), &doc); err != nil {
+		t.Fatal(err)
+	}
+	lay := transcript.Layout(r.Messages, transcript.Anthropic)
+	checked := 0
+	for i, m := range r.Messages {
+		for j, p := range m.Parts {
+			path := lay.Part(i, j).Path
+			if !strings.HasPrefix(path, "messages.") {
+				continue
+			}
+			got := lookup(doc, r.BodyPath(path))
+			var want any
+			switch p := p.(type) {
+			case llm.Text:
+				want = p.Text
+				if blk, ok := got.(map[string]any); ok { // else a string content
+					got = blk["text"]
+				}
+			case llm.ToolCall:
+				want = p.ID
+				if blk, ok := got.(map[string]any); ok {
+					got = blk["id"]
+				}
+			}
+			if got != want {
+				t.Errorf("Decode(%s): part %d.%d at %s (in the body %s) = %v, want %v", both, i, j, path, r.BodyPath(path), got, want)
+			}
+			checked++
+		}
+	}
+	if checked != 4 {
+		t.Errorf("Decode(%s): checked %d parts in the messages array, want 4", both, checked)
+	}
+}
+
+// lookup returns the value at a dotted path in a decoded JSON document.
+func lookup(doc any, path string) any {
+	v := doc
+	for _, seg := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[seg]
+		case []any:
+			k, err := strconv.Atoi(seg)
+			if err != nil || k >= len(x) {
+				return nil
+			}
+			v = x[k]
+		default:
+			return nil
+		}
+	}
+	return v
 }

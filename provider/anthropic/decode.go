@@ -13,15 +13,16 @@ import (
 // Decode reads a Messages API request body, or a bare array of messages.
 // Errors are [*DecodeError]s that name the dotted path of the offending
 // value, such as "messages.2.content.1.tool_use_id: want a string, got a
-// number". Decode never panics, whatever the input. The Request does not
-// alias body.
+// number"; in a bare array too, paths are those of a full body, as in
+// Wire, Unmodeled and transcript's violations. Decode never panics,
+// whatever the input. The Request does not alias body.
 func Decode(body []byte) (*Request, error) {
-	t, err := codec.Parse(bytes.Clone(body), ErrSyntax)
+	t, err := codec.Parse(bytes.Clone(body), ErrSyntax, "messages")
 	if err != nil {
 		return nil, decodeError(err)
 	}
 	r := &Request{src: &source{}}
-	d := decoder{Reader: codec.NewReader(t, "Anthropic", &r.Unmodeled), r: r, names: make(map[string]string)}
+	d := decoder{Reader: codec.NewReader(t, "Anthropic", "messages", &r.Unmodeled), r: r, names: make(map[string]string)}
 	root := t.Root()
 	switch t.Kind(root) {
 	case jsontree.Array:
@@ -191,12 +192,13 @@ func (d *decoder) messages(idx jsontree.Node) error {
 			return d.Missing(c, "content", "a string or an array of content blocks")
 		}
 		if role == llm.RoleSystem && leading {
-			path := t.Path(c)
+			path := d.Path(c)
 			d.r.Wire = append(d.r.Wire, transcript.Violation{
 				Rule: "ANT-SYSTEM-ROLE", Path: path,
 				Message:       `a message with role "system" before the first user or assistant message; the Messages API takes the system prompt in the top-level "system" field`,
 				ProviderError: "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role.",
 			})
+			d.r.src.roleSys++
 		} else {
 			leading = false
 		}

@@ -17,15 +17,16 @@ import (
 // (systemInstruction or system_instruction, functionCall or function_call,
 // ...). Errors are [*DecodeError]s that name the dotted path of the
 // offending value, such as "contents.2.parts.0.functionCall.name: want a
-// string, got a number". Decode never panics, whatever the input. The
-// Request does not alias body.
+// string, got a number"; in a bare array too, paths are those of a full
+// body, as in Wire, Unmodeled and transcript's violations. Decode never
+// panics, whatever the input. The Request does not alias body.
 func Decode(body []byte) (*Request, error) {
-	t, err := codec.Parse(bytes.Clone(body), ErrSyntax)
+	t, err := codec.Parse(bytes.Clone(body), ErrSyntax, "contents")
 	if err != nil {
 		return nil, decodeError(err)
 	}
 	r := &Request{src: &source{}}
-	d := decoder{Reader: codec.NewReader(t, "Gemini", &r.Unmodeled), r: r, names: make(map[string]string)}
+	d := decoder{Reader: codec.NewReader(t, "Gemini", "contents", &r.Unmodeled), r: r, names: make(map[string]string)}
 	root := t.Root()
 	switch t.Kind(root) {
 	case jsontree.Array:
@@ -390,9 +391,9 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 			return block{}, d.Errorf(data, "a %s part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)", kind)
 		}
 		if kind == "" && !thought {
-			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: t.Path(idx),
+			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: d.Path(idx),
 				Message:       "the part has no data field (text, inlineData, fileData, functionCall, ...)",
-				ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(t.Path(idx)))})
+				ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(d.Path(idx)))})
 		}
 		// executableCode, codeExecutionResult, an empty thought: opaque.
 		b.part = llm.Reasoning{Provider: string(Dialect), Data: b.raw}
@@ -486,9 +487,9 @@ func (d *decoder) response(idx jsontree.Node, b *block) error {
 	if t.Kind(f) == jsontree.Object {
 		r.Content, r.Status = decodeResponse(t, f)
 	} else {
-		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: t.Path(f),
+		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: d.Path(f),
 			Message:       fmt.Sprintf(`functionResponse.response must be a JSON object, not %s; wrap it as {"output": ...}`, t.Kind(f).Phrase()),
-			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(t.Path(idx)))})
+			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(d.Path(idx)))})
 		r.Content, r.Status = []llm.Part{llm.Text{Text: string(t.Compact(f))}}, llm.StatusSuccess
 	}
 	if f = d.get(idx, "parts"); f >= 0 {

@@ -459,7 +459,7 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 	}
 	text := strings.Join(texts, "\n")
 	if obj, ok := jsontree.ValidObject([]byte(text)); ok && len(obj) == len(text) {
-		t, err := codec.Parse(obj, ErrSyntax)
+		t, err := codec.Parse(obj, ErrSyntax, "")
 		if err == nil {
 			if content, st := decodeResponse(t, 0); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(t.Compact(0))}) {
 				return jsontree.AppendCompact(dst, obj)

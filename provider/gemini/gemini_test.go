@@ -122,6 +122,10 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"contents":[],"tools":[{"functionDeclarations":[{"description":"x"}]}]}`, `gemini: tools.0.functionDeclarations.0.name: missing (the function's name, a string)`},
 		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","parameters":{},"parametersJsonSchema":{}}]}]}`, `gemini: tools.0.functionDeclarations.0.parametersJsonSchema: parameters and parametersJsonSchema cannot both be set`},
 		{`{"contents":[],"tools":[{"functionDeclarations":{}}]}`, `gemini: tools.0.functionDeclarations: want an array of function declarations, got an object`},
+		// A bare array's paths are those of a full body.
+		{`[{"parts":[{"text":"q"}]},{"role":"assistant","parts":[]}]`, `gemini: contents.1.role: unknown role "assistant" (want "user" or "model")`},
+		{`[{"parts":[{"text":1}]}]`, `gemini: contents.0.parts.0.text: want a string, got a number`},
+		{`[{"parts":[`, `gemini: contents.0.parts: invalid JSON at line 1, column 12: want a value, found end of input`},
 	})
 }
 
@@ -170,6 +174,8 @@ func TestWire(t *testing.T) {
 			`contents.0.parts.0.functionResponse.response: GEM-RESPONSE-OBJECT: functionResponse.response must be a JSON object, not an array; wrap it as {"output": ...}`},
 		{`{"contents":[{"role":"model","parts":[{"videoMetadata":{}}]}]}`,
 			`contents.0.parts.0: GEM-PARTS-NONEMPTY: the part has no data field (text, inlineData, fileData, functionCall, ...)`},
+		{`[{"role":"user","parts":[{"functionResponse":{"name":"f","response":"x"}}]}]`,
+			`contents.0.parts.0.functionResponse.response: GEM-RESPONSE-OBJECT: functionResponse.response must be a JSON object, not a string; wrap it as {"output": ...}`},
 	} {
 		r, err := Decode([]byte(tc.body))
 		if err != nil {

@@ -45,18 +45,34 @@ func ErrorText(prefix, path string, err error) string {
 
 // Parse parses body, which the tree then aliases. A body that is not JSON
 // gives a *PathError that wraps errSyntax (the codec's ErrSyntax) and names
-// the line and column.
-func Parse(body []byte, errSyntax error) (*jsontree.Tree, error) {
+// the line and column; its path starts with bare ("messages") when body is
+// an array, as the paths of a [Reader] do.
+func Parse(body []byte, errSyntax error, bare string) (*jsontree.Tree, error) {
 	t, err := jsontree.Parse(body, nil)
 	if err != nil {
 		var se *jsontree.SyntaxError
 		if errors.As(err, &se) {
-			return nil, &PathError{Path: se.Path, Offset: se.Offset,
+			path := se.Path
+			if s := bytes.TrimLeft(body, " \t\r\n"); len(s) > 0 && s[0] == '[' {
+				path = prefixed(bare, path)
+			}
+			return nil, &PathError{Path: path, Offset: se.Offset,
 				Err: fmt.Errorf("%w at line %d, column %d: %s", errSyntax, se.Line, se.Column, se.Msg)}
 		}
 		return nil, &PathError{Offset: -1, Err: err}
 	}
 	return t, nil
+}
+
+// prefixed returns path under prefix.
+func prefixed(prefix, path string) string {
+	switch {
+	case prefix == "":
+		return path
+	case path == "":
+		return prefix
+	}
+	return prefix + "." + path
 }
 
 // PartKind names the kind of a part in warnings: "text", "tool call", ...

@@ -233,10 +233,19 @@ func TestErrorText(t *testing.T) {
 	if got, want := ErrorText("gemini", "", err), "gemini: want a string, got a number"; got != want {
 		t.Errorf("ErrorText(no path) = %q, want %q", got, want)
 	}
-	_, perr := Parse([]byte(`{"a":}`), errSyntaxTest)
-	var pe *PathError
-	if !errors.As(perr, &pe) || !errors.Is(perr, errSyntaxTest) || pe.Path != "a" || pe.Offset != 5 {
-		t.Errorf("Parse(bad JSON) error = %#v, want a *PathError at a, byte 5, wrapping the codec's ErrSyntax", perr)
+	for _, tt := range []struct {
+		body, path string
+		offset     int
+	}{
+		{`{"a":}`, "a", 5},
+		{` [{"a":}]`, "messages.0.a", 7},
+		{`[`, "messages", 1},
+	} {
+		_, perr := Parse([]byte(tt.body), errSyntaxTest, "messages")
+		var pe *PathError
+		if !errors.As(perr, &pe) || !errors.Is(perr, errSyntaxTest) || pe.Path != tt.path || pe.Offset != tt.offset {
+			t.Errorf("Parse(%q) error = %#v, want a *PathError at %s, byte %d, wrapping the codec's ErrSyntax", tt.body, perr, tt.path, tt.offset)
+		}
 	}
 }
 

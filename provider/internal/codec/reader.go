@@ -14,18 +14,28 @@ type Reader struct {
 	T         *jsontree.Tree
 	unmodeled *[]transcript.Warning
 	dialect   string
+	prefix    string
 }
 
 // NewReader returns a Reader of t whose notes go to unmodeled (a request's
 // Unmodeled list) and say they are kept when re-encoding as dialect
-// ("Anthropic").
-func NewReader(t *jsontree.Tree, dialect string, unmodeled *[]transcript.Warning) Reader {
-	return Reader{T: t, unmodeled: unmodeled, dialect: dialect}
+// ("Anthropic"). When t is an array, a bare message array, paths start with
+// bare ("messages"): they are the paths of the same values in a full body,
+// as transcript names them.
+func NewReader(t *jsontree.Tree, dialect, bare string, unmodeled *[]transcript.Warning) Reader {
+	r := Reader{T: t, unmodeled: unmodeled, dialect: dialect}
+	if t.Kind(t.Root()) == jsontree.Array {
+		r.prefix = bare
+	}
+	return r
 }
+
+// Path returns the dotted path of n.
+func (r *Reader) Path(n jsontree.Node) string { return prefixed(r.prefix, r.T.Path(n)) }
 
 // Errorf returns a *PathError for value n.
 func (r *Reader) Errorf(n jsontree.Node, format string, args ...any) error {
-	return &PathError{Path: r.T.Path(n), Offset: -1, Err: fmt.Errorf(format, args...)}
+	return &PathError{Path: r.Path(n), Offset: -1, Err: fmt.Errorf(format, args...)}
 }
 
 // Want returns the error for value n of the wrong kind: "want WHAT, got a
@@ -37,11 +47,7 @@ func (r *Reader) Want(n jsontree.Node, what string) error {
 // Missing returns the error for the member key that object obj lacks; hint
 // says what it should be.
 func (r *Reader) Missing(obj jsontree.Node, key, hint string) error {
-	p := r.T.Path(obj)
-	if p != "" {
-		p += "."
-	}
-	return &PathError{Path: p + key, Offset: -1, Err: fmt.Errorf("missing (%s)", hint)}
+	return &PathError{Path: prefixed(r.Path(obj), key), Offset: -1, Err: fmt.Errorf("missing (%s)", hint)}
 }
 
 // Object checks that n is an object without repeated keys; what names the
@@ -66,7 +72,7 @@ func (r *Reader) Str(n jsontree.Node) (string, error) {
 
 // Note records that value n is something the llm form does not hold.
 func (r *Reader) Note(n jsontree.Node, what string) {
-	*r.unmodeled = append(*r.unmodeled, transcript.Warning{Path: r.T.Path(n),
+	*r.unmodeled = append(*r.unmodeled, transcript.Warning{Path: r.Path(n),
 		Message: what + "; kept when re-encoding as " + r.dialect + ", lost when converting to another dialect"})
 }
 
