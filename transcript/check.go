@@ -43,13 +43,19 @@ func Check(msgs []llm.Message, d Dialect) []Violation {
 // CheckRequest runs in time linear in the size of the transcript and does
 // not modify r.
 func CheckRequest(r Request, d Dialect) []Violation {
+	vs, _ := check(r, d)
+	return vs
+}
+
+// check is CheckRequest that also returns the Layout of r.Messages when it
+// made one (to place a violation), or nil.
+func check(r Request, d Dialect) ([]Violation, *Map) {
 	c := checker{msgs: r.Messages, d: d, req: r}
 	switch d {
 	case OpenAIChat, OpenAIResponses, Anthropic, Gemini:
 	default:
-		return []Violation{{Rule: "TW-DIALECT", Message: fmt.Sprintf("unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)}}
+		return []Violation{{Rule: "TW-DIALECT", Message: fmt.Sprintf("unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)}}, nil
 	}
-	c.lay = Layout(r.Messages, d)
 	c.shape()
 	switch d {
 	case OpenAIChat:
@@ -63,7 +69,7 @@ func CheckRequest(r Request, d Dialect) []Violation {
 	}
 	c.tools()
 	SortViolations(c.out)
-	return c.out
+	return c.out, c.lay
 }
 
 // checker accumulates the violations of one request.
@@ -71,7 +77,7 @@ type checker struct {
 	msgs []llm.Message
 	d    Dialect
 	req  Request
-	lay  *Map
+	lay  *Map // made by layout when a violation needs a path
 	out  []Violation
 	// calls and results count the tool calls and results (shape), to size
 	// the maps of ids.
@@ -81,19 +87,29 @@ type checker struct {
 
 func (c *checker) add(v Violation) { c.out = append(c.out, v) }
 
-func (c *checker) msgPath(i int) string { return c.lay.path(c.lay.msgs[i]) }
+// layout returns the Layout of the messages, made on first use: an
+// accepted transcript needs no paths.
+func (c *checker) layout() *Map {
+	if c.lay == nil {
+		c.lay = Layout(c.msgs, c.d)
+	}
+	return c.lay
+}
+
+func (c *checker) msgPath(i int) string { l := c.layout(); return l.path(l.msgs[i]) }
 
 func (c *checker) partPath(i, j int) string {
-	if p := c.lay.path(c.lay.part(i, j)); p != "" {
+	l := c.layout()
+	if p := l.path(l.part(i, j)); p != "" {
 		return p
 	}
 	return c.msgPath(i)
 }
 
-func (c *checker) wireIndex(i int) string { return strconv.Itoa(int(c.lay.msgs[i].msg)) }
+func (c *checker) wireIndex(i int) string { return strconv.Itoa(int(c.layout().msgs[i].msg)) }
 
 func (c *checker) partWire(i, j int) (string, string) {
-	x := c.lay.part(i, j)
+	x := c.layout().part(i, j)
 	return strconv.Itoa(int(x.msg)), strconv.Itoa(int(x.sub))
 }
 
@@ -202,7 +218,7 @@ func (c *checker) chat() {
 	var open []call // calls of the assistant message whose tool run is open
 	var buf []call  // the array of open, reused: a run is closed before the next opens
 	openMsg := -1
-	seen := make(map[string]int, c.hint()) // tool_call_id -> wire index of its first tool message
+	seen := make(map[string][2]int, c.hint()) // tool_call_id -> message and part of its first result
 	closeRun := func(next int) {
 		if openMsg < 0 {
 			return
@@ -257,13 +273,14 @@ func (c *checker) chat() {
 						break
 					}
 				}
-				if a, dup := seen[r.CallID]; dup {
+				if first, dup := seen[r.CallID]; dup {
+					a := int(c.layout().part(first[0], first[1]).msg) // wire index of the first tool message
 					c.add(Violation{Rule: ruleCCDupResult, Path: path() + ".tool_call_id",
 						Message:       fmt.Sprintf("a second tool message answers %s (the first is messages.%d); each tool_call_id may be answered once in a request", r.CallID, a),
 						ProviderError: fill(tmplCCDupResult, "{id}", r.CallID, "{a}", strconv.Itoa(a), "{b}", w())})
 					continue
 				}
-				seen[r.CallID] = int(c.lay.part(i, j).msg)
+				seen[r.CallID] = [2]int{i, j}
 				if !found {
 					why := "no assistant message with tool_calls comes directly before it (tool messages must follow the assistant message that made the call, with nothing between)"
 					if openMsg >= 0 {
@@ -314,7 +331,7 @@ func (c *checker) chat() {
 		}
 	}
 	closeRun(len(c.msgs))
-	if c.lay.n == 0 {
+	if wireLen(c.msgs, c.d) == 0 {
 		c.add(Violation{Rule: ruleCCEmptyMessages, Path: "messages", Message: "the request has no messages; Chat Completions needs at least one", ProviderError: tmplCCEmpty})
 	}
 }
@@ -423,7 +440,7 @@ func (c *checker) responses() {
 				if l := utf8.RuneCountInString(r.CallID); l == 0 || l > 64 {
 					c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
 						Message:       fmt.Sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
-						ProviderError: callIDLenError(strconv.Itoa(int(c.lay.part(i, j).msg)), l)})
+						ProviderError: callIDLenError(strconv.Itoa(int(c.layout().part(i, j).msg)), l)})
 					continue
 				}
 				var cl *call
@@ -515,11 +532,12 @@ func (c *checker) anthropic() {
 		}
 		turns = append(turns, antTurn{role: r, start: i, end: i + 1})
 	}
-	if c.lay.n == 0 {
+	n := wireLen(c.msgs, c.d)
+	if n == 0 {
 		c.add(Violation{Rule: ruleAntNoMessages, Path: "messages", Message: "the request has no messages (system prompts go to the top-level system field); Anthropic needs at least one user message"})
 	}
-	if c.lay.n > 100000 {
-		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", c.lay.n)})
+	if n > 100000 {
+		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
 	}
 	if len(turns) > 0 && turns[0].role == llm.RoleAssistant {
 		c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
@@ -777,7 +795,7 @@ func (c *checker) antThinking(turns []antTurn) {
 
 func (c *checker) gemini() {
 	first := firstNonSystem(c.msgs)
-	if c.lay.n == 0 {
+	if wireLen(c.msgs, c.d) == 0 {
 		c.add(Violation{Rule: ruleGemNoContents, Path: "contents", Message: "the request has no contents (system prompts go to systemInstruction); Gemini needs at least one user content"})
 	}
 	signed := false
@@ -962,7 +980,7 @@ func (c *checker) gemSignature(i int) {
 		}
 		c.add(Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j),
 			Message:       fmt.Sprintf("the first function call of %s (%s) has no thoughtSignature; this transcript carries Gemini thought signatures, and Gemini 3 requires one on the first call of every step of the current turn", c.msgPath(i), tc.Name),
-			ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.lay.msgs[i].msg)+1))})
+			ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.layout().msgs[i].msg)+1))})
 		return
 	}
 }

@@ -309,6 +309,38 @@ func firstNonSystem(msgs []llm.Message) int {
 	return len(msgs)
 }
 
+// wireLen returns Layout(msgs, d).Len() without making the Layout.
+func wireLen(msgs []llm.Message, d Dialect) int {
+	switch d {
+	case Anthropic, Gemini:
+		// Leading system messages go to the top level; every other
+		// message is one entry.
+		return len(msgs) - firstNonSystem(msgs)
+	case OpenAIChat:
+		n := 0
+		for _, m := range msgs {
+			if m.Role != llm.RoleTool {
+				n++
+				continue
+			}
+			results, trailing := 0, false
+			for _, p := range m.Parts {
+				if _, ok := p.(llm.ToolResult); ok {
+					results++
+				} else if expressible(p, OpenAIChat) {
+					trailing = true
+				}
+			}
+			n += results
+			if trailing {
+				n++
+			}
+		}
+		return n
+	}
+	return Layout(msgs, d).Len()
+}
+
 // Len returns the number of entries in the body's message array.
 func (l *Map) Len() int { return l.n }
 

@@ -66,3 +66,30 @@ func TestLayout(t *testing.T) {
 		t.Errorf("Layout(openai-chat).Len() = %d, want 7", n)
 	}
 }
+
+// TestWireLen checks that wireLen, which Check uses to count the body's
+// messages without a Layout, agrees with Layout on generated transcripts.
+func TestWireLen(t *testing.T) {
+	state := uint32(3)
+	for k := 0; k < 2000; k++ {
+		data := make([]byte, 48)
+		for i := range data {
+			state = state*1664525 + 1013904223
+			data[i] = byte(state >> 24)
+		}
+		msgs := genTranscript(data)
+		if k%3 == 0 { // tool messages with nothing a dialect can express
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool}, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{think("gemini", "")}})
+		}
+		for _, d := range Dialects() {
+			if got, want := wireLen(msgs, d), Layout(msgs, d).Len(); got != want {
+				t.Fatalf("wireLen(%s) = %d, want %d (Layout.Len)\n%s", d, got, want, render(msgs))
+			}
+		}
+	}
+	for _, d := range Dialects() {
+		if got := wireLen(nil, d); got != 0 {
+			t.Errorf("wireLen(nil, %s) = %d, want 0", d, got)
+		}
+	}
+}

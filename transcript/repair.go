@@ -148,7 +148,7 @@ func Repair(msgs []llm.Message, d Dialect, p *Policy) ([]llm.Message, []Change, 
 // call lacks its thinking block (ANT-THINKING-FIRST), which cannot be fixed
 // otherwise.
 func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error) {
-	vs := CheckRequest(req, d)
+	vs, lay := check(req, d)
 	if Accepted(vs) {
 		return req, nil, nil
 	}
@@ -164,7 +164,7 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	if pol.Placeholder == "" {
 		pol.Placeholder = DefaultPlaceholder
 	}
-	rp := &repairer{d: d, pol: pol, req: req, orig: Layout(req.Messages, d)}
+	rp := &repairer{d: d, pol: pol, req: req, orig: lay}
 	rp.load()
 	rp.shape()
 	rp.system()
@@ -219,7 +219,7 @@ type repairer struct {
 	d        Dialect
 	pol      Policy
 	req      Request
-	orig     *Map
+	orig     *Map // the original messages' Layout; use layout()
 	w        []wmsg
 	tools    []llm.ToolSpec
 	changes  []Change
@@ -230,17 +230,26 @@ func (rp *repairer) change(rule, path string, a Action, reason string) {
 	rp.changes = append(rp.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
 }
 
+// layout returns the Layout of the original messages: Check's, or made
+// on first use.
+func (rp *repairer) layout() *Map {
+	if rp.orig == nil {
+		rp.orig = Layout(rp.req.Messages, rp.d)
+	}
+	return rp.orig
+}
+
 // origPath is the original path of a part (or of its message when op < 0).
 func (rp *repairer) origPath(om, op int) string {
 	if om < 0 {
 		return ""
 	}
 	if op >= 0 {
-		if p := rp.orig.Part(om, op).Path; p != "" {
+		if p := rp.layout().Part(om, op).Path; p != "" {
 			return p
 		}
 	}
-	if p := rp.orig.Message(om).Path; p != "" {
+	if p := rp.layout().Message(om).Path; p != "" {
 		return p
 	}
 	return fmt.Sprintf("message %d", om)
