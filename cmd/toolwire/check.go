@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -73,18 +76,76 @@ Exit codes: 0 the provider would accept it (with --fix: the repaired body);
 }
 
 // checkBody returns the codec's wire violations and the transcript's, in
-// wire order.
+// wire order, with paths into the body.
 func checkBody(b body, d transcript.Dialect) []transcript.Violation {
 	vs := append([]transcript.Violation(nil), b.wire()...)
-	vs = append(vs, transcript.CheckRequest(b.request(), d)...)
+	for _, v := range transcript.CheckRequest(b.request(), d) {
+		vs = append(vs, inBody(b, v))
+	}
 	transcript.SortViolations(vs)
 	return vs
+}
+
+// inBody returns v, found on b's llm form, with its path and the paths its
+// texts name translated into paths of the body b was decoded from.
+func inBody(b body, v transcript.Violation) transcript.Violation {
+	v.Path = b.bodyPath(v.Path)
+	v.Message = bodyText(v.Message, b.bodyPath)
+	v.ProviderError = bodyText(v.ProviderError, b.bodyPath)
+	return v
+}
+
+// pathInText finds what reads as a path into a body's message array in the
+// text of a violation or a change: "messages.3", "input.2.content.1", or the
+// index form of provider errors, "messages[3]".
+var pathInText = regexp.MustCompile(`\b(messages|input|contents)(?:\.\d+(?:\.(?:content|output|parts|tool_calls)\.\d+)?|\[(\d+)\])`)
+
+// bodyText rewrites the paths text names with bodyPath.
+func bodyText(text string, bodyPath func(string) string) string {
+	ms := pathInText.FindAllStringSubmatchIndex(text, -1)
+	if ms == nil {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		b.WriteString(text[last:m[0]])
+		last = m[1]
+		tok := text[m[0]:m[1]]
+		if m[4] < 0 {
+			b.WriteString(bodyPath(tok))
+			continue
+		}
+		// messages[3]: translate messages.3, and write the index back.
+		name := text[m[2]:m[3]]
+		idx, ok := strings.CutPrefix(bodyPath(name+"."+text[m[4]:m[5]]), name+".")
+		if !ok || strings.Contains(idx, ".") {
+			b.WriteString(tok)
+			continue
+		}
+		b.WriteString(name + "[" + idx + "]")
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // fixBody repairs b, prints it and the repairs, and re-checks the printed
 // body.
 func fixBody(e *env, name string, b body, d transcript.Dialect, why string, before []transcript.Violation, asJSON bool) error {
 	repaired, changes, rerr := transcript.RepairRequest(b.request(), d, nil)
+	// Repair names places in the transcript as it was decoded: translate
+	// them into the input body's paths.
+	for i, c := range changes {
+		c.Path = b.bodyPath(c.Path)
+		c.Reason = bodyText(c.Reason, b.bodyPath)
+		changes[i] = c
+	}
+	var re *transcript.RepairError
+	if errors.As(rerr, &re) {
+		for i, v := range re.Problems {
+			re.Problems[i] = inBody(b, v)
+		}
+	}
 	b.set(repaired)
 	out, warns, err := b.encode()
 	if err != nil {

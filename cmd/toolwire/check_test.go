@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -152,6 +153,202 @@ func TestSniff(t *testing.T) {
 		got, why, err := sniff([]byte(tt.body))
 		if err != nil || got != tt.want || why == "" {
 			t.Errorf("sniff(%q) = %q, %q, %v; want %q", tt.body, got, why, err, tt.want)
+		}
+	}
+}
+
+// TestCheckPathsInBody checks that the paths check prints, and the paths
+// its messages and the repairs of --fix name, point at the problem in the
+// input body, for bodies that hold what the llm form skips or counts
+// differently: a legacy function message, an audio part, an
+// item_reference, role "system" messages at the start of an Anthropic
+// messages array, a string content.
+func TestCheckPathsInBody(t *testing.T) {
+	tests := []struct {
+		name, dialect, body string
+		// rule → a fragment of the JSON found at the rule's path
+		want map[string]string
+		// a fragment the message of the first wanted rule holds
+		inMessage string
+		// "rule action" → a fragment of the JSON at the path of that --fix
+		// repair
+		fix map[string]string
+	}{
+		{name: "chat legacy function message", dialect: "openai-chat",
+			body:      `{"messages":[{"role":"user","content":"q"},{"role":"function","name":"f","content":"x"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"next"}]}`,
+			want:      map[string]string{"OAI-CC-ANSWER-ALL": `"id":"c1"`},
+			inMessage: "the assistant message messages.2 calls f (c1), but no tool message answers it before messages.3 (user)",
+			fix:       map[string]string{"OAI-CC-ANSWER-ALL answer": `"id":"c1"`}},
+		{name: "chat audio part", dialect: "openai-chat",
+			body: `{"messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"AAAA","format":"wav"}},{"type":"text","text":"q"}]},{"role":"function","name":"f","content":"x"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
+			want: map[string]string{"OAI-CC-TOOL-IMAGE": `"tool_call_id":"c1"`},
+			fix:  map[string]string{"OAI-CC-TOOL-IMAGE lift-image": `"tool_call_id":"c1"`, "OAI-CC-TOOL-IMAGE move": `"tool_calls"`}},
+		{name: "responses item_reference", dialect: "openai-responses",
+			body:      `{"model":"m","input":[{"role":"user","content":"q"},{"type":"item_reference","id":"msg_1"},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"role":"user","content":"next"}]}`,
+			want:      map[string]string{"OAI-RS-ANSWER-ALL": `"call_id":"c1"`},
+			inMessage: "function_call input.2 (f)",
+			fix:       map[string]string{"OAI-RS-ANSWER-ALL answer": `"call_id":"c1"`}},
+		{name: "responses orphan output after two assistant messages", dialect: "openai-responses",
+			body: `{"input":[{"type":"item_reference","id":"msg_0"},{"role":"user","content":"q"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"b"}]},{"type":"function_call_output","call_id":"zz","output":"x"}]}`,
+			want: map[string]string{"OAI-RS-NO-ORPHAN-OUTPUT": `"call_id":"zz"`}},
+		{name: "anthropic system field and system message", dialect: "anthropic",
+			body:      `{"model":"claude-x","max_tokens":9,"system":"top","messages":[{"role":"system","content":"more"},{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":"next"}]}`,
+			want:      map[string]string{"ANT-SYSTEM-ROLE": `"role":"system"`, "ANT-RESULT-NEXT": `"id":"t1"`},
+			inMessage: "provider error messages.2: `tool_use` ids were found",
+			fix:       map[string]string{"ANT-RESULT-NEXT answer": `"id":"t1"`}},
+		{name: "anthropic bare array with a system message", dialect: "anthropic",
+			body: `[{"role":"system","content":"s"},{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":"next"}]`,
+			want: map[string]string{"ANT-SYSTEM-ROLE": `"role":"system"`, "ANT-RESULT-NEXT": `"id":"t1"`}},
+		{name: "anthropic empty string content", dialect: "anthropic",
+			body: `{"system":"s","messages":[{"role":"user","content":"q"},{"role":"assistant","content":""}]}`,
+			want: map[string]string{"ANT-TEXT-NONEMPTY": `""`},
+			fix:  map[string]string{"ANT-TEXT-NONEMPTY drop": `""`}},
+		{name: "gemini", dialect: "gemini",
+			body: `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"text":"next"}]}]}`,
+			want: map[string]string{"GEM-RESP-COUNT": `"functionCall"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc any
+			if err := json.Unmarshal([]byte(tt.body), &doc); err != nil {
+				t.Fatal(err)
+			}
+			// at returns the JSON at a path of the body; a bare array's paths
+			// are those of a full body.
+			at := func(path string) string {
+				v := doc
+				segs := strings.Split(path, ".")
+				if _, bare := doc.([]any); bare && len(segs) > 0 {
+					segs = segs[1:]
+				}
+				for _, s := range segs {
+					switch x := v.(type) {
+					case map[string]any:
+						v = x[s]
+					case []any:
+						k, err := strconv.Atoi(s)
+						if err != nil || k >= len(x) {
+							return "<no such path>"
+						}
+						v = x[k]
+					default:
+						return "<no such path>"
+					}
+				}
+				b, _ := json.Marshal(v)
+				return string(b)
+			}
+			stdout, stderr, _ := runCmd(t, tt.body, "check", "--json", "--dialect", tt.dialect)
+			var rep struct{ Violations []violationJSON }
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("check --json = %q, %q: %v", stdout, stderr, err)
+			}
+			found := map[string]bool{}
+			for _, v := range rep.Violations {
+				frag, ok := tt.want[v.Rule]
+				if !ok {
+					continue
+				}
+				found[v.Rule] = true
+				if got := at(v.Path); !strings.Contains(got, frag) {
+					t.Errorf("check %s: %s at %s, where the body has %s; want it to hold %s", tt.body, v.Rule, v.Path, got, frag)
+				}
+			}
+			for rule := range tt.want {
+				if !found[rule] {
+					t.Errorf("check %s = %s, want a %s violation", tt.body, stdout, rule)
+				}
+			}
+			if tt.inMessage != "" {
+				human, _, _ := runCmd(t, tt.body, "check", "--dialect", tt.dialect)
+				if !strings.Contains(strings.ReplaceAll(human, "provider error: ", "provider error "), tt.inMessage) {
+					t.Errorf("check %s =\n%s\nwant it to say %q", tt.body, human, tt.inMessage)
+				}
+			}
+			if tt.fix == nil {
+				return
+			}
+			_, stderr, _ = runCmd(t, tt.body, "check", "--fix", "--json", "--dialect", tt.dialect)
+			var fix struct{ Changes []changeJSON }
+			if err := json.Unmarshal([]byte(stderr), &fix); err != nil {
+				t.Fatalf("check --fix --json stderr = %q: %v", stderr, err)
+			}
+			found = map[string]bool{}
+			for _, c := range fix.Changes {
+				frag, ok := tt.fix[c.Rule+" "+c.Action]
+				if !ok {
+					continue
+				}
+				found[c.Rule+" "+c.Action] = true
+				if got := at(c.Path); !strings.Contains(got, frag) {
+					t.Errorf("check --fix %s: repair %s at %s, where the body has %s; want it to hold %s", tt.body, c.Rule, c.Path, got, frag)
+				}
+			}
+			for change := range tt.fix {
+				if !found[change] {
+					t.Errorf("check --fix %s: repairs %s, want a %s repair", tt.body, stderr, change)
+				}
+			}
+		})
+	}
+}
+
+func TestBodyText(t *testing.T) {
+	// A body with one skipped message before messages.1.
+	shift := func(p string) string {
+		if p == "messages.1" {
+			return "messages.2"
+		}
+		if strings.HasPrefix(p, "messages.1.") {
+			return "messages.2." + strings.TrimPrefix(p, "messages.1.")
+		}
+		return p
+	}
+	tests := []struct{ in, want string }{
+		{"the assistant message messages.1 calls f", "the assistant message messages.2 calls f"},
+		{"messages.1.content.3: unexpected `tool_use_id`", "messages.2.content.3: unexpected `tool_use_id`"},
+		{"Duplicate value for 'tool_call_id' of 'x', in messages[0] and messages[1].", "Duplicate value for 'tool_call_id' of 'x', in messages[0] and messages[2]."},
+		{"Invalid 'messages[1].tool_calls[0].id': string too long", "Invalid 'messages[2].tool_calls[0].id': string too long"},
+		{"mymessages.1 and messages.10 stay", "mymessages.1 and messages.10 stay"},
+		{"no paths here", "no paths here"},
+	}
+	for _, tt := range tests {
+		if got := bodyText(tt.in, shift); got != tt.want {
+			t.Errorf("bodyText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestConvertReportsUnmodeled checks that convert names, for every source
+// dialect, what the source body holds that the llm form does not, and so
+// does not reach the target: the codec's Unmodeled notes, with their paths.
+func TestConvertReportsUnmodeled(t *testing.T) {
+	tests := []struct {
+		from, to, body, want string
+	}{
+		{"anthropic", "openai-chat",
+			`{"model":"claude-x","max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"q","cache_control":{"type":"ephemeral"}}]}]}`,
+			`warning: messages.0.content.0.cache_control: lost in conversion: the "cache_control" field is not part of the llm form`},
+		{"anthropic", "gemini",
+			`[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"a","citations":[{"type":"char_location"}]}]}]`,
+			`warning: messages.1.content.0.citations: lost in conversion: the "citations" field is not part of the llm form`},
+		{"gemini", "anthropic",
+			`{"contents":[{"role":"user","parts":[{"text":"q","videoMetadata":{"fps":1}}]}]}`,
+			`warning: contents.0.parts.0.videoMetadata: lost in conversion: the "videoMetadata" field is not part of the llm form`},
+		{"gemini", "openai-responses",
+			`{"contents":[{"role":"user","parts":[{"text":"q"}]}],"tools":[{"googleSearch":{}}]}`,
+			`warning: tools.0: lost in conversion: a tool without function declarations (googleSearch, codeExecution, ...) is not part of the llm form`},
+		{"openai-chat", "anthropic",
+			`{"messages":[{"role":"user","content":"q","name":"ann"}]}`,
+			`warning: messages.0.name: lost in conversion: the "name" field of a user message is not part of the llm form`},
+		{"openai-responses", "gemini",
+			`{"input":[{"type":"item_reference","id":"msg_1"},{"role":"user","content":"q"}]}`,
+			`warning: input.0: lost in conversion: an item of type "item_reference" is not part of the llm form`},
+	}
+	for _, tt := range tests {
+		_, stderr, code := runCmd(t, tt.body, "convert", "--from", tt.from, "--to", tt.to)
+		if code != exitOK || !strings.Contains(stderr, tt.want) {
+			t.Errorf("convert --from %s --to %s %s: exit %d, stderr %q; want it to contain %q", tt.from, tt.to, tt.body, code, stderr, tt.want)
 		}
 	}
 }

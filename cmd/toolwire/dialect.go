@@ -29,6 +29,10 @@ type body interface {
 	// top-level fields and the unmodeled parts a conversion loses.
 	extras() (fields []string, lost []transcript.Warning)
 	bare() bool
+	// bodyPath translates a path computed from the decoded llm form (as
+	// transcript computes them) into the path of the same value in the
+	// body, which differ where the body holds what the llm form skips.
+	bodyPath(path string) string
 }
 
 // conversation returns what a conversion carries over: the request, with
@@ -106,7 +110,8 @@ func (b chatBody) extras() ([]string, []transcript.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
-func (b chatBody) bare() bool { return b.r.Bare }
+func (b chatBody) bare() bool               { return b.r.Bare }
+func (b chatBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 
 type responsesBody struct{ r *openai.ResponsesRequest }
 
@@ -128,7 +133,8 @@ func (b responsesBody) extras() ([]string, []transcript.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
-func (b responsesBody) bare() bool { return b.r.Bare }
+func (b responsesBody) bare() bool               { return b.r.Bare }
+func (b responsesBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 
 type anthropicBody struct{ r *anthropic.Request }
 
@@ -160,7 +166,8 @@ func (b anthropicBody) extras() ([]string, []transcript.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
-func (b anthropicBody) bare() bool { return b.r.Bare }
+func (b anthropicBody) bare() bool               { return b.r.Bare }
+func (b anthropicBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 
 type geminiBody struct{ r *gemini.Request }
 
@@ -180,6 +187,10 @@ func (b geminiBody) extras() ([]string, []transcript.Warning) {
 	return keys, b.r.Unmodeled
 }
 func (b geminiBody) bare() bool { return b.r.Bare }
+
+// bodyPath returns p: a Gemini body holds nothing the llm form skips, and
+// its contents have no string form, so transcript's paths are the body's.
+func (b geminiBody) bodyPath(p string) string { return p }
 
 // dialectFlag parses a --dialect, --to or --from value; "auto" (when
 // allowed) returns "".
