@@ -52,6 +52,7 @@ func TestCallGolden(t *testing.T) {
 		{name: "malformed_python_none", tool: "get_weather", args: `{"city": None}`, status: llm.StatusError, errType: observe.MalformedArguments},
 		{name: "malformed_repair_breaks_schema", tool: "get_weather", args: `{"city": "Paris", "days": 99,}`, status: llm.StatusError, errType: observe.MalformedArguments},
 		{name: "malformed_repair_disabled", tool: "get_weather", args: `{"city": "Paris",}`, cfg: tool.Config{NoRepair: true}, status: llm.StatusError, errType: observe.MalformedArguments},
+		{name: "malformed_trailing_data", tool: "get_weather", args: `{"city": "Paris"} {"city": "Rome"}`, status: llm.StatusError, errType: observe.MalformedArguments},
 		{name: "invalid_missing_required", tool: "get_weather", args: `{"units": "celsius"}`, status: llm.StatusError, errType: observe.InvalidArguments},
 		{name: "invalid_many", tool: "search_web", args: `{"query": "", "limit": 999, "lang": "en", "limt": 3}`, status: llm.StatusError, errType: observe.InvalidArguments},
 		{name: "invalid_types", tool: "get_weather", args: `{"city": 7, "units": "kelvin", "days": 2.5}`, status: llm.StatusError, errType: observe.InvalidArguments},

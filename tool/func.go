@@ -21,10 +21,15 @@ import (
 // means defaults: no idempotency level (never retried), the executor's
 // timeout, no approval, schemas inferred from the Go types.
 type FuncOptions struct {
-	Idempotency      Idempotency
-	Timeout          time.Duration
+	// Idempotency is the tool's retry level; "" (undeclared) is treated
+	// as [Level0]: never retried.
+	Idempotency Idempotency
+	// Timeout bounds one attempt; 0 means the executor's default.
+	Timeout time.Duration
+	// RequiresApproval asks the executor's Approver before every call.
 	RequiresApproval bool
-	Strict           bool
+	// Strict asks the provider to constrain arguments to the schema.
+	Strict bool
 	// Parameters, when set, replaces the schema inferred from In.
 	Parameters json.RawMessage
 	// Returns, when set, replaces the schema inferred from Out.

@@ -49,7 +49,15 @@ func decodeJSONStd(b []byte) (any, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &json.SyntaxError{Offset: dec.InputOffset()}
+		return nil, &trailingDataError{offset: dec.InputOffset()}
 	}
 	return v, nil
 }
+
+// trailingDataError reports more data after a complete JSON value, which
+// encoding/json's Decoder leaves to its caller.
+type trailingDataError struct {
+	offset int64 // where the extra data starts
+}
+
+func (e *trailingDataError) Error() string { return "unexpected data after the JSON value" }

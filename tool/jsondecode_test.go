@@ -26,8 +26,8 @@ func TestDecodeJSON(t *testing.T) {
 		{in: `{"n\u0061me": 1, "name": 2}`, want: map[string]any{"name": json.Number("2")}},
 		{in: strings.Repeat("[", 100) + strings.Repeat("]", 100), want: nest(100), unique: true},
 		{in: `{"a": 1,}`, wantErr: "invalid character '}' looking for beginning of object key string"},
-		{in: `{} x`, wantErr: ""}, // encoding/json's SyntaxError for trailing data has no message
-		{in: `01`, wantErr: ""},
+		{in: `{} x`, wantErr: "unexpected data after the JSON value"},
+		{in: `01`, wantErr: "unexpected data after the JSON value"},
 		{in: ``, wantErr: "empty input"},
 		{in: `{"a": "b`, wantErr: "unexpected EOF"},
 	}

@@ -595,6 +595,14 @@ func syntaxParseError(data []byte, err error) error {
 // syntaxOffset returns the byte offset where a JSON syntax error was
 // found.
 func syntaxOffset(data []byte, err error) int {
+	var te *trailingDataError
+	if errors.As(err, &te) {
+		off := int(te.offset)
+		for off < len(data) && isJSONSpace(data[off]) {
+			off++
+		}
+		return off
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		// Offset is just past the offending byte; point at the byte,
@@ -606,6 +614,8 @@ func syntaxOffset(data []byte, err error) int {
 	}
 	return len(data)
 }
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // lineCol converts a byte offset to a 1-based line and column (in runes).
 func lineCol(data []byte, off int) (line, col int) {
