@@ -69,7 +69,8 @@ func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(pat
 // that of the toolwire envelope it holds (OpenAI has no error flag), else
 // success; its Name is recovered from the call it answers, "" for an orphan.
 // A call's arguments are kept verbatim as ToolCall.Input, even when they are
-// not valid JSON. "developer" messages decode as system messages.
+// not valid JSON (invalid UTF-8 in them becomes U+FFFD, as when encoding).
+// "developer" messages decode as system messages.
 //
 // Errors are [*DecodeError]s naming the exact path:
 // "messages.3.tool_calls.0.function.arguments: want a string, got an object".
@@ -572,7 +573,7 @@ func (d *chatDecoder) assistant(w *wire, m *chatMsg, path string, i int) error {
 			w.keepRaw = true
 			d.note(cp+"."+k, fmt.Sprintf("the %q field of a tool call is not part of the llm form", k))
 		}
-		input := []byte(c.args)
+		input := callInput(c.args)
 		if c.typ == "custom" {
 			w.keepRaw = true
 			d.note(cp, "a custom tool call is read as a call whose input is its text as a JSON string")

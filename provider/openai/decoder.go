@@ -86,6 +86,11 @@ func (d *decoder) system(w *wire, role, path string) {
 	}
 }
 
+// callInput returns a call's arguments string as its llm Input: verbatim,
+// but with invalid UTF-8 replaced as encoding replaces it, so that the
+// llm form survives a cycle.
+func callInput(args string) []byte { return []byte(jsontree.ValidUTF8(args)) }
+
 // mapParts maps the parts of a content array at path with mapPart, which
 // reports false for a part the llm form does not hold, and sets w.kept to
 // the body indices of the parts it holds when it skips some.

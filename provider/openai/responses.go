@@ -83,8 +83,8 @@ func (r *ResponsesRequest) BodyPath(path string) string { return r.paths.bodyPat
 //
 // A tool result's status is that of the toolwire envelope it holds (OpenAI
 // has no error flag), else success; its Name is recovered from the call it
-// answers, "" when there is none. A call's arguments are kept verbatim, and
-// its item id ("fc_…") is ToolCall.ItemID. Item types the llm form has no
+// answers, "" when there is none. A call's arguments are kept verbatim
+// (invalid UTF-8 in them becomes U+FFFD, as when encoding), and its item id ("fc_…") is ToolCall.ItemID. Item types the llm form has no
 // place for are kept (see Unmodeled), never dropped.
 //
 // Errors are [*DecodeError]s naming the exact path:
@@ -536,7 +536,7 @@ func (d *rsDecoder) call(w *wire, it *rsItem, path string, start int) error {
 		}
 		return &DecodeError{Path: path + "." + argsKey, Offset: start, Err: fmt.Errorf("missing%s", hint)}
 	}
-	input := []byte(it.args)
+	input := callInput(it.args)
 	if it.typ == "custom_tool_call" {
 		w.keepRaw = true
 		d.note(path, "a custom tool call is read as a call whose input is its text as a JSON string")
