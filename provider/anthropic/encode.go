@@ -350,25 +350,16 @@ func (e *encoder) messages(dst []byte) []byte {
 			}
 		}
 		dst = append(dst, '[')
-		n := 0
+		var list codec.List
 		for j, p := range m.Parts {
-			bp := path + ".content." + strconv.Itoa(n)
+			bp := path + ".content." + strconv.Itoa(list.Len())
 			if !e.fits(m.Role, p, bp) {
 				continue
 			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			before := len(dst)
+			var at int
+			dst, at = list.Begin(dst)
 			dst = e.part(dst, i, j, p, bp)
-			if len(dst) == before {
-				// nothing written (dropped with a warning): undo the comma
-				if n > 0 {
-					dst = dst[:len(dst)-1]
-				}
-				continue
-			}
-			n++
+			dst = list.End(dst, at)
 		}
 		dst = append(dst, "]}"...)
 	}
@@ -531,17 +522,15 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 		dst, _ = llm.AppendJSONString(dst, r.Content[0].(llm.Text).Text)
 	default:
 		dst = append(dst, `,"content":[`...)
-		n := 0
+		var list codec.List
 		for k, p := range r.Content {
-			cp := path + ".content." + strconv.Itoa(n)
+			cp := path + ".content." + strconv.Itoa(list.Len())
 			var inner *block
 			if b != nil && k < len(b.inner) && equalPart(b.inner[k].part, p) {
 				inner = &b.inner[k]
 			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			before := len(dst)
+			var at int
+			dst, at = list.Begin(dst)
 			switch p := p.(type) {
 			case llm.Text:
 				if inner != nil {
@@ -560,13 +549,7 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 			default:
 				e.Warnf(cp, "a %s part in a tool result cannot be expressed; dropped", codec.PartKind(p))
 			}
-			if len(dst) == before {
-				if n > 0 {
-					dst = dst[:len(dst)-1]
-				}
-				continue
-			}
-			n++
+			dst = list.End(dst, at)
 		}
 		dst = append(dst, ']')
 	}

@@ -205,24 +205,16 @@ func (e *encoder) contents(dst []byte) []byte {
 		dst = append(dst, `{"role":"`...)
 		dst = append(dst, role...)
 		dst = append(dst, `","parts":[`...)
-		n := 0
+		var list codec.List
 		for _, u := range us {
-			pp := path + ".parts." + strconv.Itoa(n)
+			pp := path + ".parts." + strconv.Itoa(list.Len())
 			if !e.fits(m.Role, u.part, pp) {
 				continue
 			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			before := len(dst)
+			var at int
+			dst, at = list.Begin(dst)
 			dst = e.part(dst, i, u.j, u, pp)
-			if len(dst) == before {
-				if n > 0 {
-					dst = dst[:len(dst)-1]
-				}
-				continue
-			}
-			n++
+			dst = list.End(dst, at)
 		}
 		dst = append(dst, "]}"...)
 	}
@@ -427,18 +419,14 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, path
 	dst = e.response(dst, texts, r.Status, path+".functionResponse.response")
 	if len(images) > 0 {
 		dst = append(dst, `,"parts":[`...)
-		n := 0
+		var list codec.List
 		for _, img := range images {
-			start := len(dst)
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			if d, ok := e.media(dst, img, path+".functionResponse.parts."+strconv.Itoa(n)); ok {
+			var at int
+			dst, at = list.Begin(dst)
+			if d, ok := e.media(dst, img, path+".functionResponse.parts."+strconv.Itoa(list.Len())); ok {
 				dst = append(d, '}')
-				n++
-				continue
 			}
-			dst = dst[:start]
+			dst = list.End(dst, at)
 		}
 		dst = append(dst, ']')
 	}

@@ -253,3 +253,35 @@ func (w *Warner) Warn(path, msg string) {
 func (w *Warner) Warnf(path, format string, args ...any) {
 	w.Warn(path, fmt.Sprintf(format, args...))
 }
+
+// A List writes the elements of a JSON array, leaving out an element that
+// writes nothing (a part dropped with a warning) together with its comma:
+//
+//	dst, at := list.Begin(dst)
+//	dst = appendElement(dst)
+//	dst = list.End(dst, at)
+type List struct{ n int }
+
+// Len returns the number of elements written.
+func (l *List) Len() int { return l.n }
+
+// Begin appends the comma before the next element, and returns where the
+// element starts.
+func (l *List) Begin(dst []byte) ([]byte, int) {
+	if l.n > 0 {
+		dst = append(dst, ',')
+	}
+	return dst, len(dst)
+}
+
+// End counts the element begun at start, or takes its comma back when it
+// wrote nothing.
+func (l *List) End(dst []byte, start int) []byte {
+	switch {
+	case len(dst) > start:
+		l.n++
+	case l.n > 0:
+		dst = dst[:start-1]
+	}
+	return dst
+}

@@ -250,3 +250,31 @@ func TestErrorText(t *testing.T) {
 }
 
 var errSyntaxTest = errors.New("invalid JSON")
+
+func TestList(t *testing.T) {
+	tests := []struct {
+		elems []string // "" writes nothing
+		want  string
+		n     int
+	}{
+		{nil, `[]`, 0},
+		{[]string{"a"}, `[a]`, 1},
+		{[]string{"", "a", "", "b", ""}, `[a,b]`, 2},
+		{[]string{"a", "", ""}, `[a]`, 1},
+		{[]string{"", ""}, `[]`, 0},
+	}
+	for _, tt := range tests {
+		dst := []byte{'['}
+		var l List
+		for _, e := range tt.elems {
+			var at int
+			dst, at = l.Begin(dst)
+			dst = append(dst, e...)
+			dst = l.End(dst, at)
+		}
+		dst = append(dst, ']')
+		if string(dst) != tt.want || l.Len() != tt.n {
+			t.Errorf("List of %q = %s with Len %d, want %s with Len %d", tt.elems, dst, l.Len(), tt.want, tt.n)
+		}
+	}
+}
