@@ -114,13 +114,6 @@ func (d *decoder) get(obj jsontree.Node, k string) jsontree.Node {
 	return jsontree.None
 }
 
-func (d *decoder) str(idx jsontree.Node) (string, error) {
-	if d.T.Kind(idx) != jsontree.String {
-		return "", d.Want(idx, "a string")
-	}
-	return d.T.Str(idx), nil
-}
-
 // extras returns the members of obj whose keys (in either spelling) are
 // not in modeled, and notes each in Unmodeled.
 func (d *decoder) extras(obj jsontree.Node, modeled ...string) []codec.Member {
