@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/anthropic"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // Decode a request body into llm messages and encode it back unchanged.
@@ -61,4 +62,29 @@ func ExampleEncode() {
 	// Output:
 	// {"messages":[{"role":"user","content":[{"type":"text","text":"What time is it?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"call_1_c26e9779","name":"now","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1_c26e9779","content":"12:00"}]}]}
 	// messages.1.content.0: tool call id "call|1" does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN); rewritten to "call_1_c26e9779" in the tool_use and its tool_result
+}
+
+// Report transcript's violations at their places in the body that was
+// checked: here a role "system" message opens the messages array, so the
+// llm form's messages.1 is the body's messages.2.
+func ExampleRequest_BodyPath() {
+	body := []byte(`{"system":"Be brief.","messages":[` +
+		`{"role":"system","content":"Answer in French."},` +
+		`{"role":"user","content":"Weather in Paris?"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]},` +
+		`{"role":"user","content":"Well?"}]}`)
+	r, err := anthropic.Decode(body)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, v := range r.Wire {
+		fmt.Println(v.Path, v.Rule)
+	}
+	for _, v := range transcript.Check(r.Messages, anthropic.Dialect) {
+		fmt.Println(v.Path, "→", r.BodyPath(v.Path), v.Rule)
+	}
+	// Output:
+	// messages.0 ANT-SYSTEM-ROLE
+	// messages.1 → messages.2 ANT-RESULT-NEXT
 }
