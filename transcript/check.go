@@ -43,31 +43,44 @@ func Check(msgs []llm.Message, d Dialect) []Violation {
 // CheckRequest runs in time linear in the size of the transcript and does
 // not modify r.
 func CheckRequest(r Request, d Dialect) []Violation {
-	vs, _ := check(r, d)
+	vs, _ := check(r, d, false)
 	return vs
 }
 
 // check is CheckRequest that also returns the Layout of r.Messages when it
 // made one (to place a violation), or nil.
-func check(r Request, d Dialect) ([]Violation, *Map) {
-	c := checker{msgs: r.Messages, d: d, req: r}
+//
+// With quick set, check stops at the first violation that is not a
+// warning: the result is then not every violation, but it is accepted
+// exactly when CheckRequest's is, and it still holds ANT-THINKING-FIRST
+// when r breaks it (Repair needs both, and no more, to start).
+func check(r Request, d Dialect, quick bool) ([]Violation, *Map) {
+	c := checker{msgs: r.Messages, d: d, req: r, quick: quick}
 	switch d {
 	case OpenAIChat, OpenAIResponses, Anthropic, Gemini:
 	default:
 		return []Violation{{Rule: "TW-DIALECT", Message: fmt.Sprintf("unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)}}, nil
 	}
 	c.shape()
-	switch d {
-	case OpenAIChat:
-		c.chat()
-	case OpenAIResponses:
-		c.responses()
-	case Anthropic:
-		c.anthropic()
-	case Gemini:
-		c.gemini()
+	if !c.stopped() {
+		switch d {
+		case OpenAIChat:
+			c.chat()
+		case OpenAIResponses:
+			c.responses()
+		case Anthropic:
+			c.anthropic()
+		case Gemini:
+			c.gemini()
+		}
 	}
-	c.tools()
+	if !c.stopped() {
+		c.tools()
+	}
+	if d == Anthropic && r.Thinking && !c.thinking {
+		// Stopped before the end: check the last two turns alone.
+		c.antThinking(c.lastAntTurns())
+	}
 	SortViolations(c.out)
 	return c.out, c.lay
 }
@@ -83,9 +96,20 @@ type checker struct {
 	// the maps of ids.
 	calls, results int
 	answered       []bool // scratch of gemResponses
+	quick          bool   // stop at the first error (see check)
+	errors         int    // violations added that are not warnings
+	thinking       bool   // antThinking ran
 }
 
-func (c *checker) add(v Violation) { c.out = append(c.out, v) }
+func (c *checker) add(v Violation) {
+	c.out = append(c.out, v)
+	if !v.Warning {
+		c.errors++
+	}
+}
+
+// stopped reports whether a quick check has found an error and can stop.
+func (c *checker) stopped() bool { return c.quick && c.errors > 0 }
 
 // layout returns the Layout of the messages, made on first use: an
 // accepted transcript needs no paths.
@@ -129,6 +153,9 @@ func (c *checker) describe(i int) string {
 // (TW-PART-PLACEMENT) and unknown roles (TW-ROLE).
 func (c *checker) shape() {
 	for i, m := range c.msgs {
+		if c.stopped() {
+			return
+		}
 		if !m.Role.Valid() {
 			c.add(Violation{Rule: ruleRole, Path: c.msgPath(i), Message: fmt.Sprintf("message %d has role %q; want system, user, assistant or tool", i, m.Role)})
 			continue
@@ -241,6 +268,9 @@ func (c *checker) chat() {
 		open, openMsg = nil, -1
 	}
 	for i, m := range c.msgs {
+		if c.stopped() {
+			return
+		}
 		switch m.Role {
 		case llm.RoleTool:
 			results, trailing := 0, 0
@@ -386,6 +416,9 @@ func (c *checker) responses() {
 		items[id] = [2]int{i, j}
 	}
 	for i, m := range c.msgs {
+		if c.stopped() {
+			return
+		}
 		switch m.Role {
 		case llm.RoleAssistant:
 			hasReasoning := false
@@ -464,6 +497,9 @@ func (c *checker) responses() {
 		}
 	}
 	for _, cl := range calls {
+		if c.stopped() {
+			return
+		}
 		if id := cl.id; !cl.answered {
 			c.add(Violation{Rule: ruleRSAnswerAll, Path: c.partPath(cl.i, cl.j),
 				Message:       fmt.Sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
@@ -508,11 +544,15 @@ func reasoningID(r llm.Reasoning) string {
 // ---- Anthropic Messages ----
 
 // antTurn is a run of consecutive messages with the same wire role, which
-// Anthropic merges into one turn (ANT-MERGE-CONSECUTIVE).
+// Anthropic merges into one turn (ANT-MERGE-CONSECUTIVE). Its role is
+// that of its first message (see checker.turnRole).
 type antTurn struct {
-	role       llm.Role // user (user and tool messages), assistant, or system
-	start, end int      // message indices [start, end)
+	start, end int // message indices [start, end)
 }
+
+// turnRole is the wire role of t: user (user and tool messages),
+// assistant, or system.
+func (c *checker) turnRole(t antTurn) llm.Role { return antRole(c.msgs[t.start].Role) }
 
 func antRole(r llm.Role) llm.Role {
 	if r == llm.RoleTool {
@@ -524,13 +564,15 @@ func antRole(r llm.Role) llm.Role {
 func (c *checker) anthropic() {
 	first := firstNonSystem(c.msgs)
 	turns := make([]antTurn, 0, len(c.msgs)-first)
+	prevRole := llm.Role("")
 	for i := first; i < len(c.msgs); i++ {
 		r := antRole(c.msgs[i].Role)
-		if n := len(turns); n > 0 && turns[n-1].role == r && r != llm.RoleSystem {
+		if n := len(turns); n > 0 && prevRole == r && r != llm.RoleSystem {
 			turns[n-1].end = i + 1
 			continue
 		}
-		turns = append(turns, antTurn{role: r, start: i, end: i + 1})
+		turns = append(turns, antTurn{start: i, end: i + 1})
+		prevRole = r
 	}
 	n := wireLen(c.msgs, c.d)
 	if n == 0 {
@@ -539,7 +581,7 @@ func (c *checker) anthropic() {
 	if n > 100000 {
 		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
 	}
-	if len(turns) > 0 && turns[0].role == llm.RoleAssistant {
+	if len(turns) > 0 && c.turnRole(turns[0]) == llm.RoleAssistant {
 		c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
 			Message:       fmt.Sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
 			ProviderError: tmplAntFirstUser})
@@ -562,7 +604,10 @@ func (c *checker) anthropic() {
 	var buf []call  // the array of prev, reused: only the next turn reads prev
 	prevTurn := -1
 	for t, turn := range turns {
-		switch turn.role {
+		if c.stopped() {
+			return
+		}
+		switch c.turnRole(turn) {
 		case llm.RoleSystem:
 			c.add(Violation{Rule: ruleAntSystemRole, Path: c.msgPath(turn.start),
 				Message:       fmt.Sprintf("%s is a system message after the conversation started; the classic Messages API takes system text only in the top-level system field", c.msgPath(turn.start)),
@@ -580,7 +625,7 @@ func (c *checker) anthropic() {
 					c.antCall(i, j, tc, ids)
 				}
 			}
-			if len(calls) > 0 && (t+1 == len(turns) || turns[t+1].role != llm.RoleUser) {
+			if len(calls) > 0 && (t+1 == len(turns) || c.turnRole(turns[t+1]) != llm.RoleUser) {
 				c.antUnanswered(calls[0].i, callIDs(len(calls), func(k int) string { return calls[k].id }), t+1, turns)
 			}
 			prev, prevTurn, buf = calls, t, calls[:0]
@@ -745,11 +790,33 @@ func (c *checker) antContent(i int, final bool) {
 	}
 }
 
+// lastAntTurns returns the last two turns (fewer if there are fewer) of
+// the Anthropic turns that anthropic builds from the front: runs of equal
+// wire role, a system message always alone.
+func (c *checker) lastAntTurns() []antTurn {
+	first := firstNonSystem(c.msgs)
+	var out [2]antTurn
+	k := len(out)
+	for end := len(c.msgs); end > first && k > 0; {
+		start := end - 1
+		if r := antRole(c.msgs[start].Role); r != llm.RoleSystem {
+			for start > first && antRole(c.msgs[start-1].Role) == r {
+				start--
+			}
+		}
+		k--
+		out[k] = antTurn{start: start, end: end}
+		end = start
+	}
+	return out[k:]
+}
+
 // antThinking checks ANT-THINKING-FIRST: when the last user turn carries
 // tool results, the assistant turn before it must start with thinking.
 func (c *checker) antThinking(turns []antTurn) {
+	c.thinking = true
 	n := len(turns)
-	if n < 2 || turns[n-1].role != llm.RoleUser || turns[n-2].role != llm.RoleAssistant {
+	if n < 2 || c.turnRole(turns[n-1]) != llm.RoleUser || c.turnRole(turns[n-2]) != llm.RoleAssistant {
 		return
 	}
 	hasResult := false
@@ -812,6 +879,9 @@ func (c *checker) gemini() {
 		}
 	}
 	for i := first; i < len(c.msgs); i++ {
+		if c.stopped() {
+			return
+		}
 		m := c.msgs[i]
 		path := func() string { return c.msgPath(i) }
 		wi := func() string { return c.wireIndex(i) }

@@ -148,7 +148,7 @@ func Repair(msgs []llm.Message, d Dialect, p *Policy) ([]llm.Message, []Change, 
 // call lacks its thinking block (ANT-THINKING-FIRST), which cannot be fixed
 // otherwise.
 func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error) {
-	vs, lay := check(req, d)
+	vs, lay := check(req, d, true) // only the verdict and ANT-THINKING-FIRST are needed
 	if Accepted(vs) {
 		return req, nil, nil
 	}
