@@ -204,15 +204,15 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 // and part index in the original; om < 0 for parts Repair made).
 type wpart struct {
 	p      llm.Part
-	om, op int
+	om, op int32
 }
 
 // wmsg is a message being repaired.
 type wmsg struct {
 	role    llm.Role
 	parts   []wpart
-	om      int  // original index, or -1
-	changed bool // parts differ from the original message's
+	om      int32 // original index, or -1
+	changed bool  // parts differ from the original message's
 }
 
 type repairer struct {
@@ -224,6 +224,8 @@ type repairer struct {
 	tools    []llm.ToolSpec
 	changes  []Change
 	problems []Violation
+	// interrupted caches the result for an unanswered call, by tool name.
+	interrupted map[string]llm.ToolResult
 }
 
 func (rp *repairer) change(rule, path string, a Action, reason string) {
@@ -240,16 +242,16 @@ func (rp *repairer) layout() *Map {
 }
 
 // origPath is the original path of a part (or of its message when op < 0).
-func (rp *repairer) origPath(om, op int) string {
+func (rp *repairer) origPath(om, op int32) string {
 	if om < 0 {
 		return ""
 	}
 	if op >= 0 {
-		if p := rp.layout().Part(om, op).Path; p != "" {
+		if p := rp.layout().Part(int(om), int(op)).Path; p != "" {
 			return p
 		}
 	}
-	if p := rp.layout().Message(om).Path; p != "" {
+	if p := rp.layout().Message(int(om)).Path; p != "" {
 		return p
 	}
 	return fmt.Sprintf("message %d", om)
@@ -278,9 +280,9 @@ func (rp *repairer) load() {
 		parts := flat[:len(m.Parts):len(m.Parts)]
 		flat = flat[len(m.Parts):]
 		for j, p := range m.Parts {
-			parts[j] = wpart{p: p, om: i, op: j}
+			parts[j] = wpart{p: p, om: int32(i), op: int32(j)}
 		}
-		rp.w[i] = wmsg{role: m.Role, parts: parts, om: i}
+		rp.w[i] = wmsg{role: m.Role, parts: parts, om: int32(i)}
 	}
 	rp.tools = rp.req.Tools
 }
@@ -488,23 +490,24 @@ func (rp *repairer) system() {
 // ---- stage 3: empty content ----
 
 func (rp *repairer) content() {
-	out := rp.w[:0]
-	for _, m := range rp.w {
-		switch rp.d {
-		case Anthropic:
-			m = rp.antText(m)
-		}
-		n := 0
-		for _, p := range m.parts {
-			if expressible(p.p, rp.d) && !signatureOnly(p.p) {
-				n++
+	k := 0 // rp.w[:k] are the messages kept, in place
+	for i := range rp.w {
+		m := &rp.w[i]
+		n := 0 // parts the dialect can express
+		if rp.d == Anthropic {
+			n = rp.antText(m)
+		} else {
+			for _, p := range m.parts {
+				if expressible(p.p, rp.d) && !signatureOnly(p.p) {
+					n++
+				}
 			}
 		}
 		if n == 0 && (rp.d != OpenAIResponses) {
 			rule := pick(rp.d, ruleCCNullContent, "", ruleAntUserNonEmpty, ruleGemPartsNonEmpty)
 			switch m.role {
 			case llm.RoleUser:
-				rp.change(rule, rp.msgPath(m), ActionReplaceText, fmt.Sprintf("the user message had no content: it now reads %q", rp.pol.Placeholder))
+				rp.change(rule, rp.msgPath(*m), ActionReplaceText, fmt.Sprintf("the user message had no content: it now reads %q", rp.pol.Placeholder))
 				m.parts = append(m.parts, wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: m.om, op: -1})
 				m.changed = true
 			case llm.RoleAssistant, llm.RoleSystem:
@@ -514,18 +517,20 @@ func (rp *repairer) content() {
 				if rule == ruleAntUserNonEmpty {
 					rule = ruleAntTextNonEmpty
 				}
-				rp.change(rule, rp.msgPath(m), ActionDrop, fmt.Sprintf("dropped the %s message, which had no content", m.role))
+				rp.change(rule, rp.msgPath(*m), ActionDrop, fmt.Sprintf("dropped the %s message, which had no content", m.role))
 				continue
 			}
 		}
-		out = append(out, m)
+		rp.w[k] = *m
+		k++
 	}
-	rp.w = out
+	rp.w = rp.w[:k]
 }
 
 // antText drops empty text blocks and replaces a whitespace-only text block
-// that is a message's only content.
-func (rp *repairer) antText(m wmsg) wmsg {
+// that is a message's only content. It returns the number of parts of m
+// Anthropic can express.
+func (rp *repairer) antText(m *wmsg) int {
 	empty := false
 	for _, p := range m.parts {
 		if t, ok := p.p.(llm.Text); ok && t.Text == "" {
@@ -562,7 +567,7 @@ func (rp *repairer) antText(m wmsg) wmsg {
 			m.changed = true
 		}
 	}
-	return m
+	return n
 }
 
 // ---- stage 4: pairing ----
@@ -600,21 +605,22 @@ type turn struct {
 	first, last int // its messages in rp.w (Anthropic: consecutive assistants)
 	c0, c1      int // its calls are pr.calls[c0:c1]
 	rebuild     bool
-	rule        string // why it is rebuilt
-	why         string
 }
+
+// turnWhy says why a turn is rebuilt: the rule and a phrase for the change.
+type turnWhy struct{ rule, text string }
 
 type pairing struct {
 	calls    []callRef
 	results  []resRef
 	turns    []turn
-	resOff   []int32 // message -> offset of its parts in resAt
-	resAtF   []int32 // part -> result index, or -1
-	turnAt   []int   // message -> turn index starting there, or -1
-	inTurn   []int   // message -> turn index it belongs to, or -1
-	conflict []bool  // turn -> one of its calls has conflicting results
-	mark     []int32 // call -> turn that found it answered in place
-	kept     []int   // scratch array of residual
+	resOff   []int32         // message -> offset of its parts in resAt
+	resAtF   []int32         // part -> result index, or -1
+	turnAt   []int32         // message -> turn index starting there, or -1
+	why      map[int]turnWhy // rebuilt turn -> why
+	conflict []bool          // turn -> one of its calls has conflicting results
+	mark     []int32         // call -> turn that found it answered in place
+	kept     []int           // scratch array of residual
 }
 
 // resAt returns the index of the result at part k of message m.
@@ -624,11 +630,11 @@ func (pr *pairing) resAt(m, k int) (int, bool) {
 }
 
 func (rp *repairer) pair() {
-	pr := &pairing{turnAt: make([]int, len(rp.w)), inTurn: make([]int, len(rp.w)), resOff: make([]int32, len(rp.w)+1)}
+	pr := &pairing{turnAt: make([]int32, len(rp.w)), resOff: make([]int32, len(rp.w)+1)}
 	total := 0
-	for i, m := range rp.w {
+	for i := range rp.w {
 		pr.resOff[i] = int32(total)
-		total += len(m.parts)
+		total += len(rp.w[i].parts)
 	}
 	pr.resOff[len(rp.w)] = int32(total)
 	pr.resAtF = make([]int32, total)
@@ -636,25 +642,34 @@ func (rp *repairer) pair() {
 		pr.resAtF[i] = -1
 	}
 	for i := range pr.turnAt {
-		pr.turnAt[i], pr.inTurn[i] = -1, -1
+		pr.turnAt[i] = -1
 	}
-	nCalls, nResults := 0, 0
-	for _, m := range rp.w {
+	nCalls, nResults, nTurns := 0, 0, 0 // nTurns: at most one per assistant message (Anthropic) or per one with calls
+	for i := range rp.w {
+		m := &rp.w[i]
+		callMsg := false
 		for _, p := range m.parts {
 			switch p.p.(type) {
 			case llm.ToolCall:
 				nCalls++
+				callMsg = true
 			case llm.ToolResult:
 				nResults++
 			}
 		}
+		if m.role == llm.RoleAssistant && (callMsg || rp.d == Anthropic) {
+			nTurns++
+		}
 	}
 	pr.calls = make([]callRef, 0, nCalls)
 	pr.results = make([]resRef, 0, nResults)
-	pr.turns = make([]turn, 0, nCalls)
+	pr.turns = make([]turn, 0, nTurns)
 	last := make(map[string]int, nCalls)
 	cur := -1
-	for i, m := range rp.w {
+	prevIn := -1 // the turn of message i-1, or -1
+	for i := range rp.w {
+		m := &rp.w[i]
+		in := -1 // the turn of message i
 		switch m.role {
 		case llm.RoleAssistant:
 			hasCall := false
@@ -663,16 +678,16 @@ func (rp *repairer) pair() {
 					hasCall = true
 				}
 			}
-			if rp.d == Anthropic && i > 0 && pr.inTurn[i-1] >= 0 && rp.w[i-1].role == llm.RoleAssistant {
-				cur = pr.inTurn[i-1] // Anthropic merges consecutive assistant messages
+			if rp.d == Anthropic && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant {
+				cur = prevIn // Anthropic merges consecutive assistant messages
 				pr.turns[cur].last = i
 			} else if hasCall || rp.d == Anthropic {
 				pr.turns = append(pr.turns, turn{first: i, last: i, c0: len(pr.calls), c1: len(pr.calls)})
 				cur = len(pr.turns) - 1
-				pr.turnAt[i] = cur
+				pr.turnAt[i] = int32(cur)
 			}
 			if pr.turnAt[i] >= 0 || (rp.d == Anthropic) {
-				pr.inTurn[i] = cur
+				in = cur
 			}
 			for k, p := range m.parts {
 				tc, ok := p.p.(llm.ToolCall)
@@ -702,6 +717,7 @@ func (rp *repairer) pair() {
 				rp.match(pr, ri, r, last, cur)
 			}
 		}
+		prevIn = in
 	}
 	pr.conflict = make([]bool, len(pr.turns))
 	for _, r := range pr.results {
@@ -974,9 +990,13 @@ func (rp *repairer) judge(pr *pairing, t int) {
 	if (T.c1 - T.c0) == 0 {
 		return
 	}
-	bad := func(rule, why string) {
+	bad := func(rule, text string) {
 		if !T.rebuild {
-			T.rebuild, T.rule, T.why = true, rule, why
+			T.rebuild = true
+			if pr.why == nil {
+				pr.why = map[int]turnWhy{}
+			}
+			pr.why[t] = turnWhy{rule: rule, text: text}
 		}
 	}
 	for ci := T.c0; ci < T.c1; ci++ {
@@ -1098,39 +1118,51 @@ func (rp *repairer) judge(pr *pairing, t int) {
 // rebuild writes the repaired messages.
 func (rp *repairer) rebuild(pr *pairing) {
 	// Which turn takes each tool message's trailing parts along.
-	trailOwner := make([]int, len(rp.w))
+	trailOwner := make([]int32, len(rp.w))
 	for i := range trailOwner {
 		trailOwner[i] = -1
 	}
 	for _, r := range pr.results {
 		if r.fate == fateConsumed && trailOwner[r.m] < 0 {
-			trailOwner[r.m] = r.owner
+			trailOwner[r.m] = int32(r.owner)
 		}
 	}
-	trailing := make([]bool, len(rp.w))        // tool message -> its own text and images stay with it
-	ownedTrail := make([][]int, len(pr.turns)) // turn -> messages whose trailing parts it takes
-	for i, m := range rp.w {
-		if m.role != llm.RoleTool {
+	trailing := make([]bool, len(rp.w)) // tool message -> its own text and images stay with it
+	var ownedTrail map[int32][]int      // turn -> messages whose trailing parts it takes
+	extra := 0                          // messages out has beyond len(rp.w): a tool message per rebuilt turn, a note after kept results
+	for t := range pr.turns {
+		if pr.turns[t].rebuild {
+			extra++
+		}
+	}
+	for i := range rp.w {
+		if rp.w[i].role != llm.RoleTool {
 			continue
 		}
-		trailing[i] = rp.residual(pr, i).trailing
+		res := rp.residual(pr, i)
+		trailing[i] = res.trailing
+		if len(res.kept) > 0 && res.note {
+			extra++
+		}
 		if !trailing[i] && trailOwner[i] >= 0 {
+			if ownedTrail == nil {
+				ownedTrail = map[int32][]int{}
+			}
 			ownedTrail[trailOwner[i]] = append(ownedTrail[trailOwner[i]], i)
 		}
 	}
-	out := make([]wmsg, 0, len(rp.w)+len(pr.turns))
+	out := make([]wmsg, 0, len(rp.w)+extra)
 	for i := 0; i < len(rp.w); i++ {
-		m := rp.w[i]
+		role := rp.w[i].role
 		switch {
-		case m.role == llm.RoleAssistant && pr.turnAt[i] >= 0 && pr.turns[pr.turnAt[i]].rebuild:
+		case role == llm.RoleAssistant && pr.turnAt[i] >= 0 && pr.turns[pr.turnAt[i]].rebuild:
 			t := pr.turnAt[i]
-			T := pr.turns[t]
-			out = rp.emitTurn(pr, t, ownedTrail[t], out)
-			i = T.last
-		case m.role == llm.RoleTool:
+			out = rp.emitTurn(pr, int(t), ownedTrail[t], out)
+			i = pr.turns[t].last
+		case role == llm.RoleTool:
 			out = rp.emitResidual(pr, i, trailing[i], out)
 		default:
-			out = append(out, m)
+			out = append(out, rp.w[i])
 		}
 	}
 	rp.w = out
@@ -1153,10 +1185,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 				rp.change(rp.unansweredRule(), rp.origPath(callPart.om, callPart.op), ActionStripCall, fmt.Sprintf("removed the call %s (%s), which had no result", quoteID(c.id), c.name))
 				continue
 			}
-			env := observe.Failure(observe.Interrupted, fmt.Sprintf("%s was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.", c.name))
-			env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
-			env.Meta.Source = "toolwire transcript repair"
-			results = append(results, wpart{p: env.Result(c.id, c.name), om: callPart.om, op: -1})
+			results = append(results, wpart{p: rp.interruptedResult(c.id, c.name), om: callPart.om, op: -1})
 			rp.change(rp.unansweredRule(), rp.origPath(callPart.om, callPart.op), ActionAnswer, fmt.Sprintf("the call %s (%s) had no result: added an error result of type interrupted that says its outcome is unknown", quoteID(c.id), c.name))
 			continue
 		}
@@ -1232,12 +1261,13 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 			prevK = r.k
 		}
 	}
-	if len(answered) > 0 && (len(wedged) > 0 || !inPlace || T.rule == ruleCCToolImage) {
-		reason := fmt.Sprintf("put the results of %s in one tool message directly after their calls, in call order (%s)", strings.Join(answered, ", "), T.why)
+	why := pr.why[t]
+	if len(answered) > 0 && (len(wedged) > 0 || !inPlace || why.rule == ruleCCToolImage) {
+		reason := fmt.Sprintf("put the results of %s in one tool message directly after their calls, in call order (%s)", strings.Join(answered, ", "), why.text)
 		if len(wedged) > 0 {
 			reason += fmt.Sprintf("; moved %s after them", strings.Join(wedged, ", "))
 		}
-		rp.change(T.rule, rp.msgPath(rp.w[T.first]), ActionMove, reason)
+		rp.change(why.rule, rp.msgPath(rp.w[T.first]), ActionMove, reason)
 	}
 	if len(results) == 0 {
 		return out
@@ -1252,6 +1282,28 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 		}
 	}
 	return append(out, tm)
+}
+
+// interruptedResult answers an unanswered call with an error of type
+// interrupted that says the outcome is unknown. The envelope depends only
+// on the tool name, so it is rendered once per name.
+func (rp *repairer) interruptedResult(id, name string) llm.ToolResult {
+	r, ok := rp.interrupted[name]
+	if !ok {
+		env := observe.Failure(observe.Interrupted, name+" was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.")
+		env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
+		env.Meta.Source = "toolwire transcript repair"
+		r = env.Result("", name)
+		if rp.interrupted == nil {
+			rp.interrupted = map[string]llm.ToolResult{}
+		}
+		rp.interrupted[name] = r
+	}
+	r.CallID = id
+	// Each result gets its own content slice (the rendered part itself is
+	// immutable), so that changing one result never changes another.
+	r.Content = append([]llm.Part(nil), r.Content...)
+	return r
 }
 
 func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []wmsg) []wmsg {
@@ -1360,7 +1412,7 @@ func (rp *repairer) post() {
 // gemMerge merges a function-call turn with the call-less model turns
 // right before it, and makes the contents start with a user turn.
 func (rp *repairer) gemMerge() {
-	out := rp.w[:0:0]
+	out := rp.w[:0] // in place: out never gets ahead of the message read
 	for _, m := range rp.w {
 		if m.role == llm.RoleAssistant && hasCallPart(m) {
 			n := len(out)
@@ -1414,7 +1466,13 @@ func (rp *repairer) respItems() {
 		if m.role != llm.RoleAssistant {
 			continue
 		}
-		keep := m.parts[:0:0]
+		// keep is made on the first change; until then the parts stay.
+		var keep []wpart
+		edit := func(k int) {
+			if keep == nil {
+				keep = append(make([]wpart, 0, len(m.parts)), m.parts[:k]...)
+			}
+		}
 		for k, p := range m.parts {
 			switch pp := p.p.(type) {
 			case llm.Reasoning:
@@ -1425,11 +1483,13 @@ func (rp *repairer) respItems() {
 				if id != "" && seen[id] {
 					rp.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a second copy of reasoning item %s", id))
 					m.changed = true
+					edit(k)
 					continue
 				}
 				if nextItemW(m.parts, k+1) < 0 {
 					rp.change(ruleRSReasonFollow, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning item %s, which no item follows in its turn", quoteID(id)))
 					m.changed = true
+					edit(k)
 					continue
 				}
 				if id != "" {
@@ -1441,13 +1501,18 @@ func (rp *repairer) respItems() {
 					pp.ItemID = ""
 					p.p = pp
 					m.changed = true
+					edit(k)
 				} else if pp.ItemID != "" {
 					seen[pp.ItemID] = true
 				}
 			}
-			keep = append(keep, p)
+			if keep != nil {
+				keep = append(keep, p)
+			}
 		}
-		m.parts = keep
+		if keep != nil {
+			m.parts = keep
+		}
 	}
 }
 
@@ -1508,19 +1573,26 @@ func (rp *repairer) names() {
 		}
 		consider(t.Name, path)
 	}
-	for _, m := range rp.w {
-		for _, p := range m.parts {
-			if tc, ok := p.p.(llm.ToolCall); ok && bad(tc.Name, false) {
-				path := rp.origPath(p.om, p.op)
-				if path != "" {
-					if rp.d == OpenAIChat {
-						path += ".function.name"
-					} else {
-						path += ".name"
-					}
-				}
-				consider(tc.Name, path)
+	good := "" // the last call name found good: most calls repeat a few names
+	for i := range rp.w {
+		for _, p := range rp.w[i].parts {
+			tc, ok := p.p.(llm.ToolCall)
+			if !ok || (tc.Name == good && good != "") {
+				continue
 			}
+			if !bad(tc.Name, false) {
+				good = tc.Name
+				continue
+			}
+			path := rp.origPath(p.om, p.op)
+			if path != "" {
+				if rp.d == OpenAIChat {
+					path += ".function.name"
+				} else {
+					path += ".name"
+				}
+			}
+			consider(tc.Name, path)
 		}
 	}
 	if len(rename) == 0 {
