@@ -50,10 +50,11 @@ func CheckRequest(r Request, d Dialect) []Violation {
 // check is CheckRequest that also returns the Layout of r.Messages when it
 // made one (to place a violation), or nil.
 //
-// With quick set, check stops at the first violation that is not a
-// warning: the result is then not every violation, but it is accepted
-// exactly when CheckRequest's is, and it still holds ANT-THINKING-FIRST
-// when r breaks it (Repair needs both, and no more, to start).
+// With quick set, check leaves out warnings and stops at the first
+// violation that is not a warning: the result is then not every
+// violation, but it is accepted exactly when CheckRequest's is, and it
+// still holds ANT-THINKING-FIRST when r breaks it (Repair needs both, and
+// no more, to start and to verify its output).
 func check(r Request, d Dialect, quick bool) ([]Violation, *Map) {
 	c := checker{msgs: r.Messages, d: d, req: r, quick: quick}
 	switch d {
@@ -107,6 +108,10 @@ func (c *checker) add(v Violation) {
 		c.errors++
 	}
 }
+
+// warnings reports whether portability warnings are wanted: not in a
+// quick check.
+func (c *checker) warnings() bool { return !c.quick }
 
 // stopped reports whether a quick check has found an error and can stop.
 func (c *checker) stopped() bool { return c.quick && c.errors > 0 }
@@ -338,9 +343,11 @@ func (c *checker) chat() {
 				}
 			}
 			if len(calls) > 128 {
-				c.add(Violation{Rule: ruleCCMaxToolCalls, Path: c.msgPath(i) + ".tool_calls", Warning: true,
-					Message:       fmt.Sprintf("the assistant message %s has %d tool calls; some OpenAI-compatible gateways allow at most 128", c.msgPath(i), len(calls)),
-					ProviderError: fill(tmplCCMaxCalls, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(len(calls)))})
+				if c.warnings() {
+					c.add(Violation{Rule: ruleCCMaxToolCalls, Path: c.msgPath(i) + ".tool_calls", Warning: true,
+						Message:       fmt.Sprintf("the assistant message %s has %d tool calls; some OpenAI-compatible gateways allow at most 128", c.msgPath(i), len(calls)),
+						ProviderError: fill(tmplCCMaxCalls, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(len(calls)))})
+				}
 			}
 			if !text && len(calls) == 0 {
 				c.add(Violation{Rule: ruleCCNullContent, Path: c.msgPath(i) + ".content",
@@ -377,9 +384,11 @@ func (c *checker) chatCallChecks(i, j, n int, p llm.ToolCall) {
 		return // reported as unanswered: no tool message can name it
 	}
 	if l := len(p.ID); l > 40 {
-		c.add(Violation{Rule: ruleCCIDLen, Path: path() + ".id", Warning: true,
-			Message:       fmt.Sprintf("tool call id %s is %d characters; api.openai.com accepts it, but Azure OpenAI and some gateways allow at most 40", p.ID, l),
-			ProviderError: fill(tmplCCIDLen, "{i}", c.wireIndex(i), "{k}", strconv.Itoa(n), "{n}", strconv.Itoa(l))})
+		if c.warnings() {
+			c.add(Violation{Rule: ruleCCIDLen, Path: path() + ".id", Warning: true,
+				Message:       fmt.Sprintf("tool call id %s is %d characters; api.openai.com accepts it, but Azure OpenAI and some gateways allow at most 40", p.ID, l),
+				ProviderError: fill(tmplCCIDLen, "{i}", c.wireIndex(i), "{k}", strconv.Itoa(n), "{n}", strconv.Itoa(l))})
+		}
 	}
 }
 
@@ -456,8 +465,10 @@ func (c *checker) responses() {
 						continue
 					}
 					if sawReasoning && !hasReasoning && p.ItemID != "" {
-						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
-							Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
+						if c.warnings() {
+							c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
+								Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
+						}
 					}
 					byID[p.ID] = len(calls)
 					calls = append(calls, call{i: i, j: j, id: p.ID})
@@ -582,9 +593,11 @@ func (c *checker) anthropic() {
 		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
 	}
 	if len(turns) > 0 && c.turnRole(turns[0]) == llm.RoleAssistant {
-		c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
-			Message:       fmt.Sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
-			ProviderError: tmplAntFirstUser})
+		if c.warnings() {
+			c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
+				Message:       fmt.Sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
+				ProviderError: tmplAntFirstUser})
+		}
 	}
 	// System prompts: empty text blocks.
 	for i := 0; i < first; i++ {
@@ -743,8 +756,10 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 			Message:       fmt.Sprintf("tool_use %s names the tool %q; names must match ^[a-zA-Z0-9_-]{1,64}$", quoteID(tc.ID), tc.Name),
 			ProviderError: fill(tmplAntToolUseName, "{i}", wi(), "{j}", wj())})
 	case l > 64:
-		c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name", Warning: true,
-			Message: fmt.Sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
+		if c.warnings() {
+			c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name", Warning: true,
+				Message: fmt.Sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
+		}
 	}
 }
 
@@ -765,9 +780,11 @@ func (c *checker) antContent(i int, final bool) {
 				ProviderError: fill(tmplAntUserNonEmpty, "{i}", c.wireIndex(i))})
 		case llm.RoleAssistant:
 			if !final {
-				c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i), Warning: true,
-					Message:       fmt.Sprintf("the assistant message %s has no content; only a final assistant message may be empty (the current API accepts it, older versions reject it)", c.msgPath(i)),
-					ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+				if c.warnings() {
+					c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i), Warning: true,
+						Message:       fmt.Sprintf("the assistant message %s has no content; only a final assistant message may be empty (the current API accepts it, older versions reject it)", c.msgPath(i)),
+						ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+				}
 			}
 		}
 		return
@@ -896,8 +913,10 @@ func (c *checker) gemini() {
 			}
 			parts++
 			if t, ok := p.(llm.Text); ok && t.Text == "" && !(j > 0 && signatureOnly(m.Parts[j-1])) {
-				c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.partPath(i, j), Warning: true,
-					Message: fmt.Sprintf("%s is an empty text part; Vertex AI rejects empty text", c.partPath(i, j))})
+				if c.warnings() {
+					c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.partPath(i, j), Warning: true,
+						Message: fmt.Sprintf("%s is an empty text part; Vertex AI rejects empty text", c.partPath(i, j))})
+				}
 			}
 		}
 		if parts == 0 {
@@ -934,14 +953,18 @@ func (c *checker) gemini() {
 			}
 			for j, p := range m.Parts {
 				if r, ok := p.(llm.ToolResult); ok && hasImage(r.Content) {
-					c.add(Violation{Rule: ruleGemMultimodal, Path: c.partPath(i, j), Warning: true,
-						Message:       fmt.Sprintf("the function response %s carries images (functionResponse.parts); only Gemini 3 models accept them", c.partPath(i, j)),
-						ProviderError: tmplGemMultimodal})
+					if c.warnings() {
+						c.add(Violation{Rule: ruleGemMultimodal, Path: c.partPath(i, j), Warning: true,
+							Message:       fmt.Sprintf("the function response %s carries images (functionResponse.parts); only Gemini 3 models accept them", c.partPath(i, j)),
+							ProviderError: tmplGemMultimodal})
+					}
 				}
 			}
 		case prevRole != "" && prevRole == gemRole(m.Role) && m.Role != llm.RoleSystem:
-			c.add(Violation{Rule: ruleGemSameRole, Path: path(), Warning: true,
-				Message: fmt.Sprintf("%s follows another %s content; Gemini's handling of consecutive same-role contents is not documented (merge them to be safe)", path(), gemRole(m.Role))})
+			if c.warnings() {
+				c.add(Violation{Rule: ruleGemSameRole, Path: path(), Warning: true,
+					Message: fmt.Sprintf("%s follows another %s content; Gemini's handling of consecutive same-role contents is not documented (merge them to be safe)", path(), gemRole(m.Role))})
+			}
 		}
 	}
 }
@@ -1003,8 +1026,10 @@ func (c *checker) gemResponses(i int, calls []llm.ToolCall) {
 			ProviderError: tmplGemRespCount})
 	}
 	if !ordered {
-		c.add(Violation{Rule: ruleGemOrder, Path: c.msgPath(next), Warning: true,
-			Message: fmt.Sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(next), c.msgPath(i))})
+		if c.warnings() {
+			c.add(Violation{Rule: ruleGemOrder, Path: c.msgPath(next), Warning: true,
+				Message: fmt.Sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(next), c.msgPath(i))})
+		}
 	}
 }
 
@@ -1100,10 +1125,12 @@ func (c *checker) tools() {
 					Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]{1,128}$", t.Name),
 					ProviderError: fill(tmplAntToolName, "{k}", ks)})
 			case len(t.Name) > 64:
-				c.add(Violation{Rule: ruleAntToolName, Path: path + ".name", Warning: true,
-					Message: fmt.Sprintf("tool %q is %d characters long; the API accepts up to 128, the documentation says 64", t.Name, len(t.Name))})
+				if c.warnings() {
+					c.add(Violation{Rule: ruleAntToolName, Path: path + ".name", Warning: true,
+						Message: fmt.Sprintf("tool %q is %d characters long; the API accepts up to 128, the documentation says 64", t.Name, len(t.Name))})
+				}
 			}
-			if t.Strict {
+			if t.Strict && c.warnings() {
 				for _, v := range CheckStrictSchema(t.Name, t.Parameters, path+".input_schema") {
 					v.Warning = true
 					v.ProviderError = ""

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestQuickCheck checks the quick mode Repair starts with against the full
-// Check: the same verdict, only violations the full Check reports, and
+// TestQuickCheck checks the quick mode Repair starts and ends with against
+// the full Check: the same verdict, only errors the full Check reports, and
 // ANT-THINKING-FIRST exactly when the full Check reports it, also when the
 // quick check stops before the last turn.
 func TestQuickCheck(t *testing.T) {
@@ -26,6 +26,9 @@ func TestQuickCheck(t *testing.T) {
 				t.Fatalf("check(%s, quick) accepted = %v, CheckRequest = %v\n%s", d, Accepted(quick), Accepted(full), render(r.Messages))
 			}
 			for _, v := range quick {
+				if v.Warning {
+					t.Fatalf("check(%s, quick) reports the warning %v; want errors only", d, v)
+				}
 				if !containsViolation(full, v) {
 					t.Fatalf("check(%s, quick) reports %v, which CheckRequest does not\n%s", d, v, render(r.Messages))
 				}

@@ -182,7 +182,10 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 			rp.change(ruleAntThinkingFirst, v.Path, ActionDisableThinking, "the assistant message whose tool_use the last user turn answers has no thinking block, and a signed thinking block cannot be made up: extended thinking is turned off for this request")
 		}
 	}
-	after := CheckRequest(out, d)
+	after, _ := check(out, d, true) // warnings do not matter here
+	if !Accepted(after) {
+		after = CheckRequest(out, d) // report all that remains
+	}
 	problems := rp.problems
 	var remaining []Violation
 	for _, v := range after {
