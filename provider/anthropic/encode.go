@@ -2,9 +2,7 @@ package anthropic
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -39,7 +37,7 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
 		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
 	if r.src == nil {
-		e.planIDs()
+		e.ids = codec.PlanIDs(r.Messages, idRules())
 	}
 	size := 64
 	for _, m := range src.msgs {
@@ -64,9 +62,8 @@ type encoder struct {
 	src    *source
 	blocks codec.Matcher // finds the source blocks of the parts written
 
-	lead    int               // leading messages written to top-level system
-	ids     map[string]string // rewritten tool-call ids (conversion only)
-	posIDs  map[[2]int]string // ids for calls and results that had none
+	lead    int           // leading messages written to top-level system
+	ids     *codec.IDPlan // the ids of a conversion; nil for a decoded Request
 	itemIDs int
 }
 
@@ -89,91 +86,12 @@ func validID(id string) bool {
 	return true
 }
 
-// planIDs maps every tool-call id that Anthropic would reject to one it
-// accepts: stable (the same input gives the same ids), collision-free, and
-// the same for a call and its results. Calls without an id get one, and a
-// result without a call id takes the id of the unanswered id-less call of
-// the previous assistant message with the same name (else the first).
-func (e *encoder) planIDs() {
-	taken := make(map[string]bool)
-	bad := false
-	for _, m := range e.r.Messages {
-		for _, p := range m.Parts {
-			var id string
-			switch p := p.(type) {
-			case llm.ToolCall:
-				id = p.ID
-			case llm.ToolResult:
-				id = p.CallID
-			default:
-				continue
-			}
-			if validID(id) {
-				taken[id] = true
-			} else {
-				bad = true
-			}
-		}
-	}
-	if !bad {
-		return
-	}
-	e.ids = make(map[string]string)
-	e.posIDs = make(map[[2]int]string)
-	unique := func(base string) string {
-		id := base
-		for k := 2; taken[id]; k++ {
-			id = base + "_" + strconv.Itoa(k)
-		}
-		taken[id] = true
-		return id
-	}
-	type pending struct {
-		name, id string
-	}
-	var open []pending
-	for i, m := range e.r.Messages {
-		if m.Role == llm.RoleAssistant {
-			open = open[:0]
-		}
-		for j, p := range m.Parts {
-			switch p := p.(type) {
-			case llm.ToolCall:
-				if p.ID == "" {
-					id := unique("toolu_" + strconv.Itoa(i) + "_" + strconv.Itoa(j))
-					e.posIDs[[2]int{i, j}] = id
-					open = append(open, pending{p.Name, id})
-				} else if !validID(p.ID) {
-					if _, ok := e.ids[p.ID]; !ok {
-						e.ids[p.ID] = unique(sanitizeID(p.ID))
-					}
-				}
-			case llm.ToolResult:
-				if p.CallID == "" {
-					k := -1
-					for x, o := range open {
-						if o.name == p.Name && p.Name != "" {
-							k = x
-							break
-						}
-					}
-					if k < 0 && len(open) > 0 {
-						k = 0
-					}
-					if k >= 0 {
-						e.posIDs[[2]int{i, j}] = open[k].id
-						open = append(open[:k], open[k+1:]...)
-					} else {
-						e.posIDs[[2]int{i, j}] = unique("toolu_" + strconv.Itoa(i) + "_" + strconv.Itoa(j))
-					}
-				} else if !validID(p.CallID) {
-					if _, ok := e.ids[p.CallID]; !ok {
-						e.ids[p.CallID] = unique(sanitizeID(p.CallID))
-					}
-				}
-			}
-		}
-	}
+// idRules returns Anthropic's id rules: ids match ^[a-zA-Z0-9_-]+$
+// (ANT-ID-PATTERN).
+func idRules() codec.IDRules {
+	return codec.IDRules{Prefix: "toolu_", Valid: validID, Rewrite: sanitizeID,
+		Invalid: "does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN)", Missing: "ANT-ID-PATTERN",
+		Call: "tool_use", Result: "tool_result"}
 }
 
 // sanitizeID replaces each run of characters outside [a-zA-Z0-9_-] with
@@ -192,33 +110,24 @@ func sanitizeID(id string) string {
 			under = true
 		}
 	}
-	sum := sha256.Sum256([]byte(id))
 	s := strings.Trim(b.String(), "_")
 	if s == "" {
 		s = "toolu"
 	}
-	return s + "_" + hex.EncodeToString(sum[:4])
+	return s + codec.HashSuffix(id)
 }
 
-// callID returns the id to write for the call or result at (i, j).
+// callID returns the id to write for the call or result at (i, j), and
+// warns when it is not id.
 func (e *encoder) callID(i, j int, id, path string, call bool) string {
-	if e.posIDs != nil {
-		if nid, ok := e.posIDs[[2]int{i, j}]; ok {
-			if call {
-				e.Warnf(path, "tool call without an id; wrote id %q (ANT-ID-PATTERN)", nid)
-			} else {
-				e.Warnf(path, "tool result without a call id; matched to id %q", nid)
-			}
-			return nid
-		}
+	nid, warning := e.ids.Result(i, j, id)
+	if call {
+		nid, warning = e.ids.Call(i, j, id)
 	}
-	if nid, ok := e.ids[id]; ok {
-		if call {
-			e.Warnf(path, "tool call id %q does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN); rewritten to %q in the tool_use and its tool_result", id, nid)
-		}
-		return nid
+	if warning != "" {
+		e.Warn(path, warning)
 	}
-	return id
+	return nid
 }
 
 func (e *encoder) body(dst []byte) ([]byte, error) {
