@@ -352,3 +352,39 @@ func TestConvertReportsUnmodeled(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertIDlessCalls converts Gemini bodies whose calls have no ids
+// (functionCall.id is optional) into every other dialect: the converted
+// body must pass check as it is, with each id it made reported.
+func TestConvertIDlessCalls(t *testing.T) {
+	bodies := map[string]string{
+		"parallel calls answered in order": `{"contents":[{"role":"user","parts":[{"text":"Paris and Rome?"}]},` +
+			`{"role":"model","parts":[{"functionCall":{"name":"weather","args":{"city":"Paris"}}},{"functionCall":{"name":"weather","args":{"city":"Rome"}}}]},` +
+			`{"role":"user","parts":[{"functionResponse":{"name":"weather","response":{"output":"18C"}}},{"functionResponse":{"name":"weather","response":{"output":"22C"}}}]},` +
+			`{"role":"model","parts":[{"text":"18C and 22C."}]}]}`,
+		"two turns, answered out of order": `{"contents":[{"role":"user","parts":[{"text":"q"}]},` +
+			`{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{"name":"b","args":{}}}]},` +
+			`{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"output":"B"}}},{"functionResponse":{"name":"a","response":{"output":"A"}}}]},` +
+			`{"role":"model","parts":[{"functionCall":{"name":"a","args":{"again":true}}}]},` +
+			`{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"A2"}}}]}]}`,
+	}
+	for name, body := range bodies {
+		for _, d := range []transcript.Dialect{transcript.OpenAIChat, transcript.OpenAIResponses, transcript.Anthropic} {
+			t.Run(name+"/"+string(d), func(t *testing.T) {
+				converted, stderr, code := runCmd(t, body, "convert", "--to", string(d))
+				if code != exitOK {
+					t.Fatalf("convert --to %s exit code = %d\n%s", d, code, stderr)
+				}
+				if strings.Contains(stderr, "note: the converted body breaks") {
+					t.Errorf("convert --to %s stderr = %s, want no broken rule", d, stderr)
+				}
+				if !strings.Contains(stderr, "tool call without an id; wrote id") || !strings.Contains(stderr, "tool result without a call id; matched to id") {
+					t.Errorf("convert --to %s stderr = %s, want a warning for each id it made", d, stderr)
+				}
+				if out, stderr, code := runCmd(t, converted, "check", "--dialect", string(d)); code != exitOK {
+					t.Errorf("check --dialect %s of the converted body exit code = %d, want 0\n%s%s", d, code, out, stderr)
+				}
+			})
+		}
+	}
+}

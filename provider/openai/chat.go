@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -46,6 +47,7 @@ type ChatRequest struct {
 	// or changing the message, loses it.
 	Unmodeled []transcript.Warning
 
+	decoded  bool     // made by DecodeChat: its ids are written as they are
 	order    []string // the body's top-level keys, in order
 	msgKeep  *keep
 	toolKeep *keep
@@ -86,7 +88,7 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := &ChatRequest{}
+	req := &ChatRequest{decoded: true}
 	d := &chatDecoder{decoder: decoder{b: b, names: make(map[string]string), unmodeled: &req.Unmodeled, violations: &req.Wire,
 		systemRole: &req.SystemRole, dialect: "Chat Completions", elem: "message"}, req: req}
 	t := b.t
@@ -734,6 +736,15 @@ func (d *chatDecoder) canon(dst []byte, w *wire) []byte {
 // breaks the llm placement rules (a tool call in a user message) is an
 // error.
 //
+// Ids are made only for a request that [DecodeChat] did not make (one
+// decoded is written back with its own ids): a call without an id (Gemini's
+// functionCall.id is optional) gets "call_<message>_<part>", unique in the
+// request, and a result without a call id takes the id of the call it
+// answers, an id-less call of the assistant message before it with the
+// same name, in order (or the first, for a result without a name). Each
+// made id comes with a warning. The ids depend only on the messages, so
+// the same input encodes the same.
+//
 // EncodeChat does not modify r: a request may be encoded any number of
 // times, concurrently.
 func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
@@ -741,6 +752,9 @@ func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
 		return nil, nil, errors.New("openai: EncodeChat: nil request")
 	}
 	e := &chatEncoder{encoder: encoder{array: "messages"}, req: r}
+	if !r.decoded {
+		e.planIDs(r.Messages, chatIDRules())
+	}
 	hint := sizeHint(r.Messages, 48)
 	if r.Bare {
 		if len(r.Tools) > 0 || r.toolKeep != nil {
@@ -776,6 +790,12 @@ func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
 	return dst, e.Warnings, nil
 }
 
+// chatIDRules returns the id rules of Chat Completions: any id but "" (a
+// tool message names its call by it, OAI-CC-RESULT-ID-REQUIRED).
+func chatIDRules() codec.IDRules {
+	return codec.IDRules{Prefix: "call_", Missing: "OAI-CC-RESULT-ID-REQUIRED", Call: "tool call", Result: "tool message"}
+}
+
 type chatEncoder struct {
 	encoder
 	req *ChatRequest
@@ -806,7 +826,7 @@ func (e *chatEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 		e.emit(w, func(dst []byte) []byte { return appendChatText(dst, role, parts) })
 	case llm.RoleAssistant:
 		parts := make([]llm.Part, 0, len(m.Parts))
-		sawCall := false
+		sawCall, ncalls := false, 0
 		for j, p := range m.Parts {
 			switch q := p.(type) {
 			case llm.Text:
@@ -815,8 +835,10 @@ func (e *chatEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 				}
 				parts = append(parts, p)
 			case llm.ToolCall:
+				q.ID = e.callID(i, j, q, e.outPath()+".tool_calls."+strconv.Itoa(ncalls))
 				sawCall = true
-				parts = append(parts, p)
+				ncalls++
+				parts = append(parts, q)
 			case llm.Reasoning:
 				e.Warn(e.outPath(), fmt.Sprintf("Chat Completions has no reasoning blocks; %s reasoning is dropped", providerName(q.Provider)))
 			case llm.Image:
@@ -828,7 +850,8 @@ func (e *chatEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 		e.emit(w, func(dst []byte) []byte { return appendChatAssistant(dst, parts) })
 	case llm.RoleTool:
 		var moved []llm.Part
-		trailing, err := e.toolParts(i, m, func(r llm.ToolResult) {
+		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
+			r = e.resultID(i, j, r, e.outPath()+".tool_call_id")
 			res, imgs := splitToolImages(r)
 			if len(imgs) > 0 {
 				e.Warn(e.outPath(), fmt.Sprintf("a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the %d image(s) of the result of call %q move into a user message after the tool messages", len(imgs), r.CallID))

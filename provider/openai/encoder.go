@@ -16,8 +16,36 @@ import (
 // on the dialect.
 type encoder struct {
 	codec.Warner
-	array string // the body's array: "messages" or "input"
-	out   int    // the index of the next wire element
+	array string        // the body's array: "messages" or "input"
+	out   int           // the index of the next wire element
+	ids   *codec.IDPlan // the ids of a conversion; nil for a decoded request
+}
+
+// planIDs plans the ids of msgs, messages converted from another dialect,
+// by rules (see [codec.IDPlan]).
+func (e *encoder) planIDs(msgs []llm.Message, rules codec.IDRules) {
+	e.ids = codec.PlanIDs(msgs, rules)
+}
+
+// callID returns the id to write for call j of message i, and warns at path
+// when it is not the call's own.
+func (e *encoder) callID(i, j int, c llm.ToolCall, path string) string {
+	id, warning := e.ids.Call(i, j, c.ID)
+	if warning != "" {
+		e.Warn(path, warning)
+	}
+	return id
+}
+
+// resultID returns result r, part j of message i, with the call id to
+// write, and warns at path when it is not the result's own.
+func (e *encoder) resultID(i, j int, r llm.ToolResult, path string) llm.ToolResult {
+	id, warning := e.ids.Result(i, j, r.CallID)
+	if warning != "" {
+		e.Warn(path, warning)
+	}
+	r.CallID = id
+	return r
 }
 
 // outPath is the path of the next wire element, for warnings.
@@ -65,10 +93,10 @@ func (e *encoder) userParts(i int, m llm.Message) ([]llm.Part, error) {
 	return parts, nil
 }
 
-// toolParts walks tool message i: each result, its content checked by
-// [encoder.resultContent], goes to result; the text and images beside the
-// results are returned, to be written after them.
-func (e *encoder) toolParts(i int, m llm.Message, result func(r llm.ToolResult)) (trailing []llm.Part, err error) {
+// toolParts walks tool message i: each result, part j, its content checked
+// by [encoder.resultContent], goes to result; the text and images beside
+// the results are returned, to be written after them.
+func (e *encoder) toolParts(i int, m llm.Message, result func(j int, r llm.ToolResult)) (trailing []llm.Part, err error) {
 	for j, p := range m.Parts {
 		switch q := p.(type) {
 		case llm.ToolResult:
@@ -79,7 +107,7 @@ func (e *encoder) toolParts(i int, m llm.Message, result func(r llm.ToolResult))
 			if len(trailing) > 0 {
 				e.Warn(e.outPath(), "text or images between tool results are moved after the results")
 			}
-			result(r)
+			result(j, r)
 		case llm.Text:
 			trailing = append(trailing, p)
 		case llm.Image:

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -61,6 +63,7 @@ type ResponsesRequest struct {
 	// or changing the item, loses it.
 	Unmodeled []transcript.Warning
 
+	decoded     bool // made by DecodeResponses: its ids are written as they are
 	order       []string
 	inputString bool // input was a string
 	msgKeep     *keep
@@ -97,7 +100,7 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := &ResponsesRequest{}
+	req := &ResponsesRequest{decoded: true}
 	d := &rsDecoder{decoder: decoder{b: b, names: make(map[string]string), unmodeled: &req.Unmodeled, violations: &req.Wire,
 		systemRole: &req.SystemRole, dialect: "Responses", elem: "item"}, req: req, ids: make(map[string]int)}
 	t := b.t
@@ -666,6 +669,13 @@ func (d *rsDecoder) canon(dst []byte, w *wire) []byte {
 // paths are paths in the encoded body. A message that breaks the llm
 // placement rules is an error.
 //
+// A request that [DecodeResponses] did not make gets call_ids as
+// [EncodeChat] makes them for calls and results without one, and a
+// call_id longer than 64 characters (OAI-RS-CALLID-LEN) is shortened, the
+// same way in the function_call and its function_call_output, with a hash
+// that keeps it unique; each change comes with a warning. A decoded request
+// is written back with its own ids.
+//
 // EncodeResponses does not modify r: a request may be encoded any number
 // of times, concurrently.
 func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) {
@@ -673,6 +683,9 @@ func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) 
 		return nil, nil, errors.New("openai: EncodeResponses: nil request")
 	}
 	e := &rsEncoder{encoder: encoder{array: "input"}, req: r}
+	if !r.decoded {
+		e.planIDs(r.Messages, rsIDRules())
+	}
 	hint := sizeHint(r.Messages, 64)
 	if r.Bare {
 		if len(r.Tools) > 0 || r.toolKeep != nil {
@@ -752,6 +765,29 @@ func (r *ResponsesRequest) inputText() (string, bool) {
 	return "", false
 }
 
+// maxCallID is the longest call_id Responses accepts (OAI-RS-CALLID-LEN).
+const maxCallID = 64
+
+// rsIDRules returns the id rules of Responses: a call_id has 1 to 64
+// characters (OAI-RS-CALLID-LEN).
+func rsIDRules() codec.IDRules {
+	return codec.IDRules{Prefix: "call_", Valid: func(id string) bool { return utf8.RuneCountInString(id) <= maxCallID }, Rewrite: shortenID,
+		Invalid: fmt.Sprintf("is longer than %d characters (OAI-RS-CALLID-LEN)", maxCallID), Missing: "OAI-RS-CALLID-LEN",
+		Call: "function_call", Result: "function_call_output"}
+}
+
+// shortenID returns an id of at most 61 bytes for one that is too long: its
+// start, cut at a character boundary, and a hash of the whole, leaving room
+// for the suffix that keeps it unique.
+func shortenID(id string) string {
+	suffix := codec.HashSuffix(id)
+	n := maxCallID - 3 - len(suffix)
+	for n > 0 && !utf8.RuneStart(id[n]) {
+		n--
+	}
+	return id[:n] + suffix
+}
+
 type rsEncoder struct {
 	encoder
 	req *ResponsesRequest
@@ -797,6 +833,7 @@ func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 				wrote = true
 			case llm.ToolCall:
 				flush()
+				p.ID = e.callID(i, j, p, e.outPath()+".call_id")
 				e.emit(w, func(dst []byte) []byte { return appendRsCall(dst, p) })
 				wrote = true
 			case llm.Reasoning:
@@ -823,7 +860,8 @@ func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
 			e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "assistant", nil) })
 		}
 	case llm.RoleTool:
-		trailing, err := e.toolParts(i, m, func(r llm.ToolResult) {
+		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
+			r = e.resultID(i, j, r, e.outPath()+".call_id")
 			if wr := statusWarning(e.outPath(), r); wr != nil {
 				e.Warnings = append(e.Warnings, *wr)
 			}
