@@ -47,15 +47,15 @@ func CheckRequest(r Request, d Dialect) []Violation {
 	return vs
 }
 
-// check is CheckRequest that also returns the Layout of r.Messages when it
-// made one (to place a violation), or nil.
+// check is CheckRequest that also returns the lazyMap of r.Messages when
+// it made one (to place a violation), or nil.
 //
 // With quick set, check leaves out warnings and stops at the first
 // violation that is not a warning: the result is then not every
 // violation, but it is accepted exactly when CheckRequest's is, and it
 // still holds ANT-THINKING-FIRST when r breaks it (Repair needs both, and
 // no more, to start and to verify its output).
-func check(r Request, d Dialect, quick bool) ([]Violation, *Map) {
+func check(r Request, d Dialect, quick bool) ([]Violation, *lazyMap) {
 	c := checker{msgs: r.Messages, d: d, req: r, quick: quick}
 	switch d {
 	case OpenAIChat, OpenAIResponses, Anthropic, Gemini:
@@ -91,7 +91,7 @@ type checker struct {
 	msgs []llm.Message
 	d    Dialect
 	req  Request
-	lay  *Map // made by layout when a violation needs a path
+	lay  *lazyMap // made by layout when a violation needs a path
 	out  []Violation
 	// calls and results count the tool calls and results (shape), to size
 	// the maps of ids.
@@ -116,29 +116,29 @@ func (c *checker) warnings() bool { return !c.quick }
 // stopped reports whether a quick check has found an error and can stop.
 func (c *checker) stopped() bool { return c.quick && c.errors > 0 }
 
-// layout returns the Layout of the messages, made on first use: an
-// accepted transcript needs no paths.
-func (c *checker) layout() *Map {
+// layout returns where the messages go in the body, made on first use:
+// an accepted transcript needs no paths.
+func (c *checker) layout() *lazyMap {
 	if c.lay == nil {
-		c.lay = Layout(c.msgs, c.d)
+		c.lay = newLazyMap(c.msgs, c.d)
 	}
 	return c.lay
 }
 
-func (c *checker) msgPath(i int) string { l := c.layout(); return l.path(l.msgs[i]) }
+func (c *checker) msgPath(i int) string { l := c.layout(); return l.path(l.msgLoc(i)) }
 
 func (c *checker) partPath(i, j int) string {
 	l := c.layout()
-	if p := l.path(l.part(i, j)); p != "" {
+	if p := l.path(l.partLoc(i, j)); p != "" {
 		return p
 	}
 	return c.msgPath(i)
 }
 
-func (c *checker) wireIndex(i int) string { return strconv.Itoa(int(c.layout().msgs[i].msg)) }
+func (c *checker) wireIndex(i int) string { return strconv.Itoa(int(c.layout().msgLoc(i).msg)) }
 
 func (c *checker) partWire(i, j int) (string, string) {
-	x := c.layout().part(i, j)
+	x := c.layout().partLoc(i, j)
 	return strconv.Itoa(int(x.msg)), strconv.Itoa(int(x.sub))
 }
 
@@ -309,7 +309,7 @@ func (c *checker) chat() {
 					}
 				}
 				if first, dup := seen[r.CallID]; dup {
-					a := int(c.layout().part(first[0], first[1]).msg) // wire index of the first tool message
+					a := int(c.layout().partLoc(first[0], first[1]).msg) // wire index of the first tool message
 					c.add(Violation{Rule: ruleCCDupResult, Path: path() + ".tool_call_id",
 						Message:       fmt.Sprintf("a second tool message answers %s (the first is messages.%d); each tool_call_id may be answered once in a request", r.CallID, a),
 						ProviderError: fill(tmplCCDupResult, "{id}", r.CallID, "{a}", strconv.Itoa(a), "{b}", w())})
@@ -484,7 +484,7 @@ func (c *checker) responses() {
 				if l := utf8.RuneCountInString(r.CallID); l == 0 || l > 64 {
 					c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
 						Message:       fmt.Sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
-						ProviderError: callIDLenError(strconv.Itoa(int(c.layout().part(i, j).msg)), l)})
+						ProviderError: callIDLenError(strconv.Itoa(int(c.layout().partLoc(i, j).msg)), l)})
 					continue
 				}
 				var cl *call
@@ -574,17 +574,6 @@ func antRole(r llm.Role) llm.Role {
 
 func (c *checker) anthropic() {
 	first := firstNonSystem(c.msgs)
-	turns := make([]antTurn, 0, len(c.msgs)-first)
-	prevRole := llm.Role("")
-	for i := first; i < len(c.msgs); i++ {
-		r := antRole(c.msgs[i].Role)
-		if n := len(turns); n > 0 && prevRole == r && r != llm.RoleSystem {
-			turns[n-1].end = i + 1
-			continue
-		}
-		turns = append(turns, antTurn{start: i, end: i + 1})
-		prevRole = r
-	}
 	n := wireLen(c.msgs, c.d)
 	if n == 0 {
 		c.add(Violation{Rule: ruleAntNoMessages, Path: "messages", Message: "the request has no messages (system prompts go to the top-level system field); Anthropic needs at least one user message"})
@@ -592,7 +581,7 @@ func (c *checker) anthropic() {
 	if n > 100000 {
 		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
 	}
-	if len(turns) > 0 && c.turnRole(turns[0]) == llm.RoleAssistant {
+	if first < len(c.msgs) && antRole(c.msgs[first].Role) == llm.RoleAssistant {
 		if c.warnings() {
 			c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
 				Message:       fmt.Sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
@@ -616,10 +605,13 @@ func (c *checker) anthropic() {
 	var prev []call // calls of the previous turn, when it was an assistant turn
 	var buf []call  // the array of prev, reused: only the next turn reads prev
 	prevTurn := -1
-	for t, turn := range turns {
+	// The turns are made one ahead as the loop goes; t counts them.
+	var next antTurn // the turn after turn; start == len(c.msgs): none
+	for t, turn := 0, c.nextAntTurn(first); turn.start < len(c.msgs); t, turn = t+1, next {
 		if c.stopped() {
 			return
 		}
+		next = c.nextAntTurn(turn.end)
 		switch c.turnRole(turn) {
 		case llm.RoleSystem:
 			c.add(Violation{Rule: ruleAntSystemRole, Path: c.msgPath(turn.start),
@@ -638,8 +630,8 @@ func (c *checker) anthropic() {
 					c.antCall(i, j, tc, ids)
 				}
 			}
-			if len(calls) > 0 && (t+1 == len(turns) || c.turnRole(turns[t+1]) != llm.RoleUser) {
-				c.antUnanswered(calls[0].i, callIDs(len(calls), func(k int) string { return calls[k].id }), t+1, turns)
+			if len(calls) > 0 && (next.start == len(c.msgs) || c.turnRole(next) != llm.RoleUser) {
+				c.antUnanswered(calls[0].i, callIDs(len(calls), func(k int) string { return calls[k].id }), next.start)
 			}
 			prev, prevTurn, buf = calls, t, calls[:0]
 			continue
@@ -705,13 +697,13 @@ func (c *checker) anthropic() {
 				}
 			}
 			if len(missing) > 0 {
-				c.antUnanswered(at, missing, t, turns)
+				c.antUnanswered(at, missing, turn.start)
 			}
 		}
 		prev, prevTurn = nil, -1
 	}
 	if c.req.Thinking {
-		c.antThinking(turns)
+		c.antThinking(c.lastAntTurns())
 	}
 }
 
@@ -723,10 +715,12 @@ func callIDs(n int, id func(int) string) []string {
 	return out
 }
 
-func (c *checker) antUnanswered(i int, ids []string, next int, turns []antTurn) {
+// antUnanswered reports the calls ids of message i, which the turn at
+// message next (len(c.msgs): none) does not answer.
+func (c *checker) antUnanswered(i int, ids []string, next int) {
 	after := "the end of the transcript"
-	if next < len(turns) {
-		after = c.describe(turns[next].start)
+	if next < len(c.msgs) {
+		after = c.describe(next)
 	}
 	c.add(Violation{Rule: ruleAntResultNext, Path: c.msgPath(i),
 		Message:       fmt.Sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
@@ -805,6 +799,22 @@ func (c *checker) antContent(i int, final bool) {
 				ProviderError: tmplAntTextSpace})
 		}
 	}
+}
+
+// nextAntTurn returns the Anthropic turn that starts at message from:
+// messages of one wire role, a system message alone. From len(c.msgs) on
+// it returns an empty turn at len(c.msgs).
+func (c *checker) nextAntTurn(from int) antTurn {
+	if from >= len(c.msgs) {
+		return antTurn{start: len(c.msgs), end: len(c.msgs)}
+	}
+	end := from + 1
+	if r := antRole(c.msgs[from].Role); r != llm.RoleSystem {
+		for end < len(c.msgs) && antRole(c.msgs[end].Role) == r {
+			end++
+		}
+	}
+	return antTurn{start: from, end: end}
 }
 
 // lastAntTurns returns the last two turns (fewer if there are fewer) of
@@ -1075,7 +1085,7 @@ func (c *checker) gemSignature(i int) {
 		}
 		c.add(Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j),
 			Message:       fmt.Sprintf("the first function call of %s (%s) has no thoughtSignature; this transcript carries Gemini thought signatures, and Gemini 3 requires one on the first call of every step of the current turn", c.msgPath(i), tc.Name),
-			ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.layout().msgs[i].msg)+1))})
+			ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.layout().msgLoc(i).msg)+1))})
 		return
 	}
 }

@@ -74,53 +74,158 @@ func Layout(msgs []llm.Message, d Dialect) *Map {
 	p := 0
 	for i, m := range msgs {
 		l.off[i] = int32(p)
-		parts := l.parts[p : p+len(m.Parts)]
+		w = layoutMessage(msgs, i, first, d, w, &l.msgs[i], l.parts[p:p+len(m.Parts)])
 		p += len(m.Parts)
-		for j := range parts {
-			parts[j] = locDropped
-		}
-		if i < first && (d == Anthropic || d == Gemini) && m.Role == llm.RoleSystem {
-			l.msgs[i] = loc{msg: TopLevel, sub: -1}
-			for j, part := range m.Parts {
-				if expressible(part, d) {
-					parts[j] = loc{msg: TopLevel, field: fieldParts, sub: int32(j)}
-				}
-			}
-			continue
-		}
-		switch d {
-		case OpenAIChat:
-			w = layoutChat(m, w, &l.msgs[i], parts)
-		case OpenAIResponses:
-			w = layoutResponses(m, w, &l.msgs[i], parts)
-		default:
-			l.msgs[i] = loc{msg: w, sub: -1}
-			f := fieldContent
-			if d == Gemini {
-				f = fieldParts
-			}
-			k := int32(0)
-			for j, part := range m.Parts {
-				if !expressible(part, d) {
-					continue
-				}
-				if d == Gemini && signatureOnly(part) {
-					// The thoughtSignature of the next part: same place.
-					if next := nextExpressible(m.Parts, j+1, d); next >= 0 {
-						parts[j] = loc{msg: w, field: f, sub: k}
-					}
-					continue
-				}
-				parts[j] = loc{msg: w, field: f, sub: k}
-				k++
-			}
-			w++
-		}
 	}
 	l.off[len(msgs)] = int32(p)
 	l.n = int(w)
 	return l
 }
+
+// layoutMessage lays out message i of msgs (first is firstNonSystem(msgs))
+// at wire index w: its location goes to ml, its parts' to parts, which has
+// one entry per part. It returns the next free wire index.
+func layoutMessage(msgs []llm.Message, i, first int, d Dialect, w int32, ml *loc, parts []loc) int32 {
+	m := msgs[i]
+	for j := range parts {
+		parts[j] = locDropped
+	}
+	if i < first && (d == Anthropic || d == Gemini) && m.Role == llm.RoleSystem {
+		*ml = loc{msg: TopLevel, sub: -1}
+		for j, part := range m.Parts {
+			if expressible(part, d) {
+				parts[j] = loc{msg: TopLevel, field: fieldParts, sub: int32(j)}
+			}
+		}
+		return w
+	}
+	switch d {
+	case OpenAIChat:
+		return layoutChat(m, w, ml, parts)
+	case OpenAIResponses:
+		return layoutResponses(m, w, ml, parts)
+	}
+	*ml = loc{msg: w, sub: -1}
+	f := fieldContent
+	if d == Gemini {
+		f = fieldParts
+	}
+	k := int32(0)
+	for j, part := range m.Parts {
+		if !expressible(part, d) {
+			continue
+		}
+		if d == Gemini && signatureOnly(part) {
+			// The thoughtSignature of the next part: same place.
+			if next := nextExpressible(m.Parts, j+1, d); next >= 0 {
+				parts[j] = loc{msg: w, field: f, sub: k}
+			}
+			continue
+		}
+		parts[j] = loc{msg: w, field: f, sub: k}
+		k++
+	}
+	return w + 1
+}
+
+// A lazyMap answers what a Map does for the known dialects without laying
+// out every part: Check and Repair need a few paths, and only when they
+// report something. It lays out one message per question, from the wire
+// index where the message starts (counted up front for the OpenAI
+// dialects; i - first for Anthropic and Gemini, which put the leading
+// system messages at the top level and every other message in one entry).
+// msgs must not change while it is in use.
+type lazyMap struct {
+	d     Dialect
+	msgs  []llm.Message
+	first int
+	w     []int32 // OpenAI dialects: the wire index message i starts at
+}
+
+func newLazyMap(msgs []llm.Message, d Dialect) *lazyMap {
+	l := &lazyMap{d: d, msgs: msgs, first: firstNonSystem(msgs)}
+	if d == OpenAIChat || d == OpenAIResponses {
+		l.w = make([]int32, len(msgs))
+		w := int32(0)
+		for i, m := range msgs {
+			l.w[i] = w
+			w += entries(m, d)
+		}
+	}
+	return l
+}
+
+// entries returns how many entries of the body's message array message m
+// takes in an OpenAI dialect: what layoutChat and layoutResponses add to
+// the wire index.
+func entries(m llm.Message, d Dialect) int32 {
+	switch m.Role {
+	case llm.RoleAssistant:
+		if d == OpenAIChat {
+			return 1
+		}
+		n, run := int32(0), false // run: a message item of text and images is open
+		for _, p := range m.Parts {
+			switch p.(type) {
+			case llm.Text, llm.Image:
+				if !run {
+					n, run = n+1, true
+				}
+			case llm.ToolCall:
+				n, run = n+1, false
+			case llm.Reasoning:
+				if expressible(p, d) {
+					n, run = n+1, false
+				}
+			}
+		}
+		return n
+	case llm.RoleTool:
+		n, trailing := int32(0), false
+		for _, p := range m.Parts {
+			if _, ok := p.(llm.ToolResult); ok {
+				n++
+			} else if expressible(p, d) {
+				trailing = true
+			}
+		}
+		if trailing {
+			n++
+		}
+		return n
+	}
+	return 1
+}
+
+// place lays out message i alone and returns its location and that of its
+// part j (when j >= 0).
+func (l *lazyMap) place(i, j int) (msg, part loc) {
+	w := int32(i - l.first)
+	if l.w != nil {
+		w = l.w[i]
+	}
+	var small [8]loc
+	parts := small[:]
+	if n := len(l.msgs[i].Parts); n <= len(small) {
+		parts = small[:n]
+	} else {
+		parts = make([]loc, n)
+	}
+	layoutMessage(l.msgs, i, l.first, l.d, w, &msg, parts)
+	if j >= 0 {
+		part = parts[j]
+	}
+	return msg, part
+}
+
+// msgLoc is Layout(msgs, d).msgs[i].
+func (l *lazyMap) msgLoc(i int) loc { m, _ := l.place(i, -1); return m }
+
+// partLoc is Layout(msgs, d).part(i, j).
+func (l *lazyMap) partLoc(i, j int) loc { _, p := l.place(i, j); return p }
+
+// path is Layout(msgs, d).path(x).
+func (l *lazyMap) path(x loc) string { return wirePath(l.d, x) }
 
 func nextExpressible(parts []llm.Part, from int, d Dialect) int {
 	for j := from; j < len(parts); j++ {
@@ -316,25 +421,10 @@ func wireLen(msgs []llm.Message, d Dialect) int {
 		// Leading system messages go to the top level; every other
 		// message is one entry.
 		return len(msgs) - firstNonSystem(msgs)
-	case OpenAIChat:
+	case OpenAIChat, OpenAIResponses:
 		n := 0
 		for _, m := range msgs {
-			if m.Role != llm.RoleTool {
-				n++
-				continue
-			}
-			results, trailing := 0, false
-			for _, p := range m.Parts {
-				if _, ok := p.(llm.ToolResult); ok {
-					results++
-				} else if expressible(p, OpenAIChat) {
-					trailing = true
-				}
-			}
-			n += results
-			if trailing {
-				n++
-			}
+			n += int(entries(m, d))
 		}
 		return n
 	}
@@ -368,13 +458,16 @@ func arrayName(d Dialect) string {
 	return "messages"
 }
 
-func (l *Map) path(x loc) string {
+func (l *Map) path(x loc) string { return wirePath(l.d, x) }
+
+// wirePath is the dotted path of x in a body of dialect d.
+func wirePath(d Dialect, x loc) string {
 	var b []byte
 	switch x.msg {
 	case NotEncoded:
 		return ""
 	case TopLevel:
-		if l.d == Gemini {
+		if d == Gemini {
 			b = append(b, "systemInstruction"...)
 			if x.field == fieldParts {
 				b = append(b, ".parts."...)
@@ -384,7 +477,7 @@ func (l *Map) path(x loc) string {
 		}
 		return "system"
 	}
-	b = append(b, arrayName(l.d)...)
+	b = append(b, arrayName(d)...)
 	b = append(b, '.')
 	b = strconv.AppendInt(b, int64(x.msg), 10)
 	switch x.field {

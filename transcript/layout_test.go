@@ -93,3 +93,38 @@ func TestWireLen(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyMap checks that the lazyMap Check and Repair use places every
+// message and part where Layout does, on generated transcripts (with
+// leading system messages and messages of more than 8 parts).
+func TestLazyMap(t *testing.T) {
+	state := uint32(9)
+	for k := 0; k < 2000; k++ {
+		data := make([]byte, 48)
+		for i := range data {
+			state = state*1664525 + 1013904223
+			data[i] = byte(state >> 24)
+		}
+		msgs := genTranscript(data)
+		switch k % 3 {
+		case 0:
+			msgs = append([]llm.Message{sys("a"), sys("b")}, msgs...)
+		case 1:
+			many := asst(txt("a"), call("c1", "x"), rsItem("rs_1"), think("anthropic", "s"), gsig("g"), call("c2", "y"), txt("b"), call("c3", "z"), txt("c"))
+			msgs = append(msgs, many, tool(res("c1", "x", "1"), res("c2", "y", "2"), res("c3", "z", "3"), txt("t"), img(), txt("u"), txt("v"), txt("w"), txt("x")))
+		}
+		for _, d := range Dialects() {
+			eager, lazy := Layout(msgs, d), newLazyMap(msgs, d)
+			for i, m := range msgs {
+				if got, want := lazy.path(lazy.msgLoc(i)), eager.Message(i).Path; got != want || lazy.msgLoc(i) != eager.msgs[i] {
+					t.Fatalf("lazyMap(%s).msgLoc(%d) = %v %q, want %v %q\n%s", d, i, lazy.msgLoc(i), got, eager.msgs[i], want, render(msgs))
+				}
+				for j := range m.Parts {
+					if got, want := lazy.partLoc(i, j), eager.part(i, j); got != want {
+						t.Fatalf("lazyMap(%s).partLoc(%d, %d) = %v, want %v\n%s", d, i, j, got, want, render(msgs))
+					}
+				}
+			}
+		}
+	}
+}

@@ -222,7 +222,7 @@ type repairer struct {
 	d        Dialect
 	pol      Policy
 	req      Request
-	orig     *Map // the original messages' Layout; use layout()
+	orig     *lazyMap // where the original messages are in the body; use layout()
 	w        []wmsg
 	tools    []llm.ToolSpec
 	changes  []Change
@@ -235,11 +235,11 @@ func (rp *repairer) change(rule, path string, a Action, reason string) {
 	rp.changes = append(rp.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
 }
 
-// layout returns the Layout of the original messages: Check's, or made
-// on first use.
-func (rp *repairer) layout() *Map {
+// layout returns where the original messages are in the body: Check's
+// lazyMap, or one made on first use.
+func (rp *repairer) layout() *lazyMap {
 	if rp.orig == nil {
-		rp.orig = Layout(rp.req.Messages, rp.d)
+		rp.orig = newLazyMap(rp.req.Messages, rp.d)
 	}
 	return rp.orig
 }
@@ -249,12 +249,13 @@ func (rp *repairer) origPath(om, op int32) string {
 	if om < 0 {
 		return ""
 	}
+	l := rp.layout()
 	if op >= 0 {
-		if p := rp.layout().Part(int(om), int(op)).Path; p != "" {
+		if p := l.path(l.partLoc(int(om), int(op))); p != "" {
 			return p
 		}
 	}
-	if p := rp.layout().Message(int(om)).Path; p != "" {
+	if p := l.path(l.msgLoc(int(om))); p != "" {
 		return p
 	}
 	return fmt.Sprintf("message %d", om)
