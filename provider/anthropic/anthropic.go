@@ -10,7 +10,10 @@
 // cache_control, citations, server tools, key order, a string versus a
 // block array) is kept in the Request and written back where the message
 // or part it belongs to is still there, even after the messages were
-// edited, reordered or repaired.
+// edited, reordered or repaired. So are role "system" messages at the
+// start of the messages array, which the Messages API rejects
+// (ANT-SYSTEM-ROLE, in Wire), unless [Request.FixWire] asks for the
+// accepted form: the top-level system field.
 //
 // Block mapping (a user message that holds a tool_result becomes an
 // [llm.RoleTool] message):
@@ -77,6 +80,18 @@ type Request struct {
 	// Bare reports that the input was a bare messages array; Encode then
 	// writes one back.
 	Bare bool
+	// FixWire makes Encode write what Wire lists in a form the Messages API
+	// accepts, instead of back as it was: every leading system message goes
+	// into the top-level system field, the role "system" messages that
+	// opened the body's messages array (ANT-SYSTEM-ROLE) included, in order
+	// after the text the field held. A single text keeps its form (a string
+	// stays a string); several are written as text blocks, each keeping its
+	// own fields (cache_control), so that no text is dropped or joined. A
+	// bare array has no system field: there they stay role "system"
+	// messages, with a warning. Leave FixWire unset for a faithful round
+	// trip; toolwire check --fix sets it. A Request that Decode did not make
+	// always writes its leading system messages to the field.
+	FixWire bool
 	// Fields are the top-level fields of the body in their order. The
 	// fields the codec models (system, messages, tools) appear with a nil
 	// Value and mark where Encode writes them; every other field (model,

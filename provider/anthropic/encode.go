@@ -34,7 +34,11 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	if src == nil {
 		src = &source{leadSys: -1}
 	}
-	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
+	fromField := src.leadSys // how many leading system messages the field may hold
+	if r.FixWire {
+		fromField = -1 // all of them
+	}
+	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, fromField),
 		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
 	if r.src == nil {
 		e.ids = codec.PlanIDs(r.Messages, idRules())
@@ -230,20 +234,21 @@ func (e *encoder) messages(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		m := msgs[i]
-		if raw, ok := e.verbatim(i, m); ok {
+		path := e.wirePath(i)
+		raw, ok := e.verbatim(i, m)
+		if m.Role == llm.RoleSystem && e.r.Bare && (!ok || e.r.FixWire) {
+			e.Warnf(path, `a bare messages array has no top-level system field; written as a role "system" message, which the classic Messages API rejects (ANT-SYSTEM-ROLE)`)
+		}
+		if ok {
 			dst = append(dst, raw...)
 			continue
 		}
-		path := e.wirePath(i)
 		var role string
 		switch m.Role {
 		case llm.RoleAssistant:
 			role = "assistant"
 		case llm.RoleSystem:
 			role = "system"
-			if e.r.Bare {
-				e.Warnf(path, `a bare messages array has no top-level system field; written as a role "system" message, which the classic Messages API rejects (ANT-SYSTEM-ROLE)`)
-			}
 		default:
 			role = "user"
 		}
