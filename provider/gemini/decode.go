@@ -384,6 +384,7 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 			return block{}, d.Errorf(data, "a %s part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)", kind)
 		}
 		if kind == "" && !thought {
+			b.noData = true
 			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: d.Path(idx),
 				Message:       "the part has no data field (text, inlineData, fileData, functionCall, ...)",
 				ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(d.Path(idx)))})
@@ -483,7 +484,8 @@ func (d *decoder) response(idx jsontree.Node, b *block) error {
 		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: d.Path(f),
 			Message:       fmt.Sprintf(`functionResponse.response must be a JSON object, not %s; wrap it as {"output": ...}`, t.Kind(f).Phrase()),
 			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(d.Path(idx)))})
-		r.Content, r.Status = []llm.Part{llm.Text{Text: string(t.Compact(f))}}, llm.StatusSuccess
+		b.respVal = t.Compact(f)
+		r.Content, r.Status = []llm.Part{llm.Text{Text: string(b.respVal)}}, llm.StatusSuccess
 	}
 	if f = d.get(idx, "parts"); f >= 0 {
 		if t.Kind(f) != jsontree.Array {

@@ -59,6 +59,7 @@ type encoder struct {
 	names  map[string]string // call id → name, for functionResponse names
 
 	itemIDs int
+	noData  int // parts without data left out (FixWire)
 }
 
 // Part returns the llm part of block k, for the encoder's [codec.Matcher].
@@ -163,7 +164,7 @@ func (e *encoder) verbatim(i int, m llm.Message, us []unit) ([]byte, bool) {
 	}
 	return e.blocks.Verbatim(i, m.Role, len(us), func(u, k int) bool {
 		b := &e.src.blocks[k]
-		return b.sig == us[u].sig && equalPart(b.part, us[u].part)
+		return b.sig == us[u].sig && equalPart(b.part, us[u].part) && !(e.r.FixWire && b.wireBad())
 	})
 }
 
@@ -183,42 +184,51 @@ func countUnits(m llm.Message) int {
 func (e *encoder) contents(dst []byte) []byte {
 	msgs := e.r.Messages
 	dst = append(dst, '[')
+	var contents codec.List
 	for i := e.lead; i < len(msgs); i++ {
-		if i > e.lead {
-			dst = append(dst, ',')
-		}
-		m := msgs[i]
-		path := "contents." + strconv.Itoa(i-e.lead)
-		us := e.units(i, m, path)
-		e.learnNames(m)
-		if raw, ok := e.verbatim(i, m, us); ok {
-			dst = append(dst, raw...)
-			continue
-		}
-		role := "user"
-		switch m.Role {
-		case llm.RoleAssistant:
-			role = "model"
-		case llm.RoleSystem:
-			e.Warnf(path, "Gemini has no system role after the start of the conversation; written as a user content")
-		}
-		dst = append(dst, `{"role":"`...)
-		dst = append(dst, role...)
-		dst = append(dst, `","parts":[`...)
-		var list codec.List
-		for _, u := range us {
-			pp := path + ".parts." + strconv.Itoa(list.Len())
-			if !e.fits(m.Role, u.part, pp) {
-				continue
-			}
-			var at int
-			dst, at = list.Begin(dst)
-			dst = e.part(dst, i, u.j, u, pp)
-			dst = list.End(dst, at)
-		}
-		dst = append(dst, "]}"...)
+		var at int
+		dst, at = contents.Begin(dst)
+		dst = e.content(dst, i, msgs[i], "contents."+strconv.Itoa(contents.Len()))
+		dst = contents.End(dst, at)
 	}
 	return append(dst, ']')
+}
+
+// content writes message i as the content at path. With FixWire it writes
+// nothing for a content whose parts were all left out for having no data
+// (GEM-PARTS-NONEMPTY).
+func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte {
+	start, noData := len(dst), e.noData
+	us := e.units(i, m, path)
+	e.learnNames(m)
+	if raw, ok := e.verbatim(i, m, us); ok {
+		return append(dst, raw...)
+	}
+	role := "user"
+	switch m.Role {
+	case llm.RoleAssistant:
+		role = "model"
+	case llm.RoleSystem:
+		e.Warnf(path, "Gemini has no system role after the start of the conversation; written as a user content")
+	}
+	dst = append(dst, `{"role":"`...)
+	dst = append(dst, role...)
+	dst = append(dst, `","parts":[`...)
+	var list codec.List
+	for _, u := range us {
+		pp := path + ".parts." + strconv.Itoa(list.Len())
+		if !e.fits(m.Role, u.part, pp) {
+			continue
+		}
+		var at int
+		dst, at = list.Begin(dst)
+		dst = e.part(dst, i, u.j, u, pp)
+		dst = list.End(dst, at)
+	}
+	if list.Len() == 0 && e.noData > noData {
+		return dst[:start]
+	}
+	return append(dst, "]}"...)
 }
 
 // learnNames records the names of m's calls, for the functionResponses
@@ -306,10 +316,17 @@ func sameResult(a, b llm.ToolResult) bool {
 func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 	k, exact := e.match(i, u, x)
 	var b *block
+	var wrap []byte // a response to write as {"output": wrap} (FixWire)
 	if k >= 0 {
 		e.blocks.Use(k)
 		b = &e.src.blocks[k]
-		if exact {
+		switch {
+		case e.r.FixWire && b.noData:
+			e.noData++
+			return dst // left out (GEM-PARTS-NONEMPTY)
+		case e.r.FixWire && exact && b.respVal != nil:
+			wrap = b.respVal
+		case exact:
 			return append(dst, b.raw...)
 		}
 	}
@@ -342,7 +359,7 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		dst = e.args(dst, p.Input, path+".functionCall.args")
 		dst = append(dst, '}')
 	case llm.ToolResult:
-		dst = e.result(dst, p, resp, path)
+		dst = e.result(dst, p, resp, wrap, path)
 	case llm.Reasoning:
 		if p.Provider != string(Dialect) {
 			e.Warnf(path, "reasoning from %q cannot be replayed to Gemini; dropped", p.Provider)
@@ -385,8 +402,10 @@ func (e *encoder) args(dst, in []byte, path string) []byte {
 	return dst
 }
 
-// result writes a functionResponse part without its closing brace.
-func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, path string) []byte {
+// result writes a functionResponse part without its closing brace. A
+// non-nil wrap is the response of a result decoded unchanged that was not
+// an object, to write as {"output": wrap} (GEM-RESPONSE-OBJECT).
+func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, wrap []byte, path string) []byte {
 	name := r.Name
 	if name == "" {
 		if name = e.names[r.CallID]; name != "" {
@@ -416,7 +435,13 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, path
 		}
 	}
 	dst = append(dst, `,"response":`...)
-	dst = e.response(dst, texts, r.Status, path+".functionResponse.response")
+	if wrap != nil {
+		dst = append(dst, `{"output":`...)
+		dst = append(dst, wrap...)
+		dst = append(dst, '}')
+	} else {
+		dst = e.response(dst, texts, r.Status, path+".functionResponse.response")
+	}
 	if len(images) > 0 {
 		dst = append(dst, `,"parts":[`...)
 		var list codec.List

@@ -10,7 +10,8 @@
 // tools, part fields such as videoMetadata, snake_case spellings, key order)
 // is kept in the Request and written back where the message or part it
 // belongs to is still there, even after the messages were edited or
-// repaired.
+// repaired. What the provider would reject in the body's own shape (Wire)
+// is written back too, unless [Request.FixWire] asks for the accepted form.
 //
 // Part mapping (a user content that holds a functionResponse becomes an
 // [llm.RoleTool] message):
@@ -77,6 +78,14 @@ type Request struct {
 	// Bare reports that the input was a bare contents array; Encode then
 	// writes one back.
 	Bare bool
+	// FixWire makes Encode write what Wire lists in a form Gemini accepts,
+	// instead of back as it was: a model part without a data field
+	// (GEM-PARTS-NONEMPTY) is left out, and so is a model content that
+	// leaves without parts; a functionResponse.response that is not an
+	// object (GEM-RESPONSE-OBJECT) is wrapped as {"output": value}, the
+	// value as it was. Leave it unset for a faithful round trip; toolwire
+	// check --fix sets it.
+	FixWire bool
 	// Fields are the top-level fields of the body in their order. The
 	// fields the codec models (systemInstruction, contents, tools, in
 	// either spelling) appear with a nil Value and mark where Encode writes
@@ -121,7 +130,13 @@ type block struct {
 	raw    []byte         // the part, compact
 	extras []codec.Member // fields the part does not model, in order
 	resp   []codec.Member // a functionResponse's fields it does not model
+	// What Wire lists about the part, for FixWire.
+	noData  bool   // a model part without a data field (GEM-PARTS-NONEMPTY)
+	respVal []byte // a functionResponse.response that is not an object (GEM-RESPONSE-OBJECT)
 }
+
+// wireBad reports whether the block is one that Wire lists.
+func (b *block) wireBad() bool { return b.noData || b.respVal != nil }
 
 // srcTool is one Tool object of the tools array.
 type srcTool struct {
