@@ -30,7 +30,10 @@ rule, its path in the body and, where known, the provider's own error text.
 --dialect auto (the default) guesses the dialect from the body's shape and
 says which it chose. --json prints the report as JSON. --fix prints the
 repaired body, in the same dialect and with its other fields kept, on
-standard output, and the list of repairs on standard error.
+standard output, and the list of repairs on standard error. It also writes
+what the provider rejects in the body's own shape in the form it accepts:
+an Anthropic body's role "system" messages go into its top-level system
+field (a bare array has none: they stay, and the body stays rejected).
 
 Exit codes: 0 the provider would accept it (with --fix: the repaired body);
 1 it would reject it; 2 the input is unreadable.`,
@@ -147,6 +150,7 @@ func fixBody(e *env, name string, b body, d transcript.Dialect, why string, befo
 		}
 	}
 	b.set(repaired)
+	b.fixWire()
 	out, warns, err := b.encode()
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("encode the repaired body: %v", err)}
@@ -158,10 +162,10 @@ func fixBody(e *env, name string, b body, d transcript.Dialect, why string, befo
 	} else {
 		after = checkBody(again, d)
 	}
-	// Wire violations vanish by re-encoding; say so.
+	// Wire violations vanish by re-encoding; say how.
 	for _, v := range b.wire() {
 		if !hasViolation(after, v) {
-			changes = append(changes, transcript.Change{Rule: v.Rule, Path: v.Path, Action: "re-encode", Reason: "written back in a form the provider accepts: " + v.Message})
+			changes = append(changes, wireChange(v))
 		}
 	}
 	fmt.Fprintf(e.stdout, "%s\n", out)
@@ -198,6 +202,30 @@ func fixBody(e *env, name string, b body, d transcript.Dialect, why string, befo
 		return rejected()
 	}
 	return nil
+}
+
+// actionReencode is the action of a change that re-encoding made: a Wire
+// violation of the codec written in the form the provider accepts.
+const actionReencode transcript.Action = "re-encode"
+
+// wireChange describes how re-encoding with fixWire cleared v, one of the
+// violations a codec found while decoding.
+func wireChange(v transcript.Violation) transcript.Change {
+	c := transcript.Change{Rule: v.Rule, Path: v.Path, Action: actionReencode, Reason: "written back in a form the provider accepts: " + v.Message}
+	switch v.Rule {
+	case "ANT-SYSTEM-ROLE":
+		c.Action = transcript.ActionMerge
+		c.Reason = `moved the text of this role "system" message into the top-level system field, in order after the system text before it`
+	case "GEM-PARTS-NONEMPTY":
+		c.Action = transcript.ActionDrop
+		c.Reason = "left out this part, which has no data field (and its content, had it no other part)"
+	case "GEM-RESPONSE-OBJECT":
+		c.Reason = `wrapped the response, which is not an object, as {"output": <the response>}`
+	case "OAI-CC-EMPTY-TOOLCALLS":
+		c.Action = transcript.ActionDrop
+		c.Reason = "left out the empty tool_calls array"
+	}
+	return c
 }
 
 func hasViolation(vs []transcript.Violation, v transcript.Violation) bool {

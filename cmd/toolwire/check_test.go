@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -386,5 +388,107 @@ func TestConvertIDlessCalls(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// wireCases are bodies that break each rule a codec reports in Wire (what
+// the llm form cannot show), with the body check --fix must print.
+var wireCases = []struct {
+	rule, name, dialect, body, fixed string
+}{
+	{"ANT-SYSTEM-ROLE", "system field and a system message", "anthropic",
+		`{"model":"m","max_tokens":9,"system":"top","messages":[{"role":"system","content":"more"},{"role":"user","content":"q"}]}`,
+		`{"model":"m","max_tokens":9,"system":[{"type":"text","text":"top"},{"type":"text","text":"more"}],"messages":[{"role":"user","content":"q"}]}`},
+	{"ANT-SYSTEM-ROLE", "system messages, no system field", "anthropic",
+		`{"model":"m","max_tokens":9,"messages":[{"role":"system","content":"a"},{"role":"system","content":[{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"q"}]}`,
+		`{"model":"m","max_tokens":9,"system":[{"type":"text","text":"a"},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"q"}]}`},
+	{"ANT-SYSTEM-ROLE", "one system message, and one in the middle", "anthropic",
+		`{"model":"m","max_tokens":9,"messages":[{"role":"system","content":"a"},{"role":"user","content":"q"},{"role":"system","content":"b"},{"role":"assistant","content":"r"}]}`,
+		`{"model":"m","max_tokens":9,"system":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"r"}]}`},
+	{"GEM-PARTS-NONEMPTY", "a model part without data", "gemini",
+		`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a"},{}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a"}]}]}`},
+	{"GEM-RESPONSE-OBJECT", "a string response", "gemini",
+		`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":"ok"}}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`},
+	{"OAI-CC-EMPTY-TOOLCALLS", "empty tool_calls", "openai-chat",
+		`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a","tool_calls":[]}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}`},
+	{"OAI-CC-NULL-CONTENT", "null user content", "openai-chat",
+		`{"model":"m","messages":[{"role":"user","content":null},{"role":"assistant","content":"a"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"(empty)"},{"role":"assistant","content":"a"}]}`},
+	{"OAI-CC-NULL-CONTENT", "assistant without content or calls", "openai-chat",
+		`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"q"}]}`},
+	{"OAI-CC-EMPTY-TOOL-CONTENT", "empty tool content array", "openai-chat",
+		`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":[]}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":""}]}`},
+	{"OAI-RS-DUP-ITEM", "a message id twice", "openai-responses",
+		`{"model":"m","input":[{"type":"message","id":"msg_1","role":"user","content":"q"},{"type":"message","id":"msg_1","role":"user","content":"r"}]}`,
+		`{"model":"m","input":[{"type":"message","id":"msg_1","role":"user","content":"q"},{"type":"message","role":"user","content":"r"}]}`},
+	{"OAI-RS-DUP-ITEM", "an opaque item twice", "openai-responses",
+		`{"model":"m","input":[{"type":"message","role":"user","content":"q"},{"type":"item_reference","id":"x"},{"type":"item_reference","id":"x"}]}`,
+		`{"model":"m","input":[{"type":"message","role":"user","content":"q"},{"type":"item_reference","id":"x"}]}`},
+}
+
+// TestFixClearsWire checks, for every rule a codec reports in Wire, that
+// check reports it, that check --fix prints a body the provider accepts
+// and lists the repair, and that check then accepts the printed body.
+func TestFixClearsWire(t *testing.T) {
+	for _, tt := range wireCases {
+		t.Run(tt.rule+"/"+tt.name, func(t *testing.T) {
+			stdout, _, code := runCmd(t, tt.body, "check", "--json", "--dialect", tt.dialect)
+			if code != exitRejected || !strings.Contains(stdout, `"rule":"`+tt.rule+`"`) {
+				t.Fatalf("check %s exit code = %d, report %s; want 1 with %s", tt.body, code, stdout, tt.rule)
+			}
+			fixed, stderr, code := runCmd(t, tt.body, "check", "--fix", "--dialect", tt.dialect)
+			if code != exitOK {
+				t.Errorf("check --fix %s exit code = %d, want 0\n%s", tt.body, code, stderr)
+			}
+			if got := strings.TrimSuffix(fixed, "\n"); got != tt.fixed {
+				t.Errorf("check --fix %s =\n%s\nwant\n%s", tt.body, got, tt.fixed)
+			}
+			if !strings.Contains(stderr, tt.rule) {
+				t.Errorf("check --fix %s repairs =\n%s\nwant one for %s", tt.body, stderr, tt.rule)
+			}
+			if out, stderr, code := runCmd(t, fixed, "check", "--dialect", tt.dialect); code != exitOK {
+				t.Errorf("check of the fixed body %s exit code = %d, want 0\n%s%s", fixed, code, out, stderr)
+			}
+		})
+	}
+}
+
+// TestWireCasesComplete checks that wireCases covers every rule a codec
+// reports in Wire, by finding the rule IDs in the codecs' source.
+func TestWireCasesComplete(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "provider", "*", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no codec sources found: %v", err)
+	}
+	// Rule IDs where a decoder records a Wire violation: a Violation
+	// literal's Rule, or the OpenAI decoders' violation helper.
+	rule := regexp.MustCompile(`(?:Rule: |d\.violation\()"([A-Z]+(?:-[A-Z]+)+)"`)
+	covered := map[string]bool{}
+	for _, c := range wireCases {
+		covered[c.rule] = true
+	}
+	found := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range rule.FindAllStringSubmatch(string(src), -1) {
+			found++
+			if !covered[m[1]] {
+				t.Errorf("%s reports %s in Wire, and no wireCases entry proves check --fix clears it", f, m[1])
+			}
+		}
+	}
+	if found < len(covered) {
+		t.Errorf("found %d Wire rules in the codecs, want at least the %d wireCases cover", found, len(covered))
 	}
 }

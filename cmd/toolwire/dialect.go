@@ -25,6 +25,9 @@ type body interface {
 	set(r transcript.Request)
 	// encode writes the body back.
 	encode() ([]byte, []transcript.Warning, error)
+	// fixWire makes encode write what wire lists in a form the provider
+	// accepts rather than as it was (the OpenAI codecs always do).
+	fixWire()
 	// extras names what the body holds beyond messages and tools: its other
 	// top-level fields and the unmodeled parts a conversion loses.
 	extras() (fields []string, lost []transcript.Warning)
@@ -110,6 +113,7 @@ func (b chatBody) extras() ([]string, []transcript.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
+func (b chatBody) fixWire()                 {}
 func (b chatBody) bare() bool               { return b.r.Bare }
 func (b chatBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 
@@ -133,6 +137,7 @@ func (b responsesBody) extras() ([]string, []transcript.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
+func (b responsesBody) fixWire()                 {}
 func (b responsesBody) bare() bool               { return b.r.Bare }
 func (b responsesBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 
@@ -166,6 +171,7 @@ func (b anthropicBody) extras() ([]string, []transcript.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
+func (b anthropicBody) fixWire()                 { b.r.FixWire = true }
 func (b anthropicBody) bare() bool               { return b.r.Bare }
 func (b anthropicBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 
@@ -186,6 +192,7 @@ func (b geminiBody) extras() ([]string, []transcript.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
+func (b geminiBody) fixWire()   { b.r.FixWire = true }
 func (b geminiBody) bare() bool { return b.r.Bare }
 
 // bodyPath returns p: a Gemini body holds nothing the llm form skips, and
