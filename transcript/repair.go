@@ -229,6 +229,8 @@ type repairer struct {
 	problems []Violation
 	// interrupted caches the result for an unanswered call, by tool name.
 	interrupted map[string]llm.ToolResult
+	sv          survey // what load found
+	dirty       bool   // a stage changed rp.w since load: sv may no longer hold
 }
 
 func (rp *repairer) change(rule, path string, a Action, reason string) {
@@ -273,6 +275,21 @@ func (rp *repairer) msgPath(m wmsg) string {
 	return rp.origPath(m.om, -1)
 }
 
+// survey is what load learns about the transcript in the pass that copies
+// it, so that the stages before pairing can skip a transcript that needs
+// none of their repairs (most need only pairing repairs). It holds for
+// rp.w until a stage changes it (repairer.dirty).
+type survey struct {
+	shapeOK   bool // every message has a known role and is wellFormed: shape has nothing to do
+	lateSys   bool // a system message comes after the first other one: system moves it
+	contentOK bool // content has nothing to do (see contentNeeded)
+	namesOK   bool // no call names a tool the dialect rejects
+	// calls, results and turns size pair's tables: tool calls, tool
+	// results, and assistant messages that can start a turn.
+	calls, results, turns int
+}
+
+// load copies the messages into rp.w and surveys them.
 func (rp *repairer) load() {
 	rp.w = make([]wmsg, len(rp.req.Messages))
 	total := 0
@@ -280,15 +297,104 @@ func (rp *repairer) load() {
 		total += len(m.Parts)
 	}
 	flat := make([]wpart, total)
+	sv := survey{shapeOK: true, contentOK: true, namesOK: true}
+	nonSystem := false // a message other than a system message came
+	good := ""         // the last call name found good: most calls repeat a few names
 	for i, m := range rp.req.Messages {
 		parts := flat[:len(m.Parts):len(m.Parts)]
 		flat = flat[len(m.Parts):]
+		role := m.Role
+		wf := role.Valid() // wellFormed, and a known role
+		results := 0
+		other := false     // a part that is not a result came (in a tool message, results come first)
+		n := 0             // parts the dialect can express (and that are not bare Gemini signatures)
+		last := -1         // the last of them
+		emptyText := false // an empty text part
+		call := false
 		for j, p := range m.Parts {
 			parts[j] = wpart{p: p, om: int32(i), op: int32(j)}
+			switch pp := p.(type) {
+			case nil:
+				wf = false
+				continue
+			case llm.Text:
+				emptyText = emptyText || pp.Text == ""
+			case llm.Image:
+				wf = wf && role != llm.RoleSystem
+			case llm.ToolCall:
+				sv.calls++
+				call = true
+				wf = wf && role == llm.RoleAssistant
+				if pp.Name != good || good == "" {
+					if badName(rp.d, pp.Name, false) {
+						sv.namesOK = false
+					} else {
+						good = pp.Name
+					}
+				}
+			case llm.Reasoning:
+				wf = wf && role == llm.RoleAssistant
+				if !expressible(pp, rp.d) || signatureOnly(pp) {
+					other = true
+					continue
+				}
+			case llm.ToolResult:
+				sv.results++
+				results++
+				wf = wf && role == llm.RoleTool && !other
+				n, last = n+1, j
+				continue
+			}
+			other = true
+			n, last = n+1, j
 		}
-		rp.w[i] = wmsg{role: m.Role, parts: parts, om: int32(i)}
+		if role == llm.RoleTool && results == 0 {
+			wf = false
+		}
+		sv.shapeOK = sv.shapeOK && wf
+		if role == llm.RoleSystem && nonSystem {
+			sv.lateSys = true
+		}
+		nonSystem = nonSystem || role != llm.RoleSystem
+		if role == llm.RoleAssistant && (call || rp.d == Anthropic) {
+			sv.turns++
+		}
+		if sv.contentOK && contentNeeded(rp.d, role, n, emptyText, last, m.Parts) {
+			sv.contentOK = false
+		}
+		rp.w[i] = wmsg{role: role, parts: parts, om: int32(i)}
 	}
+	rp.sv = sv
 	rp.tools = rp.req.Tools
+}
+
+// contentNeeded reports whether content changes a message of role whose
+// parts have n it can express (the last at index last), as it stands after
+// load: for Anthropic, an empty text part, or a whitespace-only text that
+// is the only content of a message other than a system prompt; in every
+// dialect but Responses, no content at all (an empty Anthropic assistant
+// message is left as it is).
+func contentNeeded(d Dialect, role llm.Role, n int, emptyText bool, last int, parts []llm.Part) bool {
+	if d == Anthropic {
+		if emptyText {
+			return true
+		}
+		if role != llm.RoleSystem && n == 1 {
+			if t, ok := parts[last].(llm.Text); ok && blank(t.Text) {
+				return true
+			}
+		}
+	}
+	if n > 0 || d == OpenAIResponses {
+		return false
+	}
+	switch role {
+	case llm.RoleUser, llm.RoleSystem:
+		return true
+	case llm.RoleAssistant:
+		return d != Anthropic
+	}
+	return false
 }
 
 func (rp *repairer) build() []llm.Message {
@@ -310,13 +416,10 @@ func (rp *repairer) build() []llm.Message {
 // ---- stage 1: the llm shape ----
 
 func (rp *repairer) shape() {
-	ok := true
-	for _, m := range rp.w {
-		ok = ok && m.role.Valid() && wellFormed(m)
-	}
-	if ok {
+	if rp.sv.shapeOK {
 		return
 	}
+	rp.dirty = true
 	out := make([]wmsg, 0, len(rp.w))
 	for _, m := range rp.w {
 		if !m.role.Valid() {
@@ -456,7 +559,7 @@ func isPrefix(res, all []wpart) bool {
 // ---- stage 2: system messages ----
 
 func (rp *repairer) system() {
-	if rp.d != Anthropic && rp.d != Gemini {
+	if (rp.d != Anthropic && rp.d != Gemini) || (!rp.dirty && !rp.sv.lateSys) {
 		return
 	}
 	first := len(rp.w)
@@ -489,11 +592,22 @@ func (rp *repairer) system() {
 	}
 	out := append(rp.w[:first:first], moved...)
 	rp.w = append(out, rest...)
+	rp.dirty = true
 }
 
 // ---- stage 3: empty content ----
 
 func (rp *repairer) content() {
+	if !rp.dirty && rp.sv.contentOK {
+		return
+	}
+	rp.contentAll()
+}
+
+// contentAll is content without the survey.
+func (rp *repairer) contentAll() {
+	before := len(rp.changes) // every edit is a change
+	defer func() { rp.dirty = rp.dirty || len(rp.changes) != before }()
 	k := 0 // rp.w[:k] are the messages kept, in place
 	for i := range rp.w {
 		m := &rp.w[i]
@@ -648,21 +762,25 @@ func (rp *repairer) pair() {
 	for i := range pr.turnAt {
 		pr.turnAt[i] = -1
 	}
-	nCalls, nResults, nTurns := 0, 0, 0 // nTurns: at most one per assistant message (Anthropic) or per one with calls
-	for i := range rp.w {
-		m := &rp.w[i]
-		callMsg := false
-		for _, p := range m.parts {
-			switch p.p.(type) {
-			case llm.ToolCall:
-				nCalls++
-				callMsg = true
-			case llm.ToolResult:
-				nResults++
+	// nTurns: at most one per assistant message (Anthropic) or per one with calls
+	nCalls, nResults, nTurns := rp.sv.calls, rp.sv.results, rp.sv.turns
+	if rp.dirty {
+		nCalls, nResults, nTurns = 0, 0, 0
+		for i := range rp.w {
+			m := &rp.w[i]
+			callMsg := false
+			for _, p := range m.parts {
+				switch p.p.(type) {
+				case llm.ToolCall:
+					nCalls++
+					callMsg = true
+				case llm.ToolResult:
+					nResults++
+				}
 			}
-		}
-		if m.role == llm.RoleAssistant && (callMsg || rp.d == Anthropic) {
-			nTurns++
+			if m.role == llm.RoleAssistant && (callMsg || rp.d == Anthropic) {
+				nTurns++
+			}
 		}
 	}
 	pr.calls = make([]callRef, 0, nCalls)
@@ -1534,19 +1652,7 @@ func nextItemW(parts []wpart, from int) int {
 // ---- stage 6: tool names ----
 
 func (rp *repairer) names() {
-	bad := func(name string, def bool) bool {
-		switch rp.d {
-		case OpenAIChat:
-			return !nameOK(name, 0) || (def && len(name) > 64)
-		case OpenAIResponses:
-			return !nameOK(name, 0)
-		case Anthropic:
-			return !nameOK(name, 128)
-		case Gemini:
-			return def && !gemNameOK(name)
-		}
-		return false
-	}
+	bad := func(name string, def bool) bool { return badName(rp.d, name, def) }
 	// Most transcripts have no bad name: the set of names in use and the
 	// paths are only made for one.
 	var rename map[string]string
@@ -1577,26 +1683,28 @@ func (rp *repairer) names() {
 		}
 		consider(t.Name, path)
 	}
-	good := "" // the last call name found good: most calls repeat a few names
-	for i := range rp.w {
-		for _, p := range rp.w[i].parts {
-			tc, ok := p.p.(llm.ToolCall)
-			if !ok || (tc.Name == good && good != "") {
-				continue
-			}
-			if !bad(tc.Name, false) {
-				good = tc.Name
-				continue
-			}
-			path := rp.origPath(p.om, p.op)
-			if path != "" {
-				if rp.d == OpenAIChat {
-					path += ".function.name"
-				} else {
-					path += ".name"
+	if rp.dirty || !rp.sv.namesOK { // else load found every call name good
+		good := "" // the last call name found good: most calls repeat a few names
+		for i := range rp.w {
+			for _, p := range rp.w[i].parts {
+				tc, ok := p.p.(llm.ToolCall)
+				if !ok || (tc.Name == good && good != "") {
+					continue
 				}
+				if !bad(tc.Name, false) {
+					good = tc.Name
+					continue
+				}
+				path := rp.origPath(p.om, p.op)
+				if path != "" {
+					if rp.d == OpenAIChat {
+						path += ".function.name"
+					} else {
+						path += ".name"
+					}
+				}
+				consider(tc.Name, path)
 			}
-			consider(tc.Name, path)
 		}
 	}
 	if len(rename) == 0 {
@@ -1635,6 +1743,22 @@ func (rp *repairer) names() {
 			}
 		}
 	}
+}
+
+// badName reports whether dialect d rejects a tool of that name, in a
+// definition (def) or in a call.
+func badName(d Dialect, name string, def bool) bool {
+	switch d {
+	case OpenAIChat:
+		return !nameOK(name, 0) || (def && len(name) > 64)
+	case OpenAIResponses:
+		return !nameOK(name, 0)
+	case Anthropic:
+		return !nameOK(name, 128)
+	case Gemini:
+		return def && !gemNameOK(name)
+	}
+	return false
 }
 
 // toolNames returns the set of tool names the request uses, in
