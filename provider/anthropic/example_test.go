@@ -88,3 +88,27 @@ func ExampleRequest_BodyPath() {
 	// messages.0 ANT-SYSTEM-ROLE
 	// messages.1 → messages.2 ANT-RESULT-NEXT
 }
+
+// Write a body whose messages array opens with a role "system" message,
+// which the Messages API rejects, in the form it accepts: FixWire moves the
+// text into the top-level system field, after the text already there.
+func ExampleEncode_fixWire() {
+	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"system":"Be brief.","messages":[` +
+		`{"role":"system","content":"Answer in French."},{"role":"user","content":"Weather in Paris?"}]}`)
+	r, err := anthropic.Decode(body)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Wire[0].Rule, "at", r.Wire[0].Path)
+	r.FixWire = true
+	out, _, err := anthropic.Encode(r)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	// Output:
+	// ANT-SYSTEM-ROLE at messages.0
+	// {"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"Be brief."},{"type":"text","text":"Answer in French."}],"messages":[{"role":"user","content":"Weather in Paris?"}]}
+}

@@ -66,6 +66,16 @@ func TestSDKCompatible(t *testing.T) {
 		t.Fatal(err)
 	}
 	bodies["converted from openai"] = enc
+	// What FixWire writes for a body that opens its messages with a role
+	// "system" message (ANT-SYSTEM-ROLE): a system field of text blocks.
+	fix, err := Decode([]byte(`{"model":"claude-sonnet-4-5","max_tokens":9,"system":"a","messages":[{"role":"system","content":[{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"q"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fix.FixWire = true
+	if bodies["FixWire"], _, err = Encode(fix); err != nil {
+		t.Fatal(err)
+	}
 
 	for name, body := range bodies {
 		var p sdk.MessageNewParams

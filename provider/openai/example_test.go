@@ -73,3 +73,33 @@ func ExampleEncodeResponses() {
 	// {"model":"gpt-4o","input":[{"type":"message","role":"system","content":"Be brief."},{"type":"message","role":"user","content":"Weather in Paris?"},{"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},{"type":"function_call_output","call_id":"call_1","output":"18C"},{"type":"message","role":"assistant","content":"18°C in Paris."}]}
 	// warning: input.4: "anthropic" reasoning cannot be replayed to OpenAI Responses; it is dropped
 }
+
+// Encode calls that have no ids, as Gemini sends them: each call gets an
+// id, each result the id of the call it answers (by name and position),
+// and each change is reported.
+func ExampleEncodeChat_callsWithoutIDs() {
+	msgs := []llm.Message{
+		llm.User("Weather in Paris and Rome?"),
+		llm.Assistant(
+			llm.ToolCall{Name: "get_weather", Input: []byte(`{"city":"Paris"}`)},
+			llm.ToolCall{Name: "get_weather", Input: []byte(`{"city":"Rome"}`)}),
+		llm.Tool(
+			llm.ToolResult{Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}},
+			llm.ToolResult{Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "22C"}}}),
+	}
+	out, warnings, err := openai.EncodeChat(&openai.ChatRequest{Messages: msgs})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	for _, w := range warnings {
+		fmt.Println("warning:", w)
+	}
+	// Output:
+	// {"messages":[{"role":"user","content":"Weather in Paris and Rome?"},{"role":"assistant","tool_calls":[{"id":"call_1_0","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"call_1_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Rome\"}"}}]},{"role":"tool","tool_call_id":"call_1_0","content":"18C"},{"role":"tool","tool_call_id":"call_1_1","content":"22C"}]}
+	// warning: messages.1.tool_calls.0: tool call without an id; wrote id "call_1_0" (OAI-CC-RESULT-ID-REQUIRED)
+	// warning: messages.1.tool_calls.1: tool call without an id; wrote id "call_1_1" (OAI-CC-RESULT-ID-REQUIRED)
+	// warning: messages.2.tool_call_id: tool result without a call id; matched to id "call_1_0"
+	// warning: messages.3.tool_call_id: tool result without a call id; matched to id "call_1_1"
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/gemini"
 )
 
 // The official SDK is imported by this test only: it checks that the shapes
@@ -133,6 +134,24 @@ func TestSDKAcceptsOurBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		sdkRoundTrip(t, "responses", rs)
+	})
+	t.Run("conversions from gemini", func(t *testing.T) {
+		for _, g := range geminiBodies {
+			src, err := gemini.Decode([]byte(g.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chat, _, err := EncodeChat(&ChatRequest{Messages: src.Messages, Fields: []Field{{"model", []byte(`"gpt-4o"`)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sdkRoundTrip(t, "chat", chat)
+			rs, _, err := EncodeResponses(&ResponsesRequest{Messages: src.Messages, Fields: []Field{{"model", []byte(`"gpt-5"`)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sdkRoundTrip(t, "responses", rs)
+		}
 	})
 }
 
