@@ -68,29 +68,37 @@ type posID struct {
 // result already has an id the dialect accepts.
 func PlanIDs(msgs []llm.Message, rules IDRules) *IDPlan {
 	valid := func(id string) bool { return id != "" && (rules.Valid == nil || rules.Valid(id)) }
-	taken := make(map[string]bool)
-	bad := false
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			var id string
-			switch p := p.(type) {
-			case llm.ToolCall:
-				id = p.ID
-			case llm.ToolResult:
-				id = p.CallID
-			default:
-				continue
-			}
-			if valid(id) {
-				taken[id] = true
-			} else {
-				bad = true
+	// ids calls f with the id of every call and result.
+	ids := func(f func(id string) bool) {
+		for _, m := range msgs {
+			for _, p := range m.Parts {
+				var id string
+				switch p := p.(type) {
+				case llm.ToolCall:
+					id = p.ID
+				case llm.ToolResult:
+					id = p.CallID
+				default:
+					continue
+				}
+				if !f(id) {
+					return
+				}
 			}
 		}
 	}
+	bad := false
+	ids(func(id string) bool { bad = !valid(id); return !bad })
 	if !bad {
-		return nil
+		return nil // the usual case: nothing to plan, nothing allocated
 	}
+	taken := make(map[string]bool)
+	ids(func(id string) bool {
+		if valid(id) {
+			taken[id] = true
+		}
+		return true
+	})
 	pl := &IDPlan{rules: rules, rewrite: make(map[string]string), called: make(map[string]bool), pos: make(map[[2]int]posID)}
 	unique := func(base string) string {
 		id := base

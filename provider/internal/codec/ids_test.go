@@ -142,3 +142,36 @@ func TestNilIDPlan(t *testing.T) {
 		t.Errorf("nil IDPlan.Result(\"\") = %q, %q, want \"\" and no warning", id, w)
 	}
 }
+
+// benchIDs is a transcript of 2,000 parallel pairs of calls and their
+// results, with ids or without.
+func benchIDs(withIDs bool) []llm.Message {
+	var msgs []llm.Message
+	for k := range 1000 {
+		a, b := "", ""
+		if withIDs {
+			a, b = fmt.Sprintf("call_%d_a", k), fmt.Sprintf("call_%d_b", k)
+		}
+		msgs = append(msgs, llm.User("go"), llm.Assistant(call(a, "f"), call(b, "g")), llm.Tool(result(a, "f"), result(b, "g")))
+	}
+	return msgs
+}
+
+func BenchmarkPlanIDs(b *testing.B) {
+	for _, withIDs := range []bool{true, false} {
+		msgs := benchIDs(withIDs)
+		b.Run(fmt.Sprintf("ids=%v", withIDs), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p := PlanIDs(msgs, testRules())
+				for i, m := range msgs {
+					for j, part := range m.Parts {
+						if c, ok := part.(llm.ToolCall); ok {
+							p.Call(i, j, c.ID)
+						}
+					}
+				}
+			}
+		})
+	}
+}
