@@ -62,8 +62,7 @@ func check(r Request, d Dialect, quick bool) ([]Violation, *lazyMap) {
 	default:
 		return []Violation{{Rule: "TW-DIALECT", Message: fmt.Sprintf("unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)}}, nil
 	}
-	c.shape()
-	if !c.stopped() {
+	dialect := func() {
 		switch d {
 		case OpenAIChat:
 			c.chat()
@@ -74,6 +73,16 @@ func check(r Request, d Dialect, quick bool) ([]Violation, *lazyMap) {
 		case Gemini:
 			c.gemini()
 		}
+	}
+	if quick {
+		// Pairing errors are the common ones: look for them first.
+		dialect()
+		if !c.stopped() {
+			c.shape()
+		}
+	} else {
+		c.shape()
+		dialect()
 	}
 	if !c.stopped() {
 		c.tools()
@@ -98,6 +107,7 @@ type checker struct {
 	calls, results int
 	answered       []bool // scratch of gemResponses
 	quick          bool   // stop at the first error (see check)
+	shaped         bool   // shape ran to the end: calls and results are counted
 	errors         int    // violations added that are not warnings
 	thinking       bool   // antThinking ran
 }
@@ -168,13 +178,14 @@ func (c *checker) shape() {
 		results := 0
 		for j, p := range m.Parts {
 			bad := ""
-			switch p := p.(type) {
+			switch p.(type) { // parts are asserted again only to explain a problem
 			case nil:
 				bad = "a nil part"
 			case llm.ToolCall:
 				c.calls++
 				if m.Role != llm.RoleAssistant {
-					bad = fmt.Sprintf("tool call %s (%s) in a %s message; calls belong in assistant messages", p.ID, p.Name, m.Role)
+					tc := p.(llm.ToolCall)
+					bad = fmt.Sprintf("tool call %s (%s) in a %s message; calls belong in assistant messages", tc.ID, tc.Name, m.Role)
 				}
 			case llm.Reasoning:
 				if m.Role != llm.RoleAssistant {
@@ -184,7 +195,7 @@ func (c *checker) shape() {
 				results++
 				c.results++
 				if m.Role != llm.RoleTool {
-					bad = fmt.Sprintf("the result of call %s in a %s message; results belong in tool messages", p.CallID, m.Role)
+					bad = fmt.Sprintf("the result of call %s in a %s message; results belong in tool messages", p.(llm.ToolResult).CallID, m.Role)
 				}
 			case llm.Text, llm.Image:
 				if m.Role == llm.RoleTool && results < countResults(m.Parts[j:]) && c.d != Anthropic {
@@ -202,11 +213,18 @@ func (c *checker) shape() {
 			c.add(Violation{Rule: ruleShape, Path: c.msgPath(i), Message: fmt.Sprintf("message %d is a tool message without tool results; make it a user message", i)})
 		}
 	}
+	c.shaped = true
 }
 
 // hint is a size hint for maps of call ids: the number of calls or of
-// results, whichever is larger.
-func (c *checker) hint() int { return max(c.calls, c.results) }
+// results, whichever is larger, once shape has counted them; else a guess
+// from the number of messages.
+func (c *checker) hint() int {
+	if !c.shaped {
+		return len(c.msgs)/4 + 1
+	}
+	return max(c.calls, c.results)
+}
 
 func hasCall(m llm.Message) bool {
 	for _, p := range m.Parts {
@@ -368,7 +386,7 @@ func (c *checker) chat() {
 		}
 	}
 	closeRun(len(c.msgs))
-	if wireLen(c.msgs, c.d) == 0 {
+	if !anyEntry(c.msgs, c.d) {
 		c.add(Violation{Rule: ruleCCEmptyMessages, Path: "messages", Message: "the request has no messages; Chat Completions needs at least one", ProviderError: tmplCCEmpty})
 	}
 }
@@ -401,7 +419,7 @@ func (c *checker) responses() {
 		answered bool
 	}
 	byID := make(map[string]int, c.hint()) // call_id -> index in calls
-	calls := make([]call, 0, c.calls)      // in order, for ANSWER-ALL
+	calls := make([]call, 0, c.hint())     // in order, for ANSWER-ALL
 	items := map[string][2]int{}
 	sawReasoning := false
 	for _, m := range c.msgs {
@@ -1183,20 +1201,28 @@ func idOK(id string) bool {
 	return true
 }
 
-// idBytes has bit b set for each byte b < 128 of [a-zA-Z0-9_-]: bits 45
-// ('-') and 48-57 ('0'-'9') in the low word; 65-90 ('A'-'Z'), 95 ('_')
-// and 97-122 ('a'-'z') in the high word.
-const (
-	idBytesLo uint64 = 1<<'-' | (1<<10-1)<<'0'
-	idBytesHi uint64 = (1<<26-1)<<('A'-64) | 1<<('_'-64) | (1<<26-1)<<('a'-64)
-)
+// idBytes is 1 at the bytes of [a-zA-Z0-9_-] ('-' is 0x2d, '0'-'9'
+// 0x30-0x39, 'A'-'Z' 0x41-0x5a, '_' 0x5f, 'a'-'z' 0x61-0x7a), 0 elsewhere:
+// a constant table, one load per byte.
+const idBytes = "" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x00
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x10
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00" + // 0x20: '-'
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00\x00" + // 0x30: '0'-'9'
+	"\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0x40: 'A'-'O'
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x01" + // 0x50: 'P'-'Z', '_'
+	"\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0x60: 'a'-'o'
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00" + // 0x70: 'p'-'z'
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x80
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" // 0xf0
 
-func idByte(b byte) bool {
-	if b < 64 {
-		return idBytesLo>>b&1 != 0
-	}
-	return b < 128 && idBytesHi>>(b-64)&1 != 0
-}
+func idByte(b byte) bool { return idBytes[b] != 0 }
 
 // gemNameOK reports whether name is a valid Gemini function name.
 func gemNameOK(name string) bool {

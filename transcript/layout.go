@@ -155,6 +155,20 @@ func newLazyMap(msgs []llm.Message, d Dialect) *lazyMap {
 	return l
 }
 
+// anyEntry reports whether wireLen(msgs, d) > 0, looking no further than
+// the first message that takes an entry.
+func anyEntry(msgs []llm.Message, d Dialect) bool {
+	if d != OpenAIChat && d != OpenAIResponses {
+		return wireLen(msgs, d) > 0
+	}
+	for _, m := range msgs {
+		if entries(m, d) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // entries returns how many entries of the body's message array message m
 // takes in an OpenAI dialect: what layoutChat and layoutResponses add to
 // the wire index.

@@ -85,11 +85,17 @@ func TestWireLen(t *testing.T) {
 			if got, want := wireLen(msgs, d), Layout(msgs, d).Len(); got != want {
 				t.Fatalf("wireLen(%s) = %d, want %d (Layout.Len)\n%s", d, got, want, render(msgs))
 			}
+			if got, want := anyEntry(msgs, d), Layout(msgs, d).Len() > 0; got != want {
+				t.Fatalf("anyEntry(%s) = %v, want %v\n%s", d, got, want, render(msgs))
+			}
 		}
 	}
 	for _, d := range Dialects() {
 		if got := wireLen(nil, d); got != 0 {
 			t.Errorf("wireLen(nil, %s) = %d, want 0", d, got)
+		}
+		if anyEntry([]llm.Message{{Role: llm.RoleTool}}, d) && (d == OpenAIChat || d == OpenAIResponses) {
+			t.Errorf("anyEntry(an empty tool message, %s) = true, want false", d)
 		}
 	}
 }
