@@ -229,8 +229,9 @@ type repairer struct {
 	problems []Violation
 	// interrupted caches the result for an unanswered call, by tool name.
 	interrupted map[string]llm.ToolResult
-	sv          survey // what load found
-	dirty       bool   // a stage changed rp.w since load: sv may no longer hold
+	sv          survey        // what load found
+	dirty       bool          // a stage changed rp.w since load: sv may no longer hold
+	built       []llm.Message // the result, when rebuild made it (see hasPost)
 }
 
 func (rp *repairer) change(rule, path string, a Action, reason string) {
@@ -398,19 +399,27 @@ func contentNeeded(d Dialect, role llm.Role, n int, emptyText bool, last int, pa
 }
 
 func (rp *repairer) build() []llm.Message {
+	if rp.built != nil {
+		return rp.built
+	}
 	out := make([]llm.Message, 0, len(rp.w))
-	for _, m := range rp.w {
-		if !m.changed && m.om >= 0 && len(m.parts) == len(rp.req.Messages[m.om].Parts) {
-			out = append(out, rp.req.Messages[m.om])
-			continue
-		}
-		parts := make([]llm.Part, len(m.parts))
-		for j, p := range m.parts {
-			parts[j] = p.p
-		}
-		out = append(out, llm.Message{Role: m.role, Parts: parts})
+	for i := range rp.w {
+		out = append(out, rp.message(&rp.w[i]))
 	}
 	return out
+}
+
+// message returns m as an llm message: the original one when m is
+// unchanged.
+func (rp *repairer) message(m *wmsg) llm.Message {
+	if !m.changed && m.om >= 0 && len(m.parts) == len(rp.req.Messages[m.om].Parts) {
+		return rp.req.Messages[m.om]
+	}
+	parts := make([]llm.Part, len(m.parts))
+	for j, p := range m.parts {
+		parts[j] = p.p
+	}
+	return llm.Message{Role: m.role, Parts: parts}
 }
 
 // ---- stage 1: the llm shape ----
@@ -1273,7 +1282,16 @@ func (rp *repairer) rebuild(pr *pairing) {
 			ownedTrail[trailOwner[i]] = append(ownedTrail[trailOwner[i]], i)
 		}
 	}
-	out := make([]wmsg, 0, len(rp.w)+extra)
+	// Without post stages, the messages go straight to the llm messages
+	// build returns, through a small out.
+	direct := !rp.hasPost()
+	var msgs []llm.Message
+	var out []wmsg
+	if direct {
+		msgs = make([]llm.Message, 0, len(rp.w)+extra)
+	} else {
+		out = make([]wmsg, 0, len(rp.w)+extra)
+	}
 	for i := 0; i < len(rp.w); i++ {
 		role := rp.w[i].role
 		switch {
@@ -1286,6 +1304,16 @@ func (rp *repairer) rebuild(pr *pairing) {
 		default:
 			out = append(out, rp.w[i])
 		}
+		if direct {
+			for k := range out {
+				msgs = append(msgs, rp.message(&out[k]))
+			}
+			out = out[:0]
+		}
+	}
+	if direct {
+		rp.built, rp.w = msgs, nil
+		return
 	}
 	rp.w = out
 }
@@ -1523,6 +1551,9 @@ func noteText(r llm.ToolResult) string {
 // ---- stage 5: dialect fix-ups after pairing ----
 
 func (rp *repairer) post() {
+	if !rp.hasPost() {
+		return
+	}
 	switch rp.d {
 	case Gemini:
 		rp.gemMerge()
@@ -1530,6 +1561,10 @@ func (rp *repairer) post() {
 		rp.respItems()
 	}
 }
+
+// hasPost reports whether post has work for the dialect: if not, rebuild
+// writes the llm messages itself instead of rp.w.
+func (rp *repairer) hasPost() bool { return rp.d == Gemini || rp.d == OpenAIResponses }
 
 // gemMerge merges a function-call turn with the call-less model turns
 // right before it, and makes the contents start with a user turn.
