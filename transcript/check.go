@@ -910,19 +910,18 @@ func (c *checker) gemini() {
 	if wireLen(c.msgs, c.d) == 0 {
 		c.add(Violation{Rule: ruleGemNoContents, Path: "contents", Message: "the request has no contents (system prompts go to systemInstruction); Gemini needs at least one user content"})
 	}
-	signed := false
 	lastUser := -1
-	var calls []llm.ToolCall // of the current function-call turn
-	for i, m := range c.msgs {
-		if m.Role == llm.RoleUser {
+	for i := len(c.msgs) - 1; i >= 0; i-- {
+		if c.msgs[i].Role == llm.RoleUser {
 			lastUser = i
-		}
-		for _, p := range m.Parts {
-			if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
-				signed = true
-			}
+			break
 		}
 	}
+	// signed: the transcript carries Gemini thought signatures. Only the
+	// turns after the last user message need to know, so it is found when
+	// the loop gets there (a quick check has usually stopped before).
+	signed, known := false, false
+	var calls []llm.ToolCall // of the current function-call turn
 	for i := first; i < len(c.msgs); i++ {
 		if c.stopped() {
 			return
@@ -970,6 +969,9 @@ func (c *checker) gemini() {
 					ProviderError: tmplGemCallAfterUser})
 			}
 			c.gemResponses(i, calls)
+			if i > lastUser && !known {
+				signed, known = c.gemSigned(), true
+			}
 			if signed && i > lastUser {
 				c.gemSignature(i)
 			}
@@ -1086,6 +1088,18 @@ func gemMatch(calls []llm.ToolCall, answered []bool, r llm.ToolResult) int {
 		return only
 	}
 	return -1
+}
+
+// gemSigned reports whether a message carries a Gemini thought signature.
+func (c *checker) gemSigned() bool {
+	for _, m := range c.msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gemSignature checks GEM-THOUGHT-SIG for the function-call turn i.
