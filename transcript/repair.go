@@ -170,11 +170,10 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	rp.system()
 	rp.content()
 	rp.names()
-	rp.pair()
-	rp.post()
+	rp.pair() // and post
 	rp.strict()
 	out := req
-	out.Messages = rp.build()
+	out.Messages = rp.built
 	out.Tools = rp.tools
 	for _, v := range vs {
 		if v.Rule == ruleAntThinkingFirst {
@@ -231,7 +230,7 @@ type repairer struct {
 	interrupted map[string]llm.ToolResult
 	sv          survey        // what load found
 	dirty       bool          // a stage changed rp.w since load: sv may no longer hold
-	built       []llm.Message // the result, when rebuild made it (see hasPost)
+	built       []llm.Message // the result, which rebuild makes through post
 }
 
 func (rp *repairer) change(rule, path string, a Action, reason string) {
@@ -396,17 +395,6 @@ func contentNeeded(d Dialect, role llm.Role, n int, emptyText bool, last int, pa
 		return d != Anthropic
 	}
 	return false
-}
-
-func (rp *repairer) build() []llm.Message {
-	if rp.built != nil {
-		return rp.built
-	}
-	out := make([]llm.Message, 0, len(rp.w))
-	for i := range rp.w {
-		out = append(out, rp.message(&rp.w[i]))
-	}
-	return out
 }
 
 // message returns m as an llm message: the original one when m is
@@ -1246,7 +1234,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 	}
 }
 
-// rebuild writes the repaired messages.
+// rebuild writes the repaired messages, through post, into rp.built.
 func (rp *repairer) rebuild(pr *pairing) {
 	// Which turn takes each tool message's trailing parts along.
 	trailOwner := make([]int32, len(rp.w))
@@ -1282,40 +1270,28 @@ func (rp *repairer) rebuild(pr *pairing) {
 			ownedTrail[trailOwner[i]] = append(ownedTrail[trailOwner[i]], i)
 		}
 	}
-	// Without post stages, the messages go straight to the llm messages
-	// build returns, through a small out.
-	direct := !rp.hasPost()
-	var msgs []llm.Message
+	// The repaired messages go through post to the llm messages build
+	// returns, a few at a time through out.
+	ps := rp.newPost(len(rp.w) + extra + 1) // + 1: Gemini may start with an inserted user turn
 	var out []wmsg
-	if direct {
-		msgs = make([]llm.Message, 0, len(rp.w)+extra)
-	} else {
-		out = make([]wmsg, 0, len(rp.w)+extra)
-	}
 	for i := 0; i < len(rp.w); i++ {
 		role := rp.w[i].role
 		switch {
 		case role == llm.RoleAssistant && pr.turnAt[i] >= 0 && pr.turns[pr.turnAt[i]].rebuild:
 			t := pr.turnAt[i]
-			out = rp.emitTurn(pr, int(t), ownedTrail[t], out)
+			out = rp.emitTurn(pr, int(t), ownedTrail[t], out[:0])
 			i = pr.turns[t].last
 		case role == llm.RoleTool:
-			out = rp.emitResidual(pr, i, trailing[i], out)
+			out = rp.emitResidual(pr, i, trailing[i], out[:0])
 		default:
-			out = append(out, rp.w[i])
+			ps.take(&rp.w[i])
+			continue
 		}
-		if direct {
-			for k := range out {
-				msgs = append(msgs, rp.message(&out[k]))
-			}
-			out = out[:0]
+		for k := range out {
+			ps.take(&out[k])
 		}
 	}
-	if direct {
-		rp.built, rp.w = msgs, nil
-		return
-	}
-	rp.w = out
+	rp.built, rp.w = ps.finish(), nil
 }
 
 func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg {
@@ -1550,59 +1526,92 @@ func noteText(r llm.ToolResult) string {
 
 // ---- stage 5: dialect fix-ups after pairing ----
 
-func (rp *repairer) post() {
-	if !rp.hasPost() {
-		return
-	}
-	switch rp.d {
+// A post takes the repaired messages in order, as rebuild emits them,
+// applies the fix-ups that need the repaired order, and writes the llm
+// messages build returns. Gemini: a function-call turn takes in the
+// call-less model turns right before it, and the contents start with a
+// user turn. Responses: reasoning items that no item follows, and second
+// uses of an item id, go. Its changes come after all of pairing's.
+type post struct {
+	rp      *repairer
+	out     []llm.Message
+	pending []wmsg          // Gemini: call-less model turns the next function-call turn may take in
+	seen    map[string]bool // Responses: item ids so far
+	changes []Change
+	first   int  // index in out of the first message that is not a system message, or -1
+	firstM  wmsg // that message
+}
+
+func (rp *repairer) newPost(n int) *post {
+	return &post{rp: rp, out: make([]llm.Message, 0, n), first: -1}
+}
+
+func (ps *post) change(rule, path string, a Action, reason string) {
+	ps.changes = append(ps.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
+}
+
+// take takes the next repaired message; it does not keep m.
+func (ps *post) take(m *wmsg) {
+	switch ps.rp.d {
 	case Gemini:
-		rp.gemMerge()
+		switch {
+		case m.role != llm.RoleAssistant:
+			ps.flush()
+		case !hasCallPart(*m):
+			ps.pending = append(ps.pending, *m)
+			return
+		case len(ps.pending) > 0:
+			merged := wmsg{role: llm.RoleAssistant, om: ps.pending[0].om, changed: true}
+			for _, x := range ps.pending {
+				merged.parts = append(merged.parts, x.parts...)
+			}
+			merged.parts = append(merged.parts, m.parts...)
+			ps.change(ruleGemCallAfterUser, ps.rp.msgPath(*m), ActionMerge, fmt.Sprintf("merged %d model turn(s) before this function-call turn into it: a function-call turn must follow a user turn", len(ps.pending)))
+			ps.pending = ps.pending[:0]
+			ps.emit(&merged)
+			return
+		}
+		ps.emit(m)
 	case OpenAIResponses:
-		rp.respItems()
+		if m.role == llm.RoleAssistant {
+			c := *m // respItems edits it
+			ps.respItems(&c)
+			m = &c
+		}
+		ps.out = append(ps.out, ps.rp.message(m))
+	default:
+		ps.out = append(ps.out, ps.rp.message(m))
 	}
 }
 
-// hasPost reports whether post has work for the dialect: if not, rebuild
-// writes the llm messages itself instead of rp.w.
-func (rp *repairer) hasPost() bool { return rp.d == Gemini || rp.d == OpenAIResponses }
+func (ps *post) flush() {
+	for k := range ps.pending {
+		ps.emit(&ps.pending[k])
+	}
+	ps.pending = ps.pending[:0]
+}
 
-// gemMerge merges a function-call turn with the call-less model turns
-// right before it, and makes the contents start with a user turn.
-func (rp *repairer) gemMerge() {
-	out := rp.w[:0] // in place: out never gets ahead of the message read
-	for _, m := range rp.w {
-		if m.role == llm.RoleAssistant && hasCallPart(m) {
-			n := len(out)
-			start := n
-			for start > 0 && out[start-1].role == llm.RoleAssistant && !hasCallPart(out[start-1]) {
-				start--
-			}
-			if start < n {
-				merged := wmsg{role: llm.RoleAssistant, om: out[start].om, changed: true}
-				for _, x := range out[start:] {
-					merged.parts = append(merged.parts, x.parts...)
-				}
-				merged.parts = append(merged.parts, m.parts...)
-				rp.change(ruleGemCallAfterUser, rp.msgPath(m), ActionMerge, fmt.Sprintf("merged %d model turn(s) before this function-call turn into it: a function-call turn must follow a user turn", n-start))
-				out = append(out[:start], merged)
-				continue
-			}
-		}
-		out = append(out, m)
+// emit writes a Gemini message, noting the first that is not a system
+// message.
+func (ps *post) emit(m *wmsg) {
+	if ps.first < 0 && m.role != llm.RoleSystem {
+		ps.first, ps.firstM = len(ps.out), *m
 	}
-	rp.w = out
-	first := len(rp.w)
-	for i, m := range rp.w {
-		if m.role != llm.RoleSystem {
-			first = i
-			break
-		}
-	}
-	if first < len(rp.w) && rp.w[first].role == llm.RoleAssistant && hasCallPart(rp.w[first]) {
-		rp.change(ruleGemCallAfterUser, rp.msgPath(rp.w[first]), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
+	ps.out = append(ps.out, ps.rp.message(m))
+}
+
+// finish returns the messages, and puts the changes after rp's.
+func (ps *post) finish() []llm.Message {
+	ps.flush()
+	if rp := ps.rp; rp.d == Gemini && ps.first >= 0 && ps.firstM.role == llm.RoleAssistant && hasCallPart(ps.firstM) {
+		ps.change(ruleGemCallAfterUser, rp.msgPath(ps.firstM), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
 		u := wmsg{role: llm.RoleUser, parts: []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: -1, op: -1}}, om: -1, changed: true}
-		rp.w = append(rp.w[:first:first], append([]wmsg{u}, rp.w[first:]...)...)
+		ps.out = append(ps.out, llm.Message{})
+		copy(ps.out[ps.first+1:], ps.out[ps.first:])
+		ps.out[ps.first] = rp.message(&u)
 	}
+	ps.rp.changes = append(ps.rp.changes, ps.changes...)
+	return ps.out
 }
 
 func hasCallPart(m wmsg) bool {
@@ -1615,61 +1624,59 @@ func hasCallPart(m wmsg) bool {
 }
 
 // respItems drops reasoning items with no following item and duplicate
-// item ids in the Responses input.
-func (rp *repairer) respItems() {
-	seen := map[string]bool{}
-	for i := range rp.w {
-		m := &rp.w[i]
-		if m.role != llm.RoleAssistant {
-			continue
+// item ids from the assistant message m of a Responses input.
+func (ps *post) respItems(m *wmsg) {
+	if ps.seen == nil {
+		ps.seen = map[string]bool{}
+	}
+	seen := ps.seen
+	rp := ps.rp
+	// keep is made on the first change; until then the parts stay.
+	var keep []wpart
+	edit := func(k int) {
+		if keep == nil {
+			keep = append(make([]wpart, 0, len(m.parts)), m.parts[:k]...)
 		}
-		// keep is made on the first change; until then the parts stay.
-		var keep []wpart
-		edit := func(k int) {
-			if keep == nil {
-				keep = append(make([]wpart, 0, len(m.parts)), m.parts[:k]...)
+	}
+	for k, p := range m.parts {
+		switch pp := p.p.(type) {
+		case llm.Reasoning:
+			if !expressible(pp, OpenAIResponses) {
+				break
 			}
-		}
-		for k, p := range m.parts {
-			switch pp := p.p.(type) {
-			case llm.Reasoning:
-				if !expressible(pp, OpenAIResponses) {
-					break
-				}
-				id := reasoningID(pp)
-				if id != "" && seen[id] {
-					rp.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a second copy of reasoning item %s", id))
-					m.changed = true
-					edit(k)
-					continue
-				}
-				if nextItemW(m.parts, k+1) < 0 {
-					rp.change(ruleRSReasonFollow, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning item %s, which no item follows in its turn", quoteID(id)))
-					m.changed = true
-					edit(k)
-					continue
-				}
-				if id != "" {
-					seen[id] = true
-				}
-			case llm.ToolCall:
-				if pp.ItemID != "" && seen[pp.ItemID] {
-					rp.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionRewriteID, fmt.Sprintf("cleared the item id %s of function_call %s, already used by an earlier item", pp.ItemID, pp.ID))
-					pp.ItemID = ""
-					p.p = pp
-					m.changed = true
-					edit(k)
-				} else if pp.ItemID != "" {
-					seen[pp.ItemID] = true
-				}
+			id := reasoningID(pp)
+			if id != "" && seen[id] {
+				ps.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a second copy of reasoning item %s", id))
+				m.changed = true
+				edit(k)
+				continue
 			}
-			if keep != nil {
-				keep = append(keep, p)
+			if nextItemW(m.parts, k+1) < 0 {
+				ps.change(ruleRSReasonFollow, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning item %s, which no item follows in its turn", quoteID(id)))
+				m.changed = true
+				edit(k)
+				continue
+			}
+			if id != "" {
+				seen[id] = true
+			}
+		case llm.ToolCall:
+			if pp.ItemID != "" && seen[pp.ItemID] {
+				ps.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionRewriteID, fmt.Sprintf("cleared the item id %s of function_call %s, already used by an earlier item", pp.ItemID, pp.ID))
+				pp.ItemID = ""
+				p.p = pp
+				m.changed = true
+				edit(k)
+			} else if pp.ItemID != "" {
+				seen[pp.ItemID] = true
 			}
 		}
 		if keep != nil {
-			m.parts = keep
+			keep = append(keep, p)
 		}
+	}
+	if keep != nil {
+		m.parts = keep
 	}
 }
 
