@@ -608,38 +608,54 @@ func (rp *repairer) contentAll() {
 	k := 0 // rp.w[:k] are the messages kept, in place
 	for i := range rp.w {
 		m := &rp.w[i]
-		n := 0 // parts the dialect can express
-		if rp.d == Anthropic {
-			n = rp.antText(m)
-		} else {
-			for _, p := range m.parts {
-				if expressible(p.p, rp.d) && !signatureOnly(p.p) {
-					n++
-				}
-			}
-		}
-		if n == 0 && (rp.d != OpenAIResponses) {
-			rule := pick(rp.d, ruleCCNullContent, "", ruleAntUserNonEmpty, ruleGemPartsNonEmpty)
-			switch m.role {
-			case llm.RoleUser:
-				rp.change(rule, rp.msgPath(*m), ActionReplaceText, fmt.Sprintf("the user message had no content: it now reads %q", rp.pol.Placeholder))
-				m.parts = append(m.parts, wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: m.om, op: -1})
-				m.changed = true
-			case llm.RoleAssistant, llm.RoleSystem:
-				if rp.d == Anthropic && m.role == llm.RoleAssistant && !m.changed {
-					break // an empty assistant message is accepted (ANT-NONEMPTY is a warning)
-				}
-				if rule == ruleAntUserNonEmpty {
-					rule = ruleAntTextNonEmpty
-				}
-				rp.change(rule, rp.msgPath(*m), ActionDrop, fmt.Sprintf("dropped the %s message, which had no content", m.role))
-				continue
-			}
+		if !rp.contentMsg(m) {
+			continue
 		}
 		rp.w[k] = *m
 		k++
 	}
 	rp.w = rp.w[:k]
+}
+
+// contentMsg makes the content of m acceptable to the dialect: empty and
+// whitespace-only text (Anthropic), and messages with nothing the dialect
+// can express. It reports whether m stays; a message that goes is
+// recorded as a change. The content stage applies it to every message,
+// and rebuild again to each message pairing makes or changes: dropping a
+// result or a call can leave a message whose content was fine while the
+// result or call was there (ANT-TEXT-WHITESPACE, an empty message).
+// Applied to its own output it changes nothing.
+func (rp *repairer) contentMsg(m *wmsg) bool {
+	n := 0 // parts the dialect can express
+	if rp.d == Anthropic {
+		n = rp.antText(m)
+	} else {
+		for _, p := range m.parts {
+			if expressible(p.p, rp.d) && !signatureOnly(p.p) {
+				n++
+			}
+		}
+	}
+	if n > 0 || rp.d == OpenAIResponses {
+		return true
+	}
+	rule := pick(rp.d, ruleCCNullContent, "", ruleAntUserNonEmpty, ruleGemPartsNonEmpty)
+	switch m.role {
+	case llm.RoleUser:
+		rp.change(rule, rp.msgPath(*m), ActionReplaceText, fmt.Sprintf("the user message had no content: it now reads %q", rp.pol.Placeholder))
+		m.parts = append(m.parts[:len(m.parts):len(m.parts)], wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: m.om, op: -1})
+		m.changed = true
+	case llm.RoleAssistant, llm.RoleSystem:
+		if rp.d == Anthropic && m.role == llm.RoleAssistant && !m.changed {
+			break // an empty assistant message is accepted (ANT-NONEMPTY is a warning)
+		}
+		if rule == ruleAntUserNonEmpty {
+			rule = ruleAntTextNonEmpty
+		}
+		rp.change(rule, rp.msgPath(*m), ActionDrop, fmt.Sprintf("dropped the %s message, which had no content", m.role))
+		return false
+	}
+	return true
 }
 
 // antText drops empty text blocks and replaces a whitespace-only text block
@@ -1288,6 +1304,9 @@ func (rp *repairer) rebuild(pr *pairing) {
 			continue
 		}
 		for k := range out {
+			if out[k].changed && !rp.contentMsg(&out[k]) {
+				continue
+			}
 			ps.take(&out[k])
 		}
 	}

@@ -1,0 +1,160 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/llm"
+)
+
+// TestRepairContentAfterPairing covers messages that pairing makes or
+// changes, whose content the content stage, which runs before pairing,
+// never saw: dropping a duplicate result or stripping a call can leave a
+// whitespace-only text alone in its message (ANT-TEXT-WHITESPACE) or a
+// message with nothing the dialect can express. Found by FuzzRepair
+// (testdata/fuzz/FuzzRepair/9f2ad2c3eff3f6d8).
+func TestRepairContentAfterPairing(t *testing.T) {
+	strip := &Policy{Unanswered: StripCall}
+	tests := []struct {
+		name    string
+		d       Dialect
+		pol     *Policy
+		in      []llm.Message
+		want    string // render of the repaired messages
+		changes string // "path rule action", one a line
+	}{
+		{
+			name: "a dropped duplicate result leaves its message's trailing whitespace alone",
+			d:    Anthropic,
+			in: []llm.Message{
+				usr("q"),
+				asst(call("toolu_1", "a")),
+				tool(res("toolu_1", "a", "1")),
+				tool(res("toolu_1", "a", "1"), txt(" ")),
+			},
+			want: `0 user: text "q";
+1 assistant: call toolu_1 a {};
+2 tool: result toolu_1 a success [text "1"];
+3 user: text "(empty)";
+`,
+			changes: `messages.3.content.0 ANT-SINGLE-RESULT drop
+messages.3.content.1 ANT-TEXT-WHITESPACE replace-text
+`,
+		},
+		{
+			name: "the fuzz input: parallel results duplicated, system messages late",
+			d:    Anthropic,
+			in: []llm.Message{
+				asst(call("c1", "search"), call("c2", "get_weather"), txt("hi")),
+				tool(errRes("c1", "search", txt("hi")), errRes("c2", "get_weather", txt("hi")), txt(" ")),
+				tool(errRes("c1", "search", txt("hi")), errRes("c2", "get_weather", txt("hi")), txt(" ")),
+				sys("hi"),
+			},
+			want: `0 system: text "hi";
+1 assistant: call c1 search {}; call c2 get_weather {}; text "hi";
+2 tool: result c1 search error [text "hi"]; result c2 get_weather error [text "hi"]; text " ";
+3 user: text "(empty)";
+`,
+			changes: `messages.3 ANT-SYSTEM-ROLE move
+messages.2.content.0 ANT-SINGLE-RESULT drop
+messages.2.content.1 ANT-SINGLE-RESULT drop
+messages.2.content.2 ANT-TEXT-WHITESPACE replace-text
+`,
+		},
+		{
+			name: "whitespace after a duplicate stays when it is not alone",
+			d:    Anthropic,
+			in: []llm.Message{
+				usr("q"),
+				asst(call("toolu_1", "a")),
+				tool(res("toolu_1", "a", "1")),
+				tool(res("toolu_1", "a", "1"), txt(" "), img()),
+			},
+			want: `0 user: text "q";
+1 assistant: call toolu_1 a {};
+2 tool: result toolu_1 a success [text "1"];
+3 user: text " "; image;
+`,
+			changes: `messages.3.content.0 ANT-SINGLE-RESULT drop
+`,
+		},
+		{
+			name: "other dialects accept the whitespace",
+			d:    OpenAIChat,
+			in: []llm.Message{
+				usr("q"),
+				asst(call("c1", "a")),
+				tool(res("c1", "a", "1")),
+				tool(res("c1", "a", "1"), txt(" ")),
+			},
+			want: `0 user: text "q";
+1 assistant: call c1 a {};
+2 tool: result c1 a success [text "1"];
+3 user: text " ";
+`,
+			changes: `messages.3 OAI-CC-DUP-RESULT drop
+`,
+		},
+		{
+			name: "a stripped call leaves whitespace alone in its assistant message",
+			d:    Anthropic,
+			pol:  strip,
+			in: []llm.Message{
+				usr("q"),
+				asst(txt(" "), call("toolu_1", "a")),
+				usr("stop"),
+			},
+			want: `0 user: text "q";
+1 assistant: text "(empty)";
+2 user: text "stop";
+`,
+			changes: `messages.1.content.1 ANT-RESULT-NEXT strip-call
+messages.1.content.0 ANT-TEXT-WHITESPACE replace-text
+`,
+		},
+		{
+			name: "a stripped call leaves only reasoning the dialect cannot express",
+			d:    OpenAIChat,
+			pol:  strip,
+			in: []llm.Message{
+				usr("q"),
+				asst(think("anthropic", "sig"), call("c1", "a")),
+				usr("stop"),
+			},
+			want: `0 user: text "q";
+1 user: text "stop";
+`,
+			changes: `messages.1.tool_calls.0 OAI-CC-ANSWER-ALL strip-call
+messages.1 OAI-CC-NULL-CONTENT drop
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changes, err := Repair(tt.in, tt.d, tt.pol)
+			if err != nil {
+				t.Fatalf("Repair(%s) error = %v", tt.d, err)
+			}
+			if got := render(out); got != tt.want {
+				t.Errorf("Repair(%q, %s) =\n%s\nwant\n%s", render(tt.in), tt.d, got, tt.want)
+			}
+			var b strings.Builder
+			for _, c := range changes {
+				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+				if c.Reason == "" {
+					t.Errorf("change %v has no reason", c)
+				}
+			}
+			if got := b.String(); got != tt.changes {
+				t.Errorf("Repair(%q, %s) changes =\n%s\nwant\n%s", render(tt.in), tt.d, got, tt.changes)
+			}
+			if vs := Check(out, tt.d); !Accepted(vs) {
+				t.Errorf("Check(Repair(x), %s) = %q, want accepted", tt.d, ruleList(vs))
+			}
+			again, more, err := Repair(out, tt.d, tt.pol)
+			if err != nil || len(more) > 0 || render(again) != render(out) {
+				t.Errorf("Repair(Repair(x), %s): %d more changes, err %v; want none", tt.d, len(more), err)
+			}
+		})
+	}
+}
