@@ -976,8 +976,15 @@ func sameResult(a, b llm.ToolResult) bool {
 // with an id keeps it unless the id itself is bad, which it is then for
 // every call that has it. The set of ids in use is only made when an id
 // must change.
+//
+// Gemini keeps call ids as they are, and a result without one is paired
+// by name; it gets its call's id only when no other call of the turn has
+// that id. Gemini matches a response with an id to the first unanswered
+// call with that id, so an id its turn shares could pair it with another
+// call than the one it answers.
 func (rp *repairer) rewriteIDs(pr *pairing) {
 	var used map[string]bool
+	var shared []bool // Gemini: call -> another call of its turn has its id; made on first use
 	for ci := range pr.calls {
 		c := &pr.calls[ci]
 		rule := ""
@@ -1016,6 +1023,14 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 		if c.res >= 0 {
 			r := pr.results[c.res]
 			tr := rp.w[r.m].parts[r.k].p.(llm.ToolResult)
+			if tr.CallID != newID && rp.d == Gemini && tr.CallID == "" {
+				if shared == nil {
+					shared = sharedTurnIDs(pr)
+				}
+				if shared[ci] {
+					newID = "" // leave it to match by name
+				}
+			}
 			if tr.CallID != newID && (rp.d != Gemini || tr.CallID == "") {
 				if rule == "" {
 					rp.change(pick(rp.d, ruleCCResultID, ruleRSCallIDLen, ruleAntNoOrphan, ruleGemRespMatch),
@@ -1035,6 +1050,18 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			}
 		}
 	}
+}
+
+// sharedTurnIDs reports for each call of pr whether another call of its
+// turn has the same (non-empty) id.
+func sharedTurnIDs(pr *pairing) []bool {
+	shared := make([]bool, len(pr.calls))
+	for ci, c := range pr.calls {
+		if c.prevID >= 0 && pr.calls[c.prevID].turn == c.turn {
+			shared[ci], shared[c.prevID] = true, true
+		}
+	}
+	return shared
 }
 
 // callIDs returns the set of ids of the calls and results of pr.

@@ -158,3 +158,83 @@ messages.1 OAI-CC-NULL-CONTENT drop
 		})
 	}
 }
+
+// TestRepairGeminiSharedID covers a Gemini result without an id whose
+// call shares its id with another call of the turn. Gemini matches a
+// response with an id to the first unanswered call with that id, so
+// giving the result its call's id would pair it with the other call
+// (GEM-RESP-MATCH); Repair leaves it to match by name. Found by FuzzRepair
+// (testdata/fuzz/FuzzRepair/80b9b4376c885407).
+func TestRepairGeminiSharedID(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      []llm.Message
+		want    string
+		changes string
+	}{
+		{
+			name: "shared id: the result without one keeps matching by name",
+			in: []llm.Message{
+				asst(call("c1", "get_weather"), call("c1", "get.weather")),
+				tool(errRes("", "get.weather", txt("hi")), errRes("c1", "get_weather", txt("hi"))),
+			},
+			want: `0 user: text "(empty)";
+1 assistant: call c1 get_weather {}; call c1 get.weather {};
+2 tool: result  get.weather error [text "hi"]; result c1 get_weather error [text "hi"];
+`,
+			changes: `contents.0 GEM-CALL-AFTER-USER insert
+`,
+		},
+		{
+			name: "unique id: the result without one gets it",
+			in: []llm.Message{
+				asst(call("c1", "get_weather"), call("c2", "get.weather")),
+				tool(errRes("", "get.weather", txt("hi")), errRes("c1", "get_weather", txt("hi"))),
+			},
+			want: `0 user: text "(empty)";
+1 assistant: call c1 get_weather {}; call c2 get.weather {};
+2 tool: result c2 get.weather error [text "hi"]; result c1 get_weather error [text "hi"];
+`,
+			changes: `contents.1.parts.0 GEM-RESP-MATCH rewrite-id
+contents.0 GEM-CALL-AFTER-USER insert
+`,
+		},
+		{
+			name: "shared id in a rebuilt turn: results in call order, matched by name",
+			in: []llm.Message{
+				usr("q"),
+				asst(call("c1", "a"), call("c1", "b")),
+				usr("wait"),
+				tool(errRes("", "b", txt("2")), errRes("c1", "a", txt("1"))),
+			},
+			want: `0 user: text "q";
+1 assistant: call c1 a {}; call c1 b {};
+2 tool: result c1 a error [text "1"]; result  b error [text "2"];
+3 user: text "wait";
+`,
+			changes: `contents.1 GEM-RESP-AFTER-CALL move
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changes, err := Repair(tt.in, Gemini, nil)
+			if err != nil {
+				t.Fatalf("Repair(gemini) error = %v", err)
+			}
+			if got := render(out); got != tt.want {
+				t.Errorf("Repair(%q, gemini) =\n%s\nwant\n%s", render(tt.in), got, tt.want)
+			}
+			var b strings.Builder
+			for _, c := range changes {
+				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+			}
+			if got := b.String(); got != tt.changes {
+				t.Errorf("Repair(%q, gemini) changes =\n%s\nwant\n%s", render(tt.in), got, tt.changes)
+			}
+			if vs := Check(out, Gemini); !Accepted(vs) {
+				t.Errorf("Check(Repair(x), gemini) = %q, want accepted", ruleList(vs))
+			}
+		})
+	}
+}
