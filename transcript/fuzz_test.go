@@ -160,12 +160,22 @@ func checkRepairProperties(t *testing.T, msgs []llm.Message, d Dialect) {
 	if err != nil || len(more) > 0 || !reflect.DeepEqual(again, out) {
 		t.Fatalf("Repair(Repair(x), %s): %d more changes, err %v; want none", d, len(more), err)
 	}
-	// The other policy must hold the same guarantee.
-	strip, _, err := Repair(msgs, d, &Policy{Unanswered: StripCall, Orphans: DropOrphan})
-	if err == nil {
-		if after := Check(strip, d); !Accepted(after) {
-			t.Fatalf("Check(Repair(x, strip), %s) = %q, want accepted\ninput:\n%s\nrepaired:\n%s", d, ruleList(after), before, render(strip))
+	// The other policy must hold the same guarantees.
+	pol := &Policy{Unanswered: StripCall, Orphans: DropOrphan}
+	strip, stripChanges, err := Repair(msgs, d, pol)
+	if err != nil {
+		var re *RepairError
+		if !errors.As(err, &re) || len(re.Problems) == 0 {
+			t.Fatalf("Repair(%s, strip) error = %v, want a *RepairError naming a problem\ninput:\n%s\nrepaired:\n%s\nchanges:\n%s", d, err, before, render(strip), renderChanges(stripChanges))
 		}
+		return
+	}
+	if after := Check(strip, d); !Accepted(after) {
+		t.Fatalf("Check(Repair(x, strip), %s) = %q, want accepted\ninput:\n%s\nrepaired:\n%s\nchanges:\n%s", d, ruleList(after), before, render(strip), renderChanges(stripChanges))
+	}
+	again, more, err = Repair(strip, d, pol)
+	if err != nil || len(more) > 0 || !reflect.DeepEqual(again, strip) {
+		t.Fatalf("Repair(Repair(x, strip), %s): %d more changes, err %v; want none", d, len(more), err)
 	}
 }
 
