@@ -60,10 +60,6 @@ func TestAccumulatorInterleavings(t *testing.T) {
 		{"call_c", "now", ``},
 		{"call_d", "sum", `[1,2,3]`},
 	}
-	type frag struct {
-		call int
-		d    ToolCallDelta
-	}
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		byIndex := seed%2 == 0 // route by index, or by id only

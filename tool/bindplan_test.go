@@ -35,8 +35,8 @@ type planAll struct {
 	Deep  map[string][]planAll `json:"deep"`
 	Plain string               // no tag: its Go name
 	Punct string               `json:"a-b.c"`
-	skip  int
-	Dash  int `json:"-"`
+	skip  int                  //lint:ignore U1000 an unexported field the setter must skip
+	Dash  int                  `json:"-"`
 }
 
 // TestSetterFor: the types a setter models, and those it leaves to
@@ -65,7 +65,7 @@ func TestSetterFor(t *testing.T) {
 			{Name: "B", Type: reflect.TypeFor[int](), Tag: `json:"x"`},
 		}), false},
 		{reflect.TypeFor[struct {
-			A int `json:"a\"b"`
+			A int `json:"a\"b"` //lint:ignore SA5008 a malformed tag on purpose: the setter must give up
 		}](), false},
 		{reflect.TypeFor[struct {
 			N  int

@@ -178,7 +178,8 @@ func (c *checker) shape() {
 		results := 0
 		for j, p := range m.Parts {
 			bad := ""
-			switch p.(type) { // parts are asserted again only to explain a problem
+			//lint:ignore S1034 parts are asserted again only to explain a problem; binding would copy every part
+			switch p.(type) {
 			case nil:
 				bad = "a nil part"
 			case llm.ToolCall:

@@ -219,7 +219,7 @@ func (l *lazyMap) place(i, j int) (msg, part loc) {
 		w = l.w[i]
 	}
 	var small [8]loc
-	parts := small[:]
+	var parts []loc
 	if n := len(l.msgs[i].Parts); n <= len(small) {
 		parts = small[:n]
 	} else {

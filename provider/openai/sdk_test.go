@@ -161,7 +161,7 @@ func TestSDKAcceptsOurBodies(t *testing.T) {
 func TestDecodeSDKBodies(t *testing.T) {
 	t.Run("chat", func(t *testing.T) {
 		p := openai.ChatCompletionNewParams{
-			Model: openai.ChatModelGPT4o,
+			Model: "gpt-4.1", // a plain string: the SDK marks its model constants deprecated as models retire
 			Messages: []openai.ChatCompletionMessageParamUnion{
 				openai.SystemMessage("Be brief."),
 				openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
