@@ -61,6 +61,8 @@ func (c Conversation) sizeHint() int {
 			return n
 		case Reasoning:
 			return 80 + len(p.Provider) + len(p.Text) + len(p.Signature) + len(p.Data)
+		case Opaque:
+			return 80 + len(p.Provider) + len(p.Kind) + len(p.CallID) + len(p.Data)
 		}
 		return 0
 	}
@@ -173,6 +175,22 @@ func appendPart(dst []byte, p Part) ([]byte, error) {
 			dst = append(dst, `,"data":`...)
 			dst = append(dst, p.Data...)
 		}
+	case Opaque:
+		if !isVerbatimJSON(p.Data) {
+			return nil, errors.New("opaque data is not valid JSON")
+		}
+		dst = append(dst, `{"type":"opaque","provider":`...)
+		dst = appendString(dst, p.Provider)
+		if p.Kind != "" {
+			dst = append(dst, `,"kind":`...)
+			dst = appendString(dst, p.Kind)
+		}
+		if p.CallID != "" {
+			dst = append(dst, `,"call_id":`...)
+			dst = appendString(dst, p.CallID)
+		}
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, p.Data...)
 	default:
 		return nil, fmt.Errorf("cannot encode a part of type %s", partKind(p))
 	}
@@ -453,13 +471,14 @@ const (
 	fContent
 	fProvider
 	fSignature
+	fKind
 )
 
 var partFieldBits = map[string]int{
 	"type": fType, "text": fText, "media_type": fMediaType, "data": fData, "url": fURL,
 	"id": fID, "name": fName, "input": fInput, "input_raw": fInputRaw, "item_id": fItemID,
 	"call_id": fCallID, "status": fStatus, "content": fContent, "provider": fProvider,
-	"signature": fSignature,
+	"signature": fSignature, "kind": fKind,
 }
 
 // ownFields says which fields each part type has.
@@ -469,6 +488,7 @@ var ownFields = map[string]int{
 	"tool_call":   fType | fID | fName | fInput | fInputRaw | fItemID,
 	"tool_result": fType | fCallID | fName | fStatus | fContent,
 	"reasoning":   fType | fProvider | fText | fSignature | fData,
+	"opaque":      fType | fProvider | fKind | fCallID | fData,
 }
 
 // wirePart holds a part's fields as read, before its type is known.
@@ -476,7 +496,7 @@ type wirePart struct {
 	set                                 int
 	typ, text, mediaType, url, id, name string
 	inputRaw, itemID, callID, status    string
-	provider, signature                 string
+	provider, signature, kind           string
 	data, input                         []byte
 	content                             []Part
 	dataIsString                        bool
@@ -504,7 +524,7 @@ func (d *convDecoder) part(inResult bool) (Part, error) {
 		switch bit {
 		case fType:
 			if b, err = d.r.strBytes(); err == nil {
-				w.typ = internString(b, "text", "tool_call", "tool_result", "image", "reasoning")
+				w.typ = internString(b, "text", "tool_call", "tool_result", "image", "reasoning", "opaque")
 			}
 		case fText:
 			w.text, err = d.r.str()
@@ -532,6 +552,8 @@ func (d *convDecoder) part(inResult bool) (Part, error) {
 			w.provider, err = d.r.str()
 		case fSignature:
 			w.signature, err = d.r.str()
+		case fKind:
+			w.kind, err = d.r.str()
 		case fData:
 			w.dataIsString = d.r.peek() == '"'
 			w.data, err = d.rawCopy()
@@ -557,11 +579,11 @@ func (d *convDecoder) rawCopy() ([]byte, error) {
 
 func (w *wirePart) part(inResult bool) (Part, error) {
 	if w.set&fType == 0 {
-		return nil, fieldError("type", "missing (text, image, tool_call, tool_result or reasoning)")
+		return nil, fieldError("type", "missing (text, image, tool_call, tool_result, reasoning or opaque)")
 	}
 	own, ok := ownFields[w.typ]
 	if !ok {
-		return nil, fieldError("type", "unknown part type %q (want text, image, tool_call, tool_result or reasoning)", w.typ)
+		return nil, fieldError("type", "unknown part type %q (want text, image, tool_call, tool_result, reasoning or opaque)", w.typ)
 	}
 	if extra := w.set &^ own; extra != 0 {
 		for name, bit := range partFieldBits {
@@ -570,8 +592,8 @@ func (w *wirePart) part(inResult bool) (Part, error) {
 			}
 		}
 	}
-	if inResult && w.typ != "text" && w.typ != "image" {
-		return nil, fieldError("type", "a tool result's content holds text and image parts, not %q", w.typ)
+	if inResult && w.typ != "text" && w.typ != "image" && w.typ != "opaque" {
+		return nil, fieldError("type", "a tool result's content holds text, image and opaque parts, not %q", w.typ)
 	}
 	switch w.typ {
 	case "text":
@@ -626,6 +648,14 @@ func (w *wirePart) part(inResult bool) (Part, error) {
 			return nil, fieldError("status", "unknown status %q (want success, error or partial)", w.status)
 		}
 		return ToolResult{CallID: w.callID, Name: w.name, Status: Status(w.status), Content: nilIfEmpty(w.content)}, nil
+	case "opaque":
+		if w.provider == "" {
+			return nil, fieldError("provider", "missing: opaque data is replayed only to the provider that produced it")
+		}
+		if w.set&fData == 0 {
+			return nil, fieldError("data", "missing: an opaque part holds the provider's element as JSON")
+		}
+		return Opaque{Provider: w.provider, Kind: w.kind, CallID: w.callID, Data: w.data}, nil
 	default: // reasoning
 		if w.provider == "" {
 			return nil, fieldError("provider", "missing: reasoning is replayed only to the provider that produced it")

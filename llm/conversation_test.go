@@ -19,6 +19,7 @@ func sample() Conversation {
 			Text{Text: "Flights to 北京 <tomorrow> & back?"},
 			Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0, 1, 2}},
 			Image{URL: "https://example.com/map.jpg"},
+			Opaque{Provider: "anthropic", Kind: "search_result", Data: json.RawMessage(`{"type":"search_result","source":"s","title":"t","content":[]}`)},
 		}},
 		Assistant(
 			Reasoning{Provider: "anthropic", Text: "Search both legs.", Signature: "sig-abc"},
@@ -28,11 +29,13 @@ func sample() Conversation {
 			ToolCall{ID: "call_2", Name: "search_flights", Input: json.RawMessage(`{"from":"PEK", "to":"PAR"`), ItemID: "fc_2"},
 			ToolCall{ID: "call_3", Name: "now"},
 			ToolCall{ID: "call_4", Name: "echo", Input: json.RawMessage(" {\n\"a\": 1}\n")},
+			Opaque{Provider: "openai-responses", Kind: "tool_search_call", CallID: "call_5", Data: json.RawMessage(`{"type":"tool_search_call","call_id":"call_5"}`)},
 		),
 		Tool(
 			ToolResult{CallID: "call_1", Name: "search_flights", Status: StatusSuccess, Content: []Part{Text{Text: `{"status":"success"}`}}},
 			ToolResult{CallID: "call_2", Name: "search_flights", Status: StatusError, Content: []Part{
-				Text{Text: "malformed"}, Image{MediaType: "image/jpeg", Data: []byte("jpg")}}},
+				Text{Text: "malformed"}, Image{MediaType: "image/jpeg", Data: []byte("jpg")},
+				Opaque{Provider: "anthropic", Kind: "tool_reference", Data: json.RawMessage(`{"type":"tool_reference","tool_name":"t"}`)}}},
 			ToolResult{CallID: "call_3", Name: "now", Status: StatusPartial},
 			ToolResult{CallID: "call_4", Name: "echo", Status: StatusSuccess, Content: []Part{}},
 		),
@@ -135,7 +138,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"result without call_id", msg(`{"role":"user","parts":[]},{"role":"assistant","parts":[]},{"role":"user","parts":[]},{"role":"tool","parts":[{"type":"text","text":"x"},{"type":"tool_result","name":"f","status":"success"}]}`), "messages[3].parts[1].call_id", "missing"},
 		{"result without name", msg(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c","status":"success"}]}`), "messages[0].parts[0].name", "missing"},
 		{"result bad status", msg(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c","name":"f","status":"ok"}]}`), "messages[0].parts[0].status", `unknown status "ok"`},
-		{"result nested call", msg(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c","name":"f","status":"success","content":[{"type":"tool_call","id":"c","name":"f"}]}]}`), "messages[0].parts[0].content[0].type", "text and image parts"},
+		{"opaque without provider", msg(`{"role":"user","parts":[{"type":"opaque","kind":"k","data":{}}]}`), "messages[0].parts[0].provider", "missing"},
+		{"opaque without data", msg(`{"role":"user","parts":[{"type":"opaque","provider":"gemini"}]}`), "messages[0].parts[0].data", "missing"},
+		{"result nested call", msg(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c","name":"f","status":"success","content":[{"type":"tool_call","id":"c","name":"f"}]}]}`), "messages[0].parts[0].content[0].type", "text, image and opaque parts"},
 		{"result nested unknown", msg(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c","name":"f","status":"success","content":[{"type":"text","text":"a","x":1}]}]}`), "messages[0].parts[0].content[0].x", `unknown field "x"`},
 		{"call in user message", msg(`{"role":"user","parts":[{"type":"tool_call","id":"c","name":"f"}]}`), "messages[0].parts[0]", "belongs in an assistant message"},
 		{"result in user message", msg(`{"role":"user","parts":[{"type":"tool_result","call_id":"c","name":"f","status":"success"}]}`), "messages[0].parts[0]", "belongs in a tool message"},

@@ -106,7 +106,7 @@ func (m Message) ToolResults() []ToolResult {
 }
 
 // A Part is one piece of a [Message]. The set of parts is closed: [Text],
-// [Image], [ToolCall], [ToolResult] and [Reasoning].
+// [Image], [ToolCall], [ToolResult], [Reasoning] and [Opaque].
 type Part interface {
 	isPart()
 }
@@ -217,11 +217,38 @@ type Reasoning struct {
 	Data json.RawMessage
 }
 
+// Opaque is content of one provider's wire format that the llm form does
+// not model: an Anthropic search_result or tool_reference block, a Gemini
+// videoMetadata part, an OpenAI Responses tool_search_call item. A codec
+// decodes such an element into an Opaque instead of refusing the body, and
+// writes it back verbatim, so that a body the provider accepts is read and
+// round-trips byte for byte. Like [Reasoning], an Opaque is replayed only to
+// the dialect that produced it; other dialects drop it with a warning.
+// toolwire never interprets Data.
+//
+// An Opaque may stand in a message of any role, and in a tool result's
+// content.
+type Opaque struct {
+	// Provider names the dialect whose wire format Data is in
+	// ("openai-chat", "openai-responses", "anthropic", "gemini").
+	Provider string
+	// Kind is the element's type on the wire ("search_result",
+	// "videoMetadata", "tool_search_call"), for messages and warnings.
+	Kind string
+	// CallID is set when the element is a call that a [ToolResult] may
+	// answer (a client-executed Responses tool_search_call): the id that
+	// result names. Most elements have none.
+	CallID string
+	// Data is the element, verbatim JSON.
+	Data json.RawMessage
+}
+
 func (Text) isPart()       {}
 func (Image) isPart()      {}
 func (ToolCall) isPart()   {}
 func (ToolResult) isPart() {}
 func (Reasoning) isPart()  {}
+func (Opaque) isPart()     {}
 
 // partKind names a part in messages and in the persistence format.
 func partKind(p Part) string {
@@ -236,6 +263,8 @@ func partKind(p Part) string {
 		return "tool_result"
 	case Reasoning:
 		return "reasoning"
+	case Opaque:
+		return "opaque"
 	case nil:
 		return "nil"
 	}

@@ -399,13 +399,15 @@ func layoutResponses(m llm.Message, w int32, ml *loc, parts []loc) int32 {
 }
 
 // expressible reports whether dialect d has a place for part p. Reasoning
-// travels only to the dialect that produced it.
+// and opaque parts travel only to the dialect that produced them.
 func expressible(p llm.Part, d Dialect) bool {
 	switch p := p.(type) {
 	case nil:
 		return false
 	case llm.Reasoning:
 		return d != OpenAIChat && p.Provider == string(d)
+	case llm.Opaque:
+		return p.Provider == string(d)
 	}
 	return true
 }

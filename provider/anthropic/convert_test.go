@@ -152,7 +152,7 @@ func TestEncodeErrors(t *testing.T) {
 	}{
 		{nil, "anthropic: encode: nil Request"},
 		{&Request{Messages: []llm.Message{{Role: "robot"}}}, `anthropic: encode: Messages[0]: unknown role "robot"`},
-		{&Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}}, "anthropic: encode: Messages[0].Parts[0]: cannot encode a part of type <nil>"},
+		{&Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}}, "anthropic: encode: Messages[0].Parts[0]: a nil part cannot be encoded"},
 		{&Request{Fields: []Field{{Key: "model", Value: []byte(`{`)}}}, "anthropic: encode: Fields[0] (model): value is not valid JSON"},
 		{&Request{Fields: []Field{{Key: "model", Value: []byte(`1`)}, {Key: "model", Value: []byte(`2`)}}}, `anthropic: encode: Fields[1]: field "model" repeats`},
 	} {

@@ -79,7 +79,7 @@ func TestEncodeErrors(t *testing.T) {
 	}{
 		{nil, "gemini: encode: nil Request"},
 		{&Request{Messages: []llm.Message{{Role: "robot"}}}, `gemini: encode: Messages[0]: unknown role "robot"`},
-		{&Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}}, "gemini: encode: Messages[0].Parts[0]: cannot encode a part of type <nil>"},
+		{&Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}}, "gemini: encode: Messages[0].Parts[0]: a nil part cannot be encoded"},
 		{&Request{Fields: []Field{{Key: "generationConfig", Value: []byte(`{`)}}}, "gemini: encode: Fields[0] (generationConfig): value is not valid JSON"},
 		{&Request{Fields: []Field{{Key: "tools"}, {Key: "tools"}}}, `gemini: encode: Fields[1]: field "tools" repeats`},
 	} {

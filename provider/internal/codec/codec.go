@@ -77,7 +77,7 @@ func prefixed(prefix, path string) string {
 
 // PartKind names the kind of a part in warnings: "text", "tool call", ...
 func PartKind(p llm.Part) string {
-	switch p.(type) {
+	switch p := p.(type) {
 	case llm.Text:
 		return "text"
 	case llm.Image:
@@ -88,8 +88,13 @@ func PartKind(p llm.Part) string {
 		return "tool result"
 	case llm.Reasoning:
 		return "reasoning"
+	case llm.Opaque:
+		if p.Kind != "" {
+			return p.Kind
+		}
+		return "opaque data"
 	}
-	return fmt.Sprintf("%T", p)
+	return "unknown part"
 }
 
 // CheckMessages returns an error, prefixed with prefix, for a message an
@@ -101,7 +106,9 @@ func CheckMessages(prefix string, msgs []llm.Message) error {
 		}
 		for j, p := range m.Parts {
 			switch p.(type) {
-			case llm.Text, llm.Image, llm.ToolCall, llm.ToolResult, llm.Reasoning:
+			case llm.Text, llm.Image, llm.ToolCall, llm.ToolResult, llm.Reasoning, llm.Opaque:
+			case nil:
+				return fmt.Errorf("%s: Messages[%d].Parts[%d]: a nil part cannot be encoded", prefix, i, j)
 			default:
 				return fmt.Errorf("%s: Messages[%d].Parts[%d]: cannot encode a part of type %T", prefix, i, j, p)
 			}
@@ -171,6 +178,9 @@ func SamePart(a, b llm.Part, sameResult func(a, b llm.ToolResult) bool) bool {
 	case llm.Reasoning:
 		b, ok := b.(llm.Reasoning)
 		return ok && a.Provider == b.Provider && a.Text == b.Text && a.Signature == b.Signature && bytes.Equal(a.Data, b.Data)
+	case llm.Opaque:
+		b, ok := b.(llm.Opaque)
+		return ok && a.Provider == b.Provider && a.Kind == b.Kind && a.CallID == b.CallID && bytes.Equal(a.Data, b.Data)
 	}
 	return false
 }
