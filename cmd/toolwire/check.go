@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -49,18 +47,20 @@ Exit codes: 0 the provider would accept it (with --fix: the repaired body);
 			}
 			d, why := auto, ""
 			if d == "" {
-				if d, why, err = sniff(data); err != nil {
+				det, err := wire.Detect(data)
+				if err != nil {
 					return inputError(name, err)
 				}
+				d, why = det.Dialect, det.Reason
 			}
-			b, err := decodeBody(data, d)
+			b, err := wire.Decode(data, d)
 			if err != nil {
 				return inputError(name, fmt.Errorf("as %s: %w", d, err))
 			}
-			vs := checkBody(b, d)
 			if fix {
-				return fixBody(e, name, b, d, why, vs, asJSON)
+				return fixBody(e, name, b, why, asJSON)
 			}
+			vs := b.Check()
 			if asJSON {
 				writeJSON(e.stdout, report{Accepted: transcript.Accepted(vs), Dialect: d, Detected: why, Violations: jsonViolations(vs)})
 			} else {
@@ -78,163 +78,48 @@ Exit codes: 0 the provider would accept it (with --fix: the repaired body);
 	return cmd
 }
 
-// checkBody returns the codec's wire violations and the transcript's, in
-// wire order, with paths into the body.
-func checkBody(b body, d transcript.Dialect) []transcript.Violation {
-	vs := append([]transcript.Violation(nil), b.wire()...)
-	for _, v := range transcript.CheckRequest(b.request(), d) {
-		vs = append(vs, inBody(b, v))
-	}
-	transcript.SortViolations(vs)
-	return vs
-}
-
-// inBody returns v, found on b's llm form, with its path and the paths its
-// texts name translated into paths of the body b was decoded from.
-func inBody(b body, v transcript.Violation) transcript.Violation {
-	v.Path = b.bodyPath(v.Path)
-	v.Message = bodyText(v.Message, b.bodyPath)
-	v.ProviderError = bodyText(v.ProviderError, b.bodyPath)
-	return v
-}
-
-// pathInText finds what reads as a path into a body's message array in the
-// text of a violation or a change: "messages.3", "input.2.content.1", or the
-// index form of provider errors, "messages[3]".
-var pathInText = regexp.MustCompile(`\b(messages|input|contents)(?:\.\d+(?:\.(?:content|output|parts|tool_calls)\.\d+)?|\[(\d+)\])`)
-
-// bodyText rewrites the paths text names with bodyPath.
-func bodyText(text string, bodyPath func(string) string) string {
-	ms := pathInText.FindAllStringSubmatchIndex(text, -1)
-	if ms == nil {
-		return text
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range ms {
-		b.WriteString(text[last:m[0]])
-		last = m[1]
-		tok := text[m[0]:m[1]]
-		if m[4] < 0 {
-			b.WriteString(bodyPath(tok))
-			continue
-		}
-		// messages[3]: translate messages.3, and write the index back.
-		name := text[m[2]:m[3]]
-		idx, ok := strings.CutPrefix(bodyPath(name+"."+text[m[4]:m[5]]), name+".")
-		if !ok || strings.Contains(idx, ".") {
-			b.WriteString(tok)
-			continue
-		}
-		b.WriteString(name + "[" + idx + "]")
-	}
-	b.WriteString(text[last:])
-	return b.String()
-}
-
-// fixBody repairs b, prints it and the repairs, and re-checks the printed
-// body.
-func fixBody(e *env, name string, b body, d transcript.Dialect, why string, before []transcript.Violation, asJSON bool) error {
-	repaired, changes, rerr := transcript.RepairRequest(b.request(), d, nil)
-	// Repair names places in the transcript as it was decoded: translate
-	// them into the input body's paths.
-	for i, c := range changes {
-		c.Path = b.bodyPath(c.Path)
-		c.Reason = bodyText(c.Reason, b.bodyPath)
-		changes[i] = c
-	}
-	var re *transcript.RepairError
-	if errors.As(rerr, &re) {
-		for i, v := range re.Problems {
-			re.Problems[i] = inBody(b, v)
-		}
-	}
-	b.set(repaired)
-	b.fixWire()
-	out, warns, err := b.encode()
+// fixBody repairs b, prints it on stdout and the repairs on stderr.
+func fixBody(e *env, name string, b *wire.Body, why string, asJSON bool) error {
+	before := b.Check()
+	f, err := b.Fix(nil)
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("encode the repaired body: %v", err)}
+		return &exitError{code: exitInternal, err: err}
 	}
-	// What the printed body still breaks, as read back.
-	var after []transcript.Violation
-	if again, err := decodeBody(out, d); err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("the repaired body does not decode: %v", err)}
-	} else {
-		after = checkBody(again, d)
-	}
-	// Wire violations vanish by re-encoding; say how.
-	for _, v := range b.wire() {
-		if !hasViolation(after, v) {
-			changes = append(changes, wireChange(v))
-		}
-	}
-	fmt.Fprintf(e.stdout, "%s\n", out)
-	accepted := transcript.Accepted(after)
+	d := b.Dialect()
+	fmt.Fprintf(e.stdout, "%s\n", f.Body)
+	accepted := f.Accepted()
 	if asJSON {
-		writeJSON(e.stderr, fixReport{Accepted: accepted, Dialect: d, Detected: why, Changes: jsonChanges(changes), Warnings: jsonWarnings(warns), Violations: jsonViolations(after)})
+		writeJSON(e.stderr, fixReport{Accepted: accepted, Dialect: d, Detected: why, Changes: jsonChanges(f.Changes), Warnings: jsonWarnings(f.Warnings), Violations: jsonViolations(f.Violations)})
 	} else {
 		w := e.stderr
 		if why != "" {
 			fmt.Fprintf(w, "%s: %s (detected: %s)\n", displayName(name), d, why)
 		}
-		if len(changes) == 0 {
+		if len(f.Changes) == 0 {
 			fmt.Fprintf(w, "no repairs made (%d violation(s) before)\n", len(before))
 		} else {
-			fmt.Fprintf(w, "%d repair(s):\n", len(changes))
+			fmt.Fprintf(w, "%d repair(s):\n", len(f.Changes))
 		}
-		for _, c := range changes {
+		for _, c := range f.Changes {
 			fmt.Fprintf(w, "  %s  %s  %s\n      %s\n", orDash(c.Path), c.Rule, c.Action, c.Reason)
 		}
-		for _, wn := range warns {
+		for _, wn := range f.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", wn)
 		}
-		if rerr != nil {
-			fmt.Fprintf(w, "%v\n", rerr)
+		if f.Unrepaired != nil {
+			fmt.Fprintf(w, "%v\n", f.Unrepaired)
 		}
 		if accepted {
 			fmt.Fprintf(w, "the repaired body is accepted by %s\n", d)
 		} else {
 			fmt.Fprintf(w, "the repaired body is still rejected by %s:\n", d)
-			printViolations(w, after)
+			printViolations(w, f.Violations)
 		}
 	}
 	if !accepted {
 		return rejected()
 	}
 	return nil
-}
-
-// actionReencode is the action of a change that re-encoding made: a Wire
-// violation of the codec written in the form the provider accepts.
-const actionReencode transcript.Action = "re-encode"
-
-// wireChange describes how re-encoding with fixWire cleared v, one of the
-// violations a codec found while decoding.
-func wireChange(v transcript.Violation) transcript.Change {
-	c := transcript.Change{Rule: v.Rule, Path: v.Path, Action: actionReencode, Reason: "written back in a form the provider accepts: " + v.Message}
-	switch v.Rule {
-	case "ANT-SYSTEM-ROLE":
-		c.Action = transcript.ActionMerge
-		c.Reason = `moved the text of this role "system" message into the top-level system field, in order after the system text before it`
-	case "GEM-PARTS-NONEMPTY":
-		c.Action = transcript.ActionDrop
-		c.Reason = "left out this part, which has no data field (and its content, had it no other part)"
-	case "GEM-RESPONSE-OBJECT":
-		c.Reason = `wrapped the response, which is not an object, as {"output": <the response>}`
-	case "OAI-CC-EMPTY-TOOLCALLS":
-		c.Action = transcript.ActionDrop
-		c.Reason = "left out the empty tool_calls array"
-	}
-	return c
-}
-
-func hasViolation(vs []transcript.Violation, v transcript.Violation) bool {
-	for _, x := range vs {
-		if x.Rule == v.Rule && x.Path == v.Path {
-			return true
-		}
-	}
-	return false
 }
 
 func orDash(s string) string {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -45,56 +45,34 @@ Exit codes: 0 converted; 2 the input or the command line is unusable.`,
 				return err
 			}
 			if source == "" {
-				var why string
-				if source, why, err = sniff(data); err != nil {
+				det, err := wire.Detect(data)
+				if err != nil {
 					return inputError(name, err)
 				}
-				fmt.Fprintf(e.stderr, "%s: from %s (detected: %s)\n", displayName(name), source, why)
+				source = det.Dialect
+				fmt.Fprintf(e.stderr, "%s: from %s (detected: %s)\n", displayName(name), source, det.Reason)
 			}
-			src, err := decodeBody(data, source)
+			src, err := wire.Decode(data, source)
 			if err != nil {
 				return inputError(name, fmt.Errorf("as %s: %w", source, err))
 			}
-			var out []byte
-			var warns []transcript.Warning
-			if source == target {
-				out, warns, err = src.encode()
-			} else {
-				req := conversation(src)
-				fields, lost := src.extras()
-				if len(fields) > 0 {
-					fmt.Fprintf(e.stderr, "warning: not converted (set them for %s yourself): %s\n", target, strings.Join(fields, ", "))
-				}
-				for _, w := range lost {
-					fmt.Fprintf(e.stderr, "warning: %s: lost in conversion: %s\n", orDash(w.Path), w.Message)
-				}
-				for _, v := range src.wire() {
-					fmt.Fprintf(e.stderr, "warning: %s: %s in the source (%s) is not carried over\n", orDash(v.Path), v.Rule, v.Message)
-				}
-				if req.Thinking {
-					fmt.Fprintf(e.stderr, "warning: extended thinking was on in the source; %s has its own setting for it\n", target)
-					req.Thinking = false
-				}
-				out, warns, err = newBody(target, req, src.bare()).encode()
-			}
+			c, err := src.Convert(target)
 			if err != nil {
-				return &exitError{code: exitInternal, err: fmt.Errorf("encode as %s: %v", target, err)}
+				return &exitError{code: exitInternal, err: err}
 			}
-			for _, w := range warns {
+			for _, w := range c.Warnings {
 				fmt.Fprintf(e.stderr, "warning: %s\n", w)
 			}
-			fmt.Fprintf(e.stdout, "%s\n", out)
-			if back, err := decodeBody(out, target); err == nil {
-				if vs := checkBody(back, target); !transcript.Accepted(vs) {
-					n := 0
-					for _, v := range vs {
-						if !v.Warning {
-							n++
-						}
+			fmt.Fprintf(e.stdout, "%s\n", c.Body)
+			if !transcript.Accepted(c.Violations) {
+				n := 0
+				for _, v := range c.Violations {
+					if !v.Warning {
+						n++
 					}
-					fmt.Fprintf(e.stderr, "note: the converted body breaks %d rule(s) of %s; run toolwire check --fix --dialect %s to repair it:\n", n, target, target)
-					printViolations(e.stderr, vs)
 				}
+				fmt.Fprintf(e.stderr, "note: the converted body breaks %d rule(s) of %s; run toolwire check --fix --dialect %s to repair it:\n", n, target, target)
+				printViolations(e.stderr, c.Violations)
 			}
 			return nil
 		},

@@ -1,4 +1,4 @@
-package main
+package wire
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// FuzzCheckFix runs every decodable body through the codecs and the
+// FuzzFix runs every decodable body through the codecs and the
 // checker: encode(decode(x)) is stable after one cycle, and the repaired
 // transcript passes Check unless Repair names a problem it will not guess
 // at.
-func FuzzCheckFix(f *testing.F) {
-	for _, glob := range []string{"../../examples/transcripts/*.json", "testdata/check_*.json"} {
+func FuzzFix(f *testing.F) {
+	for _, glob := range []string{"../../examples/transcripts/*.json", "../../cmd/toolwire/testdata/check_*.json"} {
 		files, _ := filepath.Glob(glob)
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
@@ -29,23 +29,23 @@ func FuzzCheckFix(f *testing.F) {
 	f.Add([]byte(`[{"role":"model","parts":[{"functionCall":{"name":"x","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"x","response":{"output":"r"}}},{"functionResponse":{"name":"x","response":{"output":"r"}}}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range transcript.Dialects() {
-			b, err := decodeBody(data, d)
+			b, err := Decode(data, d)
 			if err != nil {
 				continue
 			}
-			once, _, err := b.encode()
+			once, _, err := b.Encode()
 			if err != nil {
 				t.Fatalf("%s: encode(decode(x)): %v", d, err)
 			}
-			b2, err := decodeBody(once, d)
+			b2, err := Decode(once, d)
 			if err != nil {
 				t.Fatalf("%s: decode(encode(decode(x))) = %v\n%s", d, err, once)
 			}
-			twice, _, err := b2.encode()
+			twice, _, err := b2.Encode()
 			if err != nil || !bytes.Equal(once, twice) {
 				t.Fatalf("%s: encode is not stable after one cycle (err %v)\n once: %s\ntwice: %s", d, err, once, twice)
 			}
-			fixed, _, err := transcript.RepairRequest(b.request(), d, nil)
+			fixed, _, err := transcript.RepairRequest(b.Request(), d, nil)
 			var re *transcript.RepairError
 			if errors.As(err, &re) && len(re.Problems) > 0 {
 				continue
@@ -61,18 +61,18 @@ func FuzzCheckFix(f *testing.F) {
 			// is left needs a guess: a bare Anthropic array has no system
 			// field for its system messages, and leaving out a Gemini part
 			// without data may leave no contents at all.
-			b.set(fixed)
-			b.fixWire()
-			out, _, err := b.encode()
+			b.c.set(fixed)
+			b.c.fixWire()
+			out, _, err := b.Encode()
 			if err != nil {
 				t.Fatalf("%s: encode(Repair(decode(x))): %v", d, err)
 			}
-			back, err := decodeBody(out, d)
+			back, err := Decode(out, d)
 			if err != nil {
 				t.Fatalf("%s: decode of the fixed body = %v\n%s", d, err, out)
 			}
-			if vs := checkBody(back, d); !transcript.Accepted(vs) && !(d == transcript.Anthropic && back.bare() && hasSystem(fixed)) {
-				if _, _, err := transcript.RepairRequest(back.request(), d, nil); !errors.As(err, &re) || len(re.Problems) == 0 {
+			if vs := back.Check(); !transcript.Accepted(vs) && !(d == transcript.Anthropic && back.Bare() && hasSystem(fixed)) {
+				if _, _, err := transcript.RepairRequest(back.Request(), d, nil); !errors.As(err, &re) || len(re.Problems) == 0 {
 					t.Fatalf("%s: check of the fixed body = %v\n%s", d, vs, out)
 				}
 			}

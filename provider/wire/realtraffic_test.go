@@ -1,0 +1,154 @@
+//go:build realtraffic
+
+// The build tag goes when the corpus passes (issue 7); until then run
+// go test -tags realtraffic ./provider/wire.
+
+package wire
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// realTraffic is the corpus of request bodies recorded against the real
+// provider APIs, kept beside the clone (see its README). It is data about
+// the providers, read in place and never copied into the project.
+const realTraffic = "../../../shared/real-traffic"
+
+// rejectedRule is the rule each in-scope rejected body must be rejected
+// by: the one whose provider error the recording holds.
+var rejectedRule = map[string]string{
+	"anthropic/mirascope-empty-string-user-content.json":         "ANT-NONEMPTY",
+	"anthropic/opencode-text-after-tool-use.json":                "ANT-RESULT-NEXT",
+	"openai-chat/crewai-content-part-missing-type.json":          "OAI-CC-PART-TYPE",
+	"openai-responses/mirascope-strict-required-missing.json":    "OAI-STRICT-REQUIRED",
+	"openai-responses/pai-reasoning-without-following-item.json": "OAI-RS-REASONING-FOLLOW",
+}
+
+// realTrafficDir returns the corpus folder, or skips the test when this
+// clone has none beside it (a clone outside the workspace); under CI a
+// missing corpus is a failure.
+func realTrafficDir(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(realTraffic, "README.md")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the real-traffic corpus is missing at %s (CI has ../shared beside the clone): %v", realTraffic, err)
+		}
+		t.Skipf("no real-traffic corpus at %s: this clone has no ../shared beside it", realTraffic)
+	}
+	return realTraffic
+}
+
+// corpus returns the bodies under kind ("accepted" or "rejected"), each
+// with its dialect (its folder) and its name relative to kind.
+func corpus(t *testing.T, kind string) (files []string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(realTrafficDir(t), kind, "*", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bodies under %s/%s: %v", realTraffic, kind, err)
+	}
+	return files
+}
+
+func dialectOf(t *testing.T, file string) transcript.Dialect {
+	t.Helper()
+	d, err := transcript.ParseDialect(filepath.Base(filepath.Dir(file)))
+	if err != nil {
+		t.Fatalf("%s: folder is not a dialect: %v", file, err)
+	}
+	return d
+}
+
+// TestRealTrafficAccepted checks every body a provider answered with 200:
+// toolwire reads it, accepts it, and check --fix gives back its bytes
+// unchanged.
+func TestRealTrafficAccepted(t *testing.T) {
+	for _, file := range corpus(t, "accepted") {
+		name := strings.TrimPrefix(file, filepath.Join(realTraffic, "accepted")+"/")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := dialectOf(t, file)
+			rep, err := Check(data, d)
+			if err != nil {
+				t.Fatalf("unreadable: %v", err)
+			}
+			if !rep.Accepted() {
+				t.Fatalf("rejected (a false positive): %v", errorsOf(rep.Violations))
+			}
+			f, err := Fix(data, d, nil)
+			if err != nil {
+				t.Fatalf("Fix: %v", err)
+			}
+			if !bytes.Equal(f.Body, data) {
+				t.Errorf("Fix changed an accepted body (changes %v)\n got: %.600s\nwant: %.600s", f.Changes, f.Body, data)
+			}
+		})
+	}
+}
+
+// TestRealTrafficRejected checks every body a provider answered with 400:
+// toolwire reads it; an in-scope one is rejected by the rule whose error
+// the provider gave, and its repair is accepted.
+func TestRealTrafficRejected(t *testing.T) {
+	seen := map[string]bool{}
+	for _, file := range corpus(t, "rejected") {
+		name := strings.TrimPrefix(file, filepath.Join(realTraffic, "rejected")+"/")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := dialectOf(t, file)
+			rep, err := Check(data, d)
+			if err != nil {
+				t.Fatalf("unreadable: %v", err)
+			}
+			if strings.HasPrefix(filepath.Base(file), "oos-") {
+				return // rejected for a reason outside the tool-message rules
+			}
+			seen[name] = true
+			want, ok := rejectedRule[name]
+			if !ok {
+				t.Fatalf("an in-scope rejected body with no expected rule: add it to rejectedRule")
+			}
+			if rep.Accepted() {
+				t.Fatalf("accepted (a false negative); want %s", want)
+			}
+			if !slices.ContainsFunc(rep.Violations, func(v transcript.Violation) bool { return v.Rule == want && !v.Warning }) {
+				t.Errorf("rejected by %v, want %s among them", errorsOf(rep.Violations), want)
+			}
+			f, err := Fix(data, d, nil)
+			if err != nil {
+				t.Fatalf("Fix: %v", err)
+			}
+			if !f.Accepted() {
+				t.Errorf("the repaired body is still rejected: %v\n%s", errorsOf(f.Violations), f.Body)
+			}
+		})
+	}
+	for name := range rejectedRule {
+		if !seen[name] && !t.Failed() {
+			t.Errorf("rejectedRule names %s, which is not in the corpus", name)
+		}
+	}
+}
+
+// errorsOf returns the rule@path of each violation that is not a warning.
+func errorsOf(vs []transcript.Violation) []string {
+	var out []string
+	for _, v := range vs {
+		if !v.Warning {
+			out = append(out, v.Rule+"@"+v.Path)
+		}
+	}
+	return out
+}

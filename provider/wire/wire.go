@@ -1,0 +1,256 @@
+// Package wire judges provider request bodies as the provider would: it
+// detects a body's dialect, decodes it with that dialect's codec, checks it
+// against the codec's wire rules and transcript's rules in one verdict with
+// paths into the body, repairs it, and converts it to another dialect.
+//
+// It is what toolwire check and toolwire convert do, as a library, for
+// callers that hold request bytes (a gateway, a test, the agent loop's
+// request dumps):
+//
+//	rep, err := wire.Check(body, "") // "" detects the dialect
+//	if err != nil {
+//		return err // unreadable: not JSON, or not a request body
+//	}
+//	if !rep.Accepted() {
+//		for _, v := range rep.Violations { ... }
+//	}
+//
+// Callers that hold llm messages call transcript.Check directly.
+package wire
+
+import (
+	"fmt"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/anthropic"
+	"github.com/toolwire/toolwire/provider/gemini"
+	"github.com/toolwire/toolwire/provider/openai"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// A Body is a request body decoded by its dialect's codec.
+type Body struct {
+	dialect transcript.Dialect
+	c       codecBody
+}
+
+// codecBody is a codec's own request type behind the few operations this
+// package needs.
+type codecBody interface {
+	// request returns what transcript checks.
+	request() transcript.Request
+	// wire returns the violations the codec found while decoding.
+	wire() []transcript.Violation
+	// set replaces the messages, tools and thinking flag, keeping the
+	// body's other fields.
+	set(r transcript.Request)
+	// encode writes the body back.
+	encode() ([]byte, []transcript.Warning, error)
+	// fixWire makes encode write what wire lists in a form the provider
+	// accepts rather than as it was (the OpenAI codecs always do).
+	fixWire()
+	// extras names what the body holds beyond messages and tools: its other
+	// top-level fields and the unmodeled parts a conversion loses.
+	extras() (fields []string, lost []transcript.Warning)
+	bare() bool
+	// bodyPath translates a path computed from the decoded llm form (as
+	// transcript computes them) into the path of the same value in the
+	// body, which differ where the body holds what the llm form skips.
+	bodyPath(path string) string
+}
+
+// Decode decodes data as a request body (or a bare message array) of
+// dialect d. Its errors are the codec's decode errors, which name the
+// dotted path of what could not be read.
+func Decode(data []byte, d transcript.Dialect) (*Body, error) {
+	var c codecBody
+	switch d {
+	case transcript.OpenAIChat:
+		r, err := openai.DecodeChat(data)
+		if err != nil {
+			return nil, err
+		}
+		c = chatBody{r}
+	case transcript.OpenAIResponses:
+		r, err := openai.DecodeResponses(data)
+		if err != nil {
+			return nil, err
+		}
+		c = responsesBody{r}
+	case transcript.Anthropic:
+		r, err := anthropic.Decode(data)
+		if err != nil {
+			return nil, err
+		}
+		c = anthropicBody{r}
+	case transcript.Gemini:
+		r, err := gemini.Decode(data)
+		if err != nil {
+			return nil, err
+		}
+		c = geminiBody{r}
+	default:
+		return nil, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
+	}
+	return &Body{dialect: d, c: c}, nil
+}
+
+// New returns a body of dialect d holding r and nothing else, a bare
+// message array when bare is set.
+func New(d transcript.Dialect, r transcript.Request, bare bool) (*Body, error) {
+	var c codecBody
+	switch d {
+	case transcript.OpenAIChat:
+		c = chatBody{&openai.ChatRequest{Bare: bare}}
+	case transcript.OpenAIResponses:
+		c = responsesBody{&openai.ResponsesRequest{Bare: bare}}
+	case transcript.Anthropic:
+		c = anthropicBody{&anthropic.Request{Bare: bare}}
+	case transcript.Gemini:
+		c = geminiBody{&gemini.Request{Bare: bare}}
+	default:
+		return nil, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
+	}
+	c.set(r)
+	return &Body{dialect: d, c: c}, nil
+}
+
+// Dialect returns the body's dialect.
+func (b *Body) Dialect() transcript.Dialect { return b.dialect }
+
+// Request returns what transcript judges: the messages, the tools and the
+// settings that change the rules.
+func (b *Body) Request() transcript.Request { return b.c.request() }
+
+// Bare reports whether the body is a bare message array.
+func (b *Body) Bare() bool { return b.c.bare() }
+
+// Encode writes the body back in its dialect, with the warnings of what
+// could not be written exactly.
+func (b *Body) Encode() ([]byte, []transcript.Warning, error) { return b.c.encode() }
+
+// Fields names the body's top-level fields that are neither its messages
+// nor its tools (model, temperature, ...): a conversion does not carry them.
+func (b *Body) Fields() []string { fields, _ := b.c.extras(); return fields }
+
+// Unmodeled lists what the body holds that the llm form does not
+// (cache_control, citations, ...), with paths: kept when the body is
+// written back in its own dialect, lost in a conversion.
+func (b *Body) Unmodeled() []transcript.Warning { _, lost := b.c.extras(); return lost }
+
+// Wire returns what the provider would reject that only the body's shape
+// shows (the llm form cannot), found while decoding, with body paths.
+func (b *Body) Wire() []transcript.Violation { return b.c.wire() }
+
+// conversation returns what a conversion carries over: the request, with
+// Responses instructions as a leading system message.
+func (b *Body) conversation() transcript.Request {
+	r := b.c.request()
+	if rb, ok := b.c.(responsesBody); ok && rb.r.Instructions != "" {
+		r.Messages = append([]llm.Message{llm.System(rb.r.Instructions)}, r.Messages...)
+	}
+	return r
+}
+
+type chatBody struct{ r *openai.ChatRequest }
+
+func (b chatBody) request() transcript.Request {
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools}
+}
+func (b chatBody) wire() []transcript.Violation { return b.r.Wire }
+func (b chatBody) set(r transcript.Request)     { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
+func (b chatBody) encode() ([]byte, []transcript.Warning, error) {
+	return openai.EncodeChat(b.r)
+}
+func (b chatBody) extras() ([]string, []transcript.Warning) {
+	var keys []string
+	for _, f := range b.r.Fields {
+		keys = append(keys, f.Key)
+	}
+	return keys, b.r.Unmodeled
+}
+func (b chatBody) fixWire()                 {}
+func (b chatBody) bare() bool               { return b.r.Bare }
+func (b chatBody) bodyPath(p string) string { return b.r.BodyPath(p) }
+
+type responsesBody struct{ r *openai.ResponsesRequest }
+
+func (b responsesBody) request() transcript.Request {
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, PreviousResponse: b.r.PreviousResponseID != ""}
+}
+func (b responsesBody) wire() []transcript.Violation { return b.r.Wire }
+func (b responsesBody) set(r transcript.Request)     { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
+func (b responsesBody) encode() ([]byte, []transcript.Warning, error) {
+	return openai.EncodeResponses(b.r)
+}
+func (b responsesBody) extras() ([]string, []transcript.Warning) {
+	var keys []string
+	for _, f := range b.r.Fields {
+		keys = append(keys, f.Key)
+	}
+	if b.r.PreviousResponseID != "" {
+		keys = append(keys, "previous_response_id")
+	}
+	return keys, b.r.Unmodeled
+}
+func (b responsesBody) fixWire()                 {}
+func (b responsesBody) bare() bool               { return b.r.Bare }
+func (b responsesBody) bodyPath(p string) string { return b.r.BodyPath(p) }
+
+type anthropicBody struct{ r *anthropic.Request }
+
+func (b anthropicBody) request() transcript.Request {
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Thinking: b.r.Thinking}
+}
+func (b anthropicBody) wire() []transcript.Violation { return b.r.Wire }
+func (b anthropicBody) set(r transcript.Request) {
+	b.r.Messages, b.r.Tools = r.Messages, r.Tools
+	if b.r.Thinking && !r.Thinking {
+		// Repair turned thinking off: drop the body's thinking field.
+		fields := b.r.Fields[:0:0]
+		for _, f := range b.r.Fields {
+			if f.Key != "thinking" {
+				fields = append(fields, f)
+			}
+		}
+		b.r.Fields = fields
+	}
+	b.r.Thinking = r.Thinking
+}
+func (b anthropicBody) encode() ([]byte, []transcript.Warning, error) { return anthropic.Encode(b.r) }
+func (b anthropicBody) extras() ([]string, []transcript.Warning) {
+	var keys []string
+	for _, f := range b.r.Fields {
+		if f.Value != nil {
+			keys = append(keys, f.Key)
+		}
+	}
+	return keys, b.r.Unmodeled
+}
+func (b anthropicBody) fixWire()                 { b.r.FixWire = true }
+func (b anthropicBody) bare() bool               { return b.r.Bare }
+func (b anthropicBody) bodyPath(p string) string { return b.r.BodyPath(p) }
+
+type geminiBody struct{ r *gemini.Request }
+
+func (b geminiBody) request() transcript.Request {
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools}
+}
+func (b geminiBody) wire() []transcript.Violation                  { return b.r.Wire }
+func (b geminiBody) set(r transcript.Request)                      { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
+func (b geminiBody) encode() ([]byte, []transcript.Warning, error) { return gemini.Encode(b.r) }
+func (b geminiBody) extras() ([]string, []transcript.Warning) {
+	var keys []string
+	for _, f := range b.r.Fields {
+		if f.Value != nil {
+			keys = append(keys, f.Key)
+		}
+	}
+	return keys, b.r.Unmodeled
+}
+func (b geminiBody) fixWire()   { b.r.FixWire = true }
+func (b geminiBody) bare() bool { return b.r.Bare }
+
+// bodyPath returns p: a Gemini body holds nothing the llm form skips, and
+// its contents have no string form, so transcript's paths are the body's.
+func (b geminiBody) bodyPath(p string) string { return p }
