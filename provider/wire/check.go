@@ -125,7 +125,9 @@ const ActionReencode transcript.Action = "re-encode"
 
 // Fix repairs the body by p (nil: transcript's default policy), writes what
 // the codec found on the wire in the form the provider accepts, and returns
-// the repaired body with what was done. The Body keeps its repaired
+// the repaired body with what was done. Every value the repair left as it
+// was keeps the bytes it had in the decoded body, white space included: an
+// accepted body comes back byte for byte. The Body keeps its repaired
 // messages. An error means the repaired body could not be written or read
 // back: a defect, not bad input.
 func (b *Body) Fix(p *transcript.Policy) (*Fixed, error) {
@@ -149,6 +151,10 @@ func (b *Body) Fix(p *transcript.Policy) (*Fixed, error) {
 	out, warns, err := b.c.encode()
 	if err != nil {
 		return nil, fmt.Errorf("wire: encode the repaired body: %w", err)
+	}
+	if b.src != nil {
+		// What the repair left as it was keeps its bytes.
+		out = splice(b.src, out)
 	}
 	again, err := Decode(out, b.dialect)
 	if err != nil {

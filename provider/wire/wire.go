@@ -32,6 +32,7 @@ import (
 type Body struct {
 	dialect transcript.Dialect
 	c       codecBody
+	src     []byte // the bytes Decode read, or nil
 }
 
 // codecBody is a codec's own request type behind the few operations this
@@ -61,7 +62,9 @@ type codecBody interface {
 
 // Decode decodes data as a request body (or a bare message array) of
 // dialect d. Its errors are the codec's decode errors, which name the
-// dotted path of what could not be read.
+// dotted path of what could not be read. The Body keeps data, to write
+// what a repair leaves untouched with its bytes: data must not be modified
+// while the Body is in use.
 func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 	var c codecBody
 	switch d {
@@ -92,7 +95,7 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 	default:
 		return nil, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
 	}
-	return &Body{dialect: d, c: c}, nil
+	return &Body{dialect: d, c: c, src: data}, nil
 }
 
 // New returns a body of dialect d holding r and nothing else, a bare
