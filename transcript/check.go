@@ -25,6 +25,11 @@ type Request struct {
 	// stored response (previous_response_id): its function_call_output
 	// items may answer calls that are not in the input.
 	PreviousResponse bool
+	// Model is the model the request is for, as the body names it
+	// ("claude-sonnet-4-5", "gpt-5"), or "" when unknown (a Gemini body
+	// names it in the URL). Rules that depend on the model are keyed on it;
+	// with no model they are warnings.
+	Model string
 }
 
 // Check reports every rule of docs/provider-rules.md that msgs break in

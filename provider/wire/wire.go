@@ -21,6 +21,7 @@ package wire
 import (
 	"fmt"
 
+	"github.com/go-json-experiment/json"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
@@ -155,10 +156,24 @@ func (b *Body) conversation() transcript.Request {
 	return r
 }
 
+// model returns the string value of a body's top-level "model" field, or
+// "" when it has none.
+func model[F any](fields []F, kv func(F) (string, []byte)) string {
+	for _, f := range fields {
+		if k, v := kv(f); k == "model" {
+			var m string
+			if json.Unmarshal(v, &m) == nil {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
 type chatBody struct{ r *openai.ChatRequest }
 
 func (b chatBody) request() transcript.Request {
-	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools}
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Model: model(b.r.Fields, func(f openai.Field) (string, []byte) { return f.Key, f.Value })}
 }
 func (b chatBody) wire() []transcript.Violation { return b.r.Wire }
 func (b chatBody) set(r transcript.Request)     { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
@@ -179,7 +194,8 @@ func (b chatBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type responsesBody struct{ r *openai.ResponsesRequest }
 
 func (b responsesBody) request() transcript.Request {
-	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, PreviousResponse: b.r.PreviousResponseID != ""}
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, PreviousResponse: b.r.PreviousResponseID != "",
+		Model: model(b.r.Fields, func(f openai.Field) (string, []byte) { return f.Key, f.Value })}
 }
 func (b responsesBody) wire() []transcript.Violation { return b.r.Wire }
 func (b responsesBody) set(r transcript.Request)     { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
@@ -203,7 +219,8 @@ func (b responsesBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type anthropicBody struct{ r *anthropic.Request }
 
 func (b anthropicBody) request() transcript.Request {
-	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Thinking: b.r.Thinking}
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Thinking: b.r.Thinking,
+		Model: model(b.r.Fields, func(f anthropic.Field) (string, []byte) { return f.Key, f.Value })}
 }
 func (b anthropicBody) wire() []transcript.Violation { return b.r.Wire }
 func (b anthropicBody) set(r transcript.Request) {
@@ -237,7 +254,7 @@ func (b anthropicBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type geminiBody struct{ r *gemini.Request }
 
 func (b geminiBody) request() transcript.Request {
-	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools}
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Model: model(b.r.Fields, func(f gemini.Field) (string, []byte) { return f.Key, f.Value })}
 }
 func (b geminiBody) wire() []transcript.Violation                  { return b.r.Wire }
 func (b geminiBody) set(r transcript.Request)                      { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
