@@ -330,6 +330,8 @@ func identity(p llm.Part) string {
 		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
 	case llm.Reasoning:
 		return "z\x00" + p.Signature + "\x00" + string(p.Data)
+	case llm.Opaque:
+		return "o\x00" + string(p.Data)
 	}
 	return ""
 }
@@ -379,6 +381,12 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 		dst = e.input(dst, p.Input, path+".input")
 	case llm.ToolResult:
 		dst = e.result(dst, i, j, p, b, path)
+	case llm.Opaque:
+		var ok bool
+		if dst, ok = e.opaque(dst, p, path); !ok {
+			return dst[:start]
+		}
+		return dst
 	case llm.Reasoning:
 		if p.Provider != string(Dialect) {
 			e.Warnf(path, "reasoning from %q cannot be replayed to Anthropic; dropped", p.Provider)
@@ -460,6 +468,8 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 				} else if d, ok := e.media(dst, p, cp); ok {
 					dst = append(d, '}')
 				}
+			case llm.Opaque:
+				dst, _ = e.opaque(dst, p, cp)
 			default:
 				e.Warnf(cp, "a %s part in a tool result cannot be expressed; dropped", codec.PartKind(p))
 			}
@@ -471,6 +481,30 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 		dst = append(dst, `,"is_error":true`...)
 	}
 	return dst
+}
+
+// opaque writes an Anthropic block the llm form does not model, verbatim.
+// It reports false (after a warning) for another dialect's element, which
+// Anthropic cannot carry.
+func (e *encoder) opaque(dst []byte, p llm.Opaque, path string) ([]byte, bool) {
+	if p.Provider != string(Dialect) {
+		e.Warnf(path, "%s from %q cannot be expressed in Anthropic; dropped", opaqueKind(p), p.Provider)
+		return dst, false
+	}
+	obj, ok := jsontree.ValidObject(p.Data)
+	if !ok {
+		e.Warnf(path, "an Anthropic %s whose Data is not a JSON object cannot be written; dropped", opaqueKind(p))
+		return dst, false
+	}
+	return jsontree.AppendCompact(dst, obj), true
+}
+
+// opaqueKind names an opaque part in warnings: "a tool_reference block".
+func opaqueKind(p llm.Opaque) string {
+	if p.Kind == "" {
+		return "an opaque part"
+	}
+	return "a " + p.Kind + " element"
 }
 
 func isText(p llm.Part) bool {
