@@ -93,8 +93,8 @@ func check(r Request, d Dialect, quick bool) ([]Violation, *lazyMap) {
 		c.tools()
 	}
 	if d == Anthropic && r.Thinking && !c.thinking {
-		// Stopped before the end: check the last two turns alone.
-		c.antThinking(c.lastAntTurns())
+		// Stopped before the end: check the turn in progress alone.
+		c.antThinking()
 	}
 	SortViolations(c.out)
 	return c.out, c.lay
@@ -727,7 +727,7 @@ func (c *checker) anthropic() {
 		prev, prevTurn = nil, -1
 	}
 	if c.req.Thinking {
-		c.antThinking(c.lastAntTurns())
+		c.antThinking()
 	}
 }
 
@@ -845,68 +845,125 @@ func (c *checker) nextAntTurn(from int) antTurn {
 // the Anthropic turns that anthropic builds from the front: runs of equal
 // wire role, a system message always alone.
 func (c *checker) lastAntTurns() []antTurn {
-	first := firstNonSystem(c.msgs)
 	var out [2]antTurn
 	k := len(out)
-	for end := len(c.msgs); end > first && k > 0; {
-		start := end - 1
-		if r := antRole(c.msgs[start].Role); r != llm.RoleSystem {
-			for start > first && antRole(c.msgs[start-1].Role) == r {
-				start--
-			}
+	for end := len(c.msgs); k > 0; {
+		t, ok := c.antTurnBefore(end)
+		if !ok {
+			break
 		}
 		k--
-		out[k] = antTurn{start: start, end: end}
-		end = start
+		out[k] = t
+		end = t.start
 	}
 	return out[k:]
 }
 
-// antThinking checks ANT-THINKING-FIRST: when the last user turn carries
-// tool results, the assistant turn before it must start with thinking.
-func (c *checker) antThinking(turns []antTurn) {
-	c.thinking = true
-	n := len(turns)
-	if n < 2 || c.turnRole(turns[n-1]) != llm.RoleUser || c.turnRole(turns[n-2]) != llm.RoleAssistant {
-		return
+// antTurnBefore returns the Anthropic turn that ends at message end, as
+// anthropic builds them from the front, or false when the messages before
+// end are all leading system messages.
+func (c *checker) antTurnBefore(end int) (antTurn, bool) {
+	first := firstNonSystem(c.msgs[:end])
+	if end <= first {
+		return antTurn{}, false
 	}
-	hasResult := false
-	for i := turns[n-1].start; i < turns[n-1].end; i++ {
-		if countResults(c.msgs[i].Parts) > 0 {
-			hasResult = true
+	start := end - 1
+	if r := antRole(c.msgs[start].Role); r != llm.RoleSystem {
+		for start > first && antRole(c.msgs[start-1].Role) == r {
+			start--
 		}
+	}
+	return antTurn{start: start, end: end}, true
+}
+
+// onlyResults reports whether user turn t holds tool results and nothing
+// else Anthropic can express: a step of a tool loop, not a new question.
+func (c *checker) onlyResults(t antTurn) bool {
+	results := 0
+	for i := t.start; i < t.end; i++ {
+		for _, p := range c.msgs[i].Parts {
+			if _, ok := p.(llm.ToolResult); ok {
+				results++
+			} else if expressible(p, Anthropic) {
+				return false
+			}
+		}
+	}
+	return results > 0
+}
+
+// antThinking checks ANT-THINKING-FIRST. With extended thinking on, the
+// assistant turn the request continues must start with a thinking block.
+// A tool loop is one assistant turn: its steps (assistant messages, merged
+// where consecutive) are separated by user messages that hold only tool
+// results, and it starts after the last user message that is more than
+// tool results (system messages in between do not end it). The request
+// continues the turn when it ends with such results for the calls of the
+// turn's last step; then the turn's first assistant message must start
+// with a thinking or redacted_thinking block. Later steps need none:
+// without interleaved thinking Claude thinks only at the start of a turn.
+func (c *checker) antThinking() {
+	c.thinking = true
+	turns := c.lastAntTurns()
+	n := len(turns)
+	if n < 2 || c.turnRole(turns[n-1]) != llm.RoleUser || c.turnRole(turns[n-2]) != llm.RoleAssistant || !c.onlyResults(turns[n-1]) {
+		return
 	}
 	a := turns[n-2]
 	called := false
 	for i := a.start; i < a.end; i++ {
 		called = called || hasCall(c.msgs[i])
 	}
-	if !hasResult || !called {
+	if !called {
 		return
 	}
-	found := ""
-	for _, p := range c.msgs[a.start].Parts {
-		if !expressible(p, Anthropic) {
-			continue
+	// Walk back over the earlier steps of the loop.
+	for {
+		u, ok := c.antTurnBefore(a.start)
+		for ok && c.turnRole(u) == llm.RoleSystem {
+			u, ok = c.antTurnBefore(u.start)
 		}
-		switch p.(type) {
-		case llm.Reasoning:
-			return
-		case llm.ToolCall:
-			found = "tool_use"
-		case llm.Image:
-			found = "image"
-		default:
-			found = "text"
+		if !ok || c.turnRole(u) != llm.RoleUser || !c.onlyResults(u) {
+			break
 		}
-		break
+		b, ok := c.antTurnBefore(u.start)
+		for ok && c.turnRole(b) == llm.RoleSystem {
+			b, ok = c.antTurnBefore(b.start)
+		}
+		if !ok || c.turnRole(b) != llm.RoleAssistant {
+			break
+		}
+		a = b
+	}
+	// The first block of the turn's first (merged) assistant message.
+	found, at := "", a.start
+	for i := a.start; i < a.end && found == ""; i++ {
+		for _, p := range c.msgs[i].Parts {
+			if !expressible(p, Anthropic) {
+				continue
+			}
+			switch p := p.(type) {
+			case llm.Reasoning:
+				return
+			case llm.ToolCall:
+				found = "tool_use"
+			case llm.Image:
+				found = "image"
+			case llm.Opaque:
+				found = p.Kind
+			default:
+				found = "text"
+			}
+			at = i
+			break
+		}
 	}
 	if found == "" {
 		found = "nothing"
 	}
-	c.add(Violation{Rule: ruleAntThinkingFirst, Path: c.msgPath(a.start) + ".content.0",
-		Message:       fmt.Sprintf("extended thinking is on and the assistant message %s, whose tool_use the last user turn answers, does not start with its thinking block; replay the signed thinking block first, or turn thinking off for this request", c.msgPath(a.start)),
-		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(a.start), "{found}", found)})
+	c.add(Violation{Rule: ruleAntThinkingFirst, Path: c.msgPath(at) + ".content.0",
+		Message:       fmt.Sprintf("extended thinking is on and the request continues the assistant turn that starts at %s (a tool loop: the last user message holds only tool results), but that message does not start with its thinking block; only the first assistant message of a turn needs one: replay its signed thinking block first, or turn thinking off for this request", c.msgPath(at)),
+		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(at), "{found}", found)})
 }
 
 // ---- Gemini ----

@@ -1,0 +1,162 @@
+package transcript
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/llm"
+)
+
+// Table cases for the Anthropic rules of issue 7, each written from the
+// rule: what the Messages API accepts and rejects, and what Repair does.
+
+// antOpaque is an Anthropic block the llm form does not model.
+func antOpaque(kind string) llm.Opaque {
+	return llm.Opaque{Provider: "anthropic", Kind: kind, Data: json.RawMessage(`{"type":"` + kind + `"}`)}
+}
+
+func thinkingOn(m ...llm.Message) Request { return Request{Messages: m, Thinking: true} }
+
+func anthropicCases() []checkCase {
+	return []checkCase{
+		// ANT-THINKING-FIRST: a tool loop is one assistant turn; only its
+		// first assistant message starts with thinking.
+		{name: "thinking: a two-step tool loop thinks once, at its start", d: Anthropic, accepted: true,
+			req: thinkingOn(usr("q"), asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")),
+				asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2")))},
+		{name: "thinking: the loop's first step lacks it, a later step has it", d: Anthropic,
+			req: thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")),
+				asst(think("anthropic", "s2"), call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
+			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
+		{name: "thinking: a user question ends the turn, the next one must think", d: Anthropic,
+			req: thinkingOn(usr("q"), asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")),
+				asst(txt("done")), usr("and now?"), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
+			want: []string{"ANT-THINKING-FIRST messages.5.content.0"}},
+		{name: "thinking: results with text end the turn", d: Anthropic, accepted: true,
+			req: thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"), txt("also, be brief")))},
+		{name: "thinking: results then a user message in one merged turn end it", d: Anthropic, accepted: true,
+			req: thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), usr("be brief"))},
+		{name: "thinking: consecutive assistant messages merge, thinking in the first", d: Anthropic, accepted: true,
+			req: thinkingOn(usr("q"), asst(think("anthropic", "s1")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
+		{name: "thinking: a redacted thinking block counts", d: Anthropic, accepted: true,
+			req: thinkingOn(usr("q"), asst(llm.Reasoning{Provider: "anthropic", Data: json.RawMessage(`"enc"`)}, call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
+		{name: "thinking: a server tool block first is not thinking", d: Anthropic,
+			req:  thinkingOn(usr("q"), asst(antOpaque("server_tool_use"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
+		{name: "thinking: reasoning from another provider is not thinking", d: Anthropic,
+			req:  thinkingOn(usr("q"), asst(think("gemini", "g"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
+		{name: "thinking: a loop from the very first message", d: Anthropic, accepted: true,
+			req:  thinkingOn(asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
+			want: []string{"ANT-FIRST-USER messages.0 (warning)"}},
+	}
+}
+
+// TestAnthropicCases checks each case's verdict, and that Repair makes a
+// rejected one accepted (and changes nothing more when run again) and
+// leaves an accepted one as it is.
+func TestAnthropicCases(t *testing.T) {
+	for _, tt := range anthropicCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := CheckRequest(tt.req, tt.d)
+			if got := ruleList(vs); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("CheckRequest(%s) = %q, want %q\ntranscript:\n%s\n%s", tt.d, got, tt.want, render(tt.req.Messages), renderViolations(vs))
+			}
+			if got := Accepted(vs); got != tt.accepted {
+				t.Errorf("Accepted(CheckRequest(%s)) = %v, want %v", tt.d, got, tt.accepted)
+			}
+			out, changes, err := RepairRequest(tt.req, tt.d, nil)
+			if tt.accepted {
+				if err != nil || len(changes) != 0 || !reflect.DeepEqual(out, tt.req) {
+					t.Errorf("RepairRequest(accepted) = %v, err %v; want no change", changes, err)
+				}
+				return
+			}
+			if len(tt.repairErr) > 0 {
+				var re *RepairError
+				if !errors.As(err, &re) {
+					t.Fatalf("RepairRequest() error = %v, want a *RepairError with %v", err, tt.repairErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("RepairRequest() error = %v\ntranscript:\n%s", err, render(tt.req.Messages))
+			}
+			if vs := CheckRequest(out, tt.d); !Accepted(vs) {
+				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted\nrepaired:\n%s", ruleList(vs), render(out.Messages))
+			}
+			again, more, err := RepairRequest(out, tt.d, nil)
+			if err != nil || len(more) != 0 || !reflect.DeepEqual(again, out) {
+				t.Errorf("RepairRequest(RepairRequest()) made %d more changes (err %v), want none", len(more), err)
+			}
+		})
+	}
+}
+
+// TestRepairThinkingOnlyFix checks that Repair turns extended thinking off
+// only when, once the messages are repaired, the turn the request continues
+// still lacks its thinking block, and says so.
+func TestRepairThinkingOnlyFix(t *testing.T) {
+	tests := []struct {
+		name     string
+		req      Request
+		thinking bool   // Thinking after repair
+		changes  string // "path rule action", one a line
+	}{
+		{
+			name: "nothing but thinking can fix it",
+			req:  thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))),
+			changes: `messages.1.content.0 ANT-THINKING-FIRST disable-thinking
+`,
+		},
+		{
+			name: "an orphan result becomes a note, which ends the turn: thinking stays on",
+			req:  thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"), res("toolu_zz", "b", "2"))),
+			// The note turns the last user turn into more than results.
+			thinking: true,
+			changes: `messages.2.content.1 ANT-NO-ORPHAN-RESULT note
+`,
+		},
+		{
+			name: "a repair that makes the request continue a turn without thinking",
+			req:  thinkingOn(usr("q"), asst(call("toolu_1", "a"))),
+			changes: `messages.1.content.0 ANT-RESULT-NEXT answer
+thinking ANT-THINKING-FIRST disable-thinking
+`,
+		},
+		{
+			name:     "a repair elsewhere leaves a well-formed thinking loop alone",
+			req:      thinkingOn(usr("q"), asst(think("anthropic", "s"), txt(""), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
+			thinking: true,
+			changes: `messages.1.content.1 ANT-TEXT-NONEMPTY drop
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changes, err := RepairRequest(tt.req, Anthropic, nil)
+			if err != nil {
+				t.Fatalf("RepairRequest() error = %v", err)
+			}
+			if out.Thinking != tt.thinking {
+				t.Errorf("RepairRequest().Thinking = %v, want %v", out.Thinking, tt.thinking)
+			}
+			var b strings.Builder
+			for _, c := range changes {
+				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+				if c.Action == ActionDisableThinking && !strings.Contains(c.Reason, "the only fix") {
+					t.Errorf("change %v does not say that turning thinking off is the only fix", c)
+				}
+			}
+			if got := b.String(); got != tt.changes {
+				t.Errorf("RepairRequest(%q) changes =\n%s\nwant\n%s", render(tt.req.Messages), got, tt.changes)
+			}
+			if vs := CheckRequest(out, Anthropic); !Accepted(vs) {
+				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted", ruleList(vs))
+			}
+		})
+	}
+}
