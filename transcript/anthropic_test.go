@@ -43,6 +43,9 @@ func anthropicCases() []checkCase {
 			req: thinkingOn(usr("q"), asst(think("anthropic", "s1")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
 		{name: "thinking: a redacted thinking block counts", d: Anthropic, accepted: true,
 			req: thinkingOn(usr("q"), asst(llm.Reasoning{Provider: "anthropic", Data: json.RawMessage(`"enc"`)}, call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
+		{name: "thinking: a system message inside the loop does not end it", d: Anthropic, accepted: true,
+			req: Request{Model: "claude-opus-4-8", Thinking: true, Messages: []llm.Message{usr("q"), asst(think("anthropic", "s1"), call("toolu_1", "a")),
+				tool(res("toolu_1", "a", "1")), sys("be brief"), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))}}},
 		{name: "thinking: a server tool block first is not thinking", d: Anthropic,
 			req:  thinkingOn(usr("q"), asst(antOpaque("server_tool_use"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
@@ -52,6 +55,31 @@ func anthropicCases() []checkCase {
 		{name: "thinking: a loop from the very first message", d: Anthropic, accepted: true,
 			req:  thinkingOn(asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
 			want: []string{"ANT-FIRST-USER messages.0 (warning)"}},
+
+		// ANT-SYSTEM-ROLE: keyed on the model (models_anthropic.go).
+		{name: "system role: a model from before the feature rejects it", d: Anthropic,
+			req:  Request{Model: "claude-sonnet-4-20250514", Messages: []llm.Message{usr("q"), sys("be brief"), asst(txt("a"))}},
+			want: []string{"ANT-SYSTEM-ROLE messages.1"}},
+		{name: "system role: Claude 3 rejects it", d: Anthropic,
+			req:  Request{Model: "claude-3-7-sonnet-latest", Messages: []llm.Message{usr("q"), asst(txt("a")), usr("q2"), sys("be brief")}},
+			want: []string{"ANT-SYSTEM-ROLE messages.3"}},
+		{name: "system role: Opus 4.8 accepts it after a user message", d: Anthropic, accepted: true,
+			req: Request{Model: "claude-opus-4-8", Messages: []llm.Message{usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), sys("be brief")}}},
+		{name: "system role: Fable 5 accepts it before an assistant message", d: Anthropic, accepted: true,
+			req: Request{Model: "claude-fable-5-1", Messages: []llm.Message{usr("q"), sys("be brief"), asst(txt("a"))}}},
+		{name: "system role: Opus 4.8 with it after an assistant message is a warning", d: Anthropic, accepted: true,
+			req:  Request{Model: "claude-opus-4-8-20260528", Messages: []llm.Message{usr("q"), asst(txt("a")), sys("be brief"), usr("q2")}},
+			want: []string{"ANT-SYSTEM-ROLE messages.2 (warning)"}},
+		{name: "system role: Opus 5 takes it after a server tool use", d: Anthropic, accepted: true,
+			req: Request{Model: "claude-opus-5", Messages: []llm.Message{usr("q"), asst(antOpaque("server_tool_use")), sys("be brief"), asst(txt("a"))}}},
+		{name: "system role: no model named is a warning", d: Anthropic, accepted: true,
+			req:  msgs(usr("q"), asst(txt("a")), usr("q2"), sys("be brief")),
+			want: []string{"ANT-SYSTEM-ROLE messages.3 (warning)"}},
+		{name: "system role: a model without evidence is a warning", d: Anthropic, accepted: true,
+			req:  Request{Model: "claude-sonnet-4-5", Messages: []llm.Message{usr("q"), sys("be brief"), asst(txt("a"))}},
+			want: []string{"ANT-SYSTEM-ROLE messages.1 (warning)"}},
+		{name: "system role: a tool_addition entry on Opus 4.8", d: Anthropic, accepted: true,
+			req: Request{Model: "claude-opus-4-8", Messages: []llm.Message{usr("q"), asst(txt("a")), usr("."), {Role: llm.RoleSystem, Parts: []llm.Part{antOpaque("tool_addition")}}}}},
 	}
 }
 
@@ -158,5 +186,88 @@ thinking ANT-THINKING-FIRST disable-thinking
 				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted", ruleList(vs))
 			}
 		})
+	}
+}
+
+// TestRepairSystemRoleByModel checks that Repair moves a system message
+// after the conversation started into the top-level system field unless
+// the model takes it where it is, also when Repair runs for another rule.
+func TestRepairSystemRoleByModel(t *testing.T) {
+	conv := []llm.Message{usr("q"), asst(txt(""), txt("a")), usr("q2"), sys("be brief")}
+	for _, tt := range []struct {
+		model   string
+		changes string
+	}{
+		{"claude-opus-4-8", "messages.1.content.0 ANT-TEXT-NONEMPTY drop\n"},
+		{"claude-3-5-haiku-latest", "messages.3 ANT-SYSTEM-ROLE move\nmessages.1.content.0 ANT-TEXT-NONEMPTY drop\n"},
+		// No evidence either way: the top-level field is safe with every model.
+		{"", "messages.3 ANT-SYSTEM-ROLE move\nmessages.1.content.0 ANT-TEXT-NONEMPTY drop\n"},
+	} {
+		out, changes, err := RepairRequest(Request{Model: tt.model, Messages: conv}, Anthropic, nil)
+		if err != nil {
+			t.Fatalf("RepairRequest(%q) error = %v", tt.model, err)
+		}
+		var b strings.Builder
+		for _, c := range changes {
+			b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+		}
+		if got := b.String(); got != tt.changes {
+			t.Errorf("RepairRequest(model %q) changes =\n%s\nwant\n%s", tt.model, got, tt.changes)
+		}
+		if vs := CheckRequest(out, Anthropic); !Accepted(vs) {
+			t.Errorf("CheckRequest(RepairRequest(model %q)) = %q, want accepted", tt.model, ruleList(vs))
+		}
+	}
+}
+
+// TestParseAntModel checks that model names of the API and of the
+// platforms that serve Claude are read into their family and version.
+func TestParseAntModel(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		want  antModel
+		ok    bool
+	}{
+		{"claude-sonnet-4-5-20250929", antModel{"sonnet", 4, 5}, true},
+		{"claude-sonnet-4-20250514", antModel{"sonnet", 4, 0}, true},
+		{"claude-sonnet-4-0", antModel{"sonnet", 4, 0}, true},
+		{"claude-opus-4-8", antModel{"opus", 4, 8}, true},
+		{"claude-opus-5", antModel{"opus", 5, 0}, true},
+		{"claude-3-5-sonnet-latest", antModel{"", 3, 5}, true},
+		{"claude-3-opus-20240229", antModel{"", 3, 0}, true},
+		{"claude-2.1", antModel{"", 2, 1}, true},
+		{"claude-instant-1.2", antModel{"", 1, 2}, true},
+		{"anthropic.claude-haiku-4-5-20251001-v1:0", antModel{"haiku", 4, 5}, true},
+		{"claude-sonnet-4@20250514", antModel{"sonnet", 4, 0}, true},
+		{"anthropic/claude-opus-4.8", antModel{"opus", 4, 8}, true},
+		{"Claude-Opus-4-8", antModel{"opus", 4, 8}, true},
+		{"claude-4-sonnet-thinking", antModel{}, false},
+		{"claude-x", antModel{}, false},
+		{"gpt-5", antModel{}, false},
+		{"", antModel{}, false},
+	} {
+		got, ok := parseAntModel(tt.model)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseAntModel(%q) = %+v, %v, want %+v, %v", tt.model, got, ok, tt.want, tt.ok)
+		}
+	}
+	for _, tt := range []struct {
+		model string
+		want  antVerdict
+	}{
+		{"claude-opus-4-8-20260528", antAccepts},
+		{"claude-opus-4-9", antUnknown},
+		{"claude-opus-5-5", antAccepts},
+		{"claude-mythos-5", antAccepts},
+		{"claude-opus-4-1-20250805", antUnknown},
+		{"claude-opus-4-20250514", antRejects},
+		{"claude-sonnet-5", antUnknown},
+		{"claude-haiku-4-5", antUnknown},
+		{"claude-3-haiku-20240307", antRejects},
+		{"m", antUnknown},
+	} {
+		if got := antMidSystem(tt.model); got != tt.want {
+			t.Errorf("antMidSystem(%q) = %v, want %v", tt.model, got, tt.want)
+		}
 	}
 }

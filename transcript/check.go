@@ -638,9 +638,7 @@ func (c *checker) anthropic() {
 		next = c.nextAntTurn(turn.end)
 		switch c.turnRole(turn) {
 		case llm.RoleSystem:
-			c.add(Violation{Rule: ruleAntSystemRole, Path: c.msgPath(turn.start),
-				Message:       fmt.Sprintf("%s is a system message after the conversation started; the classic Messages API takes system text only in the top-level system field", c.msgPath(turn.start)),
-				ProviderError: tmplAntSystemRole})
+			c.antSystem(turn.start, next)
 		case llm.RoleAssistant:
 			calls := buf[:0]
 			for i := turn.start; i < turn.end; i++ {
@@ -729,6 +727,64 @@ func (c *checker) anthropic() {
 	if c.req.Thinking {
 		c.antThinking()
 	}
+}
+
+// antSystem checks ANT-SYSTEM-ROLE for the system message i after the
+// conversation started, followed by turn next. Whether the Messages API
+// takes it depends on the model (models_anthropic.go): models before
+// Claude 4.1 reject it, Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5
+// accept it where Anthropic documents it (after a user message, and last
+// or before an assistant message), and for any other model, or none named,
+// it is a warning.
+func (c *checker) antSystem(i int, next antTurn) {
+	path := c.msgPath(i)
+	model := c.req.Model
+	switch antMidSystem(model) {
+	case antRejects:
+		c.add(Violation{Rule: ruleAntSystemRole, Path: path,
+			Message:       fmt.Sprintf("%s is a system message after the conversation started; %s takes system text only in the top-level system field", path, model),
+			ProviderError: tmplAntSystemRole})
+	case antUnknown:
+		if !c.warnings() {
+			return
+		}
+		named := "the request names no model"
+		if model != "" {
+			named = fmt.Sprintf("toolwire does not know whether %s does", model)
+		}
+		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
+			Message:       fmt.Sprintf("%s is a system message after the conversation started; Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5 accept one, older models reject it, and %s (the top-level system field is safe with every model)", path, named),
+			ProviderError: tmplAntSystemRole})
+	case antAccepts:
+		if !c.warnings() {
+			return
+		}
+		prev := llm.Role("")
+		if i > 0 {
+			prev = antRole(c.msgs[i-1].Role)
+		}
+		after := llm.Role("")
+		if next.start < len(c.msgs) {
+			after = c.turnRole(next)
+		}
+		if prev == llm.RoleUser && (after == "" || after == llm.RoleAssistant) || prev == llm.RoleAssistant && endsInServerTool(c.msgs[i-1]) {
+			return
+		}
+		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
+			Message: fmt.Sprintf("%s is a system message after the conversation started, which %s accepts where Anthropic documents it: after a user message (or an assistant message that ends in a server tool use), and last or before an assistant message", path, model)})
+	}
+}
+
+// endsInServerTool reports whether the last block of m that Anthropic can
+// express is one the llm form does not model, such as a server_tool_use.
+func endsInServerTool(m llm.Message) bool {
+	for j := len(m.Parts) - 1; j >= 0; j-- {
+		if expressible(m.Parts[j], Anthropic) {
+			_, ok := m.Parts[j].(llm.Opaque)
+			return ok
+		}
+	}
+	return false
 }
 
 func callIDs(n int, id func(int) string) []string {

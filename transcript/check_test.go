@@ -179,7 +179,8 @@ func checkCases() []checkCase {
 			req:  msgs(llm.Message{Role: llm.RoleUser}, asst(txt("hi"))),
 			want: []string{"ANT-USER-NONEMPTY messages.0"}},
 		{name: "anthropic/system message mid-conversation", d: Anthropic,
-			req:  msgs(sys("s"), usr("q"), asst(txt("a")), sys("be terse"), usr("q2")),
+			// A model from before mid-conversation system messages (ANT-SYSTEM-ROLE is keyed on the model).
+			req:  Request{Model: "claude-3-5-sonnet-20241022", Messages: []llm.Message{sys("s"), usr("q"), asst(txt("a")), sys("be terse"), usr("q2")}},
 			want: []string{"ANT-SYSTEM-ROLE messages.2"}},
 		{name: "anthropic/thinking on, last tool_use without thinking", d: Anthropic,
 			req:  Request{Messages: []llm.Message{usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))}, Thinking: true},

@@ -584,6 +584,9 @@ func (rp *repairer) system() {
 	if (rp.d != Anthropic && rp.d != Gemini) || (!rp.dirty && !rp.sv.lateSys) {
 		return
 	}
+	if rp.d == Anthropic && antMidSystem(rp.req.Model) == antAccepts {
+		return // the model takes system messages where they are (ANT-SYSTEM-ROLE)
+	}
 	first := len(rp.w)
 	for i, m := range rp.w {
 		if m.role != llm.RoleSystem {

@@ -74,7 +74,9 @@ func TestFixWire(t *testing.T) {
 
 // TestFixWireAfterRepair checks that the system messages transcript.Repair
 // moves to the start go into the top-level system field too, after the
-// text there, when there is no field yet as well.
+// text there, when there is no field yet as well. Repair moves them for a
+// model that rejects them mid-conversation (ANT-SYSTEM-ROLE is keyed on
+// the model).
 func TestFixWireAfterRepair(t *testing.T) {
 	for _, tt := range []struct{ body, want string }{
 		{`{"system":"top","messages":[{"role":"user","content":"q"},{"role":"system","content":"mid"},{"role":"assistant","content":"a"}]}`,
@@ -86,11 +88,11 @@ func TestFixWireAfterRepair(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs, _, err := transcript.Repair(r.Messages, Dialect, nil)
+		fixed, _, err := transcript.RepairRequest(transcript.Request{Messages: r.Messages, Model: "claude-sonnet-4-0"}, Dialect, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Messages, r.FixWire = msgs, true
+		r.Messages, r.FixWire = fixed.Messages, true
 		if got, _, err := Encode(r); err != nil || string(got) != tt.want {
 			t.Errorf("Encode(Repair(%s)) with FixWire = %s, %v; want %s", tt.body, got, err, tt.want)
 		}
