@@ -80,6 +80,29 @@ func anthropicCases() []checkCase {
 			want: []string{"ANT-SYSTEM-ROLE messages.1 (warning)"}},
 		{name: "system role: a tool_addition entry on Opus 4.8", d: Anthropic, accepted: true,
 			req: Request{Model: "claude-opus-4-8", Messages: []llm.Message{usr("q"), asst(txt("a")), usr("."), {Role: llm.RoleSystem, Parts: []llm.Part{antOpaque("tool_addition")}}}}},
+
+		// ANT-RESULT-NEXT: an assistant turn's tool_use blocks come last.
+		{name: "text after tool_use in one assistant message", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a"), txt("I will check.")), tool(res("toolu_1", "a", "1")), usr("go on")),
+			want: []string{"ANT-RESULT-NEXT messages.1.content.1"}},
+		{name: "text before tool_use, the turn split over two messages, is accepted", d: Anthropic, accepted: true,
+			req:  msgs(asst(txt("I will check.")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), usr("go on")),
+			want: []string{"ANT-FIRST-USER messages.0 (warning)"}},
+		{name: "text in a later assistant message of the turn, answered", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("waiting")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-RESULT-NEXT messages.2.content.0"}},
+		{name: "text in a later assistant message of the turn, unanswered", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("it is 18C")), usr("thanks")),
+			want: []string{"ANT-RESULT-NEXT messages.1", "ANT-RESULT-NEXT messages.2.content.0"}},
+		{name: "text between two tool_use blocks", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a"), txt("and"), call("toolu_2", "b")), tool(res("toolu_1", "a", "1"), res("toolu_2", "b", "2"))),
+			want: []string{"ANT-RESULT-NEXT messages.1.content.1"}},
+		{name: "an empty text after tool_use is only an empty block", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a"), txt("")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-TEXT-NONEMPTY messages.1.content.1"}},
+		{name: "text after tool_use with thinking on", d: Anthropic,
+			req:  thinkingOn(usr("q"), asst(think("anthropic", "s"), call("toolu_1", "a"), txt("checking")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-RESULT-NEXT messages.1.content.2"}},
 	}
 }
 
@@ -269,5 +292,96 @@ func TestParseAntModel(t *testing.T) {
 		if got := antMidSystem(tt.model); got != tt.want {
 			t.Errorf("antMidSystem(%q) = %v, want %v", tt.model, got, tt.want)
 		}
+	}
+}
+
+// TestRepairTextAfterCall checks where Repair moves text that follows a
+// tool_use in the same assistant turn: before the turn's first tool_use
+// when it was written before the results (in the call's message, or in a
+// later message when the next message answers the calls), and it stays
+// after, with the results put before it, when nothing answers them.
+func TestRepairTextAfterCall(t *testing.T) {
+	tests := []struct {
+		name    string
+		req     Request
+		want    string
+		changes string
+	}{
+		{
+			name: "in the call's message",
+			req:  msgs(asst(call("toolu_1", "get_weather"), txt("I will check the weather.")), tool(res("toolu_1", "get_weather", "72F")), usr("Use that result.")),
+			want: `0 assistant: text "I will check the weather."; call toolu_1 get_weather {};
+1 tool: result toolu_1 get_weather success [text "72F"];
+2 user: text "Use that result.";
+`,
+			changes: "messages.0.content.1 ANT-RESULT-NEXT move\n",
+		},
+		{
+			name: "after thinking, the text goes after the thinking block",
+			req:  thinkingOn(usr("q"), asst(think("anthropic", "s"), call("toolu_1", "a"), txt("checking")), tool(res("toolu_1", "a", "1"))),
+			want: `0 user: text "q";
+1 assistant: reasoning anthropic sig="s" data=; text "checking"; call toolu_1 a {};
+2 tool: result toolu_1 a success [text "1"];
+`,
+			changes: "messages.1.content.2 ANT-RESULT-NEXT move\n",
+		},
+		{
+			name: "in a later message, answered: before the calls, the emptied message goes",
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("waiting")), tool(res("toolu_1", "a", "1"))),
+			want: `0 user: text "q";
+1 assistant: text "waiting"; call toolu_1 a {};
+2 tool: result toolu_1 a success [text "1"];
+`,
+			changes: "messages.2.content.0 ANT-RESULT-NEXT move\n",
+		},
+		{
+			name: "in a later message, unanswered: it stays after the results",
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("it is 18C")), usr("thanks")),
+			want: `0 user: text "q";
+1 assistant: call toolu_1 a {};
+2 tool: result toolu_1 a error [text "{\"status\":\"error\",\"summary\":\"a was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.\",\"error\":{\"type\":\"interrupted\",\"message\":\"a was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.\",\"retryable\":false},\"suggestion\":\"You could check whether it took effect before calling it again or ask the user how to proceed.\",\"meta\":{\"source\":\"toolwire transcript repair\"}}"];
+3 assistant: text "it is 18C";
+4 user: text "thanks";
+`,
+			changes: "messages.1.content.0 ANT-RESULT-NEXT answer\n",
+		},
+		{
+			name: "between calls of two later messages, answered",
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("and"), call("toolu_2", "b")), tool(res("toolu_1", "a", "1"), res("toolu_2", "b", "2"))),
+			want: `0 user: text "q";
+1 assistant: text "and"; call toolu_1 a {};
+2 assistant: call toolu_2 b {};
+3 tool: result toolu_1 a success [text "1"]; result toolu_2 b success [text "2"];
+`,
+			changes: "messages.2.content.0 ANT-RESULT-NEXT move\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changes, err := RepairRequest(tt.req, Anthropic, nil)
+			if err != nil {
+				t.Fatalf("RepairRequest() error = %v", err)
+			}
+			if got := render(out.Messages); got != tt.want {
+				t.Errorf("RepairRequest(%q) =\n%s\nwant\n%s", render(tt.req.Messages), got, tt.want)
+			}
+			var b strings.Builder
+			for _, c := range changes {
+				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+			}
+			if got := b.String(); got != tt.changes {
+				t.Errorf("RepairRequest(%q) changes =\n%s\nwant\n%s", render(tt.req.Messages), got, tt.changes)
+			}
+			if vs := CheckRequest(out, Anthropic); !Accepted(vs) {
+				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted", ruleList(vs))
+			}
+		})
+	}
+	// The provider error is the one the Messages API gave for this shape,
+	// naming the message that holds the results.
+	vs := CheckRequest(msgs(asst(call("call_1", "get_weather"), txt("I will check the weather.")), tool(res("call_1", "get_weather", "72F")), usr("Use that result.")), Anthropic)
+	want := "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: call_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+	if len(vs) != 2 || vs[1].Rule != ruleAntResultNext || vs[1].ProviderError != want {
+		t.Errorf("Check(text after tool_use) = %v, want ANT-RESULT-NEXT with %q", vs, want)
 	}
 }

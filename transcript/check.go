@@ -641,16 +641,26 @@ func (c *checker) anthropic() {
 			c.antSystem(turn.start, next)
 		case llm.RoleAssistant:
 			calls := buf[:0]
+			before, ti, tj := 0, -1, -1 // calls before the last text after a call; the first such text
 			for i := turn.start; i < turn.end; i++ {
 				c.antContent(i, i == len(c.msgs)-1)
 				for j, p := range c.msgs[i].Parts {
-					tc, ok := p.(llm.ToolCall)
-					if !ok {
-						continue
+					switch p := p.(type) {
+					case llm.ToolCall:
+						calls = append(calls, call{i: i, j: j, id: p.ID})
+						c.antCall(i, j, p, ids)
+					case llm.Text:
+						if len(calls) > 0 && p.Text != "" {
+							before = len(calls)
+							if ti < 0 {
+								ti, tj = i, j
+							}
+						}
 					}
-					calls = append(calls, call{i: i, j: j, id: tc.ID})
-					c.antCall(i, j, tc, ids)
 				}
+			}
+			if ti >= 0 {
+				c.antTextAfterCall(ti, tj, callIDs(before, func(k int) string { return calls[k].id }), next.start)
 			}
 			if len(calls) > 0 && (next.start == len(c.msgs) || c.turnRole(next) != llm.RoleUser) {
 				c.antUnanswered(calls[0].i, callIDs(len(calls), func(k int) string { return calls[k].id }), next.start)
@@ -805,6 +815,22 @@ func (c *checker) antUnanswered(i int, ids []string, next int) {
 	c.add(Violation{Rule: ruleAntResultNext, Path: c.msgPath(i),
 		Message:       fmt.Sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
 		ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, idListSep))})
+}
+
+// antTextAfterCall reports ANT-RESULT-NEXT for text at part j of message
+// i, which follows the tool_use blocks ids in the same assistant turn: the
+// Messages API wants an assistant turn's tool_use blocks last, directly
+// before the tool_result blocks of the next message, and takes a text
+// block after them as a missing result, even when the next message holds
+// every one (the recorded 400 names the next message, next).
+func (c *checker) antTextAfterCall(i, j int, ids []string, next int) {
+	at := c.wireIndex(i)
+	if next < len(c.msgs) {
+		at = c.wireIndex(next)
+	}
+	c.add(Violation{Rule: ruleAntResultNext, Path: c.partPath(i, j),
+		Message:       fmt.Sprintf("%s is text after tool_use %s in the same assistant turn; the tool_use blocks must end the assistant turn, directly before their tool_result blocks: move the text before the first tool_use", c.partPath(i, j), strings.Join(ids, ", ")),
+		ProviderError: fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, idListSep))})
 }
 
 // antCall checks one tool_use block.

@@ -170,6 +170,7 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	rp.shape()
 	rp.system()
 	rp.content()
+	rp.antCallsLast()
 	rp.names()
 	rp.pair() // and post
 	rp.strict()
@@ -841,7 +842,8 @@ func (rp *repairer) pair() {
 					hasCall = true
 				}
 			}
-			if rp.d == Anthropic && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant {
+			if rp.d == Anthropic && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant &&
+				!(pr.turns[prevIn].c1 > pr.turns[prevIn].c0 && antSplitsTurn(m)) {
 				cur = prevIn // Anthropic merges consecutive assistant messages
 				pr.turns[cur].last = i
 			} else if hasCall || rp.d == Anthropic {
