@@ -103,6 +103,19 @@ func anthropicCases() []checkCase {
 		{name: "text after tool_use with thinking on", d: Anthropic,
 			req:  thinkingOn(usr("q"), asst(think("anthropic", "s"), call("toolu_1", "a"), txt("checking")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-RESULT-NEXT messages.1.content.2"}},
+
+		// ANT-NONEMPTY: a user message whose only text is empty is empty.
+		{name: "a user message with empty string content", d: Anthropic,
+			req:  msgs(usr("")),
+			want: []string{"ANT-NONEMPTY messages.0"}},
+		{name: "a user message of empty text blocks", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("a")), llm.Message{Role: llm.RoleUser, Parts: []llm.Part{txt(""), txt("")}}),
+			want: []string{"ANT-NONEMPTY messages.2"}},
+		{name: "an empty text block beside an image is only an empty block", d: Anthropic,
+			req:  msgs(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{txt(""), img()}}),
+			want: []string{"ANT-TEXT-NONEMPTY messages.0.content.0"}},
+		{name: "an opaque block is content", d: Anthropic, accepted: true,
+			req: msgs(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{antOpaque("container_upload")}})},
 	}
 }
 
@@ -383,5 +396,25 @@ func TestRepairTextAfterCall(t *testing.T) {
 	want := "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: call_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 	if len(vs) != 2 || vs[1].Rule != ruleAntResultNext || vs[1].ProviderError != want {
 		t.Errorf("Check(text after tool_use) = %v, want ANT-RESULT-NEXT with %q", vs, want)
+	}
+}
+
+// TestRepairEmptyUser checks that a user message whose content is the
+// empty string gets the placeholder text, as one ANT-NONEMPTY change.
+func TestRepairEmptyUser(t *testing.T) {
+	out, changes, err := RepairRequest(msgs(usr("")), Anthropic, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := render(out.Messages), "0 user: text \"(empty)\";\n"; got != want {
+		t.Errorf("RepairRequest(user \"\") = %q, want %q", got, want)
+	}
+	if len(changes) != 1 || changes[0].Rule != ruleAntNonEmpty || changes[0].Path != "messages.0" || changes[0].Action != ActionReplaceText {
+		t.Errorf("RepairRequest(user \"\") changes = %v, want one ANT-NONEMPTY replace-text at messages.0", changes)
+	}
+	vs := CheckRequest(msgs(usr("")), Anthropic)
+	want := "messages.0: all messages must have non-empty content except for the optional final assistant message"
+	if len(vs) != 1 || vs[0].ProviderError != want {
+		t.Errorf("CheckRequest(user \"\") = %v, want the provider error %q", vs, want)
 	}
 }

@@ -867,10 +867,22 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 func (c *checker) antContent(i int, final bool) {
 	m := c.msgs[i]
 	blocks := 0
+	content := false // a block that is not an empty text
 	for _, p := range m.Parts {
 		if expressible(p, Anthropic) {
 			blocks++
+			if t, ok := p.(llm.Text); !ok || t.Text != "" {
+				content = true
+			}
 		}
+	}
+	if blocks > 0 && !content && m.Role == llm.RoleUser {
+		// content: "" (or empty text blocks only): the message is empty,
+		// as the recorded 400 for a user message "" says.
+		c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i),
+			Message:       fmt.Sprintf("the user message %s has no content: its text is empty", c.msgPath(i)),
+			ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+		return
 	}
 	if blocks == 0 {
 		switch m.Role {

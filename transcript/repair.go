@@ -691,6 +691,9 @@ func (rp *repairer) contentMsg(m *wmsg) bool {
 // that is a message's only content. It returns the number of parts of m
 // Anthropic can express.
 func (rp *repairer) antText(m *wmsg) int {
+	if rp.antEmptyUser(m) {
+		return 1
+	}
 	empty := false
 	for _, p := range m.parts {
 		if t, ok := p.p.(llm.Text); ok && t.Text == "" {

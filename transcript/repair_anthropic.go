@@ -197,3 +197,41 @@ func antSplitsTurn(m *wmsg) bool {
 	}
 	return false
 }
+
+// antEmptyUser fills a user message whose only content is empty text
+// (content: "", ANT-NONEMPTY) with the placeholder text, in the place of
+// its first empty text, and reports whether it did.
+func (rp *repairer) antEmptyUser(m *wmsg) bool {
+	if m.role != llm.RoleUser {
+		return false
+	}
+	first := -1
+	for k, p := range m.parts {
+		if !expressible(p.p, Anthropic) {
+			continue
+		}
+		if t, ok := p.p.(llm.Text); !ok || t.Text != "" {
+			return false
+		}
+		if first < 0 {
+			first = k
+		}
+	}
+	if first < 0 {
+		return false // no content at all: ANT-USER-NONEMPTY, in contentMsg
+	}
+	parts := make([]wpart, 0, len(m.parts))
+	for k, p := range m.parts {
+		switch {
+		case k == first:
+			parts = append(parts, wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: p.om, op: p.op})
+		case expressible(p.p, Anthropic):
+			// another empty text: dropped
+		default:
+			parts = append(parts, p)
+		}
+	}
+	rp.change(ruleAntNonEmpty, rp.msgPath(*m), ActionReplaceText, fmt.Sprintf("the user message had no content (its text was empty): it now reads %q", rp.pol.Placeholder))
+	m.parts, m.changed = parts, true
+	return true
+}

@@ -324,3 +324,23 @@ func lookup(doc any, path string) any {
 	}
 	return v
 }
+
+// TestStringFormKept checks that a new text written in place of a
+// message's string content keeps the string form, and that a block
+// content stays blocks.
+func TestStringFormKept(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{`{"max_tokens":9,"messages":[{"role":"user","content":""}]}`, `{"max_tokens":9,"messages":[{"role":"user","content":"(empty)"}]}`},
+		{`{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":""}]}]}`, `{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"(empty)"}]}]}`},
+		{`{"max_tokens":9,"messages":[{"role":"assistant","content":"a"},{"role":"user","content":""}]}`, `{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"(empty)"}]}]}`},
+	} {
+		r, err := Decode([]byte(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Messages = []llm.Message{llm.User("(empty)")}
+		if got, _, err := Encode(r); err != nil || string(got) != tt.want {
+			t.Errorf("Encode(%s with a new user text) = %s, %v; want %s", tt.body, got, err, tt.want)
+		}
+	}
+}

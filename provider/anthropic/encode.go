@@ -256,9 +256,17 @@ func (e *encoder) messages(dst []byte) []byte {
 		dst = append(dst, role...)
 		dst = append(dst, `","content":`...)
 		if len(m.Parts) == 1 {
-			if k, exact := e.match(i, 0, m.Parts[0]); k >= 0 && exact && e.src.blocks[k].str {
+			k, exact := e.match(i, 0, m.Parts[0])
+			if k >= 0 && exact && e.src.blocks[k].str {
 				e.blocks.Use(k)
 				dst = append(dst, e.src.blocks[k].raw...)
+				dst = append(dst, '}')
+				continue
+			}
+			if t, ok := m.Parts[0].(llm.Text); ok && k < 0 && e.stringAt(i, m.Role) {
+				// A new text in place of a string content (a "" that now
+				// holds the placeholder) keeps the string form.
+				dst, _ = llm.AppendJSONString(dst, t.Text)
 				dst = append(dst, '}')
 				continue
 			}
@@ -278,6 +286,21 @@ func (e *encoder) messages(dst []byte) []byte {
 		dst = append(dst, "]}"...)
 	}
 	return append(dst, ']')
+}
+
+// stringAt reports whether the decoded message i has the given role and
+// a string content whose block no other part was written from; it then
+// marks that block written.
+func (e *encoder) stringAt(i int, role llm.Role) bool {
+	if i >= len(e.src.msgs) {
+		return false
+	}
+	sm := e.src.msgs[i] // i's source message, when nothing moved before it
+	if sm.Role != role || sm.Count != 1 || !e.src.blocks[sm.First].str || e.blocks.Used(int(sm.First)) {
+		return false
+	}
+	e.blocks.Use(int(sm.First))
+	return true
 }
 
 // fits reports whether part p can be written in a message with the given
