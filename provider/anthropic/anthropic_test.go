@@ -200,7 +200,7 @@ func TestNameRecovery(t *testing.T) {
 
 // TestWire checks violations that only the wire form shows.
 func TestWire(t *testing.T) {
-	body := `{"system":"top","messages":[{"role":"system","content":[{"type":"text","text":"more"}]},{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"mid"}]}]}`
+	body := `{"max_tokens":9,"system":"top","messages":[{"role":"system","content":[{"type":"text","text":"more"}]},{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"mid"}]}]}`
 	r, err := Decode([]byte(body))
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,14 @@ func (d *decoder) body(root jsontree.Node) error {
 		return err
 	}
 	if tools >= 0 {
-		return d.tools(tools)
+		if err := d.tools(tools); err != nil {
+			return err
+		}
+	}
+	if d.T.Get(root, "max_tokens") < 0 {
+		r.Wire = append(r.Wire, transcript.Violation{Rule: "ANT-MAX-TOKENS", Path: "max_tokens",
+			Message:       `the request body has no "max_tokens"; the Messages API requires it (the most tokens the reply may have): add one, such as "max_tokens": 4096`,
+			ProviderError: "max_tokens: Field required"})
 	}
 	return nil
 }

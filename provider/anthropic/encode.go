@@ -141,7 +141,21 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 	if e.lead > 0 {
 		b.AppendSystem = e.system
 	}
-	dst, err := codec.AppendBody(dst, "anthropic: encode", r.Fields, &b)
+	fields := r.Fields
+	if mt, ok := e.maxTokens(); ok {
+		// ANT-MAX-TOKENS: the field is required; put it after the model.
+		at := 0
+		for k, f := range fields {
+			if f.Key == "model" {
+				at = k + 1
+			}
+		}
+		fields = slices.Insert(slices.Clip(fields), at, Field{Key: "max_tokens", Value: strconv.AppendInt(nil, mt, 10)})
+		if r.src == nil {
+			e.Warnf("max_tokens", "the Messages API requires max_tokens; wrote %d (set your own limit)", mt)
+		}
+	}
+	dst, err := codec.AppendBody(dst, "anthropic: encode", fields, &b)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +163,37 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 		e.Warn("thinking", "Thinking is set but the body has no thinking field (its budget_tokens is unknown); none was written")
 	}
 	return dst, nil
+}
+
+// defaultMaxTokens is the max_tokens Encode writes where a body needs one
+// and has none: every Claude model can write that many.
+const defaultMaxTokens = 4096
+
+// maxTokens returns the max_tokens to add to the body (ANT-MAX-TOKENS),
+// and false when it needs none: it has one, or it is written back as it
+// was (FixWire unset). A conversion (a Request Decode did not make) and
+// FixWire get one: defaultMaxTokens, or that many more than the thinking
+// budget, which max_tokens must exceed.
+func (e *encoder) maxTokens() (int64, bool) {
+	r := e.r
+	if r.src != nil && !r.FixWire {
+		return 0, false
+	}
+	mt := int64(defaultMaxTokens)
+	for _, f := range r.Fields {
+		switch f.Key {
+		case "max_tokens":
+			return 0, false
+		case "thinking":
+			var th struct {
+				Budget int64 `json:"budget_tokens"`
+			}
+			if json.Unmarshal(f.Value, &th) == nil && th.Budget > 0 && th.Budget < 1<<40 {
+				mt += th.Budget
+			}
+		}
+	}
+	return mt, true
 }
 
 func hasOpaqueTools(s *source) bool {

@@ -72,7 +72,7 @@ func resultPart(r *Request) llm.Part {
 func TestOpaqueEdited(t *testing.T) {
 	tr := llm.Opaque{Provider: "anthropic", Kind: "tool_reference", Data: json.RawMessage(`{"type": "tool_reference", "tool_name": "lookup"}`)}
 	foreign := llm.Opaque{Provider: "openai-responses", Kind: "tool_search_call", Data: json.RawMessage(`{"type":"tool_search_call"}`)}
-	r := &Request{Messages: []llm.Message{
+	r := &Request{Fields: []Field{{Key: "max_tokens", Value: []byte("9")}, {Key: "messages"}}, Messages: []llm.Message{
 		{Role: llm.RoleUser, Parts: []llm.Part{llm.Text{Text: "q"}, tr, foreign}},
 		llm.Assistant(llm.ToolCall{ID: "t1", Name: "f", Input: json.RawMessage(`{}`)}),
 		llm.Tool(llm.ToolResult{CallID: "t1", Status: llm.StatusSuccess, Content: []llm.Part{tr, foreign}}),
@@ -81,7 +81,7 @@ func TestOpaqueEdited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"tool_reference","tool_name":"lookup"}]},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"tool_reference","tool_name":"lookup"}]}]}]}`
+	want := `{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"tool_reference","tool_name":"lookup"}]},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"tool_reference","tool_name":"lookup"}]}]}]}`
 	if string(enc) != want {
 		t.Errorf("Encode() =\n%s\nwant\n%s", enc, want)
 	}
