@@ -580,7 +580,15 @@ func isText(p llm.Part) bool {
 	return ok
 }
 
-// media writes an image or document block without its closing brace. It
+// isTextType reports whether media type mt is text ("text/plain",
+// "text/markdown; charset=utf-8", ...).
+func isTextType(mt string) bool {
+	return strings.HasPrefix(strings.ToLower(mt), "text/")
+}
+
+// media writes an image or document block without its closing brace. An
+// image type is an image block; PDF and text are document blocks (a base64
+// or url source for a PDF, a text source for text), never image blocks. It
 // reports false (after a warning) when Anthropic cannot carry it.
 func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 	mt, data := img.MediaType, img.Data
@@ -598,7 +606,10 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			dst = append(dst, `{"type":"image","source":{"type":"base64","media_type":`...)
 		case mt == mediaPDF:
 			dst = append(dst, `{"type":"document","source":{"type":"base64","media_type":`...)
-		case mt == mediaText && utf8.Valid(data):
+		case isTextType(mt) && utf8.Valid(data):
+			if mt != mediaText {
+				e.Warnf(path, "a document of media type %q is written as a text/plain document, the one text type Anthropic takes", mt)
+			}
 			dst = append(dst, `{"type":"document","source":{"type":"text","media_type":"text/plain","data":`...)
 			dst, _ = llm.AppendJSONString(dst, string(data))
 			return append(dst, '}'), true
