@@ -2,8 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -11,7 +9,8 @@ import (
 )
 
 // Table cases for the Anthropic rules of issue 7, each written from the
-// rule: what the Messages API accepts and rejects, and what Repair does.
+// rule: what the Messages API accepts and rejects. checkCases holds them,
+// so TestCheck, TestRepairCases and the golden files run them too.
 
 // antOpaque is an Anthropic block the llm form does not model.
 func antOpaque(kind string) llm.Opaque {
@@ -24,139 +23,98 @@ func anthropicCases() []checkCase {
 	return []checkCase{
 		// ANT-THINKING-FIRST: a tool loop is one assistant turn; only its
 		// first assistant message starts with thinking.
-		{name: "thinking: a two-step tool loop thinks once, at its start", d: Anthropic, accepted: true,
+		{name: "anthropic/thinking: a two-step tool loop thinks once, at its start", d: Anthropic, accepted: true,
 			req: thinkingOn(usr("q"), asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")),
 				asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2")))},
-		{name: "thinking: the loop's first step lacks it, a later step has it", d: Anthropic,
+		{name: "anthropic/thinking: the loop's first step lacks it, a later step has it", d: Anthropic,
 			req: thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")),
 				asst(think("anthropic", "s2"), call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
 			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
-		{name: "thinking: a user question ends the turn, the next one must think", d: Anthropic,
+		{name: "anthropic/thinking: a user question ends the turn, the next one must think", d: Anthropic,
 			req: thinkingOn(usr("q"), asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")),
 				asst(txt("done")), usr("and now?"), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
 			want: []string{"ANT-THINKING-FIRST messages.5.content.0"}},
-		{name: "thinking: results with text end the turn", d: Anthropic, accepted: true,
+		{name: "anthropic/thinking: results with text end the turn", d: Anthropic, accepted: true,
 			req: thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"), txt("also, be brief")))},
-		{name: "thinking: results then a user message in one merged turn end it", d: Anthropic, accepted: true,
+		{name: "anthropic/thinking: results then a user message in one merged turn end it", d: Anthropic, accepted: true,
 			req: thinkingOn(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), usr("be brief"))},
-		{name: "thinking: consecutive assistant messages merge, thinking in the first", d: Anthropic, accepted: true,
+		{name: "anthropic/thinking: consecutive assistant messages merge, thinking in the first", d: Anthropic, accepted: true,
 			req: thinkingOn(usr("q"), asst(think("anthropic", "s1")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
-		{name: "thinking: a redacted thinking block counts", d: Anthropic, accepted: true,
+		{name: "anthropic/thinking: a redacted thinking block counts", d: Anthropic, accepted: true,
 			req: thinkingOn(usr("q"), asst(llm.Reasoning{Provider: "anthropic", Data: json.RawMessage(`"enc"`)}, call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
-		{name: "thinking: a system message inside the loop does not end it", d: Anthropic, accepted: true,
+		{name: "anthropic/thinking: a system message inside the loop does not end it", d: Anthropic, accepted: true,
 			req: Request{Model: "claude-opus-4-8", Thinking: true, Messages: []llm.Message{usr("q"), asst(think("anthropic", "s1"), call("toolu_1", "a")),
 				tool(res("toolu_1", "a", "1")), sys("be brief"), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))}}},
-		{name: "thinking: a server tool block first is not thinking", d: Anthropic,
+		{name: "anthropic/thinking: a server tool block first is not thinking", d: Anthropic,
 			req:  thinkingOn(usr("q"), asst(antOpaque("server_tool_use"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
-		{name: "thinking: reasoning from another provider is not thinking", d: Anthropic,
+		{name: "anthropic/thinking: reasoning from another provider is not thinking", d: Anthropic,
 			req:  thinkingOn(usr("q"), asst(think("gemini", "g"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-THINKING-FIRST messages.1.content.0"}},
-		{name: "thinking: a loop from the very first message", d: Anthropic, accepted: true,
+		{name: "anthropic/thinking: a loop from the very first message", d: Anthropic, accepted: true,
 			req:  thinkingOn(asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
 			want: []string{"ANT-FIRST-USER messages.0 (warning)"}},
 
 		// ANT-SYSTEM-ROLE: keyed on the model (models_anthropic.go).
-		{name: "system role: a model from before the feature rejects it", d: Anthropic,
+		{name: "anthropic/system role: a model from before the feature rejects it", d: Anthropic,
 			req:  Request{Model: "claude-sonnet-4-20250514", Messages: []llm.Message{usr("q"), sys("be brief"), asst(txt("a"))}},
 			want: []string{"ANT-SYSTEM-ROLE messages.1"}},
-		{name: "system role: Claude 3 rejects it", d: Anthropic,
+		{name: "anthropic/system role: Claude 3 rejects it", d: Anthropic,
 			req:  Request{Model: "claude-3-7-sonnet-latest", Messages: []llm.Message{usr("q"), asst(txt("a")), usr("q2"), sys("be brief")}},
 			want: []string{"ANT-SYSTEM-ROLE messages.3"}},
-		{name: "system role: Opus 4.8 accepts it after a user message", d: Anthropic, accepted: true,
+		{name: "anthropic/system role: Opus 4.8 accepts it after a user message", d: Anthropic, accepted: true,
 			req: Request{Model: "claude-opus-4-8", Messages: []llm.Message{usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), sys("be brief")}}},
-		{name: "system role: Fable 5 accepts it before an assistant message", d: Anthropic, accepted: true,
+		{name: "anthropic/system role: Fable 5 accepts it before an assistant message", d: Anthropic, accepted: true,
 			req: Request{Model: "claude-fable-5-1", Messages: []llm.Message{usr("q"), sys("be brief"), asst(txt("a"))}}},
-		{name: "system role: Opus 4.8 with it after an assistant message is a warning", d: Anthropic, accepted: true,
+		{name: "anthropic/system role: Opus 4.8 with it after an assistant message is a warning", d: Anthropic, accepted: true,
 			req:  Request{Model: "claude-opus-4-8-20260528", Messages: []llm.Message{usr("q"), asst(txt("a")), sys("be brief"), usr("q2")}},
 			want: []string{"ANT-SYSTEM-ROLE messages.2 (warning)"}},
-		{name: "system role: Opus 5 takes it after a server tool use", d: Anthropic, accepted: true,
+		{name: "anthropic/system role: Opus 5 takes it after a server tool use", d: Anthropic, accepted: true,
 			req: Request{Model: "claude-opus-5", Messages: []llm.Message{usr("q"), asst(antOpaque("server_tool_use")), sys("be brief"), asst(txt("a"))}}},
-		{name: "system role: no model named is a warning", d: Anthropic, accepted: true,
+		{name: "anthropic/system role: no model named is a warning", d: Anthropic, accepted: true,
 			req:  msgs(usr("q"), asst(txt("a")), usr("q2"), sys("be brief")),
 			want: []string{"ANT-SYSTEM-ROLE messages.3 (warning)"}},
-		{name: "system role: a model without evidence is a warning", d: Anthropic, accepted: true,
+		{name: "anthropic/system role: a model without evidence is a warning", d: Anthropic, accepted: true,
 			req:  Request{Model: "claude-sonnet-4-5", Messages: []llm.Message{usr("q"), sys("be brief"), asst(txt("a"))}},
 			want: []string{"ANT-SYSTEM-ROLE messages.1 (warning)"}},
-		{name: "system role: a tool_addition entry on Opus 4.8", d: Anthropic, accepted: true,
+		{name: "anthropic/system role: a tool_addition entry on Opus 4.8", d: Anthropic, accepted: true,
 			req: Request{Model: "claude-opus-4-8", Messages: []llm.Message{usr("q"), asst(txt("a")), usr("."), {Role: llm.RoleSystem, Parts: []llm.Part{antOpaque("tool_addition")}}}}},
 
 		// ANT-RESULT-NEXT: an assistant turn's tool_use blocks come last.
-		{name: "text after tool_use in one assistant message", d: Anthropic,
+		{name: "anthropic/text after tool_use in one assistant message", d: Anthropic,
 			req:  msgs(usr("q"), asst(call("toolu_1", "a"), txt("I will check.")), tool(res("toolu_1", "a", "1")), usr("go on")),
 			want: []string{"ANT-RESULT-NEXT messages.1.content.1"}},
-		{name: "text before tool_use, the turn split over two messages, is accepted", d: Anthropic, accepted: true,
+		{name: "anthropic/text before tool_use, the turn split over two messages, is accepted", d: Anthropic, accepted: true,
 			req:  msgs(asst(txt("I will check.")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), usr("go on")),
 			want: []string{"ANT-FIRST-USER messages.0 (warning)"}},
-		{name: "text in a later assistant message of the turn, answered", d: Anthropic,
+		{name: "anthropic/text in a later assistant message of the turn, answered", d: Anthropic,
 			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("waiting")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-RESULT-NEXT messages.2.content.0"}},
-		{name: "text in a later assistant message of the turn, unanswered", d: Anthropic,
+		{name: "anthropic/text in a later assistant message of the turn, unanswered", d: Anthropic,
 			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("it is 18C")), usr("thanks")),
 			want: []string{"ANT-RESULT-NEXT messages.1", "ANT-RESULT-NEXT messages.2.content.0"}},
-		{name: "text between two tool_use blocks", d: Anthropic,
+		{name: "anthropic/text between two tool_use blocks", d: Anthropic,
 			req:  msgs(usr("q"), asst(call("toolu_1", "a"), txt("and"), call("toolu_2", "b")), tool(res("toolu_1", "a", "1"), res("toolu_2", "b", "2"))),
 			want: []string{"ANT-RESULT-NEXT messages.1.content.1"}},
-		{name: "an empty text after tool_use is only an empty block", d: Anthropic,
+		{name: "anthropic/an empty text after tool_use is only an empty block", d: Anthropic,
 			req:  msgs(usr("q"), asst(call("toolu_1", "a"), txt("")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-TEXT-NONEMPTY messages.1.content.1"}},
-		{name: "text after tool_use with thinking on", d: Anthropic,
+		{name: "anthropic/text after tool_use with thinking on", d: Anthropic,
 			req:  thinkingOn(usr("q"), asst(think("anthropic", "s"), call("toolu_1", "a"), txt("checking")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-RESULT-NEXT messages.1.content.2"}},
 
 		// ANT-NONEMPTY: a user message whose only text is empty is empty.
-		{name: "a user message with empty string content", d: Anthropic,
+		{name: "anthropic/a user message with empty string content", d: Anthropic,
 			req:  msgs(usr("")),
 			want: []string{"ANT-NONEMPTY messages.0"}},
-		{name: "a user message of empty text blocks", d: Anthropic,
+		{name: "anthropic/a user message of empty text blocks", d: Anthropic,
 			req:  msgs(usr("q"), asst(txt("a")), llm.Message{Role: llm.RoleUser, Parts: []llm.Part{txt(""), txt("")}}),
 			want: []string{"ANT-NONEMPTY messages.2"}},
-		{name: "an empty text block beside an image is only an empty block", d: Anthropic,
+		{name: "anthropic/an empty text block beside an image is only an empty block", d: Anthropic,
 			req:  msgs(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{txt(""), img()}}),
 			want: []string{"ANT-TEXT-NONEMPTY messages.0.content.0"}},
-		{name: "an opaque block is content", d: Anthropic, accepted: true,
+		{name: "anthropic/an opaque block is content", d: Anthropic, accepted: true,
 			req: msgs(llm.Message{Role: llm.RoleUser, Parts: []llm.Part{antOpaque("container_upload")}})},
-	}
-}
-
-// TestAnthropicCases checks each case's verdict, and that Repair makes a
-// rejected one accepted (and changes nothing more when run again) and
-// leaves an accepted one as it is.
-func TestAnthropicCases(t *testing.T) {
-	for _, tt := range anthropicCases() {
-		t.Run(tt.name, func(t *testing.T) {
-			vs := CheckRequest(tt.req, tt.d)
-			if got := ruleList(vs); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("CheckRequest(%s) = %q, want %q\ntranscript:\n%s\n%s", tt.d, got, tt.want, render(tt.req.Messages), renderViolations(vs))
-			}
-			if got := Accepted(vs); got != tt.accepted {
-				t.Errorf("Accepted(CheckRequest(%s)) = %v, want %v", tt.d, got, tt.accepted)
-			}
-			out, changes, err := RepairRequest(tt.req, tt.d, nil)
-			if tt.accepted {
-				if err != nil || len(changes) != 0 || !reflect.DeepEqual(out, tt.req) {
-					t.Errorf("RepairRequest(accepted) = %v, err %v; want no change", changes, err)
-				}
-				return
-			}
-			if len(tt.repairErr) > 0 {
-				var re *RepairError
-				if !errors.As(err, &re) {
-					t.Fatalf("RepairRequest() error = %v, want a *RepairError with %v", err, tt.repairErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("RepairRequest() error = %v\ntranscript:\n%s", err, render(tt.req.Messages))
-			}
-			if vs := CheckRequest(out, tt.d); !Accepted(vs) {
-				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted\nrepaired:\n%s", ruleList(vs), render(out.Messages))
-			}
-			again, more, err := RepairRequest(out, tt.d, nil)
-			if err != nil || len(more) != 0 || !reflect.DeepEqual(again, out) {
-				t.Errorf("RepairRequest(RepairRequest()) made %d more changes (err %v), want none", len(more), err)
-			}
-		})
 	}
 }
 
@@ -208,14 +166,12 @@ thinking ANT-THINKING-FIRST disable-thinking
 			if out.Thinking != tt.thinking {
 				t.Errorf("RepairRequest().Thinking = %v, want %v", out.Thinking, tt.thinking)
 			}
-			var b strings.Builder
 			for _, c := range changes {
-				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
 				if c.Action == ActionDisableThinking && !strings.Contains(c.Reason, "the only fix") {
 					t.Errorf("change %v does not say that turning thinking off is the only fix", c)
 				}
 			}
-			if got := b.String(); got != tt.changes {
+			if got := changeLines(changes); got != tt.changes {
 				t.Errorf("RepairRequest(%q) changes =\n%s\nwant\n%s", render(tt.req.Messages), got, tt.changes)
 			}
 			if vs := CheckRequest(out, Anthropic); !Accepted(vs) {
@@ -243,11 +199,7 @@ func TestRepairSystemRoleByModel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("RepairRequest(%q) error = %v", tt.model, err)
 		}
-		var b strings.Builder
-		for _, c := range changes {
-			b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
-		}
-		if got := b.String(); got != tt.changes {
+		if got := changeLines(changes); got != tt.changes {
 			t.Errorf("RepairRequest(model %q) changes =\n%s\nwant\n%s", tt.model, got, tt.changes)
 		}
 		if vs := CheckRequest(out, Anthropic); !Accepted(vs) {
@@ -378,11 +330,7 @@ func TestRepairTextAfterCall(t *testing.T) {
 			if got := render(out.Messages); got != tt.want {
 				t.Errorf("RepairRequest(%q) =\n%s\nwant\n%s", render(tt.req.Messages), got, tt.want)
 			}
-			var b strings.Builder
-			for _, c := range changes {
-				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
-			}
-			if got := b.String(); got != tt.changes {
+			if got := changeLines(changes); got != tt.changes {
 				t.Errorf("RepairRequest(%q) changes =\n%s\nwant\n%s", render(tt.req.Messages), got, tt.changes)
 			}
 			if vs := CheckRequest(out, Anthropic); !Accepted(vs) {
@@ -417,4 +365,13 @@ func TestRepairEmptyUser(t *testing.T) {
 	if len(vs) != 1 || vs[0].ProviderError != want {
 		t.Errorf("CheckRequest(user \"\") = %v, want the provider error %q", vs, want)
 	}
+}
+
+// changeLines writes changes one "path rule action" a line.
+func changeLines(changes []Change) string {
+	var b strings.Builder
+	for _, c := range changes {
+		b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+	}
+	return b.String()
 }

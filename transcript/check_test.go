@@ -29,7 +29,7 @@ var strictBad = json.RawMessage(`{"type":"object","properties":{"a":{"type":"str
 func checkCases() []checkCase {
 	long41 := strings.Repeat("x", 41)
 	long65 := strings.Repeat("y", 65)
-	return []checkCase{
+	return append([]checkCase{
 		// ---- OpenAI Chat Completions ----
 		{name: "chat/accepted", d: OpenAIChat, accepted: true,
 			req: msgs(sys("be brief"), usr("weather?"), asst(call("c1", "get_weather")), tool(res("c1", "get_weather", "18C")), asst(txt("18C")))},
@@ -259,7 +259,7 @@ func checkCases() []checkCase {
 		{name: "gemini/unanswered call at the end", d: Gemini,
 			req:  msgs(usr("q"), asst(call("", "a"))),
 			want: []string{"GEM-RESP-COUNT contents.1"}},
-	}
+	}, anthropicCases()...)
 }
 
 func ruleList(vs []Violation) []string {
