@@ -93,8 +93,8 @@ func check(r Request, d Dialect, quick bool) ([]Violation, *lazyMap) {
 		c.tools()
 	}
 	if d == Anthropic && r.Thinking && !c.thinking {
-		// Stopped before the end: check the last two turns alone.
-		c.antThinking(c.lastAntTurns())
+		// Stopped before the end: check the turn in progress alone.
+		c.antThinking()
 	}
 	SortViolations(c.out)
 	return c.out, c.lay
@@ -638,21 +638,29 @@ func (c *checker) anthropic() {
 		next = c.nextAntTurn(turn.end)
 		switch c.turnRole(turn) {
 		case llm.RoleSystem:
-			c.add(Violation{Rule: ruleAntSystemRole, Path: c.msgPath(turn.start),
-				Message:       fmt.Sprintf("%s is a system message after the conversation started; the classic Messages API takes system text only in the top-level system field", c.msgPath(turn.start)),
-				ProviderError: tmplAntSystemRole})
+			c.antSystem(turn.start, next)
 		case llm.RoleAssistant:
 			calls := buf[:0]
+			before, ti, tj := 0, -1, -1 // calls before the last text after a call; the first such text
 			for i := turn.start; i < turn.end; i++ {
 				c.antContent(i, i == len(c.msgs)-1)
 				for j, p := range c.msgs[i].Parts {
-					tc, ok := p.(llm.ToolCall)
-					if !ok {
-						continue
+					switch p := p.(type) {
+					case llm.ToolCall:
+						calls = append(calls, call{i: i, j: j, id: p.ID})
+						c.antCall(i, j, p, ids)
+					case llm.Text:
+						if len(calls) > 0 && p.Text != "" {
+							before = len(calls)
+							if ti < 0 {
+								ti, tj = i, j
+							}
+						}
 					}
-					calls = append(calls, call{i: i, j: j, id: tc.ID})
-					c.antCall(i, j, tc, ids)
 				}
+			}
+			if ti >= 0 {
+				c.antTextAfterCall(ti, tj, callIDs(before, func(k int) string { return calls[k].id }), next.start)
 			}
 			if len(calls) > 0 && (next.start == len(c.msgs) || c.turnRole(next) != llm.RoleUser) {
 				c.antUnanswered(calls[0].i, callIDs(len(calls), func(k int) string { return calls[k].id }), next.start)
@@ -727,8 +735,66 @@ func (c *checker) anthropic() {
 		prev, prevTurn = nil, -1
 	}
 	if c.req.Thinking {
-		c.antThinking(c.lastAntTurns())
+		c.antThinking()
 	}
+}
+
+// antSystem checks ANT-SYSTEM-ROLE for the system message i after the
+// conversation started, followed by turn next. Whether the Messages API
+// takes it depends on the model (models_anthropic.go): models before
+// Claude 4.1 reject it, Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5
+// accept it where Anthropic documents it (after a user message, and last
+// or before an assistant message), and for any other model, or none named,
+// it is a warning.
+func (c *checker) antSystem(i int, next antTurn) {
+	path := c.msgPath(i)
+	model := c.req.Model
+	switch antMidSystem(model) {
+	case antRejects:
+		c.add(Violation{Rule: ruleAntSystemRole, Path: path,
+			Message:       fmt.Sprintf("%s is a system message after the conversation started; %s takes system text only in the top-level system field", path, model),
+			ProviderError: tmplAntSystemRole})
+	case antUnknown:
+		if !c.warnings() {
+			return
+		}
+		named := "the request names no model"
+		if model != "" {
+			named = fmt.Sprintf("toolwire does not know whether %s does", model)
+		}
+		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
+			Message:       fmt.Sprintf("%s is a system message after the conversation started; Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5 accept one, older models reject it, and %s (the top-level system field is safe with every model)", path, named),
+			ProviderError: tmplAntSystemRole})
+	case antAccepts:
+		if !c.warnings() {
+			return
+		}
+		prev := llm.Role("")
+		if i > 0 {
+			prev = antRole(c.msgs[i-1].Role)
+		}
+		after := llm.Role("")
+		if next.start < len(c.msgs) {
+			after = c.turnRole(next)
+		}
+		if prev == llm.RoleUser && (after == "" || after == llm.RoleAssistant) || prev == llm.RoleAssistant && endsInServerTool(c.msgs[i-1]) {
+			return
+		}
+		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
+			Message: fmt.Sprintf("%s is a system message after the conversation started, which %s accepts where Anthropic documents it: after a user message (or an assistant message that ends in a server tool use), and last or before an assistant message", path, model)})
+	}
+}
+
+// endsInServerTool reports whether the last block of m that Anthropic can
+// express is one the llm form does not model, such as a server_tool_use.
+func endsInServerTool(m llm.Message) bool {
+	for j := len(m.Parts) - 1; j >= 0; j-- {
+		if expressible(m.Parts[j], Anthropic) {
+			_, ok := m.Parts[j].(llm.Opaque)
+			return ok
+		}
+	}
+	return false
 }
 
 func callIDs(n int, id func(int) string) []string {
@@ -749,6 +815,22 @@ func (c *checker) antUnanswered(i int, ids []string, next int) {
 	c.add(Violation{Rule: ruleAntResultNext, Path: c.msgPath(i),
 		Message:       fmt.Sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
 		ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, idListSep))})
+}
+
+// antTextAfterCall reports ANT-RESULT-NEXT for text at part j of message
+// i, which follows the tool_use blocks ids in the same assistant turn: the
+// Messages API wants an assistant turn's tool_use blocks last, directly
+// before the tool_result blocks of the next message, and takes a text
+// block after them as a missing result, even when the next message holds
+// every one (the recorded 400 names the next message, next).
+func (c *checker) antTextAfterCall(i, j int, ids []string, next int) {
+	at := c.wireIndex(i)
+	if next < len(c.msgs) {
+		at = c.wireIndex(next)
+	}
+	c.add(Violation{Rule: ruleAntResultNext, Path: c.partPath(i, j),
+		Message:       fmt.Sprintf("%s is text after tool_use %s in the same assistant turn; the tool_use blocks must end the assistant turn, directly before their tool_result blocks: move the text before the first tool_use", c.partPath(i, j), strings.Join(ids, ", ")),
+		ProviderError: fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, idListSep))})
 }
 
 // antCall checks one tool_use block.
@@ -785,10 +867,22 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 func (c *checker) antContent(i int, final bool) {
 	m := c.msgs[i]
 	blocks := 0
+	content := false // a block that is not an empty text
 	for _, p := range m.Parts {
 		if expressible(p, Anthropic) {
 			blocks++
+			if t, ok := p.(llm.Text); !ok || t.Text != "" {
+				content = true
+			}
 		}
+	}
+	if blocks > 0 && !content && m.Role == llm.RoleUser {
+		// content: "" (or empty text blocks only): the message is empty,
+		// as the recorded 400 for a user message "" says.
+		c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i),
+			Message:       fmt.Sprintf("the user message %s has no content: its text is empty", c.msgPath(i)),
+			ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+		return
 	}
 	if blocks == 0 {
 		switch m.Role {
@@ -845,68 +939,125 @@ func (c *checker) nextAntTurn(from int) antTurn {
 // the Anthropic turns that anthropic builds from the front: runs of equal
 // wire role, a system message always alone.
 func (c *checker) lastAntTurns() []antTurn {
-	first := firstNonSystem(c.msgs)
 	var out [2]antTurn
 	k := len(out)
-	for end := len(c.msgs); end > first && k > 0; {
-		start := end - 1
-		if r := antRole(c.msgs[start].Role); r != llm.RoleSystem {
-			for start > first && antRole(c.msgs[start-1].Role) == r {
-				start--
-			}
+	for end := len(c.msgs); k > 0; {
+		t, ok := c.antTurnBefore(end)
+		if !ok {
+			break
 		}
 		k--
-		out[k] = antTurn{start: start, end: end}
-		end = start
+		out[k] = t
+		end = t.start
 	}
 	return out[k:]
 }
 
-// antThinking checks ANT-THINKING-FIRST: when the last user turn carries
-// tool results, the assistant turn before it must start with thinking.
-func (c *checker) antThinking(turns []antTurn) {
-	c.thinking = true
-	n := len(turns)
-	if n < 2 || c.turnRole(turns[n-1]) != llm.RoleUser || c.turnRole(turns[n-2]) != llm.RoleAssistant {
-		return
+// antTurnBefore returns the Anthropic turn that ends at message end, as
+// anthropic builds them from the front, or false when the messages before
+// end are all leading system messages.
+func (c *checker) antTurnBefore(end int) (antTurn, bool) {
+	first := firstNonSystem(c.msgs[:end])
+	if end <= first {
+		return antTurn{}, false
 	}
-	hasResult := false
-	for i := turns[n-1].start; i < turns[n-1].end; i++ {
-		if countResults(c.msgs[i].Parts) > 0 {
-			hasResult = true
+	start := end - 1
+	if r := antRole(c.msgs[start].Role); r != llm.RoleSystem {
+		for start > first && antRole(c.msgs[start-1].Role) == r {
+			start--
 		}
+	}
+	return antTurn{start: start, end: end}, true
+}
+
+// onlyResults reports whether user turn t holds tool results and nothing
+// else Anthropic can express: a step of a tool loop, not a new question.
+func (c *checker) onlyResults(t antTurn) bool {
+	results := 0
+	for i := t.start; i < t.end; i++ {
+		for _, p := range c.msgs[i].Parts {
+			if _, ok := p.(llm.ToolResult); ok {
+				results++
+			} else if expressible(p, Anthropic) {
+				return false
+			}
+		}
+	}
+	return results > 0
+}
+
+// antThinking checks ANT-THINKING-FIRST. With extended thinking on, the
+// assistant turn the request continues must start with a thinking block.
+// A tool loop is one assistant turn: its steps (assistant messages, merged
+// where consecutive) are separated by user messages that hold only tool
+// results, and it starts after the last user message that is more than
+// tool results (system messages in between do not end it). The request
+// continues the turn when it ends with such results for the calls of the
+// turn's last step; then the turn's first assistant message must start
+// with a thinking or redacted_thinking block. Later steps need none:
+// without interleaved thinking Claude thinks only at the start of a turn.
+func (c *checker) antThinking() {
+	c.thinking = true
+	turns := c.lastAntTurns()
+	n := len(turns)
+	if n < 2 || c.turnRole(turns[n-1]) != llm.RoleUser || c.turnRole(turns[n-2]) != llm.RoleAssistant || !c.onlyResults(turns[n-1]) {
+		return
 	}
 	a := turns[n-2]
 	called := false
 	for i := a.start; i < a.end; i++ {
 		called = called || hasCall(c.msgs[i])
 	}
-	if !hasResult || !called {
+	if !called {
 		return
 	}
-	found := ""
-	for _, p := range c.msgs[a.start].Parts {
-		if !expressible(p, Anthropic) {
-			continue
+	// Walk back over the earlier steps of the loop.
+	for {
+		u, ok := c.antTurnBefore(a.start)
+		for ok && c.turnRole(u) == llm.RoleSystem {
+			u, ok = c.antTurnBefore(u.start)
 		}
-		switch p.(type) {
-		case llm.Reasoning:
-			return
-		case llm.ToolCall:
-			found = "tool_use"
-		case llm.Image:
-			found = "image"
-		default:
-			found = "text"
+		if !ok || c.turnRole(u) != llm.RoleUser || !c.onlyResults(u) {
+			break
 		}
-		break
+		b, ok := c.antTurnBefore(u.start)
+		for ok && c.turnRole(b) == llm.RoleSystem {
+			b, ok = c.antTurnBefore(b.start)
+		}
+		if !ok || c.turnRole(b) != llm.RoleAssistant {
+			break
+		}
+		a = b
+	}
+	// The first block of the turn's first (merged) assistant message.
+	found, at := "", a.start
+	for i := a.start; i < a.end && found == ""; i++ {
+		for _, p := range c.msgs[i].Parts {
+			if !expressible(p, Anthropic) {
+				continue
+			}
+			switch p := p.(type) {
+			case llm.Reasoning:
+				return
+			case llm.ToolCall:
+				found = "tool_use"
+			case llm.Image:
+				found = "image"
+			case llm.Opaque:
+				found = p.Kind
+			default:
+				found = "text"
+			}
+			at = i
+			break
+		}
 	}
 	if found == "" {
 		found = "nothing"
 	}
-	c.add(Violation{Rule: ruleAntThinkingFirst, Path: c.msgPath(a.start) + ".content.0",
-		Message:       fmt.Sprintf("extended thinking is on and the assistant message %s, whose tool_use the last user turn answers, does not start with its thinking block; replay the signed thinking block first, or turn thinking off for this request", c.msgPath(a.start)),
-		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(a.start), "{found}", found)})
+	c.add(Violation{Rule: ruleAntThinkingFirst, Path: c.msgPath(at) + ".content.0",
+		Message:       fmt.Sprintf("extended thinking is on and the request continues the assistant turn that starts at %s (a tool loop: the last user message holds only tool results), but that message does not start with its thinking block; only the first assistant message of a turn needs one: replay its signed thinking block first, or turn thinking off for this request", c.msgPath(at)),
+		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(at), "{found}", found)})
 }
 
 // ---- Gemini ----

@@ -29,7 +29,7 @@ var strictBad = json.RawMessage(`{"type":"object","properties":{"a":{"type":"str
 func checkCases() []checkCase {
 	long41 := strings.Repeat("x", 41)
 	long65 := strings.Repeat("y", 65)
-	return []checkCase{
+	return append([]checkCase{
 		// ---- OpenAI Chat Completions ----
 		{name: "chat/accepted", d: OpenAIChat, accepted: true,
 			req: msgs(sys("be brief"), usr("weather?"), asst(call("c1", "get_weather")), tool(res("c1", "get_weather", "18C")), asst(txt("18C")))},
@@ -179,7 +179,8 @@ func checkCases() []checkCase {
 			req:  msgs(llm.Message{Role: llm.RoleUser}, asst(txt("hi"))),
 			want: []string{"ANT-USER-NONEMPTY messages.0"}},
 		{name: "anthropic/system message mid-conversation", d: Anthropic,
-			req:  msgs(sys("s"), usr("q"), asst(txt("a")), sys("be terse"), usr("q2")),
+			// A model from before mid-conversation system messages (ANT-SYSTEM-ROLE is keyed on the model).
+			req:  Request{Model: "claude-3-5-sonnet-20241022", Messages: []llm.Message{sys("s"), usr("q"), asst(txt("a")), sys("be terse"), usr("q2")}},
 			want: []string{"ANT-SYSTEM-ROLE messages.2"}},
 		{name: "anthropic/thinking on, last tool_use without thinking", d: Anthropic,
 			req:  Request{Messages: []llm.Message{usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"))}, Thinking: true},
@@ -258,7 +259,7 @@ func checkCases() []checkCase {
 		{name: "gemini/unanswered call at the end", d: Gemini,
 			req:  msgs(usr("q"), asst(call("", "a"))),
 			want: []string{"GEM-RESP-COUNT contents.1"}},
-	}
+	}, anthropicCases()...)
 }
 
 func ruleList(vs []Violation) []string {

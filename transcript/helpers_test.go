@@ -77,6 +77,8 @@ func renderPart(p llm.Part) string {
 		return fmt.Sprintf("result %s %s %s [%s]", p.CallID, p.Name, p.Status, strings.Join(parts, ", "))
 	case llm.Reasoning:
 		return fmt.Sprintf("reasoning %s sig=%q data=%s", p.Provider, p.Signature, p.Data)
+	case llm.Opaque:
+		return fmt.Sprintf("opaque %s %s", p.Provider, p.Kind)
 	case nil:
 		return "nil"
 	}

@@ -71,12 +71,3 @@ func containsViolation(vs []Violation, v Violation) bool {
 	}
 	return false
 }
-
-func hasRule(vs []Violation, rule string) bool {
-	for _, v := range vs {
-		if v.Rule == rule {
-			return true
-		}
-	}
-	return false
-}

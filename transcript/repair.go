@@ -144,9 +144,10 @@ func Repair(msgs []llm.Message, d Dialect, p *Policy) ([]llm.Message, []Change, 
 
 // RepairRequest is [Repair] for a whole request: it also renames tools
 // whose names the dialect rejects (consistently in definitions, calls and
-// results) and turns Anthropic extended thinking off when the last tool
-// call lacks its thinking block (ANT-THINKING-FIRST), which cannot be fixed
-// otherwise.
+// results) and turns Anthropic extended thinking off when, once the
+// messages are repaired, the assistant turn the request continues still
+// lacks its thinking block (ANT-THINKING-FIRST): a signed thinking block
+// cannot be made up. It changes no other setting of the request.
 func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error) {
 	vs, lay := check(req, d, true) // only the verdict and ANT-THINKING-FIRST are needed
 	if Accepted(vs) {
@@ -169,19 +170,19 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	rp.shape()
 	rp.system()
 	rp.content()
+	rp.antCallsLast()
 	rp.names()
 	rp.pair() // and post
 	rp.strict()
 	out := req
 	out.Messages = rp.built
 	out.Tools = rp.tools
-	for _, v := range vs {
-		if v.Rule == ruleAntThinkingFirst {
-			out.Thinking = false
-			rp.change(ruleAntThinkingFirst, v.Path, ActionDisableThinking, "the assistant message whose tool_use the last user turn answers has no thinking block, and a signed thinking block cannot be made up: extended thinking is turned off for this request")
-		}
-	}
 	after, _ := check(out, d, true) // warnings do not matter here
+	if out.Thinking && hasRule(after, ruleAntThinkingFirst) {
+		rp.thinkingOff(vs)
+		out.Thinking = false
+		after, _ = check(out, d, true)
+	}
 	if !Accepted(after) {
 		after = CheckRequest(out, d) // report all that remains
 	}
@@ -200,6 +201,31 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 		return out, rp.changes, &RepairError{Problems: problems, Remaining: remaining}
 	}
 	return out, rp.changes, nil
+}
+
+// thinkingOff records turning Anthropic extended thinking off, the fix for
+// ANT-THINKING-FIRST once the messages are repaired: the request's
+// settings change only when nothing else can fix it. vs are the
+// violations of the request before repair; the change has the path of the
+// message that lacked its thinking block there, else that of the setting.
+func (rp *repairer) thinkingOff(vs []Violation) {
+	path := "thinking"
+	for _, v := range vs {
+		if v.Rule == ruleAntThinkingFirst {
+			path = v.Path
+		}
+	}
+	rp.change(ruleAntThinkingFirst, path, ActionDisableThinking, "extended thinking is turned off for this request, the only fix: the assistant turn the request continues (a tool loop) does not start with a thinking block, and a signed thinking block cannot be made up")
+}
+
+// hasRule reports whether vs hold a violation of rule.
+func hasRule(vs []Violation, rule string) bool {
+	for _, v := range vs {
+		if v.Rule == rule {
+			return true
+		}
+	}
+	return false
 }
 
 // wpart is a part being repaired, with where it came from (om, op: message
@@ -559,6 +585,9 @@ func (rp *repairer) system() {
 	if (rp.d != Anthropic && rp.d != Gemini) || (!rp.dirty && !rp.sv.lateSys) {
 		return
 	}
+	if rp.d == Anthropic && antMidSystem(rp.req.Model) == antAccepts {
+		return // the model takes system messages where they are (ANT-SYSTEM-ROLE)
+	}
 	first := len(rp.w)
 	for i, m := range rp.w {
 		if m.role != llm.RoleSystem {
@@ -662,6 +691,9 @@ func (rp *repairer) contentMsg(m *wmsg) bool {
 // that is a message's only content. It returns the number of parts of m
 // Anthropic can express.
 func (rp *repairer) antText(m *wmsg) int {
+	if rp.antEmptyUser(m) {
+		return 1
+	}
 	empty := false
 	for _, p := range m.parts {
 		if t, ok := p.p.(llm.Text); ok && t.Text == "" {
@@ -813,7 +845,8 @@ func (rp *repairer) pair() {
 					hasCall = true
 				}
 			}
-			if rp.d == Anthropic && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant {
+			if rp.d == Anthropic && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant &&
+				!(pr.turns[prevIn].c1 > pr.turns[prevIn].c0 && antSplitsTurn(m)) {
 				cur = prevIn // Anthropic merges consecutive assistant messages
 				pr.turns[cur].last = i
 			} else if hasCall || rp.d == Anthropic {

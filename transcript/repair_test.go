@@ -50,12 +50,15 @@ messages.3.content.1 ANT-TEXT-WHITESPACE replace-text
 				tool(errRes("c1", "search", txt("hi")), errRes("c2", "get_weather", txt("hi")), txt(" ")),
 				sys("hi"),
 			},
+			// Text after tool_use in one assistant message is rejected
+			// (ANT-RESULT-NEXT): it moves before the calls.
 			want: `0 system: text "hi";
-1 assistant: call c1 search {}; call c2 get_weather {}; text "hi";
+1 assistant: text "hi"; call c1 search {}; call c2 get_weather {};
 2 tool: result c1 search error [text "hi"]; result c2 get_weather error [text "hi"]; text " ";
 3 user: text "(empty)";
 `,
 			changes: `messages.3 ANT-SYSTEM-ROLE move
+messages.0.content.2 ANT-RESULT-NEXT move
 messages.2.content.0 ANT-SINGLE-RESULT drop
 messages.2.content.1 ANT-SINGLE-RESULT drop
 messages.2.content.2 ANT-TEXT-WHITESPACE replace-text

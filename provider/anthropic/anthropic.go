@@ -8,9 +8,9 @@
 // [Encode] writes a Request back. A decoded body encodes back to the same
 // JSON, compacted: everything the llm form does not model (the model name,
 // cache_control, citations, server tools, key order, a string versus a
-// block array) is kept in the Request and written back where the message
-// or part it belongs to is still there, even after the messages were
-// edited, reordered or repaired. So are role "system" messages at the
+// block array, blocks the llm form has no part for) is kept in the Request
+// and written back where the message or part it belongs to is still there,
+// even after the messages were edited, reordered or repaired. So are role "system" messages at the
 // start of the messages array, which the Messages API rejects
 // (ANT-SYSTEM-ROLE, in Wire), unless [Request.FixWire] asks for the
 // accepted form: the top-level system field.
@@ -26,14 +26,20 @@
 //	                          status of a toolwire envelope in the content, else success)
 //	thinking                  llm.Reasoning{Provider: "anthropic", Text, Signature}
 //	redacted_thinking         llm.Reasoning{Provider: "anthropic", Data: the data string as JSON}
-//	other assistant blocks    llm.Reasoning{Provider: "anthropic", Data: the whole block}
-//	(server_tool_use, web_search_tool_result, mcp_tool_use, ...): opaque,
-//	replayed verbatim to Anthropic and dropped with a warning elsewhere.
+//	any other block           llm.Opaque{Provider: "anthropic", Kind: its type, Data: the block}
 //
-// A Reasoning whose Data is a JSON object is such an opaque block, not
-// thinking. User-side blocks the llm form has no place for (search_result,
-// container_upload, tool_reference, file sources) are a [DecodeError] that
-// names them, not dropped.
+// Opaque blocks are those the llm form has no place for, in any message
+// and in a tool_result's content: server tool blocks (server_tool_use,
+// web_search_tool_result, mcp_tool_use, ...), search_result,
+// tool_reference, container_upload, the tool_addition entries of a role
+// "system" message, an image or document whose source is a Files API id
+// ("file") or inline content blocks ("content"), and block types toolwire
+// does not know. They are written back verbatim, replayed only to
+// Anthropic and dropped with a warning elsewhere. A server tool use is
+// answered by its server's result block in the same assistant content,
+// never by a tool_result: it is no call for the pairing rules. (A
+// Reasoning whose Data is a JSON object, as earlier versions decoded
+// server tool blocks, is still written back verbatim.)
 //
 // When the messages came from another dialect (a Request that [Decode] did
 // not make), [Encode] makes them valid for Anthropic and reports each change as a [transcript.Warning]: tool-call
@@ -104,8 +110,8 @@ type Request struct {
 	// (cache_control, citations, a tool_use's caller, server tools, ...),
 	// with dotted paths. It is kept and written back when its part is
 	// re-encoded as Anthropic; converting to another dialect loses it.
-	// Opaque assistant blocks are not listed: they travel as
-	// [llm.Reasoning], which other dialects drop with a warning.
+	// Opaque blocks are not listed: they travel as [llm.Opaque], which
+	// other dialects drop with a warning.
 	Unmodeled []transcript.Warning
 
 	src *source

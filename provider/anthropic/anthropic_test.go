@@ -130,10 +130,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"messages":[{"role":"user","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]}]}`, `anthropic: messages.0.content.0: a tool_use block belongs in a assistant message, not a user message`},
 		{`{"messages":[{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"a"}]}]}`, `anthropic: messages.0.content.0: a tool_result block belongs in a user message, not a assistant message`},
 		{`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","is_error":"yes"}]}]}`, `anthropic: messages.0.content.0.is_error: want a boolean, got a string`},
-		{`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"search_result","source":"s"}]}]}]}`, `anthropic: messages.0.content.0.content.0.type: block type "search_result" is not supported in a tool_result (toolwire reads text, image and document blocks there)`},
-		{`{"messages":[{"role":"user","content":[{"type":"container_upload","file_id":"f"}]}]}`, `anthropic: messages.0.content.0.type: block type "container_upload" is not supported in a user message (toolwire reads text, image, document and tool_result blocks there)`},
 		{`{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!"}}]}]}`, `anthropic: messages.0.content.0.source.data: invalid base64: illegal base64 data at input byte 0`},
-		{`{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}]}`, `anthropic: messages.0.content.0.source.type: source type "file" is not supported (toolwire reads base64 and url sources, and text sources of documents)`},
 		{`{"system":[{"type":"image","source":{}}],"messages":[]}`, `anthropic: system.0.type: a system prompt holds text blocks only, not "image"`},
 		{`{"system":5,"messages":[]}`, `anthropic: system: want a string or an array of text blocks, got a number`},
 		{`{"messages":[],"tools":[{"description":"d"}]}`, `anthropic: tools.0.name: missing (the tool's name, a string)`},
@@ -203,7 +200,7 @@ func TestNameRecovery(t *testing.T) {
 
 // TestWire checks violations that only the wire form shows.
 func TestWire(t *testing.T) {
-	body := `{"system":"top","messages":[{"role":"system","content":[{"type":"text","text":"more"}]},{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"mid"}]}]}`
+	body := `{"max_tokens":9,"system":"top","messages":[{"role":"system","content":[{"type":"text","text":"more"}]},{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"mid"}]}]}`
 	r, err := Decode([]byte(body))
 	if err != nil {
 		t.Fatal(err)
@@ -326,4 +323,24 @@ func lookup(doc any, path string) any {
 		}
 	}
 	return v
+}
+
+// TestStringFormKept checks that a new text written in place of a
+// message's string content keeps the string form, and that a block
+// content stays blocks.
+func TestStringFormKept(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{`{"max_tokens":9,"messages":[{"role":"user","content":""}]}`, `{"max_tokens":9,"messages":[{"role":"user","content":"(empty)"}]}`},
+		{`{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":""}]}]}`, `{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"(empty)"}]}]}`},
+		{`{"max_tokens":9,"messages":[{"role":"assistant","content":"a"},{"role":"user","content":""}]}`, `{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"(empty)"}]}]}`},
+	} {
+		r, err := Decode([]byte(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Messages = []llm.Message{llm.User("(empty)")}
+		if got, _, err := Encode(r); err != nil || string(got) != tt.want {
+			t.Errorf("Encode(%s with a new user text) = %s, %v; want %s", tt.body, got, err, tt.want)
+		}
+	}
 }

@@ -165,7 +165,8 @@ func TestEncodeErrors(t *testing.T) {
 
 // TestThinkingWarning checks that Thinking without a budget is reported.
 func TestThinkingWarning(t *testing.T) {
-	_, warns, err := Encode(&Request{Thinking: true, Messages: []llm.Message{llm.User("hi")}})
+	// (max_tokens is set: without it Encode writes one, and says so.)
+	_, warns, err := Encode(&Request{Thinking: true, Messages: []llm.Message{llm.User("hi")}, Fields: []Field{{Key: "max_tokens", Value: []byte("1024")}}})
 	if err != nil {
 		t.Fatal(err)
 	}

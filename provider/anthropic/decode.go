@@ -106,7 +106,14 @@ func (d *decoder) body(root jsontree.Node) error {
 		return err
 	}
 	if tools >= 0 {
-		return d.tools(tools)
+		if err := d.tools(tools); err != nil {
+			return err
+		}
+	}
+	if d.T.Get(root, "max_tokens") < 0 {
+		r.Wire = append(r.Wire, transcript.Violation{Rule: "ANT-MAX-TOKENS", Path: "max_tokens",
+			Message:       `the request body has no "max_tokens"; the Messages API requires it (the most tokens the reply may have): add one, such as "max_tokens": 4096`,
+			ProviderError: "max_tokens: Field required"})
 	}
 	return nil
 }
@@ -120,7 +127,7 @@ func (d *decoder) system(idx jsontree.Node) error {
 		src.blocks = append(src.blocks, block{part: llm.Text{Text: t.Str(idx)}, raw: t.Compact(idx), str: true})
 	case jsontree.Array:
 		for c := t.First(idx); c >= 0; c = t.Next(c) {
-			b, err := d.block(c, llm.RoleSystem)
+			b, err := d.block(c, inSystemField)
 			if err != nil {
 				return err
 			}
@@ -209,7 +216,7 @@ func (d *decoder) messages(idx jsontree.Node) error {
 			src.blocks = append(src.blocks, block{part: llm.Text{Text: t.Str(content)}, raw: t.Compact(content), str: true})
 		case jsontree.Array:
 			for b := t.First(content); b >= 0; b = t.Next(b) {
-				blk, err := d.block(b, role)
+				blk, err := d.block(b, roleWhere(role))
 				if err != nil {
 					return err
 				}
@@ -223,8 +230,48 @@ func (d *decoder) messages(idx jsontree.Node) error {
 	return nil
 }
 
-// block decodes a content block of a message with the given role.
-func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
+// where says where a content block stands: in a message of a role, in the
+// top-level system field, or in a tool_result's content.
+type where uint8
+
+const (
+	inUser where = iota
+	inAssistant
+	inSystemMessage // a role "system" message in the messages array
+	inSystemField   // the top-level system field: text blocks only
+	inResult        // a tool_result's content
+)
+
+func roleWhere(role llm.Role) where {
+	switch role {
+	case llm.RoleAssistant:
+		return inAssistant
+	case llm.RoleSystem:
+		return inSystemMessage
+	}
+	return inUser
+}
+
+func (w where) String() string {
+	switch w {
+	case inAssistant:
+		return "assistant message"
+	case inSystemMessage:
+		return "system message"
+	case inSystemField:
+		return "system prompt"
+	case inResult:
+		return "tool_result"
+	}
+	return "user message"
+}
+
+// block decodes a content block that stands at w. A block the llm form has
+// no place for (server tool blocks, search_result, tool_reference,
+// container_upload, tool_addition, a document or image whose source is a
+// file id or inline content blocks, a block type toolwire does not know)
+// is an [llm.Opaque] that holds the block verbatim.
+func (d *decoder) block(idx jsontree.Node, w where) (block, error) {
 	t := d.T
 	if err := d.Object(idx, "a content block object"); err != nil {
 		return block{}, err
@@ -238,13 +285,13 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		return block{}, err
 	}
 	b := block{raw: t.Compact(idx)}
-	placed := func(want llm.Role) error {
-		if role == want || (want == llm.RoleUser && role == llm.RoleTool) {
+	placed := func(want where) error {
+		if w == want {
 			return nil
 		}
-		return d.Errorf(idx, "a %s block belongs in a %s message, not a %s message", typ, want, role)
+		return d.Errorf(idx, "a %s block belongs in a %s, not a %s", typ, want, w)
 	}
-	if role == llm.RoleSystem && typ != "text" {
+	if w == inSystemField && typ != "text" {
 		return block{}, d.Errorf(ty, "a system prompt holds text blocks only, not %q", typ)
 	}
 	switch typ {
@@ -260,14 +307,18 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		b.part = llm.Text{Text: s}
 		b.extras = d.extras(idx, "type", "text")
 	case "image", "document":
-		img, err := d.media(idx, typ == "document")
+		img, ok, err := d.media(idx, typ == "document")
 		if err != nil {
 			return block{}, err
+		}
+		if !ok {
+			b.part = opaque(typ, b.raw)
+			break
 		}
 		b.part = img
 		b.extras = d.extras(idx, "type", "source")
 	case "tool_use":
-		if err := placed(llm.RoleAssistant); err != nil {
+		if err := placed(inAssistant); err != nil {
 			return block{}, err
 		}
 		c, err := d.toolUse(idx)
@@ -277,7 +328,7 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		b.part = c
 		b.extras = d.extras(idx, "type", "id", "name", "input")
 	case "tool_result":
-		if err := placed(llm.RoleUser); err != nil {
+		if err := placed(inUser); err != nil {
 			return block{}, err
 		}
 		if err := d.toolResult(idx, &b); err != nil {
@@ -285,7 +336,7 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		}
 		b.extras = d.extras(idx, "type", "tool_use_id", "content", "is_error")
 	case "thinking":
-		if err := placed(llm.RoleAssistant); err != nil {
+		if err := placed(inAssistant); err != nil {
 			return block{}, err
 		}
 		r := llm.Reasoning{Provider: string(Dialect)}
@@ -302,7 +353,7 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		b.part = r
 		b.extras = d.extras(idx, "type", "thinking", "signature")
 	case "redacted_thinking":
-		if err := placed(llm.RoleAssistant); err != nil {
+		if err := placed(inAssistant); err != nil {
 			return block{}, err
 		}
 		f := d.T.Get(idx, "data")
@@ -315,13 +366,21 @@ func (d *decoder) block(idx jsontree.Node, role llm.Role) (block, error) {
 		b.part = llm.Reasoning{Provider: string(Dialect), Data: t.Compact(f)}
 		b.extras = d.extras(idx, "type", "data")
 	default:
-		if role != llm.RoleAssistant {
-			return block{}, d.Errorf(ty, "block type %q is not supported in a %s message (toolwire reads text, image, document and tool_result blocks there)", typ, role)
-		}
-		// Server tool blocks and any other assistant block: opaque.
-		b.part = llm.Reasoning{Provider: string(Dialect), Data: b.raw}
+		// Server tool blocks (server_tool_use, web_search_tool_result,
+		// mcp_tool_use, ...), search_result, tool_reference,
+		// container_upload, tool_addition and any block type toolwire does
+		// not know: carried verbatim. A server tool use is answered by its
+		// server's result in the same assistant content, never by a
+		// tool_result, so it is no call the pairing rules look at.
+		b.part = opaque(typ, b.raw)
 	}
 	return b, nil
+}
+
+// opaque returns the llm form of a block toolwire does not model: the
+// block verbatim.
+func opaque(typ string, raw []byte) llm.Opaque {
+	return llm.Opaque{Provider: string(Dialect), Kind: typ, Data: raw}
 }
 
 func (d *decoder) toolUse(idx jsontree.Node) (llm.ToolCall, error) {
@@ -411,43 +470,34 @@ func resultStatus(isErr bool, content []llm.Part) llm.Status {
 	return llm.StatusSuccess
 }
 
-// resultBlock decodes a block of a tool_result's content.
+// resultBlock decodes a block of a tool_result's content: text, image,
+// document, or (as an [llm.Opaque]) search_result, tool_reference or a
+// block type toolwire does not know.
 func (d *decoder) resultBlock(idx jsontree.Node) (block, error) {
-	if err := d.Object(idx, "a content block object"); err != nil {
-		return block{}, err
-	}
-	ty := d.T.Get(idx, "type")
-	if ty < 0 {
-		return block{}, d.Missing(idx, "type", `"text", "image" or "document"`)
-	}
-	typ, err := d.Str(ty)
-	if err != nil {
-		return block{}, err
-	}
-	switch typ {
-	case "text", "image", "document":
-		return d.block(idx, llm.RoleUser)
-	}
-	return block{}, d.Errorf(ty, "block type %q is not supported in a tool_result (toolwire reads text, image and document blocks there)", typ)
+	return d.block(idx, inResult)
 }
 
-// media decodes an image or document block's source.
-func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, error) {
+// media decodes an image or document block's source. It reports false,
+// and no error, for a source the llm form has no place for: a file id
+// (type "file", the Files API), a document's inline content blocks (type
+// "content"), or a source type toolwire does not know; the block then
+// travels as an [llm.Opaque].
+func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, bool, error) {
 	var img llm.Image
 	s := d.T.Get(idx, "source")
 	if s < 0 {
-		return img, d.Missing(idx, "source", "an object")
+		return img, false, d.Missing(idx, "source", "an object")
 	}
 	if err := d.Object(s, "an object"); err != nil {
-		return img, err
+		return img, false, err
 	}
 	f := d.T.Get(s, "type")
 	if f < 0 {
-		return img, d.Missing(s, "type", `"base64" or "url"`)
+		return img, false, d.Missing(s, "type", `"base64", "url", "file", ...`)
 	}
 	typ, err := d.Str(f)
 	if err != nil {
-		return img, err
+		return img, false, err
 	}
 	field := func(key, hint string) (string, error) {
 		f := d.T.Get(s, key)
@@ -459,44 +509,44 @@ func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, error) {
 	switch typ {
 	case "base64":
 		if img.MediaType, err = field("media_type", `such as "image/png"`); err != nil {
-			return img, err
+			return img, false, err
 		}
 		data, err := field("data", "base64 bytes")
 		if err != nil {
-			return img, err
+			return img, false, err
 		}
 		if img.Data, err = base64.StdEncoding.DecodeString(data); err != nil {
-			return img, d.Errorf(d.T.Get(s, "data"), "invalid base64: %v", err)
+			return img, false, d.Errorf(d.T.Get(s, "data"), "invalid base64: %v", err)
 		}
 		if img.Data == nil {
 			img.Data = []byte{}
 		}
 	case "url":
 		if img.URL, err = field("url", "a URL"); err != nil {
-			return img, err
+			return img, false, err
 		}
 		if doc {
 			img.MediaType = mediaPDF
 		}
 	case "text":
 		if !doc {
-			return img, d.Errorf(f, `an image source cannot be "text"`)
+			return img, false, d.Errorf(f, `an image source cannot be "text"`)
 		}
 		data, err := field("data", "the document's text")
 		if err != nil {
-			return img, err
+			return img, false, err
 		}
 		img.MediaType = mediaText
 		if mt := d.T.Get(s, "media_type"); mt >= 0 {
 			if img.MediaType, err = d.Str(mt); err != nil {
-				return img, err
+				return img, false, err
 			}
 		}
 		img.Data = []byte(data)
 	default:
-		return img, d.Errorf(f, "source type %q is not supported (toolwire reads base64 and url sources, and text sources of documents)", typ)
+		return img, false, nil
 	}
-	return img, nil
+	return img, true, nil
 }
 
 const (
@@ -535,7 +585,8 @@ func (d *decoder) tools(idx jsontree.Node) error {
 		if st.spec.Name, err = d.Str(f); err != nil {
 			return err
 		}
-		if f = d.T.Get(c, "description"); f >= 0 {
+		if f = d.T.Get(c, "description"); f >= 0 && t.Kind(f) != jsontree.Null {
+			// null reads as no description; the tool is written back verbatim.
 			if st.spec.Description, err = d.Str(f); err != nil {
 				return err
 			}

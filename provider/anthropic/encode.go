@@ -141,7 +141,21 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 	if e.lead > 0 {
 		b.AppendSystem = e.system
 	}
-	dst, err := codec.AppendBody(dst, "anthropic: encode", r.Fields, &b)
+	fields := r.Fields
+	if mt, ok := e.maxTokens(); ok {
+		// ANT-MAX-TOKENS: the field is required; put it after the model.
+		at := 0
+		for k, f := range fields {
+			if f.Key == "model" {
+				at = k + 1
+			}
+		}
+		fields = slices.Insert(slices.Clip(fields), at, Field{Key: "max_tokens", Value: strconv.AppendInt(nil, mt, 10)})
+		if r.src == nil {
+			e.Warnf("max_tokens", "the Messages API requires max_tokens; wrote %d (set your own limit)", mt)
+		}
+	}
+	dst, err := codec.AppendBody(dst, "anthropic: encode", fields, &b)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +163,37 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 		e.Warn("thinking", "Thinking is set but the body has no thinking field (its budget_tokens is unknown); none was written")
 	}
 	return dst, nil
+}
+
+// defaultMaxTokens is the max_tokens Encode writes where a body needs one
+// and has none: every Claude model can write that many.
+const defaultMaxTokens = 4096
+
+// maxTokens returns the max_tokens to add to the body (ANT-MAX-TOKENS),
+// and false when it needs none: it has one, or it is written back as it
+// was (FixWire unset). A conversion (a Request Decode did not make) and
+// FixWire get one: defaultMaxTokens, or that many more than the thinking
+// budget, which max_tokens must exceed.
+func (e *encoder) maxTokens() (int64, bool) {
+	r := e.r
+	if r.src != nil && !r.FixWire {
+		return 0, false
+	}
+	mt := int64(defaultMaxTokens)
+	for _, f := range r.Fields {
+		switch f.Key {
+		case "max_tokens":
+			return 0, false
+		case "thinking":
+			var th struct {
+				Budget int64 `json:"budget_tokens"`
+			}
+			if json.Unmarshal(f.Value, &th) == nil && th.Budget > 0 && th.Budget < 1<<40 {
+				mt += th.Budget
+			}
+		}
+	}
+	return mt, true
 }
 
 func hasOpaqueTools(s *source) bool {
@@ -256,9 +301,17 @@ func (e *encoder) messages(dst []byte) []byte {
 		dst = append(dst, role...)
 		dst = append(dst, `","content":`...)
 		if len(m.Parts) == 1 {
-			if k, exact := e.match(i, 0, m.Parts[0]); k >= 0 && exact && e.src.blocks[k].str {
+			k, exact := e.match(i, 0, m.Parts[0])
+			if k >= 0 && exact && e.src.blocks[k].str {
 				e.blocks.Use(k)
 				dst = append(dst, e.src.blocks[k].raw...)
+				dst = append(dst, '}')
+				continue
+			}
+			if t, ok := m.Parts[0].(llm.Text); ok && k < 0 && e.stringAt(i, m.Role) {
+				// A new text in place of a string content (a "" that now
+				// holds the placeholder) keeps the string form.
+				dst, _ = llm.AppendJSONString(dst, t.Text)
 				dst = append(dst, '}')
 				continue
 			}
@@ -278,6 +331,21 @@ func (e *encoder) messages(dst []byte) []byte {
 		dst = append(dst, "]}"...)
 	}
 	return append(dst, ']')
+}
+
+// stringAt reports whether the decoded message i has the given role and
+// a string content whose block no other part was written from; it then
+// marks that block written.
+func (e *encoder) stringAt(i int, role llm.Role) bool {
+	if i >= len(e.src.msgs) {
+		return false
+	}
+	sm := e.src.msgs[i] // i's source message, when nothing moved before it
+	if sm.Role != role || sm.Count != 1 || !e.src.blocks[sm.First].str || e.blocks.Used(int(sm.First)) {
+		return false
+	}
+	e.blocks.Use(int(sm.First))
+	return true
 }
 
 // fits reports whether part p can be written in a message with the given
@@ -330,6 +398,8 @@ func identity(p llm.Part) string {
 		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
 	case llm.Reasoning:
 		return "z\x00" + p.Signature + "\x00" + string(p.Data)
+	case llm.Opaque:
+		return "o\x00" + string(p.Data)
 	}
 	return ""
 }
@@ -379,6 +449,12 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 		dst = e.input(dst, p.Input, path+".input")
 	case llm.ToolResult:
 		dst = e.result(dst, i, j, p, b, path)
+	case llm.Opaque:
+		var ok bool
+		if dst, ok = e.opaque(dst, p, path); !ok {
+			return dst[:start]
+		}
+		return dst
 	case llm.Reasoning:
 		if p.Provider != string(Dialect) {
 			e.Warnf(path, "reasoning from %q cannot be replayed to Anthropic; dropped", p.Provider)
@@ -460,6 +536,8 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 				} else if d, ok := e.media(dst, p, cp); ok {
 					dst = append(d, '}')
 				}
+			case llm.Opaque:
+				dst, _ = e.opaque(dst, p, cp)
 			default:
 				e.Warnf(cp, "a %s part in a tool result cannot be expressed; dropped", codec.PartKind(p))
 			}
@@ -473,12 +551,44 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 	return dst
 }
 
+// opaque writes an Anthropic block the llm form does not model, verbatim.
+// It reports false (after a warning) for another dialect's element, which
+// Anthropic cannot carry.
+func (e *encoder) opaque(dst []byte, p llm.Opaque, path string) ([]byte, bool) {
+	if p.Provider != string(Dialect) {
+		e.Warnf(path, "%s from %q cannot be expressed in Anthropic; dropped", opaqueKind(p), p.Provider)
+		return dst, false
+	}
+	obj, ok := jsontree.ValidObject(p.Data)
+	if !ok {
+		e.Warnf(path, "an Anthropic %s whose Data is not a JSON object cannot be written; dropped", opaqueKind(p))
+		return dst, false
+	}
+	return jsontree.AppendCompact(dst, obj), true
+}
+
+// opaqueKind names an opaque part in warnings: "a tool_reference block".
+func opaqueKind(p llm.Opaque) string {
+	if p.Kind == "" {
+		return "an opaque part"
+	}
+	return "a " + p.Kind + " element"
+}
+
 func isText(p llm.Part) bool {
 	_, ok := p.(llm.Text)
 	return ok
 }
 
-// media writes an image or document block without its closing brace. It
+// isTextType reports whether media type mt is text ("text/plain",
+// "text/markdown; charset=utf-8", ...).
+func isTextType(mt string) bool {
+	return strings.HasPrefix(strings.ToLower(mt), "text/")
+}
+
+// media writes an image or document block without its closing brace. An
+// image type is an image block; PDF and text are document blocks (a base64
+// or url source for a PDF, a text source for text), never image blocks. It
 // reports false (after a warning) when Anthropic cannot carry it.
 func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 	mt, data := img.MediaType, img.Data
@@ -496,7 +606,10 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			dst = append(dst, `{"type":"image","source":{"type":"base64","media_type":`...)
 		case mt == mediaPDF:
 			dst = append(dst, `{"type":"document","source":{"type":"base64","media_type":`...)
-		case mt == mediaText && utf8.Valid(data):
+		case isTextType(mt) && utf8.Valid(data):
+			if mt != mediaText {
+				e.Warnf(path, "a document of media type %q is written as a text/plain document, the one text type Anthropic takes", mt)
+			}
 			dst = append(dst, `{"type":"document","source":{"type":"text","media_type":"text/plain","data":`...)
 			dst, _ = llm.AppendJSONString(dst, string(data))
 			return append(dst, '}'), true

@@ -43,7 +43,8 @@ func ExampleDecode() {
 }
 
 // Encode messages that came from another dialect: the id Anthropic would
-// reject is rewritten in the call and its result, and the change reported.
+// reject is rewritten in the call and its result, the max_tokens the
+// Messages API requires is written, and each change is reported.
 func ExampleEncode() {
 	r := &anthropic.Request{Messages: []llm.Message{
 		llm.User("What time is it?"),
@@ -60,7 +61,8 @@ func ExampleEncode() {
 		fmt.Println(w)
 	}
 	// Output:
-	// {"messages":[{"role":"user","content":[{"type":"text","text":"What time is it?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"call_1_c26e9779","name":"now","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1_c26e9779","content":"12:00"}]}]}
+	// {"max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"What time is it?"}]},{"role":"assistant","content":[{"type":"tool_use","id":"call_1_c26e9779","name":"now","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1_c26e9779","content":"12:00"}]}]}
+	// max_tokens: the Messages API requires max_tokens; wrote 4096 (set your own limit)
 	// messages.1.content.0: tool call id "call|1" does not match ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN); rewritten to "call_1_c26e9779" in the tool_use and its tool_result
 }
 
@@ -68,7 +70,7 @@ func ExampleEncode() {
 // checked: here a role "system" message opens the messages array, so the
 // llm form's messages.1 is the body's messages.2.
 func ExampleRequest_BodyPath() {
-	body := []byte(`{"system":"Be brief.","messages":[` +
+	body := []byte(`{"max_tokens":1024,"system":"Be brief.","messages":[` +
 		`{"role":"system","content":"Answer in French."},` +
 		`{"role":"user","content":"Weather in Paris?"},` +
 		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]},` +

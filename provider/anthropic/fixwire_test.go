@@ -18,20 +18,20 @@ func TestFixWire(t *testing.T) {
 		rejected         bool   // the fixed body still breaks ANT-SYSTEM-ROLE
 	}{
 		{name: "string field and a string message",
-			body: `{"model":"m","system":"top","messages":[{"role":"system","content":"more"},{"role":"user","content":"q"}]}`,
-			want: `{"model":"m","system":[{"type":"text","text":"top"},{"type":"text","text":"more"}],"messages":[{"role":"user","content":"q"}]}`},
+			body: `{"model":"m","max_tokens":9,"system":"top","messages":[{"role":"system","content":"more"},{"role":"user","content":"q"}]}`,
+			want: `{"model":"m","max_tokens":9,"system":[{"type":"text","text":"top"},{"type":"text","text":"more"}],"messages":[{"role":"user","content":"q"}]}`},
 		{name: "no field, one message: a string",
-			body: `{"model":"m","messages":[{"role":"system","content":"only"},{"role":"user","content":"q"}]}`,
-			want: `{"model":"m","system":"only","messages":[{"role":"user","content":"q"}]}`},
+			body: `{"model":"m","max_tokens":9,"messages":[{"role":"system","content":"only"},{"role":"user","content":"q"}]}`,
+			want: `{"model":"m","max_tokens":9,"system":"only","messages":[{"role":"user","content":"q"}]}`},
 		{name: "no field, one message of blocks: blocks",
-			body: `{"messages":[{"role":"system","content":[{"type":"text","text":"only","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"q"}]}`,
-			want: `{"system":[{"type":"text","text":"only","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"q"}]}`},
+			body: `{"max_tokens":9,"messages":[{"role":"system","content":[{"type":"text","text":"only","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"q"}]}`,
+			want: `{"max_tokens":9,"system":[{"type":"text","text":"only","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"q"}]}`},
 		{name: "block field and several messages, fields kept",
 			body: `{"system":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}],"max_tokens":9,"messages":[{"role":"system","content":"b"},{"role":"system","content":[{"type":"text","text":"c"},{"type":"text","text":"d"}]},{"role":"user","content":"q"}]}`,
 			want: `{"system":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b"},{"type":"text","text":"c"},{"type":"text","text":"d"}],"max_tokens":9,"messages":[{"role":"user","content":"q"}]}`},
 		{name: "system field after the messages keeps its place",
-			body: `{"messages":[{"role":"system","content":"b"},{"role":"user","content":"q"}],"system":"a"}`,
-			want: `{"messages":[{"role":"user","content":"q"}],"system":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`},
+			body: `{"max_tokens":9,"messages":[{"role":"system","content":"b"},{"role":"user","content":"q"}],"system":"a"}`,
+			want: `{"max_tokens":9,"messages":[{"role":"user","content":"q"}],"system":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`},
 		{name: "a bare array has no field",
 			body: `[{"role":"system","content":"s"},{"role":"user","content":"q"}]`,
 			want: `[{"role":"system","content":"s"},{"role":"user","content":"q"}]`,
@@ -74,23 +74,25 @@ func TestFixWire(t *testing.T) {
 
 // TestFixWireAfterRepair checks that the system messages transcript.Repair
 // moves to the start go into the top-level system field too, after the
-// text there, when there is no field yet as well.
+// text there, when there is no field yet as well. Repair moves them for a
+// model that rejects them mid-conversation (ANT-SYSTEM-ROLE is keyed on
+// the model).
 func TestFixWireAfterRepair(t *testing.T) {
 	for _, tt := range []struct{ body, want string }{
-		{`{"system":"top","messages":[{"role":"user","content":"q"},{"role":"system","content":"mid"},{"role":"assistant","content":"a"}]}`,
-			`{"system":[{"type":"text","text":"top"},{"type":"text","text":"mid"}],"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}`},
-		{`{"messages":[{"role":"user","content":"q"},{"role":"system","content":"mid"},{"role":"assistant","content":"a"}]}`,
-			`{"system":"mid","messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}`},
+		{`{"max_tokens":9,"system":"top","messages":[{"role":"user","content":"q"},{"role":"system","content":"mid"},{"role":"assistant","content":"a"}]}`,
+			`{"max_tokens":9,"system":[{"type":"text","text":"top"},{"type":"text","text":"mid"}],"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}`},
+		{`{"max_tokens":9,"messages":[{"role":"user","content":"q"},{"role":"system","content":"mid"},{"role":"assistant","content":"a"}]}`,
+			`{"max_tokens":9,"system":"mid","messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}`},
 	} {
 		r, err := Decode([]byte(tt.body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs, _, err := transcript.Repair(r.Messages, Dialect, nil)
+		fixed, _, err := transcript.RepairRequest(transcript.Request{Messages: r.Messages, Model: "claude-sonnet-4-0"}, Dialect, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Messages, r.FixWire = msgs, true
+		r.Messages, r.FixWire = fixed.Messages, true
 		if got, _, err := Encode(r); err != nil || string(got) != tt.want {
 			t.Errorf("Encode(Repair(%s)) with FixWire = %s, %v; want %s", tt.body, got, err, tt.want)
 		}

@@ -195,6 +195,8 @@ func wireChange(v transcript.Violation) transcript.Change {
 	case "ANT-SYSTEM-ROLE":
 		c.Action = transcript.ActionMerge
 		c.Reason = `moved the text of this role "system" message into the top-level system field, in order after the system text before it`
+	case "ANT-MAX-TOKENS":
+		c.Reason = `added "max_tokens": 4096 (4096 more than thinking.budget_tokens when thinking has a budget), the only fix: the Messages API requires the field and the body had none; set the limit you want`
 	case "GEM-PARTS-NONEMPTY":
 		c.Action = transcript.ActionDrop
 		c.Reason = "left out this part, which has no data field (and its content, had it no other part)"

@@ -39,6 +39,9 @@ func NewMatcher(msgs []Msg, blocks Blocks, n int, identity func(llm.Part) string
 // Use marks block k written.
 func (m *Matcher) Use(k int) { m.used[k] = true }
 
+// Used reports whether block k was written.
+func (m *Matcher) Used(k int) bool { return len(m.used) > k && m.used[k] }
+
 // Verbatim returns the JSON of decoded message i when the message to write
 // is that message unchanged: the same role, n parts, and same(j, k) for
 // each part j and the block k it was decoded from. It marks the blocks
