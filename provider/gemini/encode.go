@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -59,7 +61,8 @@ type encoder struct {
 	names  map[string]string // call id → name, for functionResponse names
 
 	itemIDs int
-	noData  int // parts without data left out (FixWire)
+	noData  int  // parts without data left out (FixWire)
+	one     bool // the part written last came from a parts field that was one object
 }
 
 // Part returns the llm part of block k, for the encoder's [codec.Matcher].
@@ -137,7 +140,9 @@ func (e *encoder) system(dst []byte) []byte {
 			return append(dst, raw...)
 		}
 	}
-	dst = append(dst, `{"parts":[`...)
+	dst = append(dst, `{"parts":`...)
+	open := len(dst)
+	dst = append(dst, '[')
 	n := 0
 	for i, m := range msgs {
 		for _, u := range e.units(i, m, "systemInstruction") {
@@ -152,6 +157,9 @@ func (e *encoder) system(dst []byte) []byte {
 			n++
 		}
 	}
+	if n == 1 && e.one {
+		return append(unbracket(dst, open), '}')
+	}
 	return append(dst, "]}"...)
 }
 
@@ -162,10 +170,25 @@ func (e *encoder) verbatim(i int, m llm.Message, us []unit) ([]byte, bool) {
 	if len(us) != countUnits(m) {
 		return nil, false
 	}
-	return e.blocks.Verbatim(i, m.Role, len(us), func(u, k int) bool {
+	same := func(u, k int) bool {
 		b := &e.src.blocks[k]
 		return b.sig == us[u].sig && equalPart(b.part, us[u].part) && !(e.r.FixWire && b.wireBad())
-	})
+	}
+	if raw, ok := e.blocks.Verbatim(i, m.Role, len(us), same); ok || len(us) == 0 {
+		return raw, ok
+	}
+	// A message a repair moved (past an inserted or split one) is still
+	// the message decoded where its first part came from.
+	k, exact := e.blocks.Match(i, 0, us[0].part, func(k int) bool { return same(0, k) }, false)
+	if !exact {
+		return nil, false
+	}
+	src := e.src.msgs
+	at := sort.Search(len(src), func(x int) bool { return int(src[x].First+src[x].Count) > k })
+	if at == i || at >= len(src) || int(src[at].First) != k {
+		return nil, false
+	}
+	return e.blocks.Verbatim(at, m.Role, len(us), same)
 }
 
 // countUnits counts the wire parts of m, to tell a message whose dropped
@@ -183,6 +206,7 @@ func countUnits(m llm.Message) int {
 
 func (e *encoder) contents(dst []byte) []byte {
 	msgs := e.r.Messages
+	open := len(dst)
 	dst = append(dst, '[')
 	var contents codec.List
 	for i := e.lead; i < len(msgs); i++ {
@@ -191,7 +215,17 @@ func (e *encoder) contents(dst []byte) []byte {
 		dst = e.content(dst, i, msgs[i], "contents."+strconv.Itoa(contents.Len()))
 		dst = contents.End(dst, at)
 	}
+	if e.src.contentsOne && contents.Len() == 1 {
+		return unbracket(dst, open)
+	}
 	return append(dst, ']')
+}
+
+// unbracket removes the '[' at dst[open] that opened an array of one
+// element, written from a field that was one object rather than an array.
+func unbracket(dst []byte, open int) []byte {
+	copy(dst[open:], dst[open+1:])
+	return dst[:len(dst)-1]
 }
 
 // content writes message i as the content at path. With FixWire it writes
@@ -213,7 +247,9 @@ func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte 
 	}
 	dst = append(dst, `{"role":"`...)
 	dst = append(dst, role...)
-	dst = append(dst, `","parts":[`...)
+	dst = append(dst, `","parts":`...)
+	open := len(dst)
+	dst = append(dst, '[')
 	var list codec.List
 	for _, u := range us {
 		pp := path + ".parts." + strconv.Itoa(list.Len())
@@ -227,6 +263,9 @@ func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte 
 	}
 	if list.Len() == 0 && e.noData > noData {
 		return dst[:start]
+	}
+	if list.Len() == 1 && e.one {
+		return append(unbracket(dst, open), '}')
 	}
 	return append(dst, "]}"...)
 }
@@ -298,6 +337,8 @@ func identity(p llm.Part) string {
 		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
 	case llm.Reasoning:
 		return "z\x00" + p.Signature + "\x00" + p.Text + "\x00" + string(p.Data)
+	case llm.Opaque:
+		return "o\x00" + p.Kind + "\x00" + string(p.Data)
 	}
 	return ""
 }
@@ -317,9 +358,11 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 	k, exact := e.match(i, u, x)
 	var b *block
 	var wrap []byte // a response to write as {"output": wrap} (FixWire)
+	e.one = false
 	if k >= 0 {
 		e.blocks.Use(k)
 		b = &e.src.blocks[k]
+		e.one = b.one
 		switch {
 		case e.r.FixWire && b.noData:
 			e.noData++
@@ -331,8 +374,9 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		}
 	}
 	var extras, resp []codec.Member
+	respOne := false
 	if b != nil {
-		extras, resp = b.extras, b.resp
+		extras, resp, respOne = b.extras, b.resp, b.respOne
 	}
 	start := len(dst)
 	switch p := x.part.(type) {
@@ -359,7 +403,17 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		dst = e.args(dst, p.Input, path+".functionCall.args")
 		dst = append(dst, '}')
 	case llm.ToolResult:
-		dst = e.result(dst, p, resp, wrap, path)
+		dst = e.result(dst, p, resp, respOne, wrap, path)
+	case llm.Opaque:
+		if p.Provider != string(Dialect) {
+			e.Warnf(path, "%s from %q cannot be written in Gemini; dropped", codec.PartKind(p), p.Provider)
+			return dst[:start]
+		}
+		if obj, ok := jsontree.ValidObject(bytes.TrimSpace(p.Data)); ok {
+			return jsontree.AppendCompact(dst, obj) // a part the llm form does not model, verbatim
+		}
+		e.Warnf(path, "a Gemini %s part whose Data is not a JSON object cannot be written; dropped", codec.PartKind(p))
+		return dst[:start]
 	case llm.Reasoning:
 		if p.Provider != string(Dialect) {
 			e.Warnf(path, "reasoning from %q cannot be replayed to Gemini; dropped", p.Provider)
@@ -405,7 +459,7 @@ func (e *encoder) args(dst, in []byte, path string) []byte {
 // result writes a functionResponse part without its closing brace. A
 // non-nil wrap is the response of a result decoded unchanged that was not
 // an object, to write as {"output": wrap} (GEM-RESPONSE-OBJECT).
-func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, wrap []byte, path string) []byte {
+func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, respOne bool, wrap []byte, path string) []byte {
 	name := r.Name
 	if name == "" {
 		if name = e.names[r.CallID]; name != "" {
@@ -443,7 +497,9 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, wrap
 		dst = e.response(dst, texts, r.Status, path+".functionResponse.response")
 	}
 	if len(images) > 0 {
-		dst = append(dst, `,"parts":[`...)
+		dst = append(dst, `,"parts":`...)
+		open := len(dst)
+		dst = append(dst, '[')
 		var list codec.List
 		for _, img := range images {
 			var at int
@@ -453,7 +509,11 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, wrap
 			}
 			dst = list.End(dst, at)
 		}
-		dst = append(dst, ']')
+		if respOne && list.Len() == 1 {
+			dst = unbracket(dst, open)
+		} else {
+			dst = append(dst, ']')
+		}
 	}
 	return codec.AppendMembers(dst, resp)
 }
@@ -572,6 +632,7 @@ func (e *encoder) tools(dst []byte) []byte {
 			fresh = append(fresh, x)
 		}
 	}
+	open := len(dst)
 	dst = append(dst, '[')
 	n := 0
 	for s, st := range e.src.tools {
@@ -606,7 +667,9 @@ func (e *encoder) tools(dst []byte) []byte {
 		}
 		dst = append(dst, '{')
 		dst, _ = llm.AppendJSONString(dst, st.key)
-		dst = append(dst, ":["...)
+		dst = append(dst, ':')
+		declOpen := len(dst)
+		dst = append(dst, '[')
 		m := 0
 		for di, x := range kept[s] {
 			if x < 0 {
@@ -629,7 +692,11 @@ func (e *encoder) tools(dst []byte) []byte {
 			dst = e.decl(dst, tools[x], "", nil, n, m)
 			m++
 		}
-		dst = append(dst, ']')
+		if st.declOne && m == 1 {
+			dst = unbracket(dst, declOpen)
+		} else {
+			dst = append(dst, ']')
+		}
 		dst = codec.AppendMembers(dst, st.extras)
 		n++
 	}
@@ -645,6 +712,10 @@ func (e *encoder) tools(dst []byte) []byte {
 			dst = e.decl(dst, tools[x], "", nil, n, m)
 		}
 		dst = append(dst, "]}"...)
+		n++
+	}
+	if e.src.toolsOne && n == 1 {
+		return unbracket(dst, open)
 	}
 	return append(dst, ']')
 }
@@ -674,6 +745,10 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []cod
 	}
 	if t.Strict {
 		e.Warnf(path, "Gemini has no strict mode for function declarations; strict was dropped for %q", t.Name)
+	}
+	if t.Description != "" {
+		// A "description": null kept as an extra field gave way to one.
+		extras = slices.DeleteFunc(slices.Clone(extras), func(m codec.Member) bool { return camel(m.Key) == "description" })
 	}
 	return codec.AppendMembers(dst, extras)
 }
