@@ -258,6 +258,7 @@ func (d *decoder) contents(idx jsontree.Node) error {
 		}
 		role := llm.RoleUser
 		parts := jsontree.None
+		var h head
 		for f := t.First(c); f >= 0; f = t.Next(f) {
 			key := "parts"
 			if !t.KeyIs(f, "parts") {
@@ -269,6 +270,7 @@ func (d *decoder) contents(idx jsontree.Node) error {
 				if err != nil {
 					return err
 				}
+				h.role, h.hasRole, h.roleLast = string(t.Compact(f)), true, parts >= 0
 				switch name {
 				case "user", "function", "tool", "":
 				case "model":
@@ -309,6 +311,12 @@ func (d *decoder) contents(idx jsontree.Node) error {
 			return d.Errorf(d.firstCall, "a functionCall belongs in a model content, not a user content")
 		case role == llm.RoleAssistant && d.firstResp >= 0 && d.firstCall < 0:
 			return d.Errorf(d.firstResp, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
+		}
+		if !h.hasRole || h.roleLast || (h.role != `"user"` && h.role != `"model"`) {
+			if src.heads == nil {
+				src.heads = make(map[int]head)
+			}
+			src.heads[len(src.msgs)] = h
 		}
 		d.addMessage(role, c, first)
 	}

@@ -184,7 +184,7 @@ func (e *encoder) verbatim(i int, m llm.Message, us []unit) ([]byte, bool) {
 		return nil, false
 	}
 	src := e.src.msgs
-	at := sort.Search(len(src), func(x int) bool { return int(src[x].First+src[x].Count) > k })
+	at := e.msgOf(k)
 	if at == i || at >= len(src) || int(src[at].First) != k {
 		return nil, false
 	}
@@ -238,16 +238,29 @@ func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte 
 	if raw, ok := e.verbatim(i, m, us); ok {
 		return append(dst, raw...)
 	}
-	role := "user"
+	role := `"user"`
 	switch m.Role {
 	case llm.RoleAssistant:
-		role = "model"
+		role = `"model"`
 	case llm.RoleSystem:
 		e.Warnf(path, "Gemini has no system role after the start of the conversation; written as a user content")
 	}
-	dst = append(dst, `{"role":"`...)
-	dst = append(dst, role...)
-	dst = append(dst, `","parts":`...)
+	// The role is written as the content it came from had it: "function"
+	// stays, a missing one (user) stays missing, after parts stays after.
+	h := e.head(i, us)
+	switch {
+	case !h.hasRole && role == `"user"`:
+		role = ""
+	case h.role != "" && (h.role == `"model"`) == (role == `"model"`):
+		role = h.role
+	}
+	dst = append(dst, '{')
+	if role != "" && !h.roleLast {
+		dst = append(dst, `"role":`...)
+		dst = append(dst, role...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"parts":`...)
 	open := len(dst)
 	dst = append(dst, '[')
 	var list codec.List
@@ -265,9 +278,35 @@ func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte 
 		return dst[:start]
 	}
 	if list.Len() == 1 && e.one {
-		return append(unbracket(dst, open), '}')
+		dst = unbracket(dst, open)
+	} else {
+		dst = append(dst, ']')
 	}
-	return append(dst, "]}"...)
+	if role != "" && h.roleLast {
+		dst = append(dst, `,"role":`...)
+		dst = append(dst, role...)
+	}
+	return append(dst, '}')
+}
+
+// head returns how the content that message i came from (where its first
+// part was decoded) wrote its role: by default "role" first.
+func (e *encoder) head(i int, us []unit) head {
+	if len(e.src.heads) == 0 || len(us) == 0 {
+		return head{hasRole: true}
+	}
+	if k, _ := e.match(i, us[0].j, us[0]); k >= 0 {
+		if h, ok := e.src.heads[e.msgOf(k)]; ok {
+			return h
+		}
+	}
+	return head{hasRole: true}
+}
+
+// msgOf returns the index of the decoded message that holds block k.
+func (e *encoder) msgOf(k int) int {
+	src := e.src.msgs
+	return sort.Search(len(src), func(x int) bool { return int(src[x].First+src[x].Count) > k })
 }
 
 // learnNames records the names of m's calls, for the functionResponses

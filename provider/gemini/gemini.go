@@ -149,6 +149,17 @@ type source struct {
 	// contentsOne and toolsOne: the field was one object rather than an
 	// array (Google's JSON parser takes one value for a repeated field).
 	contentsOne, toolsOne bool
+	// heads are the role fields of the contents, by message index, where
+	// they are not "role" then "parts" with "user" or "model": a content
+	// that changed is written with its role as it was.
+	heads map[int]head
+}
+
+// head is how a content wrote its role.
+type head struct {
+	role     string // the role's JSON ("user", "function", null), or ""
+	hasRole  bool   // the content has a role field
+	roleLast bool   // it comes after parts
 }
 
 // block is one decoded wire part. It stands for one llm part, preceded by
