@@ -241,16 +241,6 @@ func hasCall(m llm.Message) bool {
 	return false
 }
 
-// appendCalls appends the tool calls of m to calls.
-func appendCalls(calls []llm.ToolCall, m llm.Message) []llm.ToolCall {
-	for _, p := range m.Parts {
-		if tc, ok := p.(llm.ToolCall); ok {
-			calls = append(calls, tc)
-		}
-	}
-	return calls
-}
-
 func countResults(parts []llm.Part) int {
 	n := 0
 	for _, p := range parts {

@@ -195,7 +195,7 @@ func request(r *Request) transcript.Request {
 // gives the body back, compacted, byte for byte; and a rejected body,
 // repaired, is accepted and reads back the same.
 func TestRepairAcceptedRoundTrip(t *testing.T) {
-	n := 3000
+	n := 1500
 	if testing.Short() {
 		n = 300
 	}
