@@ -110,7 +110,7 @@ type checker struct {
 	// calls and results count the tool calls and results (shape), to size
 	// the maps of ids.
 	calls, results int
-	answered       []bool // scratch of gemResponses
+	answered       []bool // scratch of the Gemini check
 	quick          bool   // stop at the first error (see check)
 	shaped         bool   // shape ran to the end: calls and results are counted
 	errors         int    // violations added that are not warnings
@@ -211,7 +211,7 @@ func (c *checker) shape() {
 					bad = "an image in a system message; system prompts hold text only"
 				}
 			}
-			if bad != "" {
+			if bad != "" && !(c.d == Gemini && gemMixed(m)) { // GEM-NO-MIX, which gemini reports
 				c.add(Violation{Rule: ruleShape, Path: c.partPath(i, j), Message: fmt.Sprintf("message %d, part %d: %s", i, j, bad)})
 			}
 		}
@@ -239,16 +239,6 @@ func hasCall(m llm.Message) bool {
 		}
 	}
 	return false
-}
-
-// appendCalls appends the tool calls of m to calls.
-func appendCalls(calls []llm.ToolCall, m llm.Message) []llm.ToolCall {
-	for _, p := range m.Parts {
-		if tc, ok := p.(llm.ToolCall); ok {
-			calls = append(calls, tc)
-		}
-	}
-	return calls
 }
 
 func countResults(parts []llm.Part) int {
@@ -1060,224 +1050,7 @@ func (c *checker) antThinking() {
 		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(at), "{found}", found)})
 }
 
-// ---- Gemini ----
-
-func (c *checker) gemini() {
-	first := firstNonSystem(c.msgs)
-	if wireLen(c.msgs, c.d) == 0 {
-		c.add(Violation{Rule: ruleGemNoContents, Path: "contents", Message: "the request has no contents (system prompts go to systemInstruction); Gemini needs at least one user content"})
-	}
-	lastUser := -1
-	for i := len(c.msgs) - 1; i >= 0; i-- {
-		if c.msgs[i].Role == llm.RoleUser {
-			lastUser = i
-			break
-		}
-	}
-	// signed: the transcript carries Gemini thought signatures. Only the
-	// turns after the last user message need to know, so it is found when
-	// the loop gets there (a quick check has usually stopped before).
-	signed, known := false, false
-	var calls []llm.ToolCall // of the current function-call turn
-	for i := first; i < len(c.msgs); i++ {
-		if c.stopped() {
-			return
-		}
-		m := c.msgs[i]
-		path := func() string { return c.msgPath(i) }
-		wi := func() string { return c.wireIndex(i) }
-		if m.Role == llm.RoleSystem {
-			c.add(Violation{Rule: ruleGemSystem, Path: path(),
-				Message: fmt.Sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", path())})
-		}
-		parts := 0
-		for j, p := range m.Parts {
-			if !expressible(p, Gemini) || signatureOnly(p) {
-				continue
-			}
-			parts++
-			if t, ok := p.(llm.Text); ok && t.Text == "" && !(j > 0 && signatureOnly(m.Parts[j-1])) {
-				if c.warnings() {
-					c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.partPath(i, j), Warning: true,
-						Message: fmt.Sprintf("%s is an empty text part; Vertex AI rejects empty text", c.partPath(i, j))})
-				}
-			}
-		}
-		if parts == 0 {
-			c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: path() + ".parts",
-				Message:       fmt.Sprintf("the content %s has no parts", path()),
-				ProviderError: fill(tmplGemPartsEmpty, "{i}", wi())})
-		}
-		prevRole := llm.Role("")
-		if i > first {
-			prevRole = gemRole(c.msgs[i-1].Role)
-		}
-		results := countResults(m.Parts)
-		switch {
-		case m.Role == llm.RoleAssistant && hasCall(m):
-			calls = appendCalls(calls[:0], m)
-			if prevRole != llm.RoleUser {
-				why := "the contents start with it"
-				if prevRole != "" {
-					why = fmt.Sprintf("it follows the model turn %s", c.msgPath(i-1))
-				}
-				c.add(Violation{Rule: ruleGemCallAfterUser, Path: path(),
-					Message:       fmt.Sprintf("the function-call turn %s must follow a user turn or a function-response turn, but %s", path(), why),
-					ProviderError: tmplGemCallAfterUser})
-			}
-			c.gemResponses(i, calls)
-			if i > lastUser && !known {
-				signed, known = c.gemSigned(), true
-			}
-			if signed && i > lastUser {
-				c.gemSignature(i)
-			}
-		case results > 0:
-			if i == first || c.msgs[i-1].Role != llm.RoleAssistant || !hasCall(c.msgs[i-1]) {
-				c.add(Violation{Rule: ruleGemRespAfterCall, Path: path(),
-					Message:       fmt.Sprintf("the function-response turn %s does not come right after a function-call turn (it follows %s)", path(), c.describePrev(i, first)),
-					ProviderError: tmplGemRespAfterCall})
-			}
-			for j, p := range m.Parts {
-				if r, ok := p.(llm.ToolResult); ok && hasImage(r.Content) {
-					if c.warnings() {
-						c.add(Violation{Rule: ruleGemMultimodal, Path: c.partPath(i, j), Warning: true,
-							Message:       fmt.Sprintf("the function response %s carries images (functionResponse.parts); only Gemini 3 models accept them", c.partPath(i, j)),
-							ProviderError: tmplGemMultimodal})
-					}
-				}
-			}
-		case prevRole != "" && prevRole == gemRole(m.Role) && m.Role != llm.RoleSystem:
-			if c.warnings() {
-				c.add(Violation{Rule: ruleGemSameRole, Path: path(), Warning: true,
-					Message: fmt.Sprintf("%s follows another %s content; Gemini's handling of consecutive same-role contents is not documented (merge them to be safe)", path(), gemRole(m.Role))})
-			}
-		}
-	}
-}
-
-func gemRole(r llm.Role) llm.Role {
-	if r == llm.RoleAssistant {
-		return "model"
-	}
-	return llm.RoleUser
-}
-
-func (c *checker) describePrev(i, first int) string {
-	if i == first {
-		return "nothing: the contents start with it"
-	}
-	return c.describe(i - 1)
-}
-
-// gemResponses checks that the content after the function-call turn i
-// answers each of its calls once.
-func (c *checker) gemResponses(i int, calls []llm.ToolCall) {
-	next := i + 1
-	if next >= len(c.msgs) || countResults(c.msgs[next].Parts) == 0 {
-		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(i),
-			Message:       fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(i), len(calls), c.describe(next)),
-			ProviderError: tmplGemRespCount})
-		return
-	}
-	c.answered = append(c.answered[:0], make([]bool, len(calls))...)
-	answered := c.answered
-	last := -1
-	ordered := true
-	n := 0
-	for j, p := range c.msgs[next].Parts {
-		r, ok := p.(llm.ToolResult)
-		if !ok {
-			continue
-		}
-		n++
-		k := gemMatch(calls, answered, r)
-		if k < 0 {
-			c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(next, j),
-				Message: fmt.Sprintf("the function response %s (%s%s) matches no unanswered call of %s", c.partPath(next, j), r.Name, idSuffixParen(r.CallID), c.msgPath(i))})
-			continue
-		}
-		answered[k] = true
-		if r.Name != "" && r.Name != calls[k].Name {
-			c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(next, j) + ".functionResponse.name",
-				Message: fmt.Sprintf("the function response %s names %q, but call %s is %q; the names must be equal", c.partPath(next, j), r.Name, quoteID(calls[k].ID), calls[k].Name)})
-		}
-		if k < last {
-			ordered = false
-		}
-		last = k
-	}
-	if n != len(calls) {
-		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(next),
-			Message:       fmt.Sprintf("%s holds %d function response(s) for the %d call(s) of %s; the counts must be equal", c.msgPath(next), n, len(calls), c.msgPath(i)),
-			ProviderError: tmplGemRespCount})
-	}
-	if !ordered {
-		if c.warnings() {
-			c.add(Violation{Rule: ruleGemOrder, Path: c.msgPath(next), Warning: true,
-				Message: fmt.Sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(next), c.msgPath(i))})
-		}
-	}
-}
-
-// gemMatch finds the call that r answers: by id where both have one, else
-// the first unanswered call with r's name (or the only unanswered call).
-func gemMatch(calls []llm.ToolCall, answered []bool, r llm.ToolResult) int {
-	if r.CallID != "" {
-		for k, cl := range calls {
-			if !answered[k] && cl.ID == r.CallID {
-				return k
-			}
-		}
-	}
-	pending, only := 0, -1
-	for k, cl := range calls {
-		if answered[k] || (r.CallID != "" && cl.ID != "") {
-			continue
-		}
-		if cl.Name == r.Name {
-			return k
-		}
-		pending++
-		only = k
-	}
-	if r.Name == "" && pending == 1 {
-		return only
-	}
-	return -1
-}
-
-// gemSigned reports whether a message carries a Gemini thought signature.
-func (c *checker) gemSigned() bool {
-	for _, m := range c.msgs {
-		for _, p := range m.Parts {
-			if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// gemSignature checks GEM-THOUGHT-SIG for the function-call turn i.
-func (c *checker) gemSignature(i int) {
-	parts := c.msgs[i].Parts
-	for j, p := range parts {
-		tc, ok := p.(llm.ToolCall)
-		if !ok {
-			continue
-		}
-		if j > 0 {
-			if r, ok := parts[j-1].(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
-				return
-			}
-		}
-		c.add(Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j),
-			Message:       fmt.Sprintf("the first function call of %s (%s) has no thoughtSignature; this transcript carries Gemini thought signatures, and Gemini 3 requires one on the first call of every step of the current turn", c.msgPath(i), tc.Name),
-			ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.layout().msgLoc(i).msg)+1))})
-		return
-	}
-}
+// ---- Gemini: gemini.go ----
 
 // ---- tool definitions ----
 

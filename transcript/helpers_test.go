@@ -42,6 +42,11 @@ func rsItem(id string) llm.Reasoning {
 
 func gsig(sig string) llm.Reasoning { return llm.Reasoning{Provider: "gemini", Signature: sig} }
 
+// gopaque is a Gemini part of a kind the llm form does not model.
+func gopaque(kind string) llm.Opaque {
+	return llm.Opaque{Provider: "gemini", Kind: kind, Data: json.RawMessage(`{"` + kind + `":{}}`)}
+}
+
 // render writes msgs one message a line, for golden files and messages.
 func render(msgs []llm.Message) string {
 	var b strings.Builder
@@ -78,7 +83,7 @@ func renderPart(p llm.Part) string {
 	case llm.Reasoning:
 		return fmt.Sprintf("reasoning %s sig=%q data=%s", p.Provider, p.Signature, p.Data)
 	case llm.Opaque:
-		return fmt.Sprintf("opaque %s %s", p.Provider, p.Kind)
+		return fmt.Sprintf("opaque %s %s %s", p.Provider, p.Kind, p.Data)
 	case nil:
 		return "nil"
 	}

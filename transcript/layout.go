@@ -419,6 +419,14 @@ func signatureOnly(p llm.Part) bool {
 	return ok && r.Provider == string(Gemini) && r.Text == "" && len(r.Data) == 0
 }
 
+// emptyPart reports whether p is a Gemini part without any data field: an
+// [llm.Opaque] of no kind, which the gemini codec reads to write it back
+// (GEM-PARTS-NONEMPTY, in the codec's Wire) but which is not content.
+func emptyPart(p llm.Part) bool {
+	o, ok := p.(llm.Opaque)
+	return ok && o.Kind == "" && o.Provider == string(Gemini)
+}
+
 // firstNonSystem returns the index of the first message that is not a
 // system message, or len(msgs).
 func firstNonSystem(msgs []llm.Message) int {

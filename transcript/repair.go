@@ -115,7 +115,7 @@ func (e *RepairError) Error() string {
 // transcript does not have.
 func unrepairable(rule string) bool {
 	switch rule {
-	case ruleGemThoughtSig, ruleCCEmptyMessages, ruleAntNoMessages, ruleGemNoContents, ruleAntMaxMessages, ruleRole:
+	case ruleGemThoughtSig, ruleGemMultimodal, ruleCCEmptyMessages, ruleAntNoMessages, ruleGemNoContents, ruleAntMaxMessages, ruleRole:
 		return true
 	}
 	return false
@@ -364,6 +364,11 @@ func (rp *repairer) load() {
 					other = true
 					continue
 				}
+			case llm.Opaque:
+				if emptyPart(pp) {
+					other = true
+					continue
+				}
 			case llm.ToolResult:
 				sv.results++
 				results++
@@ -452,6 +457,10 @@ func (rp *repairer) shape() {
 		}
 		if wellFormed(m) {
 			out = append(out, m)
+			continue
+		}
+		if rp.d == Gemini && mixesCalls(m) {
+			out = rp.gemSplit(m, out)
 			continue
 		}
 		var before, after []wmsg
@@ -660,7 +669,7 @@ func (rp *repairer) contentMsg(m *wmsg) bool {
 		n = rp.antText(m)
 	} else {
 		for _, p := range m.parts {
-			if expressible(p.p, rp.d) && !signatureOnly(p.p) {
+			if expressible(p.p, rp.d) && !signatureOnly(p.p) && !emptyPart(p.p) {
 				n++
 			}
 		}
@@ -845,16 +854,20 @@ func (rp *repairer) pair() {
 					hasCall = true
 				}
 			}
-			if rp.d == Anthropic && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant &&
-				!(pr.turns[prevIn].c1 > pr.turns[prevIn].c0 && antSplitsTurn(m)) {
-				cur = prevIn // Anthropic merges consecutive assistant messages
+			// Anthropic and Gemini merge consecutive assistant messages
+			// into one turn (an Anthropic message that splits the turn
+			// aside).
+			merge := i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant &&
+				(rp.d == Gemini || rp.d == Anthropic && !(pr.turns[prevIn].c1 > pr.turns[prevIn].c0 && antSplitsTurn(m)))
+			if merge {
+				cur = prevIn
 				pr.turns[cur].last = i
 			} else if hasCall || rp.d == Anthropic {
 				pr.turns = append(pr.turns, turn{first: i, last: i, c0: len(pr.calls), c1: len(pr.calls)})
 				cur = len(pr.turns) - 1
 				pr.turnAt[i] = int32(cur)
 			}
-			if pr.turnAt[i] >= 0 || (rp.d == Anthropic) {
+			if pr.turnAt[i] >= 0 || rp.d == Anthropic || merge {
 				in = cur
 			}
 			for k, p := range m.parts {
@@ -1272,23 +1285,21 @@ func (rp *repairer) judge(pr *pairing, t int) {
 				}
 			}
 		case Gemini:
-			for j := last + 1; j < len(rp.w); j++ {
+			// Its responses are those of the user turn after it: Gemini
+			// joins consecutive user contents into one turn.
+		scanGem:
+			for j := last + 1; j < len(rp.w) && rp.w[j].role != llm.RoleAssistant; j++ {
 				if rp.w[j].role != llm.RoleTool {
-					break
-				}
-				res := rp.residual(pr, j)
-				if res.vanish {
 					continue
 				}
-				for _, ri := range res.kept {
+				for _, ri := range rp.residual(pr, j).kept {
 					ci := pr.results[ri].call
 					if ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep {
 						bad(ruleGemRespCount, "another response sat among its responses")
-						break
+						break scanGem
 					}
 					setMine(ci)
 				}
-				break
 			}
 		case OpenAIResponses:
 			for ci := T.c0; ci < T.c1; ci++ {
@@ -1607,18 +1618,20 @@ func noteText(r llm.ToolResult) string {
 
 // A post takes the repaired messages in order, as rebuild emits them,
 // applies the fix-ups that need the repaired order, and writes the llm
-// messages build returns. Gemini: a function-call turn takes in the
-// call-less model turns right before it, and the contents start with a
-// user turn. Responses: reasoning items that no item follows, and second
-// uses of an item id, go. Its changes come after all of pairing's.
+// messages build returns. Gemini: the contents start with a user turn.
+// Responses: reasoning items that no item follows, and second uses of an
+// item id, go. Its changes come after all of pairing's.
 type post struct {
 	rp      *repairer
 	out     []llm.Message
-	pending []wmsg          // Gemini: call-less model turns the next function-call turn may take in
 	seen    map[string]bool // Responses: item ids so far
 	changes []Change
 	first   int  // index in out of the first message that is not a system message, or -1
 	firstM  wmsg // that message
+	// Gemini: the model turn the contents start with makes calls (the
+	// first message, or one of the assistant messages right after it).
+	startCall bool
+	startOpen bool // the messages so far are that turn's
 }
 
 func (rp *repairer) newPost(n int) *post {
@@ -1633,23 +1646,6 @@ func (ps *post) change(rule, path string, a Action, reason string) {
 func (ps *post) take(m *wmsg) {
 	switch ps.rp.d {
 	case Gemini:
-		switch {
-		case m.role != llm.RoleAssistant:
-			ps.flush()
-		case !hasCallPart(*m):
-			ps.pending = append(ps.pending, *m)
-			return
-		case len(ps.pending) > 0:
-			merged := wmsg{role: llm.RoleAssistant, om: ps.pending[0].om, changed: true}
-			for _, x := range ps.pending {
-				merged.parts = append(merged.parts, x.parts...)
-			}
-			merged.parts = append(merged.parts, m.parts...)
-			ps.change(ruleGemCallAfterUser, ps.rp.msgPath(*m), ActionMerge, fmt.Sprintf("merged %d model turn(s) before this function-call turn into it: a function-call turn must follow a user turn", len(ps.pending)))
-			ps.pending = ps.pending[:0]
-			ps.emit(&merged)
-			return
-		}
 		ps.emit(m)
 	case OpenAIResponses:
 		if m.role == llm.RoleAssistant {
@@ -1663,26 +1659,26 @@ func (ps *post) take(m *wmsg) {
 	}
 }
 
-func (ps *post) flush() {
-	for k := range ps.pending {
-		ps.emit(&ps.pending[k])
-	}
-	ps.pending = ps.pending[:0]
-}
-
 // emit writes a Gemini message, noting the first that is not a system
-// message.
+// message and whether the model turn it starts makes calls.
 func (ps *post) emit(m *wmsg) {
 	if ps.first < 0 && m.role != llm.RoleSystem {
 		ps.first, ps.firstM = len(ps.out), *m
+		ps.startOpen = m.role == llm.RoleAssistant
+	}
+	if ps.startOpen {
+		if m.role == llm.RoleAssistant {
+			ps.startCall = ps.startCall || hasCallPart(*m)
+		} else if m.role != llm.RoleSystem {
+			ps.startOpen = false
+		}
 	}
 	ps.out = append(ps.out, ps.rp.message(m))
 }
 
 // finish returns the messages, and puts the changes after rp's.
 func (ps *post) finish() []llm.Message {
-	ps.flush()
-	if rp := ps.rp; rp.d == Gemini && ps.first >= 0 && ps.firstM.role == llm.RoleAssistant && hasCallPart(ps.firstM) {
+	if rp := ps.rp; rp.d == Gemini && ps.startCall {
 		ps.change(ruleGemCallAfterUser, rp.msgPath(ps.firstM), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
 		u := wmsg{role: llm.RoleUser, parts: []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: -1, op: -1}}, om: -1, changed: true}
 		ps.out = append(ps.out, llm.Message{})

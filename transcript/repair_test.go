@@ -208,12 +208,14 @@ contents.0 GEM-CALL-AFTER-USER insert
 				usr("q"),
 				asst(call("c1", "a"), call("c1", "b")),
 				usr("wait"),
+				asst(txt("waiting")),
 				tool(errRes("", "b", txt("2")), errRes("c1", "a", txt("1"))),
 			},
 			want: `0 user: text "q";
 1 assistant: call c1 a {}; call c1 b {};
 2 tool: result c1 a error [text "1"]; result  b error [text "2"];
 3 user: text "wait";
+4 assistant: text "waiting";
 `,
 			changes: `contents.1 GEM-RESP-AFTER-CALL move
 `,
@@ -239,5 +241,32 @@ contents.0 GEM-CALL-AFTER-USER insert
 				t.Errorf("Check(Repair(x), gemini) = %q, want accepted", ruleList(vs))
 			}
 		})
+	}
+}
+
+// TestRepairGeminiJoinedTurns checks that Repair, fixing one thing, leaves
+// alone the shapes the Gemini API accepts because it joins consecutive
+// contents of one role: calls spread over model contents, responses over
+// user contents, user text among them.
+func TestRepairGeminiJoinedTurns(t *testing.T) {
+	joined := []llm.Message{
+		usr("q"),
+		asst(gsig("s"), call("", "a")),
+		asst(call("", "b")),
+		tool(res("", "a", "1")),
+		usr("and"),
+		tool(res("", "b", "2")),
+		asst(txt("then")),
+	}
+	in := append(append([]llm.Message(nil), joined...), usr("again"), asst(call("", "get weather")), tool(res("", "get weather", "3")))
+	out, changes, err := RepairRequest(Request{Messages: in, Tools: []llm.ToolSpec{{Name: "get weather"}}}, Gemini, nil)
+	if err != nil {
+		t.Fatalf("RepairRequest() error = %v", err)
+	}
+	if got, want := render(out.Messages[:len(joined)]), render(joined); got != want {
+		t.Errorf("RepairRequest() changed the joined turns:\n%s\nwant\n%s", got, want)
+	}
+	if len(changes) != 1 || changes[0].Rule != ruleGemName {
+		t.Errorf("RepairRequest() changes = %v, want one GEM-NAME rename", changes)
 	}
 }

@@ -54,6 +54,7 @@ const (
 	ruleGemRespCount     = "GEM-RESP-COUNT"
 	ruleGemRespMatch     = "GEM-RESP-MATCH" // [DERIVED]
 	ruleGemCallAfterUser = "GEM-CALL-AFTER-USER"
+	ruleGemNoMix         = "GEM-NO-MIX"
 	ruleGemPartsNonEmpty = "GEM-PARTS-NONEMPTY"
 	ruleGemName          = "GEM-NAME"
 	ruleGemThoughtSig    = "GEM-THOUGHT-SIG"
@@ -124,6 +125,7 @@ const (
 	tmplGemRespAfterCall = "Please ensure that function response turn comes immediately after a function call turn."
 	tmplGemRespCount     = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
 	tmplGemCallAfterUser = "Please ensure that function call turn comes immediately after a user turn or after a function response turn."
+	tmplGemNoMix         = "Please ensure that function call turn contains at least one function_call part which can not be mixed with function_response parts."
 	tmplGemPartsEmpty    = "* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty."
 	tmplGemName          = "* GenerateContentRequest.tools[0].function_declarations[{k}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64."
 	tmplGemThoughtSig    = "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {p}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."

@@ -47,6 +47,9 @@ type decoder struct {
 	codec.Reader
 	r     *Request
 	names map[string]string // functionCall id → name
+	// firstCall and firstResp are the first functionCall and
+	// functionResponse of the content being decoded, or None.
+	firstCall, firstResp jsontree.Node
 }
 
 // object checks that idx is an object without repeated keys, counting the
@@ -190,7 +193,7 @@ func (d *decoder) system(idx jsontree.Node) error {
 		case "parts":
 			parts = c
 		case "role":
-			if _, err := d.Str(c); err != nil {
+			if _, _, err := d.optStr(c); err != nil {
 				return err
 			}
 		default:
@@ -200,11 +203,12 @@ func (d *decoder) system(idx jsontree.Node) error {
 	if parts < 0 {
 		return d.Missing(idx, "parts", "an array of text parts")
 	}
-	if t.Kind(parts) != jsontree.Array {
-		return d.Want(parts, "an array of text parts")
+	p0, one, err := d.elems(parts, "an array of text parts")
+	if err != nil {
+		return err
 	}
 	first := int32(len(src.blocks))
-	for c := t.First(parts); c >= 0; c = t.Next(c) {
+	for c := p0; c >= 0; c = d.next(c, one) {
 		if err := d.object(c, "a part object"); err != nil {
 			return err
 		}
@@ -216,7 +220,7 @@ func (d *decoder) system(idx jsontree.Node) error {
 		if err != nil {
 			return err
 		}
-		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: t.Compact(c), extras: d.extras(c, "text")})
+		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: t.Compact(c), extras: d.extras(c, "text"), one: one})
 	}
 	d.addMessage(llm.RoleSystem, idx, first)
 	src.leadSys = 1
@@ -243,15 +247,18 @@ func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
 
 func (d *decoder) contents(idx jsontree.Node) error {
 	t := d.T
-	if t.Kind(idx) != jsontree.Array {
-		return d.Want(idx, "an array of contents")
+	c0, one, err := d.elems(idx, "an array of contents")
+	if err != nil {
+		return err
 	}
-	for c := t.First(idx); c >= 0; c = t.Next(c) {
+	d.r.src.contentsOne = one
+	for c := c0; c >= 0; c = d.next(c, one) {
 		if err := d.object(c, "a content object"); err != nil {
 			return err
 		}
 		role := llm.RoleUser
 		parts := jsontree.None
+		var h head
 		for f := t.First(c); f >= 0; f = t.Next(f) {
 			key := "parts"
 			if !t.KeyIs(f, "parts") {
@@ -259,10 +266,11 @@ func (d *decoder) contents(idx jsontree.Node) error {
 			}
 			switch key {
 			case "role":
-				name, err := d.Str(f)
+				name, _, err := d.optStr(f)
 				if err != nil {
 					return err
 				}
+				h.role, h.hasRole, h.roleLast = string(t.Compact(f)), true, parts >= 0
 				switch name {
 				case "user", "function", "tool", "":
 				case "model":
@@ -279,28 +287,90 @@ func (d *decoder) contents(idx jsontree.Node) error {
 		if parts < 0 {
 			return d.Missing(c, "parts", "an array of parts")
 		}
-		if t.Kind(parts) != jsontree.Array {
-			return d.Want(parts, "an array of parts")
+		p0, pone, err := d.elems(parts, "an array of parts")
+		if err != nil {
+			return err
 		}
 		src := d.r.src
 		first := int32(len(src.blocks))
-		for p := t.First(parts); p >= 0; p = t.Next(p) {
+		d.firstCall, d.firstResp = jsontree.None, jsontree.None
+		for p := p0; p >= 0; p = d.next(p, pone) {
 			b, err := d.part(p, role)
 			if err != nil {
 				return err
 			}
+			b.one = pone
 			src.blocks = append(src.blocks, b)
+		}
+		// One content may mix function calls and responses: Gemini rejects
+		// it (GEM-NO-MIX), which transcript reports. A call alone in a
+		// user content, or a response alone in a model content, is no
+		// such mix: the role is wrong.
+		switch {
+		case role == llm.RoleUser && d.firstCall >= 0 && d.firstResp < 0:
+			return d.Errorf(d.firstCall, "a functionCall belongs in a model content, not a user content")
+		case role == llm.RoleAssistant && d.firstResp >= 0 && d.firstCall < 0:
+			return d.Errorf(d.firstResp, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
+		}
+		if !h.hasRole || h.roleLast || (h.role != `"user"` && h.role != `"model"`) {
+			if src.heads == nil {
+				src.heads = make(map[int]head)
+			}
+			src.heads[len(src.msgs)] = h
 		}
 		d.addMessage(role, c, first)
 	}
 	return nil
 }
 
-// dataFields are the members of a part's data oneof.
+// elems returns the first element of the repeated field n, and whether n
+// is one object that stands for an array of one. Google's JSON parser
+// takes a single value for a repeated field, and Google's own curl samples
+// write "parts": {"text": ...}; Encode writes the field back in the form it
+// had. what names the array wanted.
+func (d *decoder) elems(n jsontree.Node, what string) (first jsontree.Node, one bool, err error) {
+	switch d.T.Kind(n) {
+	case jsontree.Array:
+		return d.T.First(n), false, nil
+	case jsontree.Object:
+		return n, true, nil
+	}
+	return jsontree.None, false, d.Want(n, what)
+}
+
+// next returns the element after c of a repeated field that elems read.
+func (d *decoder) next(c jsontree.Node, one bool) jsontree.Node {
+	if one {
+		return jsontree.None
+	}
+	return d.T.Next(c)
+}
+
+// optStr reads an optional string field: null stands for an unset field,
+// as protobuf's JSON form has it.
+func (d *decoder) optStr(n jsontree.Node) (s string, null bool, err error) {
+	if d.T.Kind(n) == jsontree.Null {
+		return "", true, nil
+	}
+	s, err = d.Str(n)
+	return s, false, err
+}
+
+// dataFields are the members of a part's data oneof that toolwire knows.
 var dataFields = [...]string{"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"}
 
+// knownKinds are the part fields, besides the data fields, that make a
+// part of a kind the llm form does not model: carried as an [llm.Opaque].
+var knownKinds = [...]string{"executableCode", "codeExecutionResult", "toolCall", "toolResponse", "videoMetadata"}
+
 // part decodes one part of a content with the given role (user or
-// assistant).
+// assistant). A part the llm form does not model (executableCode,
+// codeExecutionResult, a built-in tool's toolCall and toolResponse, a
+// videoMetadata of its own, an empty thought, a part of a kind toolwire
+// does not know) becomes an [llm.Opaque] with the whole part, in either
+// role: content Gemini accepts, never judged empty. Only a part with no
+// field besides thought and thoughtSignature has no data
+// (GEM-PARTS-NONEMPTY, listed in Wire).
 func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	t := d.T
 	if err := d.object(idx, "a part object"); err != nil {
@@ -319,7 +389,7 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	var sig string
 	if f := d.get(idx, "thoughtSignature"); f >= 0 {
 		var err error
-		if sig, err = d.Str(f); err != nil {
+		if sig, _, err = d.optStr(f); err != nil {
 			return block{}, err
 		}
 	}
@@ -331,16 +401,15 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 		thought = t.IsTrue(f)
 	}
 	model := role == llm.RoleAssistant
-	// In a user content a signature has no llm form: it stays with the
-	// part as an extra field.
-	sigKey := "thoughtSignature"
-	if !model {
-		sigKey = ""
+	// A signature has an llm form (a Reasoning before the part) on a model
+	// part and on a call; elsewhere it stays with the part as an extra
+	// field.
+	sigKey := ""
+	if model || kind == "functionCall" {
+		sigKey = "thoughtSignature"
 	}
 	switch {
-	case thought && !model:
-		return block{}, d.Errorf(idx, "a thought part belongs in a model content, not a user content")
-	case thought && kind == "text" && t.Kind(data) == jsontree.String && len(t.Raw(data)) > 2:
+	case thought && kind == "text" && model && t.Kind(data) == jsontree.String && len(t.Raw(data)) > 2:
 		b.part = llm.Reasoning{Provider: string(Dialect), Text: t.Str(data), Signature: sig}
 		b.extras = d.extras(idx, "text", "thought", sigKey)
 		return b, nil
@@ -359,44 +428,73 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 		b.part = img
 		b.extras = d.extras(idx, kind, sigKey)
 	case kind == "functionCall":
-		if !model {
-			return block{}, d.Errorf(data, "a functionCall belongs in a model content, not a user content")
-		}
 		c, err := d.call(data)
 		if err != nil {
 			return block{}, err
 		}
+		if d.firstCall < 0 {
+			d.firstCall = data
+		}
 		b.part = c
 		b.extras = d.extras(idx, kind, sigKey)
 	case kind == "functionResponse":
-		if model {
-			return block{}, d.Errorf(data, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
+		if d.firstResp < 0 {
+			d.firstResp = data
 		}
 		if err := d.response(data, &b); err != nil {
 			return block{}, err
 		}
-		b.extras = d.extras(idx, kind, sigKey)
+		b.extras = d.extras(idx, kind)
+		return b, nil
 	default:
-		if !model {
-			if kind == "" {
-				return block{}, d.Errorf(idx, "a part needs one data field: text, inlineData, fileData or functionResponse (GEM-PARTS-NONEMPTY)")
-			}
-			return block{}, d.Errorf(data, "a %s part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)", kind)
-		}
-		if kind == "" && !thought {
-			b.noData = true
-			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: d.Path(idx),
-				Message:       "the part has no data field (text, inlineData, fileData, functionCall, ...)",
-				ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(d.Path(idx)))})
-		}
-		// executableCode, codeExecutionResult, an empty thought: opaque.
-		b.part = llm.Reasoning{Provider: string(Dialect), Data: b.raw}
+		b.part, b.noData = d.opaque(idx, kind, thought)
 		return b, nil
 	}
-	if model {
+	if sigKey != "" {
 		b.sig = sig
 	}
 	return b, nil
+}
+
+// opaque returns the part at idx, which has no data field the llm form
+// models (kind is its data field, or ""), as an [llm.Opaque]. It reports
+// a part with no field besides thought and thoughtSignature (an empty
+// thought aside), which it lists in Wire: Gemini wants one data field
+// (GEM-PARTS-NONEMPTY).
+func (d *decoder) opaque(idx jsontree.Node, kind string, thought bool) (llm.Opaque, bool) {
+	t := d.T
+	o := llm.Opaque{Provider: string(Dialect), Kind: kind, Data: t.Compact(idx)}
+	if thought && (kind == "" || kind == "text") {
+		o.Kind = "thought" // an empty thought, or one in a user content
+		return o, false
+	}
+	if kind == "" {
+		for c := t.First(idx); c >= 0; c = t.Next(c) {
+			if k := camel(t.Key(c)); k != "thought" && k != "thoughtSignature" {
+				o.Kind = k
+				break
+			}
+		}
+	}
+	switch {
+	case o.Kind == "":
+		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: d.Path(idx),
+			Message:       "the part has no data field (text, inlineData, fileData, functionCall, ...)",
+			ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(d.Path(idx)))})
+		return o, true
+	case !known(o.Kind):
+		d.Note(idx, fmt.Sprintf("a %s part is of a kind toolwire does not know", o.Kind))
+	}
+	return o, false
+}
+
+func known(kind string) bool {
+	for _, k := range knownKinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // bracketPath writes contents.2.parts.0 as contents[2].parts[0], the way
@@ -424,7 +522,7 @@ func (d *decoder) call(idx jsontree.Node) (llm.ToolCall, error) {
 	}
 	var err error
 	if f := d.get(idx, "id"); f >= 0 {
-		if c.ID, err = d.Str(f); err != nil {
+		if c.ID, _, err = d.optStr(f); err != nil {
 			return c, err
 		}
 	}
@@ -463,7 +561,7 @@ func (d *decoder) response(idx jsontree.Node, b *block) error {
 	var r llm.ToolResult
 	var err error
 	if f := d.get(idx, "id"); f >= 0 {
-		if r.CallID, err = d.Str(f); err != nil {
+		if r.CallID, _, err = d.optStr(f); err != nil {
 			return err
 		}
 	}
@@ -488,10 +586,12 @@ func (d *decoder) response(idx jsontree.Node, b *block) error {
 		r.Content, r.Status = []llm.Part{llm.Text{Text: string(b.respVal)}}, llm.StatusSuccess
 	}
 	if f = d.get(idx, "parts"); f >= 0 {
-		if t.Kind(f) != jsontree.Array {
-			return d.Want(f, "an array of parts")
+		p0, one, err := d.elems(f, "an array of parts")
+		if err != nil {
+			return err
 		}
-		for p := t.First(f); p >= 0; p = t.Next(p) {
+		b.respOne = one
+		for p := p0; p >= 0; p = d.next(p, one) {
 			if err := d.object(p, "a part object"); err != nil {
 				return err
 			}
@@ -560,7 +660,7 @@ func (d *decoder) media(idx jsontree.Node, file bool) (llm.Image, error) {
 	}
 	var err error
 	if f := d.get(idx, "mimeType"); f >= 0 {
-		if img.MediaType, err = d.Str(f); err != nil {
+		if img.MediaType, _, err = d.optStr(f); err != nil {
 			return img, err
 		}
 	}
@@ -598,10 +698,12 @@ func (d *decoder) media(idx jsontree.Node, file bool) (llm.Image, error) {
 // declarations or another kind of tool.
 func (d *decoder) tools(idx jsontree.Node) error {
 	t := d.T
-	if t.Kind(idx) != jsontree.Array {
-		return d.Want(idx, "an array of tools")
+	c0, one, err := d.elems(idx, "an array of tools")
+	if err != nil {
+		return err
 	}
-	for c := t.First(idx); c >= 0; c = t.Next(c) {
+	d.r.src.toolsOne = one
+	for c := c0; c >= 0; c = d.next(c, one) {
 		if err := d.object(c, "a tool object"); err != nil {
 			return err
 		}
@@ -615,10 +717,12 @@ func (d *decoder) tools(idx jsontree.Node) error {
 		}
 		st.key = t.Key(fd)
 		st.extras = d.extras(c, "functionDeclarations")
-		if t.Kind(fd) != jsontree.Array {
-			return d.Want(fd, "an array of function declarations")
+		f0, fone, err := d.elems(fd, "an array of function declarations")
+		if err != nil {
+			return err
 		}
-		for f := t.First(fd); f >= 0; f = t.Next(f) {
+		st.declOne = fone
+		for f := f0; f >= 0; f = d.next(f, fone) {
 			decl, err := d.decl(f)
 			if err != nil {
 				return err
@@ -645,9 +749,14 @@ func (d *decoder) decl(idx jsontree.Node) (srcDecl, error) {
 	if sd.spec.Name, err = d.Str(f); err != nil {
 		return sd, err
 	}
+	describe := "description"
 	if f = d.get(idx, "description"); f >= 0 {
-		if sd.spec.Description, err = d.Str(f); err != nil {
+		var null bool
+		if sd.spec.Description, null, err = d.optStr(f); err != nil {
 			return sd, err
+		}
+		if null {
+			describe = "" // "description": null stays as it is, an extra field
 		}
 	}
 	p, js := d.get(idx, "parameters"), d.get(idx, "parametersJsonSchema")
@@ -668,7 +777,7 @@ func (d *decoder) decl(idx jsontree.Node) (srcDecl, error) {
 			sd.spec.Parameters = appendJSONSchema(nil, t, p)
 		}
 	}
-	sd.extras = d.extras(idx, "name", "description", "parameters", "parametersJsonSchema")
+	sd.extras = d.extras(idx, "name", describe, "parameters", "parametersJsonSchema")
 	return sd, nil
 }
 

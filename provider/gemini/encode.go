@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -59,7 +61,8 @@ type encoder struct {
 	names  map[string]string // call id → name, for functionResponse names
 
 	itemIDs int
-	noData  int // parts without data left out (FixWire)
+	noData  int  // parts without data left out (FixWire)
+	one     bool // the part written last came from a parts field that was one object
 }
 
 // Part returns the llm part of block k, for the encoder's [codec.Matcher].
@@ -137,7 +140,9 @@ func (e *encoder) system(dst []byte) []byte {
 			return append(dst, raw...)
 		}
 	}
-	dst = append(dst, `{"parts":[`...)
+	dst = append(dst, `{"parts":`...)
+	open := len(dst)
+	dst = append(dst, '[')
 	n := 0
 	for i, m := range msgs {
 		for _, u := range e.units(i, m, "systemInstruction") {
@@ -152,6 +157,9 @@ func (e *encoder) system(dst []byte) []byte {
 			n++
 		}
 	}
+	if n == 1 && e.one {
+		return append(unbracket(dst, open), '}')
+	}
 	return append(dst, "]}"...)
 }
 
@@ -162,10 +170,25 @@ func (e *encoder) verbatim(i int, m llm.Message, us []unit) ([]byte, bool) {
 	if len(us) != countUnits(m) {
 		return nil, false
 	}
-	return e.blocks.Verbatim(i, m.Role, len(us), func(u, k int) bool {
+	same := func(u, k int) bool {
 		b := &e.src.blocks[k]
 		return b.sig == us[u].sig && equalPart(b.part, us[u].part) && !(e.r.FixWire && b.wireBad())
-	})
+	}
+	if raw, ok := e.blocks.Verbatim(i, m.Role, len(us), same); ok || len(us) == 0 {
+		return raw, ok
+	}
+	// A message a repair moved (past an inserted or split one) is still
+	// the message decoded where its first part came from.
+	k, exact := e.blocks.Match(i, 0, us[0].part, func(k int) bool { return same(0, k) }, false)
+	if !exact {
+		return nil, false
+	}
+	src := e.src.msgs
+	at := e.msgOf(k)
+	if at == i || at >= len(src) || int(src[at].First) != k {
+		return nil, false
+	}
+	return e.blocks.Verbatim(at, m.Role, len(us), same)
 }
 
 // countUnits counts the wire parts of m, to tell a message whose dropped
@@ -183,6 +206,7 @@ func countUnits(m llm.Message) int {
 
 func (e *encoder) contents(dst []byte) []byte {
 	msgs := e.r.Messages
+	open := len(dst)
 	dst = append(dst, '[')
 	var contents codec.List
 	for i := e.lead; i < len(msgs); i++ {
@@ -191,7 +215,17 @@ func (e *encoder) contents(dst []byte) []byte {
 		dst = e.content(dst, i, msgs[i], "contents."+strconv.Itoa(contents.Len()))
 		dst = contents.End(dst, at)
 	}
+	if e.src.contentsOne && contents.Len() == 1 {
+		return unbracket(dst, open)
+	}
 	return append(dst, ']')
+}
+
+// unbracket removes the '[' at dst[open] that opened an array of one
+// element, written from a field that was one object rather than an array.
+func unbracket(dst []byte, open int) []byte {
+	copy(dst[open:], dst[open+1:])
+	return dst[:len(dst)-1]
 }
 
 // content writes message i as the content at path. With FixWire it writes
@@ -204,16 +238,31 @@ func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte 
 	if raw, ok := e.verbatim(i, m, us); ok {
 		return append(dst, raw...)
 	}
-	role := "user"
+	role := `"user"`
 	switch m.Role {
 	case llm.RoleAssistant:
-		role = "model"
+		role = `"model"`
 	case llm.RoleSystem:
 		e.Warnf(path, "Gemini has no system role after the start of the conversation; written as a user content")
 	}
-	dst = append(dst, `{"role":"`...)
-	dst = append(dst, role...)
-	dst = append(dst, `","parts":[`...)
+	// The role is written as the content it came from had it: "function"
+	// stays, a missing one (user) stays missing, after parts stays after.
+	h := e.head(i, us)
+	switch {
+	case !h.hasRole && role == `"user"`:
+		role = ""
+	case h.role != "" && (h.role == `"model"`) == (role == `"model"`):
+		role = h.role
+	}
+	dst = append(dst, '{')
+	if role != "" && !h.roleLast {
+		dst = append(dst, `"role":`...)
+		dst = append(dst, role...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"parts":`...)
+	open := len(dst)
+	dst = append(dst, '[')
 	var list codec.List
 	for _, u := range us {
 		pp := path + ".parts." + strconv.Itoa(list.Len())
@@ -228,7 +277,36 @@ func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte 
 	if list.Len() == 0 && e.noData > noData {
 		return dst[:start]
 	}
-	return append(dst, "]}"...)
+	if list.Len() == 1 && e.one {
+		dst = unbracket(dst, open)
+	} else {
+		dst = append(dst, ']')
+	}
+	if role != "" && h.roleLast {
+		dst = append(dst, `,"role":`...)
+		dst = append(dst, role...)
+	}
+	return append(dst, '}')
+}
+
+// head returns how the content that message i came from (where its first
+// part was decoded) wrote its role: by default "role" first.
+func (e *encoder) head(i int, us []unit) head {
+	if len(e.src.heads) == 0 || len(us) == 0 {
+		return head{hasRole: true}
+	}
+	if k, _ := e.match(i, us[0].j, us[0]); k >= 0 {
+		if h, ok := e.src.heads[e.msgOf(k)]; ok {
+			return h
+		}
+	}
+	return head{hasRole: true}
+}
+
+// msgOf returns the index of the decoded message that holds block k.
+func (e *encoder) msgOf(k int) int {
+	src := e.src.msgs
+	return sort.Search(len(src), func(x int) bool { return int(src[x].First+src[x].Count) > k })
 }
 
 // learnNames records the names of m's calls, for the functionResponses
@@ -298,6 +376,8 @@ func identity(p llm.Part) string {
 		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
 	case llm.Reasoning:
 		return "z\x00" + p.Signature + "\x00" + p.Text + "\x00" + string(p.Data)
+	case llm.Opaque:
+		return "o\x00" + p.Kind + "\x00" + string(p.Data)
 	}
 	return ""
 }
@@ -317,9 +397,11 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 	k, exact := e.match(i, u, x)
 	var b *block
 	var wrap []byte // a response to write as {"output": wrap} (FixWire)
+	e.one = false
 	if k >= 0 {
 		e.blocks.Use(k)
 		b = &e.src.blocks[k]
+		e.one = b.one
 		switch {
 		case e.r.FixWire && b.noData:
 			e.noData++
@@ -331,8 +413,9 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		}
 	}
 	var extras, resp []codec.Member
+	respOne := false
 	if b != nil {
-		extras, resp = b.extras, b.resp
+		extras, resp, respOne = b.extras, b.resp, b.respOne
 	}
 	start := len(dst)
 	switch p := x.part.(type) {
@@ -359,7 +442,17 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		dst = e.args(dst, p.Input, path+".functionCall.args")
 		dst = append(dst, '}')
 	case llm.ToolResult:
-		dst = e.result(dst, p, resp, wrap, path)
+		dst = e.result(dst, p, resp, respOne, wrap, path)
+	case llm.Opaque:
+		if p.Provider != string(Dialect) {
+			e.Warnf(path, "%s from %q cannot be written in Gemini; dropped", codec.PartKind(p), p.Provider)
+			return dst[:start]
+		}
+		if obj, ok := jsontree.ValidObject(bytes.TrimSpace(p.Data)); ok {
+			return jsontree.AppendCompact(dst, obj) // a part the llm form does not model, verbatim
+		}
+		e.Warnf(path, "a Gemini %s part whose Data is not a JSON object cannot be written; dropped", codec.PartKind(p))
+		return dst[:start]
 	case llm.Reasoning:
 		if p.Provider != string(Dialect) {
 			e.Warnf(path, "reasoning from %q cannot be replayed to Gemini; dropped", p.Provider)
@@ -405,7 +498,7 @@ func (e *encoder) args(dst, in []byte, path string) []byte {
 // result writes a functionResponse part without its closing brace. A
 // non-nil wrap is the response of a result decoded unchanged that was not
 // an object, to write as {"output": wrap} (GEM-RESPONSE-OBJECT).
-func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, wrap []byte, path string) []byte {
+func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, respOne bool, wrap []byte, path string) []byte {
 	name := r.Name
 	if name == "" {
 		if name = e.names[r.CallID]; name != "" {
@@ -443,7 +536,9 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, wrap
 		dst = e.response(dst, texts, r.Status, path+".functionResponse.response")
 	}
 	if len(images) > 0 {
-		dst = append(dst, `,"parts":[`...)
+		dst = append(dst, `,"parts":`...)
+		open := len(dst)
+		dst = append(dst, '[')
 		var list codec.List
 		for _, img := range images {
 			var at int
@@ -453,7 +548,11 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, wrap
 			}
 			dst = list.End(dst, at)
 		}
-		dst = append(dst, ']')
+		if respOne && list.Len() == 1 {
+			dst = unbracket(dst, open)
+		} else {
+			dst = append(dst, ']')
+		}
 	}
 	return codec.AppendMembers(dst, resp)
 }
@@ -572,6 +671,7 @@ func (e *encoder) tools(dst []byte) []byte {
 			fresh = append(fresh, x)
 		}
 	}
+	open := len(dst)
 	dst = append(dst, '[')
 	n := 0
 	for s, st := range e.src.tools {
@@ -606,7 +706,9 @@ func (e *encoder) tools(dst []byte) []byte {
 		}
 		dst = append(dst, '{')
 		dst, _ = llm.AppendJSONString(dst, st.key)
-		dst = append(dst, ":["...)
+		dst = append(dst, ':')
+		declOpen := len(dst)
+		dst = append(dst, '[')
 		m := 0
 		for di, x := range kept[s] {
 			if x < 0 {
@@ -629,7 +731,11 @@ func (e *encoder) tools(dst []byte) []byte {
 			dst = e.decl(dst, tools[x], "", nil, n, m)
 			m++
 		}
-		dst = append(dst, ']')
+		if st.declOne && m == 1 {
+			dst = unbracket(dst, declOpen)
+		} else {
+			dst = append(dst, ']')
+		}
 		dst = codec.AppendMembers(dst, st.extras)
 		n++
 	}
@@ -645,6 +751,10 @@ func (e *encoder) tools(dst []byte) []byte {
 			dst = e.decl(dst, tools[x], "", nil, n, m)
 		}
 		dst = append(dst, "]}"...)
+		n++
+	}
+	if e.src.toolsOne && n == 1 {
+		return unbracket(dst, open)
 	}
 	return append(dst, ']')
 }
@@ -674,6 +784,10 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []cod
 	}
 	if t.Strict {
 		e.Warnf(path, "Gemini has no strict mode for function declarations; strict was dropped for %q", t.Name)
+	}
+	if t.Description != "" {
+		// A "description": null kept as an extra field gave way to one.
+		extras = slices.DeleteFunc(slices.Clone(extras), func(m codec.Member) bool { return camel(m.Key) == "description" })
 	}
 	return codec.AppendMembers(dst, extras)
 }

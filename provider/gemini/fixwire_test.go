@@ -22,6 +22,10 @@ func TestFixWire(t *testing.T) {
 			body:  `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{}]},{"role":"user","parts":[{"text":"again"}]},{"role":"model","parts":[{"text":"a"}]}]}`,
 			want:  `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"user","parts":[{"text":"again"}]},{"role":"model","parts":[{"text":"a"}]}]}`,
 			rules: []string{"GEM-PARTS-NONEMPTY"}},
+		{name: "a user part without data is left out; a part of a kind the llm form does not model stays",
+			body:  `{"contents":{"parts":[{"thought":false},{"videoMetadata":{"fps":2}},{"text":"q"}]}}`,
+			want:  `{"contents":{"parts":[{"videoMetadata":{"fps":2}},{"text":"q"}]}}`,
+			rules: []string{"GEM-PARTS-NONEMPTY"}},
 		{name: "responses that are not objects are wrapped as they were",
 			body: `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}}},{"functionCall":{"name":"g","args":{}}}]},` +
 				`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":"ok","willContinue":false}},{"function_response":{"name":"g","response":[1,"<2>"]}}]}]}`,

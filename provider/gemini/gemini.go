@@ -18,14 +18,39 @@
 //
 //	text                        llm.Text
 //	text with thought: true     llm.Reasoning{Provider: "gemini", Text, Signature}
-//	thoughtSignature on a part  llm.Reasoning{Provider: "gemini", Signature} just before
-//	                            the part's own llm part (it takes no wire index)
-//	inlineData, fileData        llm.Image (any media type)
+//	(in a model content)
+//	thoughtSignature on a model llm.Reasoning{Provider: "gemini", Signature} just before
+//	part or a functionCall      the part's own llm part (it takes no wire index)
+//	inlineData, fileData        llm.Image (any media type: a PDF is an image of
+//	                            MediaType application/pdf, and is written back so)
 //	functionCall                llm.ToolCall (id optional; Input is args, verbatim)
 //	functionResponse            llm.ToolResult (below)
-//	other model parts           llm.Reasoning{Provider: "gemini", Data: the whole part}
-//	(executableCode, codeExecutionResult, an empty thought): opaque,
-//	replayed verbatim to Gemini and dropped with a warning elsewhere.
+//	any other part              llm.Opaque{Provider: "gemini", Kind, Data: the whole part}
+//
+// An [llm.Opaque] carries, in either role, what the llm form does not model:
+// executableCode, codeExecutionResult, a built-in tool's toolCall and
+// toolResponse, a videoMetadata part of its own, an empty thought or one in
+// a user content, a part of a kind toolwire does not know (noted in
+// Unmodeled). Kind is the part's field ("toolCall"). Such parts are content
+// that Gemini accepts; they are written back verbatim, and dropped with a
+// warning when converting to another dialect. A part with no field besides
+// thought and thoughtSignature has no data, which Gemini rejects
+// (GEM-PARTS-NONEMPTY, in Wire): it is an Opaque of no Kind, which
+// transcript does not count as content. A videoMetadata beside inlineData
+// or fileData is metadata of that part, kept with it.
+//
+// A content may mix functionCall and functionResponse parts: it decodes as
+// one message holding both, which transcript reports (GEM-NO-MIX) and
+// Repair splits. A functionCall alone in a user content, or a
+// functionResponse alone in a model content, is refused.
+//
+// Repeated fields (contents, parts, tools, functionDeclarations,
+// functionResponse.parts) may be one object instead of an array, as
+// Google's own curl samples write "parts": {"text": ...}: Google's JSON
+// parser takes a single value for a repeated field. Encode writes such a
+// field back as one object while it still holds one element. A null
+// optional field (a declaration's "description": null, a call's "id":
+// null) reads as unset; a null description is written back as it was.
 //
 // A function declaration's parameters (an OpenAPI 3.0 schema) become JSON
 // Schema in [llm.ToolSpec].Parameters ("OBJECT" → "object", nullable → a
@@ -99,8 +124,9 @@ type Request struct {
 	// fields such as videoMetadata, a functionResponse's willContinue,
 	// non-function tools, ...), with dotted paths. It is kept and written
 	// back when its part is re-encoded as Gemini; converting to another
-	// dialect loses it. Opaque model parts are not listed: they travel as
-	// [llm.Reasoning], which other dialects drop with a warning.
+	// dialect loses it. Parts of a known kind the llm form does not model
+	// are not listed: they travel as [llm.Opaque], which other dialects
+	// drop with a warning.
 	Unmodeled []transcript.Warning
 
 	src *source
@@ -120,6 +146,20 @@ type source struct {
 	msgs    []codec.Msg // one per decoded llm message
 	tools   []srcTool
 	leadSys int // leading llm system messages from systemInstruction (0 or 1)
+	// contentsOne and toolsOne: the field was one object rather than an
+	// array (Google's JSON parser takes one value for a repeated field).
+	contentsOne, toolsOne bool
+	// heads are the role fields of the contents, by message index, where
+	// they are not "role" then "parts" with "user" or "model": a content
+	// that changed is written with its role as it was.
+	heads map[int]head
+}
+
+// head is how a content wrote its role.
+type head struct {
+	role     string // the role's JSON ("user", "function", null), or ""
+	hasRole  bool   // the content has a role field
+	roleLast bool   // it comes after parts
 }
 
 // block is one decoded wire part. It stands for one llm part, preceded by
@@ -131,8 +171,11 @@ type block struct {
 	extras []codec.Member // fields the part does not model, in order
 	resp   []codec.Member // a functionResponse's fields it does not model
 	// What Wire lists about the part, for FixWire.
-	noData  bool   // a model part without a data field (GEM-PARTS-NONEMPTY)
+	noData  bool   // a part without a data field (GEM-PARTS-NONEMPTY)
 	respVal []byte // a functionResponse.response that is not an object (GEM-RESPONSE-OBJECT)
+	// one: the part was its content's parts, written as one object rather
+	// than an array; respOne: likewise for a functionResponse's parts.
+	one, respOne bool
 }
 
 // wireBad reports whether the block is one that Wire lists.
@@ -140,11 +183,12 @@ func (b *block) wireBad() bool { return b.noData || b.respVal != nil }
 
 // srcTool is one Tool object of the tools array.
 type srcTool struct {
-	raw    []byte
-	decls  []srcDecl
-	extras []codec.Member // the Tool object's other fields
-	key    string         // the spelling of functionDeclarations
-	opaque bool           // no function declarations: written back verbatim
+	raw     []byte
+	decls   []srcDecl
+	extras  []codec.Member // the Tool object's other fields
+	key     string         // the spelling of functionDeclarations
+	opaque  bool           // no function declarations: written back verbatim
+	declOne bool           // functionDeclarations was one object, not an array
 }
 
 type srcDecl struct {

@@ -112,16 +112,21 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","arguments":{}}}]}]}`, `gemini: contents.0.parts.0.functionCall.arguments: unknown field (a functionCall has id, name and args)`},
 		{`{"contents":[{"parts":[{"functionResponse":{"response":{}}}]}]}`, `gemini: contents.0.parts.0.functionResponse.name: missing (the name of the function that was called, a string)`},
 		{`{"contents":[{"parts":[{"functionResponse":{"name":"f"}}]}]}`, `gemini: contents.0.parts.0.functionResponse.response: missing (the function's output, an object such as {"output": ...})`},
-		{`{"contents":[{"parts":[{}]}]}`, `gemini: contents.0.parts.0: a part needs one data field: text, inlineData, fileData or functionResponse (GEM-PARTS-NONEMPTY)`},
-		{`{"contents":[{"parts":[{"executableCode":{}}]}]}`, `gemini: contents.0.parts.0.executableCode: a executableCode part is not supported in a user content (toolwire reads text, inlineData, fileData and functionResponse there)`},
-		{`{"contents":[{"parts":[{"text":"x","thought":true}]}]}`, `gemini: contents.0.parts.0: a thought part belongs in a model content, not a user content`},
 		{`{"contents":[{"parts":[{"inlineData":{"data":"AA=="}}]}]}`, `gemini: contents.0.parts.0.inlineData.mimeType: missing (such as "image/png")`},
 		{`{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"@@"}}]}]}`, `gemini: contents.0.parts.0.inlineData.data: invalid base64: illegal base64 data at input byte 0`},
 		{`{"contents":[{"parts":[{"fileData":{"mimeType":"image/png"}}]}]}`, `gemini: contents.0.parts.0.fileData.fileUri: missing (the file's URI)`},
 		{`{"systemInstruction":{"parts":[{"inlineData":{}}]},"contents":[]}`, `gemini: systemInstruction.parts.0: systemInstruction holds text parts only`},
 		{`{"contents":[],"tools":[{"functionDeclarations":[{"description":"x"}]}]}`, `gemini: tools.0.functionDeclarations.0.name: missing (the function's name, a string)`},
 		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","parameters":{},"parametersJsonSchema":{}}]}]}`, `gemini: tools.0.functionDeclarations.0.parametersJsonSchema: parameters and parametersJsonSchema cannot both be set`},
-		{`{"contents":[],"tools":[{"functionDeclarations":{}}]}`, `gemini: tools.0.functionDeclarations: want an array of function declarations, got an object`},
+		{`{"contents":[],"tools":[{"functionDeclarations":"f"}]}`, `gemini: tools.0.functionDeclarations: want an array of function declarations, got a string`},
+		// A repeated field may be one object, standing for an array of one,
+		// but no other kind of value.
+		{`{"contents":{"parts":"hi"}}`, `gemini: contents.parts: want an array of parts, got a string`},
+		{`{"contents":7}`, `gemini: contents: want an array of contents, got a number`},
+		{`{"contents":[],"tools":"googleSearch"}`, `gemini: tools: want an array of tools, got a string`},
+		{`{"contents":[],"tools":{"functionDeclarations":{"description":null}}}`, `gemini: tools.functionDeclarations.name: missing (the function's name, a string)`},
+		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","description":7}]}]}`, `gemini: tools.0.functionDeclarations.0.description: want a string, got a number`},
+		{`{"contents":[{"parts":[{"text":"q"},{"functionCall":{"name":"f"}}]}]}`, `gemini: contents.0.parts.1.functionCall: a functionCall belongs in a model content, not a user content`},
 		// A bare array's paths are those of a full body.
 		{`[{"parts":[{"text":"q"}]},{"role":"assistant","parts":[]}]`, `gemini: contents.1.role: unknown role "assistant" (want "user" or "model")`},
 		{`[{"parts":[{"text":1}]}]`, `gemini: contents.0.parts.0.text: want a string, got a number`},
@@ -172,8 +177,14 @@ func TestWire(t *testing.T) {
 	}{
 		{`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":[1,2]}}]}]}`,
 			`contents.0.parts.0.functionResponse.response: GEM-RESPONSE-OBJECT: functionResponse.response must be a JSON object, not an array; wrap it as {"output": ...}`},
-		{`{"contents":[{"role":"model","parts":[{"videoMetadata":{}}]}]}`,
+		{`{"contents":[{"role":"model","parts":[{"thoughtSignature":"c2ln"}]}]}`,
 			`contents.0.parts.0: GEM-PARTS-NONEMPTY: the part has no data field (text, inlineData, fileData, functionCall, ...)`},
+		// A user part without data is a rule the body breaks, not a body
+		// toolwire cannot read.
+		{`{"contents":[{"role":"user","parts":[{}]}]}`,
+			`contents.0.parts.0: GEM-PARTS-NONEMPTY: the part has no data field (text, inlineData, fileData, functionCall, ...)`},
+		{`{"contents":{"parts":{"thought":false}}}`,
+			`contents.parts: GEM-PARTS-NONEMPTY: the part has no data field (text, inlineData, fileData, functionCall, ...)`},
 		{`[{"role":"user","parts":[{"functionResponse":{"name":"f","response":"x"}}]}]`,
 			`contents.0.parts.0.functionResponse.response: GEM-RESPONSE-OBJECT: functionResponse.response must be a JSON object, not a string; wrap it as {"output": ...}`},
 	} {

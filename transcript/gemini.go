@@ -1,0 +1,470 @@
+package transcript
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolwire/toolwire/llm"
+)
+
+// The Gemini check reads the contents as Gemini does: consecutive contents
+// of one role are one turn (the Gemini API joins them before it pairs
+// calls with responses), so parallel calls or their responses spread over
+// several contents of one role pair as if they were in one. A content that
+// mixes calls and responses (GEM-NO-MIX) is read as the contents Repair
+// splits it into: its calls are the model's, its responses the user's,
+// and its other parts its own role's.
+
+const (
+	gemModel = llm.Role("model")
+	gemUser  = llm.RoleUser
+)
+
+func gemRole(r llm.Role) llm.Role {
+	if r == llm.RoleAssistant {
+		return gemModel
+	}
+	return gemUser
+}
+
+// gemCheck is the Gemini check's state: the turn being read and the
+// function-call turn before it.
+type gemCheck struct {
+	c   *checker
+	fam gemFamily // of the request's model
+	cur int       // the current turn starts after this content (GEM-THOUGHT-SIG), or -1
+	// signed: the transcript carries Gemini thought signatures (found on
+	// first need: known).
+	signed, known bool
+
+	role  llm.Role // of the turn being read; "" before the first
+	start int      // its first content
+	turns int      // turns begun: 1 while the first is read
+
+	// A model turn: its calls, and where its first call is.
+	calls            []llm.ToolCall
+	callMsg, callPrt int // -1 when the turn has no call
+
+	// The function-call turn the user turn being read answers: its calls,
+	// and the content of its first call (-1: the turn before made none).
+	pending []llm.ToolCall
+	pendMsg int
+	// The responses of the user turn being read.
+	nResp    int
+	respMsg  int  // the first content with responses, or -1
+	lastResp int  // the last content with responses, or -1
+	lastK    int  // the call the last response matched
+	ordered  bool // every response matched a later call than the one before
+	orphan   bool // reported: these responses answer no call turn
+}
+
+func (c *checker) gemini() {
+	first := firstNonSystem(c.msgs)
+	if wireLen(c.msgs, c.d) == 0 {
+		c.add(Violation{Rule: ruleGemNoContents, Path: "contents", Message: "the request has no contents (system prompts go to systemInstruction); Gemini needs at least one user content"})
+	}
+	g := gemCheck{c: c, fam: geminiFamily(c.req.Model), cur: -1, callMsg: -1, pendMsg: -1, respMsg: -1, lastResp: -1}
+	// The current turn starts at the last user content that is not
+	// function responses: the model steps after it are its steps.
+	for i := len(c.msgs) - 1; i >= first; i-- {
+		if m := c.msgs[i]; gemRole(m.Role) == gemUser && countResults(m.Parts) == 0 {
+			g.cur = i
+			break
+		}
+	}
+	for i := first; i < len(c.msgs); i++ {
+		if c.stopped() {
+			return
+		}
+		g.content(i)
+	}
+	if !c.stopped() {
+		g.enter(len(c.msgs), "")
+	}
+}
+
+// content reads content i.
+func (g *gemCheck) content(i int) {
+	c := g.c
+	m := c.msgs[i]
+	errs := c.errors
+	if m.Role == llm.RoleSystem {
+		c.add(Violation{Rule: ruleGemSystem, Path: c.msgPath(i),
+			Message: fmt.Sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", c.msgPath(i))})
+	}
+	role := gemRole(m.Role)
+	parts, calls, results := 0, 0, 0
+	continues := false // the content continues the turn before it
+	// open starts the turn of role r at content i where the part read
+	// belongs to another (a content that mixes calls and responses
+	// belongs to several).
+	open := func(r llm.Role) {
+		if parts++; parts == 1 {
+			continues = r == g.role
+		}
+		if r != g.role {
+			g.enter(i, r)
+		}
+	}
+	for j, p := range m.Parts {
+		// One type switch per part: this loop is most of Check's time.
+		switch p := p.(type) {
+		case llm.Text:
+			open(role)
+			if p.Text == "" && !(j > 0 && signatureOnly(m.Parts[j-1])) && c.warnings() {
+				c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.partPath(i, j), Warning: true,
+					Message: fmt.Sprintf("%s is an empty text part; Vertex AI rejects empty text", c.partPath(i, j))})
+			}
+		case llm.ToolCall:
+			open(gemModel)
+			calls++
+			g.call(i, j, p)
+		case llm.ToolResult:
+			open(gemUser)
+			results++
+			g.response(i, j, p)
+		case llm.Reasoning:
+			if p.Provider == string(Gemini) && (p.Text != "" || len(p.Data) > 0) {
+				open(role) // a thought (a signature alone takes no part)
+			}
+		case llm.Opaque:
+			if p.Provider == string(Gemini) && p.Kind != "" {
+				open(role) // a part without data is not content
+			}
+		case llm.Image:
+			open(role)
+		}
+	}
+	if parts == 0 {
+		continues = role == g.role
+		if !continues {
+			g.enter(i, role)
+		}
+		c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.msgPath(i) + ".parts",
+			Message:       fmt.Sprintf("the content %s has no parts", c.msgPath(i)),
+			ProviderError: fill(tmplGemPartsEmpty, "{i}", c.wireIndex(i))})
+	}
+	if calls > 0 && results > 0 {
+		c.add(Violation{Rule: ruleGemNoMix, Path: c.msgPath(i),
+			Message:       fmt.Sprintf("%s holds both function calls and function responses; calls go in a model content and their responses in the user content after it", c.msgPath(i)),
+			ProviderError: tmplGemNoMix})
+	}
+	if continues && c.errors == errs && c.warnings() {
+		g.sameRole(i, calls, results)
+	}
+}
+
+// sameRole reports content i, which continues the turn of the content
+// before it (GEM-SAME-ROLE): the Gemini API joins them, other endpoints
+// are not known to.
+func (g *gemCheck) sameRole(i, calls, results int) {
+	c := g.c
+	v := Violation{Rule: ruleGemSameRole, Path: c.msgPath(i), Warning: true}
+	switch {
+	case results > 0 && g.pendMsg >= 0:
+		v.Message = fmt.Sprintf("the function responses in %s are not in the content right after the function-call turn %s; the Gemini API joins consecutive user contents into one turn and accepts this, but Vertex AI wants every response in that one content", c.msgPath(i), c.msgPath(g.pendMsg))
+		v.ProviderError = tmplGemRespCount
+	case calls > 0:
+		v.Message = fmt.Sprintf("the function calls in %s continue the model turn of %s in a content of their own; the Gemini API joins consecutive model contents into one turn, Vertex AI is not known to (put them in one content)", c.msgPath(i), c.msgPath(g.start))
+	default:
+		v.Message = fmt.Sprintf("%s follows another %s content; the Gemini API joins consecutive contents of one role into one turn, other endpoints are not known to (merge them to be safe)", c.msgPath(i), g.role)
+	}
+	c.add(v)
+}
+
+// enter ends the turn being read and starts one of role at content i;
+// role "" ends the last turn at the end of the contents.
+func (g *gemCheck) enter(i int, role llm.Role) {
+	switch g.role {
+	case gemModel:
+		g.endModel()
+	case gemUser:
+		g.endUser()
+	}
+	if role == "" && g.pendMsg >= 0 {
+		// The contents end with a function-call turn.
+		c := g.c
+		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg),
+			Message:       fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(g.pending), c.describe(i)),
+			ProviderError: tmplGemRespCount})
+		g.pendMsg = -1
+	}
+	g.role, g.start = role, i
+	g.turns++
+	g.nResp, g.respMsg, g.lastResp, g.lastK, g.ordered, g.orphan = 0, -1, -1, -1, true, false
+}
+
+// call reads call tc at part j of content i, in the model turn being read.
+func (g *gemCheck) call(i, j int, tc llm.ToolCall) {
+	if g.callMsg < 0 {
+		g.callMsg, g.callPrt = i, j
+	}
+	g.calls = append(g.calls, tc)
+}
+
+// endModel ends the model turn being read: it must follow a user turn
+// when it makes calls, and its calls become the ones the next turn
+// answers.
+func (g *gemCheck) endModel() {
+	c := g.c
+	g.pendMsg = g.callMsg
+	g.pending, g.calls = g.calls, g.pending[:0]
+	g.callMsg = -1
+	if g.pendMsg < 0 {
+		return
+	}
+	if g.turns == 1 {
+		c.add(Violation{Rule: ruleGemCallAfterUser, Path: c.msgPath(g.pendMsg),
+			Message:       fmt.Sprintf("the function-call turn %s must follow a user turn or a function-response turn, but the contents start with it", c.msgPath(g.pendMsg)),
+			ProviderError: tmplGemCallAfterUser})
+	}
+	if g.start > g.cur {
+		g.signature(g.pendMsg, g.callPrt, g.pending[0])
+	}
+}
+
+// signature checks GEM-THOUGHT-SIG for the first call of a model step of
+// the current turn, at part j of content i.
+func (g *gemCheck) signature(i, j int, tc llm.ToolCall) {
+	c := g.c
+	warn := false
+	switch g.fam {
+	case gem3:
+	case gemUnknown:
+		// The body does not say its model. Signatures in the transcript
+		// mean a thinking model, which may be Gemini 3 (it rejects the
+		// step) or 2.5 (it accepts it).
+		if !c.warnings() {
+			return
+		}
+		if !g.known {
+			g.signed, g.known = c.gemSigned(), true
+		}
+		if !g.signed {
+			return
+		}
+		warn = true
+	default:
+		return // not enforced
+	}
+	if parts := c.msgs[i].Parts; j > 0 {
+		if r, ok := parts[j-1].(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
+			return
+		}
+	}
+	v := Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j), Warning: warn,
+		Message:       fmt.Sprintf("the first function call of the model step %s (%s) has no thoughtSignature; Gemini 3 requires the signature it returned on the first call of every step of the current turn", c.msgPath(i), tc.Name),
+		ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.layout().msgLoc(i).msg)+1))}
+	if warn {
+		v.Message += "; the request does not name its model, and Gemini 2.5 accepts it"
+	}
+	c.add(v)
+}
+
+// response reads response r at part j of content i, in the user turn
+// being read: it must answer a call of the function-call turn before.
+func (g *gemCheck) response(i, j int, r llm.ToolResult) {
+	c := g.c
+	g.nResp++
+	if g.respMsg < 0 {
+		g.respMsg = i
+		c.answered = append(c.answered[:0], make([]bool, len(g.pending))...)
+	}
+	g.lastResp = i
+	if hasImage(r.Content) {
+		g.multimodal(i, j)
+	}
+	if g.pendMsg < 0 {
+		if !g.orphan {
+			g.orphan = true
+			c.add(Violation{Rule: ruleGemRespAfterCall, Path: c.msgPath(i),
+				Message:       fmt.Sprintf("the function-response turn %s does not come right after a function-call turn (%s)", c.msgPath(i), g.before()),
+				ProviderError: tmplGemRespAfterCall})
+		}
+		return
+	}
+	k := gemMatch(g.pending, c.answered, r)
+	if k < 0 {
+		c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(i, j),
+			Message: fmt.Sprintf("the function response %s (%s%s) matches no unanswered call of %s", c.partPath(i, j), r.Name, idSuffixParen(r.CallID), c.msgPath(g.pendMsg))})
+		return
+	}
+	c.answered[k] = true
+	if r.Name != "" && r.Name != g.pending[k].Name {
+		c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(i, j) + ".functionResponse.name",
+			Message: fmt.Sprintf("the function response %s names %q, but call %s is %q; the names must be equal", c.partPath(i, j), r.Name, quoteID(g.pending[k].ID), g.pending[k].Name)})
+	}
+	if k < g.lastK {
+		g.ordered = false
+	}
+	g.lastK = k
+}
+
+// before says what the user turn being read follows.
+func (g *gemCheck) before() string {
+	if g.turns == 1 {
+		return "the contents start with the user turn it is in"
+	}
+	return "the model turn before it, which ends at " + g.c.msgPath(g.start-1) + ", makes no function calls"
+}
+
+// multimodal checks GEM-MULTIMODAL-RESP for the response at part j of
+// content i, which carries images.
+func (g *gemCheck) multimodal(i, j int) {
+	c := g.c
+	v := Violation{Rule: ruleGemMultimodal, Path: c.partPath(i, j), ProviderError: tmplGemMultimodal,
+		Message: fmt.Sprintf("the function response %s carries images (functionResponse.parts); only Gemini 3 models accept them", c.partPath(i, j))}
+	switch g.fam {
+	case gem3, gem3Image:
+		return
+	case gemBefore3:
+		v.Message += fmt.Sprintf(", and the request is for %s", c.req.Model)
+	default:
+		if !c.warnings() {
+			return
+		}
+		v.Warning = true
+	}
+	c.add(v)
+}
+
+// endUser ends the user turn being read: if the turn before made calls,
+// this turn answers each once.
+func (g *gemCheck) endUser() {
+	c := g.c
+	if g.pendMsg < 0 {
+		return
+	}
+	calls := g.pending
+	switch {
+	case g.nResp == 0:
+		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg),
+			Message:       fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(calls), c.describe(g.start)),
+			ProviderError: tmplGemRespCount})
+	case g.nResp != len(calls):
+		where := c.msgPath(g.respMsg)
+		if g.lastResp != g.respMsg {
+			where += " to " + c.msgPath(g.lastResp)
+		}
+		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.respMsg),
+			Message:       fmt.Sprintf("%s holds %d function response(s) for the %d call(s) of %s; the counts must be equal", where, g.nResp, len(calls), c.msgPath(g.pendMsg)),
+			ProviderError: tmplGemRespCount})
+	}
+	if !g.ordered && c.warnings() {
+		c.add(Violation{Rule: ruleGemOrder, Path: c.msgPath(g.respMsg), Warning: true,
+			Message: fmt.Sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(g.respMsg), c.msgPath(g.pendMsg))})
+	}
+	g.pendMsg = -1
+}
+
+// gemMatch finds the call that r answers: by id where both have one, else
+// the first unanswered call with r's name (or the only unanswered call).
+func gemMatch(calls []llm.ToolCall, answered []bool, r llm.ToolResult) int {
+	if r.CallID != "" {
+		for k, cl := range calls {
+			if !answered[k] && cl.ID == r.CallID {
+				return k
+			}
+		}
+	}
+	pending, only := 0, -1
+	for k, cl := range calls {
+		if answered[k] || (r.CallID != "" && cl.ID != "") {
+			continue
+		}
+		if cl.Name == r.Name {
+			return k
+		}
+		pending++
+		only = k
+	}
+	if r.Name == "" && pending == 1 {
+		return only
+	}
+	return -1
+}
+
+// gemSigned reports whether a message carries a Gemini thought signature.
+func (c *checker) gemSigned() bool {
+	for _, m := range c.msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gemMixed reports whether m holds both tool calls and tool results: one
+// Gemini content that mixes function calls and responses (GEM-NO-MIX).
+func gemMixed(m llm.Message) bool {
+	return hasCall(m) && countResults(m.Parts) > 0
+}
+
+// mixesCalls is gemMixed for a message being repaired.
+func mixesCalls(m wmsg) bool {
+	calls, results := false, false
+	for _, p := range m.parts {
+		switch p.p.(type) {
+		case llm.ToolCall:
+			calls = true
+		case llm.ToolResult:
+			results = true
+		}
+	}
+	return calls && results
+}
+
+// gemSplit appends to out the messages that a Gemini content mixing
+// function calls and responses (GEM-NO-MIX) splits into, and says so. The
+// split guesses nothing: every part keeps its place and its author. A call
+// is the model's, a response the user's (results first in a tool message,
+// the user's other parts after them), a thought signature goes with the
+// part it signs, and every other part keeps the content's own role. Where
+// the author changes, a new content starts.
+func (rp *repairer) gemSplit(m wmsg, out []wmsg) []wmsg {
+	own := llm.RoleUser
+	if m.role == llm.RoleAssistant {
+		own = llm.RoleAssistant
+	}
+	roleOf := func(p llm.Part) llm.Role {
+		switch p.(type) {
+		case llm.ToolCall:
+			return llm.RoleAssistant
+		case llm.ToolResult:
+			return llm.RoleTool
+		}
+		return own
+	}
+	n := len(out)
+	for k, p := range m.parts {
+		role := roleOf(p.p)
+		if signatureOnly(p.p) {
+			role = llm.RoleAssistant // signs a model part: the next one, or none
+			for _, q := range m.parts[k+1:] {
+				if !signatureOnly(q.p) {
+					role = roleOf(q.p)
+					break
+				}
+			}
+		}
+		last := len(out) - 1
+		switch {
+		case last >= n && out[last].role == role:
+		case last >= n && out[last].role == llm.RoleTool && role == llm.RoleUser:
+			// The user's parts after responses stay in their tool message.
+		default:
+			out = append(out, wmsg{role: role, om: -1, changed: true})
+			last++
+		}
+		out[last].parts = append(out[last].parts, p)
+	}
+	roles := make([]string, 0, len(out)-n)
+	for _, x := range out[n:] {
+		roles = append(roles, string(gemRole(x.role)))
+	}
+	rp.change(ruleGemNoMix, rp.msgPath(m), ActionReshape, fmt.Sprintf("split the content, which mixed function calls and responses, into %d contents (%s), each part kept in order with its author: calls in model contents, responses in user contents", len(out)-n, strings.Join(roles, ", ")))
+	return out
+}
