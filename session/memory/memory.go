@@ -247,18 +247,11 @@ func (e *entry) writeCalls(calls []rows.Call, now time.Time) {
 
 // Load reads a session; see [session.Store].
 func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("session/memory: load %s: %w", id, err)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.sessions[id]
-	if !ok {
-		return nil, fmt.Errorf("session/memory: load %s: %w", id, session.ErrNotFound)
-	}
-	msgs, err := e.decodeMessages()
+	e, msgs, err := s.read(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("session/memory: load: %w", err)
+		return nil, fmt.Errorf("session/memory: load %s: %w", id, err)
 	}
 	snap := &session.Snapshot{Session: e.s, Messages: msgs}
 	if n := len(e.steps); n > 0 {
@@ -272,16 +265,24 @@ func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) 
 	return snap, nil
 }
 
-func (e *entry) decodeMessages() ([]llm.Message, error) {
+// read returns a session and its messages; s.mu is held.
+func (s *Store) read(ctx context.Context, id string) (*entry, []llm.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	e, ok := s.sessions[id]
+	if !ok {
+		return nil, nil, session.ErrNotFound
+	}
 	msgs := make([]llm.Message, len(e.messages))
 	for i, b := range e.messages {
 		m, err := rows.DecodeMessage(b)
 		if err != nil {
-			return nil, rows.Corrupt(e.s.ID, fmt.Sprintf("message %d", i), err)
+			return nil, nil, rows.Corrupt(e.s.ID, fmt.Sprintf("message %d", i), err)
 		}
 		msgs[i] = m
 	}
-	return msgs, nil
+	return e, msgs, nil
 }
 
 // decodeCall returns a stored call record; its result was encoded by this
@@ -324,18 +325,11 @@ func (s *Store) List(ctx context.Context, opts *session.ListOptions) (session.Pa
 
 // Show returns everything stored about a session; see [session.Catalog].
 func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("session/memory: show %s: %w", id, err)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.sessions[id]
-	if !ok {
-		return nil, fmt.Errorf("session/memory: show %s: %w", id, session.ErrNotFound)
-	}
-	msgs, err := e.decodeMessages()
+	e, msgs, err := s.read(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("session/memory: show: %w", err)
+		return nil, fmt.Errorf("session/memory: show %s: %w", id, err)
 	}
 	tr := &session.Trace{Session: e.s, Messages: msgs}
 	for _, st := range e.steps {

@@ -113,6 +113,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg *Config) (*Store, error) {
 		ForShare:      " FOR SHARE",
 		Time:          func(t time.Time) any { return t },
 		Unique:        unique,
+		Damaged:       damaged,
 		Migrations:    sub,
 		SchemaTable:   "CREATE TABLE IF NOT EXISTS toolwire_schema (version integer PRIMARY KEY, applied timestamptz NOT NULL)",
 		MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
@@ -128,6 +129,12 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg *Config) (*Store, error) {
 func unique(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// damaged reports whether err is data_corrupted or index_corrupted.
+func damaged(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "XX001" || pe.Code == "XX002")
 }
 
 // txs runs the store's transactions on connections of the pool.

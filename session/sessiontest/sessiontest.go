@@ -745,13 +745,22 @@ func Turn(turn, n, size int) []llm.Message {
 
 func testParallelSessions(t *testing.T, h *harness) {
 	s, _ := h.store(t)
+	Shared(t, s)
+}
+
+// Shared writes 20 sessions in parallel, each through one of stores in
+// turn, and reads each back through the next: several stores over one
+// database stand for several processes sharing it. Every write must
+// succeed (no "database is locked"), and every session must read back
+// whole, in order.
+func Shared(t *testing.T, stores ...session.Store) {
+	t.Helper()
 	const sessions, steps = 20, 8
 	errs := make([]error, sessions)
 	var wg sync.WaitGroup
 	for i := range sessions {
 		wg.Go(func() {
-			ctx := context.Background()
-			id := fmt.Sprintf("par-%02d", i)
+			s, ctx, id := stores[i%len(stores)], context.Background(), fmt.Sprintf("par-%02d", i)
 			sess, err := s.Create(ctx, session.Session{ID: id})
 			for step := 1; err == nil && step <= steps; step++ {
 				calls := make([]session.Call, 4)
@@ -773,28 +782,41 @@ func testParallelSessions(t *testing.T, h *harness) {
 			t.Errorf("session %d: %v", i, err)
 		}
 	}
+	var want []llm.Message
+	for step := 1; step <= steps; step++ {
+		want = append(want, Turn(step, 4, 200)...)
+	}
 	for i := range sessions {
 		id := fmt.Sprintf("par-%02d", i)
-		var want []llm.Message
-		for step := 1; step <= steps; step++ {
-			want = append(want, Turn(step, 4, 200)...)
-		}
-		snap := load(t, s, id)
+		snap := load(t, stores[(i+1)%len(stores)], id)
 		sameMessages(t, "Load("+id+")", snap.Messages, want)
-		if string(snap.State) != fmt.Sprintf(`{"step":%d}`, steps) {
-			t.Errorf("Load(%s).State = %s", id, snap.State)
+		if string(snap.State) != fmt.Sprintf(`{"step":%d}`, steps) || snap.Session.Version != steps+1 {
+			t.Errorf("Load(%s) = state %s at version %d, want step %d at version %d", id, snap.State, snap.Session.Version, steps, steps+1)
 		}
 	}
 }
 
-func catalog(t *testing.T, s session.Store) session.Catalog {
+// capability returns s as T, the optional interface a test needs, or skips
+// the test.
+func capability[T any](t *testing.T, s session.Store) T {
 	t.Helper()
-	c, ok := s.(session.Catalog)
+	c, ok := s.(T)
 	if !ok {
-		t.Skip("the store is not a session.Catalog")
+		var zero *T
+		t.Skipf("the store is not a %T", zero)
 	}
 	return c
 }
+
+func catalog(t *testing.T, s session.Store) session.Catalog {
+	return capability[session.Catalog](t, s)
+}
+
+func results(t *testing.T, s session.Store) session.Results {
+	return capability[session.Results](t, s)
+}
+
+func pruner(t *testing.T, s session.Store) session.Pruner { return capability[session.Pruner](t, s) }
 
 func testList(t *testing.T, h *harness) {
 	s, clk := h.store(t)
@@ -937,15 +959,6 @@ func testDelete(t *testing.T, h *harness) {
 	}
 }
 
-func results(t *testing.T, s session.Store) session.Results {
-	t.Helper()
-	r, ok := s.(session.Results)
-	if !ok {
-		t.Skip("the store is not a session.Results")
-	}
-	return r
-}
-
 func testResults(t *testing.T, h *harness) {
 	s, clk := h.store(t)
 	r := results(t, s)
@@ -995,15 +1008,6 @@ func testResults(t *testing.T, h *harness) {
 		}
 		seen[ref] = true
 	}
-}
-
-func pruner(t *testing.T, s session.Store) session.Pruner {
-	t.Helper()
-	p, ok := s.(session.Pruner)
-	if !ok {
-		t.Skip("the store is not a session.Pruner")
-	}
-	return p
 }
 
 // put stores results of the given sizes, one second apart, and returns

@@ -122,14 +122,14 @@ func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
 	name := "the database"
 	var file string
 	if err := db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
-		return nil, fmt.Errorf("session/sqlite: open: %w", err)
+		return nil, fmt.Errorf("session/sqlite: open: %w", damagedFile(err))
 	}
 	if file != "" {
 		name = file
 	}
 	var mode string
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
-		return nil, fmt.Errorf("session/sqlite: open %s: setting WAL mode: %w", name, err)
+		return nil, fmt.Errorf("session/sqlite: open %s: setting WAL mode: %w", name, damagedFile(err))
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return nil, fmt.Errorf("session/sqlite: open %s: the journal mode is %q, not WAL: the store needs a database file (not :memory:) on a local file system", name, mode)
@@ -142,6 +142,7 @@ func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
 		Name:        "session/sqlite",
 		Time:        func(t time.Time) any { return rows.Micros(t) },
 		Unique:      func(err error) bool { return strings.Contains(err.Error(), "UNIQUE constraint failed") },
+		Damaged:     damaged,
 		Migrations:  sub,
 		SchemaTable: "CREATE TABLE IF NOT EXISTS toolwire_schema (version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)",
 	}
@@ -149,11 +150,27 @@ func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
 	s, err := sqlstore.Open(ctx, txs, d, sqlstore.Config{Retention: c.Retention, Now: c.Now})
 	if err != nil {
 		if file != "" {
-			err = fmt.Errorf("%w (database %s)", err, file)
+			return nil, fmt.Errorf("%w (database %s)", damagedFile(err), file)
 		}
-		return nil, err
+		return nil, damagedFile(err)
 	}
 	return &Store{s: s}, nil
+}
+
+// damaged reports whether err is SQLite's SQLITE_CORRUPT or SQLITE_NOTADB,
+// by the messages that every SQLite driver passes on.
+func damaged(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database disk image is malformed") || strings.Contains(msg, "file is not a database")
+}
+
+// damagedFile marks an error of a damaged file with [session.ErrCorrupt]
+// and says what it means.
+func damagedFile(err error) error {
+	if !damaged(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w: the file is damaged (truncated, overwritten, or not a SQLite database); restore it from a backup", session.ErrCorrupt, err)
 }
 
 // txs runs the store's transactions on connections of db.

@@ -62,6 +62,9 @@ type Dialect struct {
 	Time func(time.Time) any
 	// Unique reports whether err is a unique-constraint violation.
 	Unique func(error) bool
+	// Damaged reports whether err says that the database's storage is
+	// damaged (a malformed SQLite page, a corrupted PostgreSQL block).
+	Damaged func(error) bool
 	// Migrations holds the schema migrations, files named
 	// "NNNN_name.sql", applied in order of NNNN.
 	Migrations fs.FS
@@ -557,11 +560,7 @@ func (r *callRow) call(id string) (session.Call, error) {
 func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) {
 	var snap *session.Snapshot
 	err := s.db.Read(ctx, func(q Querier) error {
-		sess, err := s.session(ctx, q, id)
-		if err != nil {
-			return err
-		}
-		msgs, err := s.messages(ctx, q, sess)
+		sess, msgs, err := s.read(ctx, q, id)
 		if err != nil {
 			return err
 		}
@@ -584,9 +583,20 @@ func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) 
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: load %s: %w", s.d.Name, id, err)
+		return nil, fmt.Errorf("%s: load %s: %w", s.d.Name, id, s.damaged(id, err))
 	}
 	return snap, nil
+}
+
+// damaged turns an error that says the storage is damaged, met while
+// reading session id, into a [*session.CorruptError] naming it: the other
+// sessions may well be intact.
+func (s *Store) damaged(id string, err error) error {
+	var ce *session.CorruptError
+	if s.d.Damaged != nil && s.d.Damaged(err) && !errors.As(err, &ce) {
+		return rows.Corrupt(id, "its rows", err)
+	}
+	return err
 }
 
 func checkState(id string, step int, state []byte) error {
@@ -599,16 +609,22 @@ func checkState(id string, step int, state []byte) error {
 	return nil
 }
 
-func (s *Store) session(ctx context.Context, q Querier, id string) (session.Session, error) {
+// read reads a session and its messages.
+func (s *Store) read(ctx context.Context, q Querier, id string) (session.Session, []llm.Message, error) {
 	var row sessionRow
 	found, err := one(ctx, q, s.q.selectSession, []any{id}, row.dest()...)
+	if err == nil && !found {
+		err = session.ErrNotFound
+	}
 	if err != nil {
-		return session.Session{}, err
+		return session.Session{}, nil, err
 	}
-	if !found {
-		return session.Session{}, session.ErrNotFound
+	sess, err := row.session()
+	if err != nil {
+		return sess, nil, err
 	}
-	return row.session()
+	msgs, err := s.messages(ctx, q, sess)
+	return sess, msgs, err
 }
 
 // messages reads and decodes every message of sess, checking that none is
@@ -679,11 +695,7 @@ func (s *Store) List(ctx context.Context, opts *session.ListOptions) (session.Pa
 func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 	var tr *session.Trace
 	err := s.db.Read(ctx, func(q Querier) error {
-		sess, err := s.session(ctx, q, id)
-		if err != nil {
-			return err
-		}
-		msgs, err := s.messages(ctx, q, sess)
+		sess, msgs, err := s.read(ctx, q, id)
 		if err != nil {
 			return err
 		}
@@ -717,7 +729,7 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 		}, &r.Ref, &r.Tool, &r.Kind, &r.MediaType, &rules, &r.Size, timeScan{&r.Created})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: show %s: %w", s.d.Name, id, err)
+		return nil, fmt.Errorf("%s: show %s: %w", s.d.Name, id, s.damaged(id, err))
 	}
 	return tr, nil
 }
@@ -799,7 +811,7 @@ func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, 
 		return nil
 	})
 	if err != nil {
-		return session.Offloaded{}, fmt.Errorf("%s: result %s of session %s: %w", s.d.Name, ref, id, err)
+		return session.Offloaded{}, fmt.Errorf("%s: result %s of session %s: %w", s.d.Name, ref, id, s.damaged(id, err))
 	}
 	return r, nil
 }
