@@ -67,6 +67,7 @@ func Exercise(t *testing.T, open func(t *testing.T, c Config) session.Store, opt
 		{"Create", testCreate},
 		{"MessagesRoundTrip", testMessagesRoundTrip},
 		{"OrderAcrossSteps", testOrderAcrossSteps},
+		{"LargeStep", testLargeStep},
 		{"WritesAreCopies", testWritesAreCopies},
 		{"State", testState},
 		{"Versions", testVersions},
@@ -326,6 +327,38 @@ func testOrderAcrossSteps(t *testing.T, h *harness) {
 	// A step without messages commits too.
 	commit(t, s, &session.Step{Session: "s1", Version: 41, Number: 81, State: json.RawMessage(`{}`)})
 	sameMessages(t, "Load after an empty step", load(t, s, "s1").Messages, want)
+}
+
+// testLargeStep writes more messages and call records in one step, and in
+// one Record, than a store may bind in one statement.
+func testLargeStep(t *testing.T, h *harness) {
+	s, _ := h.store(t)
+	create(t, s, "s1")
+	var msgs []llm.Message
+	var calls []session.Call
+	for i := range 700 {
+		msgs = append(msgs, Turn(i, 1, 50)...)
+		calls = append(calls, benchCalls(msgs[len(msgs)-2:])...)
+	}
+	started := make([]session.Call, len(calls))
+	for i, c := range calls {
+		c.Result, c.ID = nil, c.ID+"-next"
+		started[i] = c
+	}
+	sess := commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: msgs, Calls: calls})
+	if err := s.Record(context.Background(), "s1", sess.Version, started...); err != nil {
+		t.Fatalf("Record of %d calls = %v", len(started), err)
+	}
+	snap := load(t, s, "s1")
+	sameMessages(t, "Load", snap.Messages, msgs)
+	if len(snap.Calls) != 2*len(calls) || len(snap.Unfinished()) != len(calls) {
+		t.Errorf("Load.Calls = %d records, %d unfinished; want %d and %d", len(snap.Calls), len(snap.Unfinished()), 2*len(calls), len(calls))
+	}
+	for i, c := range snap.Calls[:len(calls)] {
+		if c.ID != calls[i].ID || c.Result == nil {
+			t.Fatalf("Load.Calls[%d] = %s, want %s finished: records in the order written", i, c.ID, calls[i].ID)
+		}
+	}
 }
 
 func testWritesAreCopies(t *testing.T, h *harness) {
@@ -596,7 +629,6 @@ func sameCall(a, b session.Call) bool {
 
 func testCallRecordsInStep(t *testing.T, h *harness) {
 	s, clk := h.store(t)
-	ctx := context.Background()
 	create(t, s, "s1")
 	call := llm.ToolCall{ID: "c1", Name: "pay", Input: json.RawMessage(`{}`)}
 	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: []llm.Message{llm.Assistant(call)},
@@ -617,7 +649,6 @@ func testCallRecordsInStep(t *testing.T, h *harness) {
 	if len(tr.Calls) != 1 || tr.Calls[0].Step != 1 || tr.Calls[0].Result == nil || !tr.Calls[0].Finished.Equal(clk.Now()) {
 		t.Errorf("Show.Calls = %+v, want c1 of step 1, finished now", tr.Calls)
 	}
-	_ = ctx
 }
 
 func show(s session.Store, id string) (*session.Trace, error) {

@@ -442,23 +442,27 @@ func (s *Store) writeCalls(ctx context.Context, q Querier, id string, version in
 	}
 	// What is stored of the attempts being written: finished or not.
 	stored := map[key]bool{}
-	ids := make([]any, 0, len(calls)+1)
-	ids = append(ids, id)
-	for _, c := range calls {
-		ids = append(ids, c.ID)
-	}
 	var (
 		callID   string
 		attempt  int64
 		finished bool
 	)
-	query := s.bind(s.q.callStates + "(" + strings.TrimSuffix(strings.Repeat("?, ", len(calls)), ", ") + ")")
-	err := each(ctx, q, query, ids, func() error {
-		stored[key{callID, attempt}] = finished
-		return nil
-	}, &callID, &attempt, &finished)
-	if err != nil {
-		return err
+	for rest := calls; len(rest) > 0; {
+		n := min(len(rest), 500)
+		args := make([]any, 0, n+1)
+		args = append(args, id)
+		for _, c := range rest[:n] {
+			args = append(args, c.ID)
+		}
+		query := s.bind(s.q.callStates + "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")")
+		err := each(ctx, q, query, args, func() error {
+			stored[key{callID, attempt}] = finished
+			return nil
+		}, &callID, &attempt, &finished)
+		if err != nil {
+			return err
+		}
+		rest = rest[n:]
 	}
 	conflict := func(c rows.Call) error {
 		return &session.ConflictError{Session: id, Read: version, Current: version, Call: c.ID, Attempt: c.Attempt}
@@ -513,12 +517,18 @@ func (s *Store) callError(err error, c rows.Call, conflict func(rows.Call) error
 // callColumns counts the columns insertCalls writes: session_id and callCols.
 const callColumns = 13
 
+// insertCalls inserts n call records whose columns are args, in chunks
+// that stay under every dialect's limit on placeholders.
 func (s *Store) insertCalls(ctx context.Context, q Querier, args []any, n int) error {
-	if n == 0 {
-		return nil
+	const chunk = 256
+	for n > 0 {
+		k := min(n, chunk)
+		if _, err := q.Exec(ctx, s.bind(s.q.insertCalls+values(callColumns, k)), args[:k*callColumns]...); err != nil {
+			return err
+		}
+		args, n = args[k*callColumns:], n-k
 	}
-	_, err := q.Exec(ctx, s.bind(s.q.insertCalls+values(callColumns, n)), args...)
-	return err
+	return nil
 }
 
 // callRow scans the columns of queries.callCols.
