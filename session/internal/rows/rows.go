@@ -64,7 +64,7 @@ func CheckID(id string) error {
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_-.:", c) >= 0) {
-			return fmt.Errorf("%w: session id %q: %q is not a letter, digit or one of _-.:", session.ErrInvalid, id, c)
+			return fmt.Errorf("%w: session id %q: %q is not allowed (want letters, digits and the characters _-.: only)", session.ErrInvalid, id, c)
 		}
 	}
 	return nil
