@@ -82,8 +82,7 @@ func Exercise(t *testing.T, open func(t *testing.T, c Config) session.Store, opt
 		{"Show", testShow},
 		{"Delete", testDelete},
 		{"Results", testResults},
-		{"RetentionByAge", testRetentionByAge},
-		{"RetentionBySize", testRetentionBySize},
+		{"Retention", testRetention},
 		{"PruneOn", testPruneOn},
 		{"Cancelled", testCancelled},
 		{"Corrupt", testCorrupt},
@@ -1075,45 +1074,66 @@ func kept(t *testing.T, s session.Store, id string, refs []string) string {
 	return b.String()
 }
 
-func testRetentionByAge(t *testing.T, h *harness) {
-	s, clk := h.store(t, session.Retention{MaxAge: time.Hour})
-	p := pruner(t, s)
-	create(t, s, "s1")
-	old := put(t, s, clk, "s1", 10, 20)
-	clk.Advance(time.Hour)
-	young := put(t, s, clk, "s1", 30)
-	got, err := p.Prune(context.Background())
-	if err != nil || got != (session.Pruned{Results: 2, Bytes: 30}) {
-		t.Errorf("Prune = %+v, %v, want 2 results of 30 bytes", got, err)
+func testRetention(t *testing.T, h *harness) {
+	type stored struct {
+		session string
+		size    int
+		at      time.Duration // after the clock's start
 	}
-	if k := kept(t, s, "s1", append(old, young...)); k != "001" {
-		t.Errorf("kept after Prune = %s, want 001", k)
-	}
-	if got, err := p.Prune(context.Background()); err != nil || got != (session.Pruned{}) {
-		t.Errorf("Prune again = %+v, %v, want nothing", got, err)
-	}
-}
-
-func testRetentionBySize(t *testing.T, h *harness) {
-	s, clk := h.store(t, session.Retention{MaxBytes: 250})
-	p := pruner(t, s)
-	create(t, s, "s1")
-	create(t, s, "s2")
-	refs1 := put(t, s, clk, "s1", 100, 100)
-	refs2 := put(t, s, clk, "s2", 100)
-	refs1 = append(refs1, put(t, s, clk, "s1", 100, 50)...)
-	got, err := p.Prune(context.Background())
-	if err != nil || got != (session.Pruned{Results: 2, Bytes: 200}) {
-		t.Errorf("Prune = %+v, %v, want the 2 oldest results, 200 bytes", got, err)
-	}
-	if k := kept(t, s, "s1", refs1) + kept(t, s, "s2", refs2); k != "00111" {
-		t.Errorf("kept after Prune = %s, want 00111 (the newest 250 bytes, across sessions)", k)
-	}
-	none, _ := h.store(t)
-	create(t, none, "s1")
-	put(t, none, newClock(), "s1", 1000)
-	if got, err := pruner(t, none).Prune(context.Background()); err != nil || got != (session.Pruned{}) {
-		t.Errorf("Prune without retention = %+v, %v, want nothing", got, err)
+	for _, tc := range []struct {
+		name    string
+		ret     session.Retention
+		results []stored
+		prune   time.Duration // when Prune runs
+		want    session.Pruned
+		kept    string // of results, in order: 1 kept, 0 deleted
+	}{
+		{"by age", session.Retention{MaxAge: time.Hour},
+			[]stored{{"s1", 10, 0}, {"s1", 20, time.Second}, {"s1", 30, time.Hour + time.Second}},
+			time.Hour + 2*time.Second, session.Pruned{Results: 2, Bytes: 30}, "001"},
+		{"exactly as old as the limit", session.Retention{MaxAge: time.Hour},
+			[]stored{{"s1", 1, 0}}, time.Hour, session.Pruned{}, "1"},
+		{"by size, across sessions, the oldest first", session.Retention{MaxBytes: 250},
+			[]stored{{"s1", 100, 0}, {"s1", 100, time.Second}, {"s2", 100, 2 * time.Second}, {"s1", 100, 3 * time.Second}, {"s1", 50, 4 * time.Second}},
+			5 * time.Second, session.Pruned{Results: 2, Bytes: 200}, "00111"},
+		{"exactly as large as the limit", session.Retention{MaxBytes: 100},
+			[]stored{{"s1", 60, 0}, {"s2", 40, time.Second}}, time.Minute, session.Pruned{}, "11"},
+		{"by age, then by size", session.Retention{MaxAge: time.Hour, MaxBytes: 100},
+			[]stored{{"s1", 50, 0}, {"s2", 80, time.Hour}, {"s1", 40, time.Hour + time.Second}},
+			time.Hour + 2*time.Second, session.Pruned{Results: 2, Bytes: 130}, "001"},
+		{"no retention", session.Retention{},
+			[]stored{{"s1", 1000, 0}}, 1000 * time.Hour, session.Pruned{}, "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, clk := h.store(t, tc.ret)
+			p, r := pruner(t, s), results(t, s)
+			ctx := context.Background()
+			create(t, s, "s1")
+			create(t, s, "s2")
+			start := clk.Now()
+			refs := make([]string, len(tc.results))
+			for i, st := range tc.results {
+				clk.Advance(start.Add(st.at).Sub(clk.Now()))
+				var err error
+				if refs[i], err = r.PutResult(ctx, st.session, session.Offloaded{Tool: "t", Data: bytes.Repeat([]byte("x"), st.size)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clk.Advance(start.Add(tc.prune).Sub(clk.Now()))
+			if got, err := p.Prune(ctx); err != nil || got != tc.want {
+				t.Errorf("Prune = %+v, %v, want %+v", got, err, tc.want)
+			}
+			var k strings.Builder
+			for i, st := range tc.results {
+				k.WriteString(kept(t, s, st.session, refs[i:i+1]))
+			}
+			if k.String() != tc.kept {
+				t.Errorf("kept after Prune = %s, want %s", k.String(), tc.kept)
+			}
+			if got, err := p.Prune(ctx); err != nil || got != (session.Pruned{}) {
+				t.Errorf("Prune again = %+v, %v, want nothing", got, err)
+			}
+		})
 	}
 }
 
