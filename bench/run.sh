@@ -15,5 +15,7 @@ out=bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt
   go test ./provider/... -run '^$' -bench . -benchmem -count "$count" -benchtime 10x
   go test ./tool -run '^$' -bench . -benchmem -count "$count"
   go test ./lint -run '^$' -bench . -benchmem -count "$count"
+  go test -p 1 ./session/memory ./session/sqlite -run '^$' -bench . -benchtime 3s -count "$count"
+  PGFSYNC=on .ci/with-postgres go test ./session/postgres -run '^$' -bench . -benchtime 3s -count "$count"
 } 2>&1 | tee "$out"
 echo "wrote $out"

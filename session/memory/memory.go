@@ -1,0 +1,457 @@
+// Package memory is a [session.Store] that keeps sessions in memory, for
+// tests and for runs that need not survive the process.
+//
+// It keeps what the database stores keep, in the same encoding: messages
+// and results in the persistence format, so that what it accepts and what
+// it gives back match session/sqlite and session/postgres exactly (it
+// passes the same conformance suite), and nothing a caller changes after a
+// write alters what is stored.
+package memory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/internal/rows"
+)
+
+// Config configures a [Store]. A nil *Config, or a zero field, means the
+// documented default.
+type Config struct {
+	// Retention bounds how long offloaded results are kept; see
+	// [Store.Prune]. The zero value keeps them all.
+	Retention session.Retention
+	// Now is the clock for the times the store sets. Default time.Now.
+	Now func() time.Time
+}
+
+// WithDefaults returns a copy of c with every zero field set to its
+// default. It accepts a nil c.
+func (c *Config) WithDefaults() *Config {
+	var out Config
+	if c != nil {
+		out = *c
+	}
+	if out.Now == nil {
+		out.Now = time.Now
+	}
+	return &out
+}
+
+func (c *Config) validate() error {
+	if c.Retention.MaxAge < 0 || c.Retention.MaxBytes < 0 {
+		return errors.New("session/memory: invalid config: Retention.MaxAge and Retention.MaxBytes must not be negative")
+	}
+	return nil
+}
+
+// Store keeps sessions in memory. It is safe for concurrent use; its
+// methods hold one lock while they run, so every write is atomic and every
+// read sees one state.
+type Store struct {
+	cfg *Config
+
+	mu       sync.Mutex
+	sessions map[string]*entry
+	results  map[string]*offloaded // by ref
+	ord      int64                 // orders results across sessions
+}
+
+type entry struct {
+	s        session.Session
+	messages [][]byte
+	steps    []step
+	calls    []rows.Call
+	index    map[callKey]int // into calls
+	refs     []string        // offloaded results, in the order stored
+}
+
+type callKey struct {
+	id      string
+	attempt int
+}
+
+type step struct {
+	rec   session.StepRecord
+	state []byte
+}
+
+type offloaded struct {
+	r   session.Offloaded
+	ord int64
+}
+
+var (
+	_ session.Store   = (*Store)(nil)
+	_ session.Catalog = (*Store)(nil)
+	_ session.Results = (*Store)(nil)
+	_ session.Pruner  = (*Store)(nil)
+)
+
+// New returns an empty store. A nil cfg means defaults.
+func New(cfg *Config) (*Store, error) {
+	c := cfg.WithDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &Store{cfg: c, sessions: map[string]*entry{}, results: map[string]*offloaded{}}, nil
+}
+
+func (s *Store) now() time.Time { return rows.Now(s.cfg.Now) }
+
+// Create stores a new session; see [session.Store].
+func (s *Store) Create(ctx context.Context, in session.Session) (session.Session, error) {
+	if err := ctx.Err(); err != nil {
+		return session.Session{}, fmt.Errorf("session/memory: create: %w", err)
+	}
+	sess, err := rows.NewSession(in, s.now())
+	if err != nil {
+		return session.Session{}, fmt.Errorf("session/memory: create: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.sessions[sess.ID]; ok {
+		return session.Session{}, fmt.Errorf("session/memory: create: %w", &session.ConflictError{Session: sess.ID, Current: e.s.Version})
+	}
+	s.sessions[sess.ID] = &entry{s: sess, index: map[callKey]int{}}
+	return sess, nil
+}
+
+// Commit writes a step atomically; see [session.Store].
+func (s *Store) Commit(ctx context.Context, st *session.Step) (session.Session, error) {
+	enc, err := rows.CheckStep(st)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return session.Session{}, fmt.Errorf("session/memory: commit: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.current(st.Session, st.Version)
+	if err == nil && st.Number <= e.s.Step {
+		err = fmt.Errorf("%w: step %d is not after the session's latest step %d", session.ErrInvalid, st.Number, e.s.Step)
+	}
+	if err == nil {
+		err = e.checkCalls(enc.Calls)
+	}
+	if err != nil {
+		return session.Session{}, fmt.Errorf("session/memory: commit %s: %w", st.Session, err)
+	}
+	now := s.now()
+	e.writeCalls(enc.Calls, now)
+	first := len(e.messages)
+	e.messages = append(e.messages, enc.Messages...)
+	e.s.Version++
+	e.s.Step = st.Number
+	e.s.Messages = len(e.messages)
+	if st.Status != "" {
+		e.s.Status = st.Status
+	}
+	e.s.Updated = now
+	e.steps = append(e.steps, step{
+		rec: session.StepRecord{Number: st.Number, Version: e.s.Version, Status: e.s.Status,
+			First: first, Messages: len(enc.Messages), Created: now},
+		state: clone(st.State),
+	})
+	return e.s, nil
+}
+
+// Record writes call records; see [session.Store].
+func (s *Store) Record(ctx context.Context, id string, version int64, calls ...session.Call) error {
+	enc, err := rows.CheckCalls(calls, 0)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("session/memory: record: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.current(id, version)
+	if err == nil {
+		for i := range enc {
+			if enc[i].Step == 0 {
+				enc[i].Step = e.s.Step
+			}
+		}
+		err = e.checkCalls(enc)
+	}
+	if err != nil {
+		return fmt.Errorf("session/memory: record %s: %w", id, err)
+	}
+	e.writeCalls(enc, s.now())
+	return nil
+}
+
+// current returns the session id if it is at version.
+func (s *Store) current(id string, version int64) (*entry, error) {
+	e, ok := s.sessions[id]
+	switch {
+	case !ok:
+		return nil, session.ErrNotFound
+	case e.s.Version != version:
+		return nil, &session.ConflictError{Session: id, Read: version, Current: e.s.Version}
+	}
+	return e, nil
+}
+
+// checkCalls reports the first call record that conflicts with those
+// stored or with an earlier one of calls.
+func (e *entry) checkCalls(calls []rows.Call) error {
+	seen := map[callKey]bool{} // finished, for attempts written by calls
+	for i := range calls {
+		c := &calls[i]
+		k := callKey{c.ID, c.Attempt}
+		finished, exists := seen[k]
+		if !exists {
+			var j int
+			if j, exists = e.index[k]; exists {
+				finished = e.calls[j].Result != nil
+			}
+		}
+		if rows.Decide(exists, finished, c) == rows.Conflict {
+			return &session.ConflictError{Session: e.s.ID, Read: e.s.Version, Current: e.s.Version, Call: c.ID, Attempt: c.Attempt}
+		}
+		seen[k] = finished || c.Result != nil
+	}
+	return nil
+}
+
+// writeCalls applies call records that checkCalls accepted.
+func (e *entry) writeCalls(calls []rows.Call, now time.Time) {
+	for _, c := range calls {
+		c.Arguments = clone(c.Arguments)
+		k := callKey{c.ID, c.Attempt}
+		j, ok := e.index[k]
+		if !ok {
+			c.Started = now
+			if c.Result != nil {
+				c.Finished = now
+			}
+			e.index[k] = len(e.calls)
+			e.calls = append(e.calls, c)
+			continue
+		}
+		old := &e.calls[j]
+		old.Result, old.Status, old.Duration, old.Finished = c.Result, c.Status, c.Duration, now
+	}
+}
+
+// Load reads a session; see [session.Store].
+func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, msgs, err := s.read(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("session/memory: load %s: %w", id, err)
+	}
+	snap := &session.Snapshot{Session: e.s, Messages: msgs}
+	if n := len(e.steps); n > 0 {
+		snap.State = clone(e.steps[n-1].state)
+	}
+	for _, c := range e.calls {
+		if c.Step >= e.s.Step {
+			snap.Calls = append(snap.Calls, e.decodeCall(c))
+		}
+	}
+	return snap, nil
+}
+
+// read returns a session and its messages; s.mu is held.
+func (s *Store) read(ctx context.Context, id string) (*entry, []llm.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	e, ok := s.sessions[id]
+	if !ok {
+		return nil, nil, session.ErrNotFound
+	}
+	msgs := make([]llm.Message, len(e.messages))
+	for i, b := range e.messages {
+		m, err := rows.DecodeMessage(b)
+		if err != nil {
+			return nil, nil, rows.Corrupt(e.s.ID, fmt.Sprintf("message %d", i), err)
+		}
+		msgs[i] = m
+	}
+	return e, msgs, nil
+}
+
+// decodeCall returns a stored call record; its result was encoded by this
+// store and is not shared, so it is returned as is.
+func (e *entry) decodeCall(c rows.Call) session.Call {
+	out := c.Call
+	out.Arguments = clone(c.Arguments)
+	if c.Result != nil {
+		r, _ := rows.DecodeResult(c.Result) // written by rows.EncodeResult, which checked it reads back
+		out.Result = r
+	}
+	return out
+}
+
+// List returns a page of sessions, newest first; see [session.Catalog].
+func (s *Store) List(ctx context.Context, opts *session.ListOptions) (session.Page, error) {
+	limit, cur, err := rows.List(opts)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return session.Page{}, fmt.Errorf("session/memory: list: %w", err)
+	}
+	s.mu.Lock()
+	all := make([]session.Session, 0, len(s.sessions))
+	for _, e := range s.sessions {
+		if cur.After(e.s) {
+			all = append(all, e.s)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(all, func(a, b session.Session) int {
+		if rows.Newer(a, b) {
+			return -1
+		}
+		return 1
+	})
+	return rows.Page(all[:min(len(all), limit+1)], limit), nil
+}
+
+// Show returns everything stored about a session; see [session.Catalog].
+func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, msgs, err := s.read(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("session/memory: show %s: %w", id, err)
+	}
+	tr := &session.Trace{Session: e.s, Messages: msgs}
+	for _, st := range e.steps {
+		rec := st.rec
+		rec.State = clone(st.state)
+		tr.Steps = append(tr.Steps, rec)
+	}
+	for _, c := range e.calls {
+		tr.Calls = append(tr.Calls, e.decodeCall(c))
+	}
+	for _, ref := range e.refs {
+		r := s.results[ref].r
+		r.Data, r.Rules = nil, clone(r.Rules)
+		tr.Results = append(tr.Results, r)
+	}
+	return tr, nil
+}
+
+// Delete removes a session and all it holds; see [session.Catalog].
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("session/memory: delete %s: %w", id, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.sessions[id]
+	if !ok {
+		return fmt.Errorf("session/memory: delete %s: %w", id, session.ErrNotFound)
+	}
+	for _, ref := range e.refs {
+		delete(s.results, ref)
+	}
+	delete(s.sessions, id)
+	return nil
+}
+
+// PutResult stores an offloaded result; see [session.Results].
+func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (string, error) {
+	r, err := rows.CheckOffloaded(id, r, s.now())
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return "", fmt.Errorf("session/memory: put result: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.sessions[id]
+	if !ok {
+		return "", fmt.Errorf("session/memory: put result %s: %w", id, session.ErrNotFound)
+	}
+	for s.results[r.Ref] != nil {
+		r.Ref = rows.NewRef()
+	}
+	r.Data, r.Rules = clone(r.Data), clone(r.Rules)
+	if r.Data == nil {
+		r.Data = []byte{}
+	}
+	s.ord++
+	s.results[r.Ref] = &offloaded{r: r, ord: s.ord}
+	e.refs = append(e.refs, r.Ref)
+	return r.Ref, nil
+}
+
+// Result returns an offloaded result; see [session.Results].
+func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, error) {
+	if err := ctx.Err(); err != nil {
+		return session.Offloaded{}, fmt.Errorf("session/memory: result %s: %w", ref, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.results[ref]
+	if !ok || o.r.Session != id {
+		return session.Offloaded{}, fmt.Errorf("session/memory: result %s of session %s: %w", ref, id, session.ErrNotFound)
+	}
+	r := o.r
+	r.Data, r.Rules = clone(r.Data), clone(r.Rules)
+	return r, nil
+}
+
+// Prune deletes the offloaded results that [Config.Retention] no longer
+// keeps; see [session.Pruner].
+func (s *Store) Prune(ctx context.Context) (session.Pruned, error) {
+	var p session.Pruned
+	if err := ctx.Err(); err != nil {
+		return p, fmt.Errorf("session/memory: prune: %w", err)
+	}
+	ret := s.cfg.Retention
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := make([]*offloaded, 0, len(s.results))
+	for _, o := range s.results {
+		all = append(all, o)
+	}
+	slices.SortFunc(all, func(a, b *offloaded) int { return cmp.Compare(b.ord, a.ord) }) // newest first
+	cutoff := s.now().Add(-ret.MaxAge)
+	var kept int64
+	for _, o := range all {
+		tooOld := ret.MaxAge > 0 && o.r.Created.Before(cutoff)
+		if !tooOld {
+			kept += o.r.Size
+		}
+		if tooOld || ret.MaxBytes > 0 && kept > ret.MaxBytes {
+			s.drop(o.r)
+			p.Results++
+			p.Bytes += o.r.Size
+		}
+	}
+	return p, nil
+}
+
+// drop deletes an offloaded result.
+func (s *Store) drop(r session.Offloaded) {
+	delete(s.results, r.Ref)
+	if e := s.sessions[r.Session]; e != nil {
+		e.refs = slices.DeleteFunc(e.refs, func(ref string) bool { return ref == r.Ref })
+	}
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return slices.Clone(b)
+}

@@ -1,0 +1,177 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/postgres"
+	"github.com/toolwire/toolwire/session/sessiontest"
+)
+
+func TestSchemaVersion(t *testing.T) {
+	url := serverURL(t)
+	pool := openPool(t, url, newSchema(t, url))
+	ctx := context.Background()
+	for range 2 { // the second time applies nothing
+		if _, err := postgres.New(ctx, pool, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var version, rows int
+	if err := pool.QueryRow(ctx, "SELECT MAX(version), COUNT(*) FROM toolwire_schema").Scan(&version, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if version != postgres.SchemaVersion || rows != postgres.SchemaVersion {
+		t.Errorf("toolwire_schema: version %d in %d rows, want SchemaVersion %d", version, rows, postgres.SchemaVersion)
+	}
+}
+
+// TestMigrateTogether opens stores on one empty schema from 8 pools at
+// once: the advisory lock makes one of them migrate and the others find
+// the schema done.
+func TestMigrateTogether(t *testing.T) {
+	url := serverURL(t)
+	schema := newSchema(t, url)
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range errs {
+		pool := openPool(t, url, schema)
+		wg.Go(func() { _, errs[i] = postgres.New(context.Background(), pool, nil) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("New %d = %v", i, err)
+		}
+	}
+}
+
+func TestFutureSchema(t *testing.T) {
+	url := serverURL(t)
+	ctx := context.Background()
+	future := postgres.SchemaVersion + 1
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T, pool *pgxpool.Pool)
+	}{
+		{"empty schema", func(t *testing.T, pool *pgxpool.Pool) {
+			exec(t, pool, "CREATE TABLE toolwire_schema (version integer PRIMARY KEY, applied timestamptz NOT NULL)")
+			exec(t, pool, "INSERT INTO toolwire_schema VALUES ($1, now())", future)
+		}},
+		{"schema with sessions", func(t *testing.T, pool *pgxpool.Pool) {
+			s, err := postgres.New(ctx, pool, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"a", "b"} {
+				if _, err := s.Create(ctx, session.Session{ID: id}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			exec(t, pool, "INSERT INTO toolwire_schema VALUES ($1, now())", future)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool := openPool(t, url, newSchema(t, url))
+			tc.prepare(t, pool)
+			before := dump(t, pool)
+			_, err := postgres.New(ctx, pool, nil)
+			var se *session.SchemaError
+			if !errors.As(err, &se) || !errors.Is(err, session.ErrSchema) || *se != (session.SchemaError{Found: future, Known: postgres.SchemaVersion}) {
+				t.Fatalf("New on a schema of version %d = %v, want a *session.SchemaError{Found: %d, Known: %d}", future, err, future, postgres.SchemaVersion)
+			}
+			for _, want := range []string{fmt.Sprint("version ", future), fmt.Sprint("up to ", postgres.SchemaVersion)} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("New = %q, want it to say %q", err, want)
+				}
+			}
+			if after := dump(t, pool); after != before {
+				t.Errorf("New on a future schema changed it:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+func exec(t *testing.T, pool *pgxpool.Pool, query string, args ...any) {
+	t.Helper()
+	if _, err := pool.Exec(context.Background(), query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// dump describes the tables of the pool's schema and their row counts.
+func dump(t *testing.T, pool *pgxpool.Pool) string {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		names = append(names, name)
+	}
+	rows.Close()
+	var b strings.Builder
+	for _, name := range names {
+		var n int
+		if err := pool.QueryRow(ctx, "SELECT COUNT(*) FROM "+name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s:%d ", name, n)
+	}
+	return b.String()
+}
+
+func TestConfig(t *testing.T) {
+	for _, cfg := range []*postgres.Config{
+		{Retention: session.Retention{MaxAge: -time.Hour}},
+		{Retention: session.Retention{MaxBytes: -1}},
+	} {
+		if _, err := postgres.New(context.Background(), nil, cfg); err == nil || !strings.Contains(err.Error(), "Retention") {
+			t.Errorf("New(%+v) = %v, want an error naming Retention", cfg, err)
+		}
+	}
+	if _, err := postgres.New(context.Background(), nil, nil); err == nil {
+		t.Error("New(nil pool) = nil error")
+	}
+}
+
+// TestStoresShareADatabase writes 20 sessions in parallel through 5 stores,
+// each with its own pool, as processes sharing one database would.
+func TestStoresShareADatabase(t *testing.T) {
+	url := serverURL(t)
+	schema := newSchema(t, url)
+	var stores []session.Store
+	for range 5 {
+		s, err := postgres.New(context.Background(), openPool(t, url, schema), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	sessiontest.Shared(t, stores...)
+}
+
+func TestProcesses(t *testing.T) {
+	url := serverURL(t)
+	sessiontest.Processes(t, func(t *testing.T) string {
+		return newSchema(t, url)
+	}, func(t *testing.T, schema string) session.Store {
+		s, err := postgres.New(context.Background(), openPool(t, url, schema), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}

@@ -1,0 +1,299 @@
+// Package sqlite is a [session.Store] in a SQLite database: the embedded
+// default, one file that several processes may share.
+//
+// The store takes a *sql.DB and never imports a SQL driver: the program
+// chooses one and opens the database, as river's drivers take a pool. The
+// pure-Go modernc.org/sqlite is the one toolwire's command and tests use:
+//
+//	import _ "modernc.org/sqlite"
+//
+//	db, err := sql.Open("sqlite", "toolwire.db")
+//	store, err := sqlite.New(ctx, db, nil)
+//
+// [New] puts the database in WAL mode (readers never wait for the writer,
+// and the writer never waits for readers) and applies the embedded schema
+// migrations, recording each in the table toolwire_schema; a database
+// whose schema is newer than this build knows is refused with a
+// [*session.SchemaError], and nothing is written to it.
+//
+// Every write is one transaction begun with BEGIN IMMEDIATE, so that it
+// takes the database's write lock before it reads what it will change and
+// never fails half-way on a lock held by another writer. Writers of one
+// [Store] take turns in the process; writers in other processes wait up to
+// [Config.BusyTimeout] for the lock. A read is one transaction too, and
+// sees one state of the database. Each transaction runs on its own
+// connection of the pool: bound the pool with db.SetMaxOpenConns (readers
+// run in parallel, writers one at a time), and keep the database on a
+// local file system (WAL mode needs shared memory between processes).
+//
+// docs/sessions.md gives the schema.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/internal/rows"
+	"github.com/toolwire/toolwire/session/internal/sqlstore"
+)
+
+// SchemaVersion is the newest schema version this build knows: the number
+// of the last migration in migrations/.
+const SchemaVersion = 1
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Config configures a [Store]. A nil *Config, or a zero field, means the
+// documented default.
+type Config struct {
+	// Retention bounds how long offloaded results are kept; see
+	// [Store.Prune]. The zero value keeps them all.
+	Retention session.Retention
+	// Now is the clock for the times the store sets. Default time.Now.
+	Now func() time.Time
+	// BusyTimeout is how long a transaction waits for a lock that another
+	// process holds before it fails. Default 10s.
+	BusyTimeout time.Duration
+}
+
+// WithDefaults returns a copy of c with every zero field set to its
+// default. It accepts a nil c.
+func (c *Config) WithDefaults() *Config {
+	var out Config
+	if c != nil {
+		out = *c
+	}
+	if out.Now == nil {
+		out.Now = time.Now
+	}
+	if out.BusyTimeout == 0 {
+		out.BusyTimeout = 10 * time.Second
+	}
+	return &out
+}
+
+func (c *Config) validate() error {
+	var problems []string
+	if c.Retention.MaxAge < 0 || c.Retention.MaxBytes < 0 {
+		problems = append(problems, "Retention.MaxAge and Retention.MaxBytes must not be negative")
+	}
+	if c.BusyTimeout < time.Millisecond {
+		problems = append(problems, fmt.Sprintf("BusyTimeout %v is below 1ms", c.BusyTimeout))
+	}
+	if problems != nil {
+		return errors.New("session/sqlite: invalid config: " + strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// Store is a [session.Store] in a SQLite database. It is safe for
+// concurrent use by goroutines, and by processes that open the same file.
+type Store struct {
+	s *sqlstore.Store
+}
+
+var (
+	_ session.Store   = (*Store)(nil)
+	_ session.Catalog = (*Store)(nil)
+	_ session.Results = (*Store)(nil)
+	_ session.Pruner  = (*Store)(nil)
+)
+
+// New returns a store over db, a SQLite database opened by the caller,
+// after putting it in WAL mode and migrating its schema. A nil cfg means
+// defaults. The store does not close db.
+func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
+	c := cfg.WithDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if db == nil {
+		return nil, errors.New("session/sqlite: new: the *sql.DB is nil")
+	}
+	name := "the database"
+	var file string
+	if err := db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
+		return nil, fmt.Errorf("session/sqlite: open: %w", damagedFile(err))
+	}
+	if file != "" {
+		name = file
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return nil, fmt.Errorf("session/sqlite: open %s: setting WAL mode: %w", name, damagedFile(err))
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return nil, fmt.Errorf("session/sqlite: open %s: the journal mode is %q, not WAL: the store needs a database file (not :memory:) on a local file system", name, mode)
+	}
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	d := &sqlstore.Dialect{
+		Name:        "session/sqlite",
+		Time:        func(t time.Time) any { return rows.Micros(t) },
+		Unique:      func(err error) bool { return strings.Contains(err.Error(), "UNIQUE constraint failed") },
+		Damaged:     damaged,
+		Migrations:  sub,
+		SchemaTable: "CREATE TABLE IF NOT EXISTS toolwire_schema (version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)",
+	}
+	txs := &txs{db: db, sem: make(chan struct{}, 1), busy: fmt.Sprintf("PRAGMA busy_timeout = %d", c.BusyTimeout.Milliseconds())}
+	s, err := sqlstore.Open(ctx, txs, d, sqlstore.Config{Retention: c.Retention, Now: c.Now})
+	if err != nil {
+		if file != "" {
+			return nil, fmt.Errorf("%w (database %s)", damagedFile(err), file)
+		}
+		return nil, damagedFile(err)
+	}
+	return &Store{s: s}, nil
+}
+
+// damaged reports whether err is SQLite's SQLITE_CORRUPT or SQLITE_NOTADB,
+// by the messages that every SQLite driver passes on.
+func damaged(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database disk image is malformed") || strings.Contains(msg, "file is not a database")
+}
+
+// damagedFile marks an error of a damaged file with [session.ErrCorrupt]
+// and says what it means.
+func damagedFile(err error) error {
+	if !damaged(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w: the file is damaged (truncated, overwritten, or not a SQLite database); restore it from a backup", session.ErrCorrupt, err)
+}
+
+// txs runs the store's transactions on connections of db.
+type txs struct {
+	db   *sql.DB
+	sem  chan struct{} // one writer of this store at a time
+	busy string        // sets the connection's busy timeout
+}
+
+func (t *txs) Write(ctx context.Context, f func(sqlstore.Querier) error) error {
+	select {
+	case t.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-t.sem }()
+	return t.run(ctx, "BEGIN IMMEDIATE", f)
+}
+
+func (t *txs) Read(ctx context.Context, f func(sqlstore.Querier) error) error {
+	return t.run(ctx, "BEGIN", f)
+}
+
+// run runs f in a transaction begun by begin on a connection of its own.
+// A transaction that fails is rolled back even when ctx is done; a
+// connection that cannot roll back is closed rather than returned to the
+// pool.
+func (t *txs) run(ctx context.Context, begin string, f func(sqlstore.Querier) error) error {
+	conn, err := t.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, t.busy); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, begin); err != nil {
+		return err
+	}
+	if err = f(querier{conn}); err == nil {
+		if _, err = conn.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+	}
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
+}
+
+// querier runs statements on a connection in a transaction.
+type querier struct{ c *sql.Conn }
+
+func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	r, err := q.c.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+func (q querier) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	r, err := q.c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{r}, nil
+}
+
+type sqlRows struct{ r *sql.Rows }
+
+func (r sqlRows) Next() bool             { return r.r.Next() }
+func (r sqlRows) Scan(dest ...any) error { return r.r.Scan(dest...) }
+func (r sqlRows) Err() error             { return r.r.Err() }
+func (r sqlRows) Close()                 { _ = r.r.Close() }
+
+// Create stores a new session; see [session.Store].
+func (s *Store) Create(ctx context.Context, in session.Session) (session.Session, error) {
+	return s.s.Create(ctx, in)
+}
+
+// Commit writes a step in one transaction; see [session.Store].
+func (s *Store) Commit(ctx context.Context, step *session.Step) (session.Session, error) {
+	return s.s.Commit(ctx, step)
+}
+
+// Record writes call records in one transaction; see [session.Store].
+func (s *Store) Record(ctx context.Context, id string, version int64, calls ...session.Call) error {
+	return s.s.Record(ctx, id, version, calls...)
+}
+
+// Load reads a session in one transaction; see [session.Store].
+func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) {
+	return s.s.Load(ctx, id)
+}
+
+// List returns a page of sessions, newest first; see [session.Catalog].
+func (s *Store) List(ctx context.Context, opts *session.ListOptions) (session.Page, error) {
+	return s.s.List(ctx, opts)
+}
+
+// Show returns everything stored about a session; see [session.Catalog].
+func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
+	return s.s.Show(ctx, id)
+}
+
+// Delete removes a session and all it holds; see [session.Catalog].
+func (s *Store) Delete(ctx context.Context, id string) error {
+	return s.s.Delete(ctx, id)
+}
+
+// PutResult stores an offloaded result; see [session.Results].
+func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (string, error) {
+	return s.s.PutResult(ctx, id, r)
+}
+
+// Result returns an offloaded result; see [session.Results].
+func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, error) {
+	return s.s.Result(ctx, id, ref)
+}
+
+// Prune deletes the offloaded results that [Config.Retention] no longer
+// keeps, in one transaction; see [session.Pruner].
+func (s *Store) Prune(ctx context.Context) (session.Pruned, error) {
+	return s.s.Prune(ctx)
+}
