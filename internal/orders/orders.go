@@ -75,3 +75,89 @@ func pad(n int) string {
 	}
 	return s
 }
+
+var (
+	topics = []string{"context windows", "tool calling", "上下文压缩", "prompt caching", "结构化输出", "retrieval"}
+	hosts  = []string{"docs.example.com", "blog.example.org", "wiki.example.cn"}
+)
+
+// Documents returns n search hits as {"query":…,"total":n,"hits":[…]}:
+// a title, a URL, a relevance score and a snippet each, in the search
+// engine's order (not by score), for the "keep the five best-scored
+// documents" case.
+func Documents(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d))
+	b := []byte(`{"query":"agent context budget","total":`)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, `,"next_page":null,"hits":[`...)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		topic := topics[r.IntN(len(topics))]
+		b = append(b, `{"rank":`...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, `,"title":"Notes on `...)
+		b = append(b, topic...)
+		b = append(b, ` #`...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, `","url":"https://`...)
+		b = append(b, hosts[r.IntN(len(hosts))]...)
+		b = append(b, `/p/`...)
+		b = strconv.AppendInt(b, int64(1000+i), 10)
+		b = append(b, `","score":`...)
+		b = strconv.AppendFloat(b, float64(r.IntN(10000))/10000, 'f', -1, 64)
+		b = append(b, `,"snippet":"How agents keep `...)
+		b = append(b, topic...)
+		b = append(b, ` under control, part `...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, `.","author":null,"tags":[]}`...)
+	}
+	return append(b, "]}"...)
+}
+
+// Log returns n lines of a service log, as a text tool output.
+func Log(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x94d049bb133111eb))
+	levels := []string{"INFO", "INFO", "INFO", "WARN", "ERROR"}
+	msgs := []string{"request served", "cache miss", "订单已创建", "upstream slow", "retrying payment", "连接超时"}
+	var b []byte
+	for i := range n {
+		b = append(b, "2026-12-01T10:"...)
+		b = append(b, pad2(i/60%60)...)
+		b = append(b, ':')
+		b = append(b, pad2(i%60)...)
+		b = append(b, "Z "...)
+		b = append(b, levels[r.IntN(len(levels))]...)
+		b = append(b, " orders-api "...)
+		b = append(b, msgs[r.IntN(len(msgs))]...)
+		b = append(b, " id=o-"...)
+		b = append(b, pad(1+r.IntN(30000))...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// A Set is one data set file.
+type Set struct {
+	Name string // file name under observe/testdata/shape
+	Data func() []byte
+}
+
+// Sets returns the data sets committed under observe/testdata/shape,
+// which cmd/gendata writes and a test keeps in step with this package.
+func Sets() []Set {
+	return []Set{
+		{"orders-20.json", func() []byte { return Generate(20, 1) }},
+		{"orders-30000.json", func() []byte { return Generate(30000, 1) }},
+		{"documents-200.json", func() []byte { return Documents(200, 1) }},
+		{"service-2000.log", func() []byte { return Log(2000, 1) }},
+	}
+}
