@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -86,7 +87,7 @@ func (s *Shaper) Page(ctx context.Context, req PageRequest, budget int) (Shaped,
 }
 
 func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
-	t, err := parse(st.Data)
+	t, err := j.s.parsed(req.Ref, st.Data)
 	if err != nil {
 		return fmt.Errorf("observe: read result %s: the stored output is not JSON: %w", req.Ref, err)
 	}
@@ -158,7 +159,7 @@ func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
 	for n < want {
 		scratch.dst = scratch.dst[:0]
 		scratch.record(&rs.recs[rs.order[n]])
-		cost := j.s.counter.Count(string(scratch.dst)) + 1
+		cost := j.s.counter.Count(unsafe.String(unsafe.SliceData(scratch.dst), len(scratch.dst))) + 1
 		if cost > left {
 			break
 		}
@@ -167,10 +168,11 @@ func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
 	}
 	for n > 1 {
 		env := build(n)
-		if tokens, _ := j.measure(&env, false); tokens <= j.budget {
+		tokens, _ := j.measure(&env, false)
+		if tokens <= j.budget {
 			break
 		}
-		n--
+		n -= max(1, (tokens-j.budget)*n/tokens)
 	}
 	n = max(n, min(1, want)) // always make progress, even over budget
 	j.env = build(n)
@@ -213,4 +215,25 @@ func (j *job) pageText(text string, req PageRequest, call string) error {
 		level = LevelFull
 	}
 	return j.finish(level)
+}
+
+// parsed returns the tree of a stored result, parsing it only when it is
+// not the one parsed last: a model usually reads several pages of one
+// result in a row.
+func (s *Shaper) parsed(ref string, data []byte) (*tree, error) {
+	s.mu.Lock()
+	if s.lastRef == ref && s.lastTree != nil && len(s.lastTree.src) == len(data) && (len(data) == 0 || &s.lastTree.src[0] == &data[0]) {
+		t := s.lastTree
+		s.mu.Unlock()
+		return t, nil
+	}
+	s.mu.Unlock()
+	t, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.lastRef, s.lastTree = ref, t
+	s.mu.Unlock()
+	return t, nil
 }

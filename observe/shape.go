@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -103,6 +104,10 @@ type Shaper struct {
 	counter Counter
 	store   Store
 	cfg     Config
+
+	mu       sync.Mutex
+	lastRef  string // the result Page parsed last, and its tree
+	lastTree *tree
 }
 
 // NewShaper returns a shaper that counts tokens with counter and
