@@ -95,8 +95,8 @@ type Meta struct {
 
 	// The fields below are set by a [Shaper].
 
-	// Level says how much of the result the model sees: "full", "head"
-	// or "aggregate".
+	// Level says how much of the result the model sees: "full", "head",
+	// "aggregate", or "cleared" once fitting has removed it.
 	Level Level
 	// TokensBefore is what the tool's output would have cost unshaped.
 	TokensBefore int
@@ -198,9 +198,9 @@ func (e Envelope) Validate() error {
 		problems = append(problems, "summary is empty (say what was asked and what came back)")
 	}
 	switch e.Meta.Level {
-	case "", LevelFull, LevelHead, LevelAggregate:
+	case "", LevelFull, LevelHead, LevelAggregate, LevelCleared:
 	default:
-		problems = append(problems, fmt.Sprintf("meta level %q is not full, head or aggregate", e.Meta.Level))
+		problems = append(problems, fmt.Sprintf("meta level %q is not full, head, aggregate or cleared", e.Meta.Level))
 	}
 	switch {
 	case e.Status == llm.StatusError && e.Error == nil:

@@ -132,3 +132,17 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// ImageTokensOf estimates what an image part costs a model, from the
+// dimensions its data declares ([ImageTokens]); an image given by URL,
+// or whose dimensions cannot be read, costs the maximum.
+func ImageTokensOf(img llm.Image) int {
+	if len(img.Data) == 0 {
+		return ImageTokens(0, 0)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil {
+		return ImageTokens(0, 0)
+	}
+	return ImageTokens(cfg.Width, cfg.Height)
+}

@@ -19,6 +19,11 @@ const (
 	// LevelAggregate: the record count, a schema line, per-field
 	// statistics and a small sample.
 	LevelAggregate Level = "aggregate"
+	// LevelCleared: the result was shown earlier and its content has
+	// since been cleared to keep the conversation inside the context
+	// window (budget.Fitter); the summary and the ref remain, and
+	// read_result reloads it.
+	LevelCleared Level = "cleared"
 )
 
 // Order is the direction of a sort.
