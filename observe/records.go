@@ -264,8 +264,9 @@ func textLines(text string) []string {
 // errBinary is returned for data that is neither JSON nor text.
 var errBinary = errors.New("binary data")
 
-// looksText reports whether b reads as text: valid UTF-8 (or nearly:
-// a few invalid bytes are replaced), without NUL bytes.
+// looksText reports whether b reads as text: valid UTF-8, or nearly (at
+// most 8 invalid bytes, or 5% of them, which rendering replaces), and no
+// NUL byte.
 func looksText(b []byte) bool {
 	if bytes.IndexByte(b, 0) >= 0 {
 		return false
@@ -281,5 +282,5 @@ func looksText(b []byte) bool {
 		}
 		b = b[n:]
 	}
-	return bad*100 <= size && bad < 64
+	return bad <= 8 || bad*20 <= size
 }

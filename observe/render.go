@@ -30,6 +30,7 @@ type renderer struct {
 	pruned    int  // empty members left out
 	flattened int  // nested objects written as dotted keys
 	clipped   bool // a string or an array was cut
+	replaced  bool // invalid UTF-8 was replaced by U+FFFD
 	prefix    []byte
 }
 
@@ -170,12 +171,17 @@ func (r *renderer) string(n *node) {
 		r.dst = append(r.dst, raw...)
 		return
 	}
+	if !utf8.Valid(raw) {
+		r.replaced = true
+	}
 	s := r.t.str(n)
 	if r.maxStr > 0 && utf8.RuneCountInString(s) > r.maxStr {
 		s = clipRunes(s, r.maxStr)
 		r.clipped = true
 	}
-	r.dst, _ = llm.AppendJSONString(r.dst, s)
+	var replaced bool
+	r.dst, replaced = llm.AppendJSONString(r.dst, s)
+	r.replaced = r.replaced || replaced
 }
 
 // clipRunes cuts s to n runes and marks the cut.

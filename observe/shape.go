@@ -300,7 +300,7 @@ func (j *job) raw(b []byte) error {
 	if len(b) == 0 {
 		return j.text("")
 	}
-	if err := j.json(b, j.req.JSON); !errors.Is(err, errNotJSON) {
+	if err := j.json(b, j.req.JSON); j.req.JSON || !errors.Is(err, errNotJSON) {
 		return err
 	}
 	if looksText(b) {
@@ -387,6 +387,9 @@ func (j *job) compacted(r *renderer) {
 func (j *job) meta(env *Envelope, r *renderer) {
 	env.Meta.Pruned = r.pruned
 	env.Meta.Flattened = r.flattened
+	if r.replaced {
+		env.Meta.InvalidUTF8 = true
+	}
 	if r.clipped {
 		env.Meta.Truncated = true
 	}
@@ -597,12 +600,17 @@ func (j *job) text(text string) error {
 		}
 	}
 	env := j.base
-	env.Data = textData(text)
+	setText(&env, text)
 	if tokens, _ := j.measure(&env, false); tokens <= j.budget {
 		j.env = env
 		return j.finish(LevelFull)
 	}
 	lines := textLines(text)
+	if len(lines) <= 1 && len(text) < 64 {
+		// Too small to cut: the envelope itself is over the budget.
+		j.env = env
+		return j.finish(LevelFull)
+	}
 	j.rep.Records = len(lines)
 	j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: []byte(text)})
 	env, n := j.textPage(lines, 0, len(lines), nil)
@@ -630,7 +638,7 @@ func (j *job) textPage(lines []string, from, to int, note func(env *Envelope, sh
 		if clip > 0 {
 			text = clipRunes(lines[from], clip)
 		}
-		env.Data = textData(text)
+		setText(&env, text)
 		env.Meta.Truncated = true
 		env.Meta.Omitted = len(lines) - from - n
 		note(&env, n)
@@ -656,6 +664,10 @@ func (j *job) textPage(lines []string, from, to int, note func(env *Envelope, sh
 		}
 		n -= max(1, (tokens-j.budget)*n/tokens)
 	}
+	if from >= len(lines) {
+		j.rep.OverBudget = true
+		return empty, 0
+	}
 	// Not even one line fits: show the start of it.
 	runes := utf8.RuneCountInString(lines[from])
 	var env Envelope
@@ -670,9 +682,14 @@ func (j *job) textPage(lines []string, from, to int, note func(env *Envelope, sh
 	return env, 0
 }
 
-func textData(text string) json.RawMessage {
-	b, _ := llm.AppendJSONString(nil, text)
-	return b
+// setText makes text the data of env, flagging invalid UTF-8 (replaced
+// by U+FFFD).
+func setText(env *Envelope, text string) {
+	b, replaced := llm.AppendJSONString(nil, text)
+	env.Data = json.RawMessage(b)
+	if replaced {
+		env.Meta.InvalidUTF8 = true
+	}
 }
 
 // offload puts the full output in the store, once, and records its ref

@@ -189,7 +189,11 @@ func (t *tree) str(n *node) string {
 	}
 	b, err := jsontext.AppendUnquote(nil, t.src[n.start:n.end])
 	if err != nil {
-		return string(r)
+		// Invalid UTF-8 next to escapes: replace it, then unquote.
+		valid := bytes.ToValidUTF8(t.src[n.start:n.end], []byte("\uFFFD"))
+		if b, err = jsontext.AppendUnquote(nil, valid); err != nil {
+			return string(r)
+		}
 	}
 	return string(b)
 }
