@@ -58,6 +58,7 @@ func (j *job) blob(b Blob) error {
 	inline := isImage && j.req.Images == InlineImages && contains(inlineTypes, mt) && len(b.Data) <= j.s.cfg.MaxInline
 	if inline {
 		env.Summary = joinNote(j.summary, "the image follows as an image part")
+		env.Meta.Level = LevelFull
 		if tokens, _ := j.measure(&env, false); tokens+ImageTokens(w, h) <= j.budget {
 			j.env = env
 			j.images = []llm.Image{{MediaType: mt, Data: b.Data}}

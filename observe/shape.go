@@ -268,31 +268,39 @@ func (j *job) run() error {
 	before := j.count(j.env)
 	switch d := data.(type) {
 	case nil:
-		j.before = before
+		j.setBefore(before)
 		return j.finish(LevelFull)
 	case json.RawMessage:
-		j.before = before + j.countLarge(d)
+		j.setBefore(before + j.countLarge(d))
 		return j.json(d, true)
 	case Raw:
-		j.before = before + j.countLarge(d)
+		j.setBefore(before + j.countLarge(d))
 		return j.raw(d)
 	case []byte:
-		j.before = before + j.countLarge(d)
+		j.setBefore(before + j.countLarge(d))
 		return j.raw(d)
 	case string:
-		j.before = before + j.countLarge(unsafe.Slice(unsafe.StringData(d), len(d)))
+		j.setBefore(before + j.countLarge(unsafe.Slice(unsafe.StringData(d), len(d))))
 		return j.text(d)
 	case Blob:
-		j.before = before + j.countLarge([]byte(describeBlob(d, "")))
+		j.setBefore(before + j.countLarge([]byte(describeBlob(d, ""))))
 		return j.blob(d)
 	default:
 		b, _, err := encodeData(d)
 		if err != nil {
 			return fmt.Errorf("observe: shape: encode data: %w", err)
 		}
-		j.before = before + j.countLarge(b)
+		j.setBefore(before + j.countLarge(b))
 		return j.json(b, true)
 	}
+}
+
+// setBefore records the tokens of the output as given: every envelope
+// measured from now on carries them.
+func (j *job) setBefore(n int) {
+	j.before = n
+	j.base.Meta.TokensBefore = n
+	j.env.Meta.TokensBefore = n
 }
 
 // raw shapes output of unknown kind.
@@ -346,6 +354,7 @@ func (j *job) json(b []byte, strict bool) error {
 		if !r.over {
 			env := j.base
 			env.Data = json.RawMessage(r.dst)
+			env.Meta.Level = LevelFull
 			j.meta(&env, &r)
 			if n, _ := j.measure(&env, false); n <= j.budget {
 				j.env = env
@@ -507,6 +516,7 @@ func (j *job) aggregate(rs *recordSet) error {
 	for step := 0; ; step++ {
 		env = j.base
 		env.Data = json.RawMessage(agg.render(nil, rs, o, j.req.Rules))
+		env.Meta.Level = LevelAggregate
 		env.Meta.Truncated = true
 		shown := min(o.sample, total)
 		env.Meta.Omitted = total - shown
@@ -601,10 +611,12 @@ func (j *job) text(text string) error {
 	}
 	env := j.base
 	setText(&env, text)
+	env.Meta.Level = LevelFull
 	if tokens, _ := j.measure(&env, false); tokens <= j.budget {
 		j.env = env
 		return j.finish(LevelFull)
 	}
+	env.Meta.Level = ""
 	lines := textLines(text)
 	if len(lines) <= 1 && len(text) < 64 {
 		// Too small to cut: the envelope itself is over the budget.
@@ -742,9 +754,10 @@ func (j *job) finish(level Level) error {
 	return nil
 }
 
-// measure renders env and counts its tokens. exact makes TokensAfter the
-// count of the rendering that holds it; otherwise TokensAfter is set to
-// the budget, a number of about the same width.
+// measure renders env and counts its tokens, at env's level (head when
+// none is set yet). exact makes TokensAfter the count of the rendering
+// that holds it; otherwise TokensAfter is set to the budget, a number of
+// about the same width.
 func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
 	if env.Meta.Level == "" {
 		env.Meta.Level = LevelHead

@@ -276,10 +276,10 @@ func printShapeReport(w io.Writer, r observe.Report, d transcript.Dialect, model
 	}
 	levels := map[observe.Level]string{
 		observe.LevelFull:      "the whole output fits",
-		observe.LevelHead:      "the first records (or lines) that fit, with a note on how to read on",
-		observe.LevelAggregate: "too few records fit: count, schema, statistics and a sample",
+		observe.LevelHead:      "the first records or lines that fit, with a note on how to read on",
+		observe.LevelAggregate: "too few records fit: their count, schema, statistics and a sample",
 	}
-	fmt.Fprintf(w, "level: %s (%s)\n", r.Level, levels[r.Level])
+	fmt.Fprintf(w, "level: %s — %s\n", r.Level, levels[r.Level])
 	how := "estimated"
 	if l.Encoding != budget.Estimated {
 		how = "counted with " + string(l.Encoding)
