@@ -15,5 +15,7 @@ out=bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt
   go test ./provider/... -run '^$' -bench . -benchmem -count "$count" -benchtime 10x
   go test ./tool -run '^$' -bench . -benchmem -count "$count"
   go test ./lint -run '^$' -bench . -benchmem -count "$count"
+  go test ./observe -run '^$' -bench Shape -benchmem -count "$count" -benchtime 5x
+  go test ./budget -run '^$' -bench . -benchmem -count "$count" -benchtime 5x
 } 2>&1 | tee "$out"
 echo "wrote $out"

@@ -191,7 +191,7 @@ type Report struct {
 // it, TokensBefore is extrapolated from three samples of sampleBytes.
 const (
 	exactLimit  = 64 << 10
-	sampleBytes = 16 << 10
+	sampleBytes = 4 << 10
 	// maxTokenBytes is more bytes than any token of compact JSON or
 	// text holds: a rendering longer than budget×maxTokenBytes is not
 	// counted, it cannot fit.
@@ -203,7 +203,7 @@ const (
 // [Blob] (binary), nil, or any value encoding/json marshals.
 //
 // TokensBefore counts the output exactly up to 64 KiB and extrapolates
-// from three 16 KiB samples above that, since exact tokenizers run at a
+// from three 4 KiB samples above that, since exact tokenizers run at a
 // few MB/s.
 //
 // Shape fails only on a request it cannot honour: invalid rules, or a
@@ -246,6 +246,7 @@ type job struct {
 
 	base    Envelope // the envelope as given, without its data
 	before  int      // tokens of the output as given
+	last    int      // the count of the last envelope measured
 	stored  bool     // the output was offered to the store
 	summary string   // the tool's summary, before notes
 	suggest string   // the tool's suggestion, before notes
@@ -764,8 +765,8 @@ func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
 		defer func() { env.Meta.Level = "" }()
 	}
 	guess := j.budget
-	if exact && env.Meta.TokensAfter > 0 {
-		guess = env.Meta.TokensAfter
+	if exact && j.last > 0 {
+		guess = j.last // usually the envelope measured last
 	}
 	var b []byte
 	var n int
@@ -789,6 +790,7 @@ func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
 	if !exact {
 		env.Meta.TokensAfter = 0
 	}
+	j.last = n
 	return n, b
 }
 

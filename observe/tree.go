@@ -66,7 +66,11 @@ func parse(src []byte) (*tree, error) {
 		return nil, fmt.Errorf("%w: %d bytes is more than the 2 GiB the pipeline reads", errNotJSON, len(src))
 	}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(src), jsontext.AllowInvalidUTF8(true))
-	t := &tree{src: src, nodes: make([]node, 0, len(src)/12+4)}
+	// Every key and every value is a node: about one per ':' and ','
+	// (and one per container), counted up front so that the arena is
+	// allocated once.
+	est := bytes.Count(src, []byte{':'}) + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{'['}) + 2
+	t := &tree{src: src, nodes: make([]node, 0, est)}
 	// stack holds the nodes of open containers' children; frames the
 	// index in stack of each open container.
 	stack := make([]node, 0, 64)
