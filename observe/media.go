@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -72,7 +73,7 @@ func (j *job) blob(b Blob) error {
 	if isImage {
 		what = "an image"
 	}
-	note := mt + ", " + byteSize(len(b.Data))
+	note := mt + ", " + units.Bytes(len(b.Data))
 	if w > 0 {
 		note = fmt.Sprintf("%s, %d×%d", note, w, h)
 	}
@@ -91,7 +92,7 @@ func (j *job) blob(b Blob) error {
 
 // describeBlob says what binary data is, without its bytes.
 func describeBlob(b Blob, ref string) string {
-	s := b.MediaType + ", " + byteSize(len(b.Data))
+	s := b.MediaType + ", " + units.Bytes(len(b.Data))
 	if ref != "" {
 		s += ", stored as " + ref
 	}
@@ -110,19 +111,6 @@ func blobData(mt string, size, w, h int) []byte {
 		d = strconv.AppendInt(d, int64(h), 10)
 	}
 	return append(d, '}')
-}
-
-// byteSize writes n bytes for a person: 812 B, 12.3 KB, 3.9 MB.
-func byteSize(n int) string {
-	switch {
-	case n < 1000:
-		return strconv.Itoa(n) + " B"
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " KB"
-	case n < 1_000_000_000:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
-	}
-	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
 }
 
 func contains(list []string, s string) bool {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unsafe"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -151,21 +150,9 @@ func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
 		}
 		return env
 	}
-	n := 0
-	scratch := j.renderer(t)
 	empty := build(0)
 	base, _ := j.measure(&empty, false)
-	left := j.budget - base
-	for n < want {
-		scratch.dst = scratch.dst[:0]
-		scratch.record(&rs.recs[rs.order[n]])
-		cost := j.s.counter.Count(unsafe.String(unsafe.SliceData(scratch.dst), len(scratch.dst))) + 1
-		if cost > left {
-			break
-		}
-		left -= cost
-		n++
-	}
+	n := j.recordsFitting(rs, want, j.budget-base)
 	for n > 1 {
 		env := build(n)
 		tokens, _ := j.measure(&env, false)

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -417,19 +417,7 @@ func (j *job) head(rs *recordSet, capped bool) bool {
 	// Cost of the envelope with no record shown, then of each record.
 	empty := j.headEnvelope(rs, 0)
 	base, _ := j.measure(&empty, false)
-	left := j.budget - base
-	n := 0
-	scratch := j.renderer(rs.t)
-	for n < want && left > 0 {
-		scratch.dst = scratch.dst[:0]
-		scratch.record(&rs.recs[rs.order[n]])
-		cost := j.s.counter.Count(unsafe.String(unsafe.SliceData(scratch.dst), len(scratch.dst))) + 1
-		if cost > left {
-			break
-		}
-		left -= cost
-		n++
-	}
+	n := j.recordsFitting(rs, want, j.budget-base)
 	least := min(j.s.cfg.MinRecords, want)
 	for n >= least && n > 0 {
 		env := j.headEnvelope(rs, n)
@@ -450,6 +438,24 @@ func (j *job) head(rs *recordSet, capped bool) bool {
 		n -= max(1, over*n/tokens)
 	}
 	return false
+}
+
+// recordsFitting returns how many of the first want records, counted one
+// by one (plus a separator each), fit in left tokens.
+func (j *job) recordsFitting(rs *recordSet, want, left int) int {
+	scratch := j.renderer(rs.t)
+	n := 0
+	for n < want && left > 0 {
+		scratch.dst = scratch.dst[:0]
+		scratch.record(&rs.recs[rs.order[n]])
+		cost := j.s.counter.Count(unsafe.String(unsafe.SliceData(scratch.dst), len(scratch.dst))) + 1
+		if cost > left {
+			break
+		}
+		left -= cost
+		n++
+	}
+	return n
 }
 
 // headEnvelope is the envelope showing the first n of the records.
@@ -833,24 +839,4 @@ func runeAligned(b []byte, from, to int) []byte {
 }
 
 // thousands writes n with thousands separators: 30,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	if len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(s) % 3
-	if pre > 0 {
-		b.WriteString(s[:pre])
-	}
-	for i := pre; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
+func thousands(n int) string { return units.Count(n) }

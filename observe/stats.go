@@ -77,14 +77,7 @@ func (f *fieldStat) add(t *tree, n *node) {
 		}
 	case kNumber:
 		v := t.num(n)
-		if f.nCount == 0 || v < f.nMin {
-			f.nMin = v
-		}
-		if f.nCount == 0 || v > f.nMax {
-			f.nMax = v
-		}
-		f.nSum += v
-		f.nCount++
+		extend(&f.nMin, &f.nMax, &f.nSum, &f.nCount, v)
 		f.types |= tNumber
 	case kString:
 		f.types |= tString
@@ -107,16 +100,20 @@ func (f *fieldStat) add(t *tree, n *node) {
 		f.falses++
 	case kArray:
 		f.types |= tArray
-		l := int(n.n)
-		if f.aCount == 0 || l < f.aMin {
-			f.aMin = l
-		}
-		if f.aCount == 0 || l > f.aMax {
-			f.aMax = l
-		}
-		f.aSum += l
-		f.aCount++
+		extend(&f.aMin, &f.aMax, &f.aSum, &f.aCount, int(n.n))
 	}
+}
+
+// extend adds v to a running minimum, maximum, sum and count.
+func extend[T int | float64](lo, hi, sum *T, count *int, v T) {
+	if *count == 0 || v < *lo {
+		*lo = v
+	}
+	if *count == 0 || v > *hi {
+		*hi = v
+	}
+	*sum += v
+	*count++
 }
 
 // leaves returns the fields that hold values, depth first in first-seen

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/anthropic"
@@ -23,10 +23,6 @@ import (
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/transcript"
 )
-
-// maxShapeInput bounds the raw output shape reads: larger is refused
-// before it is read, so that a wrong file cannot exhaust memory.
-const maxShapeInput = 256 << 20
 
 // defaultModel is the model whose limits, counter and image support
 // shape assumes for a dialect when --model is not given.
@@ -104,7 +100,7 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 			if name == "" {
 				name = "tool"
 			}
-			data, src, err := readShapeInput(e, args[0])
+			data, src, err := readLimited(e, args[0], "cut it (head -c) or narrow the tool's query")
 			if err != nil {
 				return err
 			}
@@ -118,7 +114,7 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 				env = observe.Empty(name + " returned nothing")
 				notes = append(notes, displayName(src)+" is empty: shown as a success that found nothing")
 			} else {
-				env = observe.Success(fmt.Sprintf("%s returned %s", name, sizeText(len(data))), observe.Raw(data))
+				env = observe.Success(fmt.Sprintf("%s returned %s", name, units.Bytes(len(data))), observe.Raw(data))
 				if !utf8.Valid(data) && looksLikeText(data) {
 					notes = append(notes, displayName(src)+" holds invalid UTF-8: each invalid byte is shown as U+FFFD and meta.invalid_utf8 is set")
 				}
@@ -151,32 +147,6 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 	cmd.Flags().StringVar(&name, "tool", "", "the tool's name (with --spec: the tool to take from the file)")
 	cmd.Flags().StringVar(&specFile, "spec", "", "a tool spec file whose shaping rules and return schema apply")
 	return cmd
-}
-
-// readShapeInput reads the raw output, refusing more than
-// maxShapeInput bytes: a regular file by its size, before reading it;
-// standard input as it streams.
-func readShapeInput(e *env, name string) ([]byte, string, error) {
-	var r io.Reader = e.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, name, usageError("cannot read input: %v", err)
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxShapeInput {
-			return nil, name, usageError("%s is %s; shape reads at most %d MiB of tool output: cut it (head -c) or narrow the tool's query", name, sizeText(int(fi.Size())), maxShapeInput>>20)
-		}
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxShapeInput+1))
-	if err != nil {
-		return nil, name, usageError("cannot read %s: %v", displayName(name), err)
-	}
-	if len(data) > maxShapeInput {
-		return nil, name, usageError("%s is larger than %d MiB, the most shape reads of tool output: cut it (head -c) or narrow the tool's query", displayName(name), maxShapeInput>>20)
-	}
-	return data, name, nil
 }
 
 // pickSpec reads a tools file and returns the named tool, or its only
@@ -284,9 +254,9 @@ func printShapeReport(w io.Writer, r observe.Report, d transcript.Dialect, model
 	if l.Encoding != budget.Estimated {
 		how = "counted with " + string(l.Encoding)
 	}
-	fmt.Fprintf(w, "tokens: %s -> %s (budget %s, %s for %s, %s)\n", num(r.TokensBefore), num(r.TokensAfter), num(r.Budget), how, model, d)
+	fmt.Fprintf(w, "tokens: %s -> %s (budget %s, %s for %s, %s)\n", units.Count(r.TokensBefore), units.Count(r.TokensAfter), units.Count(r.Budget), how, model, d)
 	if r.Records > 0 {
-		fmt.Fprintf(w, "records: %s, kept %s, omitted %s\n", num(r.Records), num(r.Kept), num(r.Omitted))
+		fmt.Fprintf(w, "records: %s, kept %s, omitted %s\n", units.Count(r.Records), units.Count(r.Kept), units.Count(r.Omitted))
 	}
 	if r.Ref != "" {
 		fmt.Fprintf(w, "ref: %s (the full output; in an agent, read_result pages through it — here it lives for this run only)\n", r.Ref)
@@ -294,28 +264,6 @@ func printShapeReport(w io.Writer, r observe.Report, d transcript.Dialect, model
 	if len(r.Steps) > 0 {
 		fmt.Fprintf(w, "steps: %s\n", strings.Join(r.Steps, "; "))
 	}
-}
-
-// num writes n with thousands separators.
-func num(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// sizeText writes a byte count for a person: 812 bytes, 3.9 MB, 1.1 GB.
-func sizeText(n int) string {
-	switch {
-	case n < 1000:
-		return strconv.Itoa(n) + " bytes"
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " KB"
-	case n < 1_000_000_000:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
-	}
-	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
 }
 
 // looksLikeText reports whether data has no NUL byte: text with some

@@ -54,7 +54,7 @@ func TestShape(t *testing.T) {
 		{name: "empty file", args: []string{"shape", empty}, inStderr: "empty.json is empty: shown as a success that found nothing"},
 		{name: "not JSON but declared", args: []string{"shape", "--spec", spec, "--tool", "search_docs", "observe/testdata/shape/service-2000.log"}, code: exitUsage,
 			inStderr: "toolwire: observe/testdata/shape/service-2000.log: search_docs declares a JSON result (its return schema), but the output is not JSON: line 1, column"},
-		{name: "1 GB file", args: []string{"shape", big}, code: exitUsage, inStderr: "big.json is 1.1 GB; shape reads at most 256 MiB of tool output: cut it (head -c) or narrow the tool's query"},
+		{name: "1 GB file", args: []string{"shape", big}, code: exitUsage, inStderr: "big.json is 1.1 GB, larger than the 256 MiB toolwire reads: cut it (head -c) or narrow the tool's query"},
 		{name: "over budget", args: []string{"shape", "--budget", "5", "observe/testdata/shape/orders-20.json"}, code: exitRejected, inStderr: "toolwire: the smallest observation (32 tokens) is over the budget of 5: raise --budget or narrow the output"},
 		{name: "budget zero", args: []string{"shape", "--budget", "0", "x"}, code: exitUsage, inStderr: "--budget 0: want a positive number of tokens"},
 		{name: "unknown dialect", args: []string{"shape", "--dialect", "bedrock", "x"}, code: exitUsage, inStderr: `--dialect "bedrock": unknown dialect`},
