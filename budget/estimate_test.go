@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/benchcpu"
 	"github.com/toolwire/toolwire/internal/orders"
 )
 
@@ -128,9 +129,7 @@ func BenchmarkCount(b *testing.B) {
 		for _, s := range texts {
 			b.Run(c.name+"/"+s.name, func(b *testing.B) {
 				b.SetBytes(int64(len(s.text)))
-				for b.Loop() {
-					c.ctr.Count(s.text)
-				}
+				benchcpu.Loop(b, len(s.text), func() { c.ctr.Count(s.text) })
 			})
 		}
 	}

@@ -205,7 +205,7 @@ func (f *Fitter) Fit(ctx context.Context, msgs []llm.Message) ([]llm.Message, Fi
 	// 2. Replace the oldest complete rounds by a summary.
 	if total > rep.Low {
 		var err error
-		out, tokens, total, err = f.compact(ctx, out, tokens, total, rounds, protect, rep.Low, &rep)
+		out, _, total, err = f.compact(ctx, out, tokens, total, rounds, protect, rep.Low, &rep)
 		if err != nil {
 			return msgs, rep, err
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/internal/benchcpu"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/transcript"
@@ -294,12 +295,12 @@ func BenchmarkFit(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			for b.Loop() {
+			benchcpu.Loop(b, 0, func() {
 				out, rep, err := f.Fit(ctx, msgs)
 				if err != nil || rep.Cleared == 0 || len(out) == 0 {
 					b.Fatalf("Fit: %v %+v", err, rep)
 				}
-			}
+			})
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/internal/benchcpu"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/observe"
 )
@@ -63,7 +64,8 @@ func peakHeap(f func()) uint64 {
 // 300 KB, 23,000 is 3 MB, 230,000 is 30 MB; 30,000 is the 3.9 MB data
 // set of the golden tests) into a 2,000-token observation, against the
 // floor: encoding/json unmarshalling the same bytes into any. peak-MB is
-// the heap's rise during one operation.
+// the heap's rise during one operation; cpu-ms/op the CPU time of all
+// threads per operation, garbage collection included.
 func BenchmarkShape(b *testing.B) {
 	exact, err := budget.NewExact(budget.O200kBase)
 	if err != nil {
@@ -82,12 +84,12 @@ func BenchmarkShape(b *testing.B) {
 			b.ReportAllocs()
 			var v any
 			peak := peakHeap(func() { _ = json.Unmarshal(data, &v) })
-			for b.Loop() {
+			benchcpu.Loop(b, 0, func() {
 				v = nil
 				if err := json.Unmarshal(data, &v); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 			b.ReportMetric(float64(peak)/1e6, "peak-MB")
 		})
 		for _, c := range []struct {
@@ -111,9 +113,7 @@ func BenchmarkShape(b *testing.B) {
 				peak := peakHeap(shape)
 				b.SetBytes(int64(len(data)))
 				b.ReportAllocs()
-				for b.Loop() {
-					shape()
-				}
+				benchcpu.Loop(b, 0, shape)
 				b.ReportMetric(float64(peak)/1e6, "peak-MB")
 			})
 		}

@@ -3,7 +3,6 @@ package observe
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -260,9 +259,6 @@ func textLines(text string) []string {
 	}
 	return strings.Split(text, "\n")
 }
-
-// errBinary is returned for data that is neither JSON nor text.
-var errBinary = errors.New("binary data")
 
 // looksText reports whether b reads as text: valid UTF-8, or nearly (at
 // most 8 invalid bytes, or 5% of them, which rendering replaces), and no
