@@ -92,6 +92,23 @@ type Meta struct {
 	// InvalidUTF8 is set when text or data held invalid UTF-8, which
 	// rendering replaced with U+FFFD.
 	InvalidUTF8 bool
+
+	// The fields below are set by a [Shaper].
+
+	// Level says how much of the result the model sees: "full", "head",
+	// "aggregate", or "cleared" once fitting has removed it.
+	Level Level
+	// TokensBefore is what the tool's output would have cost unshaped.
+	TokensBefore int
+	// TokensAfter is what the rendered tool message costs.
+	TokensAfter int
+	// Pruned counts the empty fields (null, "", [], {}) left out.
+	Pruned int
+	// Flattened counts the nested objects written as dotted keys.
+	Flattened int
+	// Trace names the language of a stack trace reduced to its first
+	// line; the whole trace is behind Ref.
+	Trace string
 }
 
 func (m Meta) isZero() bool { return m == Meta{} }
@@ -108,8 +125,9 @@ type Envelope struct {
 	// Summary is one line a model can act on: what was asked, what came
 	// back. Line breaks are rendered as spaces.
 	Summary string
-	// Data is the structured result: any value encoding/json can marshal, or
-	// a json.RawMessage. nil leaves it out.
+	// Data is the structured result: any value encoding/json can marshal,
+	// a json.RawMessage, a [Raw] output or a [Blob]; a [Shaper] makes it
+	// fit a budget. nil leaves it out.
 	Data any
 	// Error describes the failure; required when Status is error.
 	Error *Error
@@ -179,6 +197,11 @@ func (e Envelope) Validate() error {
 	if strings.TrimSpace(e.Summary) == "" {
 		problems = append(problems, "summary is empty (say what was asked and what came back)")
 	}
+	switch e.Meta.Level {
+	case "", LevelFull, LevelHead, LevelAggregate, LevelCleared:
+	default:
+		problems = append(problems, fmt.Sprintf("meta level %q is not full, head, aggregate or cleared", e.Meta.Level))
+	}
 	switch {
 	case e.Status == llm.StatusError && e.Error == nil:
 		problems = append(problems, "status error needs an Error saying what failed")
@@ -193,7 +216,8 @@ func (e Envelope) Validate() error {
 			problems = append(problems, "error retry_after is negative")
 		}
 	}
-	if e.Meta.Duration < 0 || e.Meta.Omitted < 0 || e.Meta.Attempts < 0 {
+	if e.Meta.Duration < 0 || e.Meta.Omitted < 0 || e.Meta.Attempts < 0 ||
+		e.Meta.TokensBefore < 0 || e.Meta.TokensAfter < 0 || e.Meta.Pruned < 0 || e.Meta.Flattened < 0 {
 		problems = append(problems, "meta has a negative duration or count")
 	}
 	if problems != nil {
@@ -293,6 +317,20 @@ func encodeData(v any) ([]byte, bool, error) {
 	switch v := v.(type) {
 	case json.RawMessage:
 		raw = v
+	case Raw:
+		// Unshaped raw output: JSON as JSON, text as a string; binary is
+		// described, never written out.
+		if json.Valid(v) {
+			raw = v
+			break
+		}
+		if looksText(v) {
+			b, replaced := llm.AppendJSONString(nil, string(v))
+			return b, replaced, nil
+		}
+		return blobData(sniff(v), len(v), 0, 0), false, nil
+	case Blob:
+		return blobData(v.MediaType, len(v.Data), 0, 0), false, nil
 	default:
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -361,7 +399,7 @@ func (w *writer) str(s string) {
 // valid reports whether everything written so far, and the strings of m,
 // were valid UTF-8.
 func (w *writer) valid(m Meta) bool {
-	return !w.replaced && utf8.ValidString(m.Source) && utf8.ValidString(m.Ref) && utf8.ValidString(m.Repaired)
+	return !w.replaced && utf8.ValidString(m.Source) && utf8.ValidString(m.Ref) && utf8.ValidString(m.Repaired) && utf8.ValidString(m.Trace)
 }
 
 func (w *writer) meta(m Meta) {
@@ -409,5 +447,31 @@ func (w *writer) meta(m Meta) {
 		sep()
 		w.raw(`"invalid_utf8":true`)
 	}
+	if m.Level != "" {
+		sep()
+		w.raw(`"level":`)
+		w.str(string(m.Level))
+	}
+	w.int("tokens_before", m.TokensBefore)
+	w.int("tokens_after", m.TokensAfter)
+	w.int("pruned", m.Pruned)
+	w.int("flattened", m.Flattened)
+	if m.Trace != "" {
+		sep()
+		w.raw(`"trace":`)
+		w.str(m.Trace)
+	}
 	w.raw("}")
+}
+
+// int writes a positive integer meta field.
+func (w *writer) int(key string, v int) {
+	if v <= 0 {
+		return
+	}
+	if w.dst[len(w.dst)-1] != '{' {
+		w.raw(",")
+	}
+	w.raw(`"` + key + `":`)
+	w.dst = strconv.AppendInt(w.dst, int64(v), 10)
 }

@@ -1,9 +1,13 @@
 package observe_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 )
@@ -35,4 +39,27 @@ func ExampleEmpty() {
 	// Output:
 	// success
 	// {"status":"success","summary":"search_flights(from=PAR, to=NYC, date=2026-12-01): no flights found","data":[]}
+}
+
+// A result too large for its budget: the first records that fit, with a
+// note saying how to read on, and the full output behind a ref that
+// Shaper.Page (the read_result tool) pages through.
+func ExampleShaper_Shape() {
+	counter := budget.Estimator{} // budget.NewExact(budget.O200kBase) for OpenAI models
+	sh, _ := observe.NewShaper(counter, observe.NewMemoryStore(0), nil)
+	var recs []string
+	for i, city := range []string{"Paris", "北京", "Berlin", "Tokyo", "Lima", "Oslo", "Rome", "Cairo", "Quito", "Pune", "Turin", "Kyiv"} {
+		recs = append(recs, fmt.Sprintf(`{"id":%d,"city":%q,"address":{"zip":"%05d"},"note":null,"tags":[]}`, i+1, city, 10000+i))
+	}
+	data := json.RawMessage("[" + strings.Join(recs, ",") + "]")
+	out, _ := sh.Shape(context.Background(), observe.Success("search_orders(q=all): 12 orders", data),
+		observe.Request{Tool: "search_orders", Budget: 200})
+	fmt.Println(out.Result("call_1", "search_orders").Content[0].(llm.Text).Text)
+
+	// read_result: the next page, from the offset the suggestion gives.
+	page, _ := sh.Page(context.Background(), observe.PageRequest{Ref: out.Envelope.Meta.Ref, Offset: out.Report.Kept}, 200)
+	fmt.Println(page.Envelope.Summary)
+	// Output:
+	// {"status":"success","summary":"search_orders(q=all): 12 orders (showing 6 of 12 records)","data":[{"id":1,"city":"Paris","address.zip":"10000"},{"id":2,"city":"北京","address.zip":"10001"},{"id":3,"city":"Berlin","address.zip":"10002"},{"id":4,"city":"Tokyo","address.zip":"10003"},{"id":5,"city":"Lima","address.zip":"10004"},{"id":6,"city":"Oslo","address.zip":"10005"}],"suggestion":"You could narrow the query or call read_result with ref \"r1\" and offset 6 for more.","meta":{"truncated":true,"omitted":6,"ref":"r1","level":"head","tokens_before":319,"tokens_after":190,"pruned":12,"flattened":6}}
+	// read_result(ref=r1, offset=6): records 7–12 of 12
 }

@@ -34,6 +34,13 @@ type wireMeta struct {
 	Attempts    int    `json:"attempts"`
 	Repaired    string `json:"repaired"`
 	InvalidUTF8 bool   `json:"invalid_utf8"`
+
+	Level        Level  `json:"level"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+	Pruned       int    `json:"pruned"`
+	Flattened    int    `json:"flattened"`
+	Trace        string `json:"trace"`
 }
 
 // Parse reads a rendered envelope back, as a trace viewer or a test does.
@@ -60,7 +67,9 @@ func Parse(b []byte) (Envelope, error) {
 	if m := w.Meta; m != nil {
 		e.Meta = Meta{Source: m.Source, Duration: time.Duration(m.DurationMS) * time.Millisecond,
 			Truncated: m.Truncated, Omitted: m.Omitted, Ref: m.Ref, Attempts: m.Attempts,
-			Repaired: m.Repaired, InvalidUTF8: m.InvalidUTF8}
+			Repaired: m.Repaired, InvalidUTF8: m.InvalidUTF8,
+			Level: m.Level, TokensBefore: m.TokensBefore, TokensAfter: m.TokensAfter,
+			Pruned: m.Pruned, Flattened: m.Flattened, Trace: m.Trace}
 	}
 	if err := e.Validate(); err != nil {
 		return Envelope{}, err

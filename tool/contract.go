@@ -118,6 +118,9 @@ func compileSpec(s Spec) (*contract, error) {
 	if s.Timeout < 0 {
 		fail("timeout", "%v is negative (use 0 for the executor's default)", s.Timeout)
 	}
+	if err := s.Shape.Validate(); err != nil {
+		fail("shape", "%s", strings.TrimPrefix(err.Error(), "observe: invalid shaping rules: "))
+	}
 	if s.HTTP != nil {
 		for _, e := range checkHTTP(s.HTTP, c.params) {
 			errs = append(errs, &SpecError{Tool: s.Name, Field: e.field, Err: e.err})

@@ -71,6 +71,17 @@ type Config struct {
 	// Logger receives what the model must not see: panic stack traces and
 	// tools that ignore cancellation. nil discards it.
 	Logger *slog.Logger
+	// Shaper, when set, shapes every result to its token budget before
+	// it is rendered ([observe.Shaper]): each tool's Spec.Shape rules
+	// apply, and a tool with a return schema has its output read as
+	// JSON. Register [ReadResult] over the same shaper so that the model
+	// can page through what was offloaded. nil renders results whole.
+	Shaper *observe.Shaper
+	// Images says how images in results reach the model; the zero value
+	// describes them, which every dialect accepts. Set
+	// [observe.InlineImages] for dialects that take images in tool
+	// results (budget.ImagePolicy says which).
+	Images observe.ImagePolicy
 }
 
 // WithDefaults returns a copy of c with every zero field set to its
@@ -125,6 +136,9 @@ func (c *Config) validate() error {
 	neg("MaxBackoff", c.MaxBackoff < 0)
 	neg("MaxRetryAfter", c.MaxRetryAfter < 0)
 	neg("Grace", c.Grace < 0)
+	if c.Images != "" && c.Images != observe.DescribeImages && c.Images != observe.InlineImages {
+		problems = append(problems, fmt.Sprintf("Images %q is not %q or %q", c.Images, observe.DescribeImages, observe.InlineImages))
+	}
 	if c.InvalidOutput != OutputPartial && c.InvalidOutput != OutputError {
 		problems = append(problems, fmt.Sprintf("InvalidOutput %q is not %q or %q", c.InvalidOutput, OutputPartial, OutputError))
 	}
@@ -170,6 +184,10 @@ type CallInfo struct {
 	// attempt of one call, a new key for every call. Pass it to the
 	// service that deduplicates (an Idempotency-Key header).
 	IdempotencyKey string
+	// Budget is the most tokens the call's result may take once
+	// rendered; 0 means the shaper's default. Tools that page or
+	// summarise themselves (read_result) size their output to it.
+	Budget int
 }
 
 type callInfoKey struct{}
@@ -197,8 +215,10 @@ type Outcome struct {
 	// tool-message protocol.
 	Result llm.ToolResult
 	// Envelope is the observation before rendering, for traces and
-	// tests.
+	// tests; shaped when the executor has a Shaper.
 	Envelope observe.Envelope
+	// Shaping says what the shaper did; nil when nothing was shaped.
+	Shaping *observe.Report
 }
 
 // Results returns the results of outcomes, in order.
@@ -246,12 +266,25 @@ func NewExecutor(reg *Registry, cfg *Config) (*Executor, error) {
 // another's result. When ctx is cancelled, calls not yet finished get a
 // cancelled result.
 func (e *Executor) Run(ctx context.Context, calls []llm.ToolCall) []Outcome {
+	return e.RunWithin(ctx, calls, 0)
+}
+
+// RunWithin is [Executor.Run] for a turn whose results may take at most
+// tokens tokens together (budget.Room computes it from the window, the
+// history and the output reserve): each call's result is shaped to an
+// equal share. tokens 0 gives every result the shaper's default budget.
+// Without a Shaper, tokens only sets [CallInfo].Budget.
+func (e *Executor) RunWithin(ctx context.Context, calls []llm.ToolCall, tokens int) []Outcome {
 	out := make([]Outcome, len(calls))
+	share := 0
+	if tokens > 0 && len(calls) > 0 {
+		share = max(1, tokens/len(calls))
+	}
 	var g errgroup.Group
 	g.SetLimit(e.cfg.MaxParallel)
 	for i, c := range calls {
 		g.Go(func() error {
-			out[i] = e.Call(ctx, c) // Call recovers panics and never fails
+			out[i] = e.callWithin(ctx, c, share) // recovers panics and never fails
 			return nil
 		})
 	}
@@ -261,15 +294,44 @@ func (e *Executor) Run(ctx context.Context, calls []llm.ToolCall) []Outcome {
 
 // Call executes one call and returns its outcome; see [Executor.Run].
 func (e *Executor) Call(ctx context.Context, call llm.ToolCall) Outcome {
+	return e.callWithin(ctx, call, 0)
+}
+
+func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int) Outcome {
 	start := time.Now()
-	env, known := e.call(ctx, call)
+	env, known := e.call(ctx, call, budget)
 	if env.Meta.Duration == 0 {
 		env.Meta.Duration = time.Since(start)
 	}
 	if env.Meta.Source == "" && known {
 		env.Meta.Source = call.Name
 	}
+	if e.cfg.Shaper != nil && env.Meta.Level == "" {
+		if shaped, ok := e.shape(ctx, call, env, budget); ok {
+			return Outcome{Result: shaped.Result(call.ID, call.Name), Envelope: shaped.Envelope, Shaping: &shaped.Report}
+		}
+	}
 	return Outcome{Result: env.Result(call.ID, call.Name), Envelope: env}
+}
+
+// shape shapes a call's envelope with its tool's rules; ok is false
+// when it cannot be shaped (the envelope is then rendered as it is,
+// which reports a broken one as internal_error).
+func (e *Executor) shape(ctx context.Context, call llm.ToolCall, env observe.Envelope, budget int) (observe.Shaped, bool) {
+	req := observe.Request{Tool: call.Name, Budget: budget, Images: e.cfg.Images}
+	if ent := e.reg.entry(call.Name); ent != nil {
+		req.Rules = ent.c.spec.Shape
+		req.JSON = ent.c.returns != nil
+	}
+	if env.Validate() != nil {
+		return observe.Shaped{}, false
+	}
+	shaped, err := e.cfg.Shaper.Shape(ctx, env, req)
+	if err != nil {
+		e.cfg.Logger.Warn("tool result could not be shaped; sent as it is", "tool", call.Name, "call_id", call.ID, "err", err)
+		return observe.Shaped{}, false
+	}
+	return shaped, true
 }
 
 // Close waits until every tool goroutine the executor stopped waiting for
@@ -291,7 +353,7 @@ func (e *Executor) Close(ctx context.Context) error {
 
 // call runs the whole validate-and-call pipeline for one call; known
 // reports whether the registry has the tool.
-func (e *Executor) call(ctx context.Context, call llm.ToolCall) (env observe.Envelope, known bool) {
+func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int) (env observe.Envelope, known bool) {
 	ent := e.reg.entry(call.Name)
 	if err := ctx.Err(); err != nil {
 		return notRun(observe.Cancelled, call, "the call was cancelled before it started"), ent != nil
@@ -299,11 +361,11 @@ func (e *Executor) call(ctx context.Context, call llm.ToolCall) (env observe.Env
 	if ent == nil {
 		return e.unknownTool(call), false
 	}
-	return e.callTool(ctx, ent, call), true
+	return e.callTool(ctx, ent, call, budget), true
 }
 
 // callTool runs a registered tool's validate-and-call pipeline.
-func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall) observe.Envelope {
+func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int) observe.Envelope {
 	p, fail := prepare(ent.c, call, !e.cfg.NoRepair)
 	if fail != nil {
 		fail.Meta.Repaired = p.repaired
@@ -325,7 +387,7 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall) 
 		}
 	}
 	level := spec.Idempotency
-	ci := CallInfo{ID: call.ID, Name: call.Name}
+	ci := CallInfo{ID: call.ID, Name: call.Name, Budget: budget}
 	if level == Level1 {
 		ci.IdempotencyKey = newKey()
 	}

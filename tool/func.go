@@ -34,6 +34,10 @@ type FuncOptions struct {
 	Parameters json.RawMessage
 	// Returns, when set, replaces the schema inferred from Out.
 	Returns json.RawMessage
+	// Shape says how the output is shaped to fit the context (the
+	// fields that matter, a sort key for top N, a record cap); the zero
+	// value lets the pipeline decide.
+	Shape observe.Rules
 }
 
 // funcTool is a typed Go tool; see [Func].
@@ -89,7 +93,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		opts = &FuncOptions{}
 	}
 	spec := Spec{Name: name, Description: description, Idempotency: opts.Idempotency,
-		Timeout: opts.Timeout, RequiresApproval: opts.RequiresApproval, Strict: opts.Strict}
+		Timeout: opts.Timeout, RequiresApproval: opts.RequiresApproval, Strict: opts.Strict, Shape: opts.Shape}
 	var err error
 	if spec.Parameters = opts.Parameters; spec.Parameters == nil {
 		if spec.Parameters, err = InferSchema[In](true); err != nil {

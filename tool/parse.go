@@ -10,6 +10,10 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/toolwire/toolwire/observe"
 )
 
 // Format names a way of writing tool definitions as JSON, as read by
@@ -304,6 +308,14 @@ type specFileTool struct {
 	RequiresApproval bool            `json:"requires_approval,omitempty"`
 	Strict           bool            `json:"strict,omitempty"`
 	HTTP             *specFileHTTP   `json:"http,omitempty"`
+	Shape            *specFileShape  `json:"shape,omitempty"`
+}
+
+type specFileShape struct {
+	Fields     []string `json:"fields,omitempty"`
+	SortBy     string   `json:"sort_by,omitempty"`
+	Order      string   `json:"order,omitempty"`
+	MaxRecords int      `json:"max_records,omitempty"`
 }
 
 type specFileHTTP struct {
@@ -313,7 +325,8 @@ type specFileHTTP struct {
 }
 
 var specFileKeys = []string{"version", "tools"}
-var specToolKeys = []string{"name", "description", "parameters", "returns", "idempotency", "timeout", "requires_approval", "strict", "http"}
+var specToolKeys = []string{"name", "description", "parameters", "returns", "idempotency", "timeout", "requires_approval", "strict", "http", "shape"}
+var specShapeKeys = []string{"fields", "sort_by", "order", "max_records"}
 var specHTTPKeys = []string{"method", "url", "headers"}
 
 func parseSpecFile(obj map[string]json.RawMessage, version string) ([]Spec, Format, error) {
@@ -431,7 +444,46 @@ func parseSpecFileTool(item json.RawMessage, path string) (Spec, error) {
 		}
 		s.HTTP = &HTTPBinding{Method: strings.ToUpper(h.Method), URL: h.URL, Headers: h.Headers}
 	}
+	if raw, ok := obj["shape"]; ok && !isNull(raw) {
+		if s.Shape, err = parseShape(raw, path+".shape"); err != nil {
+			return Spec{}, err
+		}
+	}
 	return s, nil
+}
+
+// parseShape reads a spec file's "shape" member into shaping rules.
+func parseShape(raw json.RawMessage, path string) (observe.Rules, error) {
+	obj, err := object(raw, path)
+	if err != nil {
+		return observe.Rules{}, err
+	}
+	if err := knownKeys(obj, specShapeKeys, path); err != nil {
+		return observe.Rules{}, err
+	}
+	var r observe.Rules
+	if f, ok := obj["fields"]; ok && !isNull(f) {
+		if err := jsonv2.Unmarshal(f, &r.Fields); err != nil {
+			return observe.Rules{}, &ParseError{Path: path + ".fields", Err: fmt.Errorf("is %s, want an array of field paths such as [\"title\", \"address.city\"]", rawKind(f))}
+		}
+	}
+	if r.SortBy, err = optionalString(obj, "sort_by", path); err != nil {
+		return observe.Rules{}, err
+	}
+	order, err := optionalString(obj, "order", path)
+	if err != nil {
+		return observe.Rules{}, err
+	}
+	r.Order = observe.Order(order)
+	if m, ok := obj["max_records"]; ok && !isNull(m) {
+		if err := jsonv2.Unmarshal(m, &r.MaxRecords); err != nil {
+			return observe.Rules{}, &ParseError{Path: path + ".max_records", Err: fmt.Errorf("is %s, want a whole number (0 for no cap)", rawKind(m))}
+		}
+	}
+	if err := r.Validate(); err != nil {
+		return observe.Rules{}, &ParseError{Path: path, Err: errors.New(strings.TrimPrefix(err.Error(), "observe: invalid shaping rules: "))}
+	}
+	return r, nil
 }
 
 // MarshalSpecFile writes specs as a toolwire spec file (version
@@ -446,6 +498,9 @@ func MarshalSpecFile(specs []Spec) ([]byte, error) {
 		}
 		if s.HTTP != nil {
 			t.HTTP = &specFileHTTP{Method: s.HTTP.Method, URL: s.HTTP.URL, Headers: s.HTTP.Headers}
+		}
+		if !s.Shape.IsZero() {
+			t.Shape = &specFileShape{Fields: s.Shape.Fields, SortBy: s.Shape.SortBy, Order: string(s.Shape.Order), MaxRecords: s.Shape.MaxRecords}
 		}
 		f.Tools[i] = t
 	}

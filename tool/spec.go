@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
 )
 
 // Idempotency says whether, and how, a call may safely be retried.
@@ -45,6 +46,10 @@ type Spec struct {
 	Strict bool
 	// HTTP, when set, binds the tool to an HTTP endpoint.
 	HTTP *HTTPBinding
+	// Shape says how the tool's output is shaped to fit the context: the
+	// fields that matter, a sort key for "top N", a record cap. The zero
+	// value lets the pipeline decide alone (see [observe.Shaper]).
+	Shape observe.Rules
 }
 
 // ToolSpec returns what a model is told about the tool.

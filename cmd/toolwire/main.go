@@ -106,6 +106,7 @@ command line could not be used; 3 an internal error.`,
 		newLintCmd(e),
 		newCheckCmd(e),
 		newConvertCmd(e),
+		newShapeCmd(e),
 	)
 	return root
 }

@@ -1,0 +1,106 @@
+// Package budget counts tokens and keeps a conversation inside a model's
+// context window: a [Counter] contract with an exact counter for OpenAI
+// encodings and a calibrated estimator for the others, a table of context
+// windows and output limits ([Models]), and a [Fitter] that compacts a
+// history without ever separating a tool call from its result.
+package budget
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer/codec"
+)
+
+// A Counter counts the tokens a model reads for a text. Implementations
+// must be safe for concurrent use and must never fail: a text that cannot
+// be tokenized exactly is estimated.
+//
+// [observe.Counter] has the same method, so every Counter here shapes
+// tool results too.
+type Counter interface {
+	Count(text string) int
+}
+
+// Encoding names how a model's tokens are counted.
+type Encoding string
+
+// The encodings.
+const (
+	// O200kBase is the exact tokenizer of gpt-4o, gpt-4.1, gpt-5 and the
+	// o-series.
+	O200kBase Encoding = "o200k_base"
+	// Cl100kBase is the exact tokenizer of gpt-4 and gpt-3.5-turbo.
+	Cl100kBase Encoding = "cl100k_base"
+	// Estimated is the calibrated [Estimator], for models whose tokenizer
+	// is not published (Anthropic, Gemini).
+	Estimated Encoding = "estimate"
+)
+
+// NewCounter returns the counter for an encoding: an [*Exact] counter
+// for o200k_base and cl100k_base, an [Estimator] for "estimate". Building
+// an exact counter loads its vocabulary, embedded in the binary (no
+// network), once per process; that takes about a tenth of a second.
+func NewCounter(e Encoding) (Counter, error) {
+	switch e {
+	case O200kBase, Cl100kBase:
+		return NewExact(e)
+	case Estimated:
+		return Estimator{}, nil
+	}
+	return nil, fmt.Errorf("budget: new counter: unknown encoding %q (want %s, %s or %s)", e, O200kBase, Cl100kBase, Estimated)
+}
+
+// Exact counts tokens exactly as an OpenAI tokenizer does. It is safe for
+// concurrent use.
+type Exact struct {
+	enc   Encoding
+	codec *codec.Codec
+}
+
+var _ Counter = (*Exact)(nil)
+
+// NewExact returns an exact counter for o200k_base or cl100k_base.
+func NewExact(e Encoding) (*Exact, error) {
+	var c *codec.Codec
+	switch e {
+	case O200kBase:
+		c = codec.NewO200kBase()
+	case Cl100kBase:
+		c = codec.NewCl100kBase()
+	default:
+		return nil, fmt.Errorf("budget: new exact counter: %q has no exact tokenizer (want %s or %s)", e, O200kBase, Cl100kBase)
+	}
+	return &Exact{enc: e, codec: c}, nil
+}
+
+// Encoding returns the counter's encoding.
+func (c *Exact) Encoding() Encoding { return c.enc }
+
+// Count returns the number of tokens in text. Invalid UTF-8 is counted as
+// the replacement characters a provider would see; a text the tokenizer
+// cannot split (it never happens with these encodings) is estimated.
+func (c *Exact) Count(text string) int {
+	if !utf8.ValidString(text) {
+		text = toValid(text)
+	}
+	n, err := c.codec.Count(text)
+	if err != nil {
+		return Estimator{}.Count(text)
+	}
+	return n
+}
+
+func toValid(s string) string {
+	b := make([]byte, 0, len(s))
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[:n]...)
+		}
+		s = s[n:]
+	}
+	return string(b)
+}

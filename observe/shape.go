@@ -1,0 +1,842 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/toolwire/toolwire/internal/units"
+	"github.com/toolwire/toolwire/llm"
+)
+
+// A Counter counts the tokens a model reads for a text. budget.Counter
+// has the same method: every counter of the budget package works here.
+type Counter interface {
+	Count(text string) int
+}
+
+// ImagePolicy says how images in tool results reach the model.
+type ImagePolicy string
+
+// The image policies. The zero value describes images, which every
+// dialect accepts.
+const (
+	// DescribeImages writes an image as a description in the envelope
+	// (media type, size, dimensions, ref) — never a path or base64.
+	// OpenAI Chat Completions, and models that refuse images in tool
+	// results (Gemini 2.5), need it.
+	DescribeImages ImagePolicy = "describe"
+	// InlineImages sends an image as an image part of the tool result,
+	// after the envelope: OpenAI Responses, Anthropic, Gemini 3.
+	InlineImages ImagePolicy = "inline"
+)
+
+// Raw is a tool's raw output whose kind the [Shaper] detects: JSON when
+// it parses as JSON, text when it reads as text, else binary data of the
+// media type its bytes show. Use it as [Envelope.Data].
+type Raw []byte
+
+// Blob is binary output of a known media type (an image, a PDF). Use it
+// as [Envelope.Data]; the shaper describes it, offloads it, and sends an
+// image inline where the dialect accepts one.
+type Blob struct {
+	MediaType string
+	Data      []byte
+}
+
+// Config configures a [Shaper]. A nil *Config, or a zero field, means
+// the documented default.
+type Config struct {
+	// Budget is the token budget of a result whose [Request] gives none.
+	// Default 4,000.
+	Budget int
+	// MinRecords is the fewest records the head level shows; when fewer
+	// fit, the result is aggregated instead. Default 5 (or all records,
+	// when there are fewer).
+	MinRecords int
+	// Sample is how many records an aggregate shows. Default 3.
+	Sample int
+	// TopValues is how many of the most frequent values an aggregate
+	// lists per string field. Default 5.
+	TopValues int
+	// MaxInline bounds the bytes of an image sent inline; a larger one
+	// is described. Default 5 MiB (Anthropic's limit per image).
+	MaxInline int
+}
+
+func (c *Config) withDefaults() Config {
+	var out Config
+	if c != nil {
+		out = *c
+	}
+	if out.Budget == 0 {
+		out.Budget = 4000
+	}
+	if out.MinRecords == 0 {
+		out.MinRecords = 5
+	}
+	if out.Sample == 0 {
+		out.Sample = 3
+	}
+	if out.TopValues == 0 {
+		out.TopValues = 5
+	}
+	if out.MaxInline == 0 {
+		out.MaxInline = 5 << 20
+	}
+	return out
+}
+
+// A Shaper turns a tool's raw output into an observation that fits a
+// token budget: it compacts JSON, prunes empty fields, flattens nested
+// objects where that is shorter, keeps the first records or aggregates
+// them when the whole does not fit, reduces stack traces to their first
+// line, describes binary data, and offloads the full output to a
+// [Store] behind a reference that read_result pages through. Every step
+// is recorded in the envelope's meta. A Shaper is safe for concurrent
+// use.
+type Shaper struct {
+	counter Counter
+	store   Store
+	cfg     Config
+
+	mu       sync.Mutex
+	lastRef  string // the result Page parsed last, and its tree
+	lastTree *tree
+}
+
+// NewShaper returns a shaper that counts tokens with counter and
+// offloads to store. A nil store offloads nothing: the model is then
+// told to narrow its query instead of paging. A nil cfg means defaults.
+func NewShaper(counter Counter, store Store, cfg *Config) (*Shaper, error) {
+	if counter == nil {
+		return nil, errors.New("observe: new shaper: the counter is nil (use budget.NewCounter)")
+	}
+	c := cfg.withDefaults()
+	if c.Budget < 0 || c.MinRecords < 0 || c.Sample < 0 || c.TopValues < 0 || c.MaxInline < 0 {
+		return nil, fmt.Errorf("observe: new shaper: a negative setting in %+v", c)
+	}
+	return &Shaper{counter: counter, store: store, cfg: c}, nil
+}
+
+// Store returns the shaper's store, nil if it has none.
+func (s *Shaper) Store() Store { return s.store }
+
+// A Request says how to shape one result.
+type Request struct {
+	// Tool is the tool's name, kept with the offloaded result.
+	Tool string
+	// Budget is the most tokens the rendered tool message may take; 0
+	// means the shaper's default.
+	Budget int
+	// Rules are the tool contract's shaping rules; the zero value lets
+	// the pipeline decide.
+	Rules Rules
+	// Images says how images reach the model; the zero value describes
+	// them.
+	Images ImagePolicy
+	// JSON is set when the tool declares JSON output: a [Raw] output
+	// that is not JSON is then an error rather than text.
+	JSON bool
+}
+
+// Shaped is a shaped result.
+type Shaped struct {
+	// Envelope is the observation, its Data a json.RawMessage.
+	Envelope Envelope
+	// Images are sent as image parts after the envelope (policy
+	// [InlineImages] only).
+	Images []llm.Image
+	// Report says what was done, for people and logs.
+	Report Report
+}
+
+// Result renders s into the tool result answering the call: the
+// envelope as text, then any image parts.
+func (s Shaped) Result(callID, name string) llm.ToolResult {
+	r := s.Envelope.Result(callID, name)
+	for _, img := range s.Images {
+		r.Content = append(r.Content, img)
+	}
+	return r
+}
+
+// Report says what shaping did.
+type Report struct {
+	Level        Level
+	Budget       int // the budget the result was shaped to
+	TokensBefore int // the output as the tool gave it (see [Shaper.Shape])
+	TokensAfter  int // the rendered tool message
+	Records      int // records (or lines) in the output; 0 when it is not a list
+	Kept         int // records shown, in full or in the sample
+	Omitted      int // records not shown
+	Ref          string
+	// Steps lists what was done, in order: "pruned 12 empty fields",
+	// "kept 50 of 30,000 records", "offloaded as r1", ...
+	Steps []string
+	// OverBudget is set when even the smallest observation exceeds the
+	// budget (a tiny budget): it is sent anyway, marked truncated.
+	OverBudget bool
+	// StoreError is why the output could not be offloaded, if it could
+	// not; the observation then has no ref.
+	StoreError error
+}
+
+// exactLimit is the largest text counted with the counter whole; above
+// it, TokensBefore is extrapolated from three samples of sampleBytes.
+const (
+	exactLimit  = 64 << 10
+	sampleBytes = 4 << 10
+	// maxTokenBytes is more bytes than any token of compact JSON or
+	// text holds: a rendering longer than budget×maxTokenBytes is not
+	// counted, it cannot fit.
+	maxTokenBytes = 16
+)
+
+// Shape shapes env, what a tool returned, to req. env.Data may be a
+// json.RawMessage (JSON), a [Raw] output (detected), a string (text), a
+// [Blob] (binary), nil, or any value encoding/json marshals.
+//
+// TokensBefore counts the output exactly up to 64 KiB and extrapolates
+// from three 4 KiB samples above that, since exact tokenizers run at a
+// few MB/s.
+//
+// Shape fails only on a request it cannot honour: invalid rules, or a
+// JSON output (a json.RawMessage, or a Raw one with req.JSON) that is
+// not JSON; the error says where. A store failure is not an error: the
+// observation is shaped without a ref and Report.StoreError says why.
+func (s *Shaper) Shape(ctx context.Context, env Envelope, req Request) (Shaped, error) {
+	if err := req.Rules.Validate(); err != nil {
+		return Shaped{}, err
+	}
+	switch req.Images {
+	case "", DescribeImages, InlineImages:
+	default:
+		return Shaped{}, fmt.Errorf("observe: shape: image policy %q is not %q or %q", req.Images, DescribeImages, InlineImages)
+	}
+	j := &job{s: s, ctx: ctx, env: env, req: req, budget: req.Budget}
+	if j.budget <= 0 {
+		j.budget = s.cfg.Budget
+	}
+	j.rep.Budget = j.budget
+	if err := j.run(); err != nil {
+		return Shaped{}, err
+	}
+	j.rep.Level = j.env.Meta.Level
+	j.rep.TokensBefore = j.env.Meta.TokensBefore
+	j.rep.TokensAfter = j.env.Meta.TokensAfter
+	j.rep.Ref = j.env.Meta.Ref
+	return Shaped{Envelope: j.env, Images: j.images, Report: j.rep}, nil
+}
+
+// A job is one call of Shape.
+type job struct {
+	s      *Shaper
+	ctx    context.Context
+	env    Envelope // being shaped
+	req    Request
+	budget int
+	rep    Report
+	images []llm.Image
+
+	base    Envelope // the envelope as given, without its data
+	before  int      // tokens of the output as given
+	last    int      // the count of the last envelope measured
+	stored  bool     // the output was offered to the store
+	summary string   // the tool's summary, before notes
+	suggest string   // the tool's suggestion, before notes
+}
+
+func (j *job) step(format string, args ...any) {
+	j.rep.Steps = append(j.rep.Steps, fmt.Sprintf(format, args...))
+}
+
+func (j *job) run() error {
+	j.summary, j.suggest = j.env.Summary, j.env.Suggestion
+	if j.env.Error != nil {
+		e := *j.env.Error
+		j.env.Error = &e
+		j.reduceTrace()
+	}
+	data := j.env.Data
+	j.env.Data = nil
+	j.base = j.env
+	before := j.count(j.env)
+	switch d := data.(type) {
+	case nil:
+		j.setBefore(before)
+		return j.finish(LevelFull)
+	case json.RawMessage:
+		j.setBefore(before + j.countLarge(d))
+		return j.json(d, true)
+	case Raw:
+		j.setBefore(before + j.countLarge(d))
+		return j.raw(d)
+	case []byte:
+		j.setBefore(before + j.countLarge(d))
+		return j.raw(d)
+	case string:
+		j.setBefore(before + j.countLarge(unsafe.Slice(unsafe.StringData(d), len(d))))
+		return j.text(d)
+	case Blob:
+		j.setBefore(before + j.countLarge([]byte(describeBlob(d, ""))))
+		return j.blob(d)
+	default:
+		b, _, err := encodeData(d)
+		if err != nil {
+			return fmt.Errorf("observe: shape: encode data: %w", err)
+		}
+		j.setBefore(before + j.countLarge(b))
+		return j.json(b, true)
+	}
+}
+
+// setBefore records the tokens of the output as given: every envelope
+// measured from now on carries them.
+func (j *job) setBefore(n int) {
+	j.before = n
+	j.base.Meta.TokensBefore = n
+	j.env.Meta.TokensBefore = n
+}
+
+// raw shapes output of unknown kind.
+func (j *job) raw(b []byte) error {
+	if len(b) == 0 {
+		return j.text("")
+	}
+	if err := j.json(b, j.req.JSON); j.req.JSON || !errors.Is(err, errNotJSON) {
+		return err
+	}
+	if looksText(b) {
+		j.step("read as text (not JSON)")
+		return j.text(string(b))
+	}
+	return j.blob(Blob{MediaType: sniff(b), Data: b})
+}
+
+// json shapes a JSON output; strict says a parse failure is an error
+// for the caller rather than errNotJSON for raw to fall back on.
+func (j *job) json(b []byte, strict bool) error {
+	t, err := parse(b)
+	if err != nil {
+		if strict {
+			return fmt.Errorf("observe: shape: the output is not JSON: %w", err)
+		}
+		return err
+	}
+	if j.env.Status == llm.StatusError && t.nodes[t.root].kind == kString {
+		// An error reported as a bare JSON string: a trace may hide in it.
+		if text := t.str(&t.nodes[t.root]); strings.Contains(text, "\n") {
+			return j.text(text)
+		}
+	}
+	rs := findRecords(t)
+	rules := j.req.Rules
+	if rs != nil && rules.SortBy != "" {
+		rs.sort(rules.SortBy, rules.order())
+		j.step("sorted %d records by %s (%s)", len(rs.order), rules.SortBy, rules.order())
+	}
+	if rs != nil {
+		j.rep.Records = len(rs.order)
+	}
+	capped := rs != nil && rules.MaxRecords > 0 && len(rs.order) > rules.MaxRecords
+	if !capped {
+		r := j.renderer(t)
+		if rs != nil {
+			rs.render(&r, 0, len(rs.order), true)
+		} else {
+			r.value(&t.nodes[t.root], 0)
+		}
+		if !r.over {
+			env := j.base
+			env.Data = json.RawMessage(r.dst)
+			env.Meta.Level = LevelFull
+			j.meta(&env, &r)
+			if n, _ := j.measure(&env, false); n <= j.budget {
+				j.env = env
+				if rs != nil {
+					j.rep.Kept = len(rs.order)
+				}
+				j.compacted(&r)
+				return j.finish(LevelFull)
+			}
+		}
+	}
+	j.offload(Stored{Tool: j.req.Tool, Kind: KindJSON, Data: b, Rules: rules})
+	if rs != nil && len(rs.order) > 0 {
+		if j.head(rs, capped) {
+			return nil
+		}
+		return j.aggregate(rs)
+	}
+	return j.clip(t)
+}
+
+// renderer returns a renderer over t for this job: records projected to
+// the rules' fields, rendering abandoned once it cannot fit.
+func (j *job) renderer(t *tree) renderer {
+	return renderer{t: t, fields: j.req.Rules.Fields, limit: j.budget * maxTokenBytes}
+}
+
+func (j *job) compacted(r *renderer) {
+	j.step("compacted")
+	if r.pruned > 0 {
+		j.step("pruned %s empty fields", thousands(r.pruned))
+	}
+	if r.flattened > 0 {
+		j.step("flattened %s nested objects into dotted keys", thousands(r.flattened))
+	}
+}
+
+// meta sets the shaping counts of a rendering on env.
+func (j *job) meta(env *Envelope, r *renderer) {
+	env.Meta.Pruned = r.pruned
+	env.Meta.Flattened = r.flattened
+	if r.replaced {
+		env.Meta.InvalidUTF8 = true
+	}
+	if r.clipped {
+		env.Meta.Truncated = true
+	}
+}
+
+// head tries the first records that fit: at least MinRecords (or all,
+// or the rules' cap when smaller). It reports whether it produced the
+// observation.
+func (j *job) head(rs *recordSet, capped bool) bool {
+	total := len(rs.order)
+	want := total
+	if capped {
+		want = j.req.Rules.MaxRecords
+	}
+	// Cost of the envelope with no record shown, then of each record.
+	empty := j.headEnvelope(rs, 0)
+	base, _ := j.measure(&empty, false)
+	n := j.recordsFitting(rs, want, j.budget-base)
+	least := min(j.s.cfg.MinRecords, want)
+	for n >= least && n > 0 {
+		env := j.headEnvelope(rs, n)
+		tokens, _ := j.measure(&env, false)
+		if tokens <= j.budget {
+			j.env = env
+			j.rep.Kept, j.rep.Omitted = n, total-n
+			if env.Meta.Pruned > 0 {
+				j.step("pruned %s empty fields", thousands(env.Meta.Pruned))
+			}
+			if env.Meta.Flattened > 0 {
+				j.step("flattened %s nested objects into dotted keys", thousands(env.Meta.Flattened))
+			}
+			j.step("kept %s of %s records", thousands(n), thousands(total))
+			return j.finish(LevelHead) == nil
+		}
+		over := tokens - j.budget
+		n -= max(1, over*n/tokens)
+	}
+	return false
+}
+
+// recordsFitting returns how many of the first want records, counted one
+// by one (plus a separator each), fit in left tokens.
+func (j *job) recordsFitting(rs *recordSet, want, left int) int {
+	scratch := j.renderer(rs.t)
+	n := 0
+	for n < want && left > 0 {
+		scratch.dst = scratch.dst[:0]
+		scratch.record(&rs.recs[rs.order[n]])
+		cost := j.s.counter.Count(unsafe.String(unsafe.SliceData(scratch.dst), len(scratch.dst))) + 1
+		if cost > left {
+			break
+		}
+		left -= cost
+		n++
+	}
+	return n
+}
+
+// headEnvelope is the envelope showing the first n of the records.
+func (j *job) headEnvelope(rs *recordSet, n int) Envelope {
+	total := len(rs.order)
+	r := j.renderer(rs.t)
+	r.limit = 0
+	rs.render(&r, 0, n, true)
+	env := j.base
+	env.Data = json.RawMessage(r.dst)
+	j.meta(&env, &r)
+	env.Meta.Truncated = true
+	env.Meta.Omitted = total - n
+	note := fmt.Sprintf("showing %s of %s records", thousands(n), thousands(total))
+	if rules := j.req.Rules; rules.SortBy != "" {
+		dir := "highest"
+		if rules.order() == Ascending {
+			dir = "lowest"
+		}
+		note = fmt.Sprintf("showing the %s with the %s %s of %s records", thousands(n), dir, rules.SortBy, thousands(total))
+	}
+	j.note(&env, note, n)
+	return env
+}
+
+// note adds a shaping note to the summary and the way to read on to the
+// suggestion.
+func (j *job) note(env *Envelope, note string, offset int) {
+	env.Summary = joinNote(j.summary, note)
+	opts := []string{"narrow the query"}
+	if env.Meta.Ref != "" {
+		opts = append(opts, fmt.Sprintf("call read_result with ref %q and offset %d for more", env.Meta.Ref, offset))
+	}
+	env.Suggestion = joinSentences(j.suggest, Options(opts...))
+}
+
+func joinNote(summary, note string) string {
+	summary = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(summary), "."))
+	if summary == "" {
+		return strings.ToUpper(note[:1]) + note[1:]
+	}
+	return summary + " (" + note + ")"
+}
+
+func joinSentences(a, b string) string {
+	a = strings.TrimSpace(a)
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	case !strings.HasSuffix(a, ".") && !strings.HasSuffix(a, "!") && !strings.HasSuffix(a, "?"):
+		a += "."
+	}
+	return a + " " + b
+}
+
+// aggregate describes the records when too few fit: count, schema,
+// statistics, a sample. It shrinks the description until it fits.
+func (j *job) aggregate(rs *recordSet) error {
+	agg := newAggregate(rs)
+	total := len(rs.order)
+	o := aggOpts{top: j.s.cfg.TopValues, sample: j.s.cfg.Sample, maxFields: len(agg.fields), maxStr: 200}
+	var env Envelope
+	for step := 0; ; step++ {
+		env = j.base
+		env.Data = json.RawMessage(agg.render(nil, rs, o, j.req.Rules))
+		env.Meta.Level = LevelAggregate
+		env.Meta.Truncated = true
+		shown := min(o.sample, total)
+		env.Meta.Omitted = total - shown
+		note := fmt.Sprintf("%s records, too many to show: a schema, statistics per field and %s sample records", thousands(total), thousands(shown))
+		j.aggNote(&env, note)
+		tokens, _ := j.measure(&env, false)
+		if tokens <= j.budget {
+			break
+		}
+		switch {
+		case o.sample > 1:
+			o.sample--
+		case o.top > 1:
+			o.top = max(1, o.top/2)
+		case o.maxStr > 40:
+			o.maxStr /= 2
+		case o.sample > 0:
+			o.sample = 0
+		case o.top > 0:
+			o.top = 0
+		case o.maxFields > 0:
+			o.maxFields = o.maxFields * 2 / 3
+		default:
+			j.rep.OverBudget = true
+		}
+		if j.rep.OverBudget {
+			break
+		}
+	}
+	j.env = env
+	j.rep.Kept = min(o.sample, total)
+	j.rep.Omitted = total - j.rep.Kept
+	j.step("aggregated %s records over %d fields, with %d sample records", thousands(total), len(agg.fields), j.rep.Kept)
+	return j.finish(LevelAggregate)
+}
+
+func (j *job) aggNote(env *Envelope, note string) {
+	env.Summary = joinNote(j.summary, note)
+	opts := []string{"narrow the query"}
+	if env.Meta.Ref != "" {
+		opts = append(opts, fmt.Sprintf("call read_result with ref %q (offset, limit, fields, filter) to read the records", env.Meta.Ref))
+	}
+	env.Suggestion = joinSentences(j.suggest, Options(opts...))
+}
+
+// clip shapes one JSON value too large to show: long strings and nested
+// lists are shortened until it fits.
+func (j *job) clip(t *tree) error {
+	var env Envelope
+	for _, lim := range []struct{ str, arr int }{{2000, 50}, {500, 20}, {200, 10}, {80, 5}, {30, 3}, {10, 1}, {1, 1}} {
+		r := renderer{t: t, maxStr: lim.str, maxArr: lim.arr}
+		root := &t.nodes[t.root]
+		if root.kind == kArray {
+			r.maxArr = lim.arr
+		}
+		r.value(root, 1)
+		env = j.base
+		env.Data = json.RawMessage(r.dst)
+		j.meta(&env, &r)
+		env.Meta.Truncated = true
+		j.clipNote(&env)
+		if tokens, _ := j.measure(&env, false); tokens <= j.budget {
+			j.env = env
+			j.step("cut long strings to %d characters and lists to %d items", lim.str, lim.arr)
+			return j.finish(LevelHead)
+		}
+	}
+	j.rep.OverBudget = true
+	j.env = env
+	return j.finish(LevelHead)
+}
+
+func (j *job) clipNote(env *Envelope) {
+	env.Summary = joinNote(j.summary, "cut to fit: long strings and lists are shortened")
+	opts := []string{"narrow the query"}
+	if env.Meta.Ref != "" {
+		opts = append(opts, fmt.Sprintf("call read_result with ref %q and the fields you need", env.Meta.Ref))
+	}
+	env.Suggestion = joinSentences(j.suggest, Options(opts...))
+}
+
+// text shapes text output: whole if it fits, else the first lines.
+func (j *job) text(text string) error {
+	if j.env.Status == llm.StatusError || j.env.Status == llm.StatusPartial {
+		if reduced, tr, ok := ReduceTrace(text); ok {
+			j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: []byte(text)})
+			j.env.Meta.Trace = tr.Language
+			j.base.Meta = j.env.Meta
+			j.step("reduced a %s stack trace (%d frames) to its first line", tr.Language, tr.Frames)
+			text = reduced
+		}
+	}
+	env := j.base
+	setText(&env, text)
+	env.Meta.Level = LevelFull
+	if tokens, _ := j.measure(&env, false); tokens <= j.budget {
+		j.env = env
+		return j.finish(LevelFull)
+	}
+	env.Meta.Level = ""
+	lines := textLines(text)
+	if len(lines) <= 1 && len(text) < 64 {
+		// Too small to cut: the envelope itself is over the budget.
+		j.env = env
+		return j.finish(LevelFull)
+	}
+	j.rep.Records = len(lines)
+	j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: []byte(text)})
+	env, n := j.textPage(lines, 0, len(lines), nil)
+	j.env = env
+	j.rep.Kept, j.rep.Omitted = n, len(lines)-n
+	j.step("kept %s of %s lines", thousands(n), thousands(len(lines)))
+	return j.finish(LevelHead)
+}
+
+// textPage returns the envelope showing as many of lines[from:to] as
+// fit, and how many that is; note writes its summary note.
+func (j *job) textPage(lines []string, from, to int, note func(env *Envelope, shown int)) (Envelope, int) {
+	if note == nil {
+		note = func(env *Envelope, shown int) {
+			msg := fmt.Sprintf("showing lines 1–%s of %s", thousands(shown), thousands(len(lines)))
+			if shown == 0 {
+				msg = fmt.Sprintf("the first line alone is too long: showing its start; %s lines in all", thousands(len(lines)))
+			}
+			j.note(env, msg, shown)
+		}
+	}
+	build := func(n int, clip int) Envelope {
+		env := j.base
+		text := strings.Join(lines[from:from+n], "\n")
+		if clip > 0 {
+			text = clipRunes(lines[from], clip)
+		}
+		setText(&env, text)
+		env.Meta.Truncated = true
+		env.Meta.Omitted = len(lines) - from - n
+		note(&env, n)
+		return env
+	}
+	empty := build(0, 0)
+	base, _ := j.measure(&empty, false)
+	left := j.budget - base
+	n := 0
+	for from+n < to {
+		cost := j.s.counter.Count(lines[from+n]) + 1
+		if cost > left {
+			break
+		}
+		left -= cost
+		n++
+	}
+	for n > 0 {
+		env := build(n, 0)
+		tokens, _ := j.measure(&env, false)
+		if tokens <= j.budget {
+			return env, n
+		}
+		n -= max(1, (tokens-j.budget)*n/tokens)
+	}
+	if from >= len(lines) {
+		j.rep.OverBudget = true
+		return empty, 0
+	}
+	// Not even one line fits: show the start of it.
+	runes := utf8.RuneCountInString(lines[from])
+	var env Envelope
+	for clip := max(1, (left+base)*2); clip > 0; clip /= 2 {
+		env = build(0, min(clip, runes))
+		env.Meta.Omitted = len(lines) - from
+		if tokens, _ := j.measure(&env, false); tokens <= j.budget {
+			return env, 0
+		}
+	}
+	j.rep.OverBudget = true
+	return env, 0
+}
+
+// setText makes text the data of env, flagging invalid UTF-8 (replaced
+// by U+FFFD).
+func setText(env *Envelope, text string) {
+	b, replaced := llm.AppendJSONString(nil, text)
+	env.Data = json.RawMessage(b)
+	if replaced {
+		env.Meta.InvalidUTF8 = true
+	}
+}
+
+// offload puts the full output in the store, once, and records its ref
+// on the base envelope.
+func (j *job) offload(st Stored) {
+	if j.stored || j.s.store == nil {
+		return
+	}
+	j.stored = true
+	ref, err := j.s.store.Put(j.ctx, st)
+	if err != nil {
+		j.rep.StoreError = err
+		j.step("could not offload the output: %v", err)
+		return
+	}
+	j.base.Meta.Ref = ref
+	j.env.Meta.Ref = ref
+	j.step("offloaded the full output as %s", ref)
+}
+
+// reduceTrace replaces a stack trace in the error message by its first
+// meaningful line, keeping the whole message behind the ref.
+func (j *job) reduceTrace() {
+	reduced, tr, ok := ReduceTrace(j.env.Error.Message)
+	if !ok {
+		return
+	}
+	j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: []byte(j.env.Error.Message)})
+	j.env.Error.Message = oneLine(reduced)
+	if tr.Type != "" && !strings.Contains(j.env.Error.Message, tr.Type) {
+		j.env.Error.Message += " (" + tr.Type + ")"
+	}
+	j.env.Meta.Trace = tr.Language
+	if strings.Contains(j.env.Summary, "\n") || len(j.env.Summary) > 300 {
+		s, _, _ := ReduceTrace(j.env.Summary)
+		j.env.Summary = clipRunes(oneLine(s), 300)
+		j.summary = j.env.Summary
+	}
+	j.step("reduced a %s stack trace (%d frames) to its first line", tr.Language, tr.Frames)
+}
+
+// finish sets the level and the final token counts.
+func (j *job) finish(level Level) error {
+	j.env.Meta.Level = level
+	j.env.Meta.TokensBefore = j.before
+	tokens, _ := j.measure(&j.env, true)
+	if tokens > j.budget {
+		j.rep.OverBudget = true
+	}
+	return nil
+}
+
+// measure renders env and counts its tokens, at env's level (head when
+// none is set yet). exact makes TokensAfter the count of the rendering
+// that holds it; otherwise TokensAfter is set to the budget, a number of
+// about the same width.
+func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
+	if env.Meta.Level == "" {
+		env.Meta.Level = LevelHead
+		defer func() { env.Meta.Level = "" }()
+	}
+	guess := j.budget
+	if exact && j.last > 0 {
+		guess = j.last // usually the envelope measured last
+	}
+	var b []byte
+	var n int
+	for range 4 {
+		env.Meta.TokensAfter = guess
+		var err error
+		b, err = env.MarshalJSON()
+		if err != nil {
+			return j.budget + 1, nil
+		}
+		if len(b) > j.budget*maxTokenBytes {
+			n = len(b) / maxTokenBytes
+		} else {
+			n = j.s.counter.Count(unsafe.String(unsafe.SliceData(b), len(b)))
+		}
+		if !exact || n == guess {
+			break
+		}
+		guess = n
+	}
+	if !exact {
+		env.Meta.TokensAfter = 0
+	}
+	j.last = n
+	return n, b
+}
+
+// count counts the tokens of env rendered as it is.
+func (j *job) count(env Envelope) int {
+	b, err := env.MarshalJSON()
+	if err != nil {
+		return 0
+	}
+	return j.countLarge(b)
+}
+
+// countLarge counts b exactly up to exactLimit and extrapolates above
+// it from three samples: the start, the middle and the end.
+func (j *job) countLarge(b []byte) int {
+	if len(b) <= exactLimit {
+		return j.s.counter.Count(unsafe.String(unsafe.SliceData(b), len(b)))
+	}
+	tokens, bytes := 0, 0
+	for _, at := range []int{0, len(b)/2 - sampleBytes/2, len(b) - sampleBytes} {
+		s := runeAligned(b, at, at+sampleBytes)
+		tokens += j.s.counter.Count(unsafe.String(unsafe.SliceData(s), len(s)))
+		bytes += len(s)
+	}
+	if bytes == 0 {
+		return 0
+	}
+	return int(float64(tokens) / float64(bytes) * float64(len(b)))
+}
+
+// runeAligned returns b[from:to] moved to rune boundaries.
+func runeAligned(b []byte, from, to int) []byte {
+	for from > 0 && from < len(b) && !utf8.RuneStart(b[from]) {
+		from++
+	}
+	for to < len(b) && to > from && !utf8.RuneStart(b[to]) {
+		to--
+	}
+	return b[from:to]
+}
+
+// thousands writes n with thousands separators: 30,000.
+func thousands(n int) string { return units.Count(n) }

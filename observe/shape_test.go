@@ -1,0 +1,156 @@
+package observe_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/internal/orders"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+)
+
+func exact(t testing.TB) *budget.Exact {
+	t.Helper()
+	c, err := budget.NewExact(budget.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func dataSet(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "shape", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDataSetsUpToDate keeps the committed data sets identical to what
+// their generator writes (go run ./internal/orders/gendata observe/testdata/shape).
+func TestDataSetsUpToDate(t *testing.T) {
+	for _, s := range orders.Sets() {
+		if got := dataSet(t, s.Name); !bytes.Equal(got, s.Data()) {
+			t.Errorf("testdata/shape/%s differs from its generator; run go run ./internal/orders/gendata observe/testdata/shape", s.Name)
+		}
+	}
+}
+
+func pngImage(w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for x := range w {
+		img.Set(x, x%h, color.RGBA{R: 200, A: 255})
+	}
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return b.Bytes()
+}
+
+type shapeCase struct {
+	name  string
+	env   observe.Envelope
+	req   observe.Request
+	cfg   *observe.Config
+	level observe.Level
+	input string // what the case feeds, for the golden file
+}
+
+func shapeCases(t testing.TB) []shapeCase {
+	orders20 := dataSet(t, "orders-20.json")
+	orders30k := dataSet(t, "orders-30000.json")
+	docs := dataSet(t, "documents-200.json")
+	log := dataSet(t, "service-2000.log")
+	python, err := os.ReadFile("testdata/traces/python.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `{"id":"doc-1","title":"Handbook","body":"` + strings.Repeat("All work and no play. ", 2000) + `","sections":[` + strings.Repeat(`{"h":"x"},`, 200) + `{"h":"end"}]}`
+	failure := observe.Failure(observe.InternalError, string(python))
+	failure.Summary = "load_orders(day=2026-12-01) failed"
+	return []shapeCase{
+		{name: "full", input: "orders-20.json",
+			env: observe.Success("search_orders(city=any): 20 orders", json.RawMessage(orders20)), req: observe.Request{Tool: "search_orders", Budget: 2000}, level: observe.LevelFull},
+		{name: "head", input: "orders-30000.json",
+			env: observe.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: observe.Request{Tool: "search_orders", Budget: 2000}, level: observe.LevelHead},
+		{name: "aggregate", input: "orders-30000.json, MinRecords 20",
+			env: observe.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: observe.Request{Tool: "search_orders", Budget: 700}, cfg: &observe.Config{MinRecords: 20}, level: observe.LevelAggregate},
+		{name: "top5", input: "documents-200.json, rules: the five best-scored, title/url/score",
+			env: observe.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)),
+			req: observe.Request{Tool: "search_docs", Budget: 2000, Rules: observe.Rules{Fields: []string{"title", "url", "score"}, SortBy: "score", MaxRecords: 5}}, level: observe.LevelHead},
+		{name: "wrapper", input: "documents-200.json",
+			env: observe.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)), req: observe.Request{Tool: "search_docs", Budget: 800}, level: observe.LevelHead},
+		{name: "text", input: "service-2000.log",
+			env: observe.Success("tail_log(service=orders-api)", string(log)), req: observe.Request{Tool: "tail_log", Budget: 600}, level: observe.LevelHead},
+		{name: "raw-text", input: "service-2000.log as raw output",
+			env: observe.Success("tail_log(service=orders-api)", observe.Raw(log[:400])), req: observe.Request{Tool: "tail_log", Budget: 600}, level: observe.LevelFull},
+		{name: "trace", input: "testdata/traces/python.txt as the error message",
+			env: failure, req: observe.Request{Tool: "load_orders", Budget: 600}, level: observe.LevelFull},
+		{name: "clip", input: "one 44 KB document",
+			env: observe.Success("get_doc(id=doc-1)", json.RawMessage(long)), req: observe.Request{Tool: "get_doc", Budget: 300}, level: observe.LevelHead},
+		{name: "image-inline", input: "a 64×48 PNG, policy inline",
+			env: observe.Success("screenshot(url=https://example.com)", observe.Raw(pngImage(64, 48))), req: observe.Request{Tool: "screenshot", Budget: 2000, Images: observe.InlineImages}, level: observe.LevelFull},
+		{name: "image-describe", input: "a 64×48 PNG, policy describe",
+			env: observe.Success("screenshot(url=https://example.com)", observe.Raw(pngImage(64, 48))), req: observe.Request{Tool: "screenshot", Budget: 2000}, level: observe.LevelFull},
+		{name: "binary", input: "a PDF",
+			env: observe.Success("fetch_invoice(id=42)", observe.Blob{MediaType: "application/pdf", Data: []byte("%PDF-1.7\n" + strings.Repeat("\x00\x01binary", 100))}), req: observe.Request{Tool: "fetch_invoice", Budget: 600}, level: observe.LevelFull},
+		{name: "empty", input: "[]",
+			env: observe.Empty("search_orders(city=Atlantis): no orders"), req: observe.Request{Tool: "search_orders", Budget: 600}, level: observe.LevelFull},
+	}
+}
+
+// TestShapeGolden shapes fixed data sets at every level and pins the
+// tool message and the report in testdata/shape/NAME.txtar.
+func TestShapeGolden(t *testing.T) {
+	ctr := exact(t)
+	for _, tc := range shapeCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := sh.Shape(context.Background(), tc.env, tc.req)
+			if err != nil {
+				t.Fatalf("Shape: %v", err)
+			}
+			if out.Report.Level != tc.level {
+				t.Errorf("Shape(%s) level = %s, want %s", tc.name, out.Report.Level, tc.level)
+			}
+			if out.Report.TokensAfter > out.Report.Budget || out.Report.OverBudget {
+				t.Errorf("Shape(%s) = %d tokens, over the budget of %d", tc.name, out.Report.TokensAfter, out.Report.Budget)
+			}
+			res := out.Result("call_1", tc.req.Tool)
+			text := res.Content[0].(llm.Text).Text
+			if n := ctr.Count(text); n != out.Envelope.Meta.TokensAfter {
+				t.Errorf("Shape(%s) meta.tokens_after = %d, but the message counts %d", tc.name, out.Envelope.Meta.TokensAfter, n)
+			}
+			if _, err := observe.Parse([]byte(text)); err != nil {
+				t.Errorf("Shape(%s) rendered an envelope Parse refuses: %v", tc.name, err)
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "input: %s\nbudget: %d\nrules: %+v\nimages: %q\n", tc.input, tc.req.Budget, tc.req.Rules, tc.req.Images)
+			fmt.Fprintf(&b, "-- tool message --\n%s\n", text)
+			for _, p := range res.Content[1:] {
+				img := p.(llm.Image)
+				fmt.Fprintf(&b, "-- image part --\n%s, %d bytes\n", img.MediaType, len(img.Data))
+			}
+			r := out.Report
+			fmt.Fprintf(&b, "-- report --\nlevel: %s\ntokens: %d -> %d (budget %d)\nrecords: %d, kept %d, omitted %d\nref: %s\n", r.Level, r.TokensBefore, r.TokensAfter, r.Budget, r.Records, r.Kept, r.Omitted, r.Ref)
+			for _, s := range r.Steps {
+				fmt.Fprintf(&b, "step: %s\n", s)
+			}
+			golden.Check(t, filepath.Join("testdata", "shape", tc.name+".txtar"), []byte(b.String()))
+		})
+	}
+}
