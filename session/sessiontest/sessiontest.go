@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/observe/storetest"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -82,6 +84,7 @@ func Exercise(t *testing.T, open func(t *testing.T, c Config) session.Store, opt
 		{"Show", testShow},
 		{"Delete", testDelete},
 		{"Results", testResults},
+		{"ResultStore", testResultStore},
 		{"Retention", testRetention},
 		{"PruneOn", testPruneOn},
 		{"Cancelled", testCancelled},
@@ -987,6 +990,17 @@ func testDelete(t *testing.T, h *harness) {
 	if err != nil || len(p.Sessions) != 2 {
 		t.Errorf("List = %+v, %v, want 2 sessions", p, err)
 	}
+}
+
+// testResultStore runs the observe.Store conformance suite on a session's
+// offloaded results, as the observation pipeline sees them.
+func testResultStore(t *testing.T, h *harness) {
+	storetest.Exercise(t, func(t *testing.T) observe.Store {
+		s, _ := h.store(t)
+		r := results(t, s)
+		create(t, s, "s1")
+		return session.ResultStore(r, "s1")
+	})
 }
 
 func testResults(t *testing.T, h *harness) {

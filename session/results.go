@@ -1,0 +1,64 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/toolwire/toolwire/observe"
+)
+
+// ResultStore returns the [observe.Store] of one session's offloaded tool
+// results, kept by r (a store's [Results] capability): what the
+// observation pipeline offloads during a run is stored with the session,
+// so that read_result finds it after a restart, and goes with the session
+// when it is deleted.
+func ResultStore(r Results, sessionID string) observe.Store {
+	return resultStore{r: r, session: sessionID}
+}
+
+type resultStore struct {
+	r       Results
+	session string
+}
+
+// rulesJSON is how the shaping rules of a stored result are written.
+type rulesJSON struct {
+	Fields     []string `json:"fields,omitempty"`
+	SortBy     string   `json:"sort_by,omitempty"`
+	Order      string   `json:"order,omitempty"`
+	MaxRecords int      `json:"max_records,omitempty"`
+}
+
+func (s resultStore) Put(ctx context.Context, st observe.Stored) (string, error) {
+	var rules []byte
+	if !st.Rules.IsZero() {
+		var err error
+		rules, err = json.Marshal(rulesJSON{Fields: st.Rules.Fields, SortBy: st.Rules.SortBy, Order: string(st.Rules.Order), MaxRecords: st.Rules.MaxRecords})
+		if err != nil {
+			return "", fmt.Errorf("session: offload a result of %s: %w", st.Tool, err)
+		}
+	}
+	return s.r.PutResult(ctx, s.session, Offloaded{Tool: st.Tool, Kind: string(st.Kind), MediaType: st.MediaType, Data: st.Data, Rules: rules})
+}
+
+func (s resultStore) Get(ctx context.Context, ref string) (observe.Stored, error) {
+	o, err := s.r.Result(ctx, s.session, ref)
+	if errors.Is(err, ErrNotFound) {
+		return observe.Stored{}, fmt.Errorf("%w: %s in session %s", observe.ErrNotFound, ref, s.session)
+	}
+	if err != nil {
+		return observe.Stored{}, err
+	}
+	st := observe.Stored{Tool: o.Tool, Kind: observe.Kind(o.Kind), MediaType: o.MediaType, Data: o.Data}
+	if len(o.Rules) > 0 {
+		var r rulesJSON
+		if err := json.Unmarshal(o.Rules, &r); err != nil {
+			return observe.Stored{}, &CorruptError{Session: s.session, Item: "result " + ref + " rules", Err: err}
+		}
+		st.Rules = observe.Rules{Fields: r.Fields, SortBy: r.SortBy, Order: observe.Order(r.Order), MaxRecords: r.MaxRecords}
+	}
+	return st, nil
+}
