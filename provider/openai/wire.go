@@ -52,3 +52,55 @@ type chatUsage struct {
 	} `json:"completion_tokens_details"`
 	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"` // DeepSeek
 }
+
+// rsEvent is a Responses stream event; rsAnswer a whole response.
+type rsEvent struct {
+	Type        string         `json:"type"`
+	OutputIndex int            `json:"output_index"`
+	ItemID      string         `json:"item_id"`
+	Delta       string         `json:"delta"`
+	Arguments   string         `json:"arguments"`
+	Item        jsontext.Value `json:"item"`
+	Response    *rsAnswer      `json:"response"`
+	// An "error" event.
+	Code    jsontext.Value `json:"code"`
+	Message string         `json:"message"`
+}
+
+type rsAnswer struct {
+	ID                string           `json:"id"`
+	Status            string           `json:"status"`
+	Output            []jsontext.Value `json:"output"`
+	Usage             *rsUsage         `json:"usage"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+	Error jsontext.Value `json:"error"`
+}
+
+type rsOutputItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments jsontext.Value `json:"arguments"`
+	Content   []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	} `json:"content"`
+	Summary []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+}
+
+type rsUsage struct {
+	InputTokens        int `json:"input_tokens"`
+	InputTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokens        int `json:"output_tokens"`
+	OutputTokensDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+}
