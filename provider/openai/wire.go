@@ -79,10 +79,10 @@ type rsAnswer struct {
 }
 
 type rsOutputItem struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
+	Type      string         `json:"type"`
+	ID        string         `json:"id"`
+	CallID    string         `json:"call_id"`
+	Name      string         `json:"name"`
 	Arguments jsontext.Value `json:"arguments"`
 	Content   []struct {
 		Type    string `json:"type"`
