@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -42,7 +41,7 @@ func newChatReader(history []llm.Message) *chatReader {
 // the server answers with JSON (Config.NoStream, or a server that ignores
 // "stream").
 func (d *chatReader) decode(resp *http.Response, emit func(llm.Event) bool) error {
-	if isJSON(resp.Header) {
+	if client.IsJSON(resp.Header) {
 		data, err := io.ReadAll(resp.Body)
 		if err != nil {
 			return fmt.Errorf("read the answer: %w", err)
@@ -52,17 +51,11 @@ func (d *chatReader) decode(resp *http.Response, emit func(llm.Event) bool) erro
 	return d.stream(resp.Body, emit)
 }
 
-// isJSON reports whether an answer is a JSON document rather than a stream.
-func isJSON(h http.Header) bool {
-	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
-	return mt == "application/json"
-}
-
 // whole reads a non-streamed response.
 func (d *chatReader) whole(data []byte, emit func(llm.Event) bool) error {
 	var a chatAnswer
 	if err := client.Unmarshal(data, &a); err != nil {
-		return notAnswer("a Chat Completions response", data, err)
+		return client.NotAnswer("a Chat Completions response", data, err)
 	}
 	if a.Error.Kind() != 0 && a.Error.Kind() != 'n' {
 		return streamError(a.Error)
@@ -120,7 +113,7 @@ func (d *chatReader) stream(r io.Reader, emit func(llm.Event) bool) error {
 func (d *chatReader) chunk(data []byte, emit func(llm.Event) bool) error {
 	var a chatAnswer
 	if err := client.Unmarshal(data, &a); err != nil {
-		return notAnswer("a Chat Completions chunk", data, err)
+		return client.NotAnswer("a Chat Completions chunk", data, err)
 	}
 	if a.Error.Kind() != 0 && a.Error.Kind() != 'n' {
 		return streamError(a.Error)
@@ -285,13 +278,4 @@ func streamError(v jsontext.Value) error {
 		}
 	}
 	return le
-}
-
-// notAnswer says that data is not the JSON expected.
-func notAnswer(what string, data []byte, err error) error {
-	t := bytes.TrimSpace(data)
-	if len(t) > 0 && t[0] == '<' {
-		return fmt.Errorf("the answer is an HTML page (a proxy's?), not %s: %s", what, client.Excerpt(t, 120))
-	}
-	return fmt.Errorf("the answer is not %s: %w: %s", what, err, client.Excerpt(t, 120))
 }

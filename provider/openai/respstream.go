@@ -42,14 +42,14 @@ func (d *respReader) item(i int) *respItem {
 }
 
 func (d *respReader) decode(resp *http.Response, emit func(llm.Event) bool) error {
-	if isJSON(resp.Header) {
+	if client.IsJSON(resp.Header) {
 		data, err := io.ReadAll(resp.Body)
 		if err != nil {
 			return fmt.Errorf("read the answer: %w", err)
 		}
 		var a rsAnswer
 		if err := client.Unmarshal(data, &a); err != nil {
-			return notAnswer("a Responses response", data, err)
+			return client.NotAnswer("a Responses response", data, err)
 		}
 		return d.answer(&a, emit)
 	}
@@ -76,7 +76,7 @@ func (d *respReader) decode(resp *http.Response, emit func(llm.Event) bool) erro
 func (d *respReader) event(data []byte, emit func(llm.Event) bool) error {
 	var e rsEvent
 	if err := client.Unmarshal(data, &e); err != nil {
-		return notAnswer("a Responses stream event", data, err)
+		return client.NotAnswer("a Responses stream event", data, err)
 	}
 	ok := true
 	switch e.Type {

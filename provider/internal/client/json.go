@@ -1,7 +1,10 @@
 package client
 
 import (
+	"bytes"
 	"errors"
+	"mime"
+	"net/http"
 	"fmt"
 	"reflect"
 	"strings"
@@ -128,4 +131,22 @@ func Text(v jsontext.Value) (string, error) {
 		return "", jsonError(err)
 	}
 	return string(c), nil
+}
+
+// NotAnswer is the error for an answer whose body is not the JSON
+// expected (what: "a Messages API response"): an HTML page from a proxy,
+// or JSON of another shape, with the start of the body quoted.
+func NotAnswer(what string, data []byte, err error) error {
+	t := bytes.TrimSpace(data)
+	if len(t) > 0 && t[0] == '<' {
+		return fmt.Errorf("the answer is an HTML page (a proxy's?), not %s: %s", what, Excerpt(t, 120))
+	}
+	return fmt.Errorf("the answer is not %s: %w: %s", what, err, Excerpt(t, 120))
+}
+
+// IsJSON reports whether an answer is a JSON document rather than an
+// event stream (a whole answer, or a server that ignored "stream").
+func IsJSON(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "application/json"
 }
