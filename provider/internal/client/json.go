@@ -3,9 +3,9 @@ package client
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
-	"fmt"
 	"reflect"
 	"strings"
 
