@@ -33,7 +33,11 @@ func jsonError(err error) error {
 		if msg == "" {
 			msg = "invalid JSON"
 		}
-		return fmt.Errorf("invalid JSON at byte %d%s: %s", syn.ByteOffset, at(syn.JSONPointer), msg)
+		where := ""
+		if syn.JSONPointer != "" {
+			where = ", in" + strings.TrimPrefix(at(syn.JSONPointer), " at")
+		}
+		return fmt.Errorf("invalid JSON at byte %d%s: %s", syn.ByteOffset, where, msg)
 	}
 	var sem *json.SemanticError
 	if errors.As(err, &sem) {
