@@ -232,8 +232,8 @@ func (d *chatReader) route(tc *chatToolCall, args string) *chatReaderCall {
 func (d *chatReader) end(emit func(llm.Event) bool) error {
 	raw := d.finish
 	reason := finishReason(raw)
-	if raw == "" && len(d.calls) > 0 {
-		reason = llm.FinishToolCalls // [DONE] without a finish_reason
+	if reason == llm.FinishStop && len(d.calls) > 0 {
+		reason = llm.FinishToolCalls // "stop" or no reason with calls (Ollama)
 	}
 	if !emit(llm.Finish{Reason: reason, Raw: raw}) {
 		return client.ErrStopped
