@@ -225,7 +225,7 @@ func (x *exchange) store(output []jsontext.Value, store bool) {
 	body = append(body, "]}"...)
 	out, err := openai.DecodeResponses(body)
 	if err != nil {
-		x.s.t.Errorf("llmtest: decode own output: %v", err)
+		x.s.errorf("llmtest: decode own output: %v", err)
 		return
 	}
 	h := append(append(append([]llm.Message(nil), x.history...), x.msgs...), out.Messages...)

@@ -179,13 +179,26 @@ type Server struct {
 
 // NewServer starts a server that answers with turns, in order, and stops
 // it when the test ends. A request that comes after the last turn fails
-// the test.
+// the test (and gets a 500).
+//
+// t may be nil, as in an Example: then the caller must Close the server,
+// and a request past the script gets the 500 alone.
 func NewServer(t testing.TB, turns ...Turn) *Server {
 	s := &Server{t: t, turns: turns, stored: make(map[string][]llm.Message)}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
+	if t != nil {
+		t.Cleanup(s.srv.Close)
+	}
 	return s
+}
+
+// errorf fails the test, if there is one.
+func (s *Server) errorf(format string, args ...any) {
+	if s.t != nil {
+		s.t.Helper()
+		s.t.Errorf(format, args...)
+	}
 }
 
 // Close stops the server; the test's end does it too.
@@ -322,7 +335,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.next >= len(s.turns) {
 		s.mu.Unlock()
-		s.t.Errorf("llmtest: request %d to %s, but the script has only %d turns", len(s.reqs)+1, r.URL.Path, len(s.turns))
+		s.errorf("llmtest: request %d to %s, but the script has only %d turns", len(s.reqs)+1, r.URL.Path, len(s.turns))
 		s.refuse(w, rec, x, http.StatusInternalServerError, "", "llmtest: the script has no more turns")
 		return
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -214,5 +217,100 @@ func TestChatRejectedRequest(t *testing.T) {
 	}
 	if d := transcript.Dialect((&openai.Chat{}).Dialect()); d != transcript.OpenAIChat {
 		t.Errorf("Dialect() = %q", d)
+	}
+}
+
+// TestStreamStopsEarly: breaking out of the loop ends the request; the
+// goroutine check in TestMain proves nothing is left running.
+func TestStreamStopsEarly(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Text: strings.Repeat("word ", 200), Chunk: 5})
+	n := 0
+	for _, err := range newChat(t, srv, false).Stream(context.Background(), ask("talk")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("got %d events, want to stop at 3", n)
+	}
+}
+
+// TestStreamCancelled: cancelling the context in the middle of a stream
+// ends it with the context's error, which is not a provider failure.
+func TestStreamCancelled(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	m, err := openai.NewChat("m", &openai.Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []llm.Event
+	var last error
+	for ev, err := range m.Stream(ctx, ask("hi")) {
+		if err != nil {
+			last = err
+			break
+		}
+		got = append(got, ev)
+		cancel()
+	}
+	var le *llm.Error
+	if len(got) != 1 || !errors.Is(last, context.Canceled) || errors.As(last, &le) {
+		t.Fatalf("events %v, error %v; want one event, then context.Canceled", got, last)
+	}
+}
+
+func TestNewChatConfig(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		cfg   *openai.Config
+		want  string
+	}{
+		{" ", nil, "openai chat: no model name"},
+		{"m", &openai.Config{BaseURL: "localhost:8000"}, `openai chat: BaseURL "localhost:8000" is not an http or https URL`},
+		{"m", &openai.Config{MaxTokensField: "max_output_tokens"}, `MaxTokensField "max_output_tokens" is neither`},
+		{"m", &openai.Config{Fields: []openai.Field{{Key: "stream", Value: []byte(`false`)}}}, `Fields sets "stream", which the client writes itself`},
+		{"m", &openai.Config{MaxRetryWait: -1}, "MaxRetryWait is negative"},
+	} {
+		if _, err := openai.NewChat(tt.model, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("NewChat(%q, %+v) error = %v, want %q", tt.model, tt.cfg, err, tt.want)
+		}
+	}
+}
+
+// TestChatOptions: the request's options reach the body in the Chat
+// spelling, and a compatible server's max_tokens and extra fields too.
+func TestChatOptions(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Text: "ok"}, llmtest.Turn{Text: "ok"})
+	temp := 0.2
+	req := ask("hi")
+	req.Temperature, req.MaxOutputTokens, req.Effort, req.ToolChoice = &temp, 300, llm.EffortLow, llm.ToolChoice{Name: "get_weather"}
+	m, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", NoStream: true, MaxTokensField: "max_tokens",
+		Fields: []openai.Field{{Key: "seed", Value: []byte(`7`)}}})
+	if _, err := llm.Generate(context.Background(), m, req); err != nil {
+		t.Fatal(err)
+	}
+	body := string(srv.Requests()[0].Body)
+	want := `{"model":"gpt-4.1","temperature":0.2,"max_tokens":300,"tool_choice":{"type":"function","function":{"name":"get_weather"}},"reasoning_effort":"low","seed":7,"messages":`
+	if !strings.HasPrefix(body, want) {
+		t.Errorf("body = %s\nwant it to start %s", body, want)
+	}
+	req.ToolChoice = llm.ToolChoice{Mode: llm.ToolRequired}
+	req.Temperature, req.Effort, req.MaxOutputTokens = nil, "", 0
+	if _, err := llm.Generate(context.Background(), newChat(t, srv, false), req); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.HasPrefix(body, `{"model":"gpt-4.1","stream":true,"stream_options":{"include_usage":true},"tool_choice":"required","messages":`) {
+		t.Errorf("body = %s", body)
 	}
 }
