@@ -1,19 +1,16 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
 )
@@ -121,24 +118,23 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if strings.TrimSpace(model) == "" {
 		return nil, fmt.Errorf("anthropic messages: no model name")
 	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("anthropic messages: BaseURL %q is not an http or https URL", base)
+	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic messages: %w", err)
 	}
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic messages: MaxTokens %d is negative", cfg.MaxTokens)
 	}
-	c := &Client{model: model, url: strings.TrimRight(base, "/") + "/v1/messages", header: cfg.Header.Clone(),
+	c := &Client{model: model, url: base + "/v1/messages", header: cfg.Header.Clone(),
 		stream: !cfg.NoStream, maxTokens: cfg.MaxTokens, cache: !cfg.NoCache}
 	if c.maxTokens == 0 {
 		c.maxTokens = DefaultMaxTokens
 	}
 	if c.header == nil {
 		c.header = http.Header{}
+	}
+	if c.stream {
+		c.header.Set("Accept", "text/event-stream")
 	}
 	version := cfg.Version
 	if version == "" {
@@ -151,20 +147,10 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if cfg.APIKey != "" {
 		c.header.Set("x-api-key", cfg.APIKey)
 	}
-	seen := make(map[string]bool)
-	for _, k := range written {
-		seen[k] = true
+	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value }, written...); err != nil {
+		return nil, fmt.Errorf("anthropic messages: %w", err)
 	}
-	for _, f := range cfg.Fields {
-		if seen[f.Key] {
-			return nil, fmt.Errorf("anthropic messages: Fields sets %q, which the client writes itself (or twice)", f.Key)
-		}
-		if !jsontext.Value(f.Value).IsValid() {
-			return nil, fmt.Errorf("anthropic messages: Fields: the value of %q is not JSON", f.Key)
-		}
-		seen[f.Key] = true
-		c.fields = append(c.fields, f)
-	}
+	c.fields = cfg.Fields
 	c.c, err = client.New("anthropic messages", client.Options{
 		HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
 		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
@@ -182,20 +168,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Eve
 		if err != nil {
 			return err
 		}
-		return c.c.Call(ctx, func(ctx context.Context) (*http.Request, error) {
-			r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-			if err != nil {
-				return nil, err
-			}
-			for k, vs := range c.header {
-				r.Header[k] = vs
-			}
-			r.Header.Set("Content-Type", "application/json")
-			if c.stream {
-				r.Header.Set("Accept", "text/event-stream")
-			}
-			return r, nil
-		}, newMessageReader().decode, emit)
+		return c.c.Call(ctx, client.Post(c.url, c.header, body), newMessageReader().decode, emit)
 	})
 }
 

@@ -3,11 +3,9 @@ package anthropic
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/toolwire/toolwire/internal/sse"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
 )
@@ -77,30 +75,10 @@ type openBlock struct {
 func newMessageReader() *messageReader { return &messageReader{blocks: make(map[int]*openBlock)} }
 
 func (d *messageReader) decode(resp *http.Response, emit func(llm.Event) bool) error {
-	if client.IsJSON(resp.Header) {
-		data, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return fmt.Errorf("read the answer: %w", err)
-		}
-		return d.whole(data, emit)
-	}
-	sr := sse.NewReader(resp.Body, 0)
-	for {
-		ev, err := sr.Next()
-		if err == io.EOF {
-			return errors.New("the stream ended before the answer did (no message_stop)")
-		}
-		if err != nil {
-			return fmt.Errorf("read the stream: %w", err)
-		}
-		if len(ev.Data) == 0 {
-			continue
-		}
-		done, err := d.event(ev.Data, emit)
-		if err != nil || done {
-			return err
-		}
-	}
+	return client.Read(resp,
+		func(data []byte) error { return d.whole(data, emit) },
+		func(data []byte) (bool, error) { return d.event(data, emit) },
+		func() error { return errors.New("the stream ended before the answer did (no message_stop)") })
 }
 
 func (d *messageReader) whole(data []byte, emit func(llm.Event) bool) error {
@@ -239,7 +217,7 @@ func (d *messageReader) event(data []byte, emit func(llm.Event) bool) (done bool
 		return true, d.end(emit)
 	case "error":
 		body := append(append([]byte(`{"type":"error","error":`), e.Error...), '}')
-		return false, anthropicErrors.Classify("", 0, "", body)
+		return false, anthropicErrors.InStream(0, body)
 	}
 	if !ok {
 		return false, client.ErrStopped

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
 )
@@ -94,32 +92,22 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if strings.TrimSpace(model) == "" || strings.ContainsAny(model, "/:?#") {
 		return nil, fmt.Errorf("gemini: model name %q is empty or holds /, :, ? or #", model)
 	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
+	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("gemini: BaseURL %q is not an http or https URL", base)
-	}
-	c := &Client{model: model, base: strings.TrimRight(base, "/"), header: cfg.Header.Clone(), stream: !cfg.NoStream}
+	c := &Client{model: model, base: base, header: cfg.Header.Clone(), stream: !cfg.NoStream}
 	if c.header == nil {
 		c.header = http.Header{}
 	}
 	if cfg.APIKey != "" {
 		c.header.Set("x-goog-api-key", cfg.APIKey)
 	}
-	seen := map[string]bool{"contents": true, "systemInstruction": true, "tools": true, "generationConfig": true, "toolConfig": true}
-	for _, f := range cfg.Fields {
-		if seen[f.Key] {
-			return nil, fmt.Errorf("gemini: Fields sets %q, which the client writes itself (or twice)", f.Key)
-		}
-		if !jsontext.Value(f.Value).IsValid() {
-			return nil, fmt.Errorf("gemini: Fields: the value of %q is not JSON", f.Key)
-		}
-		seen[f.Key] = true
-		c.fields = append(c.fields, f)
+	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value },
+		"contents", "systemInstruction", "tools", "generationConfig", "toolConfig"); err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
 	}
+	c.fields = cfg.Fields
 	c.c, err = client.New("gemini", client.Options{
 		HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
 		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
@@ -141,17 +129,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Eve
 		if c.stream {
 			u = c.base + "/models/" + c.model + ":streamGenerateContent?alt=sse"
 		}
-		return c.c.Call(ctx, func(ctx context.Context) (*http.Request, error) {
-			r, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-			if err != nil {
-				return nil, err
-			}
-			for k, vs := range c.header {
-				r.Header[k] = vs
-			}
-			r.Header.Set("Content-Type", "application/json")
-			return r, nil
-		}, newContentReader(req.Messages).decode, emit)
+		return c.c.Call(ctx, client.Post(u, c.header, body), newContentReader(req.Messages).decode, emit)
 	})
 }
 

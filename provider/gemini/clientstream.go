@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/toolwire/toolwire/internal/sse"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
 )
@@ -68,32 +66,15 @@ func newContentReader(history []llm.Message) *contentReader {
 }
 
 func (d *contentReader) decode(resp *http.Response, emit func(llm.Event) bool) error {
-	if client.IsJSON(resp.Header) {
-		data, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return fmt.Errorf("read the answer: %w", err)
-		}
-		return d.whole(data, emit)
-	}
-	sr := sse.NewReader(resp.Body, 0)
-	for {
-		ev, err := sr.Next()
-		if err == io.EOF {
+	return client.Read(resp,
+		func(data []byte) error { return d.whole(data, emit) },
+		func(data []byte) (bool, error) { return false, d.response(data, emit) },
+		func() error {
 			if !d.sawFinish {
 				return errors.New("the stream ended before the answer did (no finishReason)")
 			}
 			return d.end(emit)
-		}
-		if err != nil {
-			return fmt.Errorf("read the stream: %w", err)
-		}
-		if len(bytes.TrimSpace(ev.Data)) == 0 {
-			continue
-		}
-		if err := d.response(ev.Data, emit); err != nil {
-			return err
-		}
-	}
+		})
 }
 
 // whole reads a generateContent response, or the JSON array of responses
@@ -123,11 +104,7 @@ func (d *contentReader) response(data []byte, emit func(llm.Event) bool) error {
 	}
 	if r.Error.Kind() == '{' {
 		body := append(append([]byte(`{"error":`), r.Error...), '}')
-		le := geminiErrors.Classify("", 0, "", body)
-		if le.Kind == llm.Invalid {
-			le.Kind = llm.Overloaded // a failure inside a 200 stream is the server's
-		}
-		return le
+		return geminiErrors.InStream(0, body)
 	}
 	if u := r.UsageMetadata; u != nil {
 		d.usage = llm.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount,

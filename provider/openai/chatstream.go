@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/toolwire/toolwire/internal/sse"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
 	"github.com/toolwire/toolwire/transcript"
@@ -37,18 +35,24 @@ func newChatReader(history []llm.Message) *chatReader {
 	return &chatReader{ids: client.NewIDs("call_", history), atIndex: make(map[int]*chatReaderCall)}
 }
 
-// decode reads the answer: server-sent events, or one JSON response when
-// the server answers with JSON (Config.NoStream, or a server that ignores
-// "stream").
+// decode reads the answer: server-sent events up to [DONE], or one JSON
+// response when the server answers with JSON (Config.NoStream, or a
+// server that ignores "stream").
 func (d *chatReader) decode(resp *http.Response, emit func(llm.Event) bool) error {
-	if client.IsJSON(resp.Header) {
-		data, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return fmt.Errorf("read the answer: %w", err)
-		}
-		return d.whole(data, emit)
-	}
-	return d.stream(resp.Body, emit)
+	return client.Read(resp,
+		func(data []byte) error { return d.whole(data, emit) },
+		func(data []byte) (bool, error) {
+			if string(bytes.TrimSpace(data)) == "[DONE]" {
+				return true, d.end(emit)
+			}
+			return false, d.chunk(data, emit)
+		},
+		func() error {
+			if d.finish == "" {
+				return errors.New("the stream ended before the answer did (no finish_reason and no [DONE])")
+			}
+			return d.end(emit)
+		})
 }
 
 // whole reads a non-streamed response.
@@ -80,33 +84,6 @@ func (d *chatReader) whole(data []byte, emit func(llm.Event) bool) error {
 	}
 	d.finish = ch.FinishReason
 	return d.end(emit)
-}
-
-// stream reads server-sent events up to [DONE].
-func (d *chatReader) stream(r io.Reader, emit func(llm.Event) bool) error {
-	sr := sse.NewReader(r, 0)
-	for {
-		ev, err := sr.Next()
-		if err == io.EOF {
-			if d.finish == "" {
-				return errors.New("the stream ended before the answer did (no finish_reason and no [DONE])")
-			}
-			return d.end(emit)
-		}
-		if err != nil {
-			return fmt.Errorf("read the stream: %w", err)
-		}
-		data := bytes.TrimSpace(ev.Data)
-		if len(data) == 0 {
-			continue
-		}
-		if string(data) == "[DONE]" {
-			return d.end(emit)
-		}
-		if err := d.chunk(data, emit); err != nil {
-			return err
-		}
-	}
 }
 
 // chunk reads one stream chunk.
@@ -259,23 +236,10 @@ func streamError(v jsontext.Value) error {
 	body := append(append([]byte(`{"error":`), v...), '}')
 	status := 0
 	var o struct {
-		Code jsontext.Value `json:"code"`
-		Type string         `json:"type"`
+		Code jsontext.Value `json:"code"` // llama.cpp sends the HTTP status
 	}
-	if client.Unmarshal(v, &o) == nil {
-		if o.Code.Kind() == '0' {
-			_ = client.Unmarshal(o.Code, &status)
-		}
-		if status == 0 && o.Type == "server_error" {
-			status = 500
-		}
+	if client.Unmarshal(v, &o) == nil && o.Code.Kind() == '0' {
+		_ = client.Unmarshal(o.Code, &status)
 	}
-	le := openaiErrors.Classify("", status, "", body)
-	if status == 0 && le.Kind == llm.Invalid {
-		le.Kind = llm.Overloaded // a failure inside a 200 stream is the server's
-		if openaiErrors.ContextLength.MatchString(le.ProviderMessage) {
-			le.Kind = llm.ContextLength
-		}
-	}
-	return le
+	return openaiErrors.InStream(status, body)
 }

@@ -1,11 +1,9 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -78,14 +76,13 @@ type Config struct {
 
 // clientCore is what a Chat and a Responses client share.
 type clientCore struct {
-	model   string
-	url     string
-	key     string
-	header  http.Header
-	stream  bool
-	fields  []Field
-	written map[string]bool // the fields the client writes
-	c       *client.Client
+	model  string
+	url    string
+	key    string
+	header http.Header
+	stream bool
+	fields []Field
+	c      *client.Client
 }
 
 func newClientCore(op, model, path string, cfg *Config, written []string) (*clientCore, error) {
@@ -95,34 +92,31 @@ func newClientCore(op, model, path string, cfg *Config, written []string) (*clie
 	if strings.TrimSpace(model) == "" {
 		return nil, fmt.Errorf("%s: no model name", op)
 	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: BaseURL %q is not an http or https URL", op, base)
+	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	t := &clientCore{
-		model:   model,
-		url:     strings.TrimRight(base, "/") + path,
-		key:     cfg.APIKey,
-		header:  cfg.Header.Clone(),
-		stream:  !cfg.NoStream,
-		written: make(map[string]bool),
+		model:  model,
+		url:    base + path,
+		key:    cfg.APIKey,
+		header: cfg.Header.Clone(),
+		stream: !cfg.NoStream,
 	}
-	for _, k := range written {
-		t.written[k] = true
+	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value }, written...); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	for _, f := range cfg.Fields {
-		if t.written[f.Key] {
-			return nil, fmt.Errorf("%s: Fields sets %q, which the client writes itself", op, f.Key)
-		}
-		if !jsontext.Value(f.Value).IsValid() {
-			return nil, fmt.Errorf("%s: Fields: the value of %q is not JSON", op, f.Key)
-		}
-		t.written[f.Key] = true
-		t.fields = append(t.fields, f)
+	t.fields = cfg.Fields
+	if t.header == nil {
+		t.header = http.Header{}
+	}
+	if t.stream {
+		t.header.Set("Accept", "text/event-stream")
+	} else {
+		t.header.Set("Accept", "application/json")
+	}
+	if t.key != "" {
+		t.header.Set("Authorization", "Bearer "+t.key)
 	}
 	t.c, err = client.New(op, client.Options{
 		HTTPClient:   cfg.HTTPClient,
@@ -137,25 +131,7 @@ func newClientCore(op, model, path string, cfg *Config, written []string) (*clie
 
 // newRequest returns the function that builds each attempt's request.
 func (t *clientCore) newRequest(body []byte) func(ctx context.Context) (*http.Request, error) {
-	return func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		for k, vs := range t.header {
-			req.Header[k] = vs
-		}
-		req.Header.Set("Content-Type", "application/json")
-		if t.stream {
-			req.Header.Set("Accept", "text/event-stream")
-		} else {
-			req.Header.Set("Accept", "application/json")
-		}
-		if t.key != "" {
-			req.Header.Set("Authorization", "Bearer "+t.key)
-		}
-		return req, nil
-	}
+	return client.Post(t.url, t.header, body)
 }
 
 // openaiErrors reads OpenAI's error body, {"error": {"message", "type",
@@ -168,8 +144,10 @@ var openaiErrors = client.Errors{
 	ContextLength: regexp.MustCompile(`(?i)context_length_exceeded|maximum context length|context window|` +
 		`context length|exceed_context_size|exceeds the available context|prompt is too long|too many tokens|reduce the length of the messages`),
 	Kinds: map[string]llm.ErrorKind{
-		"insufficient_quota": llm.Auth, // a 429 that waiting does not cure
-		"invalid_api_key":    llm.Auth,
+		"insufficient_quota":  llm.Auth, // a 429 that waiting does not cure
+		"invalid_api_key":     llm.Auth,
+		"rate_limit_exceeded": llm.RateLimited, // in an error event, without a status
+		"server_error":        llm.Overloaded,
 	},
 }
 

@@ -177,7 +177,7 @@ func TestChatErrors(t *testing.T) {
 		{"html from a proxy", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}},
 			llm.Overloaded, 3, `openai chat: provider overloaded (HTTP 502): the answer is an HTML page titled "502 Bad Gateway" (a proxy's?), not an OpenAI error JSON`},
 		{"error inside the stream", []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}},
-			llm.Overloaded, 1, "openai chat: provider overloaded (HTTP 500 server_error): The server had an error"},
+			llm.Overloaded, 1, "openai chat: provider overloaded (server_error): The server had an error"},
 		{"truncated stream", []llmtest.Turn{{Text: "This answer will be cut short.", Chunk: 3, Misbehave: llmtest.Truncate}},
 			llm.Transport, 1, "openai chat: transport failure: the stream ended before the answer did (no finish_reason and no [DONE])"},
 	}

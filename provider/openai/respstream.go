@@ -3,12 +3,10 @@ package openai
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/toolwire/toolwire/internal/sse"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
 )
@@ -42,34 +40,19 @@ func (d *respReader) item(i int) *respItem {
 }
 
 func (d *respReader) decode(resp *http.Response, emit func(llm.Event) bool) error {
-	if client.IsJSON(resp.Header) {
-		data, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return fmt.Errorf("read the answer: %w", err)
-		}
-		var a rsAnswer
-		if err := client.Unmarshal(data, &a); err != nil {
-			return client.NotAnswer("a Responses response", data, err)
-		}
-		return d.answer(&a, emit)
-	}
-	sr := sse.NewReader(resp.Body, 0)
-	for !d.ended {
-		ev, err := sr.Next()
-		if err == io.EOF {
-			return errors.New("the stream ended before the answer did (no response.completed)")
-		}
-		if err != nil {
-			return fmt.Errorf("read the stream: %w", err)
-		}
-		if len(ev.Data) == 0 {
-			continue
-		}
-		if err := d.event(ev.Data, emit); err != nil {
-			return err
-		}
-	}
-	return nil
+	return client.Read(resp,
+		func(data []byte) error {
+			var a rsAnswer
+			if err := client.Unmarshal(data, &a); err != nil {
+				return client.NotAnswer("a Responses response", data, err)
+			}
+			return d.answer(&a, emit)
+		},
+		func(data []byte) (bool, error) {
+			err := d.event(data, emit)
+			return d.ended, err
+		},
+		func() error { return errors.New("the stream ended before the answer did (no response.completed)") })
 }
 
 // event reads one stream event.
@@ -260,15 +243,4 @@ func (d *respReader) end(a *rsAnswer, emit func(llm.Event) bool) error {
 
 // inStreamError classifies an error event or a failed response's error
 // ({"error": {"code", "message"}}), which came with HTTP 200.
-func inStreamError(body []byte) error {
-	le := openaiErrors.Classify("", 0, "", body)
-	switch {
-	case openaiErrors.ContextLength.MatchString(le.Code + " " + le.ProviderMessage):
-		le.Kind = llm.ContextLength
-	case strings.Contains(le.Code, "rate_limit"):
-		le.Kind = llm.RateLimited
-	case le.Kind == llm.Invalid && (le.Code == "" || le.Code == "server_error"):
-		le.Kind = llm.Overloaded
-	}
-	return le
-}
+func inStreamError(body []byte) error { return openaiErrors.InStream(0, body) }

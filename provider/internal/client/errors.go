@@ -166,3 +166,15 @@ func ParseDuration(s string) time.Duration {
 	}
 	return time.Duration(f * float64(time.Second))
 }
+
+// InStream classifies an error that came inside a 200 answer (an error
+// event, an error chunk): status is what the error's own code implies, or
+// 0. What neither the status nor the code classifies is the server's
+// failure (Overloaded), not the request's.
+func (e *Errors) InStream(status int, body []byte) *llm.Error {
+	le := e.Classify("", status, "", body)
+	if status == 0 && le.Kind == llm.Invalid {
+		le.Kind = llm.Overloaded
+	}
+	return le
+}
