@@ -193,8 +193,8 @@ func TestClientConfig(t *testing.T) {
 		{"", nil, "no model name"},
 		{"m", &anthropic.Config{BaseURL: "ftp://x"}, `BaseURL "ftp://x" is not an http or https URL`},
 		{"m", &anthropic.Config{Timeout: -time.Second}, "Timeout is negative"},
-		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: json.RawMessage(`1`)}}}, `Fields sets "max_tokens"`},
-		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: json.RawMessage(`{`)}}}, `the value of "top_k" is not JSON`},
+		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: json.RawMessage(`1`)}}}, `the field "max_tokens" in Fields is one the client writes itself`},
+		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: json.RawMessage(`{`)}}}, `the value of the field "top_k" in Fields is not JSON`},
 	} {
 		if _, err := anthropic.NewClient(tt.model, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("NewClient(%q, %+v) error = %v, want %q", tt.model, tt.cfg, err, tt.want)

@@ -279,7 +279,7 @@ func TestNewChatConfig(t *testing.T) {
 		{" ", nil, "openai chat: no model name"},
 		{"m", &openai.Config{BaseURL: "localhost:8000"}, `openai chat: BaseURL "localhost:8000" is not an http or https URL`},
 		{"m", &openai.Config{MaxTokensField: "max_output_tokens"}, `MaxTokensField "max_output_tokens" is neither`},
-		{"m", &openai.Config{Fields: []openai.Field{{Key: "stream", Value: []byte(`false`)}}}, `Fields sets "stream", which the client writes itself`},
+		{"m", &openai.Config{Fields: []openai.Field{{Key: "stream", Value: []byte(`false`)}}}, `the field "stream" in Fields is one the client writes itself`},
 		{"m", &openai.Config{MaxRetryWait: -1}, "MaxRetryWait is negative"},
 	} {
 		if _, err := openai.NewChat(tt.model, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -15,11 +15,10 @@ import (
 // events: output items in output order, each call routed by its
 // output_index.
 type respReader struct {
-	id     string // the response's id
-	items  map[int]*respItem
-	calls  int
-	finish llm.Finish
-	ended  bool
+	id    string // the response's id
+	items map[int]*respItem
+	calls int
+	ended bool
 }
 
 type respItem struct {

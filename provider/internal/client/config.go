@@ -38,10 +38,10 @@ func CheckFields[F any](fields []F, kv func(F) (string, []byte), written ...stri
 	for _, f := range fields {
 		k, v := kv(f)
 		if seen[k] {
-			return fmt.Errorf("Fields sets %q, which the client writes itself (or twice)", k)
+			return fmt.Errorf("the field %q in Fields is one the client writes itself (or is there twice)", k)
 		}
 		if !jsontext.Value(v).IsValid() {
-			return fmt.Errorf("Fields: the value of %q is not JSON", k)
+			return fmt.Errorf("the value of the field %q in Fields is not JSON", k)
 		}
 		seen[k] = true
 	}
