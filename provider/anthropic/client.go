@@ -168,7 +168,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Eve
 		if err != nil {
 			return err
 		}
-		return c.c.Call(ctx, client.Post(c.url, c.header, body), newMessageReader().decode, emit)
+		return c.c.Call(ctx, client.Post(c.url, c.header, body), func() client.Decoder { return newMessageReader().decode }, emit)
 	})
 }
 

@@ -129,7 +129,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Eve
 		if c.stream {
 			u = c.base + "/models/" + c.model + ":streamGenerateContent?alt=sse"
 		}
-		return c.c.Call(ctx, client.Post(u, c.header, body), newContentReader(req.Messages).decode, emit)
+		return c.c.Call(ctx, client.Post(u, c.header, body), func() client.Decoder { return newContentReader(req.Messages).decode }, emit)
 	})
 }
 

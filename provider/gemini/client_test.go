@@ -128,6 +128,8 @@ func TestClientErrors(t *testing.T) {
 		text     string
 	}{
 		{"429 with RetryInfo then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, "", 2, ""},
+		{"overloaded inside the stream after text", []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}}, llm.Overloaded, 1,
+			"gemini: provider overloaded (UNAVAILABLE): The model is overloaded. Please try again later."},
 		{"503 then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Text: "ok"}}, "", 2, ""},
 		{"context length", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}}, llm.ContextLength, 1,
 			"gemini: context length exceeded (HTTP 400 INVALID_ARGUMENT): The input token count (1245184) exceeds the maximum number of tokens allowed (1048576)."},

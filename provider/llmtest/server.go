@@ -96,9 +96,11 @@ type Error struct {
 	// HTML answers with a proxy's HTML error page instead of the
 	// provider's JSON.
 	HTML bool
-	// InStream sends the error inside a 200 stream, after the first event,
-	// as OpenAI and Anthropic do for failures mid-answer.
+	// InStream sends the error inside a 200 stream, as OpenAI, Anthropic
+	// and Gemini do for failures mid-answer, after After of the answer's
+	// events (0 means 1: the stream's opening event, before any content).
 	InStream bool
+	After    int
 }
 
 // Misbehaviour is a set of ways an answer breaks the protocol, as
@@ -417,7 +419,8 @@ func (s *Server) answer(w http.ResponseWriter, x *exchange) {
 		if e.Message != "" {
 			msg = e.Message
 		}
-		events, last = append(events[:min(1, len(events))], x.d.streamError(status, code, msg)), nil
+		n := max(e.After, 1)
+		events, last = append(events[:min(n, len(events))], x.d.streamError(status, code, msg)), nil
 	}
 	if _, gem := x.d.(geminiDialect); gem && x.r.URL.Query().Get("alt") != "sse" {
 		// streamGenerateContent without alt=sse: a JSON array, sent as the

@@ -61,8 +61,7 @@ func (c *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event
 		if err != nil {
 			return err
 		}
-		dec := newChatReader(req.Messages)
-		return c.t.c.Call(ctx, c.t.newRequest(body), dec.decode, emit)
+		return c.t.c.Call(ctx, c.t.newRequest(body), func() client.Decoder { return newChatReader(req.Messages).decode }, emit)
 	})
 }
 

@@ -73,8 +73,8 @@ func (c *Responses) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.
 			if err != nil {
 				return err
 			}
-			dec := newRespReader()
-			err = c.t.c.Call(ctx, c.t.newRequest(body), dec.decode, tee)
+			var dec *respReader
+			err = c.t.c.Call(ctx, c.t.newRequest(body), func() client.Decoder { dec = newRespReader(); return dec.decode }, tee)
 			var le *llm.Error
 			if prev != "" && errors.As(err, &le) && le.Code == "previous_response_not_found" {
 				c.chains.forget(prev)

@@ -179,7 +179,7 @@ func TestResponsesErrors(t *testing.T) {
 	}{
 		{"context length", llmtest.Turn{Error: &llmtest.Error{Kind: llm.ContextLength}}, llm.ContextLength,
 			"openai responses: context length exceeded (HTTP 400 context_length_exceeded): Your input exceeds the context window of this model."},
-		{"error event", llmtest.Turn{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, llm.Overloaded,
+		{"error event", llmtest.Turn{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 5}}, llm.Overloaded,
 			"openai responses: provider overloaded (server_error): The server had an error"},
 		{"truncated", llmtest.Turn{Text: "cut short", Misbehave: llmtest.Truncate}, llm.Transport,
 			"openai responses: transport failure: the stream ended before the answer did (no response.completed)"},

@@ -19,17 +19,32 @@ var ErrStopped = errors.New("the caller stopped reading the answer")
 // provider's own error event (an [*llm.Error], passed on as is).
 type Decoder func(resp *http.Response, emit func(llm.Event) bool) error
 
-// Call sends the request newReq builds, as Do does, and decodes the answer
-// with decode. It returns the error instead of yielding it: an
-// [*llm.Error] for a provider failure (a decode failure is a Transport
-// one), ctx's error when ctx ended, or ErrStopped.
-func (c *Client) Call(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error), decode Decoder, emit func(llm.Event) bool) error {
-	resp, err := c.Do(ctx, newReq)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	err = decode(resp, emit)
+// Call sends the request newReq builds, as Do does, and decodes the
+// answer with a decoder from newDecoder. A retryable failure that comes
+// inside the answer before it gave any event (Anthropic's overloaded_error
+// right after message_start, a stream cut before its first delta) is
+// retried like a failed status, with a new decoder. Call returns the
+// error instead of yielding it: an [*llm.Error] for a provider failure (a
+// decode failure is a Transport one), ctx's error when ctx ended, or
+// ErrStopped.
+func (c *Client) Call(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error), newDecoder func() Decoder, emit func(llm.Event) bool) error {
+	return c.retry(ctx, func() (bool, error) {
+		resp, err := c.attempt(ctx, newReq)
+		if err != nil {
+			return true, err
+		}
+		defer resp.Body.Close()
+		emitted := false
+		err = newDecoder()(resp, func(ev llm.Event) bool {
+			emitted = true
+			return emit(ev)
+		})
+		return !emitted, c.answerError(ctx, err)
+	})
+}
+
+// answerError classifies a decoder's error.
+func (c *Client) answerError(ctx context.Context, err error) error {
 	switch {
 	case err == nil, errors.Is(err, ErrStopped):
 		return err

@@ -114,24 +114,38 @@ func (c *Client) Op() string { return c.op }
 // a body that stays silent for IdleTimeout fails with an error that says
 // so.
 func (c *Client) Do(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error)) (*http.Response, error) {
+	var resp *http.Response
+	err := c.retry(ctx, func() (bool, error) {
+		var err error
+		resp, err = c.attempt(ctx, newReq)
+		return true, err
+	})
+	return resp, err
+}
+
+// retry runs try until it succeeds or fails for good: with an error that
+// is not a retryable *llm.Error, one try says may not be retried (an
+// answer that already gave events), once the retries are spent, or when
+// the provider asks for a longer wait than MaxRetryWait.
+func (c *Client) retry(ctx context.Context, try func() (retryable bool, err error)) error {
 	for attempt := 0; ; attempt++ {
-		resp, err := c.attempt(ctx, newReq)
+		ok, err := try()
 		if err == nil {
-			return resp, nil
+			return nil
 		}
 		var le *llm.Error
-		if !errors.As(err, &le) || !le.Retryable() || attempt >= c.o.MaxRetries || ctx.Err() != nil {
-			return nil, err
+		if !ok || !errors.As(err, &le) || !le.Retryable() || attempt >= c.o.MaxRetries || ctx.Err() != nil {
+			return err
 		}
 		wait := le.RetryAfter
 		if wait <= 0 {
 			wait = c.backoff(attempt)
 		}
 		if wait > c.o.MaxRetryWait {
-			return nil, err
+			return err
 		}
 		if err := sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.op, err)
+			return fmt.Errorf("%s: %w", c.op, err)
 		}
 	}
 }
