@@ -361,6 +361,9 @@ func (s *Server) judge(x *exchange) string {
 				continue
 			}
 			if v.ProviderError != "" {
+				if strings.HasPrefix(v.ProviderError, v.Path) {
+					return v.ProviderError // Anthropic's messages name the path themselves
+				}
 				return v.Path + ": " + v.ProviderError
 			}
 			return v.Path + ": " + v.Message + " [" + v.Rule + "]"
