@@ -82,14 +82,28 @@ func TestClientAnswers(t *testing.T) {
 // TestClientMaxTokensMidCall: a stream cut by max_tokens inside a tool_use
 // leaves a call the Accumulator reports as incomplete.
 func TestClientMaxTokensMidCall(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{ID: "toolu_a", Name: "get_weather", Args: `{"city":"Paris"}`}}, Misbehave: llmtest.LengthMidCall})
-	resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{}), ask("Weather?"))
+	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{ID: "toolu_a", Name: "get_weather", Args: `{"city":"Paris"}`}}, Misbehave: llmtest.LengthMidCall},
+		llmtest.Turn{Text: "ok"})
+	c := newClient(t, srv, anthropic.Config{})
+	req := ask("Weather?")
+	resp, err := llm.Generate(context.Background(), c, req)
 	var ie *llm.IncompleteError
 	if !errors.As(err, &ie) || ie.Finish.Reason != llm.FinishLength || ie.Calls[0].ID != "toolu_a" {
 		t.Fatalf("Generate() error = %v, want an incomplete call cut by the token limit", err)
 	}
 	if got := string(resp.Message.ToolCalls()[0].Input); got != `{"city":` {
 		t.Errorf("input = %s, want the fragment that arrived", got)
+	}
+	// Sent back with an error result, the cut-off call is accepted (its
+	// input wrapped as {"_raw": ...}).
+	failed := result("toolu_a", "the arguments were cut off by the token limit")
+	failed.Status = llm.StatusError
+	req.Messages = append(req.Messages, resp.Message, llm.Tool(failed))
+	if _, err := llm.Generate(context.Background(), c, req); err != nil {
+		t.Fatalf("next turn: %v", err)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, `"input":{"_raw":"{\"city\":"}`) {
+		t.Errorf("next request = %s, want the cut-off input wrapped", body)
 	}
 }
 

@@ -95,8 +95,10 @@ func TestChatAnswers(t *testing.T) {
 		for _, noStream := range []bool{false, true} {
 			name := tt.name + map[bool]string{false: " streamed", true: " whole"}[noStream]
 			t.Run(name, func(t *testing.T) {
-				srv := llmtest.NewServer(t, tt.turn)
-				resp, err := llm.Generate(context.Background(), newChat(t, srv, noStream), ask("Weather in Paris and Beijing?"))
+				srv := llmtest.NewServer(t, tt.turn, llmtest.Turn{Text: "ok"})
+				m := newChat(t, srv, noStream)
+				req := ask("Weather in Paris and Beijing?")
+				resp, err := llm.Generate(context.Background(), m, req)
 				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
 				}
@@ -116,9 +118,32 @@ func TestChatAnswers(t *testing.T) {
 				if got := reqs[0].Header.Get("Authorization"); got != "Bearer sk-test" {
 					t.Errorf("Authorization = %q, want the key", got)
 				}
+				if calls := resp.Message.ToolCalls(); len(calls) > 0 {
+					// The calls go back with their results, even a cut-off
+					// one (answered with an error): the provider accepts it.
+					next := *req
+					next.Messages = append(append([]llm.Message(nil), req.Messages...), resp.Message, answer(calls, err != nil))
+					if _, err := llm.Generate(context.Background(), m, &next); err != nil {
+						t.Fatalf("next turn: %v", err)
+					}
+				}
 			})
 		}
 	}
+}
+
+// answer returns a tool message answering calls: successes, or errors
+// when failed.
+func answer(calls []llm.ToolCall, failed bool) llm.Message {
+	var results []llm.ToolResult
+	for _, c := range calls {
+		r := llm.ToolResult{CallID: c.ID, Name: c.Name, Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}}
+		if failed {
+			r.Status, r.Content = llm.StatusError, []llm.Part{llm.Text{Text: "the arguments were cut off"}}
+		}
+		results = append(results, r)
+	}
+	return llm.Tool(results...)
 }
 
 // TestChatNoIDs: calls without ids get ids made from the history, the
