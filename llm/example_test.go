@@ -1,9 +1,12 @@
 package llm_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"time"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -69,4 +72,48 @@ func ExampleConversation() {
 	// Output:
 	// {"version":1,"messages":[{"role":"user","parts":[{"type":"text","text":"Weather in Paris?"}]},{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"get_weather","input":{"city":"Paris"}}]},{"role":"tool","parts":[{"type":"tool_result","call_id":"call_1","name":"get_weather","status":"success","content":[{"type":"text","text":"18°C, sunny"}]}]}]}
 	// llm: decode conversation: messages[0].parts[0].call_id: missing: a tool result must name the call it answers
+}
+
+// echo is a Model that answers every request with the text of its last
+// message.
+type echo struct{}
+
+func (echo) Dialect() string { return "" }
+
+func (echo) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return func(yield func(llm.Event, error) bool) {
+		last := req.Messages[len(req.Messages)-1]
+		_ = yield(llm.TextDelta{Text: "you said: " + last.Text()}, nil) &&
+			yield(llm.Usage{InputTokens: 3, OutputTokens: 4}, nil) &&
+			yield(llm.Finish{Reason: llm.FinishStop}, nil)
+	}
+}
+
+// Generate is for callers that do not stream: it ranges over the model's
+// events and returns the whole answer.
+func ExampleGenerate() {
+	resp, err := llm.Generate(context.Background(), echo{}, &llm.Request{Messages: []llm.Message{llm.User("hello")}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Message.Text())
+	fmt.Println(resp.Finish.Reason, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	// Output:
+	// you said: hello
+	// stop 3 4
+}
+
+// Provider failures are classified once; compare kinds with errors.Is.
+func ExampleError() {
+	var err error = fmt.Errorf("turn 4: %w", &llm.Error{Kind: llm.RateLimited, Op: "openai chat", StatusCode: 429, RetryAfter: 2 * time.Second})
+	if errors.Is(err, llm.RateLimited) {
+		var e *llm.Error
+		errors.As(err, &e)
+		fmt.Println("wait", e.RetryAfter)
+	}
+	fmt.Println(err)
+	// Output:
+	// wait 2s
+	// turn 4: openai chat: rate limited (HTTP 429) (retry after 2s)
 }

@@ -50,10 +50,38 @@ type ToolCallDelta struct {
 	Arguments string // appended to the call's arguments
 }
 
-// Usage reports token counts. The latest non-zero value of each count wins.
+// Usage reports token counts. Within a stream, the latest non-zero value of
+// each count wins.
+//
+// Clients normalise the providers' counts to one meaning: InputTokens counts
+// every input token, whether read from the prompt cache, written to it or
+// neither (Anthropic reports the three apart; they are added up), and
+// OutputTokens every output token, reasoning included (Gemini reports
+// thoughts apart; they are added).
 type Usage struct {
-	InputTokens  int
+	// InputTokens is the size of the request, cached tokens included.
+	InputTokens int
+	// OutputTokens is the size of the answer, reasoning included.
 	OutputTokens int
+	// CacheReadTokens is the part of InputTokens read from the provider's
+	// prompt cache (billed at a discount).
+	CacheReadTokens int
+	// CacheWriteTokens is the part of InputTokens written to the prompt
+	// cache (Anthropic cache_creation_input_tokens).
+	CacheWriteTokens int
+	// ReasoningTokens is the part of OutputTokens spent reasoning.
+	ReasoningTokens int
+}
+
+// Add returns the sum of u and v, for the usage of a run of several calls.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
+	}
 }
 
 // FinishReason says why the model stopped.
@@ -172,14 +200,20 @@ func (a *Accumulator) Add(ev Event) {
 	case ToolCallDelta:
 		a.addCall(ev)
 	case Usage:
-		if ev.InputTokens != 0 {
-			a.usage.InputTokens = ev.InputTokens
-		}
-		if ev.OutputTokens != 0 {
-			a.usage.OutputTokens = ev.OutputTokens
-		}
+		latest(&a.usage.InputTokens, ev.InputTokens)
+		latest(&a.usage.OutputTokens, ev.OutputTokens)
+		latest(&a.usage.CacheReadTokens, ev.CacheReadTokens)
+		latest(&a.usage.CacheWriteTokens, ev.CacheWriteTokens)
+		latest(&a.usage.ReasoningTokens, ev.ReasoningTokens)
 	case Finish:
 		a.finish = ev
+	}
+}
+
+// latest sets *dst to v unless v is zero.
+func latest(dst *int, v int) {
+	if v != 0 {
+		*dst = v
 	}
 }
 

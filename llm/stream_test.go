@@ -48,7 +48,7 @@ func TestAccumulatorOpenAIParallel(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Message() = %#v, want %#v", got, want)
 	}
-	if a.Finish().Reason != FinishToolCalls || a.Usage() != (Usage{149, 60}) {
+	if a.Finish().Reason != FinishToolCalls || a.Usage() != (Usage{InputTokens: 149, OutputTokens: 60}) {
 		t.Errorf("Finish() = %v, Usage() = %v", a.Finish(), a.Usage())
 	}
 }

@@ -1,6 +1,7 @@
 // Package anthropic converts Anthropic Messages API request bodies to and
-// from [llm] messages, by the rules of docs/dialect-mapping.md. It is a pure
-// codec: no network, no client.
+// from [llm] messages, by the rules of docs/dialect-mapping.md; Decode and
+// Encode are a pure codec, with no network. [Client] is the Messages API
+// client that implements [llm.Model] over them.
 //
 // [Decode] reads a request body (or a bare messages array) into a
 // [Request]: leading system text from the top-level system field, one

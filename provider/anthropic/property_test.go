@@ -67,12 +67,12 @@ type bodyGen struct {
 	ids      int
 }
 
-// member is a JSON object member: its key and its value, already JSON.
-type member struct{ k, v string }
+// genMember is a JSON object genMember: its key and its value, already JSON.
+type genMember struct{ k, v string }
 
 // obj writes an object of ms, in a random order when shuffle is set, with
 // random white space.
-func (g *bodyGen) obj(shuffle bool, ms ...member) string {
+func (g *bodyGen) obj(shuffle bool, ms ...genMember) string {
 	if shuffle {
 		g.r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
 	}
@@ -128,12 +128,12 @@ func (g *bodyGen) text() string {
 // textBlock writes a text block, sometimes with cache_control or
 // citations.
 func (g *bodyGen) textBlock() string {
-	ms := []member{{"type", `"text"`}, {"text", g.str(g.text())}}
+	ms := []genMember{{"type", `"text"`}, {"text", g.str(g.text())}}
 	switch g.r.IntN(5) {
 	case 0:
-		ms = append(ms, member{"cache_control", g.obj(false, member{"type", `"ephemeral"`})})
+		ms = append(ms, genMember{"cache_control", g.obj(false, genMember{"type", `"ephemeral"`})})
 	case 1:
-		ms = append(ms, member{"citations", g.pick("null", "[]")})
+		ms = append(ms, genMember{"citations", g.pick("null", "[]")})
 	}
 	return g.obj(g.chance(0.3), ms...)
 }
@@ -152,15 +152,15 @@ func (g *bodyGen) userContent() string {
 	for range g.r.IntN(3) {
 		switch g.r.IntN(6) {
 		case 0:
-			blocks = append(blocks, g.obj(g.chance(0.3), member{"type", `"image"`}, member{"source", g.obj(false, member{"type", `"base64"`}, member{"media_type", `"image/png"`}, member{"data", `"iVBORw0KGgo="`})}))
+			blocks = append(blocks, g.obj(g.chance(0.3), genMember{"type", `"image"`}, genMember{"source", g.obj(false, genMember{"type", `"base64"`}, genMember{"media_type", `"image/png"`}, genMember{"data", `"iVBORw0KGgo="`})}))
 		case 1:
-			blocks = append(blocks, g.obj(false, member{"type", `"document"`}, member{"source", g.obj(false, member{"type", `"url"`}, member{"url", `"https://example.com/a.pdf"`})}, member{"title", `"A"`}))
+			blocks = append(blocks, g.obj(false, genMember{"type", `"document"`}, genMember{"source", g.obj(false, genMember{"type", `"url"`}, genMember{"url", `"https://example.com/a.pdf"`})}, genMember{"title", `"A"`}))
 		case 2:
-			blocks = append(blocks, g.obj(false, member{"type", `"document"`}, member{"source", g.obj(false, member{"type", `"file"`}, member{"file_id", g.str(g.id("file_"))})}))
+			blocks = append(blocks, g.obj(false, genMember{"type", `"document"`}, genMember{"source", g.obj(false, genMember{"type", `"file"`}, genMember{"file_id", g.str(g.id("file_"))})}))
 		case 3:
-			blocks = append(blocks, g.obj(false, member{"type", `"container_upload"`}, member{"file_id", g.str(g.id("file_"))}))
+			blocks = append(blocks, g.obj(false, genMember{"type", `"container_upload"`}, genMember{"file_id", g.str(g.id("file_"))}))
 		case 4:
-			blocks = append(blocks, g.obj(false, member{"type", `"document"`}, member{"source", g.obj(false, member{"type", `"text"`}, member{"media_type", `"text/plain"`}, member{"data", g.str(g.text())})}))
+			blocks = append(blocks, g.obj(false, genMember{"type", `"document"`}, genMember{"source", g.obj(false, genMember{"type", `"text"`}, genMember{"media_type", `"text/plain"`}, genMember{"data", g.str(g.text())})}))
 		default:
 			blocks = append(blocks, g.textBlock())
 		}
@@ -169,7 +169,7 @@ func (g *bodyGen) userContent() string {
 }
 
 func (g *bodyGen) msg(role, content string) string {
-	return g.obj(g.chance(0.3), member{"role", g.str(role)}, member{"content", content})
+	return g.obj(g.chance(0.3), genMember{"role", g.str(role)}, genMember{"content", content})
 }
 
 // step writes one assistant step: thinking (when it starts a turn with
@@ -179,16 +179,16 @@ func (g *bodyGen) step(first bool) (string, []string) {
 	var blocks []string
 	if g.thinking && first || g.chance(0.15) {
 		if g.chance(0.8) {
-			blocks = append(blocks, g.obj(false, member{"type", `"thinking"`}, member{"thinking", g.str("Let me think. " + g.text())}, member{"signature", `"EqQBCkgIARAB=="`}))
+			blocks = append(blocks, g.obj(false, genMember{"type", `"thinking"`}, genMember{"thinking", g.str("Let me think. " + g.text())}, genMember{"signature", `"EqQBCkgIARAB=="`}))
 		} else {
-			blocks = append(blocks, g.obj(false, member{"type", `"redacted_thinking"`}, member{"data", `"EmwKAhgBEgy3va3p"`}))
+			blocks = append(blocks, g.obj(false, genMember{"type", `"redacted_thinking"`}, genMember{"data", `"EmwKAhgBEgy3va3p"`}))
 		}
 	}
 	if g.chance(0.2) {
 		srv := g.id("srvtoolu_")
 		blocks = append(blocks,
-			g.obj(false, member{"type", `"server_tool_use"`}, member{"id", g.str(srv)}, member{"name", `"web_search"`}, member{"input", `{"query":"q"}`}),
-			g.obj(false, member{"type", `"web_search_tool_result"`}, member{"tool_use_id", g.str(srv)}, member{"content", g.arr(g.obj(false, member{"type", `"web_search_result"`}, member{"url", `"https://go.dev"`}, member{"title", `"Go"`}, member{"encrypted_content", `"Eo8B"`}, member{"page_age", "null"}))}))
+			g.obj(false, genMember{"type", `"server_tool_use"`}, genMember{"id", g.str(srv)}, genMember{"name", `"web_search"`}, genMember{"input", `{"query":"q"}`}),
+			g.obj(false, genMember{"type", `"web_search_tool_result"`}, genMember{"tool_use_id", g.str(srv)}, genMember{"content", g.arr(g.obj(false, genMember{"type", `"web_search_result"`}, genMember{"url", `"https://go.dev"`}, genMember{"title", `"Go"`}, genMember{"encrypted_content", `"Eo8B"`}, genMember{"page_age", "null"}))}))
 	}
 	if g.chance(0.6) {
 		blocks = append(blocks, g.textBlock())
@@ -197,9 +197,9 @@ func (g *bodyGen) step(first bool) (string, []string) {
 	for range g.r.IntN(4) {
 		id := g.id("toolu_")
 		ids = append(ids, id)
-		ms := []member{{"type", `"tool_use"`}, {"id", g.str(id)}, {"name", g.str(g.pick("get_weather", "search", "now"))}, {"input", g.pick(`{}`, `{"city":"Paris"}`, `{ "q" : [1, 2.50, true, null] }`)}}
+		ms := []genMember{{"type", `"tool_use"`}, {"id", g.str(id)}, {"name", g.str(g.pick("get_weather", "search", "now"))}, {"input", g.pick(`{}`, `{"city":"Paris"}`, `{ "q" : [1, 2.50, true, null] }`)}}
 		if g.chance(0.2) {
-			ms = append(ms, member{"caller", `{"type":"direct"}`})
+			ms = append(ms, genMember{"caller", `{"type":"direct"}`})
 		}
 		blocks = append(blocks, g.obj(g.chance(0.3), ms...))
 	}
@@ -217,25 +217,25 @@ func (g *bodyGen) results(ids []string) string {
 	g.r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	var blocks []string
 	for _, id := range ids {
-		ms := []member{{"type", `"tool_result"`}, {"tool_use_id", g.str(id)}}
+		ms := []genMember{{"type", `"tool_result"`}, {"tool_use_id", g.str(id)}}
 		switch g.r.IntN(6) {
 		case 0: // no content
 		case 1:
-			ms = append(ms, member{"content", `""`})
+			ms = append(ms, genMember{"content", `""`})
 		case 2:
-			ms = append(ms, member{"content", g.arr()})
+			ms = append(ms, genMember{"content", g.arr()})
 		case 3:
-			ms = append(ms, member{"content", g.arr(g.textBlock(), g.obj(false, member{"type", `"tool_reference"`}, member{"tool_name", `"lookup"`}))})
+			ms = append(ms, genMember{"content", g.arr(g.textBlock(), g.obj(false, genMember{"type", `"tool_reference"`}, genMember{"tool_name", `"lookup"`}))})
 		case 4:
-			ms = append(ms, member{"content", g.arr(g.obj(false, member{"type", `"search_result"`}, member{"source", `"https://example.com"`}, member{"title", `"T"`}, member{"content", g.arr(g.textBlock())}))})
+			ms = append(ms, genMember{"content", g.arr(g.obj(false, genMember{"type", `"search_result"`}, genMember{"source", `"https://example.com"`}, genMember{"title", `"T"`}, genMember{"content", g.arr(g.textBlock())}))})
 		default:
-			ms = append(ms, member{"content", g.str(`{"temp":18}`)})
+			ms = append(ms, genMember{"content", g.str(`{"temp":18}`)})
 		}
 		if g.chance(0.3) {
-			ms = append(ms, member{"is_error", g.pick("true", "false")})
+			ms = append(ms, genMember{"is_error", g.pick("true", "false")})
 		}
 		if g.chance(0.1) {
-			ms = append(ms, member{"cache_control", `{"type":"ephemeral"}`})
+			ms = append(ms, genMember{"cache_control", `{"type":"ephemeral"}`})
 		}
 		blocks = append(blocks, g.obj(g.chance(0.3), ms...))
 	}
@@ -253,7 +253,7 @@ func (g *bodyGen) body() []byte {
 			// model takes a system message.
 			content := g.str("Be brief.")
 			if g.chance(0.5) {
-				content = g.arr(g.obj(false, member{"type", `"tool_addition"`}, member{"tool", `{"type":"tool_reference","name":"lookup"}`}), g.textBlock())
+				content = g.arr(g.obj(false, genMember{"type", `"tool_addition"`}, genMember{"tool", `{"type":"tool_reference","name":"lookup"}`}), g.textBlock())
 			}
 			msgs = append(msgs, g.msg("system", content))
 		}
@@ -289,28 +289,28 @@ func (g *bodyGen) finish(msgs []string) []byte {
 	if g.thinking {
 		maxTokens = "16000" // more than the budget
 	}
-	ms := []member{{"model", g.str(g.model)}, {"max_tokens", maxTokens}, {"messages", g.arr(msgs...)}}
+	ms := []genMember{{"model", g.str(g.model)}, {"max_tokens", maxTokens}, {"messages", g.arr(msgs...)}}
 	if g.chance(0.5) {
 		sys := g.str("You are a careful assistant.")
 		if g.chance(0.5) {
 			sys = g.arr(g.textBlock(), g.textBlock())
 		}
-		ms = append(ms, member{"system", sys})
+		ms = append(ms, genMember{"system", sys})
 	}
 	if g.thinking {
-		ms = append(ms, member{"thinking", g.obj(true, member{"type", `"enabled"`}, member{"budget_tokens", "1024"})})
+		ms = append(ms, genMember{"thinking", g.obj(true, genMember{"type", `"enabled"`}, genMember{"budget_tokens", "1024"})})
 	}
 	var tools []string
 	for _, name := range []string{"get_weather", "search", "now"} {
 		if g.chance(0.7) {
-			tms := []member{{"name", g.str(name)}, {"input_schema", `{"type":"object","properties":{"city":{"type":"string"}}}`}}
+			tms := []genMember{{"name", g.str(name)}, {"input_schema", `{"type":"object","properties":{"city":{"type":"string"}}}`}}
 			switch g.r.IntN(4) {
 			case 0:
-				tms = append(tms, member{"description", g.str(g.text())})
+				tms = append(tms, genMember{"description", g.str(g.text())})
 			case 1:
-				tms = append(tms, member{"description", "null"})
+				tms = append(tms, genMember{"description", "null"})
 			case 2:
-				tms = append(tms, member{"cache_control", `{"type":"ephemeral"}`})
+				tms = append(tms, genMember{"cache_control", `{"type":"ephemeral"}`})
 			}
 			tools = append(tools, g.obj(g.chance(0.3), tms...))
 		}
@@ -319,10 +319,10 @@ func (g *bodyGen) finish(msgs []string) []byte {
 		tools = append(tools, `{"type":"web_search_20250305","name":"web_search","max_uses":3}`)
 	}
 	if len(tools) > 0 {
-		ms = append(ms, member{"tools", g.arr(tools...)})
+		ms = append(ms, genMember{"tools", g.arr(tools...)})
 	}
 	if g.chance(0.3) {
-		ms = append(ms, member{"metadata", `{"user_id":"u-1"}`}, member{"stream", "false"}, member{"temperature", "0.5"})
+		ms = append(ms, genMember{"metadata", `{"user_id":"u-1"}`}, genMember{"stream", "false"}, genMember{"temperature", "0.5"})
 	}
 	return []byte(g.obj(true, ms...))
 }

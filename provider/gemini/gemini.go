@@ -1,6 +1,7 @@
 // Package gemini converts Gemini generateContent request bodies to and from
-// [llm] messages, by the rules of docs/dialect-mapping.md. It is a pure
-// codec: no network, no client.
+// [llm] messages, by the rules of docs/dialect-mapping.md; Decode and Encode
+// are a pure codec, with no network. [Client] is the Gemini API client that
+// implements [llm.Model] over them.
 //
 // [Decode] reads a request body (or a bare contents array) into a
 // [Request]: leading system text from systemInstruction, one [llm.Message]

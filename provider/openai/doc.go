@@ -2,7 +2,8 @@
 // back: Chat Completions ([DecodeChat], [EncodeChat]) and Responses
 // ([DecodeResponses], [EncodeResponses]).
 //
-// The codecs are pure functions: no network, no client. They follow
+// The codecs are pure functions, with no network; [Chat] and [Responses] are
+// the clients that implement [llm.Model] over them. The codecs follow
 // docs/dialect-mapping.md, the contract shared with the transcript checker,
 // so that a violation found on the llm messages points at the right place
 // in the body the user gave.

@@ -1,0 +1,221 @@
+package anthropic
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// ephemeral is the cache breakpoint the client sets.
+const ephemeral = `"cache_control":{"type":"ephemeral"}`
+
+// maxBreakpoints is the most cache_control blocks one request may hold.
+const maxBreakpoints = 4
+
+// markCache sets the client's prompt-cache breakpoints in an encoded
+// request body: the system prompt, the last tool, and the last block of
+// the two newest user turns, without exceeding [maxBreakpoints] with the
+// ones the body already holds. The rest of the body is kept byte for byte.
+func markCache(body []byte) ([]byte, error) {
+	top, err := members(body)
+	if err != nil {
+		return nil, err
+	}
+	budget := maxBreakpoints - bytes.Count(body, []byte(`"cache_control":`))
+	for i := range top {
+		if budget <= 0 {
+			break
+		}
+		var changed bool
+		switch top[i].key {
+		case "system":
+			top[i].val, changed, err = markContent(top[i].val)
+		case "tools":
+			top[i].val, changed, err = markLast(top[i].val, func(v jsontext.Value) (jsontext.Value, bool, error) { return markObject(v), true, nil })
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			budget--
+		}
+	}
+	for i := range top {
+		if top[i].key == "messages" && budget > 0 {
+			top[i].val, err = markMessages(top[i].val, min(budget, 2))
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return object(top), nil
+}
+
+type member struct {
+	key string
+	val jsontext.Value
+}
+
+// members reads a JSON object's members in order.
+func members(v []byte) ([]member, error) {
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	tok, err := d.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	if tok.Kind() != '{' {
+		return nil, errors.New("not an object")
+	}
+	var ms []member
+	for d.PeekKind() != '}' {
+		k, err := d.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		key := k.String()
+		val, err := d.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, member{key, val.Clone()})
+	}
+	return ms, nil
+}
+
+// object writes members back as a compact object.
+func object(ms []member) []byte {
+	b := []byte{'{'}
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := jsontext.AppendQuote(nil, m.key)
+		b = append(append(append(b, k...), ':'), m.val...)
+	}
+	return append(b, '}')
+}
+
+// markObject adds the breakpoint to a compact object that has none.
+func markObject(v jsontext.Value) jsontext.Value {
+	if bytes.Contains(v, []byte(`"cache_control":`)) {
+		return v
+	}
+	out := append([]byte(nil), v[:len(v)-1]...)
+	if len(v) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, ephemeral...)
+	return append(out, '}')
+}
+
+// markLast applies mark to the last element of an array.
+func markLast(v jsontext.Value, mark func(jsontext.Value) (jsontext.Value, bool, error)) (jsontext.Value, bool, error) {
+	if v.Kind() != '[' {
+		return v, false, nil
+	}
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := d.ReadToken(); err != nil {
+		return nil, false, err
+	}
+	var elems []jsontext.Value
+	for d.PeekKind() != ']' {
+		e, err := d.ReadValue()
+		if err != nil {
+			return nil, false, err
+		}
+		elems = append(elems, e.Clone())
+	}
+	if len(elems) == 0 || elems[len(elems)-1].Kind() != '{' {
+		return v, false, nil
+	}
+	last, changed, err := mark(elems[len(elems)-1])
+	if err != nil || !changed {
+		return v, false, err
+	}
+	elems[len(elems)-1] = last
+	out := []byte{'['}
+	for i, e := range elems {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, ']'), true, nil
+}
+
+// markContent marks a system prompt or a message's content: a string
+// becomes one text block with the breakpoint, a block array has it added
+// to its last block.
+func markContent(v jsontext.Value) (jsontext.Value, bool, error) {
+	switch v.Kind() {
+	case '"':
+		if string(v) == `""` {
+			return v, false, nil // the API refuses a breakpoint on empty text
+		}
+		out := append([]byte(`[{"type":"text","text":`), v...)
+		return append(append(out, ','), ephemeral+"}]"...), true, nil
+	case '[':
+		return markLast(v, func(b jsontext.Value) (jsontext.Value, bool, error) {
+			if bytes.Contains(b, []byte(`"type":"thinking"`)) || bytes.Contains(b, []byte(`"type":"redacted_thinking"`)) {
+				return b, false, nil // thinking blocks cannot be marked
+			}
+			return markObject(b), true, nil
+		})
+	}
+	return v, false, nil
+}
+
+// markMessages marks the last block of the n newest user messages.
+func markMessages(v jsontext.Value, n int) (jsontext.Value, error) {
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := d.ReadToken(); err != nil {
+		return nil, err
+	}
+	var msgs []jsontext.Value
+	for d.PeekKind() != ']' {
+		m, err := d.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m.Clone())
+	}
+	for i := len(msgs) - 1; i >= 0 && n > 0; i-- {
+		ms, err := members(msgs[i])
+		if err != nil {
+			return nil, err
+		}
+		user := false
+		for _, m := range ms {
+			if m.key == "role" && string(m.val) == `"user"` {
+				user = true
+			}
+		}
+		if !user {
+			continue
+		}
+		for j := range ms {
+			if ms[j].key != "content" {
+				continue
+			}
+			var changed bool
+			if ms[j].val, changed, err = markContent(ms[j].val); err != nil {
+				return nil, err
+			}
+			if changed {
+				n--
+				msgs[i] = object(ms)
+			}
+		}
+	}
+	out := []byte{'['}
+	for i, m := range msgs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	return append(out, ']'), nil
+}

@@ -1,0 +1,272 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/client"
+)
+
+// DefaultBaseURL is the Anthropic API's base URL, used when
+// Config.BaseURL is empty; requests go to {BaseURL}/v1/messages.
+const DefaultBaseURL = "https://api.anthropic.com"
+
+// DefaultVersion is the anthropic-version header sent when Config.Version
+// is empty.
+const DefaultVersion = "2023-06-01"
+
+// DefaultMaxTokens is the max_tokens sent when neither the request nor
+// Config.MaxTokens sets one; the Messages API requires it.
+const DefaultMaxTokens = 8192
+
+// Config configures a [Client]. A nil *Config, and each zero field, mean
+// the documented default.
+type Config struct {
+	// BaseURL is the API's base URL; "" means [DefaultBaseURL].
+	BaseURL string
+	// APIKey is sent as the x-api-key header; "" sends none. The client
+	// never reads the environment: the caller passes the key.
+	APIKey string
+	// Version is the anthropic-version header; "" means [DefaultVersion].
+	Version string
+	// Beta lists the anthropic-beta features to enable.
+	Beta []string
+	// Header holds extra headers for every request.
+	Header http.Header
+	// HTTPClient sends the requests; nil means a client of its own.
+	HTTPClient *http.Client
+	// Timeout is how long one attempt may wait for the response headers;
+	// 0 means 10 minutes.
+	Timeout time.Duration
+	// IdleTimeout is how long a response may stay silent; 0 means 5
+	// minutes.
+	IdleTimeout time.Duration
+	// MaxRetries is how many times a request that failed with 429, 5xx
+	// (529 overloaded included) or a connection error is sent again; 0
+	// means 2, negative means none.
+	MaxRetries int
+	// RetryBackoff is the first wait between attempts when the server
+	// sends no retry-after; it doubles with each attempt, with jitter. 0
+	// means 500ms.
+	RetryBackoff time.Duration
+	// MaxRetryWait is the longest wait before a retry; a server that asks
+	// for longer gets its error returned, with RetryAfter. 0 means 1
+	// minute.
+	MaxRetryWait time.Duration
+	// NoStream asks for whole answers instead of server-sent events.
+	NoStream bool
+	// MaxTokens is the max_tokens of a request that sets no
+	// MaxOutputTokens; 0 means [DefaultMaxTokens].
+	MaxTokens int
+	// NoCache leaves out the cache_control breakpoints the client
+	// otherwise sets (see [Client]).
+	NoCache bool
+	// Fields are extra top-level fields for every request body, written
+	// verbatim (metadata, top_k, service_tier, ...). Their keys must not be
+	// ones the client writes.
+	Fields []Field
+}
+
+// Client is an [llm.Model] served by the Anthropic Messages API
+// (POST {BaseURL}/v1/messages). Requests are written by [Encode]; answers
+// are read as server-sent events, or whole with Config.NoStream.
+//
+// Unless Config.NoCache, every request marks prompt-cache breakpoints
+// ("cache_control": {"type": "ephemeral"}) on the system prompt, the last
+// tool definition and the last block of each of the two newest user
+// turns (the newest tool results, and the ones before them, where the
+// previous request's cache ends): four, the most the API accepts. A long
+// loop then pays for its history once and reads it from the cache on
+// every later turn.
+//
+// llm.Request.Effort turns extended thinking on, with a budget of 1024
+// (minimal), 2048 (low), 8192 (medium) or 24576 (high) tokens; max_tokens
+// is raised above the budget when needed. Thinking excludes a temperature
+// and a forced tool choice, which the API rejects with it.
+//
+// A Client is safe for concurrent use.
+type Client struct {
+	model     string
+	url       string
+	header    http.Header
+	stream    bool
+	maxTokens int
+	cache     bool
+	fields    []Field
+	c         *client.Client
+}
+
+var _ llm.Model = (*Client)(nil)
+
+// written are the fields the client writes itself.
+var written = []string{"model", "max_tokens", "system", "messages", "tools", "stream", "temperature", "tool_choice", "thinking"}
+
+// NewClient returns a client of the Messages API for model
+// ("claude-sonnet-4-5", ...). A nil cfg means the defaults.
+func NewClient(model string, cfg *Config) (*Client, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	if strings.TrimSpace(model) == "" {
+		return nil, fmt.Errorf("anthropic messages: no model name")
+	}
+	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic messages: %w", err)
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, fmt.Errorf("anthropic messages: MaxTokens %d is negative", cfg.MaxTokens)
+	}
+	c := &Client{model: model, url: base + "/v1/messages", header: cfg.Header.Clone(),
+		stream: !cfg.NoStream, maxTokens: cfg.MaxTokens, cache: !cfg.NoCache}
+	if c.maxTokens == 0 {
+		c.maxTokens = DefaultMaxTokens
+	}
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	if c.stream {
+		c.header.Set("Accept", "text/event-stream")
+	}
+	version := cfg.Version
+	if version == "" {
+		version = DefaultVersion
+	}
+	c.header.Set("anthropic-version", version)
+	if len(cfg.Beta) > 0 {
+		c.header.Set("anthropic-beta", strings.Join(cfg.Beta, ","))
+	}
+	if cfg.APIKey != "" {
+		c.header.Set("x-api-key", cfg.APIKey)
+	}
+	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value }, written...); err != nil {
+		return nil, fmt.Errorf("anthropic messages: %w", err)
+	}
+	c.fields = cfg.Fields
+	c.c, err = client.New("anthropic messages", client.Options{
+		HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
+		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
+	}, &anthropicErrors)
+	return c, err
+}
+
+// Dialect returns "anthropic".
+func (c *Client) Dialect() string { return string(Dialect) }
+
+// Stream sends req and yields the answer's events; see [llm.Model].
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return client.Stream(func(emit func(llm.Event) bool) error {
+		body, err := c.body(req)
+		if err != nil {
+			return err
+		}
+		return c.c.Call(ctx, client.Post(c.url, c.header, body), func() client.Decoder { return newMessageReader().decode }, emit)
+	})
+}
+
+// budgets are the thinking budgets of the efforts.
+var budgets = map[llm.Effort]int{llm.EffortMinimal: 1024, llm.EffortLow: 2048, llm.EffortMedium: 8192, llm.EffortHigh: 24576}
+
+// body writes the request body for req.
+func (c *Client) body(req *llm.Request) ([]byte, error) {
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("anthropic messages: %w", err)
+	}
+	maxTokens := req.MaxOutputTokens
+	if maxTokens == 0 {
+		maxTokens = c.maxTokens
+	}
+	budget := budgets[req.Effort]
+	if budget > 0 {
+		switch {
+		case req.Temperature != nil:
+			return nil, fmt.Errorf("anthropic messages: a temperature cannot be set with extended thinking (reasoning effort %s)", req.Effort)
+		case req.ToolChoice.Mode == llm.ToolRequired || req.ToolChoice.Name != "":
+			return nil, fmt.Errorf("anthropic messages: extended thinking (reasoning effort %s) cannot be combined with a forced tool choice", req.Effort)
+		}
+		maxTokens = max(maxTokens, budget+4096)
+	}
+	fields := []Field{{Key: "model", Value: jsonStr(c.model)}, {Key: "max_tokens", Value: json.RawMessage(strconv.Itoa(maxTokens))}}
+	if c.stream {
+		fields = append(fields, Field{Key: "stream", Value: json.RawMessage("true")})
+	}
+	if req.Temperature != nil {
+		fields = append(fields, Field{Key: "temperature", Value: json.RawMessage(strconv.FormatFloat(*req.Temperature, 'g', -1, 64))})
+	}
+	if tc := toolChoice(req); tc != "" {
+		fields = append(fields, Field{Key: "tool_choice", Value: json.RawMessage(tc)})
+	}
+	if budget > 0 {
+		fields = append(fields, Field{Key: "thinking", Value: json.RawMessage(`{"type":"enabled","budget_tokens":` + strconv.Itoa(budget) + `}`)})
+	}
+	fields = append(fields, c.fields...)
+	body, _, err := Encode(&Request{Messages: req.Messages, Tools: req.Tools, Thinking: budget > 0, Fields: fields})
+	if err != nil {
+		return nil, fmt.Errorf("anthropic messages: %w", err)
+	}
+	if c.cache {
+		if body, err = markCache(body); err != nil {
+			return nil, fmt.Errorf("anthropic messages: cache breakpoints: %w", err)
+		}
+	}
+	return body, nil
+}
+
+func jsonStr(s string) json.RawMessage {
+	b, _ := llm.AppendJSONString(nil, s)
+	return b
+}
+
+// toolChoice returns the tool_choice value for req, "" for the default.
+func toolChoice(req *llm.Request) string {
+	if len(req.Tools) == 0 {
+		return ""
+	}
+	if n := req.ToolChoice.Name; n != "" {
+		return `{"type":"tool","name":` + string(jsonStr(n)) + `}`
+	}
+	switch req.ToolChoice.Mode {
+	case llm.ToolNone:
+		return `{"type":"none"}`
+	case llm.ToolRequired:
+		return `{"type":"any"}`
+	}
+	return ""
+}
+
+// anthropicErrors reads the Messages API's error body,
+// {"type": "error", "error": {"type", "message"}}.
+var anthropicErrors = client.Errors{
+	Provider:      "Anthropic",
+	Parse:         parseError,
+	ContextLength: regexp.MustCompile(`(?i)prompt is too long|context window|context length|input length and .max_tokens. exceed|too many tokens`),
+	Kinds: map[string]llm.ErrorKind{
+		"rate_limit_error":     llm.RateLimited,
+		"overloaded_error":     llm.Overloaded,
+		"api_error":            llm.Overloaded,
+		"authentication_error": llm.Auth,
+		"permission_error":     llm.Auth,
+		"request_too_large":    llm.ContextLength,
+	},
+}
+
+func parseError(body []byte) (code, message string, _ time.Duration, ok bool) {
+	var e struct {
+		Error *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if client.Unmarshal(body, &e) != nil || e.Error == nil {
+		return "", "", 0, false
+	}
+	return e.Error.Type, e.Error.Message, 0, e.Error.Type != "" || e.Error.Message != ""
+}

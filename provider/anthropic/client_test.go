@@ -1,0 +1,218 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/anthropic"
+	"github.com/toolwire/toolwire/provider/llmtest"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var tools = []llm.ToolSpec{{Name: "get_weather", Description: "Current weather in a city.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
+
+func ask(q string) *llm.Request {
+	return &llm.Request{Messages: []llm.Message{llm.System("Be brief."), llm.User(q)}, Tools: tools}
+}
+
+func call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(args)}
+}
+
+func result(id, text string) llm.ToolResult {
+	return llm.ToolResult{CallID: id, Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: text}}}
+}
+
+func newClient(t *testing.T, srv *llmtest.Server, cfg anthropic.Config) *anthropic.Client {
+	t.Helper()
+	cfg.BaseURL, cfg.APIKey, cfg.RetryBackoff = srv.URL, "sk-ant-test", time.Millisecond
+	srv.APIKey = "sk-ant-test"
+	c, err := anthropic.NewClient("claude-sonnet-4-5", &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestClientAnswers(t *testing.T) {
+	two := []llmtest.Call{{ID: "toolu_a", Name: "get_weather", Args: `{"city":"Paris"}`}, {ID: "toolu_b", Name: "get_weather", Args: `{"city":"北京"}`}}
+	tests := []struct {
+		name    string
+		turn    llmtest.Turn
+		want    llm.Message
+		finish  llm.FinishReason
+		wantErr error
+	}{
+		{name: "text", turn: llmtest.Turn{Text: "Sunny, 18°C <ok>."}, want: llm.Assistant(llm.Text{Text: "Sunny, 18°C <ok>."}), finish: llm.FinishStop},
+		{name: "thinking, text and calls", turn: llmtest.Turn{Reasoning: "Two cities.", Text: "Checking both.", Calls: two, Chunk: 3},
+			want: llm.Assistant(llm.Reasoning{Provider: "anthropic", Text: "Two cities.", Signature: "EqQBCkYIBhgCIkA1"}, llm.Text{Text: "Checking both."},
+				call("toolu_a", "get_weather", `{"city":"Paris"}`), call("toolu_b", "get_weather", `{"city":"北京"}`)),
+			finish: llm.FinishToolCalls},
+		{name: "empty message", turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
+			want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, finish: llm.FinishStop, wantErr: llm.ErrEmptyMessage},
+	}
+	for _, tt := range tests {
+		for _, noStream := range []bool{false, true} {
+			t.Run(tt.name+map[bool]string{false: " streamed", true: " whole"}[noStream], func(t *testing.T) {
+				srv := llmtest.NewServer(t, tt.turn)
+				resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{NoStream: noStream}), ask("Weather?"))
+				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
+					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
+				}
+				if !reflect.DeepEqual(resp.Message, tt.want) {
+					t.Errorf("Generate() message = %#v\nwant %#v", resp.Message, tt.want)
+				}
+				if resp.Finish.Reason != tt.finish || resp.Usage.InputTokens == 0 || resp.Usage.OutputTokens == 0 {
+					t.Errorf("Generate() finish = %v, usage %+v, want %v", resp.Finish, resp.Usage, tt.finish)
+				}
+			})
+		}
+	}
+}
+
+// TestClientMaxTokensMidCall: a stream cut by max_tokens inside a tool_use
+// leaves a call the Accumulator reports as incomplete.
+func TestClientMaxTokensMidCall(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{ID: "toolu_a", Name: "get_weather", Args: `{"city":"Paris"}`}}, Misbehave: llmtest.LengthMidCall},
+		llmtest.Turn{Text: "ok"})
+	c := newClient(t, srv, anthropic.Config{})
+	req := ask("Weather?")
+	resp, err := llm.Generate(context.Background(), c, req)
+	var ie *llm.IncompleteError
+	if !errors.As(err, &ie) || ie.Finish.Reason != llm.FinishLength || ie.Calls[0].ID != "toolu_a" {
+		t.Fatalf("Generate() error = %v, want an incomplete call cut by the token limit", err)
+	}
+	if got := string(resp.Message.ToolCalls()[0].Input); got != `{"city":` {
+		t.Errorf("input = %s, want the fragment that arrived", got)
+	}
+	// Sent back with an error result, the cut-off call is accepted (its
+	// input wrapped as {"_raw": ...}).
+	failed := result("toolu_a", "the arguments were cut off by the token limit")
+	failed.Status = llm.StatusError
+	req.Messages = append(req.Messages, resp.Message, llm.Tool(failed))
+	if _, err := llm.Generate(context.Background(), c, req); err != nil {
+		t.Fatalf("next turn: %v", err)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, `"input":{"_raw":"{\"city\":"}`) {
+		t.Errorf("next request = %s, want the cut-off input wrapped", body)
+	}
+}
+
+// TestClientUsageAndCache: a long loop marks four breakpoints — system,
+// tools, the newest tool results and the turn before — and reports cache
+// reads in the usage.
+func TestClientUsageAndCache(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Done.", Usage: llm.Usage{InputTokens: 5000, OutputTokens: 7, CacheReadTokens: 4000, CacheWriteTokens: 900}})
+	req := ask("Weather in Paris, then Rome?")
+	req.Messages = append(req.Messages,
+		llm.Assistant(call("toolu_1", "get_weather", `{"city":"Paris"}`)), llm.Tool(result("toolu_1", "18C")),
+		llm.Assistant(call("toolu_2", "get_weather", `{"city":"Rome"}`)), llm.Tool(result("toolu_2", "21C")))
+	resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{}), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (llm.Usage{InputTokens: 5000, OutputTokens: 7, CacheReadTokens: 4000, CacheWriteTokens: 900}); resp.Usage != want {
+		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
+	}
+	body := string(srv.Requests()[0].Body)
+	for _, want := range []string{
+		`"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}]`,
+		`"input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"cache_control":{"type":"ephemeral"}}]`,
+		`{"type":"tool_result","tool_use_id":"toolu_1","content":"18C","cache_control":{"type":"ephemeral"}}`,
+		`{"type":"tool_result","tool_use_id":"toolu_2","content":"21C","cache_control":{"type":"ephemeral"}}`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body = %s\nwant it to contain %s", body, want)
+		}
+	}
+	if n := strings.Count(body, "cache_control"); n != 4 {
+		t.Errorf("body has %d breakpoints, want 4", n)
+	}
+
+	srv = llmtest.NewServer(t, llmtest.Turn{Text: "Done."})
+	if _, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{NoCache: true}), req); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[0].Body); strings.Contains(body, "cache_control") {
+		t.Errorf("NoCache body = %s, want no breakpoints", body)
+	}
+}
+
+func TestClientErrors(t *testing.T) {
+	overloaded := llmtest.Turn{Error: &llmtest.Error{Kind: llm.Overloaded}}
+	tests := []struct {
+		name     string
+		turns    []llmtest.Turn
+		kind     llm.ErrorKind
+		requests int
+		text     string
+	}{
+		{"529 then success", []llmtest.Turn{overloaded, {Text: "ok"}}, "", 2, ""},
+		{"429 with retry-after then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, "", 2, ""},
+		{"529 three times", []llmtest.Turn{overloaded, overloaded, overloaded}, llm.Overloaded, 3,
+			"anthropic messages: provider overloaded (HTTP 529 overloaded_error): Overloaded"},
+		{"context length", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}}, llm.ContextLength, 1,
+			"anthropic messages: context length exceeded (HTTP 400 invalid_request_error): prompt is too long: 208310 tokens > 200000 maximum"},
+		{"overloaded right after message_start, then success", []llmtest.Turn{{Text: "lost", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, {Text: "ok"}}, "", 2, ""},
+		{"overloaded inside the stream", []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 4}}}, llm.Overloaded, 1,
+			"anthropic messages: provider overloaded (overloaded_error): Overloaded"},
+		{"truncated stream", []llmtest.Turn{{Text: "This will be cut.", Misbehave: llmtest.Truncate}}, llm.Transport, 1,
+			"anthropic messages: transport failure: the stream ended before the answer did (no message_stop)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, tt.turns...)
+			resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{}), ask("hi"))
+			if got := len(srv.Requests()); got != tt.requests {
+				t.Errorf("requests = %d, want %d", got, tt.requests)
+			}
+			if tt.kind == "" {
+				if err != nil || resp.Message.Text() != "ok" {
+					t.Fatalf("Generate() = %v, %v, want ok", resp, err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("Generate() error = %v, want kind %v containing %q", err, tt.kind, tt.text)
+			}
+		})
+	}
+}
+
+// TestClientAuth: a wrong key is an Auth error, not retried.
+func TestClientAuth(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	c := newClient(t, srv, anthropic.Config{})
+	srv.APIKey = "another"
+	_, err := llm.Generate(context.Background(), c, ask("hi"))
+	if !errors.Is(err, llm.Auth) || !strings.Contains(err.Error(), "invalid x-api-key") || len(srv.Requests()) != 1 {
+		t.Fatalf("Generate() error = %v after %d requests, want one Auth error", err, len(srv.Requests()))
+	}
+}
+
+func TestClientConfig(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		cfg   *anthropic.Config
+		want  string
+	}{
+		{"", nil, "no model name"},
+		{"m", &anthropic.Config{BaseURL: "ftp://x"}, `BaseURL "ftp://x" is not an http or https URL`},
+		{"m", &anthropic.Config{Timeout: -time.Second}, "Timeout is negative"},
+		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: json.RawMessage(`1`)}}}, `the field "max_tokens" in Fields is one the client writes itself`},
+		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: json.RawMessage(`{`)}}}, `the value of the field "top_k" in Fields is not JSON`},
+	} {
+		if _, err := anthropic.NewClient(tt.model, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("NewClient(%q, %+v) error = %v, want %q", tt.model, tt.cfg, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/client"
+)
+
+// DefaultBaseURL is the Gemini API's base URL, used when Config.BaseURL is
+// empty; requests go to {BaseURL}/models/{model}:streamGenerateContent.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
+
+// Config configures a [Client]. A nil *Config, and each zero field, mean
+// the documented default.
+type Config struct {
+	// BaseURL is the API's base URL; "" means [DefaultBaseURL].
+	BaseURL string
+	// APIKey is sent as the x-goog-api-key header; "" sends none. The
+	// client never reads the environment: the caller passes the key.
+	APIKey string
+	// Header holds extra headers for every request.
+	Header http.Header
+	// HTTPClient sends the requests; nil means a client of its own.
+	HTTPClient *http.Client
+	// Timeout is how long one attempt may wait for the response headers;
+	// 0 means 10 minutes.
+	Timeout time.Duration
+	// IdleTimeout is how long a response may stay silent; 0 means 5
+	// minutes.
+	IdleTimeout time.Duration
+	// MaxRetries is how many times a request that failed with 429, 5xx or
+	// a connection error is sent again; 0 means 2, negative means none.
+	MaxRetries int
+	// RetryBackoff is the first wait between attempts when the server
+	// gives no RetryInfo or retry-after; it doubles with each attempt,
+	// with jitter. 0 means 500ms.
+	RetryBackoff time.Duration
+	// MaxRetryWait is the longest wait before a retry; a server that asks
+	// for longer gets its error returned, with RetryAfter. 0 means 1
+	// minute.
+	MaxRetryWait time.Duration
+	// NoStream calls generateContent for whole answers instead of
+	// streamGenerateContent.
+	NoStream bool
+	// Fields are extra top-level fields for every request body, written
+	// verbatim (safetySettings, cachedContent, ...). Their keys must not
+	// be ones the client writes: generationConfig and toolConfig are.
+	Fields []Field
+}
+
+// Client is an [llm.Model] served by the Gemini API's
+// streamGenerateContent (server-sent events) or generateContent.
+// Requests are written by [Encode].
+//
+// Gemini's function calls need not carry ids; the client gives each call
+// without one an id made from the history (the same on every replay), so
+// that results pair with calls, and the next request sends it back in the
+// functionCall and its functionResponse. A thoughtSignature is kept with
+// the part it came on, as Gemini requires it back.
+//
+// llm.Request.Effort sets a thinking budget of 512 (minimal), 1024 (low),
+// 8192 (medium) or 24576 (high) tokens, with thought summaries included.
+//
+// A Client is safe for concurrent use.
+type Client struct {
+	model  string
+	base   string
+	header http.Header
+	stream bool
+	fields []Field
+	c      *client.Client
+}
+
+var _ llm.Model = (*Client)(nil)
+
+// NewClient returns a client of the Gemini API for model
+// ("gemini-2.5-flash", ...). A nil cfg means the defaults.
+func NewClient(model string, cfg *Config) (*Client, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	if strings.TrimSpace(model) == "" || strings.ContainsAny(model, "/:?#") {
+		return nil, fmt.Errorf("gemini: model name %q is empty or holds /, :, ? or #", model)
+	}
+	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	c := &Client{model: model, base: base, header: cfg.Header.Clone(), stream: !cfg.NoStream}
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	if cfg.APIKey != "" {
+		c.header.Set("x-goog-api-key", cfg.APIKey)
+	}
+	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value },
+		"contents", "systemInstruction", "tools", "generationConfig", "toolConfig"); err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	c.fields = cfg.Fields
+	c.c, err = client.New("gemini", client.Options{
+		HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
+		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
+	}, &geminiErrors)
+	return c, err
+}
+
+// Dialect returns "gemini".
+func (c *Client) Dialect() string { return string(Dialect) }
+
+// Stream sends req and yields the answer's events; see [llm.Model].
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return client.Stream(func(emit func(llm.Event) bool) error {
+		body, err := c.body(req)
+		if err != nil {
+			return err
+		}
+		u := c.base + "/models/" + c.model + ":generateContent"
+		if c.stream {
+			u = c.base + "/models/" + c.model + ":streamGenerateContent?alt=sse"
+		}
+		return c.c.Call(ctx, client.Post(u, c.header, body), func() client.Decoder { return newContentReader(req.Messages).decode }, emit)
+	})
+}
+
+// budgets are the thinking budgets of the efforts.
+var budgets = map[llm.Effort]int{llm.EffortMinimal: 512, llm.EffortLow: 1024, llm.EffortMedium: 8192, llm.EffortHigh: 24576}
+
+// body writes the request body for req.
+func (c *Client) body(req *llm.Request) ([]byte, error) {
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	var gen []string
+	if req.Temperature != nil {
+		gen = append(gen, `"temperature":`+strconv.FormatFloat(*req.Temperature, 'g', -1, 64))
+	}
+	if req.MaxOutputTokens > 0 {
+		gen = append(gen, `"maxOutputTokens":`+strconv.Itoa(req.MaxOutputTokens))
+	}
+	if b := budgets[req.Effort]; b > 0 {
+		gen = append(gen, `"thinkingConfig":{"thinkingBudget":`+strconv.Itoa(b)+`,"includeThoughts":true}`)
+	}
+	var fields []Field
+	if len(gen) > 0 {
+		fields = append(fields, Field{Key: "generationConfig", Value: json.RawMessage("{" + strings.Join(gen, ",") + "}")})
+	}
+	if tc := toolConfig(req); tc != "" {
+		fields = append(fields, Field{Key: "toolConfig", Value: json.RawMessage(tc)})
+	}
+	fields = append(fields, c.fields...)
+	body, _, err := Encode(&Request{Messages: req.Messages, Tools: req.Tools, Fields: fields})
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	return body, nil
+}
+
+// toolConfig returns the toolConfig value for req, "" for the default.
+func toolConfig(req *llm.Request) string {
+	if len(req.Tools) == 0 {
+		return ""
+	}
+	if n := req.ToolChoice.Name; n != "" {
+		name, _ := llm.AppendJSONString(nil, n)
+		return `{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[` + string(name) + `]}}`
+	}
+	switch req.ToolChoice.Mode {
+	case llm.ToolNone:
+		return `{"functionCallingConfig":{"mode":"NONE"}}`
+	case llm.ToolRequired:
+		return `{"functionCallingConfig":{"mode":"ANY"}}`
+	}
+	return ""
+}
+
+// geminiErrors reads Google's error body, {"error": {"code", "message",
+// "status", "details"}}: the code is the ErrorInfo reason when there is
+// one (API_KEY_INVALID), else the status; RetryInfo gives the wait.
+var geminiErrors = client.Errors{
+	Provider:      "Gemini",
+	Parse:         parseError,
+	ContextLength: regexp.MustCompile(`(?i)exceeds the maximum number of tokens|input token count|context window|prompt is too long`),
+	Kinds: map[string]llm.ErrorKind{
+		"API_KEY_INVALID":    llm.Auth,
+		"PERMISSION_DENIED":  llm.Auth,
+		"UNAUTHENTICATED":    llm.Auth,
+		"RESOURCE_EXHAUSTED": llm.RateLimited,
+		"UNAVAILABLE":        llm.Overloaded,
+		"INTERNAL":           llm.Overloaded,
+	},
+}
+
+func parseError(body []byte) (code, message string, retryAfter time.Duration, ok bool) {
+	var e struct {
+		Error *struct {
+			Message string `json:"message"`
+			Status  string `json:"status"`
+			Details []struct {
+				Type       string `json:"@type"`
+				Reason     string `json:"reason"`
+				RetryDelay string `json:"retryDelay"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if client.Unmarshal(trimArray(body), &e) != nil || e.Error == nil {
+		return "", "", 0, false
+	}
+	code = e.Error.Status
+	for _, d := range e.Error.Details {
+		switch {
+		case strings.HasSuffix(d.Type, "google.rpc.ErrorInfo") && d.Reason != "":
+			code = d.Reason
+		case strings.HasSuffix(d.Type, "google.rpc.RetryInfo"):
+			retryAfter = client.ParseDuration(d.RetryDelay)
+		}
+	}
+	return code, e.Error.Message, retryAfter, e.Error.Message != "" || code != ""
+}
+
+// trimArray returns the one element of a JSON array ([{"error": ...}], as
+// streamGenerateContent without alt=sse writes errors), else b.
+func trimArray(b []byte) []byte {
+	t := bytes.TrimSpace(b)
+	if len(t) < 2 || t[0] != '[' || t[len(t)-1] != ']' {
+		return b
+	}
+	return t[1 : len(t)-1]
+}

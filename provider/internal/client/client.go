@@ -1,0 +1,265 @@
+// Package client holds what the provider clients share: sending a request
+// with per-attempt timeouts and retries on 429 and 5xx with backoff, jitter
+// and the provider's retry-after; classifying a failed answer into an
+// [*llm.Error] once; reading response JSON with errors that name the path;
+// and making tool-call ids unique in a conversation.
+//
+// Each client keeps its own public Config and its provider's rules (its
+// error body, its context-length messages); this package is the machinery
+// under them, as provider/internal/codec is for the codecs.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/toolwire/toolwire/llm"
+)
+
+// Options are the transport settings every client's Config carries. A zero
+// field means its default.
+type Options struct {
+	// HTTPClient sends the requests; nil means a client of its own with
+	// no overall timeout (each attempt has Timeout and IdleTimeout).
+	HTTPClient *http.Client
+	// Timeout is how long one attempt may wait for the response headers;
+	// 0 means 10 minutes (a non-streamed answer arrives whole).
+	Timeout time.Duration
+	// IdleTimeout is how long a response body may stay silent; 0 means 5
+	// minutes.
+	IdleTimeout time.Duration
+	// MaxRetries is how many times a failed attempt is retried (429, 5xx,
+	// a connection failure); 0 means 2, negative means none.
+	MaxRetries int
+	// RetryBackoff is the first wait between attempts when the provider
+	// does not say how long to wait; it doubles up to 16 times its value,
+	// with jitter. 0 means 500ms.
+	RetryBackoff time.Duration
+	// MaxRetryWait is the longest the client waits before a retry; a
+	// provider that asks for longer gets the error back, with its
+	// RetryAfter, for the caller to decide. 0 means 1 minute.
+	MaxRetryWait time.Duration
+}
+
+// Validate reports a setting that cannot be used.
+func (o *Options) Validate() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"Timeout", o.Timeout}, {"IdleTimeout", o.IdleTimeout}, {"RetryBackoff", o.RetryBackoff}, {"MaxRetryWait", o.MaxRetryWait}} {
+		if d.v < 0 {
+			return fmt.Errorf("%s is negative (%v); 0 means the default", d.name, d.v)
+		}
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = 5 * time.Minute
+	}
+	switch {
+	case o.MaxRetries == 0:
+		o.MaxRetries = 2
+	case o.MaxRetries < 0:
+		o.MaxRetries = 0
+	}
+	if o.RetryBackoff == 0 {
+		o.RetryBackoff = 500 * time.Millisecond
+	}
+	if o.MaxRetryWait == 0 {
+		o.MaxRetryWait = time.Minute
+	}
+	return o
+}
+
+// A Client sends requests to one provider API. It is safe for concurrent
+// use.
+type Client struct {
+	op     string
+	o      Options
+	errors *Errors
+}
+
+// New returns a Client whose errors name op ("openai chat") and whose
+// failed answers are read by e.
+func New(op string, o Options, e *Errors) (*Client, error) {
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return &Client{op: op, o: o.withDefaults(), errors: e}, nil
+}
+
+// Op returns the operation name the client's errors start with.
+func (c *Client) Op() string { return c.op }
+
+// Do sends the request newReq builds (once per attempt, so that its body
+// can be read again) and returns the first answer with a 2xx status. A
+// failed answer is classified into an [*llm.Error] and retried when its
+// kind is retryable, as Options say; a cancelled ctx returns ctx's error.
+//
+// The caller must close the response body: that ends the attempt. Reading
+// a body that stays silent for IdleTimeout fails with an error that says
+// so.
+func (c *Client) Do(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error)) (*http.Response, error) {
+	var resp *http.Response
+	err := c.retry(ctx, func() (bool, error) {
+		var err error
+		resp, err = c.attempt(ctx, newReq)
+		return true, err
+	})
+	return resp, err
+}
+
+// retry runs try until it succeeds or fails for good: with an error that
+// is not a retryable *llm.Error, one try says may not be retried (an
+// answer that already gave events), once the retries are spent, or when
+// the provider asks for a longer wait than MaxRetryWait.
+func (c *Client) retry(ctx context.Context, try func() (retryable bool, err error)) error {
+	for attempt := 0; ; attempt++ {
+		ok, err := try()
+		if err == nil {
+			return nil
+		}
+		var le *llm.Error
+		if !ok || !errors.As(err, &le) || !le.Retryable() || attempt >= c.o.MaxRetries || ctx.Err() != nil {
+			return err
+		}
+		wait := le.RetryAfter
+		if wait <= 0 {
+			wait = c.backoff(attempt)
+		}
+		if wait > c.o.MaxRetryWait {
+			return err
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return fmt.Errorf("%s: %w", c.op, err)
+		}
+	}
+}
+
+// backoff returns the wait before retry attempt+1: RetryBackoff doubled
+// attempt times, at most 16 times it and MaxRetryWait, with its upper half
+// random.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.o.RetryBackoff << min(attempt, 4)
+	d = min(d, c.o.MaxRetryWait)
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// attempt sends one request.
+func (c *Client) attempt(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error)) (*http.Response, error) {
+	actx, cancel := context.WithCancel(ctx)
+	req, err := newReq(actx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("%s: %w", c.op, err)
+	}
+	var timedOut bool
+	var mu sync.Mutex
+	timer := time.AfterFunc(c.o.Timeout, func() {
+		mu.Lock()
+		timedOut = true
+		mu.Unlock()
+		cancel()
+	})
+	resp, err := c.o.HTTPClient.Do(req)
+	timer.Stop()
+	if err != nil {
+		cancel()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", c.op, ctx.Err())
+		}
+		mu.Lock()
+		late := timedOut
+		mu.Unlock()
+		if late {
+			err = fmt.Errorf("no response within %v", c.o.Timeout)
+		}
+		return nil, &llm.Error{Kind: llm.Transport, Op: c.op, Err: err}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		data, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		cancel()
+		if rerr != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", c.op, ctx.Err())
+		}
+		return nil, c.errors.classify(c.op, resp, data)
+	}
+	resp.Body = newBody(resp.Body, cancel, c.o.IdleTimeout)
+	return resp, nil
+}
+
+// ErrIdle is wrapped by the error a response body returns when it stayed
+// silent for the client's IdleTimeout.
+var ErrIdle = errors.New("the response stopped arriving")
+
+// body is a response body that ends its attempt when closed and fails
+// when it stays silent too long.
+type body struct {
+	rc     io.ReadCloser
+	cancel context.CancelFunc
+	idle   time.Duration
+	timer  *time.Timer
+	mu     sync.Mutex
+	fired  bool
+}
+
+func newBody(rc io.ReadCloser, cancel context.CancelFunc, idle time.Duration) *body {
+	b := &body{rc: rc, cancel: cancel, idle: idle}
+	b.timer = time.AfterFunc(idle, func() {
+		b.mu.Lock()
+		b.fired = true
+		b.mu.Unlock()
+		cancel()
+	})
+	return b
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.mu.Lock()
+	fired := b.fired
+	b.mu.Unlock()
+	if fired {
+		return n, fmt.Errorf("%w: no data for %v", ErrIdle, b.idle)
+	}
+	if n > 0 {
+		b.timer.Reset(b.idle)
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	b.timer.Stop()
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}

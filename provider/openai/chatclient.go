@@ -1,0 +1,133 @@
+package openai
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strconv"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/client"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Chat is an [llm.Model] served by the Chat Completions API
+// (POST {BaseURL}/chat/completions), OpenAI's or any compatible server's.
+// Requests are written by [EncodeChat]; answers are read as server-sent
+// events, or whole with Config.NoStream.
+//
+// Compatible servers misbehave in known ways, and Chat reads each one
+// into a usable answer: every parallel call at index 0, calls without ids
+// (they get ids made from the history, the same on every replay), the same
+// id on two calls (the second gets a variant), arguments sent as a JSON
+// object instead of a string. An empty answer and a call cut off by the
+// token limit reach [llm.Accumulator.Response] as [llm.ErrEmptyMessage]
+// and [*llm.IncompleteError], for the caller to handle.
+//
+// A Chat is safe for concurrent use.
+type Chat struct {
+	t         *clientCore
+	maxTokens string
+}
+
+var _ llm.Model = (*Chat)(nil)
+
+// NewChat returns a client of the Chat Completions API for model
+// ("gpt-4.1", "deepseek-chat", "qwen3:8b", ...). A nil cfg means the
+// defaults: OpenAI's URL, no API key.
+func NewChat(model string, cfg *Config) (*Chat, error) {
+	mt := "max_completion_tokens"
+	if cfg != nil && cfg.MaxTokensField != "" {
+		mt = cfg.MaxTokensField
+		if mt != "max_completion_tokens" && mt != "max_tokens" {
+			return nil, fmt.Errorf("openai chat: MaxTokensField %q is neither max_completion_tokens nor max_tokens", mt)
+		}
+	}
+	t, err := newClientCore("openai chat", model, "/chat/completions", cfg,
+		[]string{"model", "messages", "tools", "stream", "stream_options", "temperature", mt, "tool_choice", "reasoning_effort"})
+	if err != nil {
+		return nil, err
+	}
+	return &Chat{t: t, maxTokens: mt}, nil
+}
+
+// Dialect returns "openai-chat".
+func (c *Chat) Dialect() string { return string(transcript.OpenAIChat) }
+
+// Stream sends req and yields the answer's events; see [llm.Model].
+func (c *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return client.Stream(func(emit func(llm.Event) bool) error {
+		body, err := c.body(req)
+		if err != nil {
+			return err
+		}
+		return c.t.c.Call(ctx, c.t.newRequest(body), func() client.Decoder { return newChatReader(req.Messages).decode }, emit)
+	})
+}
+
+// body writes the request body for req.
+func (c *Chat) body(req *llm.Request) ([]byte, error) {
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("openai chat: %w", err)
+	}
+	fields := []Field{strField("model", c.t.model)}
+	if c.t.stream {
+		fields = append(fields, rawField("stream", "true"), rawField("stream_options", `{"include_usage":true}`))
+	}
+	if req.Temperature != nil {
+		fields = append(fields, rawField("temperature", strconv.FormatFloat(*req.Temperature, 'g', -1, 64)))
+	}
+	if req.MaxOutputTokens > 0 {
+		fields = append(fields, rawField(c.maxTokens, strconv.Itoa(req.MaxOutputTokens)))
+	}
+	if tc, ok := toolChoice(req, true); ok {
+		fields = append(fields, tc)
+	}
+	if req.Effort != "" {
+		fields = append(fields, strField("reasoning_effort", string(req.Effort)))
+	}
+	fields = append(fields, c.t.fields...)
+	body, _, err := EncodeChat(&ChatRequest{Messages: req.Messages, Tools: req.Tools, Fields: fields})
+	if err != nil {
+		return nil, fmt.Errorf("openai chat: %w", err)
+	}
+	return body, nil
+}
+
+// toolChoice returns the tool_choice field for req, in the Chat shape
+// ({"type":"function","function":{"name":...}}) or the Responses one
+// ({"type":"function","name":...}); none when the request has no tools or
+// lets the model choose.
+func toolChoice(req *llm.Request, chat bool) (Field, bool) {
+	if len(req.Tools) == 0 {
+		return Field{}, false
+	}
+	if name := req.ToolChoice.Name; name != "" {
+		n, _ := llm.AppendJSONString(nil, name)
+		if chat {
+			return rawField("tool_choice", `{"type":"function","function":{"name":`+string(n)+`}}`), true
+		}
+		return rawField("tool_choice", `{"type":"function","name":`+string(n)+`}`), true
+	}
+	switch req.ToolChoice.Mode {
+	case llm.ToolNone:
+		return rawField("tool_choice", `"none"`), true
+	case llm.ToolRequired:
+		return rawField("tool_choice", `"required"`), true
+	}
+	return Field{}, false
+}
+
+// finishReason maps the finish reasons of Chat Completions (and of
+// compatible servers) to llm's.
+func finishReason(raw string) llm.FinishReason {
+	switch raw {
+	case "tool_calls", "function_call":
+		return llm.FinishToolCalls
+	case "length", "max_tokens":
+		return llm.FinishLength
+	case "content_filter":
+		return llm.FinishContentFilter
+	}
+	return llm.FinishStop
+}

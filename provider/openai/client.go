@@ -1,0 +1,196 @@
+package openai
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/client"
+)
+
+// DefaultBaseURL is the OpenAI API's base URL, used when Config.BaseURL is
+// empty.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config configures a [Chat] or [Responses] client. A nil *Config, and
+// each zero field, mean the documented default.
+type Config struct {
+	// BaseURL is the API's base URL, to which "/chat/completions" or
+	// "/responses" is appended; "" means [DefaultBaseURL]. Any
+	// OpenAI-compatible server works: vLLM and llama.cpp
+	// ("http://localhost:8000/v1"), Ollama ("http://localhost:11434/v1"),
+	// LM Studio, DeepSeek ("https://api.deepseek.com"), Qwen (DashScope's
+	// compatible mode), ...
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>"; "" sends no
+	// Authorization header (local servers). The client never reads the
+	// environment: the caller passes the key.
+	APIKey string
+	// Header holds extra headers for every request (OpenAI-Organization,
+	// OpenAI-Project, a gateway's own).
+	Header http.Header
+	// HTTPClient sends the requests; nil means a client of its own.
+	HTTPClient *http.Client
+	// Timeout is how long one attempt may wait for the response headers;
+	// 0 means 10 minutes.
+	Timeout time.Duration
+	// IdleTimeout is how long a response may stay silent; 0 means 5
+	// minutes.
+	IdleTimeout time.Duration
+	// MaxRetries is how many times a request that failed with 429, 5xx or
+	// a connection error is sent again; 0 means 2, negative means none.
+	MaxRetries int
+	// RetryBackoff is the first wait between attempts when the server
+	// sends no retry-after (or retry-after-ms); it doubles with each
+	// attempt, with jitter. 0 means 500ms.
+	RetryBackoff time.Duration
+	// MaxRetryWait is the longest wait before a retry; a server that asks
+	// for longer gets its error returned, with RetryAfter. 0 means 1
+	// minute.
+	MaxRetryWait time.Duration
+	// NoStream asks for whole answers ("stream": false) instead of
+	// server-sent events; the events are then produced from the whole
+	// answer. Some compatible servers stream tool calls badly.
+	NoStream bool
+	// MaxTokensField is the Chat Completions field that carries
+	// llm.Request.MaxOutputTokens: "max_completion_tokens" (the default)
+	// or "max_tokens", for compatible servers that know only that one.
+	MaxTokensField string
+	// Store lets a [Responses] client keep responses on the server
+	// ("store": true) and send only the new items of each turn after
+	// "previous_response_id". Off, each request holds the whole history
+	// ("store": false), with encrypted reasoning so that it can be
+	// replayed. Chat ignores it.
+	Store bool
+	// Fields are extra top-level fields for every request body, written
+	// verbatim after the ones the client writes (a compatible server's own
+	// options, "seed", "parallel_tool_calls": false, ...). Their keys must
+	// not be ones the client writes.
+	Fields []Field
+}
+
+// clientCore is what a Chat and a Responses client share.
+type clientCore struct {
+	model  string
+	url    string
+	key    string
+	header http.Header
+	stream bool
+	fields []Field
+	c      *client.Client
+}
+
+func newClientCore(op, model, path string, cfg *Config, written []string) (*clientCore, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	if strings.TrimSpace(model) == "" {
+		return nil, fmt.Errorf("%s: no model name", op)
+	}
+	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	t := &clientCore{
+		model:  model,
+		url:    base + path,
+		key:    cfg.APIKey,
+		header: cfg.Header.Clone(),
+		stream: !cfg.NoStream,
+	}
+	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value }, written...); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	t.fields = cfg.Fields
+	if t.header == nil {
+		t.header = http.Header{}
+	}
+	if t.stream {
+		t.header.Set("Accept", "text/event-stream")
+	} else {
+		t.header.Set("Accept", "application/json")
+	}
+	if t.key != "" {
+		t.header.Set("Authorization", "Bearer "+t.key)
+	}
+	t.c, err = client.New(op, client.Options{
+		HTTPClient:   cfg.HTTPClient,
+		Timeout:      cfg.Timeout,
+		IdleTimeout:  cfg.IdleTimeout,
+		MaxRetries:   cfg.MaxRetries,
+		RetryBackoff: cfg.RetryBackoff,
+		MaxRetryWait: cfg.MaxRetryWait,
+	}, &openaiErrors)
+	return t, err
+}
+
+// newRequest returns the function that builds each attempt's request.
+func (t *clientCore) newRequest(body []byte) func(ctx context.Context) (*http.Request, error) {
+	return client.Post(t.url, t.header, body)
+}
+
+// openaiErrors reads OpenAI's error body, {"error": {"message", "type",
+// "param", "code"}}, and the shapes compatible servers use instead: an
+// error string (Ollama), a numeric code (llama.cpp), {"detail": ...}
+// (FastAPI servers), {"message": ...}.
+var openaiErrors = client.Errors{
+	Provider: "OpenAI",
+	Parse:    parseError,
+	ContextLength: regexp.MustCompile(`(?i)context_length_exceeded|maximum context length|context window|` +
+		`context length|exceed_context_size|exceeds the available context|prompt is too long|too many tokens|reduce the length of the messages`),
+	Kinds: map[string]llm.ErrorKind{
+		"insufficient_quota":  llm.Auth, // a 429 that waiting does not cure
+		"invalid_api_key":     llm.Auth,
+		"rate_limit_exceeded": llm.RateLimited, // in an error event, without a status
+		"server_error":        llm.Overloaded,
+	},
+}
+
+func parseError(body []byte) (code, message string, _ time.Duration, ok bool) {
+	var e struct {
+		Error   jsontext.Value `json:"error"`
+		Detail  jsontext.Value `json:"detail"`
+		Message string         `json:"message"`
+	}
+	if client.Unmarshal(body, &e) != nil {
+		return "", "", 0, false
+	}
+	switch e.Error.Kind() {
+	case '"':
+		s, _ := client.Text(e.Error)
+		return "", s, 0, s != ""
+	case '{':
+		var o struct {
+			Message string         `json:"message"`
+			Type    string         `json:"type"`
+			Code    jsontext.Value `json:"code"`
+		}
+		if client.Unmarshal(e.Error, &o) != nil {
+			return "", "", 0, false
+		}
+		code = o.Type
+		if o.Code.Kind() == '"' {
+			code, _ = client.Text(o.Code)
+		}
+		return code, o.Message, 0, o.Message != "" || code != ""
+	}
+	if e.Detail.Kind() != 0 && e.Detail.Kind() != 'n' {
+		s, _ := client.Text(e.Detail)
+		return "", s, 0, s != ""
+	}
+	return "", e.Message, 0, e.Message != ""
+}
+
+// strField returns a field whose value is the JSON string s.
+func strField(key, s string) Field {
+	v, _ := llm.AppendJSONString(nil, s)
+	return Field{Key: key, Value: v}
+}
+
+// rawField returns a field whose value is the JSON v.
+func rawField(key, v string) Field { return Field{Key: key, Value: []byte(v)} }

@@ -1,0 +1,196 @@
+package openai_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/llmtest"
+	"github.com/toolwire/toolwire/provider/openai"
+)
+
+func newResponses(t *testing.T, srv *llmtest.Server, store, noStream bool) *openai.Responses {
+	t.Helper()
+	m, err := openai.NewResponses("gpt-5", fastRetries(&openai.Config{BaseURL: srv.URL + "/v1", Store: store, NoStream: noStream}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// withItemIDs sets the Responses item ids the server gives: fc_TURN_I.
+func withItemIDs(turn string, calls ...llm.ToolCall) []llm.Part {
+	var parts []llm.Part
+	for i, c := range calls {
+		c.ItemID = "fc_" + turn + "_" + string(rune('0'+i))
+		parts = append(parts, c)
+	}
+	return parts
+}
+
+func TestResponsesAnswers(t *testing.T) {
+	two := []llmtest.Call{{ID: "call_a", Name: "get_weather", Args: `{"city":"Paris"}`}, {ID: "call_b", Name: "get_weather", Args: `{"city":"Rome"}`}}
+	tests := []struct {
+		name    string
+		turn    llmtest.Turn
+		want    llm.Message
+		finish  llm.FinishReason
+		wantErr error
+	}{
+		{name: "text", turn: llmtest.Turn{Text: "Sunny, 18°C."}, want: llm.Assistant(llm.Text{Text: "Sunny, 18°C."}), finish: llm.FinishStop},
+		{name: "calls", turn: llmtest.Turn{Calls: two, Chunk: 3},
+			want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"Rome"}`))...), finish: llm.FinishToolCalls},
+		{name: "calls interleaved", turn: llmtest.Turn{Calls: two, Chunk: 2, Interleave: true},
+			want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"Rome"}`))...), finish: llm.FinishToolCalls},
+		{name: "cut off by max_output_tokens", turn: llmtest.Turn{Calls: two[:1], Misbehave: llmtest.LengthMidCall},
+			want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":`))...), finish: llm.FinishLength, wantErr: llm.ErrIncompleteCall},
+		{name: "empty message", turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
+			want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, finish: llm.FinishStop, wantErr: llm.ErrEmptyMessage},
+	}
+	for _, tt := range tests {
+		for _, noStream := range []bool{false, true} {
+			t.Run(tt.name+map[bool]string{false: " streamed", true: " whole"}[noStream], func(t *testing.T) {
+				srv := llmtest.NewServer(t, tt.turn)
+				resp, err := llm.Generate(context.Background(), newResponses(t, srv, false, noStream), ask("Weather?"))
+				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
+					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
+				}
+				if !reflect.DeepEqual(resp.Message, tt.want) {
+					t.Errorf("Generate() message = %#v\nwant %#v", resp.Message, tt.want)
+				}
+				if resp.Finish.Reason != tt.finish || resp.Usage.InputTokens == 0 {
+					t.Errorf("Generate() finish = %v, usage %+v, want %v", resp.Finish, resp.Usage, tt.finish)
+				}
+			})
+		}
+	}
+}
+
+// TestResponsesReasoningReplayed: without Store, the reasoning item comes
+// back whole (encrypted content included) and is sent again with the call
+// it preceded, which OAI-RS-REASONING-PAIR requires.
+func TestResponsesReasoningReplayed(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.Turn{Reasoning: "Need the weather.", Calls: []llmtest.Call{{ID: "call_a", Name: "get_weather", Args: `{"city":"Paris"}`}}},
+		llmtest.Turn{Text: "Sunny."})
+	m := newResponses(t, srv, false, false)
+	req := ask("Weather?")
+	resp, err := llm.Generate(context.Background(), m, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := resp.Message.Parts[0].(llm.Reasoning)
+	if !ok || r.Text != "Need the weather." || !strings.Contains(string(r.Data), `"encrypted_content":"gAAAAB1-encrypted"`) {
+		t.Fatalf("first part = %#v, want the reasoning item with its encrypted content", resp.Message.Parts[0])
+	}
+	req.Messages = append(req.Messages, resp.Message, llm.Tool(llm.ToolResult{CallID: "call_a", Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}}))
+	if _, err := llm.Generate(context.Background(), m, req); err != nil {
+		t.Fatal(err)
+	}
+	body := string(srv.Requests()[1].Body)
+	for _, want := range []string{`"store":false`, `"include":["reasoning.encrypted_content"]`, `"type":"reasoning","id":"rs_1"`, `"encrypted_content":"gAAAAB1-encrypted"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("second request = %s\nwant it to contain %s", body, want)
+		}
+	}
+}
+
+// TestResponsesPreviousResponseID: with Store, each turn after the first
+// sends only its new messages after previous_response_id; when the server
+// lost the response, the whole history goes instead.
+func TestResponsesPreviousResponseID(t *testing.T) {
+	weather := func(city string) llmtest.Turn {
+		return llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"` + city + `"}`}}}
+	}
+	srv := llmtest.NewServer(t, weather("Paris"), weather("Rome"), weather("Oslo"), llmtest.Turn{Text: "Done."})
+	m := newResponses(t, srv, true, false)
+	req := ask("Weather in Paris, Rome and Oslo?")
+	for turn := 0; turn < 4; turn++ {
+		if turn == 2 {
+			srv.Lose("resp_") // no such id: nothing lost yet
+			srv.Lose(lastResponse(t, srv))
+		}
+		resp, err := llm.Generate(context.Background(), m, req)
+		if err != nil {
+			t.Fatalf("turn %d: %v", turn+1, err)
+		}
+		req.Messages = append(req.Messages, resp.Message)
+		for _, c := range resp.Message.ToolCalls() {
+			req.Messages = append(req.Messages, llm.Tool(llm.ToolResult{CallID: c.ID, Name: c.Name, Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}}))
+		}
+	}
+	type sent struct {
+		Prev  string `json:"previous_response_id"`
+		Input []struct {
+			Type   string `json:"type"`
+			Role   string `json:"role"`
+			CallID string `json:"call_id"`
+		} `json:"input"`
+	}
+	var got []string
+	for _, r := range srv.Requests() {
+		var s sent
+		if err := json.Unmarshal(r.Body, &s); err != nil {
+			t.Fatal(err)
+		}
+		line := "prev=" + s.Prev + ":"
+		for _, it := range s.Input {
+			line += " " + it.Type + "/" + it.Role + it.CallID
+		}
+		if r.Rejected != "" {
+			line += " REJECTED " + r.Rejected
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"prev=: message/system message/user",
+		"prev=resp_1: function_call_output/call_1_0",
+		"prev=resp_2: function_call_output/call_2_0 REJECTED Previous response with id 'resp_2' not found.",
+		"prev=: message/system message/user function_call/call_1_0 function_call_output/call_1_0 function_call/call_2_0 function_call_output/call_2_0",
+		"prev=resp_3: function_call_output/call_3_0",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func lastResponse(t *testing.T, srv *llmtest.Server) string {
+	t.Helper()
+	ids := srv.Stored()
+	last := ""
+	for _, id := range ids {
+		if len(id) > len(last) || (len(id) == len(last) && id > last) {
+			last = id
+		}
+	}
+	return last
+}
+
+func TestResponsesErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		turn llmtest.Turn
+		kind llm.ErrorKind
+		text string
+	}{
+		{"context length", llmtest.Turn{Error: &llmtest.Error{Kind: llm.ContextLength}}, llm.ContextLength,
+			"openai responses: context length exceeded (HTTP 400 context_length_exceeded): Your input exceeds the context window of this model."},
+		{"error event", llmtest.Turn{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 5}}, llm.Overloaded,
+			"openai responses: provider overloaded (server_error): The server had an error"},
+		{"truncated", llmtest.Turn{Text: "cut short", Misbehave: llmtest.Truncate}, llm.Transport,
+			"openai responses: transport failure: the stream ended before the answer did (no response.completed)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, tt.turn)
+			_, err := llm.Generate(context.Background(), newResponses(t, srv, false, false), ask("hi"))
+			if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("Generate() error = %v, want kind %v containing %q", err, tt.kind, tt.text)
+			}
+		})
+	}
+}
