@@ -131,6 +131,10 @@ const (
 
 	tmplStrictAddl  = "Invalid schema for function '{name}': In context=({path}), 'additionalProperties' is required to be supplied and to be false."
 	tmplStrictProps = "Invalid schema for function '{name}': In context=({path}), object schema missing properties."
+	// tmplStrictRequired is the text OpenAI returned for a recorded body
+	// (real-traffic rejected/openai-responses/mirascope-strict-required-missing),
+	// which the research notes had only from memory.
+	tmplStrictRequired = "Invalid schema for function '{name}': In context=({path}), 'required' is required to be supplied and to be an array including every key in properties. Missing '{key}'."
 )
 
 // fill replaces each placeholder (kv[0], kv[2], ...) in template with its
