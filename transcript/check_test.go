@@ -124,7 +124,7 @@ func checkCases() []checkCase {
 			want: []string{"OAI-RS-CALLID-LEN input.1.call_id", "OAI-RS-CALLID-LEN input.2.call_id"}},
 		{name: "responses/duplicate item id", d: OpenAIResponses,
 			req:  msgs(usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", ItemID: "fc_1"}, llm.ToolCall{ID: "c2", Name: "a", ItemID: "fc_1"}), tool(res("c1", "a", "1"), res("c2", "a", "2"))),
-			want: []string{"OAI-RS-DUP-ITEM input.2.id"}},
+			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)", "OAI-RS-REASONING-PAIR input.2 (warning)", "OAI-RS-DUP-ITEM input.2.id"}},
 		{name: "responses/previous_response_id outputs", d: OpenAIResponses, accepted: true,
 			req: Request{Messages: []llm.Message{tool(res("c_stored", "a", "1"))}, PreviousResponse: true}},
 		{name: "responses/tools default to strict", d: OpenAIResponses,
