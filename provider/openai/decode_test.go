@@ -35,7 +35,6 @@ func TestDecodeChatErrors(t *testing.T) {
 		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"mystery"}]}]}`,
 			`openai: messages.0.tool_calls.0.type: unknown tool call type "mystery" (want function or custom)`},
 		{`{"messages":[{"role":"assistant","tool_calls":{"id":"c"}}]}`, `openai: messages.0.tool_calls: want an array, got an object`},
-		{`{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`, `openai: messages.0.content.0: content part without a type (want text, image_url, ...)`},
 		{`{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`, `openai: messages.0.content.0.text: want a string, got a number`},
 		{`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`, `openai: messages.0.content.0.text: missing: a text part needs a text string`},
 		{`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"detail":"low"}}]}]}`, `openai: messages.0.content.0: image_url part without a url`},
@@ -165,7 +164,7 @@ func TestBodyPath(t *testing.T) {
 		in, want string
 	}{
 		{"chat", chat.BodyPath, "messages.0", "messages.0"},
-		{"chat", chat.BodyPath, "messages.1.content.1", "messages.1.content.2"}, // after an input_audio part
+		{"chat", chat.BodyPath, "messages.1.content.2", "messages.1.content.2"}, // after an input_audio part, an llm.Opaque part counted like any other
 		{"chat", chat.BodyPath, "messages.1.content.0", "messages.1.content.0"},
 		{"chat", chat.BodyPath, "messages.4.tool_calls.0", "messages.5.tool_calls.0"}, // after a function message
 		{"chat", chat.BodyPath, "messages.5", "messages.6"},
@@ -173,10 +172,10 @@ func TestBodyPath(t *testing.T) {
 		{"chat", chat.BodyPath, "tools.0.function.name", "tools.0.function.name"},
 		{"chat", chat.BodyPath, "messages.x", "messages.x"},
 		{"responses", rs.BodyPath, "input.0.content.0", "input.1.content.0"},
-		{"responses", rs.BodyPath, "input.1", "input.4"},
-		{"responses", rs.BodyPath, "input.3.output", "input.6.output"},
+		{"responses", rs.BodyPath, "input.3", "input.4"},               // after the web_search_call and the refusal, each an opaque item
+		{"responses", rs.BodyPath, "input.5.output", "input.6.output"}, // after an item_reference, which has no llm form
 		{"plain", plain.BodyPath, "messages.3.content", "messages.3.content"},
-		{"output", out.BodyPath, "input.0.output.0", "input.0.output.1"},
+		{"output", out.BodyPath, "input.0.output.1", "input.0.output.1"}, // after an input_file by id, an llm.Opaque part
 		{"output", out.BodyPath, "input.0.content.0", "input.0.content.0"},
 	}
 	for _, tt := range tests {
