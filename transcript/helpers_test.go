@@ -16,7 +16,10 @@ func asst(parts ...llm.Part) llm.Message {
 	return llm.Message{Role: llm.RoleAssistant, Parts: parts}
 }
 func tool(parts ...llm.Part) llm.Message { return llm.Message{Role: llm.RoleTool, Parts: parts} }
-func txt(s string) llm.Text              { return llm.Text{Text: s} }
+func msg(role llm.Role, parts ...llm.Part) llm.Message {
+	return llm.Message{Role: role, Parts: parts}
+}
+func txt(s string) llm.Text { return llm.Text{Text: s} }
 
 func call(id, name string) llm.ToolCall {
 	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(`{}`)}
@@ -41,6 +44,10 @@ func rsItem(id string) llm.Reasoning {
 }
 
 func gsig(sig string) llm.Reasoning { return llm.Reasoning{Provider: "gemini", Signature: sig} }
+
+func opq(provider, kind, callID string) llm.Opaque {
+	return llm.Opaque{Provider: provider, Kind: kind, CallID: callID, Data: json.RawMessage(`{}`)}
+}
 
 // render writes msgs one message a line, for golden files and messages.
 func render(msgs []llm.Message) string {
@@ -77,6 +84,8 @@ func renderPart(p llm.Part) string {
 		return fmt.Sprintf("result %s %s %s [%s]", p.CallID, p.Name, p.Status, strings.Join(parts, ", "))
 	case llm.Reasoning:
 		return fmt.Sprintf("reasoning %s sig=%q data=%s", p.Provider, p.Signature, p.Data)
+	case llm.Opaque:
+		return fmt.Sprintf("opaque %s %q call=%q", p.Provider, p.Kind, p.CallID)
 	case nil:
 		return "nil"
 	}

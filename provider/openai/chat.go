@@ -334,7 +334,7 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 			kept = nil
 		}
 	}
-	d.place(x, i, role == llm.RoleTool, kept)
+	d.place(x, i, role == llm.RoleTool, kept, false)
 	return nil
 }
 

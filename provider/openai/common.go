@@ -170,19 +170,21 @@ func checkFields(fields []Field) error {
 // pathMap translates paths computed from the llm form of a decoded body
 // (the way transcript.Layout computes them, per docs/dialect-mapping.md)
 // into paths in the body itself. They differ where the body holds elements
-// or parts the llm form skips: a legacy function message, an
-// item_reference, an input_audio part.
+// the llm form has no place for (a legacy function message, an
+// item_reference), where transcript counts only some of a content array's
+// parts (an assistant's text), and where a Responses content is a string
+// (transcript names its text content.0).
 type pathMap struct {
-	array string         // "messages" or "input"
-	elems []int          // llm-form element index → body index; nil: the same
-	parts map[int][]int  // body element index → llm part index → body part index
-	keys  map[int]string // body element index → the key holding its parts, when not "content"
+	array string        // "messages" or "input"
+	elems []int         // llm-form element index → body index; nil: the same
+	parts map[int][]int // body element index → llm part index → body part index
+	str   map[int]bool  // body element index → its content is a string that transcript indexes
 }
 
 // bodyPath translates path; see [ChatRequest.BodyPath].
 func (m *pathMap) bodyPath(path string) string {
 	rest, ok := strings.CutPrefix(path, m.array+".")
-	if !ok || (m.elems == nil && m.parts == nil) {
+	if !ok || (m.elems == nil && m.parts == nil && m.str == nil) {
 		return path
 	}
 	num, tail, _ := strings.Cut(rest, ".")
@@ -201,15 +203,16 @@ func (m *pathMap) bodyPath(path string) string {
 	if tail == "" {
 		return out
 	}
-	if parts := m.parts[bi]; parts != nil {
-		key := "content"
-		if k, ok := m.keys[bi]; ok {
-			key = k
+	if m.str[bi] {
+		if after, ok := strings.CutPrefix(tail, "content.0"); ok && (after == "" || after[0] == '.') {
+			tail = "content" + after
 		}
-		if after, ok := strings.CutPrefix(tail, key+"."); ok {
+	}
+	if parts := m.parts[bi]; parts != nil {
+		if after, ok := strings.CutPrefix(tail, "content."); ok {
 			num, more, hasMore := strings.Cut(after, ".")
 			if j, err := strconv.Atoi(num); err == nil && j >= 0 && j < len(parts) {
-				tail = key + "." + strconv.Itoa(parts[j])
+				tail = "content." + strconv.Itoa(parts[j])
 				if hasMore {
 					tail += "." + more
 				}
@@ -220,20 +223,21 @@ func (m *pathMap) bodyPath(path string) string {
 }
 
 // record notes where the llm form's next element sits in the body; kept
-// lists the body part indices of its parts when some were skipped.
-func (m *pathMap) record(bodyIndex int, kept []int, key string) {
+// lists the body part indices of its parts when transcript does not count
+// them all, and str says its content is a string transcript indexes.
+func (m *pathMap) record(bodyIndex int, kept []int, str bool) {
 	m.elems = append(m.elems, bodyIndex)
 	if kept != nil {
 		if m.parts == nil {
 			m.parts = make(map[int][]int)
 		}
 		m.parts[bodyIndex] = kept
-		if key != "content" {
-			if m.keys == nil {
-				m.keys = make(map[int]string)
-			}
-			m.keys[bodyIndex] = key
+	}
+	if str {
+		if m.str == nil {
+			m.str = make(map[int]bool)
 		}
+		m.str[bodyIndex] = true
 	}
 }
 

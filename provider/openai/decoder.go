@@ -83,13 +83,14 @@ func (d *decoder) add(x int32, b block) {
 // body's array, into the llm messages: into the last message when join is
 // set and that message has the element's role, else into a new message.
 // kept lists, for paths, the indices in the element's content array of the
-// parts transcript counts there, when it does not count them all.
-func (d *decoder) place(x int32, bi int, join bool, kept []int) {
+// parts transcript counts there, when it does not count them all; str says
+// that transcript indexes its string content (Responses).
+func (d *decoder) place(x int32, bi int, join bool, kept []int, str bool) {
 	e := &d.src.elems[x]
 	if e.hidden {
 		return
 	}
-	d.paths.record(bi, kept, "content")
+	d.paths.record(bi, kept, str)
 	parts := make([]llm.Part, e.count)
 	for k := range parts {
 		parts[k] = d.src.blocks[int(e.first)+k].part

@@ -168,7 +168,7 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 					x := d.begin(f, llm.RoleUser)
 					d.src.elems[x].input = true
 					d.add(x, block{part: llm.Text{Text: t.Str(f)}, node: f, str: true})
-					d.place(x, 0, false, nil)
+					d.place(x, 0, false, nil, false)
 				case jsontree.Null:
 					req.inputNode = f
 				case jsontree.Array:
@@ -438,7 +438,7 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 	seen.x = x
 	d.seen = append(d.seen, seen)
 	role := d.src.elems[x].role
-	d.place(x, i, join && (role == llm.RoleAssistant || role == llm.RoleTool), nil)
+	d.place(x, i, join && (role == llm.RoleAssistant || role == llm.RoleTool), nil, it.typ == "message" && it.content == contentString)
 	return nil
 }
 
