@@ -392,12 +392,7 @@ func (e *chatEncoder) assistant(i int, m llm.Message) error {
 		return e.mt.object(dst, tmpl, chatAssistantKeys, func(o *obj, key string, old jsontree.Node) {
 			switch key {
 			case "role":
-				o.key(key)
-				if old >= 0 {
-					o.dst = e.mt.raw(o.dst, old)
-				} else {
-					o.dst = append(o.dst, `"assistant"`...)
-				}
+				e.mt.fixed(o, key, old, `"assistant"`)
 			case "content":
 				same := e.sameContent(tx, ks, exact, texts)
 				switch {
@@ -475,11 +470,7 @@ func (e *chatEncoder) call(dst []byte, c llm.ToolCall, k int, exact bool) []byte
 		case "id":
 			o.dst = e.mt.str(o.dst, c.ID, old)
 		case "type":
-			if old >= 0 {
-				o.dst = e.mt.raw(o.dst, old)
-			} else {
-				o.dst = append(o.dst, `"function"`...)
-			}
+			o.dst = e.mt.rawOr(o.dst, old, `"function"`)
 		case inner:
 			o.dst = e.mt.object(o.dst, old, innerKeys, func(o *obj, key string, old jsontree.Node) {
 				o.key(key)
@@ -530,16 +521,7 @@ func appendArguments(dst []byte, input []byte) []byte {
 // i, orig as the message holds it; res has the id to write and no
 // images).
 func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
-	k, exact := e.mt.match(i, j, orig)
-	b := e.mt.block(k)
-	pk := origin{whole: -1, tmpl: -1}
-	if b != nil && b.kind == bWhole && !e.mt.used[b.elem] {
-		if exact && e.mt.src.elems[b.elem].fix == 0 && samePart(res, orig) {
-			pk.whole = int(b.elem)
-		} else {
-			pk.tmpl = int(b.elem)
-		}
-	}
+	pk, b := e.mt.single(i, j, orig, samePart(res, orig))
 	whole, tx := e.from(pk)
 	if whole != nil {
 		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
@@ -555,12 +537,7 @@ func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 		return e.mt.object(dst, tmpl, chatToolKeys, func(o *obj, key string, old jsontree.Node) {
 			switch key {
 			case "role":
-				o.key(key)
-				if old >= 0 {
-					o.dst = e.mt.raw(o.dst, old)
-				} else {
-					o.dst = append(o.dst, `"tool"`...)
-				}
+				e.mt.fixed(o, key, old, `"tool"`)
 			case "tool_call_id":
 				if res.CallID != "" || e.mt.isNull(old) {
 					o.key(key)
@@ -621,11 +598,7 @@ func (e *chatEncoder) tool(dst []byte, t llm.ToolSpec, st srcTool) []byte {
 		o.key(key)
 		switch key {
 		case "type":
-			if old >= 0 {
-				o.dst = e.mt.raw(o.dst, old)
-			} else {
-				o.dst = append(o.dst, `"function"`...)
-			}
+			o.dst = e.mt.rawOr(o.dst, old, `"function"`)
 		case "function":
 			o.dst = e.mt.object(o.dst, old, chatFuncDefKeys, func(o *obj, key string, old jsontree.Node) {
 				e.toolField(o, key, old, t, st.spec, false)

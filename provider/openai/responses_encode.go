@@ -439,19 +439,8 @@ func appendRsPart(dst []byte, p llm.Part, textType string) []byte {
 
 // callItem writes function_call c, part j of message i.
 func (e *rsEncoder) callItem(i, j int, c llm.ToolCall) {
-	k, exact := e.mt.match(i, j, c)
-	b := e.mt.block(k)
+	pk, _ := e.mt.single(i, j, c, true)
 	c.ID = e.callID(i, j, c, e.outPath()+".call_id")
-	pk := origin{whole: -1, tmpl: -1}
-	if b != nil && b.kind == bWhole && !e.mt.used[b.elem] {
-		if _, ok := b.part.(llm.ToolCall); ok {
-			if exact && e.mt.src.elems[b.elem].fix == 0 {
-				pk.whole = int(b.elem)
-			} else {
-				pk.tmpl = int(b.elem)
-			}
-		}
-	}
 	whole, tx := e.from(pk)
 	if whole != nil {
 		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
@@ -469,12 +458,7 @@ func (e *rsEncoder) callItem(i, j int, c llm.ToolCall) {
 		return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old jsontree.Node) {
 			switch key {
 			case "type":
-				o.key(key)
-				if old >= 0 {
-					o.dst = e.mt.raw(o.dst, old)
-				} else {
-					o.dst = append(o.dst, `"function_call"`...)
-				}
+				e.mt.fixed(o, key, old, `"function_call"`)
 			case "id":
 				if c.ItemID != "" {
 					o.key(key)
@@ -500,16 +484,7 @@ func (e *rsEncoder) callItem(i, j int, c llm.ToolCall) {
 // outputItem writes function_call_output r, part j of message i (orig as
 // the message holds it; r has the id to write).
 func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
-	k, exact := e.mt.match(i, j, orig)
-	b := e.mt.block(k)
-	pk := origin{whole: -1, tmpl: -1}
-	if b != nil && b.kind == bWhole && !e.mt.used[b.elem] {
-		if exact && e.mt.src.elems[b.elem].fix == 0 && samePart(r, orig) {
-			pk.whole = int(b.elem)
-		} else {
-			pk.tmpl = int(b.elem)
-		}
-	}
+	pk, b := e.mt.single(i, j, orig, samePart(r, orig))
 	whole, tx := e.from(pk)
 	if whole != nil {
 		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
@@ -529,11 +504,7 @@ func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
 			o.key(key)
 			switch key {
 			case "type":
-				if old >= 0 {
-					o.dst = e.mt.raw(o.dst, old)
-				} else {
-					o.dst = append(o.dst, `"function_call_output"`...)
-				}
+				o.dst = e.mt.rawOr(o.dst, old, `"function_call_output"`)
 			case "call_id":
 				o.dst = e.mt.str(o.dst, r.CallID, old)
 			case "output":
@@ -572,12 +543,7 @@ func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
 func (e *rsEncoder) tool(dst []byte, t llm.ToolSpec, st srcTool) []byte {
 	return e.mt.object(dst, st.node, rsToolKeys, func(o *obj, key string, old jsontree.Node) {
 		if key == "type" {
-			o.key(key)
-			if old >= 0 {
-				o.dst = e.mt.raw(o.dst, old)
-			} else {
-				o.dst = append(o.dst, `"function"`...)
-			}
+			e.mt.fixed(o, key, old, `"function"`)
 			return
 		}
 		e.toolField(o, key, old, t, st.spec, st.node < 0)

@@ -296,6 +296,42 @@ func (mt *matcher) isNull(n jsontree.Node) bool {
 	return n >= 0 && mt.src.t.Kind(n) == jsontree.Null
 }
 
+// fixed writes key with the template's value old, or literal (JSON) when
+// the template has none: a member whose value the llm form implies (a
+// role, a type).
+func (mt *matcher) fixed(o *obj, key string, old jsontree.Node, literal string) {
+	o.key(key)
+	o.dst = mt.rawOr(o.dst, old, literal)
+}
+
+// rawOr appends node old as it was, or literal when it is None.
+func (mt *matcher) rawOr(dst []byte, old jsontree.Node, literal string) []byte {
+	if old >= 0 {
+		return mt.raw(dst, old)
+	}
+	return append(dst, literal...)
+}
+
+// single finds the origin of an element written from one part, part j of
+// llm message i, that was decoded as an element of its own (a Chat tool
+// message, a Responses call or output item): that element when the part
+// did not change and same says the element to write is the part as it
+// was, else that element as a template. It returns the block too.
+func (mt *matcher) single(i, j int, p llm.Part, same bool) (origin, *block) {
+	pk := origin{whole: -1, tmpl: -1}
+	k, exact := mt.match(i, j, p)
+	b := mt.block(k)
+	if b == nil || b.kind != bWhole || mt.used[b.elem] {
+		return pk, b
+	}
+	if exact && same && mt.src.elems[b.elem].fix == 0 {
+		pk.whole = int(b.elem)
+	} else {
+		pk.tmpl = int(b.elem)
+	}
+	return pk, b
+}
+
 // str appends s as a JSON string: node n as it was when it is that
 // string, so that its escapes stay.
 func (mt *matcher) str(dst []byte, s string, n jsontree.Node) []byte {
