@@ -306,7 +306,6 @@ func (c *checker) chat() {
 		if c.stopped() {
 			return
 		}
-		c.chatPartTypes(i, m)
 		switch m.Role {
 		case llm.RoleTool:
 			results, trailing := 0, 0
@@ -316,7 +315,15 @@ func (c *checker) chat() {
 					if expressible(p, OpenAIChat) {
 						trailing++
 					}
+					if o, ok := p.(llm.Opaque); ok {
+						c.typeless(i, j, -1, o)
+					}
 					continue
+				}
+				for k, q := range r.Content {
+					if o, ok := q.(llm.Opaque); ok {
+						c.typeless(i, j, k, o)
+					}
 				}
 				results++
 				w := func() string { x, _ := c.partWire(i, j); return x }
@@ -375,6 +382,7 @@ func (c *checker) chat() {
 					// Content the llm form does not model (a refusal, audio,
 					// a legacy function_call) is content.
 					text = text || expressible(p, OpenAIChat)
+					c.typeless(i, j, -1, p)
 				}
 			}
 			if len(calls) > 128 {
@@ -395,6 +403,11 @@ func (c *checker) chat() {
 			buf = calls[:0]
 		default:
 			closeRun(i)
+			for j, p := range m.Parts {
+				if o, ok := p.(llm.Opaque); ok {
+					c.typeless(i, j, -1, o)
+				}
+			}
 			if len(m.Parts) == 0 {
 				c.add(Violation{Rule: ruleCCNullContent, Path: c.msgPath(i) + ".content",
 					Message:       fmt.Sprintf("the %s message %s has no content", m.Role, c.msgPath(i)),
@@ -408,37 +421,23 @@ func (c *checker) chat() {
 	}
 }
 
-// chatPartTypes reports the content parts of message i that have no type
+// typeless reports p when it is a content part without a type
 // (OAI-CC-PART-TYPE): the Chat codec decodes such a part as an llm.Opaque
-// of its dialect with no Kind, and no repair can tell what it was.
-func (c *checker) chatPartTypes(i int, m llm.Message) {
-	typeless := func(p llm.Part) bool {
-		o, ok := p.(llm.Opaque)
-		return ok && o.Kind == "" && o.Provider == string(OpenAIChat)
+// of its dialect with no Kind, and no repair can tell what it was. p is
+// part j of message i, or (k >= 0) part k of the content of that result.
+func (c *checker) typeless(i, j, k int, p llm.Opaque) {
+	if p.Kind != "" || p.Provider != string(OpenAIChat) {
+		return
 	}
-	for j, p := range m.Parts {
-		if typeless(p) {
-			path := c.partPath(i, j)
-			w, sub := c.partWire(i, j)
-			c.add(Violation{Rule: ruleCCPartType, Path: path + ".type",
-				Message:       fmt.Sprintf("the content part %s has no \"type\"; every part of a content array names its type (text, image_url, input_audio, file, ...), and this one's cannot be guessed: fix the code that built it", path),
-				ProviderError: fill(tmplCCPartType, "{i}", w, "{j}", sub)})
-			continue
-		}
-		r, ok := p.(llm.ToolResult)
-		if !ok {
-			continue
-		}
-		for k, q := range r.Content {
-			if typeless(q) {
-				path := c.partPath(i, j) + ".content." + strconv.Itoa(k)
-				w, _ := c.partWire(i, j)
-				c.add(Violation{Rule: ruleCCPartType, Path: path + ".type",
-					Message:       fmt.Sprintf("the content part %s has no \"type\"; every part of a content array names its type (text, image_url, input_audio, file, ...), and this one's cannot be guessed: fix the code that built it", path),
-					ProviderError: fill(tmplCCPartType, "{i}", w, "{j}", strconv.Itoa(k))})
-			}
-		}
+	path := c.partPath(i, j)
+	w, sub := c.partWire(i, j)
+	if k >= 0 {
+		sub = strconv.Itoa(k)
+		path += ".content." + sub
 	}
+	c.add(Violation{Rule: ruleCCPartType, Path: path + ".type",
+		Message:       fmt.Sprintf("the content part %s has no \"type\"; every part of a content array names its type (text, image_url, input_audio, file, ...), and this one's cannot be guessed: fix the code that built it", path),
+		ProviderError: fill(tmplCCPartType, "{i}", w, "{j}", sub)})
 }
 
 func (c *checker) chatCallChecks(i, j, n int, p llm.ToolCall) {
