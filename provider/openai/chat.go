@@ -73,7 +73,7 @@ func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(pat
 // messages, into llm form.
 //
 // The mapping follows docs/dialect-mapping.md. A string content is one text
-// part, "" included. A tool result's status is that of the toolwire
+// part, "" included (but for an assistant with calls, where "" is no text). A tool result's status is that of the toolwire
 // envelope it holds (OpenAI has no error flag), else success; its Name is
 // recovered from the call it answers, "" for an orphan. A call's arguments
 // are kept verbatim as ToolCall.Input, even when they are not valid JSON
@@ -612,7 +612,11 @@ func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
 // assistant maps an assistant message: its content parts, its audio and
 // legacy function_call (opaque), then its tool calls.
 func (d *chatDecoder) assistant(x int32, m *chatMsg, path string, i int) {
-	d.textContent(x, m, path, false)
+	// "" beside calls says no more than null: no text part, so that a
+	// conversion writes no empty text block.
+	if emptyBeside := m.content == contentString && m.str == "" && (len(m.calls) > 0 || m.fn >= 0 || m.audio >= 0); !emptyBeside {
+		d.textContent(x, m, path, false)
+	}
 	if (m.content == contentAbsent || m.content == contentNull) && len(m.calls) == 0 && m.fn < 0 && m.audio < 0 {
 		// Content may be left out when there are calls, a legacy
 		// function_call, or audio (the audio of an earlier answer).
