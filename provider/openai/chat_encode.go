@@ -57,17 +57,7 @@ func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
 	}
 	hint := sizeHint(r.src, r.Messages, 48)
 	if r.Bare {
-		if len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0) {
-			e.Warn("tools", "a bare messages array has no place for tools; they are left out")
-		}
-		if len(r.Fields) > 0 {
-			e.Warn("", "a bare messages array has no place for the other fields (model, ...); they are left out")
-		}
-		dst, err := e.messages(make([]byte, 0, hint))
-		if err != nil {
-			return nil, nil, err
-		}
-		return dst, e.Warnings, nil
+		return e.bare(make([]byte, 0, hint), len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0), len(r.Fields) > 0, "model, ...", e.messages)
 	}
 	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, []string{"messages", "tools"},
 		func(dst []byte, key string, first *bool) ([]byte, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // This file holds what the Chat Completions and Responses encoders share:
@@ -54,6 +55,23 @@ func (e *encoder) resultID(i, j int, r llm.ToolResult, path string) llm.ToolResu
 	}
 	r.CallID = id
 	return r
+}
+
+// bare writes a request as a bare array with write, after warning that
+// its tools and its other fields (which others names) have no place in
+// one.
+func (e *encoder) bare(dst []byte, tools, fields bool, others string, write func([]byte) ([]byte, error)) ([]byte, []transcript.Warning, error) {
+	if tools {
+		e.Warn("tools", "a bare "+e.array+" array has no place for tools; they are left out")
+	}
+	if fields {
+		e.Warn("", "a bare "+e.array+" array has no place for the other fields ("+others+"); they are left out")
+	}
+	dst, err := write(dst)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dst, e.Warnings, nil
 }
 
 // outPath is the path of the next wire element, for warnings.

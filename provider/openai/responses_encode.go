@@ -48,17 +48,8 @@ func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) 
 	}
 	hint := sizeHint(r.src, r.Messages, 64)
 	if r.Bare {
-		if len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0) {
-			e.Warn("tools", "a bare input array has no place for tools; they are left out")
-		}
-		if len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "" {
-			e.Warn("", "a bare input array has no place for the other fields (model, instructions, ...); they are left out")
-		}
-		dst, err := e.items(make([]byte, 0, hint))
-		if err != nil {
-			return nil, nil, err
-		}
-		return dst, e.Warnings, nil
+		return e.bare(make([]byte, 0, hint), len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0),
+			len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "", "model, instructions, ...", e.items)
 	}
 	modeled := []string{"instructions", "input", "tools", "previous_response_id"}
 	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, modeled,
