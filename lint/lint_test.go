@@ -215,10 +215,6 @@ func TestRules(t *testing.T) {
 		{"strict with an optional property (OAI-STRICT-REQUIRED)", StrictRejected, withParams(`{"type": "object", "properties": {"days": {"type": "integer", "description": "Number of forecast days", "minimum": 1, "maximum": 7}}, "additionalProperties": false}`), "parameters",
 			withParams(`{"type": "object", "properties": {"days": {"type": ["integer", "null"], "description": "Number of forecast days", "minimum": 1, "maximum": 7}}, "required": ["days"], "additionalProperties": false}`)},
 		{"strict with an open object (OAI-STRICT-ADDL)", StrictRejected, withParams(`{"type": "object", "properties": {}}`), "parameters", withParams(`{"type": "object", "properties": {}, "additionalProperties": false}`)},
-		{"not strict, with a default (OAI-STRICT-KEYWORD)", StrictIncompatible, with(func(s *tool.Spec) {
-			*s = withProp("unit", `{"type": "string", "description": "Temperature unit", "enum": ["celsius", "fahrenheit"], "default": "celsius"}`)
-			s.Strict = false
-		}), "parameters.properties.unit.default", with(func(s *tool.Spec) { s.Strict = false })},
 		{"not strict, with a oneOf (OAI-STRICT-KEYWORD)", StrictIncompatible, with(func(s *tool.Spec) {
 			*s = withProp("unit", `{"description": "Temperature unit", "oneOf": [{"const": "celsius"}, {"const": "fahrenheit"}]}`)
 			s.Strict = false
@@ -246,5 +242,20 @@ func TestRules(t *testing.T) {
 				t.Errorf("Tool(good %s) = %v, want no %s finding", tt.good.Name, good, tt.rule)
 			}
 		})
+	}
+}
+
+// TestStrictAllowsDefault checks that a default is no strict-mode finding:
+// OpenAI accepts strict schemas that set one (recorded 200s in the
+// real-traffic corpus, on both OpenAI APIs).
+func TestStrictAllowsDefault(t *testing.T) {
+	for _, strict := range []bool{true, false} {
+		spec := withProp("unit", `{"type": "string", "description": "Temperature unit", "enum": ["celsius", "fahrenheit"], "default": "celsius"}`)
+		spec.Strict = strict
+		for _, rule := range []RuleID{StrictRejected, StrictIncompatible} {
+			if fs := find(Tool(spec), rule); len(fs) > 0 {
+				t.Errorf("Tool(strict=%v, with a default) = %v, want no %s finding", strict, fs, rule)
+			}
+		}
 	}
 }

@@ -61,8 +61,6 @@ func strictFix(v transcript.Violation) string {
 			return `use "anyOf" instead of "oneOf"`
 		case "minLength", "maxLength":
 			return sprintf(`replace %s with a "pattern", e.g. "^.{1,200}$"`, quote(keyword))
-		case "default":
-			return `remove "default" and state the default in the description ("Defaults to ...")`
 		case "allOf":
 			return `merge the "allOf" schemas into one`
 		}

@@ -22,9 +22,15 @@ type Request struct {
 	// (ANT-THINKING-FIRST applies).
 	Thinking bool
 	// PreviousResponse is set when an OpenAI Responses request continues a
-	// stored response (previous_response_id): its function_call_output
-	// items may answer calls that are not in the input.
+	// stored response or conversation (previous_response_id, conversation):
+	// its function_call_output items may answer calls that are not in the
+	// input, and the server already holds the reasoning items of its calls.
 	PreviousResponse bool
+	// ReasoningEffort is the OpenAI reasoning effort the request sets
+	// (Responses reasoning.effort: "none", "low", ...), "" when it sets
+	// none. Whether a model's calls come with reasoning items depends on it
+	// (OAI-RS-REASONING-PAIR).
+	ReasoningEffort string
 	// Model is the model the request is for, as the body names it
 	// ("claude-sonnet-4-5", "gpt-5"), or "" when unknown (a Gemini body
 	// names it in the URL). Rules that depend on the model are keyed on it;
@@ -299,7 +305,15 @@ func (c *checker) chat() {
 					if expressible(p, OpenAIChat) {
 						trailing++
 					}
+					if o, ok := p.(llm.Opaque); ok {
+						c.typeless(i, j, -1, o)
+					}
 					continue
+				}
+				for k, q := range r.Content {
+					if o, ok := q.(llm.Opaque); ok {
+						c.typeless(i, j, k, o)
+					}
 				}
 				results++
 				w := func() string { x, _ := c.partWire(i, j); return x }
@@ -354,6 +368,11 @@ func (c *checker) chat() {
 				case llm.ToolCall:
 					calls = append(calls, call{j: j, id: p.ID, name: p.Name})
 					c.chatCallChecks(i, j, len(calls)-1, p)
+				case llm.Opaque:
+					// Content the llm form does not model (a refusal, audio,
+					// a legacy function_call) is content.
+					text = text || expressible(p, OpenAIChat)
+					c.typeless(i, j, -1, p)
 				}
 			}
 			if len(calls) > 128 {
@@ -374,6 +393,11 @@ func (c *checker) chat() {
 			buf = calls[:0]
 		default:
 			closeRun(i)
+			for j, p := range m.Parts {
+				if o, ok := p.(llm.Opaque); ok {
+					c.typeless(i, j, -1, o)
+				}
+			}
 			if len(m.Parts) == 0 {
 				c.add(Violation{Rule: ruleCCNullContent, Path: c.msgPath(i) + ".content",
 					Message:       fmt.Sprintf("the %s message %s has no content", m.Role, c.msgPath(i)),
@@ -385,6 +409,25 @@ func (c *checker) chat() {
 	if !anyEntry(c.msgs, c.d) {
 		c.add(Violation{Rule: ruleCCEmptyMessages, Path: "messages", Message: "the request has no messages; Chat Completions needs at least one", ProviderError: tmplCCEmpty})
 	}
+}
+
+// typeless reports p when it is a content part without a type
+// (OAI-CC-PART-TYPE): the Chat codec decodes such a part as an llm.Opaque
+// of its dialect with no Kind, and no repair can tell what it was. p is
+// part j of message i, or (k >= 0) part k of the content of that result.
+func (c *checker) typeless(i, j, k int, p llm.Opaque) {
+	if p.Kind != "" || p.Provider != string(OpenAIChat) {
+		return
+	}
+	path := c.partPath(i, j)
+	w, sub := c.partWire(i, j)
+	if k >= 0 {
+		sub = strconv.Itoa(k)
+		path += ".content." + sub
+	}
+	c.add(Violation{Rule: ruleCCPartType, Path: path + ".type",
+		Message:       fmt.Sprintf("the content part %s has no \"type\"; every part of a content array names its type (text, image_url, input_audio, file, ...), and this one's cannot be guessed: fix the code that built it", path),
+		ProviderError: fill(tmplCCPartType, "{i}", w, "{j}", sub)})
 }
 
 func (c *checker) chatCallChecks(i, j, n int, p llm.ToolCall) {
@@ -418,12 +461,27 @@ func (c *checker) responses() {
 	calls := make([]call, 0, c.hint())     // in order, for ANSWER-ALL
 	items := map[string][2]int{}
 	sawReasoning := false
+	var opaqueCalls map[string]bool // call_ids of calls the llm form does not model (tool_search_call, ...)
 	for _, m := range c.msgs {
 		for _, p := range m.Parts {
-			if r, ok := p.(llm.Reasoning); ok && expressible(r, OpenAIResponses) {
-				sawReasoning = true
+			switch p := p.(type) {
+			case llm.Reasoning:
+				sawReasoning = sawReasoning || expressible(p, OpenAIResponses)
+			case llm.Opaque:
+				if p.CallID != "" && expressible(p, OpenAIResponses) {
+					if opaqueCalls == nil {
+						opaqueCalls = map[string]bool{}
+					}
+					opaqueCalls[p.CallID] = true
+				}
 			}
 		}
+	}
+	// Without reasoning items, a call of a reasoning model replayed with
+	// its item id lacks the one the server holds with it.
+	pairYes, pairKnown := false, true
+	if !sawReasoning && !c.req.PreviousResponse {
+		pairYes, pairKnown = reasons(c.req.Model, c.req.ReasoningEffort)
 	}
 	itemID := func(i, j int, id, kind string) {
 		if id == "" {
@@ -478,11 +536,27 @@ func (c *checker) responses() {
 							Message: fmt.Sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path(), p.ID, c.partPath(prev.i, prev.j))})
 						continue
 					}
-					if sawReasoning && !hasReasoning && p.ItemID != "" {
+					switch {
+					case p.ItemID == "" || c.req.PreviousResponse:
+					case sawReasoning && !hasReasoning:
 						if c.warnings() {
 							c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
 								Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
 						}
+					case sawReasoning:
+					case pairYes:
+						c.add(Violation{Rule: ruleRSReasonPair, Path: path(),
+							Message:       fmt.Sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; %s reasons before each call (docs/provider-rules.md, OpenAI reasoning models), so the server holds the call with the reasoning item that came before it and rejects it alone: replay the reasoning items (include \"reasoning.encrypted_content\" with store false), or send the call without its id", path(), p.ItemID, c.req.Model),
+							ProviderError: fill(tmplRSReasonPair, "{fc_id}", p.ItemID, "{rs_id}", "rs_…")})
+					case !pairKnown && c.warnings():
+						model := c.req.Model
+						if model == "" {
+							model = "the model is not named"
+						} else {
+							model = fmt.Sprintf("model %q is not in toolwire's table", model)
+						}
+						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
+							Message: fmt.Sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; if a reasoning model made it, OpenAI rejects it without its reasoning item (%s)", path(), p.ItemID, model)})
 					}
 					byID[p.ID] = len(calls)
 					calls = append(calls, call{i: i, j: j, id: p.ID})
@@ -506,8 +580,10 @@ func (c *checker) responses() {
 					cl = &calls[k]
 				}
 				switch {
-				case cl == nil && c.req.PreviousResponse:
-					// May answer a call of the stored response.
+				case cl == nil && (c.req.PreviousResponse || opaqueCalls[r.CallID]):
+					// May answer a call of the stored response, or answers a
+					// call the llm form does not model (a tool_search_call
+					// the client runs).
 				case cl == nil:
 					c.add(Violation{Rule: ruleRSNoOrphan, Path: path(),
 						Message:       fmt.Sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path(), r.CallID),
@@ -1056,6 +1132,7 @@ func (c *checker) antThinking() {
 
 func (c *checker) tools() {
 	tools := c.req.Tools
+	c.dupTools()
 	if c.d == OpenAIChat && len(tools) > 128 {
 		c.add(Violation{Rule: ruleCCMaxTools, Path: "tools",
 			Message:       fmt.Sprintf("the request defines %d tools; Chat Completions allows at most 128", len(tools)),
@@ -1119,6 +1196,58 @@ func (c *checker) tools() {
 			}
 		}
 	}
+}
+
+// dupTools reports a tool defined under the name of an earlier one:
+// Anthropic and Gemini reject the request, OpenAI takes it (the model
+// sees both, and a call names either), which is a warning.
+func (c *checker) dupTools() {
+	tools := c.req.Tools
+	for k := 1; k < len(tools); k++ {
+		first := firstTool(tools, k)
+		if first < 0 {
+			continue
+		}
+		name, ks, fs := tools[k].Name, strconv.Itoa(k), strconv.Itoa(first)
+		same := "a different definition"
+		if sameSpec(tools[k], tools[first]) {
+			same = "the same definition"
+		}
+		v := Violation{Message: fmt.Sprintf("tools %s and %s are both named %q (%s)", fs, ks, name, same)}
+		switch c.d {
+		case OpenAIChat:
+			v.Rule, v.Path, v.Warning = ruleCCDupTool, "tools."+ks+".function.name", true
+			v.Message += "; OpenAI accepts it, but a call names either one: give each tool its own name"
+		case OpenAIResponses:
+			v.Rule, v.Path, v.Warning = ruleRSDupTool, "tools."+ks+".name", true
+			v.Message += "; OpenAI accepts it, but a call names either one: give each tool its own name"
+		case Anthropic:
+			v.Rule, v.Path, v.ProviderError = ruleAntDupTool, "tools."+ks+".name", tmplAntDupTool
+			v.Message += "; tool names must be unique in a request"
+		case Gemini:
+			v.Rule, v.Path, v.ProviderError = ruleGemDupTool, "tools.0.functionDeclarations."+ks+".name", fill(tmplGemDupTool, "{name}", name)
+			v.Message += "; function names must be unique in a request"
+		}
+		if !v.Warning || c.warnings() {
+			c.add(v)
+		}
+	}
+}
+
+// firstTool returns the index of the first tool before k named as tool k,
+// or -1.
+func firstTool(tools []llm.ToolSpec, k int) int {
+	for x := range k {
+		if tools[x].Name == tools[k].Name {
+			return x
+		}
+	}
+	return -1
+}
+
+// sameSpec reports whether two tool definitions say the same.
+func sameSpec(a, b llm.ToolSpec) bool {
+	return a.Name == b.Name && a.Description == b.Description && a.Strict == b.Strict && string(a.Parameters) == string(b.Parameters)
 }
 
 // ---- helpers ----

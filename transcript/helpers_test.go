@@ -16,7 +16,10 @@ func asst(parts ...llm.Part) llm.Message {
 	return llm.Message{Role: llm.RoleAssistant, Parts: parts}
 }
 func tool(parts ...llm.Part) llm.Message { return llm.Message{Role: llm.RoleTool, Parts: parts} }
-func txt(s string) llm.Text              { return llm.Text{Text: s} }
+func msg(role llm.Role, parts ...llm.Part) llm.Message {
+	return llm.Message{Role: role, Parts: parts}
+}
+func txt(s string) llm.Text { return llm.Text{Text: s} }
 
 func call(id, name string) llm.ToolCall {
 	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(`{}`)}
@@ -45,6 +48,11 @@ func gsig(sig string) llm.Reasoning { return llm.Reasoning{Provider: "gemini", S
 // gopaque is a Gemini part of a kind the llm form does not model.
 func gopaque(kind string) llm.Opaque {
 	return llm.Opaque{Provider: "gemini", Kind: kind, Data: json.RawMessage(`{"` + kind + `":{}}`)}
+}
+
+// opq is an opaque part of provider, of a kind, with a call id.
+func opq(provider, kind, callID string) llm.Opaque {
+	return llm.Opaque{Provider: provider, Kind: kind, CallID: callID, Data: json.RawMessage(`{}`)}
 }
 
 // render writes msgs one message a line, for golden files and messages.
@@ -83,7 +91,7 @@ func renderPart(p llm.Part) string {
 	case llm.Reasoning:
 		return fmt.Sprintf("reasoning %s sig=%q data=%s", p.Provider, p.Signature, p.Data)
 	case llm.Opaque:
-		return fmt.Sprintf("opaque %s %s %s", p.Provider, p.Kind, p.Data)
+		return fmt.Sprintf("opaque %s %q call=%q %s", p.Provider, p.Kind, p.CallID, p.Data)
 	case nil:
 		return "nil"
 	}

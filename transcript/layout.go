@@ -187,9 +187,9 @@ func entries(m llm.Message, d Dialect) int32 {
 				}
 			case llm.ToolCall:
 				n, run = n+1, false
-			case llm.Reasoning:
+			case llm.Reasoning, llm.Opaque:
 				if expressible(p, d) {
-					n, run = n+1, false
+					n, run = n+1, false // a reasoning item; an item the llm form does not model
 				}
 			}
 		}
@@ -349,7 +349,7 @@ func layoutResponses(m llm.Message, w int32, ml *loc, parts []loc) int32 {
 				parts[j] = loc{msg: w, sub: -1}
 				w++
 				run = -1
-			case llm.Reasoning:
+			case llm.Reasoning, llm.Opaque:
 				if expressible(part, OpenAIResponses) {
 					parts[j] = loc{msg: w, sub: -1}
 					w++

@@ -115,7 +115,8 @@ func (e *RepairError) Error() string {
 // transcript does not have.
 func unrepairable(rule string) bool {
 	switch rule {
-	case ruleGemThoughtSig, ruleGemMultimodal, ruleCCEmptyMessages, ruleAntNoMessages, ruleGemNoContents, ruleAntMaxMessages, ruleRole:
+	case ruleGemThoughtSig, ruleGemMultimodal, ruleCCEmptyMessages, ruleAntNoMessages, ruleGemNoContents, ruleAntMaxMessages, ruleRole, ruleCCPartType,
+		ruleAntDupTool, ruleGemDupTool: // what is left of them after Repair: definitions that differ
 		return true
 	}
 	return false
@@ -172,6 +173,7 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	rp.content()
 	rp.antCallsLast()
 	rp.names()
+	rp.dupTools()
 	rp.pair() // and post
 	rp.strict()
 	out := req
@@ -254,9 +256,10 @@ type repairer struct {
 	problems []Violation
 	// interrupted caches the result for an unanswered call, by tool name.
 	interrupted map[string]llm.ToolResult
-	sv          survey        // what load found
-	dirty       bool          // a stage changed rp.w since load: sv may no longer hold
-	built       []llm.Message // the result, which rebuild makes through post
+	sv          survey          // what load found
+	dirty       bool            // a stage changed rp.w since load: sv may no longer hold
+	built       []llm.Message   // the result, which rebuild makes through post
+	opaqueCalls map[string]bool // call ids of opaque calls, made on first use
 }
 
 func (rp *repairer) change(rule, path string, a Action, reason string) {
@@ -970,13 +973,33 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 			rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
 				Message: fmt.Sprintf("call %s (%s) has two results with different content (the first at %s); Repair does not choose between them: remove the wrong one", quoteID(pr.calls[dup].id), pr.calls[dup].name, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
 		}
-	case rp.d == OpenAIResponses && rp.req.PreviousResponse:
-		res.fate = fateExternal
+	case rp.d == OpenAIResponses && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)):
+		res.fate = fateExternal // the call is stored, or one the llm form does not model
 	case rp.pol.Orphans == DropOrphan:
 		res.fate = fateGone
 	default:
 		res.fate = fateNote
 	}
+}
+
+// opaqueCall reports whether id is the call id of an llm.Opaque call of
+// the dialect (a Responses tool_search_call the client runs), which a
+// result may answer.
+func (rp *repairer) opaqueCall(id string) bool {
+	if id == "" {
+		return false
+	}
+	if rp.opaqueCalls == nil {
+		rp.opaqueCalls = map[string]bool{}
+		for _, m := range rp.w {
+			for _, p := range m.parts {
+				if o, ok := p.p.(llm.Opaque); ok && o.CallID != "" && expressible(o, rp.d) {
+					rp.opaqueCalls[o.CallID] = true
+				}
+			}
+		}
+	}
+	return rp.opaqueCalls[id]
 }
 
 func (rp *repairer) dupRule() string {
@@ -1622,12 +1645,13 @@ func noteText(r llm.ToolResult) string {
 // Responses: reasoning items that no item follows, and second uses of an
 // item id, go. Its changes come after all of pairing's.
 type post struct {
-	rp      *repairer
-	out     []llm.Message
-	seen    map[string]bool // Responses: item ids so far
-	changes []Change
-	first   int  // index in out of the first message that is not a system message, or -1
-	firstM  wmsg // that message
+	rp       *repairer
+	out      []llm.Message
+	seen     map[string]bool // Responses: item ids so far
+	clearIDs bool            // Responses: clear the item ids of calls (OAI-RS-REASONING-PAIR)
+	changes  []Change
+	first    int  // index in out of the first message that is not a system message, or -1
+	firstM   wmsg // that message
 	// Gemini: the model turn the contents start with makes calls (the
 	// first message, or one of the assistant messages right after it).
 	startCall bool
@@ -1699,10 +1723,13 @@ func hasCallPart(m wmsg) bool {
 }
 
 // respItems drops reasoning items with no following item and duplicate
-// item ids from the assistant message m of a Responses input.
+// item ids from the assistant message m of a Responses input, and clears
+// the item ids of a reasoning model's calls when the input holds no
+// reasoning item (OAI-RS-REASONING-PAIR).
 func (ps *post) respItems(m *wmsg) {
 	if ps.seen == nil {
 		ps.seen = map[string]bool{}
+		ps.clearIDs = ps.rp.pairFails()
 	}
 	seen := ps.seen
 	rp := ps.rp
@@ -1736,13 +1763,20 @@ func (ps *post) respItems(m *wmsg) {
 				seen[id] = true
 			}
 		case llm.ToolCall:
-			if pp.ItemID != "" && seen[pp.ItemID] {
+			switch {
+			case pp.ItemID != "" && seen[pp.ItemID]:
 				ps.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionRewriteID, fmt.Sprintf("cleared the item id %s of function_call %s, already used by an earlier item", pp.ItemID, pp.ID))
 				pp.ItemID = ""
 				p.p = pp
 				m.changed = true
 				edit(k)
-			} else if pp.ItemID != "" {
+			case pp.ItemID != "" && ps.clearIDs:
+				ps.change(ruleRSReasonPair, rp.origPath(p.om, p.op), ActionRewriteID, fmt.Sprintf("cleared the item id %s of function_call %s: the server holds that call with the reasoning item the input lacks, and takes a call without an id as a new one", pp.ItemID, pp.ID))
+				pp.ItemID = ""
+				p.p = pp
+				m.changed = true
+				edit(k)
+			case pp.ItemID != "":
 				seen[pp.ItemID] = true
 			}
 		}
@@ -1752,6 +1786,58 @@ func (ps *post) respItems(m *wmsg) {
 	}
 	if keep != nil {
 		m.parts = keep
+	}
+}
+
+// pairFails reports whether the calls of the request break
+// OAI-RS-REASONING-PAIR as Check judges it: a known reasoning model, no
+// reasoning item in the input, no stored conversation.
+func (rp *repairer) pairFails() bool {
+	if rp.req.PreviousResponse {
+		return false
+	}
+	if yes, known := reasons(rp.req.Model, rp.req.ReasoningEffort); !yes || !known {
+		return false
+	}
+	for _, m := range rp.w {
+		for _, p := range m.parts {
+			if r, ok := p.p.(llm.Reasoning); ok && expressible(r, OpenAIResponses) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ---- tool definitions ----
+
+// dupTools drops a tool definition that repeats an earlier one exactly
+// (ANT-DUP-TOOL, GEM-DUP-TOOL); two different definitions under one name
+// are left for the caller, who knows which one calls mean. OpenAI takes
+// repeated names (a warning), so its tools are left alone.
+func (rp *repairer) dupTools() {
+	if rp.d != Anthropic && rp.d != Gemini {
+		return
+	}
+	var tools []llm.ToolSpec
+	for k, t := range rp.tools {
+		if x := firstTool(rp.tools, k); x >= 0 && sameSpec(t, rp.tools[x]) {
+			if tools == nil {
+				tools = append(make([]llm.ToolSpec, 0, len(rp.tools)), rp.tools[:k]...)
+			}
+			path := "tools." + strconv.Itoa(k) + ".name"
+			if rp.d == Gemini {
+				path = "tools.0.functionDeclarations." + strconv.Itoa(k) + ".name"
+			}
+			rp.change(pick(rp.d, "", "", ruleAntDupTool, ruleGemDupTool), path, ActionDrop, fmt.Sprintf("dropped the second definition of tool %q, the same as tools.%d", t.Name, x))
+			continue
+		}
+		if tools != nil {
+			tools = append(tools, t)
+		}
+	}
+	if tools != nil {
+		rp.tools = tools
 	}
 }
 

@@ -19,6 +19,8 @@ const (
 	ruleCCMaxToolCalls  = "OAI-CC-MAX-TOOLCALLS"
 	ruleCCIDLen         = "OAI-CC-ID-LEN"
 	ruleCCEmptyMessages = "OAI-CC-EMPTY-MESSAGES"
+	ruleCCPartType      = "OAI-CC-PART-TYPE"
+	ruleCCDupTool       = "OAI-CC-DUP-TOOL" // [DERIVED]
 
 	// OpenAI Responses.
 	ruleRSAnswerAll    = "OAI-RS-ANSWER-ALL"
@@ -29,6 +31,7 @@ const (
 	ruleRSReasonFollow = "OAI-RS-REASONING-FOLLOW"
 	ruleRSCallIDLen    = "OAI-RS-CALLID-LEN"
 	ruleRSToolNamePat  = "OAI-RS-TOOLNAME-PATTERN"
+	ruleRSDupTool      = "OAI-RS-DUP-TOOL" // [DERIVED]
 
 	// Anthropic Messages.
 	ruleAntResultNext    = "ANT-RESULT-NEXT"
@@ -48,6 +51,7 @@ const (
 	ruleAntThinkingFirst = "ANT-THINKING-FIRST"
 	ruleAntMaxMessages   = "ANT-MAX-MESSAGES"
 	ruleAntNoMessages    = "ANT-EMPTY-MESSAGES" // [DERIVED]
+	ruleAntDupTool       = "ANT-DUP-TOOL"       // [DERIVED]
 
 	// Gemini generateContent.
 	ruleGemRespAfterCall = "GEM-RESP-AFTER-CALL"
@@ -63,6 +67,7 @@ const (
 	ruleGemSystem        = "GEM-SYSTEM-PLACEMENT" // [DERIVED]
 	ruleGemSameRole      = "GEM-SAME-ROLE"        // [DERIVED]
 	ruleGemNoContents    = "GEM-EMPTY-CONTENTS"   // [DERIVED]
+	ruleGemDupTool       = "GEM-DUP-TOOL"         // [DERIVED]
 
 	// OpenAI strict mode (both OpenAI APIs).
 	ruleStrictAddl        = "OAI-STRICT-ADDL"
@@ -99,11 +104,15 @@ const (
 	tmplCCMaxCalls    = "Invalid 'messages[{i}].tool_calls': array too long. Expected an array with maximum length 128, but got an array with length {n} instead."
 	tmplCCIDLen       = "Invalid 'messages[{i}].tool_calls[{k}].id': string too long. Expected a string with maximum length 40, but got a string with length {n} instead."
 	tmplCCEmpty       = "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead."
+	// tmplCCPartType is the text OpenAI returned for a recorded body
+	// (real-traffic rejected/openai-chat/crewai-content-part-missing-type).
+	tmplCCPartType = "Missing required parameter: 'messages[{i}].content[{j}].type'."
 
 	tmplRSAnswerAll    = "No tool output found for function call {id}."
 	tmplRSNoOrphan     = "No tool call found for function call output with call_id {id}."
 	tmplRSDupItem      = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
 	tmplRSReasonFollow = "Item '{id}' of type 'reasoning' was provided without its required following item."
+	tmplRSReasonPair   = "Item '{fc_id}' of type 'function_call' was provided without its required 'reasoning' item: '{rs_id}'."
 	tmplRSCallIDLen    = "Invalid 'input[{i}].call_id': string too long. Expected a string with maximum length 64, but got a string with length {n} instead."
 	tmplRSToolName     = "Invalid 'tools[{k}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
 
@@ -122,6 +131,13 @@ const (
 	tmplAntSystemRole   = "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role."
 	tmplAntThinking     = "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
+	// Duplicate tool names: not in the research notes; the texts are the
+	// providers' own, quoted in anthropics/claude-code#10687 and
+	// eclipse-theia/theia#16122 (Anthropic), googleapis/dotnet-genai#189
+	// and smarter-sh/smarter#537 (Gemini).
+	tmplAntDupTool = "tools: Tool names must be unique."
+	tmplGemDupTool = "Duplicate function declaration found: {name}"
+
 	tmplGemRespAfterCall = "Please ensure that function response turn comes immediately after a function call turn."
 	tmplGemRespCount     = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
 	tmplGemCallAfterUser = "Please ensure that function call turn comes immediately after a user turn or after a function response turn."
@@ -133,6 +149,10 @@ const (
 
 	tmplStrictAddl  = "Invalid schema for function '{name}': In context=({path}), 'additionalProperties' is required to be supplied and to be false."
 	tmplStrictProps = "Invalid schema for function '{name}': In context=({path}), object schema missing properties."
+	// tmplStrictRequired is the text OpenAI returned for a recorded body
+	// (real-traffic rejected/openai-responses/mirascope-strict-required-missing),
+	// which the research notes had only from memory.
+	tmplStrictRequired = "Invalid schema for function '{name}': In context=({path}), 'required' is required to be supplied and to be an array including every key in properties. Missing '{key}'."
 )
 
 // fill replaces each placeholder (kv[0], kv[2], ...) in template with its

@@ -27,7 +27,8 @@ func TestCheckStrictSchema(t *testing.T) {
 		{"root array", `[1]`, []string{"OAI-STRICT-ROOT p"}},
 		{"invalid JSON", `{"type":`, []string{"OAI-STRICT-ROOT p"}},
 		{"unsupported keywords", `{"type":"object","properties":{"n":{"type":"string","minLength":1,"format":"uri"},"o":{"oneOf":[{"type":"string"}],"default":"x"}},"required":["n","o"],"additionalProperties":false}`,
-			[]string{"OAI-STRICT-KEYWORD p.properties.n.minLength", "OAI-STRICT-FORMAT p.properties.n.format", "OAI-STRICT-KEYWORD p.properties.o.default", "OAI-STRICT-KEYWORD p.properties.o.oneOf"}},
+			[]string{"OAI-STRICT-KEYWORD p.properties.n.minLength", "OAI-STRICT-FORMAT p.properties.n.format", "OAI-STRICT-KEYWORD p.properties.o.oneOf"}},
+		{"default is allowed", `{"type":"object","properties":{"unit":{"type":"string","default":"c"}},"required":["unit"],"additionalProperties":false}`, nil},
 		{"array without items", `{"type":"object","properties":{"tags":{"type":"array"}},"required":["tags"],"additionalProperties":false}`,
 			[]string{"OAI-STRICT-ITEMS p.properties.tags"}},
 		{"array of objects", `{"type":"object","properties":{"xs":{"type":"array","items":{"type":"object","properties":{"a":{"type":"integer"}}}}},"required":["xs"],"additionalProperties":false}`,
@@ -62,6 +63,11 @@ func TestCheckStrictSchemaProviderError(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("CheckStrictSchema provider errors = %q, want %q", got, want)
+	}
+	req := CheckStrictSchema("get_current_weather", json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string","default":"fahrenheit"}},"required":["location"],"additionalProperties":false}`), "tools.0.parameters")
+	wantReq := "Invalid schema for function 'get_current_weather': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'unit'."
+	if len(req) != 1 || req[0].Rule != "OAI-STRICT-REQUIRED" || req[0].ProviderError != wantReq {
+		t.Errorf("CheckStrictSchema(optional unit) = %v, want one OAI-STRICT-REQUIRED with provider error %q", req, wantReq)
 	}
 	if vs[1].Path != "tools.0.function.parameters.properties.permissions" {
 		t.Errorf("CheckStrictSchema path = %q, want %q", vs[1].Path, "tools.0.function.parameters.properties.permissions")

@@ -42,7 +42,7 @@ func TestLint(t *testing.T) {
 		{name: "bad json", args: []string{"lint", "--json", "examples/tools/bad.json"}, golden: "lint_bad.json"},
 		{name: "good", args: []string{"lint", "--min-score", "90", "examples/tools/good.json"}, golden: "lint_good.txt"},
 		{name: "bad below min score", args: []string{"lint", "--min-score", "40", "examples/tools/bad.json"}, code: exitRejected, golden: "lint_bad_min40.txt",
-			inStderr: "toolwire: 3 of 4 tools scored below --min-score 40: update_profile_and_send_email (24), transfer.funds (10), search_orders (22)"},
+			inStderr: "toolwire: 3 of 4 tools scored below --min-score 40: update_profile_and_send_email (24), transfer.funds (12), search_orders (22)"},
 		{name: "two files json", args: []string{"lint", "--json", "--min-score", "90", "examples/tools/good.json", "cmd/toolwire/testdata/lint_anthropic.json"}, code: exitRejected, golden: "lint_two.json",
 			inStderr: "1 of 5 tools scored below --min-score 90: lookup"},
 		{name: "stdin", stdin: `{"tools":[{"name":"ping","description":"Checks that the service answers, and nothing else.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"readOnlyHint":true}}]}`,

@@ -48,7 +48,7 @@ var rejected = []struct {
 	{"openai chat", "/v1/chat/completions",
 		`{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_x","content":"18C"}]}`, nil, openaiShape},
 	{"openai responses", "/v1/responses",
-		`{"model":"gpt-5","input":[{"role":"user","content":"hi"},{"type":"function_call_output","call_id":"call_x","output":"18C"}]}`, nil, openaiShape},
+		`{"model":"gpt-4.1","input":[{"role":"user","content":"hi"},{"type":"function_call_output","call_id":"call_x","output":"18C"}]}`, nil, openaiShape},
 	{"anthropic", "/v1/messages",
 		`{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_x","content":"18C"}]}]}`,
 		[]string{antVersion, "2023-06-01"}, anthropicShape},
@@ -123,7 +123,7 @@ func TestRejectsWhatTheProviderRejects(t *testing.T) {
 func TestErrorShapes(t *testing.T) {
 	bodies := map[string]string{
 		"openai chat":      `{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}`,
-		"openai responses": `{"model":"gpt-5","input":"hi"}`,
+		"openai responses": `{"model":"gpt-4.1","input":"hi"}`,
 		"anthropic":        `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`,
 		"gemini":           `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
 	}
@@ -183,11 +183,11 @@ func TestAnthropicChecks(t *testing.T) {
 
 func TestResponsesStore(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{ID: "call_1", Name: "get_weather", Args: `{"city":"Paris"}`}}}, llmtest.Turn{Text: "18C"})
-	status, body := post(t, srv, "/v1/responses", `{"model":"gpt-5","previous_response_id":"resp_nope","input":"hi"}`)
+	status, body := post(t, srv, "/v1/responses", `{"model":"gpt-4.1","previous_response_id":"resp_nope","input":"hi"}`)
 	if status != 400 || !strings.Contains(body, `"code":"previous_response_not_found"`) {
 		t.Fatalf("unknown previous_response_id: %d %s", status, body)
 	}
-	status, body = post(t, srv, "/v1/responses", `{"model":"gpt-5","input":"Weather in Paris?"}`)
+	status, body = post(t, srv, "/v1/responses", `{"model":"gpt-4.1","input":"Weather in Paris?"}`)
 	var r struct {
 		ID string `json:"id"`
 	}
@@ -195,16 +195,16 @@ func TestResponsesStore(t *testing.T) {
 		t.Fatalf("first turn: %d %s", status, body)
 	}
 	// Sending the stored call again is a duplicate.
-	status, body = post(t, srv, "/v1/responses", `{"model":"gpt-5","previous_response_id":"`+r.ID+`","input":[{"type":"function_call","id":"fc_1_0","call_id":"call_1","name":"get_weather","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":"18C"}]}`)
+	status, body = post(t, srv, "/v1/responses", `{"model":"gpt-4.1","previous_response_id":"`+r.ID+`","input":[{"type":"function_call","id":"fc_1_0","call_id":"call_1","name":"get_weather","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":"18C"}]}`)
 	if status != 400 || !strings.Contains(body, "Duplicate item found with id fc_1_0") {
 		t.Fatalf("duplicate item: %d %s", status, body)
 	}
-	status, body = post(t, srv, "/v1/responses", `{"model":"gpt-5","previous_response_id":"`+r.ID+`","input":[{"type":"function_call_output","call_id":"call_1","output":"18C"}]}`)
+	status, body = post(t, srv, "/v1/responses", `{"model":"gpt-4.1","previous_response_id":"`+r.ID+`","input":[{"type":"function_call_output","call_id":"call_1","output":"18C"}]}`)
 	if status != 200 {
 		t.Fatalf("continuation: %d %s", status, body)
 	}
 	srv.Lose(r.ID)
-	status, _ = post(t, srv, "/v1/responses", `{"model":"gpt-5","previous_response_id":"`+r.ID+`","input":[{"type":"function_call_output","call_id":"call_1","output":"18C"}]}`)
+	status, _ = post(t, srv, "/v1/responses", `{"model":"gpt-4.1","previous_response_id":"`+r.ID+`","input":[{"type":"function_call_output","call_id":"call_1","output":"18C"}]}`)
 	if status != 400 {
 		t.Fatalf("lost response: status %d, want 400", status)
 	}

@@ -2,29 +2,31 @@ package openai
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
+
+// ChatProvider is the provider name of the llm.Opaque parts the Chat
+// Completions codec decodes.
+const ChatProvider = string(transcript.OpenAIChat)
 
 // ChatRequest is an OpenAI Chat Completions request body in llm form.
 //
 // [DecodeChat] fills it from a body; [EncodeChat] writes it back. A request
-// decoded from a body re-encodes to the same body up to formatting, key
-// order of the modeled fields and equivalent spellings (a one-part text
-// array becomes a string); see [DecodeChat] for the details.
+// decoded from a body encodes back to that body, compacted: every message
+// the messages still hold unchanged is written as it was, and a changed
+// one keeps its members in their order with the values the llm form does
+// not hold; see [DecodeChat].
 type ChatRequest struct {
 	// Messages is the conversation, mapped as docs/dialect-mapping.md says:
 	// a run of consecutive tool messages becomes one llm tool message.
 	Messages []llm.Message
 	// Tools are the function tools, in order. Other tools (custom tools)
-	// are kept and written back after the function tool they preceded.
+	// are kept and written back where they stood.
 	Tools []llm.ToolSpec
 	// Bare is set when the input was a bare messages array; EncodeChat then
 	// writes a bare array.
@@ -33,65 +35,76 @@ type ChatRequest struct {
 	// sets it from the first system or developer message.
 	SystemRole SystemRole
 	// Fields are the other top-level fields (model, temperature,
-	// tool_choice, ...), in body order, kept verbatim.
+	// tool_choice, ...), in body order, kept verbatim (compacted).
 	Fields []Field
 	// Wire holds the violations found while decoding that the llm form
 	// cannot express (OAI-CC-EMPTY-TOOLCALLS, OAI-CC-NULL-CONTENT,
 	// OAI-CC-EMPTY-TOOL-CONTENT), with dotted paths into the body. Encoding
-	// does not reproduce them.
+	// writes them in the form the provider accepts.
 	Wire []transcript.Violation
 	// Unmodeled lists what the body holds that the llm form does not (a
-	// message name, an audio part, an image detail, a legacy function
-	// message, ...). It is kept and written back when its message is
-	// re-encoded unchanged in this dialect; converting to another dialect,
-	// or changing the message, loses it.
+	// message name, an image detail, a legacy function message, ...). It is
+	// kept and written back when its message is re-encoded in this dialect
+	// (unchanged, or changed but still holding a call or result it held);
+	// converting to another dialect loses it. Content parts of types the
+	// llm form does not model (input_audio, refusal, a file by id) and an
+	// assistant's audio and legacy function_call are not listed: they
+	// travel as llm.Opaque parts, which other dialects drop with a warning.
 	Unmodeled []transcript.Warning
 
-	decoded  bool     // made by DecodeChat: its ids are written as they are
-	order    []string // the body's top-level keys, in order
-	msgKeep  *keep
-	toolKeep *keep
-	paths    pathMap
+	decoded bool     // made by DecodeChat: its ids are written as they are
+	order   []string // the body's top-level keys, in order
+	src     *source
+	paths   pathMap
 }
 
 // BodyPath translates a dotted path computed from r's llm form, as
 // transcript.Layout and transcript.Check compute it, into the path of the
-// same value in the body r was decoded from: "messages.3.content.1" may be
-// "messages.4.content.2" in a body with a legacy function message before it
-// and an input_audio part in it. Paths outside the messages come back
-// unchanged. The translation holds for the messages as decoded: the paths
-// of a changed transcript (after transcript.Repair, say) are paths in its
-// own encoding, not in this body.
+// same value in the body r was decoded from: "messages.3.tool_calls.0" may
+// be "messages.4.tool_calls.0" in a body with a legacy function message
+// before it, and "messages.2.content.1" (the second text of an assistant
+// message) "messages.2.content.2" when a refusal part precedes it. Paths
+// outside the messages come back unchanged. The translation holds for the
+// messages as decoded: the paths of a changed transcript (after
+// transcript.Repair, say) are paths in its own encoding, not in this body.
 func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(path) }
 
 // DecodeChat decodes a Chat Completions request body, or a bare array of
 // messages, into llm form.
 //
-// The mapping follows docs/dialect-mapping.md. A tool result's status is
-// that of the toolwire envelope it holds (OpenAI has no error flag), else
-// success; its Name is recovered from the call it answers, "" for an orphan.
-// A call's arguments are kept verbatim as ToolCall.Input, even when they are
-// not valid JSON (invalid UTF-8 in them becomes U+FFFD, as when encoding).
-// "developer" messages decode as system messages.
+// The mapping follows docs/dialect-mapping.md. A string content is one text
+// part, "" included (but for an assistant with calls, where "" is no text). A tool result's status is that of the toolwire
+// envelope it holds (OpenAI has no error flag), else success; its Name is
+// recovered from the call it answers, "" for an orphan. A call's arguments
+// are kept verbatim as ToolCall.Input, even when they are not valid JSON
+// (invalid UTF-8 in them becomes U+FFFD, as when encoding). "developer"
+// messages decode as system messages. A file part with inline data is an
+// llm.Image whose MediaType may be a document type (application/pdf).
+// Content parts of other types, an assistant's audio and its legacy
+// function_call are llm.Opaque parts (Provider "openai-chat", Kind the
+// part type or the field name); a legacy "function" message has no llm
+// form and is written back before the message that followed it.
 //
 // Errors are [*DecodeError]s naming the exact path:
 // "messages.3.tool_calls.0.function.arguments: want a string, got an object".
 // A body that breaks an OpenAI rule is not a decode error: it decodes,
 // transcript.Check reports the breaches the llm form can express, and Wire
 // lists the others. Errors are for bodies that are not Chat Completions
-// requests at all (wrong types, missing ids, invalid JSON).
+// requests at all (wrong types, missing ids, invalid JSON). The request
+// does not alias body.
 func DecodeChat(body []byte) (*ChatRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return nil, &DecodeError{Err: fmt.Errorf("empty input: want a Chat Completions request body or a messages array")}
 	}
-	b, err := parseBody(body, "messages") // a bare array's paths are those of a full body
+	b, err := parseBody(bytes.Clone(body), "messages") // a bare array's paths are those of a full body
 	if err != nil {
 		return nil, err
 	}
-	req := &ChatRequest{decoded: true}
-	d := &chatDecoder{decoder: decoder{b: b, names: make(map[string]string), unmodeled: &req.Unmodeled, violations: &req.Wire,
-		systemRole: &req.SystemRole, dialect: "Chat Completions", elem: "message"}, req: req}
+	req := &ChatRequest{decoded: true, src: &source{t: b.t, toolsNode: jsontree.None}}
+	d := &chatDecoder{decoder: decoder{b: b, src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
+		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Chat Completions", elemName: "message"}, req: req}
 	t := b.t
+	req.paths.array = "messages"
 	switch root := t.Root(); t.Kind(root) {
 	case jsontree.Array:
 		req.Bare = true
@@ -102,30 +115,27 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 		hasMessages := false
 		hasInput := false
 		for f := t.First(root); f != jsontree.None; f = t.Next(f) {
-			key := b.key(f)
-			switch string(key) {
+			key := string(b.key(f))
+			req.order = append(req.order, key)
+			switch key {
 			case "messages":
 				hasMessages = true
-				req.order = append(req.order, "messages")
 				if err := d.messages(f); err != nil {
 					return nil, err
 				}
 				continue
 			case "tools":
-				req.order = append(req.order, "tools")
-				if b.isNull(f) {
-					continue
-				}
-				if req.Tools, req.toolKeep, err = d.tools(f, chatTool, appendChatTool); err != nil {
-					return nil, err
+				req.src.toolsNode = f
+				if !b.isNull(f) {
+					if req.Tools, err = d.tools(f, chatTool); err != nil {
+						return nil, err
+					}
 				}
 				continue
 			case "input":
 				hasInput = true
 			}
-			k := string(key)
-			req.order = append(req.order, k)
-			req.Fields = append(req.Fields, Field{Key: k, Value: b.canon(nil, f)})
+			req.Fields = append(req.Fields, Field{Key: key, Value: t.Compact(f)})
 		}
 		if !hasMessages {
 			hint := ""
@@ -137,7 +147,7 @@ func DecodeChat(body []byte) (*ChatRequest, error) {
 	default:
 		return nil, &DecodeError{Err: fmt.Errorf("want a Chat Completions request body (an object) or a messages array, got %s", t.Kind(root).Phrase())}
 	}
-	req.msgKeep = d.finish("messages", &req.Messages, &req.paths, d.canon)
+	req.paths.done()
 	return req, nil
 }
 
@@ -148,18 +158,23 @@ type chatDecoder struct {
 
 // chatPart is a content part before the message's role is known.
 type chatPart struct {
+	node     jsontree.Node
 	typ      string
+	hasType  bool
 	text     string
 	hasText  bool
 	textKind jsontree.Kind // the kind of a text value that is not a string
 	url      string
 	detail   string
 	hasImage bool
+	fileData string // a file part's file_data
+	hasFile  bool
 	extra    []string // unmodeled keys
 }
 
 // chatCall is a tool call as read.
 type chatCall struct {
+	node        jsontree.Node
 	id, typ     string
 	name, args  string
 	hasID       bool
@@ -184,14 +199,15 @@ type chatMsg struct {
 	role       string
 	hasRole    bool
 	content    contentKind
+	contentAt  jsontree.Node
 	str        string
 	parts      []chatPart
 	calls      []chatCall
-	callsGiven bool // tool_calls present and not null
+	callsGiven bool          // tool_calls present and not null
+	audio, fn  jsontree.Node // an assistant's audio and function_call, when not null
 	toolCallID string
 	hasCallID  bool
 	extra      []string // unmodeled keys with values that say something
-	quiet      bool     // unmodeled keys with empty values ([] or {})
 }
 
 func (d *chatDecoder) messages(n jsontree.Node) error {
@@ -212,7 +228,8 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 	if t.Kind(n) != jsontree.Object {
 		return b.want(n, "an object")
 	}
-	var m chatMsg
+	m := chatMsg{audio: jsontree.None, fn: jsontree.None, contentAt: jsontree.None}
+	var quiet bool
 	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
 		key := b.key(f)
 		var err error
@@ -221,6 +238,7 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 			m.role, err = b.str(f)
 			m.hasRole = true
 		case "content":
+			m.contentAt = f
 			err = d.content(&m, f)
 		case "tool_calls":
 			if b.isNull(f) {
@@ -244,8 +262,18 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 			}
 			m.toolCallID, err = b.str(f)
 			m.hasCallID = true
+		case "audio", "function_call":
+			if t.Kind(f) == jsontree.Object {
+				if string(key) == "audio" {
+					m.audio = f
+				} else {
+					m.fn = f
+				}
+				continue
+			}
+			b.unmodeled(f, key, &m.extra, &quiet)
 		default:
-			b.unmodeled(f, key, &m.extra, &m.quiet)
+			b.unmodeled(f, key, &m.extra, &quiet)
 		}
 		if err != nil {
 			return err
@@ -255,44 +283,58 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 	if !m.hasRole {
 		return b.missing(n, "role", fmt.Errorf("missing (want system, developer, user, assistant or tool)"))
 	}
-	w := wire{node: n, keepRaw: m.quiet}
 	path := "messages." + strconv.Itoa(i)
-	for _, k := range m.extra {
-		w.keepRaw = true
-		d.note(path+"."+k, fmt.Sprintf("the %q field of %s message is not part of the llm form", k, an(m.role)))
-	}
+	var x int32
 	switch m.role {
 	case "system", "developer":
-		d.system(&w, m.role, path)
-		d.textContent(&w, &m, path, false)
+		x = d.begin(n, llm.RoleSystem)
+		d.system(m.role, path)
+		d.textContent(x, &m, path, false)
 	case "user":
-		w.kind = wUser
-		d.textContent(&w, &m, path, true)
+		x = d.begin(n, llm.RoleUser)
+		d.textContent(x, &m, path, true)
 	case "assistant":
-		w.kind = wAssistant
-		if err := d.assistant(&w, &m, path, i); err != nil {
-			return err
-		}
+		x = d.begin(n, llm.RoleAssistant)
+		d.assistant(x, &m, path, i)
 	case "tool":
-		w.kind = wTool
-		if err := d.tool(&w, &m, path, i); err != nil {
-			return err
-		}
+		x = d.begin(n, llm.RoleTool)
+		d.tool(x, &m, path)
 	case "function":
-		w.kind = wOpaque
+		x = d.hide(n)
 		d.note(path, "a legacy \"function\" message (the deprecated function-calling API) is not part of the llm form")
 	default:
 		return &DecodeError{Path: path + ".role", Offset: start, Err: fmt.Errorf("unknown role %q (want system, developer, user, assistant or tool)", m.role)}
 	}
-	if w.kind != wTool && m.hasCallID {
-		w.keepRaw = true
+	for _, k := range m.extra {
+		d.note(path+"."+k, fmt.Sprintf("the %q field of %s message is not part of the llm form", k, an(m.role)))
+	}
+	role := d.src.elems[x].role
+	if role != llm.RoleTool && m.hasCallID {
 		d.note(path+".tool_call_id", "tool_call_id on "+an(m.role)+" message is not part of the llm form")
 	}
-	if w.kind != wAssistant && m.callsGiven {
-		w.keepRaw = true
+	if role != llm.RoleAssistant && m.callsGiven {
 		d.note(path+".tool_calls", "tool_calls on "+an(m.role)+" message are not part of the llm form")
 	}
-	d.wires = append(d.wires, w)
+	if role != llm.RoleAssistant {
+		for _, f := range []jsontree.Node{m.audio, m.fn} {
+			if f >= 0 {
+				d.note(path+"."+t.Key(f), fmt.Sprintf("the %q field of %s message is not part of the llm form", t.Key(f), an(m.role)))
+			}
+		}
+	}
+	var kept []int
+	if role == llm.RoleAssistant && m.content == contentArray {
+		// transcript counts an assistant's text parts only.
+		for j, p := range m.parts {
+			if p.hasType && p.typ == "text" {
+				kept = append(kept, j)
+			}
+		}
+		if len(kept) == len(m.parts) {
+			kept = nil
+		}
+	}
+	d.place(x, i, role == llm.RoleTool, kept, false)
 	return nil
 }
 
@@ -324,11 +366,10 @@ func (d *chatDecoder) content(m *chatMsg, n jsontree.Node) error {
 // part reads one content part of any type.
 func (d *chatDecoder) part(n jsontree.Node) (chatPart, error) {
 	b, t := d.b, d.b.t
-	var p chatPart
+	p := chatPart{node: n}
 	if t.Kind(n) != jsontree.Object {
 		return p, b.want(n, "an object")
 	}
-	hasType := false
 	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
 		key := b.key(f)
 		switch string(key) {
@@ -337,7 +378,7 @@ func (d *chatDecoder) part(n jsontree.Node) (chatPart, error) {
 			if p.typ, err = b.str(f); err != nil {
 				return p, err
 			}
-			hasType = true
+			p.hasType = true
 			continue
 		case "text":
 			if t.Kind(f) == jsontree.String {
@@ -353,13 +394,25 @@ func (d *chatDecoder) part(n jsontree.Node) (chatPart, error) {
 				}
 				continue
 			}
+		case "file":
+			if t.Kind(f) == jsontree.Object {
+				if fd := t.Get(f, "file_data"); fd >= 0 && t.Kind(fd) == jsontree.String {
+					p.fileData, p.hasFile = t.Str(fd), true
+				}
+				for c := t.First(f); c != jsontree.None; c = t.Next(c) {
+					if !t.KeyIs(c, "file_data") && !b.isNull(c) {
+						p.extra = append(p.extra, "file."+t.Key(c))
+					}
+				}
+				continue
+			}
 		}
 		if !b.isNull(f) {
 			p.extra = append(p.extra, string(key))
 		}
 	}
-	if !hasType {
-		return p, b.errorf(n, "content part without a type (want text, image_url, ...)")
+	if !p.hasType {
+		return p, nil // OAI-CC-PART-TYPE, reported with its message
 	}
 	switch p.typ {
 	case "text":
@@ -413,23 +466,23 @@ func textError(b *body, part jsontree.Node, kind jsontree.Kind) error {
 
 // textContent maps the content of a system, user or assistant message;
 // images only for a user message.
-func (d *chatDecoder) textContent(w *wire, m *chatMsg, path string, images bool) {
+func (d *chatDecoder) textContent(x int32, m *chatMsg, path string, images bool) {
 	switch m.content {
 	case contentAbsent, contentNull:
-		d.nullContent(w, m, path)
-	case contentString:
-		if m.str != "" {
-			w.parts = []llm.Part{llm.Text{Text: m.str}}
+		if m.role != "assistant" {
+			d.nullContent(x, m, path)
 		}
+	case contentString:
+		d.add(x, block{part: llm.Text{Text: m.str}, node: m.contentAt, str: true})
 	case contentArray:
-		w.parts = mapParts(w, m.parts, path+".content", func(p chatPart, path string) (llm.Part, bool) {
-			return d.mapPart(w, p, path, m.role, images)
-		})
+		for j, p := range m.parts {
+			d.add(x, block{part: d.mapPart(p, path+".content."+strconv.Itoa(j), m.role, images), node: p.node})
+		}
 	}
 }
 
-func (d *chatDecoder) nullContent(w *wire, m *chatMsg, path string) {
-	w.patch = append(w.patch, keyPatch{"content", []byte(`""`)})
+func (d *chatDecoder) nullContent(x int32, m *chatMsg, path string) {
+	d.src.elems[x].fix |= fixContent
 	what := "null"
 	if m.content == contentAbsent {
 		what = "missing"
@@ -439,39 +492,41 @@ func (d *chatDecoder) nullContent(w *wire, m *chatMsg, path string) {
 		"Invalid value for 'content': expected a string, got null.")
 }
 
-// mapPart maps one content part; ok is false for a part the llm form does
-// not hold (it is then kept with its message).
-func (d *chatDecoder) mapPart(w *wire, p chatPart, path, role string, images bool) (llm.Part, bool) {
+// mapPart maps one content part: text, an image
+// (a user's, or a file with inline data), else an Opaque part.
+func (d *chatDecoder) mapPart(p chatPart, path, role string, images bool) llm.Part {
 	extras := func() {
 		for _, k := range p.extra {
-			w.keepRaw = true
 			d.note(path+"."+k, fmt.Sprintf("the %q field of this %s part is not part of the llm form", k, p.typ))
 		}
 	}
 	switch {
+	case !p.hasType:
+		// OAI-CC-PART-TYPE: transcript reports an opaque part of this
+		// dialect without a kind.
+		return d.opaque(ChatProvider, "", p.node)
 	case p.typ == "text":
 		extras()
-		return llm.Text{Text: p.text}, true
+		return llm.Text{Text: p.text}
 	case p.typ == "image_url" && images:
 		extras()
 		if p.detail != "" && p.detail != "auto" {
-			w.keepRaw = true
 			d.note(path+".image_url.detail", fmt.Sprintf("the image detail %q is not part of the llm form", p.detail))
 		}
-		if mt, data, ok := parseDataURL(p.url); ok {
-			return llm.Image{MediaType: mt, Data: data}, true
+		return image(p.url)
+	case p.typ == "file" && images && p.hasFile:
+		if img := image(p.fileData); img.Data != nil {
+			extras()
+			return img
 		}
-		return llm.Image{URL: p.url}, true
 	}
-	w.keepRaw = true
-	d.note(path, fmt.Sprintf("a part of type %q in %s message is not part of the llm form", p.typ, an(role)))
-	return nil, false
+	return d.opaque(ChatProvider, p.typ, p.node)
 }
 
 // toolCall reads one entry of tool_calls.
 func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
 	b, t := d.b, d.b.t
-	var c chatCall
+	c := chatCall{node: n}
 	if t.Kind(n) != jsontree.Object {
 		return c, b.want(n, "an object")
 	}
@@ -554,17 +609,27 @@ func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
 	return c, nil
 }
 
-func (d *chatDecoder) assistant(w *wire, m *chatMsg, path string, i int) error {
-	if m.content == contentAbsent || m.content == contentNull {
-		// Content may be left out when there are calls.
-		if len(m.calls) == 0 && !slices.Contains(m.extra, "function_call") {
-			d.nullContent(w, m, path)
-		}
-	} else {
-		d.textContent(w, m, path, false)
+// assistant maps an assistant message: its content parts, its audio and
+// legacy function_call (opaque), then its tool calls.
+func (d *chatDecoder) assistant(x int32, m *chatMsg, path string, i int) {
+	// "" beside calls says no more than null: no text part, so that a
+	// conversion writes no empty text block.
+	if emptyBeside := m.content == contentString && m.str == "" && (len(m.calls) > 0 || m.fn >= 0 || m.audio >= 0); !emptyBeside {
+		d.textContent(x, m, path, false)
+	}
+	if (m.content == contentAbsent || m.content == contentNull) && len(m.calls) == 0 && m.fn < 0 && m.audio < 0 {
+		// Content may be left out when there are calls, a legacy
+		// function_call, or audio (the audio of an earlier answer).
+		d.nullContent(x, m, path)
+	}
+	if m.audio >= 0 {
+		d.add(x, block{part: d.opaque(ChatProvider, "audio", m.audio), node: m.audio, kind: bMember})
+	}
+	if m.fn >= 0 {
+		d.add(x, block{part: d.opaque(ChatProvider, "function_call", m.fn), node: m.fn, kind: bMember})
 	}
 	if m.callsGiven && len(m.calls) == 0 {
-		w.patch = append(w.patch, keyPatch{"tool_calls", nil})
+		d.src.elems[x].fix |= fixToolCalls
 		d.violation("OAI-CC-EMPTY-TOOLCALLS", path+".tool_calls",
 			"tool_calls is an empty array; leave the field out when the assistant made no call",
 			fmt.Sprintf("Invalid 'messages[%d].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.", i))
@@ -572,51 +637,46 @@ func (d *chatDecoder) assistant(w *wire, m *chatMsg, path string, i int) error {
 	for n, c := range m.calls {
 		cp := path + ".tool_calls." + strconv.Itoa(n)
 		for _, k := range c.extra {
-			w.keepRaw = true
 			d.note(cp+"."+k, fmt.Sprintf("the %q field of a tool call is not part of the llm form", k))
 		}
 		input := callInput(c.args)
 		if c.typ == "custom" {
-			w.keepRaw = true
 			d.note(cp, "a custom tool call is read as a call whose input is its text as a JSON string")
 			input, _ = llm.AppendJSONString(nil, c.args)
 		}
-		w.parts = append(w.parts, llm.ToolCall{ID: c.id, Name: c.name, Input: input})
+		d.add(x, block{part: llm.ToolCall{ID: c.id, Name: c.name, Input: input}, node: c.node, kind: bCall})
 		d.names[c.id] = c.name
 	}
-	return nil
 }
 
-func (d *chatDecoder) tool(w *wire, m *chatMsg, path string, i int) error {
+// tool maps a tool message to one result.
+func (d *chatDecoder) tool(x int32, m *chatMsg, path string) {
 	res := llm.ToolResult{CallID: m.toolCallID}
+	blk := block{node: d.src.elems[x].node, kind: bWhole}
 	switch m.content {
 	case contentAbsent, contentNull:
-		d.nullContent(w, m, path)
+		d.nullContent(x, m, path)
 	case contentString:
 		if m.str != "" {
 			res.Content = []llm.Part{llm.Text{Text: m.str}}
+			blk.inner = []block{{part: res.Content[0], node: m.contentAt, str: true}}
 		}
 	case contentArray:
 		if len(m.parts) == 0 {
-			w.patch = append(w.patch, keyPatch{"content", []byte(`""`)})
+			d.src.elems[x].fix |= fixContent
 			d.violation("OAI-CC-EMPTY-TOOL-CONTENT", path+".content",
 				"the content of this tool message is an empty array; send a string (it may be \"\") or at least one text part", "")
 		}
-		res.Content = mapParts(w, m.parts, path+".content", func(p chatPart, path string) (llm.Part, bool) {
-			return d.mapPart(w, p, path, m.role, true)
-		})
+		for j, p := range m.parts {
+			part := d.mapPart(p, path+".content."+strconv.Itoa(j), m.role, true)
+			res.Content = append(res.Content, part)
+			blk.inner = append(blk.inner, block{part: part, node: p.node})
+		}
 	}
 	res.Name = d.names[res.CallID]
 	res.Status = resultStatus(res.Content)
-	w.result = res
-	if _, imgs := splitToolImages(res); imgs != nil && w.keepRaw {
-		// Encoding moves the images out (OAI-CC-TOOL-IMAGE), so this
-		// message is always rewritten and cannot be kept as it was.
-		w.keepRaw = false
-		d.req.Unmodeled = append(d.req.Unmodeled, transcript.Warning{Path: path,
-			Message: "this tool message holds images, which encoding moves into a user message (OAI-CC-TOOL-IMAGE); it is rewritten, so what the llm form does not hold in it is lost"})
-	}
-	return nil
+	blk.part = res
+	d.add(x, blk)
 }
 
 // splitToolImages separates a result's text from its images, which a tool
@@ -706,321 +766,4 @@ func chatTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra [
 		return spec, false, nil, b.missing(n, "function.name", fmt.Errorf("missing: a function tool needs a name"))
 	}
 	return spec, true, extra, nil
-}
-
-// canon appends the canonical form of a decoded message: what EncodeChat
-// writes for its llm form.
-func (d *chatDecoder) canon(dst []byte, w *wire) []byte {
-	switch w.kind {
-	case wSystem:
-		return appendChatText(dst, d.req.SystemRole.wire(), w.parts)
-	case wUser:
-		return appendChatText(dst, "user", w.parts)
-	case wAssistant:
-		return appendChatAssistant(dst, w.parts)
-	}
-	res, _ := splitToolImages(w.result)
-	return appendChatToolMessage(dst, res)
-}
-
-// EncodeChat writes r as a Chat Completions request body (or a bare
-// messages array when r.Bare is set): compact, deterministic, without HTML
-// escaping. The body's other fields come back in their original order.
-//
-// Messages from another dialect are converted as docs/dialect-mapping.md
-// says. What Chat Completions cannot express comes back as warnings, never
-// a silent drop: images in tool results move into a following user message
-// (OAI-CC-TOOL-IMAGE), reasoning is dropped, text after a tool call moves
-// before the calls, an error status not spelled out by the content cannot
-// be marked. Warning paths are paths in the encoded body. A message that
-// breaks the llm placement rules (a tool call in a user message) is an
-// error.
-//
-// Ids are made only for a request that [DecodeChat] did not make (one
-// decoded is written back with its own ids): a call without an id (Gemini's
-// functionCall.id is optional) gets "call_<message>_<part>", unique in the
-// request, and a result without a call id takes the id of the call it
-// answers, an id-less call of the assistant message before it with the
-// same name, in order (or the first, for a result without a name). Each
-// made id comes with a warning. The ids depend only on the messages, so
-// the same input encodes the same.
-//
-// EncodeChat does not modify r: a request may be encoded any number of
-// times, concurrently.
-func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
-	if r == nil {
-		return nil, nil, errors.New("openai: EncodeChat: nil request")
-	}
-	e := &chatEncoder{encoder: encoder{array: "messages"}, req: r}
-	if !r.decoded {
-		e.planIDs(r.Messages, chatIDRules())
-	}
-	hint := sizeHint(r.Messages, 48)
-	if r.Bare {
-		if len(r.Tools) > 0 || r.toolKeep != nil {
-			e.Warn("tools", "a bare messages array has no place for tools; they are left out")
-		}
-		if len(r.Fields) > 0 {
-			e.Warn("", "a bare messages array has no place for the other fields (model, ...); they are left out")
-		}
-		dst, err := e.messages(make([]byte, 0, hint))
-		if err != nil {
-			return nil, nil, err
-		}
-		return dst, e.Warnings, nil
-	}
-	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, []string{"messages", "tools"},
-		func(dst []byte, key string, first *bool) ([]byte, error) {
-			switch key {
-			case "messages":
-				dst = appendKey(dst, first, "messages")
-				return e.messages(dst)
-			case "tools":
-				if len(r.Tools) == 0 && r.toolKeep == nil {
-					return dst, nil
-				}
-				dst = appendKey(dst, first, "tools")
-				return appendTools(dst, r.Tools, r.toolKeep, appendChatTool)
-			}
-			return dst, nil
-		})
-	if err != nil {
-		return nil, nil, err
-	}
-	return dst, e.Warnings, nil
-}
-
-// chatIDRules returns the id rules of Chat Completions: any id but "" (a
-// tool message names its call by it, OAI-CC-RESULT-ID-REQUIRED).
-func chatIDRules() codec.IDRules {
-	return codec.IDRules{Prefix: "call_", Missing: "OAI-CC-RESULT-ID-REQUIRED", Call: "tool call", Result: "tool message"}
-}
-
-type chatEncoder struct {
-	encoder
-	req *ChatRequest
-}
-
-func (e *chatEncoder) messages(dst []byte) ([]byte, error) {
-	w := newArrayWriter(append(dst, '['), e.req.msgKeep)
-	for i, m := range e.req.Messages {
-		if err := e.message(w, i, m); err != nil {
-			return nil, err
-		}
-	}
-	dst = w.finish(false)
-	return append(dst, ']'), nil
-}
-
-func (e *chatEncoder) message(w *arrayWriter, i int, m llm.Message) error {
-	switch m.Role {
-	case llm.RoleSystem, llm.RoleUser:
-		parts, err := e.userParts(i, m)
-		if err != nil {
-			return err
-		}
-		role := "user"
-		if m.Role == llm.RoleSystem {
-			role = e.req.SystemRole.wire()
-		}
-		e.emit(w, func(dst []byte) []byte { return appendChatText(dst, role, parts) })
-	case llm.RoleAssistant:
-		parts := make([]llm.Part, 0, len(m.Parts))
-		sawCall, ncalls := false, 0
-		for j, p := range m.Parts {
-			switch q := p.(type) {
-			case llm.Text:
-				if sawCall {
-					e.Warn(e.outPath(), "Chat Completions puts an assistant's text before its tool calls; text that followed a call is moved before the calls")
-				}
-				parts = append(parts, p)
-			case llm.ToolCall:
-				q.ID = e.callID(i, j, q, e.outPath()+".tool_calls."+strconv.Itoa(ncalls))
-				sawCall = true
-				ncalls++
-				parts = append(parts, q)
-			case llm.Reasoning:
-				e.Warn(e.outPath(), fmt.Sprintf("Chat Completions has no reasoning blocks; %s reasoning is dropped", providerName(q.Provider)))
-			case llm.Image:
-				e.Warn(e.outPath(), "an assistant message cannot hold an image in Chat Completions; it is left out")
-			default:
-				return placement(i, j, m.Role, p)
-			}
-		}
-		e.emit(w, func(dst []byte) []byte { return appendChatAssistant(dst, parts) })
-	case llm.RoleTool:
-		var moved []llm.Part
-		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
-			r = e.resultID(i, j, r, e.outPath()+".tool_call_id")
-			res, imgs := splitToolImages(r)
-			if len(imgs) > 0 {
-				e.Warn(e.outPath(), fmt.Sprintf("a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the %d image(s) of the result of call %q move into a user message after the tool messages", len(imgs), r.CallID))
-				label := fmt.Sprintf("Image(s) returned by the call %s", r.CallID)
-				if r.Name != "" {
-					label += " (" + r.Name + ")"
-				}
-				moved = append(moved, llm.Text{Text: label + ":"})
-				moved = append(moved, imgs...)
-			}
-			if wr := statusWarning(e.outPath(), res); wr != nil {
-				e.Warnings = append(e.Warnings, *wr)
-			}
-			e.emit(w, func(dst []byte) []byte { return appendChatToolMessage(dst, res) })
-		})
-		if err != nil {
-			return err
-		}
-		if extra := append(moved, trailing...); len(extra) > 0 {
-			e.emit(w, func(dst []byte) []byte { return appendChatText(dst, "user", extra) })
-		}
-	default:
-		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
-	}
-	return nil
-}
-
-// appendChatText writes a system, developer or user message: content is a
-// string for one text part (or none), else an array of parts.
-func appendChatText(dst []byte, role string, parts []llm.Part) []byte {
-	dst = append(dst, `{"role":`...)
-	dst, _ = llm.AppendJSONString(dst, role)
-	dst = append(dst, `,"content":`...)
-	dst = appendChatContent(dst, parts)
-	return append(dst, '}')
-}
-
-// appendChatContent writes text and image parts as Chat content.
-func appendChatContent(dst []byte, parts []llm.Part) []byte {
-	switch len(parts) {
-	case 0:
-		return append(dst, `""`...)
-	case 1:
-		// One text part is a string; an empty one stays an array, so that
-		// it does not read back as no content.
-		if t, ok := parts[0].(llm.Text); ok && t.Text != "" {
-			dst, _ = llm.AppendJSONString(dst, t.Text)
-			return dst
-		}
-	}
-	dst = append(dst, '[')
-	for j, p := range parts {
-		if j > 0 {
-			dst = append(dst, ',')
-		}
-		switch p := p.(type) {
-		case llm.Text:
-			dst = append(dst, `{"type":"text","text":`...)
-			dst, _ = llm.AppendJSONString(dst, p.Text)
-			dst = append(dst, '}')
-		case llm.Image:
-			dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
-			dst = appendImageURL(dst, p)
-			dst = append(dst, "}}"...)
-		}
-	}
-	return append(dst, ']')
-}
-
-// appendChatAssistant writes an assistant message from its text parts and
-// tool calls.
-func appendChatAssistant(dst []byte, parts []llm.Part) []byte {
-	dst = append(dst, `{"role":"assistant"`...)
-	var texts []llm.Part
-	ncalls := 0
-	for _, p := range parts {
-		switch p.(type) {
-		case llm.Text:
-			texts = append(texts, p)
-		case llm.ToolCall:
-			ncalls++
-		}
-	}
-	if len(texts) > 0 || ncalls == 0 {
-		dst = append(dst, `,"content":`...)
-		dst = appendChatContent(dst, texts)
-	}
-	if ncalls > 0 {
-		dst = append(dst, `,"tool_calls":[`...)
-		n := 0
-		for _, p := range parts {
-			c, ok := p.(llm.ToolCall)
-			if !ok {
-				continue
-			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
-			dst = append(dst, `{"id":`...)
-			dst, _ = llm.AppendJSONString(dst, c.ID)
-			dst = append(dst, `,"type":"function","function":{"name":`...)
-			dst, _ = llm.AppendJSONString(dst, c.Name)
-			dst = append(dst, `,"arguments":`...)
-			dst = appendArguments(dst, c.Input)
-			dst = append(dst, "}}"...)
-		}
-		dst = append(dst, ']')
-	}
-	return append(dst, '}')
-}
-
-// appendArguments writes a call's input as the arguments string: verbatim,
-// "{}" when there is none.
-func appendArguments(dst []byte, input []byte) []byte {
-	if input == nil {
-		return append(dst, `"{}"`...)
-	}
-	dst, _ = llm.AppendJSONString(dst, string(input))
-	return dst
-}
-
-// appendChatToolMessage writes one tool message; the result holds only
-// text by now.
-func appendChatToolMessage(dst []byte, r llm.ToolResult) []byte {
-	dst = append(dst, `{"role":"tool"`...)
-	if r.CallID != "" {
-		dst = append(dst, `,"tool_call_id":`...)
-		dst, _ = llm.AppendJSONString(dst, r.CallID)
-	}
-	dst = append(dst, `,"content":`...)
-	var texts []llm.Part
-	for _, p := range r.Content {
-		if t, ok := p.(llm.Text); ok {
-			texts = append(texts, t)
-		}
-	}
-	dst = appendChatContent(dst, texts)
-	return append(dst, '}')
-}
-
-func checkParameters(t llm.ToolSpec) error {
-	if t.Parameters == nil {
-		return nil
-	}
-	b, err := parseBody(t.Parameters, "")
-	if err != nil {
-		return fmt.Errorf("tool %q: parameters are not valid JSON: %w", t.Name, err)
-	}
-	if k := b.t.Kind(b.t.Root()); k != jsontree.Object {
-		return fmt.Errorf("tool %q: parameters must be a JSON Schema object, got %s", t.Name, k.Phrase())
-	}
-	return nil
-}
-
-// appendChatTool writes a function tool definition.
-func appendChatTool(dst []byte, t llm.ToolSpec) []byte {
-	dst = append(dst, `{"type":"function","function":{"name":`...)
-	dst, _ = llm.AppendJSONString(dst, t.Name)
-	if t.Description != "" {
-		dst = append(dst, `,"description":`...)
-		dst, _ = llm.AppendJSONString(dst, t.Description)
-	}
-	if t.Parameters != nil {
-		dst = append(dst, `,"parameters":`...)
-		dst = appendParameters(dst, t.Parameters)
-	}
-	if t.Strict {
-		dst = append(dst, `,"strict":true`...)
-	}
-	return append(dst, "}}"...)
 }

@@ -71,7 +71,7 @@ func ExampleNewResponses() {
 		llmtest.Turn{Calls: []llmtest.Call{{ID: "call_1", Name: "get_weather", Args: `{"city":"Paris"}`}}},
 		llmtest.Turn{Text: "Sunny, 18°C."})
 	defer srv.Close()
-	model, _ := openai.NewResponses("gpt-5", &openai.Config{BaseURL: srv.URL + "/v1", Store: true})
+	model, _ := openai.NewResponses("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", Store: true})
 
 	req := &llm.Request{Messages: []llm.Message{llm.User("Weather in Paris?")}}
 	resp, _ := llm.Generate(context.Background(), model, req)
@@ -83,5 +83,5 @@ func ExampleNewResponses() {
 	fmt.Println(string(srv.Requests()[1].Body))
 	// Output:
 	// Sunny, 18°C.
-	// {"model":"gpt-5","stream":true,"store":true,"input":[{"type":"function_call_output","call_id":"call_1","output":"18°C, sunny"}],"previous_response_id":"resp_1"}
+	// {"model":"gpt-4.1","stream":true,"store":true,"input":[{"type":"function_call_output","call_id":"call_1","output":"18°C, sunny"}],"previous_response_id":"resp_1"}
 }

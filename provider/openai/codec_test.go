@@ -131,13 +131,13 @@ func checkCycle(t *testing.T, dialect string, cy codectest.Cycle[decoded]) {
 	d1, d2, out1 := cy.First, cy.Second, cy.Encoded
 	// A Chat tool message with an image cannot survive
 	// (OAI-CC-TOOL-IMAGE): encoding moves the image into a user message.
-	if expressible(dialect, d1.messages) && !reflect.DeepEqual(normalize(d1.messages), normalize(d2.messages)) {
+	if expressible(dialect, d1.messages) && !rewrites(d1.wire) && !reflect.DeepEqual(normalize(d1.messages), normalize(d2.messages)) {
 		t.Fatalf("%s: llm form changed over a cycle for %s\nfirst:  %#v\nsecond: %#v", dialect, out1, d1.messages, d2.messages)
 	}
 	if !reflect.DeepEqual(d1.tools, d2.tools) {
 		t.Fatalf("%s: tools changed over a cycle for %s\nfirst:  %#v\nsecond: %#v", dialect, out1, d1.tools, d2.tools)
 	}
-	if len(d2.wire) != 0 {
+	if !transcript.Accepted(d2.wire) {
 		t.Fatalf("%s: re-encoded body still has wire violations %v\nencoded: %s", dialect, d2.wire, out1)
 	}
 	if !json.Valid(out1) {
@@ -155,9 +155,29 @@ func normalize(msgs []llm.Message) []byte {
 	return b
 }
 
+// rewrites reports whether the encoder writes a violation of wire in a
+// form that decodes to another llm form: a null content becomes "" (one
+// empty text part), a reasoning item or an opaque item is left out.
+func rewrites(wire []transcript.Violation) bool {
+	for _, v := range wire {
+		switch {
+		case v.Warning:
+		case v.Rule == "OAI-CC-NULL-CONTENT", v.Rule == "OAI-RS-REASONING-FOLLOW", v.Rule == "OAI-RS-DUP-ITEM":
+			return true
+		}
+	}
+	return false
+}
+
 // expressible reports whether msgs hold nothing the dialect's encoder must
-// rewrite.
+// rewrite: a message without parts is written with the content "", which
+// is one empty text part.
 func expressible(dialect string, msgs []llm.Message) bool {
+	for _, m := range msgs {
+		if len(m.Parts) == 0 && m.Role != llm.RoleTool {
+			return false
+		}
+	}
 	if dialect != "chat" {
 		return true
 	}

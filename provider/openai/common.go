@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +11,8 @@ import (
 )
 
 // A Field is a top-level field of a request body that the codec does not
-// model (model, temperature, tool_choice, ...). Value is its JSON,
-// compacted.
+// model (model, temperature, tool_choice, ...). Value is its JSON as the
+// body has it, compacted.
 type Field struct {
 	Key   string
 	Value []byte
@@ -36,230 +34,6 @@ func (s SystemRole) wire() string {
 		return string(RoleDeveloper)
 	}
 	return string(RoleSystem)
-}
-
-// keep carries the wire data that the llm form cannot hold, so that
-// re-encoding an unchanged message (or item, or tool) in the same dialect
-// loses nothing: an assistant message's "name", an image's "detail", an
-// item's "id" and "status", an audio part, a legacy "function" message, a
-// web_search tool.
-//
-// Each decoded wire element is filed under its canonical encoding (what the
-// encoder writes for its llm form). The encoder looks every element it
-// writes up by the same bytes: on a hit it writes the original element
-// (compacted) instead, preceded by any opaque elements that preceded it in
-// the body. Elements with the same canonical form are matched in order.
-// An element the caller changed no longer matches, and is written from its
-// llm form; that is the documented loss, reported when decoding in the
-// request's Unmodeled list.
-type keep struct {
-	entries map[string][]keepEntry
-	tail    [][]byte // opaque elements after the last modeled one
-}
-
-type keepEntry struct {
-	raw    []byte   // the original element, compacted; nil: write the canonical form
-	before [][]byte // opaque elements that preceded it
-}
-
-// keepBuilder collects decoded elements; build returns nil when nothing
-// needs keeping.
-type keepBuilder struct {
-	elems   []keptElem
-	needed  bool
-	pending [][]byte
-}
-
-type keptElem struct {
-	canon  []byte
-	raw    []byte
-	before [][]byte
-}
-
-// opaque records an element that has no llm form at all.
-func (k *keepBuilder) opaque(raw []byte) {
-	k.pending = append(k.pending, raw)
-	k.needed = true
-}
-
-// add records a modeled element with its canonical form; raw is nil when
-// the canonical form says everything the element said.
-func (k *keepBuilder) add(canon, raw []byte) {
-	k.elems = append(k.elems, keptElem{canon: canon, raw: raw, before: k.pending})
-	k.pending = nil
-	if raw != nil {
-		k.needed = true
-	}
-}
-
-func (k *keepBuilder) build() *keep {
-	if !k.needed {
-		return nil
-	}
-	kp := &keep{entries: make(map[string][]keepEntry), tail: k.pending}
-	// Only canonical forms with something to restore need entries, but all
-	// elements sharing such a form must be filed, to keep them in order.
-	useful := make(map[string]bool)
-	for _, e := range k.elems {
-		if e.raw != nil || e.before != nil {
-			useful[string(e.canon)] = true
-		}
-	}
-	for _, e := range k.elems {
-		if useful[string(e.canon)] {
-			kp.entries[string(e.canon)] = append(kp.entries[string(e.canon)], keepEntry{raw: e.raw, before: e.before})
-		}
-	}
-	return kp
-}
-
-// arrayWriter writes the elements of a JSON array, consulting a keep.
-type arrayWriter struct {
-	dst  []byte
-	n    int
-	kp   *keep
-	used map[string]int // entries consumed per canonical form, per encode call
-}
-
-func newArrayWriter(dst []byte, kp *keep) *arrayWriter {
-	w := &arrayWriter{dst: dst, kp: kp}
-	if kp != nil {
-		w.used = make(map[string]int)
-	}
-	return w
-}
-
-func (w *arrayWriter) sep() {
-	if w.n > 0 {
-		w.dst = append(w.dst, ',')
-	}
-	w.n++
-}
-
-// begin starts an element and returns the offset its canonical form starts
-// at; the caller appends the canonical form to w.dst and calls done.
-func (w *arrayWriter) begin() int {
-	w.sep()
-	return len(w.dst)
-}
-
-// done finishes the element started at start, swapping in the kept
-// original when there is one.
-func (w *arrayWriter) done(start int) {
-	if w.kp == nil {
-		return
-	}
-	canon := w.dst[start:]
-	list := w.kp.entries[string(canon)]
-	k := w.used[string(canon)]
-	if k >= len(list) {
-		return
-	}
-	w.used[string(canon)] = k + 1
-	e := list[k]
-	if e.raw == nil && e.before == nil {
-		return
-	}
-	canonCopy := append([]byte(nil), canon...)
-	w.dst = w.dst[:start]
-	for _, b := range e.before {
-		w.dst = append(w.dst, b...)
-		w.dst = append(w.dst, ',')
-		w.n++
-	}
-	if e.raw != nil {
-		w.dst = append(w.dst, e.raw...)
-	} else {
-		w.dst = append(w.dst, canonCopy...)
-	}
-}
-
-// finish writes the opaque elements that follow the last modeled one. With
-// orphans set it also writes, at the end, the opaque elements whose anchor
-// was not written (tools: their order does not matter, losing them would).
-func (w *arrayWriter) finish(orphans bool) []byte {
-	if w.kp == nil {
-		return w.dst
-	}
-	if orphans {
-		// Deterministic order: walk the entries in the order they were
-		// decoded is not recorded in the map, so sort by content.
-		var lost [][]byte
-		for canon, list := range w.kp.entries {
-			for _, e := range list[min(w.used[canon], len(list)):] {
-				lost = append(lost, e.before...)
-			}
-		}
-		sortBytes(lost)
-		for _, b := range lost {
-			w.sep()
-			w.dst = append(w.dst, b...)
-		}
-	}
-	for _, b := range w.kp.tail {
-		w.sep()
-		w.dst = append(w.dst, b...)
-	}
-	return w.dst
-}
-
-func sortBytes(s [][]byte) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && bytes.Compare(s[j-1], s[j]) > 0; j-- {
-			s[j-1], s[j] = s[j], s[j-1]
-		}
-	}
-}
-
-// parseDataURL splits a base64 data URL into its media type and bytes. It
-// accepts only URLs that re-encode to the same text, so that an image
-// round-trips byte for byte; anything else stays a URL.
-func parseDataURL(u string) (mediaType string, data []byte, ok bool) {
-	rest, found := strings.CutPrefix(u, "data:")
-	if !found {
-		return "", nil, false
-	}
-	meta, payload, found := strings.Cut(rest, ",")
-	if !found {
-		return "", nil, false
-	}
-	mediaType, found = strings.CutSuffix(meta, ";base64")
-	if !found || mediaType == "" {
-		return "", nil, false
-	}
-	data, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil || base64.StdEncoding.EncodeToString(data) != payload {
-		return "", nil, false
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return mediaType, data, true
-}
-
-// appendImageURL appends the URL form of an image: its URL, or a data URL
-// for inline bytes.
-func appendImageURL(dst []byte, img llm.Image) []byte {
-	if img.Data != nil {
-		dst = append(dst, `"data:`...)
-		s, _ := llm.AppendJSONString(nil, img.MediaType+";base64,")
-		dst = append(dst, s[1:len(s)-1]...)
-		dst = base64.StdEncoding.AppendEncode(dst, img.Data)
-		return append(dst, '"')
-	}
-	dst, _ = llm.AppendJSONString(dst, img.URL)
-	return dst
-}
-
-// imageProblem says why an image cannot be written, or "".
-func imageProblem(img llm.Image) string {
-	switch {
-	case img.Data != nil && img.MediaType == "":
-		return "an inline image without a media type cannot be written as a data URL"
-	case img.Data == nil && img.URL == "":
-		return "an image with neither data nor a URL"
-	}
-	return ""
 }
 
 // resultStatus infers a tool result's status from its text: the status of a
@@ -338,8 +112,7 @@ func appendTopLevel(dst []byte, order []string, fields []Field, modeled []string
 	var err error
 	writeField := func(i int) {
 		dst = appendKey(dst, &first, fields[i].Key)
-		v, _ := compactJSON(fields[i].Value) // checked by checkFields
-		dst = append(dst, v...)
+		dst, _ = appendValidJSON(dst, fields[i].Value) // checked by checkFields
 		doneField[i] = true
 	}
 	writeModeled := func(key string) error {
@@ -397,19 +170,21 @@ func checkFields(fields []Field) error {
 // pathMap translates paths computed from the llm form of a decoded body
 // (the way transcript.Layout computes them, per docs/dialect-mapping.md)
 // into paths in the body itself. They differ where the body holds elements
-// or parts the llm form skips: a legacy function message, an
-// item_reference, an input_audio part.
+// the llm form has no place for (a legacy function message, an
+// item_reference), where transcript counts only some of a content array's
+// parts (an assistant's text), and where a Responses content is a string
+// (transcript names its text content.0).
 type pathMap struct {
-	array string         // "messages" or "input"
-	elems []int          // llm-form element index → body index; nil: the same
-	parts map[int][]int  // body element index → llm part index → body part index
-	keys  map[int]string // body element index → the key holding its parts, when not "content"
+	array string        // "messages" or "input"
+	elems []int         // llm-form element index → body index; nil: the same
+	parts map[int][]int // body element index → llm part index → body part index
+	str   map[int]bool  // body element index → its content is a string that transcript indexes
 }
 
 // bodyPath translates path; see [ChatRequest.BodyPath].
 func (m *pathMap) bodyPath(path string) string {
 	rest, ok := strings.CutPrefix(path, m.array+".")
-	if !ok || (m.elems == nil && m.parts == nil) {
+	if !ok || (m.elems == nil && m.parts == nil && m.str == nil) {
 		return path
 	}
 	num, tail, _ := strings.Cut(rest, ".")
@@ -428,15 +203,16 @@ func (m *pathMap) bodyPath(path string) string {
 	if tail == "" {
 		return out
 	}
-	if parts := m.parts[bi]; parts != nil {
-		key := "content"
-		if k, ok := m.keys[bi]; ok {
-			key = k
+	if m.str[bi] {
+		if after, ok := strings.CutPrefix(tail, "content.0"); ok && (after == "" || after[0] == '.') {
+			tail = "content" + after
 		}
-		if after, ok := strings.CutPrefix(tail, key+"."); ok {
+	}
+	if parts := m.parts[bi]; parts != nil {
+		if after, ok := strings.CutPrefix(tail, "content."); ok {
 			num, more, hasMore := strings.Cut(after, ".")
 			if j, err := strconv.Atoi(num); err == nil && j >= 0 && j < len(parts) {
-				tail = key + "." + strconv.Itoa(parts[j])
+				tail = "content." + strconv.Itoa(parts[j])
 				if hasMore {
 					tail += "." + more
 				}
@@ -447,20 +223,21 @@ func (m *pathMap) bodyPath(path string) string {
 }
 
 // record notes where the llm form's next element sits in the body; kept
-// lists the body part indices of its parts when some were skipped.
-func (m *pathMap) record(bodyIndex int, kept []int, key string) {
+// lists the body part indices of its parts when transcript does not count
+// them all, and str says its content is a string transcript indexes.
+func (m *pathMap) record(bodyIndex int, kept []int, str bool) {
 	m.elems = append(m.elems, bodyIndex)
 	if kept != nil {
 		if m.parts == nil {
 			m.parts = make(map[int][]int)
 		}
 		m.parts[bodyIndex] = kept
-		if key != "content" {
-			if m.keys == nil {
-				m.keys = make(map[int]string)
-			}
-			m.keys[bodyIndex] = key
+	}
+	if str {
+		if m.str == nil {
+			m.str = make(map[int]bool)
 		}
+		m.str[bodyIndex] = true
 	}
 }
 

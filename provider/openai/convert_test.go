@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -177,5 +178,49 @@ func TestShortenID(t *testing.T) {
 		if !utf8.ValidString(got) || len(got) > maxCallID-3 || !strings.HasPrefix(id, got[:len(got)-9]) {
 			t.Errorf("shortenID(%q) = %q, want valid UTF-8 of at most %d bytes that starts like the id", id, got, maxCallID-3)
 		}
+	}
+}
+
+// TestDocumentsFromOtherDialects converts a PDF as the Anthropic codec
+// reads a document block and the Gemini codec a fileData part: the inline
+// one becomes a file part (Chat) or an input_file (Responses), the one
+// given by URL is left out with a warning; neither becomes an image.
+func TestDocumentsFromOtherDialects(t *testing.T) {
+	ant, err := anthropic.Decode([]byte(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":[{"type":"text","text":"read"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjM="}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gem, err := gemini.Decode([]byte(`{"contents":[{"role":"user","parts":[{"text":"read"},{"fileData":{"mimeType":"application/pdf","fileUri":"https://x/a.pdf"}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		msgs      []llm.Message
+		chat, rs  string
+		chatWarn  string
+		rsWarning string
+	}{
+		{"anthropic document", ant.Messages,
+			`{"messages":[{"role":"user","content":[{"type":"text","text":"read"},{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERi0xLjM=","filename":"document.pdf"}}]}]}`,
+			`{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"read"},{"type":"input_file","filename":"document.pdf","file_data":"data:application/pdf;base64,JVBERi0xLjM="}]}]}`,
+			"", ""},
+		{"gemini fileData", gem.Messages,
+			`{"messages":[{"role":"user","content":"read"}]}`,
+			`{"input":[{"type":"message","role":"user","content":"read"}]}`,
+			`messages.0: a document of type "application/pdf" given by URL has no Chat Completions form (a file part takes inline data); it is left out`,
+			`input.0: a document of type "application/pdf" given by URL has no Responses form (a file part takes inline data); it is left out`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chat, warns, err := EncodeChat(&ChatRequest{Messages: tt.msgs})
+			if err != nil || string(chat) != tt.chat || strings.Join(warningStrings(warns), "\n") != tt.chatWarn {
+				t.Errorf("EncodeChat(%s) = %s, %v, %v\nwant %s, %q", tt.name, chat, warningStrings(warns), err, tt.chat, tt.chatWarn)
+			}
+			rs, warns, err := EncodeResponses(&ResponsesRequest{Messages: tt.msgs})
+			if err != nil || string(rs) != tt.rs || strings.Join(warningStrings(warns), "\n") != tt.rsWarning {
+				t.Errorf("EncodeResponses(%s) = %s, %v, %v\nwant %s, %q", tt.name, rs, warningStrings(warns), err, tt.rs, tt.rsWarning)
+			}
+		})
 	}
 }

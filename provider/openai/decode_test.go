@@ -1,13 +1,18 @@
 package openai
 
 import (
+	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 func TestDecodeChatErrors(t *testing.T) {
@@ -35,7 +40,6 @@ func TestDecodeChatErrors(t *testing.T) {
 		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"mystery"}]}]}`,
 			`openai: messages.0.tool_calls.0.type: unknown tool call type "mystery" (want function or custom)`},
 		{`{"messages":[{"role":"assistant","tool_calls":{"id":"c"}}]}`, `openai: messages.0.tool_calls: want an array, got an object`},
-		{`{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`, `openai: messages.0.content.0: content part without a type (want text, image_url, ...)`},
 		{`{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`, `openai: messages.0.content.0.text: want a string, got a number`},
 		{`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`, `openai: messages.0.content.0.text: missing: a text part needs a text string`},
 		{`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"detail":"low"}}]}]}`, `openai: messages.0.content.0: image_url part without a url`},
@@ -165,7 +169,7 @@ func TestBodyPath(t *testing.T) {
 		in, want string
 	}{
 		{"chat", chat.BodyPath, "messages.0", "messages.0"},
-		{"chat", chat.BodyPath, "messages.1.content.1", "messages.1.content.2"}, // after an input_audio part
+		{"chat", chat.BodyPath, "messages.1.content.2", "messages.1.content.2"}, // after an input_audio part, an llm.Opaque part counted like any other
 		{"chat", chat.BodyPath, "messages.1.content.0", "messages.1.content.0"},
 		{"chat", chat.BodyPath, "messages.4.tool_calls.0", "messages.5.tool_calls.0"}, // after a function message
 		{"chat", chat.BodyPath, "messages.5", "messages.6"},
@@ -173,10 +177,10 @@ func TestBodyPath(t *testing.T) {
 		{"chat", chat.BodyPath, "tools.0.function.name", "tools.0.function.name"},
 		{"chat", chat.BodyPath, "messages.x", "messages.x"},
 		{"responses", rs.BodyPath, "input.0.content.0", "input.1.content.0"},
-		{"responses", rs.BodyPath, "input.1", "input.4"},
-		{"responses", rs.BodyPath, "input.3.output", "input.6.output"},
+		{"responses", rs.BodyPath, "input.3", "input.4"},               // after the web_search_call and the refusal, each an opaque item
+		{"responses", rs.BodyPath, "input.5.output", "input.6.output"}, // after an item_reference, which has no llm form
 		{"plain", plain.BodyPath, "messages.3.content", "messages.3.content"},
-		{"output", out.BodyPath, "input.0.output.0", "input.0.output.1"},
+		{"output", out.BodyPath, "input.0.output.1", "input.0.output.1"}, // after an input_file by id, an llm.Opaque part
 		{"output", out.BodyPath, "input.0.content.0", "input.0.content.0"},
 	}
 	for _, tt := range tests {
@@ -220,3 +224,280 @@ func TestResultStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWhatTheLLMFormDoesNotModel checks how parts and fields the llm
+// form has no type for are read: as llm.Opaque parts of the dialect (never
+// dropped, never an empty message), a document given inline as an Image of
+// its media type, and a string content as one text part, "" included.
+func TestDecodeWhatTheLLMFormDoesNotModel(t *testing.T) {
+	pdf := []byte("%PDF-1.3")
+	opq := func(provider, kind, data string) llm.Opaque {
+		return llm.Opaque{Provider: provider, Kind: kind, Data: []byte(data)}
+	}
+	tests := []struct {
+		name, dialect, body string
+		want                []llm.Message
+	}{
+		{"empty string content is one empty text part", "chat",
+			`[{"role":"user","content":""},{"role":"assistant","content":""}]`,
+			[]llm.Message{llm.User(""), llm.Assistant(llm.Text{})}},
+		{"beside an assistant's calls, \"\" is no text", "chat",
+			`[{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]`,
+			[]llm.Message{llm.Assistant(llm.ToolCall{ID: "c1", Name: "f", Input: []byte(`{}`)})}},
+		{"a file part with inline data is a document image", "chat",
+			`[{"role":"user","content":[{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERi0xLjM=","filename":"a.pdf"}}]}]`,
+			[]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{llm.Image{MediaType: "application/pdf", Data: pdf}}}}},
+		{"a file by id and an audio part are opaque", "chat",
+			`[{"role":"user","content":[{"type":"file","file":{"file_id":"file-1"}},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]`,
+			[]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+				opq(ChatProvider, "file", `{"type":"file","file":{"file_id":"file-1"}}`),
+				opq(ChatProvider, "input_audio", `{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}`)}}}},
+		{"a part without a type is opaque with no kind", "chat",
+			`[{"role":"user","content":[{"role":"system","content":"x"}]}]`,
+			[]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{opq(ChatProvider, "", `{"role":"system","content":"x"}`)}}}},
+		{"an assistant's legacy function_call and audio are opaque", "chat",
+			`[{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}},{"role":"function","name":"f","content":"ok"},{"role":"assistant","audio":{"id":"audio_1"}}]`,
+			[]llm.Message{llm.Assistant(opq(ChatProvider, "function_call", `{"name":"f","arguments":"{}"}`)), llm.Assistant(opq(ChatProvider, "audio", `{"id":"audio_1"}`))}},
+		{"an input_file with inline data is a document image", "responses",
+			`[{"role":"user","content":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,JVBERi0xLjM="}]}]`,
+			[]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{llm.Image{MediaType: "application/pdf", Data: pdf}}}}},
+		{"a model item the codec does not model is opaque, with its call id", "responses",
+			`[{"role":"user","content":"q"},{"type":"tool_search_call","call_id":"s1","execution":"client","arguments":{"queries":["x"]}},{"type":"function_call_output","call_id":"s1","output":"found"}]`,
+			[]llm.Message{llm.User("q"),
+				llm.Assistant(llm.Opaque{Provider: ResponsesProvider, Kind: "tool_search_call", CallID: "s1", Data: []byte(`{"type":"tool_search_call","call_id":"s1","execution":"client","arguments":{"queries":["x"]}}`)}),
+				llm.Tool(llm.ToolResult{CallID: "s1", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "found"}}})}},
+		{"an assistant message with a refusal is an opaque item", "responses",
+			`[{"type":"message","role":"assistant","id":"msg_1","content":[{"type":"refusal","refusal":"no"}]}]`,
+			[]llm.Message{llm.Assistant(opq(ResponsesProvider, "message", `{"type":"message","role":"assistant","id":"msg_1","content":[{"type":"refusal","refusal":"no"}]}`))}},
+		{"an item the client sends and the codec does not model has no llm form", "responses",
+			`[{"type":"item_reference","id":"msg_0"},{"role":"user","content":"q"}]`,
+			[]llm.Message{llm.User("q")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []llm.Message
+			switch tt.dialect {
+			case "chat":
+				r, err := DecodeChat([]byte(tt.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = r.Messages
+			default:
+				r, err := DecodeResponses([]byte(tt.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = r.Messages
+			}
+			if !reflect.DeepEqual(normalize(got), normalize(tt.want)) {
+				t.Errorf("Decode(%s) =\n%s\nwant\n%s", tt.body, normalize(got), normalize(tt.want))
+			}
+		})
+	}
+}
+
+// TestDecodeResponsesSettings checks what a Responses body's other fields
+// change: strict only where the body says so, a conversation or a
+// previous_response_id continues a stored chain, the reasoning effort.
+func TestDecodeResponsesSettings(t *testing.T) {
+	tests := []struct {
+		body      string
+		strict    []bool
+		continues bool
+		effort    string
+	}{
+		{`{"input":"q","tools":[{"type":"function","name":"a","parameters":{"type":"object"}},{"type":"function","name":"b","strict":true},{"type":"function","name":"c","strict":false},{"type":"function","name":"d","strict":null}]}`,
+			[]bool{false, true, false, false}, false, ""},
+		{`{"input":"q","conversation":"conv_1"}`, nil, true, ""},
+		{`{"input":"q","conversation":{"id":"conv_1"}}`, nil, true, ""},
+		{`{"input":"q","conversation":null}`, nil, false, ""},
+		{`{"input":"q","previous_response_id":"resp_1","reasoning":{"effort":"low","summary":"auto"}}`, nil, true, "low"},
+	}
+	for _, tt := range tests {
+		r, err := DecodeResponses([]byte(tt.body))
+		if err != nil {
+			t.Fatalf("DecodeResponses(%s) error: %v", tt.body, err)
+		}
+		var strict []bool
+		for _, s := range r.Tools {
+			strict = append(strict, s.Strict)
+		}
+		if !reflect.DeepEqual(strict, tt.strict) || r.Continues() != tt.continues || r.ReasoningEffort() != tt.effort {
+			t.Errorf("DecodeResponses(%s): strict %v, Continues %v, ReasoningEffort %q; want %v, %v, %q", tt.body, strict, r.Continues(), r.ReasoningEffort(), tt.strict, tt.continues, tt.effort)
+		}
+	}
+}
+
+// TestDecodeResponsesWire checks the Responses rules only the body shows:
+// a stored reasoning item followed by a model item without an id
+// (OAI-RS-REASONING-FOLLOW), and items with ids in a request that
+// continues a stored conversation (OAI-RS-DUP-ITEM, a warning).
+func TestDecodeResponsesWire(t *testing.T) {
+	rs := `{"type":"reasoning","id":"rs_1","summary":[]}`
+	tests := []struct {
+		name, body string
+		want       []string // rule path (warning)
+		encoded    string   // what EncodeResponses writes
+	}{
+		{"stored reasoning, then a message without an id",
+			`{"input":[` + rs + `,{"role":"assistant","content":"a"}]}`,
+			[]string{"OAI-RS-REASONING-FOLLOW input.0"}, `{"input":[{"role":"assistant","content":"a"}]}`},
+		{"stored reasoning, then a call without an id",
+			`{"store":true,"input":[` + rs + `,{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}]}`,
+			[]string{"OAI-RS-REASONING-FOLLOW input.0"}, `{"store":true,"input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}]}`},
+		{"two reasoning items, then a message without an id",
+			`{"input":[` + rs + `,{"type":"reasoning","id":"rs_2","summary":[]},{"role":"assistant","content":"a"}]}`,
+			[]string{"OAI-RS-REASONING-FOLLOW input.1", "OAI-RS-REASONING-FOLLOW input.0"}, `{"input":[{"role":"assistant","content":"a"}]}`},
+		{"not stored: the item is not looked up",
+			`{"store":false,"input":[` + rs + `,{"role":"assistant","content":"a"}]}`, nil, ""},
+		{"the following item has its id",
+			`{"input":[` + rs + `,{"type":"message","id":"msg_1","role":"assistant","content":"a"}]}`, nil, ""},
+		{"followed by a user message: transcript's to judge",
+			`{"input":[` + rs + `,{"role":"user","content":"q"}]}`, nil, ""},
+		{"a reasoning item without an id",
+			`{"input":[{"type":"reasoning","summary":[],"encrypted_content":"gAAA"},{"role":"assistant","content":"a"}]}`, nil, ""},
+		{"items with ids in a continued conversation",
+			`{"previous_response_id":"resp_1","input":[{"type":"item_reference","id":"rs_0"},{"type":"function_call_output","call_id":"c","output":"x"},{"type":"message","id":"msg_2","role":"user","content":"q"}]}`,
+			[]string{"OAI-RS-DUP-ITEM input.0.id (warning)", "OAI-RS-DUP-ITEM input.2.id (warning)"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := DecodeResponses([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range r.Wire {
+				s := v.Rule + " " + v.Path
+				if v.Warning {
+					s += " (warning)"
+				}
+				got = append(got, s)
+				if v.Rule == "OAI-RS-REASONING-FOLLOW" && !strings.HasPrefix(v.ProviderError, "Item 'rs_") {
+					t.Errorf("provider error = %q, want the recorded text", v.ProviderError)
+				}
+			}
+			if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
+				t.Errorf("DecodeResponses(%s).Wire = %q, want %q", tt.body, got, tt.want)
+			}
+			want := tt.encoded
+			if want == "" {
+				want = tt.body
+			}
+			if out, _, err := EncodeResponses(r); err != nil || string(out) != want {
+				t.Errorf("EncodeResponses = %s, %v; want %s", out, err, want)
+			}
+		})
+	}
+}
+
+// TestLayoutPointsIntoTheBody checks, on generated bodies, that the path
+// transcript computes for each llm part, through BodyPath, names the
+// body's value of that part: the contract of docs/dialect-mapping.md
+// between the codecs and the checker.
+func TestLayoutPointsIntoTheBody(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 500 {
+		for _, dialect := range []transcript.Dialect{transcript.OpenAIChat, transcript.OpenAIResponses} {
+			var body []byte
+			var msgs []llm.Message
+			var bodyPath func(string) string
+			if dialect == transcript.OpenAIChat {
+				body = []byte(pick(r, randChatBody(r), randAcceptedChat(r)))
+				c, err := DecodeChat(body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				msgs, bodyPath = c.Messages, c.BodyPath
+			} else {
+				body = []byte(pick(r, randRsBody(r), randAcceptedResponses(r)))
+				q, err := DecodeResponses(body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q.src.elems != nil && q.inputNode >= 0 {
+					continue // a string input has no item to point at
+				}
+				msgs, bodyPath = q.Messages, q.BodyPath
+			}
+			var root any
+			if err := json.Unmarshal(body, &root); err != nil {
+				t.Fatal(err)
+			}
+			if arr, ok := root.([]any); ok {
+				root = map[string]any{"messages": arr, "input": arr}
+			}
+			m := transcript.Layout(msgs, dialect)
+			for i, msg := range msgs {
+				for j, p := range msg.Parts {
+					loc := m.Part(i, j)
+					if loc.Index < 0 {
+						continue
+					}
+					path := bodyPath(loc.Path)
+					v, ok := lookup(root, path)
+					if !ok || !names(v, p) {
+						t.Fatalf("%s: part %d.%d (%T) is at %s (llm path %s), which holds %v\n%s", dialect, i, j, p, path, loc.Path, v, body)
+					}
+				}
+			}
+		}
+	}
+}
+
+// lookup returns the value at a dotted path.
+func lookup(v any, path string) (any, bool) {
+	for _, seg := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[seg]; !ok {
+				return nil, false
+			}
+		case []any:
+			k, err := strconv.Atoi(seg)
+			if err != nil || k < 0 || k >= len(x) {
+				return nil, false
+			}
+			v = x[k]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// names reports whether body value v is the wire form of part p.
+func names(v any, p llm.Part) bool {
+	obj, _ := v.(map[string]any)
+	switch p := p.(type) {
+	case llm.Text:
+		switch x := v.(type) {
+		case string:
+			return x == jsontreeValid(p.Text)
+		case []any: // the checker names a lone text part by its content field
+			for _, e := range x {
+				if names(e, p) {
+					return true
+				}
+			}
+			return false
+		}
+		s, _ := obj["text"].(string)
+		return s == jsontreeValid(p.Text)
+	case llm.ToolCall:
+		id, _ := obj["id"].(string)
+		callID, _ := obj["call_id"].(string)
+		return obj["role"] == nil && (id == p.ID || callID == p.ID) || obj["function"] != nil && id == p.ID
+	case llm.ToolResult:
+		id, _ := obj["tool_call_id"].(string)
+		callID, _ := obj["call_id"].(string)
+		return obj["role"] == "tool" && id == p.CallID || obj["type"] != nil && callID == p.CallID
+	case llm.Reasoning, llm.Opaque, llm.Image:
+		return obj != nil
+	}
+	return false
+}
+
+func jsontreeValid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }

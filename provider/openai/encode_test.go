@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -340,5 +341,154 @@ func TestEncodeConcurrently(t *testing.T) {
 		if got := <-done; string(got) != string(want) {
 			t.Errorf("concurrent EncodeResponses = %s, want %s", got, want)
 		}
+	}
+}
+
+// TestWriteBackExactly checks that a decoded body encodes back to itself,
+// compacted, whatever the llm form does not say about it: member order, a
+// null or "" content, a one-part array, a detail given or not, escapes and
+// invalid UTF-8, an item without a type, empty strings and nulls among the
+// top-level fields.
+func TestWriteBackExactly(t *testing.T) {
+	tests := []struct{ name, dialect, body string }{
+		{"members in their order", "chat", `{"messages":[{"content":"q","role":"user"},{"tool_calls":[{"function":{"arguments":"{}","name":"f"},"type":"function","id":"c1"}],"role":"assistant"},{"tool_call_id":"c1","content":"ok","role":"tool"}]}`},
+		{"null content beside calls", "chat", `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`},
+		{"empty strings", "chat", `{"messages":[{"role":"user","content":""},{"role":"assistant","content":""},{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]},{"role":"tool","tool_call_id":"c1","content":""}]}`},
+		{"a one-part array stays an array", "chat", `{"messages":[{"role":"user","content":[{"type":"text","text":"q"}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"x"}]}]}`},
+		{"image details as given", "chat", `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}},{"type":"image_url","image_url":{"url":"https://x/y.png","detail":"auto"}}]}]}`},
+		{"escapes and invalid UTF-8", "chat", "{\"messages\":[{\"role\":\"user\",\"content\":\"\\u003cb\\u003e \\/ \xff\"},{\"role\":\"assistant\",\"content\":\"<b>&amp;</b>\"}]}"},
+		{"null, empty and odd fields", "chat", `{"messages":[{"role":"user","content":"q","name":null}],"tools":null,"temperature":1.0,"max_tokens":1e3,"metadata":{}}`},
+		{"tools as given", "chat", `{"messages":[{"role":"user","content":"q"}],"tools":[{"function":{"strict":false,"name":"f","parameters":{"type":"object","properties":{"a":{"type":"string","default":"x"}}},"description":""},"type":"function"}]}`},
+		{"the whole document set", "chat", `{"messages":[{"role":"user","content":[{"type":"text","text":"read"},{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERi0xLjM=","filename":"a.pdf"}},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`},
+		{"items without a type", "responses", `{"input":[{"content":"q","role":"user"},{"role":"assistant","content":[{"type":"output_text","text":"a","annotations":[]}]}],"instructions":""}`},
+		{"items in their member order", "responses", `{"input":[{"role":"user","content":"q"},{"arguments":"{}","call_id":"c1","id":"fc_1","name":"f","namespace":"f","type":"function_call","status":"completed"},{"call_id":"c1","output":[{"detail":"auto","image_url":"https://x/y.png","type":"input_image"}],"type":"function_call_output"}]}`},
+		{"a string input", "responses", `{"model":"gpt-4.1","input":"","tools":[{"type":"function","name":"f","parameters":{"type":"object","properties":{}}}]}`},
+		{"opaque items in place", "responses", `{"input":[{"role":"user","content":"q"},{"type":"tool_search_call","call_id":"s1","execution":"client","status":"completed","arguments":{"queries":["x"]}},{"type":"tool_search_output","call_id":"s1","execution":"client","status":"completed","tools":[]},{"type":"function_call_output","call_id":"s1","output":"found"}],"tools":[{"type":"tool_search"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := codecs[0]
+			if tt.dialect == "responses" {
+				c = codecs[1]
+			}
+			d, err := c.Decode([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.wire) > 0 {
+				t.Fatalf("Decode(%s).Wire = %v, want none", tt.body, d.wire)
+			}
+			out, warns, err := d.encode()
+			if err != nil || string(out) != tt.body || len(warns) > 0 {
+				t.Errorf("Encode(Decode(%s)) =\n%s, %v, %v\nwant it unchanged", tt.body, out, warns, err)
+			}
+		})
+	}
+}
+
+// TestChangedMessageKeepsItsMembers checks that a message a repair changed
+// is written with the members of the message it came from, in their
+// order, and with its other parts as they were.
+func TestChangedMessageKeepsItsMembers(t *testing.T) {
+	chat := `{"messages":[` +
+		`{"role":"user","content":"q"},` +
+		`{"tool_calls":[{"type":"function","id":"c1","function":{"arguments":"{\"a\": 1}","name":"f"}},{"type":"function","id":"c2","function":{"arguments":"{}","name":"f","x_extra":1}}],"role":"assistant","name":"bot","content":null},` +
+		`{"name":"f","role":"tool","tool_call_id":"c1","content":"one"}]}`
+	r, err := DecodeChat([]byte(chat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rename the tool (transcript.Repair's rename-tool), in the call and
+	// in its result, and drop the second call.
+	c1 := r.Messages[1].Parts[0].(llm.ToolCall)
+	c1.Name = "g"
+	r.Messages[1] = llm.Assistant(c1)
+	res := r.Messages[2].Parts[0].(llm.ToolResult)
+	res.Content = []llm.Part{llm.Text{Text: "one, again"}}
+	r.Messages[2] = llm.Tool(res)
+	got, _, err := EncodeChat(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"messages":[` +
+		`{"role":"user","content":"q"},` +
+		`{"tool_calls":[{"type":"function","id":"c1","function":{"arguments":"{\"a\": 1}","name":"g"}}],"role":"assistant","name":"bot","content":null},` +
+		`{"name":"f","role":"tool","tool_call_id":"c1","content":"one, again"}]}`
+	if string(got) != want {
+		t.Errorf("EncodeChat(changed) =\n%s\nwant\n%s", got, want)
+	}
+
+	rs := `{"input":[{"role":"user","content":"q"},` +
+		`{"arguments":"{}","call_id":"c1","id":"fc_1","name":"f","namespace":"ns","type":"function_call","status":"completed"},` +
+		`{"call_id":"c1","output":"ok","type":"function_call_output"}]}`
+	q, err := DecodeResponses([]byte(rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Clear the item id (transcript.Repair for OAI-RS-REASONING-PAIR).
+	call := q.Messages[1].Parts[0].(llm.ToolCall)
+	call.ItemID = ""
+	q.Messages[1] = llm.Assistant(call)
+	got, _, err = EncodeResponses(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"input":[{"role":"user","content":"q"},` +
+		`{"arguments":"{}","call_id":"c1","name":"f","namespace":"ns","type":"function_call","status":"completed"},` +
+		`{"call_id":"c1","output":"ok","type":"function_call_output"}]}`
+	if string(got) != want {
+		t.Errorf("EncodeResponses(changed) =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestEncodeDocuments checks that a document (an llm.Image whose MediaType
+// is not an image type), as the Anthropic and Gemini codecs decode a PDF,
+// is written as the dialect's file part, and left out with a warning where
+// it cannot be: given by URL, or in a system message.
+func TestEncodeDocuments(t *testing.T) {
+	pdf := llm.Image{MediaType: "application/pdf", Data: []byte("%PDF-1.3")}
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Parts: []llm.Part{llm.Text{Text: "read"}, pdf, llm.Image{MediaType: "application/pdf", URL: "https://x/a.pdf"}}},
+		llm.Assistant(llm.ToolCall{ID: "c1", Name: "fetch", Input: json.RawMessage(`{}`)}),
+		llm.Tool(llm.ToolResult{CallID: "c1", Name: "fetch", Status: llm.StatusSuccess, Content: []llm.Part{pdf}}),
+	}
+	chat, warns, err := EncodeChat(&ChatRequest{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChat := `{"messages":[{"role":"user","content":[{"type":"text","text":"read"},{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERi0xLjM=","filename":"document.pdf"}}]},` +
+		`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"fetch","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"The result is an image; it follows in the next message."},` +
+		`{"role":"user","content":[{"type":"text","text":"Image(s) returned by the call c1 (fetch):"},{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERi0xLjM=","filename":"document.pdf"}}]}]}`
+	if string(chat) != wantChat {
+		t.Errorf("EncodeChat(documents) =\n%s\nwant\n%s", chat, wantChat)
+	}
+	wantWarn := `messages.0: a document of type "application/pdf" given by URL has no Chat Completions form (a file part takes inline data); it is left out`
+	if len(warns) == 0 || warns[0].String() != wantWarn {
+		t.Errorf("EncodeChat(documents) warnings = %v, want first %q", warns, wantWarn)
+	}
+	back, err := DecodeChat(chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Messages[0].Parts[1]; !reflect.DeepEqual(got, pdf) {
+		t.Errorf("DecodeChat(file part) = %#v, want %#v", got, pdf)
+	}
+	rs, _, err := EncodeResponses(&ResponsesRequest{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRs := `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"read"},{"type":"input_file","filename":"document.pdf","file_data":"data:application/pdf;base64,JVBERi0xLjM="}]},` +
+		`{"type":"function_call","call_id":"c1","name":"fetch","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"c1","output":[{"type":"input_file","filename":"document.pdf","file_data":"data:application/pdf;base64,JVBERi0xLjM="}]}]}`
+	if string(rs) != wantRs {
+		t.Errorf("EncodeResponses(documents) =\n%s\nwant\n%s", rs, wantRs)
+	}
+	q, err := DecodeResponses(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Messages[2].Parts[0].(llm.ToolResult).Content[0]; !reflect.DeepEqual(got, pdf) {
+		t.Errorf("DecodeResponses(input_file) = %#v, want %#v", got, pdf)
 	}
 }

@@ -1,24 +1,33 @@
 package openai
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strconv"
+	"strings"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // This file holds what the Chat Completions and Responses encoders share:
-// warnings with paths into the encoded body, which parts of a message the
-// OpenAI formats can hold, and the tools array.
+// the array of wire elements being written, warnings with paths into the
+// encoded body, which parts of a message the OpenAI formats can hold, and
+// the tools array.
 
 // encoder is the part of a Chat or Responses encoder that does not depend
 // on the dialect.
 type encoder struct {
 	codec.Warner
-	array string        // the body's array: "messages" or "input"
-	out   int           // the index of the next wire element
-	ids   *codec.IDPlan // the ids of a conversion; nil for a decoded request
+	mt       *matcher
+	provider string        // the provider of the Opaque parts this dialect writes back
+	array    string        // the body's array: "messages" or "input"
+	out      int           // the index of the next wire element
+	ids      *codec.IDPlan // the ids of a conversion; nil for a decoded request
+	dst      []byte
+	list     codec.List
 }
 
 // planIDs plans the ids of msgs, messages converted from another dialect,
@@ -48,49 +57,131 @@ func (e *encoder) resultID(i, j int, r llm.ToolResult, path string) llm.ToolResu
 	return r
 }
 
+// bare writes a request as a bare array with write, after warning that
+// its tools and its other fields (which others names) have no place in
+// one.
+func (e *encoder) bare(dst []byte, tools, fields bool, others string, write func([]byte) ([]byte, error)) ([]byte, []transcript.Warning, error) {
+	if tools {
+		e.Warn("tools", "a bare "+e.array+" array has no place for tools; they are left out")
+	}
+	if fields {
+		e.Warn("", "a bare "+e.array+" array has no place for the other fields ("+others+"); they are left out")
+	}
+	dst, err := write(dst)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dst, e.Warnings, nil
+}
+
 // outPath is the path of the next wire element, for warnings.
 func (e *encoder) outPath() string { return e.array + "." + strconv.Itoa(e.out) }
 
-// emit writes one wire element: f appends its canonical form, which w
-// swaps for the kept original when there is one.
-func (e *encoder) emit(w *arrayWriter, f func(dst []byte) []byte) {
-	start := w.begin()
-	w.dst = f(w.dst)
-	w.done(start)
-	e.out++
+// put writes one wire element: f appends it, or nothing to leave it out.
+func (e *encoder) put(f func(dst []byte) []byte) {
+	var at int
+	e.dst, at = e.list.Begin(e.dst)
+	n := e.list.Len()
+	e.dst = e.list.End(f(e.dst), at)
+	if e.list.Len() > n {
+		e.out++
+	}
+}
+
+// hidden writes the decoded elements the llm form had no place for.
+func (e *encoder) hidden(xs []int32) {
+	for _, x := range xs {
+		n := e.mt.src.elems[x].node
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, n) })
+	}
+}
+
+// from takes the element pk found for what is being written: it writes
+// the hidden elements before it, and returns the element written as it
+// was (whole) or the template (tmpl), each nil when there is none.
+func (e *encoder) from(pk origin) (whole, tmpl *elem) {
+	switch {
+	case pk.whole >= 0:
+		e.hidden(e.mt.take(pk.whole))
+		return e.mt.elem(pk.whole), nil
+	case pk.tmpl >= 0:
+		e.hidden(e.mt.take(pk.tmpl))
+		return nil, e.mt.elem(pk.tmpl)
+	}
+	return nil, nil
+}
+
+// own reports whether o is this dialect's opaque data, which it writes
+// back; it warns that o is left out when it is not.
+func (e *encoder) own(o llm.Opaque) bool {
+	if o.Provider == e.provider {
+		return true
+	}
+	what := "opaque data"
+	if o.Kind != "" {
+		what = fmt.Sprintf("opaque %q data", o.Kind)
+	}
+	e.Warn(e.outPath(), fmt.Sprintf("%s from %s has no %s form; it is left out", what, providerName(o.Provider), dialectName(e.provider)))
+	return false
+}
+
+func dialectName(provider string) string {
+	if provider == ChatProvider {
+		return "Chat Completions"
+	}
+	return "Responses"
+}
+
+// isImageType reports whether an image is a picture (or of no stated
+// type), not a document such as a PDF.
+func isImageType(img llm.Image) bool {
+	return img.MediaType == "" || strings.HasPrefix(img.MediaType, "image/")
 }
 
 // image reports whether img can be written, and warns when it cannot.
+// fileData says whether the dialect holds documents given inline, which a
+// URL cannot give.
 func (e *encoder) image(img llm.Image) bool {
 	if why := imageProblem(img); why != "" {
 		e.Warn(e.outPath(), why+"; it is left out")
+		return false
+	}
+	if !isImageType(img) && img.Data == nil {
+		e.Warn(e.outPath(), fmt.Sprintf("a document of type %q given by URL has no %s form (a file part takes inline data); it is left out", img.MediaType, dialectName(e.provider)))
 		return false
 	}
 	return true
 }
 
 // userParts returns the parts of system or user message i that can be
-// written: its text, and the images of a user message. It warns about what
-// it leaves out; a part of another kind is an error.
-func (e *encoder) userParts(i int, m llm.Message) ([]llm.Part, error) {
+// written, and their indices: its text, the images and documents of a
+// user message, this dialect's opaque parts. It warns about what it leaves
+// out; a part of another kind is an error.
+func (e *encoder) userParts(i int, m llm.Message) ([]llm.Part, []int, error) {
 	var parts []llm.Part
+	var js []int
 	for j, p := range m.Parts {
 		switch q := p.(type) {
 		case llm.Text:
-			parts = append(parts, p)
 		case llm.Image:
 			if m.Role == llm.RoleSystem {
 				e.Warn(e.outPath(), "a system message cannot hold an image; it is left out")
 				continue
 			}
-			if e.image(q) {
-				parts = append(parts, p)
+			if !e.image(q) {
+				continue
+			}
+		case llm.Opaque:
+			if !e.own(q) {
+				continue
 			}
 		default:
-			return nil, placement(i, j, m.Role, p)
+			return nil, nil, placement(i, j, m.Role, p)
 		}
+		parts = append(parts, p)
+		js = append(js, j)
 	}
-	return parts, nil
+	return parts, js, nil
 }
 
 // toolParts walks tool message i: each result, part j, its content checked
@@ -114,6 +205,10 @@ func (e *encoder) toolParts(i int, m llm.Message, result func(j int, r llm.ToolR
 			if e.image(q) {
 				trailing = append(trailing, p)
 			}
+		case llm.Opaque:
+			if e.own(q) {
+				trailing = append(trailing, p)
+			}
 		default:
 			return nil, placement(i, j, m.Role, p)
 		}
@@ -122,20 +217,25 @@ func (e *encoder) toolParts(i int, m llm.Message, result func(j int, r llm.ToolR
 }
 
 // resultContent returns result j of message i with the content that can be
-// written: text, and images that can be written. Any other part is an
-// error.
+// written: text, images that can be written, this dialect's opaque parts.
+// Any other part is an error.
 func (e *encoder) resultContent(i, j int, r llm.ToolResult) (llm.ToolResult, error) {
-	content := make([]llm.Part, 0, len(r.Content))
+	content := r.Content
 	for k, p := range r.Content {
+		keep := true
 		switch q := p.(type) {
 		case llm.Text:
-			content = append(content, p)
 		case llm.Image:
-			if e.image(q) {
-				content = append(content, p)
-			}
+			keep = e.image(q)
+		case llm.Opaque:
+			keep = e.own(q)
 		default:
 			return r, fmt.Errorf("openai: messages[%d].parts[%d].content[%d]: a tool result can hold only text and images, not a %s", i, j, k, partName(p))
+		}
+		if !keep && len(content) == len(r.Content) {
+			content = append([]llm.Part(nil), r.Content[:k]...)
+		} else if keep && len(content) < len(r.Content) {
+			content = append(content, p)
 		}
 	}
 	r.Content = content
@@ -152,6 +252,9 @@ func partName(p llm.Part) string {
 	if p == nil {
 		return "nil"
 	}
+	if _, ok := p.(llm.Opaque); ok {
+		return "opaque"
+	}
 	return codec.PartKind(p)
 }
 
@@ -162,9 +265,13 @@ func providerName(p string) string {
 	return strconv.Quote(p)
 }
 
-// sizeHint guesses the size of an encoded body: perMessage bytes of
-// framing for each message, and the size of each part.
-func sizeHint(msgs []llm.Message, perMessage int) int {
+// sizeHint guesses the size of an encoded body: the size of the body it
+// was decoded from, or perMessage bytes of framing for each message and the
+// size of each part.
+func sizeHint(src *source, msgs []llm.Message, perMessage int) int {
+	if src != nil {
+		return len(src.t.Source()) + 64
+	}
 	n := 256
 	for _, m := range msgs {
 		n += perMessage
@@ -191,22 +298,170 @@ func partSize(p llm.Part) int {
 		return n
 	case llm.Reasoning:
 		return 64 + len(p.Data)
+	case llm.Opaque:
+		return 16 + len(p.Data)
 	}
 	return 0
 }
 
-// appendTools writes a tools array: each tool by appendTool, the kept
-// tools that are not function tools where they stood.
-func appendTools(dst []byte, tools []llm.ToolSpec, kp *keep, appendTool func(dst []byte, t llm.ToolSpec) []byte) ([]byte, error) {
-	w := newArrayWriter(append(dst, '['), kp)
+// toolWriter writes one function tool: canonical, or merged into the
+// decoded tool it came from (tmpl, a node of the source).
+type toolWriter func(dst []byte, t llm.ToolSpec, src srcTool) []byte
+
+// tools writes the tools array: the body's own value when the tools did
+// not change, else the decoded tools in their order (a function tool
+// matched to tools by name, the others as they were), then the tools that
+// are new.
+func (e *encoder) tools(dst []byte, tools []llm.ToolSpec, write toolWriter) ([]byte, error) {
 	for k, t := range tools {
 		if err := checkParameters(t); err != nil {
 			return nil, fmt.Errorf("openai: tools[%d]: %w", k, err)
 		}
-		start := w.begin()
-		w.dst = appendTool(w.dst, t)
-		w.done(start)
 	}
-	dst = w.finish(true)
+	var srcTools []srcTool
+	if e.mt.src != nil {
+		srcTools = e.mt.src.tools
+		if n := e.mt.src.toolsNode; n >= 0 && sameTools(srcTools, tools) {
+			return e.mt.raw(dst, n), nil
+		}
+	}
+	used := make([]bool, len(tools))
+	dst = append(dst, '[')
+	var list codec.List
+	for _, st := range srcTools {
+		var at int
+		dst, at = list.Begin(dst)
+		if st.opaque {
+			dst = e.mt.raw(dst, st.node)
+		} else if k := toolByName(tools, used, st.spec.Name); k >= 0 {
+			used[k] = true
+			if codec.SameSpec(tools[k], st.spec) {
+				dst = e.mt.raw(dst, st.node)
+			} else {
+				dst = write(dst, tools[k], st)
+			}
+		}
+		dst = list.End(dst, at)
+	}
+	for k, t := range tools {
+		if !used[k] {
+			var at int
+			dst, at = list.Begin(dst)
+			dst = write(dst, t, srcTool{node: jsontree.None})
+			dst = list.End(dst, at)
+		}
+	}
 	return append(dst, ']'), nil
+}
+
+// sameTools reports whether tools are the function tools of src, in order.
+func sameTools(src []srcTool, tools []llm.ToolSpec) bool {
+	k := 0
+	for _, st := range src {
+		if st.opaque {
+			continue
+		}
+		if k >= len(tools) || !codec.SameSpec(st.spec, tools[k]) {
+			return false
+		}
+		k++
+	}
+	return k == len(tools)
+}
+
+// toolByName returns the first tool named name not yet used, or -1.
+func toolByName(tools []llm.ToolSpec, used []bool, name string) int {
+	for k, t := range tools {
+		if !used[k] && t.Name == name {
+			return k
+		}
+	}
+	return -1
+}
+
+// hasTools reports whether a tools field is to be written.
+func (e *encoder) hasTools(tools []llm.ToolSpec) bool {
+	return len(tools) > 0 || (e.mt.src != nil && (e.mt.src.toolsNode >= 0 || len(e.mt.src.tools) > 0))
+}
+
+// toolFields writes the fields of a function tool the llm form models
+// (name, description, parameters, strict), for [matcher.object]; strict
+// says whether a strict that is false is written when the template has
+// none.
+func (e *encoder) toolField(o *obj, key string, old jsontree.Node, t llm.ToolSpec, decoded llm.ToolSpec, strictFalse bool) {
+	mt := e.mt
+	switch key {
+	case "name":
+		o.key(key)
+		o.dst = mt.str(o.dst, t.Name, old)
+	case "description":
+		switch {
+		case old >= 0 && t.Description == decoded.Description:
+			o.key(key)
+			o.dst = mt.raw(o.dst, old)
+		case t.Description != "":
+			o.key(key)
+			o.dst, _ = llm.AppendJSONString(o.dst, t.Description)
+		}
+	case "parameters":
+		switch {
+		case old >= 0 && string(t.Parameters) == string(decoded.Parameters):
+			o.key(key)
+			o.dst = mt.raw(o.dst, old)
+		case t.Parameters != nil:
+			o.key(key)
+			o.dst = appendParameters(o.dst, t.Parameters)
+		}
+	case "strict":
+		switch {
+		case old >= 0 && t.Strict == decoded.Strict:
+			o.key(key)
+			o.dst = mt.raw(o.dst, old)
+		case t.Strict || old >= 0 || strictFalse:
+			o.key(key)
+			o.dst = strconv.AppendBool(o.dst, t.Strict)
+		}
+	}
+}
+
+// imageProblem says why an image cannot be written, or "".
+func imageProblem(img llm.Image) string {
+	switch {
+	case img.Data != nil && img.MediaType == "":
+		return "an inline image without a media type cannot be written as a data URL"
+	case img.Data == nil && img.URL == "":
+		return "an image with neither data nor a URL"
+	}
+	return ""
+}
+
+// appendDataURL appends the data URL of inline bytes, as a JSON string.
+func appendDataURL(dst []byte, mediaType string, data []byte) []byte {
+	dst = append(dst, `"data:`...)
+	s, _ := llm.AppendJSONString(nil, mediaType+";base64,")
+	dst = append(dst, s[1:len(s)-1]...)
+	dst = base64.StdEncoding.AppendEncode(dst, data)
+	return append(dst, '"')
+}
+
+// appendImageURL appends the URL form of an image: its URL, or a data URL
+// for inline bytes.
+func appendImageURL(dst []byte, img llm.Image) []byte {
+	if img.Data != nil {
+		return appendDataURL(dst, img.MediaType, img.Data)
+	}
+	dst, _ = llm.AppendJSONString(dst, img.URL)
+	return dst
+}
+
+// fileName is the file name written with a document given inline, which
+// the llm form does not hold.
+func fileName(mediaType string) string {
+	switch mediaType {
+	case "application/pdf":
+		return "document.pdf"
+	case "text/plain":
+		return "document.txt"
+	}
+	return "document"
 }

@@ -42,7 +42,7 @@ func ExampleDecodeChat() {
 	// user: Weather in Paris?
 	// assistant: call call_1 get_weather({"city": "Paris"})
 	// tool: result for call_1 (get_weather): 18C, light rain
-	// {"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"18C, light rain"}]}
+	// {"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"18C, light rain"}]}
 }
 
 // Convert a Chat Completions body into a Responses body. What Responses

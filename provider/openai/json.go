@@ -202,43 +202,6 @@ func compactJSON(src []byte) ([]byte, error) {
 	return b.canon(make([]byte, 0, len(src)), b.t.Root()), nil
 }
 
-// canonPatched returns the canonical form of object n, patched: a key whose
-// patch is nil is dropped, any other patched key gets the patch as its
-// value, and patched keys the object lacks are appended, in the order
-// given.
-func (b *body) canonPatched(n jsontree.Node, patch []keyPatch) []byte {
-	t := b.t
-	dst := make([]byte, 0, len(t.Raw(n))+8)
-	dst = append(dst, '{')
-	first := true
-	member := func(key string, value []byte) {
-		dst = appendKey(dst, &first, key)
-		dst = append(dst, value...)
-	}
-	seen := make([]bool, len(patch))
-next:
-	for c := t.First(n); c != jsontree.None; c = t.Next(c) {
-		key := b.key(c)
-		for i, p := range patch {
-			if p.key == string(key) {
-				seen[i] = true
-				if p.value != nil {
-					member(p.key, p.value)
-				}
-				continue next
-			}
-		}
-		dst = appendKey(dst, &first, string(key))
-		dst = b.canon(dst, c)
-	}
-	for i, p := range patch {
-		if !seen[i] && p.value != nil {
-			member(p.key, p.value)
-		}
-	}
-	return append(dst, '}')
-}
-
 // toolField reads member f of a function tool definition into spec when
 // its key is one the llm form models: name, description, parameters or
 // strict (a null description, parameters or strict is absent). modeled is
@@ -268,12 +231,6 @@ func (b *body) toolField(spec *llm.ToolSpec, key []byte, f jsontree.Node) (model
 		return false, nil
 	}
 	return true, err
-}
-
-// keyPatch is one change for canonPatched.
-type keyPatch struct {
-	key   string
-	value []byte // nil: drop the key
 }
 
 // an returns s with the indefinite article it takes.

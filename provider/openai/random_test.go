@@ -1,10 +1,15 @@
 package openai
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/provider/internal/codectest"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // A structured property test: random bodies built from the features the
@@ -256,5 +261,199 @@ func TestRandomBodies(t *testing.T) {
 			t.Fatalf("DecodeResponses(%s) = %v, want no error (the generator writes valid bodies)", rs, err)
 		}
 		checkStable(t, codecs[1], []byte(rs))
+	}
+}
+
+// Accepted transcripts, generated: turns of a user question, an assistant
+// answer or parallel calls, their results in any order, in every shape the
+// recorded traffic shows (member order, null or "" or absent content,
+// content strings and arrays, unmodeled fields, items with or without ids
+// and types, documents and audio), with white space or without. The
+// property: transcript accepts each, Repair leaves it as it is, and
+// encoding the repaired request writes the body back compacted, byte for
+// byte.
+
+// jobj writes a JSON object of the fields, in an order r picks.
+func jobj(r *rand.Rand, fields ...string) string {
+	var fs []string
+	for _, f := range fields {
+		if f != "" {
+			fs = append(fs, f)
+		}
+	}
+	r.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	return "{" + strings.Join(fs, ",") + "}"
+}
+
+// maybe returns f one time in n.
+func maybe(r *rand.Rand, n int, f string) string {
+	if r.IntN(n) == 0 {
+		return f
+	}
+	return ""
+}
+
+func randWords(r *rand.Rand) string {
+	return pick(r, `"Weather in Paris?"`, `"<b>&amp;</b> \u00e9\/"`, `"line\nbreak"`, `"42"`, `"{\"status\":\"success\",\"summary\":\"ok\"}"`)
+}
+
+func randAcceptedChat(r *rand.Rand) string {
+	var msgs []string
+	if r.IntN(2) == 0 {
+		msgs = append(msgs, jobj(r, `"role":"`+pick(r, "system", "developer")+`"`, `"content":`+pick(r, randWords(r), `[{"type":"text","text":"be brief"}]`), maybe(r, 4, `"name":"policy"`)))
+	}
+	userContent := func() string {
+		switch r.IntN(6) {
+		case 0:
+			return `""`
+		case 1:
+			return `[{"type":"text","text":` + randWords(r) + `},{"type":"image_url","image_url":` + jobj(r, `"url":"https://x/y.png"`, maybe(r, 2, `"detail":"`+pick(r, "auto", "low")+`"`)) + `}]`
+		case 2:
+			return `[{"type":"file","file":` + jobj(r, `"file_data":"data:application/pdf;base64,JVBERi0xLjM="`, `"filename":"a.pdf"`) + `}]`
+		case 3:
+			return `[{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}},{"text":"listen","type":"text"}]`
+		}
+		return randWords(r)
+	}
+	for turn := range 1 + r.IntN(4) {
+		msgs = append(msgs, jobj(r, `"role":"user"`, `"content":`+userContent(), maybe(r, 5, `"name":"alice"`)))
+		if r.IntN(3) == 0 {
+			msgs = append(msgs, jobj(r, `"role":"assistant"`, `"content":`+pick(r, randWords(r), `""`, `[{"type":"text","text":"a"},{"type":"refusal","refusal":"no"}]`), maybe(r, 4, `"refusal":null`), maybe(r, 4, `"annotations":[]`)))
+			continue
+		}
+		n := 1 + r.IntN(3)
+		calls := make([]string, n)
+		ids := make([]string, n)
+		for k := range calls {
+			ids[k] = fmt.Sprintf("call_%d_%d", turn, k)
+			fn := jobj(r, `"name":"f`+fmt.Sprint(r.IntN(2))+`"`, `"arguments":`+pick(r, `"{}"`, `"{\"city\": \"Paris\"}"`, `"{bad"`))
+			calls[k] = jobj(r, `"id":"`+ids[k]+`"`, `"type":"function"`, `"function":`+fn)
+		}
+		content := pick(r, `"content":null`, "", `"content":""`, `"content":"Looking."`)
+		msgs = append(msgs, jobj(r, `"role":"assistant"`, content, `"tool_calls":[`+strings.Join(calls, ",")+`]`, maybe(r, 4, `"refusal":null`), maybe(r, 4, `"audio":null`)))
+		r.Shuffle(n, func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+		for _, id := range ids {
+			msgs = append(msgs, jobj(r, `"role":"tool"`, `"tool_call_id":"`+id+`"`, `"content":`+pick(r, randWords(r), `""`, `[{"type":"text","text":"x"}]`), maybe(r, 3, `"name":"f0"`)))
+		}
+		if r.IntN(2) == 0 {
+			msgs = append(msgs, jobj(r, `"role":"assistant"`, `"content":`+randWords(r)))
+		}
+	}
+	tools := `"tools":[` + jobj(r, `"type":"function"`, `"function":`+jobj(r, `"name":"f0"`, maybe(r, 2, `"description":""`), `"parameters":{"type":"object","properties":{"city":{"type":"string","default":"Paris"}},"required":["city"],"additionalProperties":false}`, maybe(r, 2, `"strict":true`))) +
+		maybe(r, 2, `,{"type":"function","function":{"name":"f1","parameters":{"type":"object","properties":{}}}}`) + `]`
+	return jobj(r, `"model":"gpt-4o"`, `"messages":[`+strings.Join(msgs, ",")+`]`, pick(r, tools, `"tools":null`, ""), maybe(r, 2, `"temperature":0.2`), maybe(r, 3, `"stream_options":{"include_usage":true}`))
+}
+
+func randAcceptedResponses(r *rand.Rand) string {
+	var items []string
+	id := func(prefix string, n int) string { return fmt.Sprintf(`"id":"%s_%d"`, prefix, n) }
+	typed := func() string { return maybe(r, 2, `"type":"message"`) }
+	if r.IntN(2) == 0 {
+		items = append(items, jobj(r, typed(), `"role":"developer"`, `"content":`+randWords(r)))
+	}
+	reasoning := r.IntN(2) == 0 // gpt-5, with its reasoning items
+	for turn := range 1 + r.IntN(4) {
+		content := pick(r, randWords(r), `""`, `[{"type":"input_text","text":"q"},{"type":"input_image","image_url":"https://x/y.png","detail":"auto"}]`,
+			`[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,JVBERi0xLjM="}]`, `[{"type":"input_file","file_id":"file-1"},{"text":"read","type":"input_text"}]`)
+		items = append(items, jobj(r, typed(), `"role":"user"`, `"content":`+content))
+		if reasoning {
+			items = append(items, jobj(r, `"type":"reasoning"`, id("rs", turn), `"summary":[]`, maybe(r, 2, `"encrypted_content":"gAAA"`)))
+		}
+		if r.IntN(3) == 0 {
+			msgID := ""
+			if reasoning || r.IntN(2) == 0 {
+				msgID = id("msg", turn)
+			}
+			items = append(items, jobj(r, typed(), `"role":"assistant"`, msgID, maybe(r, 2, `"status":"completed"`),
+				`"content":`+pick(r, randWords(r), `[{"type":"output_text","text":"a","annotations":[]}]`)))
+			continue
+		}
+		n := 1 + r.IntN(3)
+		ids := make([]string, n)
+		for k := range ids {
+			ids[k] = fmt.Sprintf("call_%d_%d", turn, k)
+			itemID := ""
+			if (reasoning && k == 0) || r.IntN(2) == 0 {
+				itemID = id("fc", turn*10+k)
+			}
+			items = append(items, jobj(r, `"type":"function_call"`, itemID, `"call_id":"`+ids[k]+`"`, `"name":"f0"`, `"arguments":`+pick(r, `"{}"`, `"{bad"`), maybe(r, 3, `"status":"completed"`), maybe(r, 4, `"namespace":"f0"`)))
+		}
+		r.Shuffle(n, func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+		for _, cid := range ids {
+			items = append(items, jobj(r, `"type":"function_call_output"`, `"call_id":"`+cid+`"`, `"output":`+pick(r, randWords(r), `""`, `[{"type":"input_text","text":"x"},{"type":"input_image","image_url":"https://x/z.png"}]`)))
+		}
+	}
+	model := `"model":"gpt-4o"`
+	if reasoning {
+		model = `"model":"gpt-5"`
+	}
+	tools := `"tools":[` + jobj(r, `"type":"function"`, `"name":"f0"`, `"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, maybe(r, 2, `"strict":false`)) + maybe(r, 2, `,{"type":"web_search"}`) + `]`
+	return jobj(r, model, `"input":[`+strings.Join(items, ",")+`]`, pick(r, tools, ""), maybe(r, 2, `"instructions":""`), maybe(r, 2, `"store":false`), maybe(r, 3, `"include":["reasoning.encrypted_content"]`))
+}
+
+// indent writes body with white space, one time in two.
+func indent(r *rand.Rand, body string) []byte {
+	if r.IntN(2) == 0 {
+		return []byte(body)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(body), "", pick(r, " ", "\t", "  ")); err != nil {
+		return []byte(body)
+	}
+	return b.Bytes()
+}
+
+func TestRepairOfAcceptedIsExact(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	for range n {
+		for _, dialect := range []transcript.Dialect{transcript.OpenAIChat, transcript.OpenAIResponses} {
+			var body []byte
+			var req transcript.Request
+			var wire []transcript.Violation
+			var set func(transcript.Request)
+			var encode func() ([]byte, []transcript.Warning, error)
+			if dialect == transcript.OpenAIChat {
+				body = indent(r, randAcceptedChat(r))
+				c, err := DecodeChat(body)
+				if err != nil {
+					t.Fatalf("DecodeChat(%s) = %v", body, err)
+				}
+				req, wire = transcript.Request{Messages: c.Messages, Tools: c.Tools, Model: "gpt-4o"}, c.Wire
+				set = func(x transcript.Request) { c.Messages, c.Tools = x.Messages, x.Tools }
+				encode = func() ([]byte, []transcript.Warning, error) { return EncodeChat(c) }
+			} else {
+				body = indent(r, randAcceptedResponses(r))
+				q, err := DecodeResponses(body)
+				if err != nil {
+					t.Fatalf("DecodeResponses(%s) = %v", body, err)
+				}
+				var model string
+				for _, f := range q.Fields {
+					if f.Key == "model" {
+						model = strings.Trim(string(f.Value), `"`)
+					}
+				}
+				req, wire = transcript.Request{Messages: q.Messages, Tools: q.Tools, Model: model, PreviousResponse: q.Continues(), ReasoningEffort: q.ReasoningEffort()}, q.Wire
+				set = func(x transcript.Request) { q.Messages, q.Tools = x.Messages, x.Tools }
+				encode = func() ([]byte, []transcript.Warning, error) { return EncodeResponses(q) }
+			}
+			vs := append(append([]transcript.Violation(nil), wire...), transcript.CheckRequest(req, dialect)...)
+			if !transcript.Accepted(vs) {
+				t.Fatalf("%s: a generated accepted body is rejected: %v\n%s", dialect, vs, body)
+			}
+			repaired, changes, err := transcript.RepairRequest(req, dialect, nil)
+			if err != nil || len(changes) > 0 {
+				t.Fatalf("%s: RepairRequest(accepted) = %v, %v; want no change\n%s", dialect, changes, err, body)
+			}
+			set(repaired)
+			out, warns, err := encode()
+			if want := codectest.Compact(t, body); err != nil || !bytes.Equal(out, want) || len(warns) > 0 {
+				t.Fatalf("%s: encode(Repair(decode(x))) =\n%s, %v, %v\nwant compact(x) =\n%s", dialect, out, warns, err, want)
+			}
+		}
 	}
 }

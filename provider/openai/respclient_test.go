@@ -15,7 +15,7 @@ import (
 
 func newResponses(t *testing.T, srv *llmtest.Server, store, noStream bool) *openai.Responses {
 	t.Helper()
-	m, err := openai.NewResponses("gpt-5", fastRetries(&openai.Config{BaseURL: srv.URL + "/v1", Store: store, NoStream: noStream}))
+	m, err := openai.NewResponses("gpt-4.1", fastRetries(&openai.Config{BaseURL: srv.URL + "/v1", Store: store, NoStream: noStream}))
 	if err != nil {
 		t.Fatal(err)
 	}

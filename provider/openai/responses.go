@@ -6,35 +6,37 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// ResponsesProvider is the llm.Reasoning provider name of OpenAI Responses
-// reasoning items.
+// ResponsesProvider is the provider name of the llm.Reasoning and
+// llm.Opaque parts the Responses codec decodes.
 const ResponsesProvider = string(transcript.OpenAIResponses)
 
 // ResponsesRequest is an OpenAI Responses request body in llm form.
 //
 // [DecodeResponses] fills it from a body; [EncodeResponses] writes it back.
-// A request decoded from a body re-encodes to the same body up to
-// formatting, key order of the modeled fields and equivalent spellings.
+// A request decoded from a body encodes back to that body, compacted, as
+// [ChatRequest] does.
 type ResponsesRequest struct {
 	// Messages is the conversation, mapped as docs/dialect-mapping.md says:
 	// consecutive assistant-side items (function_call, reasoning, assistant
-	// message) form one llm assistant message, and consecutive
+	// message, and the model's items the llm form does not model, such as
+	// web_search_call) form one llm assistant message, and consecutive
 	// function_call_output items one llm tool message. A reasoning item is
 	// an llm.Reasoning{Provider: "openai-responses"} whose Data is the
-	// whole item and whose Text is its summary.
+	// whole item and whose Text is its summary; another model item is an
+	// llm.Opaque{Provider: "openai-responses"}, with CallID set when it is
+	// a call an output may answer (a tool_search_call, say).
 	Messages []llm.Message
 	// Tools are the function tools, in order. Other tools (web_search,
-	// file_search, mcp, custom, ...) are kept and written back after the
-	// function tool they preceded. A function tool without "strict" is
-	// strict: Responses defaults it to true.
+	// file_search, mcp, custom, ...) are kept and written back where they
+	// stood. A function tool is Strict only when the body says
+	// "strict": true: OpenAI does not hold a tool that leaves strict out to
+	// the strict-mode rules (it fills in what strict mode needs).
 	Tools []llm.ToolSpec
 	// Bare is set when the input was a bare input array; EncodeResponses
 	// then writes a bare array.
@@ -43,67 +45,108 @@ type ResponsesRequest struct {
 	// a message.
 	Instructions string
 	// PreviousResponseID is the stored response this request continues, ""
-	// when absent. With it, the server already holds earlier items: a
-	// function_call_output may answer a call that is not in Messages.
+	// when absent. With it (or a conversation, in Fields) the server already
+	// holds earlier items: a function_call_output may answer a call that is
+	// not in Messages.
 	PreviousResponseID string
 	// SystemRole is the role system messages are written with; decoding
 	// sets it from the first system or developer message.
 	SystemRole SystemRole
 	// Fields are the other top-level fields (model, store, reasoning,
-	// tool_choice, ...), in body order, kept verbatim.
+	// conversation, tool_choice, ...), in body order, kept verbatim
+	// (compacted).
 	Fields []Field
 	// Wire holds the violations found while decoding that the llm form
-	// cannot express (OAI-RS-DUP-ITEM for items whose id it does not hold),
-	// with dotted paths into the body.
+	// cannot express (OAI-RS-DUP-ITEM for items whose id it does not hold,
+	// and as a warning for items with ids in a request that continues a
+	// stored response; OAI-RS-REASONING-FOLLOW for a stored reasoning item
+	// followed by an item without an id), with dotted paths into the body.
+	// Encoding leaves out a repeated id, a repeated opaque item and such a
+	// reasoning item.
 	Wire []transcript.Violation
 	// Unmodeled lists what the body holds that the llm form does not (an
-	// item_reference, a web_search_call, an input_file part, an image
-	// detail, ...). It is kept and written back when its item is
-	// re-encoded unchanged in this dialect; converting to another dialect,
-	// or changing the item, loses it.
+	// item_reference, an image detail, annotations, ...). It is kept and
+	// written back when its item is re-encoded in this dialect; converting
+	// to another dialect loses it. Items and parts the llm form carries as
+	// llm.Opaque are not listed: other dialects drop them with a warning.
 	Unmodeled []transcript.Warning
 
 	decoded     bool // made by DecodeResponses: its ids are written as they are
 	order       []string
-	inputString bool // input was a string
-	msgKeep     *keep
-	toolKeep    *keep
+	inputNode   jsontree.Node // the input value, when it is a string or null
+	instrNode   jsontree.Node // the instructions value, or None
+	prevNode    jsontree.Node // the previous_response_id value, or None
+	src         *source
 	paths       pathMap
+	continuesAt bool // the body has a conversation
 }
 
 // BodyPath translates a dotted path computed from r's llm form, as
 // transcript.Layout and transcript.Check compute it, into the path of the
 // same value in the body r was decoded from: "input.2" may be "input.3" in
-// a body with an item_reference before it, "input.2.content.1" may be
-// "input.3.content.2" when an input_file part precedes it. Paths outside
-// the input come back unchanged. The translation holds for the messages as
-// decoded: the paths of a changed transcript (after transcript.Repair, say)
-// are paths in its own encoding, not in this body.
+// a body with an item_reference before it. Paths outside the input come
+// back unchanged. The translation holds for the messages as decoded: the
+// paths of a changed transcript (after transcript.Repair, say) are paths in
+// its own encoding, not in this body.
 func (r *ResponsesRequest) BodyPath(path string) string { return r.paths.bodyPath(path) }
+
+// Continues reports whether the request continues a conversation the
+// server holds: it names a previous_response_id or a conversation. Its
+// function_call_output items may then answer calls it does not hold.
+func (r *ResponsesRequest) Continues() bool { return r.PreviousResponseID != "" || r.continuesAt }
+
+// ReasoningEffort returns the reasoning.effort the request sets ("low",
+// "none", ...), or "" when it sets none.
+func (r *ResponsesRequest) ReasoningEffort() string {
+	for _, f := range r.Fields {
+		if f.Key != "reasoning" {
+			continue
+		}
+		b, err := parseBody(f.Value, "")
+		if err != nil {
+			return ""
+		}
+		if e := b.t.Get(b.t.Root(), "effort"); e >= 0 && b.t.Kind(e) == jsontree.String {
+			return b.t.Str(e)
+		}
+	}
+	return ""
+}
 
 // DecodeResponses decodes a Responses request body (whose input may be a
 // string or an array of items), or a bare input array, into llm form.
 //
-// A tool result's status is that of the toolwire envelope it holds (OpenAI
-// has no error flag), else success; its Name is recovered from the call it
+// A string content or input is one text part, "" included. A tool
+// result's status is that of the toolwire envelope it holds (OpenAI has no
+// error flag), else success; its Name is recovered from the call it
 // answers, "" when there is none. A call's arguments are kept verbatim
-// (invalid UTF-8 in them becomes U+FFFD, as when encoding), and its item id ("fc_…") is ToolCall.ItemID. Item types the llm form has no
-// place for are kept (see Unmodeled), never dropped.
+// (invalid UTF-8 in them becomes U+FFFD, as when encoding), and its item id
+// ("fc_…") is ToolCall.ItemID. An input_file with inline data is an
+// llm.Image whose MediaType may be a document type (application/pdf).
+// Parts and model items of types the llm form does not model are llm.Opaque
+// parts; items the client sends that it does not model (an item_reference,
+// a computer_call_output, ...) have no llm form and are written back
+// before the item that followed them. Nothing is dropped.
 //
 // Errors are [*DecodeError]s naming the exact path:
-// "input.3.arguments: want a string, got an object".
+// "input.3.arguments: want a string, got an object". The request does not
+// alias body.
 func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return nil, &DecodeError{Err: errors.New("empty input: want a Responses request body or an input array")}
 	}
-	b, err := parseBody(body, "input") // a bare array's paths are those of a full body
+	b, err := parseBody(bytes.Clone(body), "input") // a bare array's paths are those of a full body
 	if err != nil {
 		return nil, err
 	}
-	req := &ResponsesRequest{decoded: true}
-	d := &rsDecoder{decoder: decoder{b: b, names: make(map[string]string), unmodeled: &req.Unmodeled, violations: &req.Wire,
-		systemRole: &req.SystemRole, dialect: "Responses", elem: "item"}, req: req, ids: make(map[string]int)}
+	req := &ResponsesRequest{decoded: true, src: &source{t: b.t, toolsNode: jsontree.None},
+		inputNode: jsontree.None, instrNode: jsontree.None, prevNode: jsontree.None}
+	d := &rsDecoder{decoder: decoder{b: b, src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
+		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Responses", elemName: "item"},
+		req: req, ids: make(map[string]int)}
+	req.paths.array = "input"
 	t := b.t
+	store := true
 	switch root := t.Root(); t.Kind(root) {
 	case jsontree.Array:
 		req.Bare = true
@@ -111,36 +154,40 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 			return nil, err
 		}
 	case jsontree.Object:
-		hasMessages := false
+		hasMessages, hasInput := false, false
 		for f := t.First(root); f != jsontree.None; f = t.Next(f) {
 			k := string(b.key(f))
 			req.order = append(req.order, k)
 			var err error
 			switch k {
 			case "input":
+				hasInput = true
 				switch t.Kind(f) {
 				case jsontree.String:
-					req.inputString = true
-					var parts []llm.Part
-					if s := t.Str(f); s != "" {
-						parts = []llm.Part{llm.Text{Text: s}}
-					}
-					d.wires = append(d.wires, wire{kind: wUser, parts: parts})
+					req.inputNode = f
+					x := d.begin(f, llm.RoleUser)
+					d.src.elems[x].input = true
+					d.add(x, block{part: llm.Text{Text: t.Str(f)}, node: f, str: true})
+					d.place(x, 0, false, nil, false)
 				case jsontree.Null:
+					req.inputNode = f
 				case jsontree.Array:
 					err = d.items(f)
 				default:
 					err = b.want(f, "a string or an array of input items")
 				}
 			case "tools":
+				req.src.toolsNode = f
 				if !b.isNull(f) {
-					req.Tools, req.toolKeep, err = d.tools(f, rsTool, appendRsTool)
+					req.Tools, err = d.tools(f, rsTool)
 				}
 			case "instructions":
+				req.instrNode = f
 				if !b.isNull(f) {
 					req.Instructions, err = b.str(f)
 				}
 			case "previous_response_id":
+				req.prevNode = f
 				if !b.isNull(f) {
 					req.PreviousResponseID, err = b.str(f)
 				}
@@ -148,30 +195,47 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 				hasMessages = true
 				fallthrough
 			default:
-				req.Fields = append(req.Fields, Field{Key: k, Value: b.canon(nil, f)})
+				switch {
+				case k == "conversation" && !b.isNull(f):
+					req.continuesAt = true
+				case k == "store" && t.Kind(f) == jsontree.Bool && !t.IsTrue(f):
+					store = false
+				}
+				req.Fields = append(req.Fields, Field{Key: k, Value: t.Compact(f)})
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
-		if hasMessages && len(d.wires) == 0 && !req.inputString {
+		if hasMessages && !hasInput {
 			return nil, &DecodeError{Path: "messages", Err: errors.New("a Responses request has no messages field; this looks like a Chat Completions request (use DecodeChat)")}
 		}
 	default:
 		return nil, &DecodeError{Err: fmt.Errorf("want a Responses request body (an object) or an input array, got %s", t.Kind(root).Phrase())}
 	}
-	req.msgKeep = d.finish("input", &req.Messages, &req.paths, d.canon)
+	d.afterItems(store)
+	req.paths.done()
 	return req, nil
 }
 
 type rsDecoder struct {
 	decoder
-	req *ResponsesRequest
-	ids map[string]int // item id → index, for OAI-RS-DUP-ITEM
+	req  *ResponsesRequest
+	ids  map[string]int // item id → index, for OAI-RS-DUP-ITEM
+	seen []rsSeen       // every item, for the checks that look at neighbours
+}
+
+// rsSeen is what the checks after decoding need of an item.
+type rsSeen struct {
+	x     int32 // its element
+	typ   string
+	id    string
+	model bool // an item the model outputs
 }
 
 // rsPart is a content part before the item's type is known.
 type rsPart struct {
+	node     jsontree.Node
 	typ      string
 	text     string
 	hasText  bool
@@ -179,7 +243,8 @@ type rsPart struct {
 	imageURL string
 	hasURL   bool
 	detail   string
-	fileID   string
+	fileData string
+	hasFile  bool
 	extra    []string
 	quiet    bool
 }
@@ -193,9 +258,11 @@ type rsItem struct {
 	hasCallID, hasName, hasArgs       bool
 	argsKey                           string // "arguments" or "input"
 	content                           contentKind
+	contentAt                         jsontree.Node
 	str                               string
 	parts                             []rsPart
 	output                            contentKind
+	outputAt                          jsontree.Node
 	outStr                            string
 	outParts                          []rsPart
 	summary                           []rsPart
@@ -223,13 +290,24 @@ func (it *rsItem) shape(err error) {
 	}
 }
 
+// modelItem reports whether items of type typ are ones the model outputs
+// (calls, and the few other output item types), which belong to the
+// assistant side of the conversation.
+func modelItem(typ string) bool {
+	switch typ {
+	case "mcp_list_tools", "mcp_approval_request", "compaction":
+		return true
+	}
+	return strings.HasSuffix(typ, "_call")
+}
+
 func (d *rsDecoder) item(i int, n jsontree.Node) error {
 	b, t := d.b, d.b.t
 	if t.Kind(n) != jsontree.Object {
 		return b.want(n, "an object")
 	}
 	start := t.Offset(n)
-	var it rsItem
+	it := rsItem{contentAt: jsontree.None, outputAt: jsontree.None}
 	str := func(f jsontree.Node, dst *string, has *bool) {
 		s, err := b.str(f)
 		*dst, *has = s, err == nil
@@ -255,10 +333,12 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			str(f, &it.args, &it.hasArgs)
 		case "content":
 			var err error
+			it.contentAt = f
 			it.content, it.str, it.parts, err = d.content(f)
 			it.shape(err)
 		case "output":
 			var err error
+			it.outputAt = f
 			it.output, it.outStr, it.outParts, err = d.content(f)
 			it.shape(err)
 		case "summary":
@@ -266,9 +346,6 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			_, _, it.summary, err = d.content(f)
 			it.shape(err)
 		case "status", "phase":
-			if !b.isNull(f) {
-				it.quiet = true
-			}
 		default:
 			b.unmodeled(f, key, &it.extra, &it.quiet)
 		}
@@ -283,21 +360,26 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 		}
 		it.typ = "message"
 	}
-	w := wire{node: n, keepRaw: it.quiet}
+	seen := rsSeen{typ: it.typ, id: it.id, model: modelItem(it.typ)}
+	var x int32
+	join := true
 	modeledID := false
 	switch it.typ {
 	case "message":
 		if it.deferred != nil {
 			return it.deferred
 		}
-		if err := d.message(&w, &it, path, start); err != nil {
+		var err error
+		if x, join, err = d.message(n, &it, path, start); err != nil {
 			return err
 		}
+		seen.model = it.role == "assistant"
 	case "function_call", "custom_tool_call":
 		if it.deferred != nil {
 			return it.deferred
 		}
-		if err := d.call(&w, &it, path, start); err != nil {
+		var err error
+		if x, err = d.call(n, &it, path, start); err != nil {
 			return err
 		}
 		modeledID = true
@@ -305,49 +387,64 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 		if it.deferred != nil {
 			return it.deferred
 		}
-		if err := d.output(&w, &it, path, start); err != nil {
+		var err error
+		if x, err = d.output(n, &it, path, start); err != nil {
 			return err
 		}
 	case "reasoning":
-		raw := b.canon(nil, n)
 		var texts []string
 		for _, p := range it.summary {
 			if p.hasText {
 				texts = append(texts, p.text)
 			}
 		}
-		w.kind = wAssistant
-		w.joins = true
-		w.parts = []llm.Part{llm.Reasoning{Provider: ResponsesProvider, Text: strings.Join(texts, "\n\n"), Data: raw}}
-		w.keepRaw = false
+		x = d.begin(n, llm.RoleAssistant)
+		d.add(x, block{part: llm.Reasoning{Provider: ResponsesProvider, Text: strings.Join(texts, "\n\n"), Data: t.Compact(n)}, node: n, kind: bWhole})
 		modeledID = true
 	default:
-		w.kind = wOpaque
-		d.note(path, fmt.Sprintf("an item of type %q is not part of the llm form", it.typ))
-	}
-	if w.kind != wOpaque && it.typ != "reasoning" {
-		if it.hasID && !modeledID {
-			w.keepID = true // a message or output item id: kept, not worth a note
+		if seen.model {
+			o := d.opaque(ResponsesProvider, it.typ, n)
+			if it.hasCallID {
+				o.CallID = it.callID
+			}
+			x = d.begin(n, llm.RoleAssistant)
+			d.add(x, block{part: o, node: n, kind: bWhole})
+		} else {
+			x = d.hide(n)
+			d.note(path, fmt.Sprintf("an item of type %q is not part of the llm form", it.typ))
 		}
+	}
+	e := &d.src.elems[x]
+	opaqueElem := e.hidden || (e.count == 1 && d.src.blocks[e.first].kind == bWhole && isOpaque(d.src.blocks[e.first].part))
+	if !opaqueElem && it.typ != "reasoning" {
 		for _, k := range it.extra {
-			w.keepRaw = true
 			d.note(path+"."+k, fmt.Sprintf("the %q field of %s item is not part of the llm form", k, an(it.typ)))
 		}
 	}
 	if it.hasID {
 		if prev, dup := d.ids[it.id]; dup && !modeledID {
-			w.violated = w.kind == wOpaque
-			w.keepID = false
-			w.patch = append(w.patch, keyPatch{"id", nil})
-			d.req.Wire = append(d.req.Wire, transcript.Violation{Rule: "OAI-RS-DUP-ITEM", Path: path + ".id",
-				Message:       fmt.Sprintf("the item id %q appears twice, in input.%d and input.%d; send each item once", it.id, prev, i),
-				ProviderError: fmt.Sprintf("Duplicate item found with id %s. Remove duplicate items from your input and try again.", it.id)})
+			if opaqueElem {
+				e.fix |= fixDrop
+			} else {
+				e.fix |= fixID
+			}
+			d.violation("OAI-RS-DUP-ITEM", path+".id",
+				fmt.Sprintf("the item id %q appears twice, in input.%d and input.%d; send each item once", it.id, prev, i),
+				fmt.Sprintf("Duplicate item found with id %s. Remove duplicate items from your input and try again.", it.id))
 		} else if !dup {
 			d.ids[it.id] = i
 		}
 	}
-	d.wires = append(d.wires, w)
+	seen.x = x
+	d.seen = append(d.seen, seen)
+	role := d.src.elems[x].role
+	d.place(x, i, join && (role == llm.RoleAssistant || role == llm.RoleTool), nil, it.typ == "message" && it.content == contentString)
 	return nil
+}
+
+func isOpaque(p llm.Part) bool {
+	_, ok := p.(llm.Opaque)
+	return ok
 }
 
 // content reads a content or output value: a string, or an array of parts.
@@ -374,7 +471,7 @@ func (d *rsDecoder) content(n jsontree.Node) (contentKind, string, []rsPart, err
 
 func (d *rsDecoder) part(n jsontree.Node) (rsPart, error) {
 	b, t := d.b, d.b.t
-	var p rsPart
+	p := rsPart{node: n}
 	if t.Kind(n) != jsontree.Object {
 		return p, b.want(n, "an object")
 	}
@@ -401,17 +498,16 @@ func (d *rsDecoder) part(n jsontree.Node) (rsPart, error) {
 				p.imageURL, p.hasURL = t.Str(f), true
 				continue
 			}
+		case "file_data":
+			if isStr {
+				p.fileData, p.hasFile = t.Str(f), true
+				continue
+			}
 		case "detail":
 			if isStr {
 				if p.detail = t.Str(f); p.detail != "auto" {
 					p.extra = append(p.extra, "detail")
 				}
-				continue
-			}
-		case "file_id":
-			if isStr {
-				p.fileID = t.Str(f)
-				p.extra = append(p.extra, "file_id")
 				continue
 			}
 		}
@@ -429,42 +525,27 @@ func (d *rsDecoder) part(n jsontree.Node) (rsPart, error) {
 	return p, nil
 }
 
-// mapPart maps one content part of a message item or a tool output; ok is
-// false for a part the llm form does not hold (it is kept with its item).
-func (d *rsDecoder) mapPart(w *wire, p rsPart, path string, role string) (llm.Part, bool) {
-	if p.quiet {
-		w.keepRaw = true
-	}
-	canonText := "input_text"
-	if role == "assistant" {
-		canonText = "output_text"
-	}
+// mapPart maps one content part of a message item or a tool output: text,
+// an image (or an inline document), else an Opaque part.
+func (d *rsDecoder) mapPart(p rsPart, path string, role string) llm.Part {
 	switch {
 	case p.typ == "input_text" || p.typ == "output_text":
-		if p.typ != canonText {
-			w.keepRaw = true
-		}
-		d.partExtras(w, p, path)
-		return llm.Text{Text: p.text}, true
+		d.partExtras(p, path)
+		return llm.Text{Text: p.text}
 	case p.typ == "input_image" && role != "assistant" && role != "system" && p.hasURL && p.imageURL != "":
-		d.partExtras(w, p, path)
-		if mt, data, ok := parseDataURL(p.imageURL); ok {
-			return llm.Image{MediaType: mt, Data: data}, true
+		d.partExtras(p, path)
+		return image(p.imageURL)
+	case p.typ == "input_file" && role != "assistant" && role != "system" && p.hasFile:
+		if img := image(p.fileData); img.Data != nil {
+			d.partExtras(p, path)
+			return img
 		}
-		return llm.Image{URL: p.imageURL}, true
 	}
-	w.keepRaw = true
-	where := an(role) + " message"
-	if role == "tool" {
-		where = "a tool output"
-	}
-	d.note(path, fmt.Sprintf("a part of type %q in %s is not part of the llm form", p.typ, where))
-	return nil, false
+	return d.opaque(ResponsesProvider, p.typ, p.node)
 }
 
-func (d *rsDecoder) partExtras(w *wire, p rsPart, path string) {
+func (d *rsDecoder) partExtras(p rsPart, path string) {
 	for _, k := range p.extra {
-		w.keepRaw = true
 		what := fmt.Sprintf("the %q field of this %s part", k, p.typ)
 		switch k {
 		case "detail":
@@ -480,108 +561,173 @@ func (d *rsDecoder) partExtras(w *wire, p rsPart, path string) {
 	}
 }
 
-func (d *rsDecoder) message(w *wire, it *rsItem, path string, start int) error {
+// message maps a message item; join reports whether it may join the
+// assistant message before it.
+func (d *rsDecoder) message(n jsontree.Node, it *rsItem, path string, start int) (int32, bool, error) {
+	var role llm.Role
 	switch it.role {
 	case "system", "developer":
-		d.system(w, it.role, path)
+		role = llm.RoleSystem
+		d.system(it.role, path)
 	case "user":
-		w.kind = wUser
+		role = llm.RoleUser
 	case "assistant":
-		w.kind = wAssistant
-		w.joins = true
-		w.msgItem = true
+		role = llm.RoleAssistant
 	case "":
-		return &DecodeError{Path: path + ".role", Offset: start, Err: errors.New("missing: a message needs a role (user, assistant, system or developer)")}
+		return 0, false, &DecodeError{Path: path + ".role", Offset: start, Err: errors.New("missing: a message needs a role (user, assistant, system or developer)")}
 	default:
-		return &DecodeError{Path: path + ".role", Offset: start, Err: fmt.Errorf("unknown role %q (want user, assistant, system or developer)", it.role)}
+		return 0, false, &DecodeError{Path: path + ".role", Offset: start, Err: fmt.Errorf("unknown role %q (want user, assistant, system or developer)", it.role)}
 	}
-	role := it.role
-	if w.kind == wSystem {
-		role = "system"
+	wireRole := it.role
+	if role == llm.RoleSystem {
+		wireRole = "system"
 	}
 	switch it.content {
 	case contentAbsent, contentNull:
-		return &DecodeError{Path: path + ".content", Offset: start, Err: errors.New("missing: a message needs content (a string or an array of parts)")}
-	case contentString:
-		if it.str != "" {
-			w.parts = []llm.Part{llm.Text{Text: it.str}}
-		}
-	case contentArray:
-		w.parts = mapParts(w, it.parts, path+".content", func(p rsPart, path string) (llm.Part, bool) {
-			return d.mapPart(w, p, path, role)
-		})
+		return 0, false, &DecodeError{Path: path + ".content", Offset: start, Err: errors.New("missing: a message needs content (a string or an array of parts)")}
 	}
-	if w.kind == wAssistant && len(w.parts) == 0 {
-		// An assistant message with no text (a refusal, say) has no llm
-		// form; keeping it whole keeps it in place.
-		w.kind = wOpaque
-		if it.content != contentArray || len(it.parts) == 0 {
-			d.note(path, "an assistant message without text is not part of the llm form")
+	x := d.begin(n, role)
+	if role == llm.RoleAssistant {
+		// An assistant message of text parts joins the assistant message
+		// before it (two message items in a row stay two messages); one
+		// with anything else (a refusal, no part at all) is opaque.
+		text := it.content == contentString || len(it.parts) > 0
+		for _, p := range it.parts {
+			text = text && (p.typ == "output_text" || p.typ == "input_text")
 		}
+		if !text {
+			d.add(x, block{part: d.opaque(ResponsesProvider, "message", n), node: n, kind: bWhole})
+			return x, true, nil
+		}
+		msgs := *d.msgs
+		join := len(msgs) == 0 || !endsInText(msgs[len(msgs)-1])
+		d.textParts(x, it, path, wireRole)
+		return x, join, nil
 	}
-	return nil
+	d.textParts(x, it, path, wireRole)
+	return x, false, nil
 }
 
-func (d *rsDecoder) call(w *wire, it *rsItem, path string, start int) error {
+// textParts adds the blocks of a message item's content.
+func (d *rsDecoder) textParts(x int32, it *rsItem, path, role string) {
+	if it.content == contentString {
+		d.add(x, block{part: llm.Text{Text: it.str}, node: it.contentAt, str: true})
+		return
+	}
+	for j, p := range it.parts {
+		d.add(x, block{part: d.mapPart(p, path+".content."+strconv.Itoa(j), role), node: p.node})
+	}
+}
+
+// endsInText reports whether m's last part is text.
+func endsInText(m llm.Message) bool {
+	if len(m.Parts) == 0 {
+		return false
+	}
+	_, ok := m.Parts[len(m.Parts)-1].(llm.Text)
+	return ok
+}
+
+func (d *rsDecoder) call(n jsontree.Node, it *rsItem, path string, start int) (int32, error) {
 	argsKey := "arguments"
 	if it.typ == "custom_tool_call" {
 		argsKey = "input"
 	}
 	switch {
 	case !it.hasCallID:
-		return &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs a call_id", it.typ)}
+		return 0, &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs a call_id", it.typ)}
 	case !it.hasName:
-		return &DecodeError{Path: path + ".name", Offset: start, Err: fmt.Errorf("missing: a %s item needs a name", it.typ)}
+		return 0, &DecodeError{Path: path + ".name", Offset: start, Err: fmt.Errorf("missing: a %s item needs a name", it.typ)}
 	case !it.hasArgs || it.argsKey != argsKey:
 		hint := ""
 		if argsKey == "arguments" {
 			hint = " (a JSON string; send \"{}\" for a call without arguments)"
 		}
-		return &DecodeError{Path: path + "." + argsKey, Offset: start, Err: fmt.Errorf("missing%s", hint)}
+		return 0, &DecodeError{Path: path + "." + argsKey, Offset: start, Err: fmt.Errorf("missing%s", hint)}
 	}
 	input := callInput(it.args)
 	if it.typ == "custom_tool_call" {
-		w.keepRaw = true
 		d.note(path, "a custom tool call is read as a call whose input is its text as a JSON string")
 		input, _ = llm.AppendJSONString(nil, it.args)
 	}
-	w.kind = wAssistant
-	w.joins = true
-	w.parts = []llm.Part{llm.ToolCall{ID: it.callID, Name: it.name, Input: input, ItemID: it.id}}
+	x := d.begin(n, llm.RoleAssistant)
+	d.add(x, block{part: llm.ToolCall{ID: it.callID, Name: it.name, Input: input, ItemID: it.id}, node: n, kind: bWhole})
 	d.names[it.callID] = it.name
-	return nil
+	return x, nil
 }
 
-func (d *rsDecoder) output(w *wire, it *rsItem, path string, start int) error {
+func (d *rsDecoder) output(n jsontree.Node, it *rsItem, path string, start int) (int32, error) {
 	if !it.hasCallID {
-		return &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs the call_id of the call it answers", it.typ)}
+		return 0, &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs the call_id of the call it answers", it.typ)}
 	}
 	res := llm.ToolResult{CallID: it.callID}
+	blk := block{node: n, kind: bWhole}
 	switch it.output {
 	case contentAbsent, contentNull:
-		return &DecodeError{Path: path + ".output", Offset: start, Err: errors.New("missing: want a string or an array of input_text/input_image parts")}
+		return 0, &DecodeError{Path: path + ".output", Offset: start, Err: errors.New("missing: want a string or an array of input_text/input_image parts")}
 	case contentString:
 		if it.outStr != "" {
 			res.Content = []llm.Part{llm.Text{Text: it.outStr}}
+			blk.inner = []block{{part: res.Content[0], node: it.outputAt, str: true}}
 		}
 	case contentArray:
-		res.Content = mapParts(w, it.outParts, path+".output", func(p rsPart, path string) (llm.Part, bool) {
-			return d.mapPart(w, p, path, "tool")
-		})
-		w.output = true
-	}
-	if it.hasName {
-		w.keepRaw = true
+		for j, p := range it.outParts {
+			part := d.mapPart(p, path+".output."+strconv.Itoa(j), "tool")
+			res.Content = append(res.Content, part)
+			blk.inner = append(blk.inner, block{part: part, node: p.node})
+		}
 	}
 	if it.typ == "custom_tool_call_output" {
-		w.keepRaw = true
 		d.note(path, "a custom tool call output is read as a function call output")
 	}
 	res.Name = d.names[res.CallID]
 	res.Status = resultStatus(res.Content)
-	w.kind = wTool
-	w.result = res
-	return nil
+	blk.part = res
+	x := d.begin(n, llm.RoleTool)
+	d.add(x, blk)
+	return x, nil
+}
+
+// afterItems checks what depends on an item's neighbours or on the
+// request's other fields, once every item is read: a stored reasoning item
+// followed by an item that is not the one it belongs to
+// (OAI-RS-REASONING-FOLLOW), and items a continued conversation may
+// already hold (OAI-RS-DUP-ITEM, a warning).
+func (d *rsDecoder) afterItems(store bool) {
+	path := func(k int) string { return "input." + strconv.Itoa(k) }
+	// From the end: an item left out is no follower.
+	for k := len(d.seen) - 1; k >= 0 && store; k-- {
+		it := d.seen[k]
+		if it.typ != "reasoning" || it.id == "" {
+			continue
+		}
+		j := k + 1
+		for j < len(d.seen) && d.src.elems[d.seen[j].x].fix&fixDrop != 0 {
+			j++
+		}
+		if j >= len(d.seen) {
+			continue
+		}
+		next := d.seen[j]
+		if !next.model || (next.id != "" && d.src.elems[next.x].fix&fixID == 0) || next.typ == "reasoning" {
+			continue
+		}
+		d.src.elems[it.x].fix |= fixDrop
+		d.violation("OAI-RS-REASONING-FOLLOW", path(k),
+			fmt.Sprintf("the reasoning item %s (%s) is followed by %s item without an id; the server stores a reasoning item with the item the model produced after it, which it finds by its id: replay that item with its id, or leave the reasoning out (or send \"store\": false)", path(k), it.id, an(next.typ)),
+			fmt.Sprintf("Item '%s' of type 'reasoning' was provided without its required following item.", it.id))
+	}
+	if !d.req.Continues() {
+		return
+	}
+	for k, it := range d.seen {
+		if it.id == "" || d.src.elems[it.x].fix&(fixDrop|fixID) != 0 {
+			continue
+		}
+		d.req.Wire = append(d.req.Wire, transcript.Violation{Rule: "OAI-RS-DUP-ITEM", Path: path(k) + ".id", Warning: true,
+			Message:       fmt.Sprintf("%s has the item id %s, and the request continues a stored conversation (previous_response_id or conversation): if the server already holds this item, it rejects the request; send only new items (or an item_reference to an item outside that conversation)", path(k), it.id),
+			ProviderError: fmt.Sprintf("Duplicate item found with id %s. Remove duplicate items from your input and try again.", it.id)})
+	}
 }
 
 // rsTool reads one tool definition; a function tool is flat.
@@ -592,7 +738,6 @@ func rsTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []s
 	}
 	typ := ""
 	hasName := false
-	strictSet := false
 	var shapeErr error // only a function tool's fields must have these shapes
 	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
 		key := b.key(f)
@@ -609,11 +754,8 @@ func rsTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []s
 					extra = append(extra, string(key))
 				}
 			}
-			switch string(key) {
-			case "name":
+			if string(key) == "name" {
 				hasName = err == nil
-			case "strict":
-				strictSet = err == nil && !b.isNull(f)
 			}
 		}
 		if err != nil && shapeErr == nil {
@@ -632,335 +774,5 @@ func rsTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []s
 	if !hasName {
 		return spec, false, nil, b.missing(n, "name", errors.New("missing: a function tool needs a name"))
 	}
-	if !strictSet {
-		spec.Strict = true // the Responses default
-	}
 	return spec, true, extra, nil
-}
-
-// canon appends the canonical form of a decoded item: what
-// EncodeResponses writes for its llm form.
-func (d *rsDecoder) canon(dst []byte, w *wire) []byte {
-	switch w.kind {
-	case wSystem:
-		return appendRsMessage(dst, d.req.SystemRole.wire(), w.parts)
-	case wUser:
-		return appendRsMessage(dst, "user", w.parts)
-	case wAssistant:
-		switch p := w.parts[0].(type) {
-		case llm.ToolCall:
-			return appendRsCall(dst, p)
-		case llm.Reasoning:
-			return append(dst, p.Data...)
-		}
-		return appendRsMessage(dst, "assistant", w.parts)
-	}
-	return appendRsOutput(dst, w.result)
-}
-
-// EncodeResponses writes r as a Responses request body (or a bare input
-// array when r.Bare is set): compact, deterministic, without HTML escaping.
-// The body's other fields come back in their original order.
-//
-// Messages from another dialect are converted as docs/dialect-mapping.md
-// says. What Responses cannot express comes back as warnings, never a
-// silent drop: reasoning from another provider, an image in an assistant or
-// system message, an error status not spelled out by the content. Warning
-// paths are paths in the encoded body. A message that breaks the llm
-// placement rules is an error.
-//
-// A request that [DecodeResponses] did not make gets call_ids as
-// [EncodeChat] makes them for calls and results without one, and a
-// call_id longer than 64 characters (OAI-RS-CALLID-LEN) is shortened, the
-// same way in the function_call and its function_call_output, with a hash
-// that keeps it unique; each change comes with a warning. A decoded request
-// is written back with its own ids.
-//
-// EncodeResponses does not modify r: a request may be encoded any number
-// of times, concurrently.
-func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) {
-	if r == nil {
-		return nil, nil, errors.New("openai: EncodeResponses: nil request")
-	}
-	e := &rsEncoder{encoder: encoder{array: "input"}, req: r}
-	if !r.decoded {
-		e.planIDs(r.Messages, rsIDRules())
-	}
-	hint := sizeHint(r.Messages, 64)
-	if r.Bare {
-		if len(r.Tools) > 0 || r.toolKeep != nil {
-			e.Warn("tools", "a bare input array has no place for tools; they are left out")
-		}
-		if len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "" {
-			e.Warn("", "a bare input array has no place for the other fields (model, instructions, ...); they are left out")
-		}
-		dst, err := e.items(make([]byte, 0, hint))
-		if err != nil {
-			return nil, nil, err
-		}
-		return dst, e.Warnings, nil
-	}
-	modeled := []string{"instructions", "input", "tools", "previous_response_id"}
-	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, modeled,
-		func(dst []byte, key string, first *bool) ([]byte, error) {
-			switch key {
-			case "instructions", "previous_response_id":
-				v := r.Instructions
-				if key == "previous_response_id" {
-					v = r.PreviousResponseID
-				}
-				if v == "" {
-					return dst, nil
-				}
-				dst = appendKey(dst, first, key)
-				dst, _ = llm.AppendJSONString(dst, v)
-				return dst, nil
-			case "input":
-				if len(r.Messages) == 0 && r.msgKeep == nil && !hasKey(r.order, "input") {
-					return dst, nil
-				}
-				dst = appendKey(dst, first, "input")
-				if s, ok := r.inputText(); ok {
-					dst, _ = llm.AppendJSONString(dst, s)
-					return dst, nil
-				}
-				return e.items(dst)
-			case "tools":
-				if len(r.Tools) == 0 && r.toolKeep == nil {
-					return dst, nil
-				}
-				dst = appendKey(dst, first, "tools")
-				return appendTools(dst, r.Tools, r.toolKeep, appendRsTool)
-			}
-			return dst, nil
-		})
-	if err != nil {
-		return nil, nil, err
-	}
-	return dst, e.Warnings, nil
-}
-
-func hasKey(order []string, k string) bool {
-	for _, o := range order {
-		if o == k {
-			return true
-		}
-	}
-	return false
-}
-
-// inputText returns the input as a string when the body gave it as one and
-// it is still a single plain user message.
-func (r *ResponsesRequest) inputText() (string, bool) {
-	if !r.inputString || r.msgKeep != nil || len(r.Messages) != 1 || r.Messages[0].Role != llm.RoleUser {
-		return "", false
-	}
-	switch p := r.Messages[0].Parts; len(p) {
-	case 0:
-		return "", true
-	case 1:
-		t, ok := p[0].(llm.Text)
-		return t.Text, ok && t.Text != ""
-	}
-	return "", false
-}
-
-// maxCallID is the longest call_id Responses accepts (OAI-RS-CALLID-LEN).
-const maxCallID = 64
-
-// rsIDRules returns the id rules of Responses: a call_id has 1 to 64
-// characters (OAI-RS-CALLID-LEN).
-func rsIDRules() codec.IDRules {
-	return codec.IDRules{Prefix: "call_", Valid: func(id string) bool { return utf8.RuneCountInString(id) <= maxCallID }, Rewrite: shortenID,
-		Invalid: fmt.Sprintf("is longer than %d characters (OAI-RS-CALLID-LEN)", maxCallID), Missing: "OAI-RS-CALLID-LEN",
-		Call: "function_call", Result: "function_call_output"}
-}
-
-// shortenID returns an id of at most 61 bytes for one that is too long: its
-// start, cut at a character boundary, and a hash of the whole, leaving room
-// for the suffix that keeps it unique.
-func shortenID(id string) string {
-	suffix := codec.HashSuffix(id)
-	n := maxCallID - 3 - len(suffix)
-	for n > 0 && !utf8.RuneStart(id[n]) {
-		n--
-	}
-	return id[:n] + suffix
-}
-
-type rsEncoder struct {
-	encoder
-	req *ResponsesRequest
-}
-
-func (e *rsEncoder) items(dst []byte) ([]byte, error) {
-	w := newArrayWriter(append(dst, '['), e.req.msgKeep)
-	for i, m := range e.req.Messages {
-		if err := e.message(w, i, m); err != nil {
-			return nil, err
-		}
-	}
-	dst = w.finish(false)
-	return append(dst, ']'), nil
-}
-
-func (e *rsEncoder) message(w *arrayWriter, i int, m llm.Message) error {
-	switch m.Role {
-	case llm.RoleSystem, llm.RoleUser:
-		parts, err := e.userParts(i, m)
-		if err != nil {
-			return err
-		}
-		role := "user"
-		if m.Role == llm.RoleSystem {
-			role = e.req.SystemRole.wire()
-		}
-		e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, role, parts) })
-	case llm.RoleAssistant:
-		var run []llm.Part
-		flush := func() {
-			if len(run) > 0 {
-				r := run
-				e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "assistant", r) })
-				run = nil
-			}
-		}
-		wrote := false
-		for j, part := range m.Parts {
-			switch p := part.(type) {
-			case llm.Text:
-				run = append(run, part)
-				wrote = true
-			case llm.ToolCall:
-				flush()
-				p.ID = e.callID(i, j, p, e.outPath()+".call_id")
-				e.emit(w, func(dst []byte) []byte { return appendRsCall(dst, p) })
-				wrote = true
-			case llm.Reasoning:
-				if p.Provider != ResponsesProvider {
-					e.Warn(e.outPath(), fmt.Sprintf("%s reasoning cannot be replayed to OpenAI Responses; it is dropped", providerName(p.Provider)))
-					continue
-				}
-				data, err := compactJSON(p.Data)
-				if err != nil || len(data) == 0 || data[0] != '{' {
-					e.Warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
-					continue
-				}
-				flush()
-				e.emit(w, func(dst []byte) []byte { return append(dst, data...) })
-				wrote = true
-			case llm.Image:
-				e.Warn(e.outPath(), "an assistant message cannot hold an image in Responses; it is left out")
-			default:
-				return placement(i, j, m.Role, p)
-			}
-		}
-		flush()
-		if !wrote {
-			e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "assistant", nil) })
-		}
-	case llm.RoleTool:
-		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
-			r = e.resultID(i, j, r, e.outPath()+".call_id")
-			if wr := statusWarning(e.outPath(), r); wr != nil {
-				e.Warnings = append(e.Warnings, *wr)
-			}
-			e.emit(w, func(dst []byte) []byte { return appendRsOutput(dst, r) })
-		})
-		if err != nil {
-			return err
-		}
-		if len(trailing) > 0 {
-			e.emit(w, func(dst []byte) []byte { return appendRsMessage(dst, "user", trailing) })
-		}
-	default:
-		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
-	}
-	return nil
-}
-
-// appendRsMessage writes a message item. Content is a string for a single
-// text part (or none), else an array of parts.
-func appendRsMessage(dst []byte, role string, parts []llm.Part) []byte {
-	dst = append(dst, `{"type":"message","role":`...)
-	dst, _ = llm.AppendJSONString(dst, role)
-	dst = append(dst, `,"content":`...)
-	textType := `{"type":"input_text","text":`
-	if role == "assistant" {
-		textType = `{"type":"output_text","text":`
-	}
-	dst = appendRsContent(dst, parts, textType)
-	return append(dst, '}')
-}
-
-func appendRsContent(dst []byte, parts []llm.Part, textType string) []byte {
-	switch len(parts) {
-	case 0:
-		return append(dst, `""`...)
-	case 1:
-		// One text part is a string; an empty one stays an array, so that
-		// it does not read back as no content.
-		if t, ok := parts[0].(llm.Text); ok && t.Text != "" {
-			dst, _ = llm.AppendJSONString(dst, t.Text)
-			return dst
-		}
-	}
-	dst = append(dst, '[')
-	for j, p := range parts {
-		if j > 0 {
-			dst = append(dst, ',')
-		}
-		switch p := p.(type) {
-		case llm.Text:
-			dst = append(dst, textType...)
-			dst, _ = llm.AppendJSONString(dst, p.Text)
-			dst = append(dst, '}')
-		case llm.Image:
-			dst = append(dst, `{"type":"input_image","image_url":`...)
-			dst = appendImageURL(dst, p)
-			dst = append(dst, `,"detail":"auto"}`...)
-		}
-	}
-	return append(dst, ']')
-}
-
-func appendRsCall(dst []byte, c llm.ToolCall) []byte {
-	dst = append(dst, `{"type":"function_call"`...)
-	if c.ItemID != "" {
-		dst = append(dst, `,"id":`...)
-		dst, _ = llm.AppendJSONString(dst, c.ItemID)
-	}
-	dst = append(dst, `,"call_id":`...)
-	dst, _ = llm.AppendJSONString(dst, c.ID)
-	dst = append(dst, `,"name":`...)
-	dst, _ = llm.AppendJSONString(dst, c.Name)
-	dst = append(dst, `,"arguments":`...)
-	dst = appendArguments(dst, c.Input)
-	return append(dst, '}')
-}
-
-func appendRsOutput(dst []byte, r llm.ToolResult) []byte {
-	dst = append(dst, `{"type":"function_call_output","call_id":`...)
-	dst, _ = llm.AppendJSONString(dst, r.CallID)
-	dst = append(dst, `,"output":`...)
-	dst = appendRsContent(dst, r.Content, `{"type":"input_text","text":`)
-	return append(dst, '}')
-}
-
-// appendRsTool writes a flat function tool; strict is always explicit,
-// since Responses defaults it to true.
-func appendRsTool(dst []byte, t llm.ToolSpec) []byte {
-	dst = append(dst, `{"type":"function","name":`...)
-	dst, _ = llm.AppendJSONString(dst, t.Name)
-	if t.Description != "" {
-		dst = append(dst, `,"description":`...)
-		dst, _ = llm.AppendJSONString(dst, t.Description)
-	}
-	if t.Parameters != nil {
-		dst = append(dst, `,"parameters":`...)
-		dst = appendParameters(dst, t.Parameters)
-	}
-	dst = append(dst, `,"strict":`...)
-	dst = strconv.AppendBool(dst, t.Strict)
-	return append(dst, '}')
 }

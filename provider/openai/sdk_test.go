@@ -44,12 +44,15 @@ func sdkRoundTrip(t *testing.T, dialect string, body []byte) {
 	}
 }
 
-// sdkNormal parses JSON for a semantic comparison. Two normalizations: the
+// sdkNormal parses JSON for a semantic comparison. Three normalizations: the
 // SDK writes the required tool_call_id of a tool message as "" when a body
-// (one that breaks OAI-CC-RESULT-ID-REQUIRED) has none; and its
+// (one that breaks OAI-CC-RESULT-ID-REQUIRED) has none; its
 // ResponseInputItemParamOfMessage leaves out "type":"message", which the
 // codec always writes (the SDK's own unmarshaller drops an input list with
-// an untyped item).
+// an untyped item); and it reads an assistant message item as an
+// EasyInputMessageParam, which has no id, status or phase, and drops them
+// (the API takes them: recorded traffic replays output messages with their
+// ids, and the codec carries such an item as opaque data).
 func sdkNormal(t *testing.T, b []byte) any {
 	t.Helper()
 	var v any
@@ -65,6 +68,11 @@ func sdkNormal(t *testing.T, b []byte) any {
 			}
 			if _, typed := v["type"]; !typed && v["content"] != nil && (v["role"] == "user" || v["role"] == "assistant" || v["role"] == "system" || v["role"] == "developer") {
 				v["type"] = "message"
+			}
+			if v["type"] == "message" && v["role"] == "assistant" {
+				delete(v, "id")
+				delete(v, "status")
+				delete(v, "phase")
 			}
 			for _, x := range v {
 				walk(x)

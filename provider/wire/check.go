@@ -205,6 +205,9 @@ func wireChange(v transcript.Violation) transcript.Change {
 	case "OAI-CC-EMPTY-TOOLCALLS":
 		c.Action = transcript.ActionDrop
 		c.Reason = "left out the empty tool_calls array"
+	case "OAI-RS-REASONING-FOLLOW":
+		c.Action = transcript.ActionDrop
+		c.Reason = "left out the reasoning item: the item after it has no id, so it is not the stored item the reasoning belongs to"
 	}
 	return c
 }

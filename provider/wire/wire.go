@@ -194,7 +194,7 @@ func (b chatBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type responsesBody struct{ r *openai.ResponsesRequest }
 
 func (b responsesBody) request() transcript.Request {
-	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, PreviousResponse: b.r.PreviousResponseID != "",
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, PreviousResponse: b.r.Continues(), ReasoningEffort: b.r.ReasoningEffort(),
 		Model: model(b.r.Fields, func(f openai.Field) (string, []byte) { return f.Key, f.Value })}
 }
 func (b responsesBody) wire() []transcript.Violation { return b.r.Wire }

@@ -1,0 +1,612 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// EncodeChat writes r as a Chat Completions request body (or a bare
+// messages array when r.Bare is set): compact, deterministic, without HTML
+// escaping. The body's other fields come back in their original order.
+//
+// A request [DecodeChat] made is written back as the body it came from,
+// compacted, where its messages did not change, and a changed message
+// keeps the members the llm form does not hold (a name, a refusal, ...)
+// when its parts still name the message they came from: a call or result
+// with the same id, text or an image that is the same. What Wire lists is
+// written in the form the provider accepts (an empty tool_calls left out,
+// a null content as ""); a content part without a type (OAI-CC-PART-TYPE,
+// which transcript reports) is written back as it was, since what it was
+// cannot be told.
+//
+// Messages from another dialect are converted as docs/dialect-mapping.md
+// says. What Chat Completions cannot express comes back as warnings, never
+// a silent drop: images in tool results move into a following user message
+// (OAI-CC-TOOL-IMAGE), reasoning and other dialects' opaque parts are
+// dropped, text after a tool call moves before the calls, an error status
+// not spelled out by the content cannot be marked, a document given by URL
+// has no file part. A document given inline (an llm.Image whose MediaType
+// is not an image type, such as application/pdf) is written as a file
+// part. Warning paths are paths in the encoded body. A message that breaks
+// the llm placement rules (a tool call in a user message) is an error.
+//
+// Ids are made only for a request that [DecodeChat] did not make (one
+// decoded is written back with its own ids): a call without an id (Gemini's
+// functionCall.id is optional) gets "call_<message>_<part>", unique in the
+// request, and a result without a call id takes the id of the call it
+// answers, an id-less call of the assistant message before it with the
+// same name, in order (or the first, for a result without a name). Each
+// made id comes with a warning. The ids depend only on the messages, so
+// the same input encodes the same.
+//
+// EncodeChat does not modify r: a request may be encoded any number of
+// times, concurrently.
+func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
+	if r == nil {
+		return nil, nil, errors.New("openai: EncodeChat: nil request")
+	}
+	e := &chatEncoder{encoder: encoder{array: "messages", provider: ChatProvider, mt: newMatcher(r.src)}, req: r}
+	if !r.decoded {
+		e.planIDs(r.Messages, chatIDRules())
+	}
+	hint := sizeHint(r.src, r.Messages, 48)
+	if r.Bare {
+		return e.bare(make([]byte, 0, hint), len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0), len(r.Fields) > 0, "model, ...", e.messages)
+	}
+	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, []string{"messages", "tools"},
+		func(dst []byte, key string, first *bool) ([]byte, error) {
+			switch key {
+			case "messages":
+				dst = appendKey(dst, first, "messages")
+				return e.messages(dst)
+			case "tools":
+				if !e.hasTools(r.Tools) {
+					return dst, nil
+				}
+				dst = appendKey(dst, first, "tools")
+				return e.tools(dst, r.Tools, e.tool)
+			}
+			return dst, nil
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+	return dst, e.Warnings, nil
+}
+
+// chatIDRules returns the id rules of Chat Completions: any id but "" (a
+// tool message names its call by it, OAI-CC-RESULT-ID-REQUIRED).
+func chatIDRules() codec.IDRules {
+	return codec.IDRules{Prefix: "call_", Missing: "OAI-CC-RESULT-ID-REQUIRED", Call: "tool call", Result: "tool message"}
+}
+
+type chatEncoder struct {
+	encoder
+	req *ChatRequest
+}
+
+// The members of a Chat message the llm form models, in the order the
+// encoder writes them.
+var (
+	chatTextKeys      = []string{"role", "content"}
+	chatAssistantKeys = []string{"role", "content", "tool_calls", "function_call", "audio"}
+	chatToolKeys      = []string{"role", "tool_call_id", "content"}
+	chatCallKeys      = []string{"id", "type", "function"}
+	chatCustomKeys    = []string{"id", "type", "custom"}
+	chatFunctionKeys  = []string{"name", "arguments"}
+	chatInputKeys     = []string{"name", "input"}
+	chatToolDefKeys   = []string{"type", "function"}
+	chatFuncDefKeys   = []string{"name", "description", "parameters", "strict"}
+)
+
+func (e *chatEncoder) messages(dst []byte) ([]byte, error) {
+	e.dst = append(dst, '[')
+	e.list = codec.List{}
+	for i, m := range e.req.Messages {
+		if err := e.message(i, m); err != nil {
+			return nil, err
+		}
+	}
+	e.hidden(e.mt.tail())
+	return append(e.dst, ']'), nil
+}
+
+func (e *chatEncoder) message(i int, m llm.Message) error {
+	switch m.Role {
+	case llm.RoleSystem, llm.RoleUser:
+		parts, js, err := e.userParts(i, m)
+		if err != nil {
+			return err
+		}
+		role := "user"
+		if m.Role == llm.RoleSystem {
+			role = e.req.SystemRole.wire()
+		}
+		e.textMessage(i, m.Role, role, parts, js)
+	case llm.RoleAssistant:
+		return e.assistant(i, m)
+	case llm.RoleTool:
+		var moved []llm.Part
+		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
+			r = e.resultID(i, j, r, e.outPath()+".tool_call_id")
+			res, imgs := splitToolImages(r)
+			if len(imgs) > 0 {
+				e.Warn(e.outPath(), fmt.Sprintf("a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the %d image(s) of the result of call %q move into a user message after the tool messages", len(imgs), r.CallID))
+				label := fmt.Sprintf("Image(s) returned by the call %s", r.CallID)
+				if r.Name != "" {
+					label += " (" + r.Name + ")"
+				}
+				moved = append(moved, llm.Text{Text: label + ":"})
+				moved = append(moved, imgs...)
+			}
+			if wr := statusWarning(e.outPath(), res); wr != nil {
+				e.Warnings = append(e.Warnings, *wr)
+			}
+			e.toolMessage(i, j, m.Parts[j], res)
+		})
+		if err != nil {
+			return err
+		}
+		if extra := append(moved, trailing...); len(extra) > 0 {
+			e.textMessage(-1, llm.RoleUser, "user", extra, nil)
+		}
+	default:
+		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
+	}
+	return nil
+}
+
+// roleIs returns the template test for elements of an llm role.
+func roleIs(r llm.Role) func(x *elem) bool { return func(x *elem) bool { return x.role == r } }
+
+// textMessage writes a system, developer or user message of the given
+// parts, the parts of llm message i at indices js (i < 0: parts made by the
+// encoder).
+func (e *chatEncoder) textMessage(i int, llmRole llm.Role, role string, parts []llm.Part, js []int) {
+	var pk origin
+	if i >= 0 {
+		pk = e.mt.pick(i, parts, js, roleIs(llmRole))
+	} else {
+		pk = origin{whole: -1, tmpl: -1}
+		e.mt.ks, e.mt.exact = e.mt.ks[:0], e.mt.exact[:0]
+		for range parts {
+			e.mt.ks, e.mt.exact = append(e.mt.ks, -1), append(e.mt.exact, false)
+		}
+	}
+	whole, tx := e.from(pk)
+	if whole != nil {
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+		return
+	}
+	ks, exact := e.mt.ks, e.mt.exact
+	tmpl := jsontree.None
+	if tx != nil {
+		tmpl = tx.node
+	}
+	e.put(func(dst []byte) []byte {
+		return e.mt.object(dst, tmpl, chatTextKeys, func(o *obj, key string, old jsontree.Node) {
+			o.key(key)
+			switch key {
+			case "role":
+				if old >= 0 {
+					o.dst = e.mt.raw(o.dst, old) // the template's role: system or developer
+				} else {
+					o.dst, _ = llm.AppendJSONString(o.dst, role)
+				}
+			case "content":
+				o.dst = e.content(o.dst, parts, ks, exact, tx, old)
+			}
+		})
+	})
+}
+
+// sameContent reports whether parts (with their blocks ks and exact) are
+// the content blocks of template tx, unchanged and in order.
+func (e *chatEncoder) sameContent(tx *elem, ks []int, exact []bool, idx []int) bool {
+	if tx == nil {
+		return false
+	}
+	n := 0
+	for k := tx.first; k < tx.first+tx.count && e.mt.src.blocks[k].kind == bContent; k++ {
+		n++
+	}
+	if n != len(idx) {
+		return false
+	}
+	for q, t := range idx {
+		if !exact[t] || ks[t] != int(tx.first)+q {
+			return false
+		}
+	}
+	return true
+}
+
+// indices returns 0, 1, ..., n-1.
+func indices(n int) []int {
+	idx := make([]int, n)
+	for k := range idx {
+		idx[k] = k
+	}
+	return idx
+}
+
+// content writes the content of a message of template tx (its content
+// member old): as it was when its parts did not change, else a string for
+// one text part (unless the template had an array), an array otherwise.
+func (e *chatEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool, tx *elem, old jsontree.Node) []byte {
+	if old >= 0 && e.sameContent(tx, ks, exact, indices(len(parts))) {
+		if tx.fix&fixContent != 0 && e.mt.isNull(old) {
+			return append(dst, `""`...) // OAI-CC-NULL-CONTENT
+		}
+		return e.mt.raw(dst, old)
+	}
+	return e.contentValue(dst, parts, ks, exact, nil, old)
+}
+
+// contentValue writes parts as Chat content: a string for one text part
+// (unless old, the content it replaces, was an array), else an array in
+// which each part that did not change keeps its JSON. idx selects the
+// parts (and their blocks) when not nil.
+func (e *chatEncoder) contentValue(dst []byte, parts []llm.Part, ks []int, exact []bool, idx []int, old jsontree.Node) []byte {
+	n := len(parts)
+	if idx != nil {
+		n = len(idx)
+	}
+	at := func(q int) int {
+		if idx != nil {
+			return idx[q]
+		}
+		return q
+	}
+	wasArray := old >= 0 && e.mt.src.t.Kind(old) == jsontree.Array
+	if n == 0 {
+		if wasArray {
+			return append(dst, "[]"...)
+		}
+		return append(dst, `""`...)
+	}
+	if n == 1 && !wasArray {
+		if t, ok := parts[at(0)].(llm.Text); ok {
+			return e.mt.str(dst, t.Text, old)
+		}
+	}
+	dst = append(dst, '[')
+	var list codec.List
+	for q := range n {
+		t := at(q)
+		var start int
+		dst, start = list.Begin(dst)
+		if t < len(ks) && exact[t] {
+			if b := e.mt.block(ks[t]); b != nil && !b.str {
+				dst = e.mt.raw(dst, b.node)
+				dst = list.End(dst, start)
+				continue
+			}
+		}
+		dst = appendChatPart(dst, parts[t])
+		dst = list.End(dst, start)
+	}
+	return append(dst, ']')
+}
+
+// appendChatPart writes a part of a content array: text, an image as
+// image_url, a document given inline as a file part, this dialect's
+// opaque data as it was.
+func appendChatPart(dst []byte, p llm.Part) []byte {
+	switch p := p.(type) {
+	case llm.Text:
+		dst = append(dst, `{"type":"text","text":`...)
+		dst, _ = llm.AppendJSONString(dst, p.Text)
+		return append(dst, '}')
+	case llm.Image:
+		if !isImageType(p) {
+			dst = append(dst, `{"type":"file","file":{"file_data":`...)
+			dst = appendDataURL(dst, p.MediaType, p.Data)
+			dst = append(dst, `,"filename":`...)
+			dst, _ = llm.AppendJSONString(dst, fileName(p.MediaType))
+			return append(dst, "}}"...)
+		}
+		dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
+		dst = appendImageURL(dst, p)
+		return append(dst, "}}"...)
+	case llm.Opaque:
+		dst, _ = appendValidJSON(dst, p.Data)
+	}
+	return dst
+}
+
+// assistant writes assistant message i: its text (and this dialect's
+// opaque content parts) as content, its audio and legacy function_call,
+// its tool calls.
+func (e *chatEncoder) assistant(i int, m llm.Message) error {
+	var parts []llm.Part
+	var js []int
+	var texts, calls []int // indices in parts
+	var members [2]int     // function_call, audio
+	members[0], members[1] = -1, -1
+	sawCall := false
+	for j, p := range m.Parts {
+		switch q := p.(type) {
+		case llm.Text:
+			if sawCall {
+				e.Warn(e.outPath(), "Chat Completions puts an assistant's text before its tool calls; text that followed a call is moved before the calls")
+			}
+			texts = append(texts, len(parts))
+		case llm.ToolCall:
+			sawCall = true
+			calls = append(calls, len(parts))
+		case llm.Reasoning:
+			e.Warn(e.outPath(), fmt.Sprintf("Chat Completions has no reasoning blocks; %s reasoning is dropped", providerName(q.Provider)))
+			continue
+		case llm.Image:
+			e.Warn(e.outPath(), "an assistant message cannot hold an image in Chat Completions; it is left out")
+			continue
+		case llm.Opaque:
+			if !e.own(q) {
+				continue
+			}
+			switch q.Kind {
+			case "function_call":
+				members[0] = len(parts)
+			case "audio":
+				members[1] = len(parts)
+			default:
+				texts = append(texts, len(parts))
+			}
+		default:
+			return placement(i, j, m.Role, p)
+		}
+		parts = append(parts, p)
+		js = append(js, j)
+	}
+	pk := e.mt.pick(i, parts, js, roleIs(llm.RoleAssistant))
+	whole, tx := e.from(pk)
+	if whole != nil {
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+		return nil
+	}
+	ks, exact := e.mt.ks, e.mt.exact
+	tmpl := jsontree.None
+	var fix elemFix
+	if tx != nil {
+		tmpl, fix = tx.node, tx.fix
+	}
+	path := e.outPath()
+	e.put(func(dst []byte) []byte {
+		return e.mt.object(dst, tmpl, chatAssistantKeys, func(o *obj, key string, old jsontree.Node) {
+			switch key {
+			case "role":
+				e.mt.fixed(o, key, old, `"assistant"`)
+			case "content":
+				same := e.sameContent(tx, ks, exact, texts)
+				switch {
+				case same && old >= 0:
+					o.key(key)
+					if fix&fixContent != 0 && e.mt.isNull(old) {
+						o.dst = append(o.dst, `""`...) // OAI-CC-NULL-CONTENT
+					} else {
+						o.dst = e.mt.raw(o.dst, old)
+					}
+				case same && fix&fixContent != 0:
+					o.key(key)
+					o.dst = append(o.dst, `""`...)
+				case len(texts) == 0 && (len(calls) > 0 || members[0] >= 0 || members[1] >= 0):
+					// No text, and something else to say: no content.
+				default:
+					o.key(key)
+					o.dst = e.contentValue(o.dst, parts, ks, exact, texts, old)
+				}
+			case "tool_calls":
+				switch {
+				case len(calls) > 0:
+					o.key(key)
+					o.dst = append(o.dst, '[')
+					for n, t := range calls {
+						if n > 0 {
+							o.dst = append(o.dst, ',')
+						}
+						c := parts[t].(llm.ToolCall)
+						c.ID = e.callID(i, js[t], c, path+".tool_calls."+strconv.Itoa(n))
+						o.dst = e.call(o.dst, c, ks[t], exact[t])
+					}
+					o.dst = append(o.dst, ']')
+				case old >= 0 && (e.mt.isNull(old) || fix&fixToolCalls == 0):
+					o.key(key)
+					o.dst = e.mt.raw(o.dst, old)
+				}
+			case "function_call", "audio":
+				t := members[0]
+				if key == "audio" {
+					t = members[1]
+				}
+				switch {
+				case t >= 0:
+					o.key(key)
+					o.dst, _ = appendValidJSON(o.dst, parts[t].(llm.Opaque).Data)
+				case e.mt.isNull(old):
+					o.key(key)
+					o.dst = e.mt.raw(o.dst, old)
+				}
+			}
+		})
+	})
+	return nil
+}
+
+// call writes one entry of tool_calls: as it was when unchanged, else
+// with the members of the call it came from (k), else canonical.
+func (e *chatEncoder) call(dst []byte, c llm.ToolCall, k int, exact bool) []byte {
+	b := e.mt.block(k)
+	if exact && b != nil {
+		return e.mt.raw(dst, b.node)
+	}
+	tmpl := jsontree.None
+	if b != nil && b.kind == bCall {
+		tmpl = b.node
+	}
+	keys, inner, innerKeys := chatCallKeys, "function", chatFunctionKeys
+	if ty := e.mt.member(tmpl, "type"); ty >= 0 && e.mt.src.t.Kind(ty) == jsontree.String && e.mt.src.t.Str(ty) == "custom" {
+		keys, inner, innerKeys = chatCustomKeys, "custom", chatInputKeys
+	}
+	return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old jsontree.Node) {
+		o.key(key)
+		switch key {
+		case "id":
+			o.dst = e.mt.str(o.dst, c.ID, old)
+		case "type":
+			o.dst = e.mt.rawOr(o.dst, old, `"function"`)
+		case inner:
+			o.dst = e.mt.object(o.dst, old, innerKeys, func(o *obj, key string, old jsontree.Node) {
+				o.key(key)
+				switch key {
+				case "name":
+					o.dst = e.mt.str(o.dst, c.Name, old)
+				case "arguments":
+					o.dst = e.arguments(o.dst, c.Input, old)
+				case "input":
+					o.dst = e.mt.str(o.dst, customInput(c.Input), old)
+				}
+			})
+		}
+	})
+}
+
+// customInput returns the text of a custom call: its input, which decoding
+// made a JSON string.
+func customInput(in []byte) string {
+	b, err := parseBody(in, "")
+	if err == nil && b.t.Kind(b.t.Root()) == jsontree.String {
+		return b.t.Str(b.t.Root())
+	}
+	return string(in)
+}
+
+// arguments writes a call's input as the arguments string: verbatim, "{}"
+// when there is none; old, the arguments it came from, as it was when it
+// says the same.
+func (e *encoder) arguments(dst []byte, input []byte, old jsontree.Node) []byte {
+	if old >= 0 && e.mt.src.t.Kind(old) == jsontree.String && jsontree.ValidUTF8(e.mt.src.t.Str(old)) == string(input) {
+		return e.mt.raw(dst, old)
+	}
+	return appendArguments(dst, input)
+}
+
+// appendArguments writes a call's input as the arguments string: verbatim,
+// "{}" when there is none.
+func appendArguments(dst []byte, input []byte) []byte {
+	if input == nil {
+		return append(dst, `"{}"`...)
+	}
+	dst, _ = llm.AppendJSONString(dst, string(input))
+	return dst
+}
+
+// toolMessage writes one tool message for result res (part j of message
+// i, orig as the message holds it; res has the id to write and no
+// images).
+func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
+	pk, b := e.mt.single(i, j, orig, samePart(res, orig))
+	whole, tx := e.from(pk)
+	if whole != nil {
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+		return
+	}
+	tmpl := jsontree.None
+	var inner []block
+	var fix elemFix
+	if tx != nil {
+		tmpl, inner, fix = tx.node, b.inner, tx.fix
+	}
+	e.put(func(dst []byte) []byte {
+		return e.mt.object(dst, tmpl, chatToolKeys, func(o *obj, key string, old jsontree.Node) {
+			switch key {
+			case "role":
+				e.mt.fixed(o, key, old, `"tool"`)
+			case "tool_call_id":
+				if res.CallID != "" || e.mt.isNull(old) {
+					o.key(key)
+					o.dst = e.mt.str(o.dst, res.CallID, old)
+				}
+			case "content":
+				o.key(key)
+				same := tx != nil && len(inner) == len(res.Content)
+				for q := 0; same && q < len(inner); q++ {
+					same = samePart(inner[q].part, res.Content[q])
+				}
+				switch {
+				case same && old >= 0 && fix&fixContent == 0:
+					o.dst = e.mt.raw(o.dst, old)
+				case same && len(inner) == 0:
+					o.dst = append(o.dst, `""`...) // OAI-CC-NULL-CONTENT, OAI-CC-EMPTY-TOOL-CONTENT
+				default:
+					o.dst = e.resultValue(o.dst, res.Content, inner, old)
+				}
+			}
+		})
+	})
+}
+
+// resultValue writes a result's content (text and opaque parts; images
+// were moved out): a string for one text part unless it was an array,
+// else an array in which each part decoded at the same place keeps its
+// JSON.
+func (e *chatEncoder) resultValue(dst []byte, content []llm.Part, inner []block, old jsontree.Node) []byte {
+	wasArray := old >= 0 && e.mt.src.t.Kind(old) == jsontree.Array
+	if len(content) == 0 {
+		return append(dst, `""`...)
+	}
+	if len(content) == 1 && !wasArray {
+		if t, ok := content[0].(llm.Text); ok {
+			return e.mt.str(dst, t.Text, old)
+		}
+	}
+	dst = append(dst, '[')
+	var list codec.List
+	for q, p := range content {
+		var start int
+		dst, start = list.Begin(dst)
+		if q < len(inner) && !inner[q].str && samePart(inner[q].part, p) {
+			dst = e.mt.raw(dst, inner[q].node)
+		} else {
+			dst = appendChatPart(dst, p)
+		}
+		dst = list.End(dst, start)
+	}
+	return append(dst, ']')
+}
+
+// tool writes a function tool definition, merged into the decoded tool it
+// came from when there is one.
+func (e *chatEncoder) tool(dst []byte, t llm.ToolSpec, st srcTool) []byte {
+	return e.mt.object(dst, st.node, chatToolDefKeys, func(o *obj, key string, old jsontree.Node) {
+		o.key(key)
+		switch key {
+		case "type":
+			o.dst = e.mt.rawOr(o.dst, old, `"function"`)
+		case "function":
+			o.dst = e.mt.object(o.dst, old, chatFuncDefKeys, func(o *obj, key string, old jsontree.Node) {
+				e.toolField(o, key, old, t, st.spec, false)
+			})
+		}
+	})
+}
+
+func checkParameters(t llm.ToolSpec) error {
+	if t.Parameters == nil {
+		return nil
+	}
+	b, err := parseBody(t.Parameters, "")
+	if err != nil {
+		return fmt.Errorf("tool %q: parameters are not valid JSON: %w", t.Name, err)
+	}
+	if k := b.t.Kind(b.t.Root()); k != jsontree.Object {
+		return fmt.Errorf("tool %q: parameters must be a JSON Schema object, got %s", t.Name, k.Phrase())
+	}
+	return nil
+}

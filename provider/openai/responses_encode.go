@@ -1,0 +1,542 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codec"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// EncodeResponses writes r as a Responses request body (or a bare input
+// array when r.Bare is set): compact, deterministic, without HTML escaping.
+// The body's other fields come back in their original order.
+//
+// A request [DecodeResponses] made is written back as the body it came
+// from, compacted, where its items did not change, as [EncodeChat] does;
+// of what Wire lists, a repeated id or a repeated opaque item is left out,
+// and so is a stored reasoning item followed by an item without an id.
+//
+// Messages from another dialect are converted as docs/dialect-mapping.md
+// says. What Responses cannot express comes back as warnings, never a
+// silent drop: reasoning and opaque parts from another provider, an image
+// in an assistant or system message, a document given by URL, an error
+// status not spelled out by the content. A document given inline (an
+// llm.Image whose MediaType is not an image type) is written as an
+// input_file part. Warning paths are paths in the encoded body. A message
+// that breaks the llm placement rules is an error.
+//
+// A request that [DecodeResponses] did not make gets call_ids as
+// [EncodeChat] makes them for calls and results without one, and a
+// call_id longer than 64 characters (OAI-RS-CALLID-LEN) is shortened, the
+// same way in the function_call and its function_call_output, with a hash
+// that keeps it unique; each change comes with a warning. A decoded request
+// is written back with its own ids.
+//
+// EncodeResponses does not modify r: a request may be encoded any number
+// of times, concurrently.
+func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) {
+	if r == nil {
+		return nil, nil, errors.New("openai: EncodeResponses: nil request")
+	}
+	e := &rsEncoder{encoder: encoder{array: "input", provider: ResponsesProvider, mt: newMatcher(r.src)}, req: r}
+	if !r.decoded {
+		e.planIDs(r.Messages, rsIDRules())
+	}
+	hint := sizeHint(r.src, r.Messages, 64)
+	if r.Bare {
+		return e.bare(make([]byte, 0, hint), len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0),
+			len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "", "model, instructions, ...", e.items)
+	}
+	modeled := []string{"instructions", "input", "tools", "previous_response_id"}
+	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, modeled,
+		func(dst []byte, key string, first *bool) ([]byte, error) {
+			switch key {
+			case "instructions", "previous_response_id":
+				v, old := r.Instructions, r.instrNode
+				if key == "previous_response_id" {
+					v, old = r.PreviousResponseID, r.prevNode
+				}
+				switch {
+				case r.src != nil && old >= 0 && (e.mt.isNull(old) && v == "" || e.mt.src.t.Kind(old) == jsontree.String && e.mt.src.t.Str(old) == v):
+					dst = appendKey(dst, first, key)
+					return e.mt.raw(dst, old), nil
+				case v != "":
+					dst = appendKey(dst, first, key)
+					dst, _ = llm.AppendJSONString(dst, v)
+				}
+				return dst, nil
+			case "input":
+				if len(r.Messages) == 0 && !hasKey(r.order, "input") {
+					return dst, nil
+				}
+				dst = appendKey(dst, first, "input")
+				if r.src != nil && r.inputNode >= 0 {
+					if n, ok := e.inputAsIs(); ok {
+						return e.mt.raw(dst, n), nil
+					}
+				}
+				return e.items(dst)
+			case "tools":
+				if !e.hasTools(r.Tools) {
+					return dst, nil
+				}
+				dst = appendKey(dst, first, "tools")
+				return e.tools(dst, r.Tools, e.tool)
+			}
+			return dst, nil
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+	return dst, e.Warnings, nil
+}
+
+func hasKey(order []string, k string) bool {
+	for _, o := range order {
+		if o == k {
+			return true
+		}
+	}
+	return false
+}
+
+// inputAsIs returns the body's input value when the body gave it as a
+// string (or null) and the messages still say the same: one user message
+// of that text (or none).
+func (e *rsEncoder) inputAsIs() (jsontree.Node, bool) {
+	r := e.req
+	n := r.inputNode
+	if e.mt.isNull(n) {
+		return n, len(r.Messages) == 0
+	}
+	if len(r.Messages) != 1 || r.Messages[0].Role != llm.RoleUser || len(r.Messages[0].Parts) != 1 {
+		return n, false
+	}
+	t, ok := r.Messages[0].Parts[0].(llm.Text)
+	return n, ok && t.Text == e.mt.src.t.Str(n)
+}
+
+// maxCallID is the longest call_id Responses accepts (OAI-RS-CALLID-LEN).
+const maxCallID = 64
+
+// rsIDRules returns the id rules of Responses: a call_id has 1 to 64
+// characters (OAI-RS-CALLID-LEN).
+func rsIDRules() codec.IDRules {
+	return codec.IDRules{Prefix: "call_", Valid: func(id string) bool { return utf8.RuneCountInString(id) <= maxCallID }, Rewrite: shortenID,
+		Invalid: fmt.Sprintf("is longer than %d characters (OAI-RS-CALLID-LEN)", maxCallID), Missing: "OAI-RS-CALLID-LEN",
+		Call: "function_call", Result: "function_call_output"}
+}
+
+// shortenID returns an id of at most 61 bytes for one that is too long: its
+// start, cut at a character boundary, and a hash of the whole, leaving room
+// for the suffix that keeps it unique.
+func shortenID(id string) string {
+	suffix := codec.HashSuffix(id)
+	n := maxCallID - 3 - len(suffix)
+	for n > 0 && !utf8.RuneStart(id[n]) {
+		n--
+	}
+	return id[:n] + suffix
+}
+
+type rsEncoder struct {
+	encoder
+	req *ResponsesRequest
+}
+
+// The members of a Responses item the llm form models, in the order the
+// encoder writes them.
+var (
+	rsMessageKeys = []string{"type", "role", "content", "id"}
+	rsCallKeys    = []string{"type", "id", "call_id", "name", "arguments"}
+	rsCustomKeys  = []string{"type", "id", "call_id", "name", "input"}
+	rsOutputKeys  = []string{"type", "call_id", "output", "id"}
+	rsToolKeys    = []string{"type", "name", "description", "parameters", "strict"}
+)
+
+func (e *rsEncoder) items(dst []byte) ([]byte, error) {
+	e.dst = append(dst, '[')
+	e.list = codec.List{}
+	for i, m := range e.req.Messages {
+		if err := e.message(i, m); err != nil {
+			return nil, err
+		}
+	}
+	e.hidden(e.mt.tail())
+	return append(e.dst, ']'), nil
+}
+
+func (e *rsEncoder) message(i int, m llm.Message) error {
+	switch m.Role {
+	case llm.RoleSystem, llm.RoleUser:
+		parts, js, err := e.userParts(i, m)
+		if err != nil {
+			return err
+		}
+		role := "user"
+		if m.Role == llm.RoleSystem {
+			role = e.req.SystemRole.wire()
+		}
+		e.messageItem(i, m.Role, role, parts, js)
+	case llm.RoleAssistant:
+		var run []llm.Part
+		var runJ []int
+		flush := func() {
+			if len(run) > 0 {
+				e.messageItem(i, llm.RoleAssistant, "assistant", run, runJ)
+				run, runJ = nil, nil
+			}
+		}
+		wrote := false
+		for j, part := range m.Parts {
+			switch p := part.(type) {
+			case llm.Text:
+				run, runJ = append(run, part), append(runJ, j)
+				wrote = true
+			case llm.ToolCall:
+				flush()
+				e.callItem(i, j, p)
+				wrote = true
+			case llm.Reasoning:
+				if p.Provider != ResponsesProvider {
+					e.Warn(e.outPath(), fmt.Sprintf("%s reasoning cannot be replayed to OpenAI Responses; it is dropped", providerName(p.Provider)))
+					continue
+				}
+				flush()
+				if e.wholeItem(i, j, p) {
+					wrote = true
+					continue
+				}
+				data, ok := appendValidJSON(nil, p.Data)
+				if !ok || data[0] != '{' {
+					e.Warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
+					continue
+				}
+				e.put(func(dst []byte) []byte { return append(dst, data...) })
+				wrote = true
+			case llm.Opaque:
+				if !e.own(p) {
+					continue
+				}
+				flush()
+				if !e.wholeItem(i, j, p) {
+					e.put(func(dst []byte) []byte { dst, _ = appendValidJSON(dst, p.Data); return dst })
+				}
+				wrote = true
+			case llm.Image:
+				e.Warn(e.outPath(), "an assistant message cannot hold an image in Responses; it is left out")
+			default:
+				return placement(i, j, m.Role, p)
+			}
+		}
+		flush()
+		if !wrote {
+			e.messageItem(i, llm.RoleAssistant, "assistant", nil, nil)
+		}
+	case llm.RoleTool:
+		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
+			r = e.resultID(i, j, r, e.outPath()+".call_id")
+			if wr := statusWarning(e.outPath(), r); wr != nil {
+				e.Warnings = append(e.Warnings, *wr)
+			}
+			e.outputItem(i, j, m.Parts[j], r)
+		})
+		if err != nil {
+			return err
+		}
+		if len(trailing) > 0 {
+			e.messageItem(-1, llm.RoleUser, "user", trailing, nil)
+		}
+	default:
+		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
+	}
+	return nil
+}
+
+// wholeItem writes part j of message i, a reasoning or opaque item, from
+// the item it was decoded from, and reports whether it found one (an item
+// that the codec's Wire said to leave out is written as nothing).
+func (e *rsEncoder) wholeItem(i, j int, p llm.Part) bool {
+	k, exact := e.mt.match(i, j, p)
+	b := e.mt.block(k)
+	if !exact || b == nil || b.kind != bWhole || e.mt.used[b.elem] {
+		return false
+	}
+	x := e.mt.elem(int(b.elem))
+	e.hidden(e.mt.take(int(b.elem)))
+	if x.fix&fixDrop == 0 {
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, x.node) })
+	}
+	return true
+}
+
+// messageItem writes a message item of the given parts, the parts of llm
+// message i at indices js (i < 0: parts made by the encoder).
+func (e *rsEncoder) messageItem(i int, llmRole llm.Role, role string, parts []llm.Part, js []int) {
+	pk := origin{whole: -1, tmpl: -1}
+	if i >= 0 {
+		pk = e.mt.pick(i, parts, js, func(x *elem) bool {
+			return x.role == llmRole && e.mt.src.t.Kind(x.node) == jsontree.Object && !x.hidden && e.isMessage(x)
+		})
+	} else {
+		e.mt.ks, e.mt.exact = e.mt.ks[:0], e.mt.exact[:0]
+		for range parts {
+			e.mt.ks, e.mt.exact = append(e.mt.ks, -1), append(e.mt.exact, false)
+		}
+	}
+	whole, tx := e.from(pk)
+	if whole != nil {
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+		return
+	}
+	ks, exact := e.mt.ks, e.mt.exact
+	tmpl := jsontree.None
+	if tx != nil {
+		tmpl = tx.node
+	}
+	textType := `{"type":"input_text","text":`
+	if role == "assistant" {
+		textType = `{"type":"output_text","text":`
+	}
+	e.put(func(dst []byte) []byte {
+		return e.mt.object(dst, tmpl, rsMessageKeys, func(o *obj, key string, old jsontree.Node) {
+			switch key {
+			case "type":
+				switch {
+				case old >= 0:
+					o.key(key)
+					o.dst = e.mt.raw(o.dst, old)
+				case tmpl < 0:
+					o.key(key)
+					o.dst = append(o.dst, `"message"`...) // a new item; a decoded one without a type keeps none
+				}
+			case "role":
+				o.key(key)
+				if old >= 0 {
+					o.dst = e.mt.raw(o.dst, old)
+				} else {
+					o.dst, _ = llm.AppendJSONString(o.dst, role)
+				}
+			case "content":
+				o.key(key)
+				o.dst = e.content(o.dst, parts, ks, exact, tx, old, textType)
+			case "id":
+				e.itemID(o, old, tx)
+			}
+		})
+	})
+}
+
+// itemID writes the id of an item written from template tx, old, as it
+// was; not one the codec found repeated (OAI-RS-DUP-ITEM).
+func (e *rsEncoder) itemID(o *obj, old jsontree.Node, tx *elem) {
+	if old >= 0 && tx.fix&fixID == 0 {
+		o.key("id")
+		o.dst = e.mt.raw(o.dst, old)
+	}
+}
+
+// isMessage reports whether decoded element x is a message item (not a
+// call, output, reasoning or opaque item).
+func (e *rsEncoder) isMessage(x *elem) bool {
+	if x.count == 0 {
+		return true
+	}
+	b := &e.mt.src.blocks[x.first]
+	return b.kind != bWhole
+}
+
+// content writes the content of a message item of template tx (its content
+// member old): as it was when its parts did not change, else a string for
+// one text part (unless the template had an array), an array otherwise.
+func (e *rsEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool, tx *elem, old jsontree.Node, textType string) []byte {
+	if old >= 0 && tx != nil && int(tx.count) == len(parts) {
+		same := true
+		for t := range parts {
+			same = same && exact[t] && ks[t] == int(tx.first)+t
+		}
+		if same {
+			return e.mt.raw(dst, old)
+		}
+	}
+	wasArray := old >= 0 && e.mt.src.t.Kind(old) == jsontree.Array
+	if len(parts) == 0 {
+		if wasArray {
+			return append(dst, "[]"...)
+		}
+		return append(dst, `""`...)
+	}
+	if len(parts) == 1 && !wasArray {
+		if t, ok := parts[0].(llm.Text); ok {
+			return e.mt.str(dst, t.Text, old)
+		}
+	}
+	return e.partsArray(dst, parts, func(t int) jsontree.Node {
+		if t < len(ks) && exact[t] {
+			if b := e.mt.block(ks[t]); b != nil && !b.str && b.kind == bContent {
+				return b.node
+			}
+		}
+		return jsontree.None
+	}, textType)
+}
+
+// partsArray writes parts as a content array: a part whose decoded JSON
+// raw gives is written as it was, any other canonically.
+func (e *rsEncoder) partsArray(dst []byte, parts []llm.Part, raw func(t int) jsontree.Node, textType string) []byte {
+	dst = append(dst, '[')
+	var list codec.List
+	for t, p := range parts {
+		var start int
+		dst, start = list.Begin(dst)
+		if n := raw(t); n >= 0 {
+			dst = e.mt.raw(dst, n)
+		} else {
+			dst = appendRsPart(dst, p, textType)
+		}
+		dst = list.End(dst, start)
+	}
+	return append(dst, ']')
+}
+
+// appendRsPart writes one content part: text, an image, a document given
+// inline as an input_file, this dialect's opaque data as it was.
+func appendRsPart(dst []byte, p llm.Part, textType string) []byte {
+	switch p := p.(type) {
+	case llm.Text:
+		dst = append(dst, textType...)
+		dst, _ = llm.AppendJSONString(dst, p.Text)
+		return append(dst, '}')
+	case llm.Image:
+		if !isImageType(p) {
+			dst = append(dst, `{"type":"input_file","filename":`...)
+			dst, _ = llm.AppendJSONString(dst, fileName(p.MediaType))
+			dst = append(dst, `,"file_data":`...)
+			dst = appendDataURL(dst, p.MediaType, p.Data)
+			return append(dst, '}')
+		}
+		dst = append(dst, `{"type":"input_image","image_url":`...)
+		dst = appendImageURL(dst, p)
+		return append(dst, `,"detail":"auto"}`...)
+	case llm.Opaque:
+		dst, _ = appendValidJSON(dst, p.Data)
+	}
+	return dst
+}
+
+// callItem writes function_call c, part j of message i.
+func (e *rsEncoder) callItem(i, j int, c llm.ToolCall) {
+	pk, _ := e.mt.single(i, j, c, true)
+	c.ID = e.callID(i, j, c, e.outPath()+".call_id")
+	whole, tx := e.from(pk)
+	if whole != nil {
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+		return
+	}
+	tmpl := jsontree.None
+	keys := rsCallKeys
+	if tx != nil {
+		tmpl = tx.node
+		if ty := e.mt.member(tmpl, "type"); ty >= 0 && e.mt.src.t.Kind(ty) == jsontree.String && e.mt.src.t.Str(ty) == "custom_tool_call" {
+			keys = rsCustomKeys
+		}
+	}
+	e.put(func(dst []byte) []byte {
+		return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old jsontree.Node) {
+			switch key {
+			case "type":
+				e.mt.fixed(o, key, old, `"function_call"`)
+			case "id":
+				if c.ItemID != "" {
+					o.key(key)
+					o.dst = e.mt.str(o.dst, c.ItemID, old)
+				}
+			case "call_id":
+				o.key(key)
+				o.dst = e.mt.str(o.dst, c.ID, old)
+			case "name":
+				o.key(key)
+				o.dst = e.mt.str(o.dst, c.Name, old)
+			case "arguments":
+				o.key(key)
+				o.dst = e.arguments(o.dst, c.Input, old)
+			case "input":
+				o.key(key)
+				o.dst = e.mt.str(o.dst, customInput(c.Input), old)
+			}
+		})
+	})
+}
+
+// outputItem writes function_call_output r, part j of message i (orig as
+// the message holds it; r has the id to write).
+func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
+	pk, b := e.mt.single(i, j, orig, samePart(r, orig))
+	whole, tx := e.from(pk)
+	if whole != nil {
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+		return
+	}
+	tmpl := jsontree.None
+	var inner []block
+	if tx != nil {
+		tmpl, inner = tx.node, b.inner
+	}
+	e.put(func(dst []byte) []byte {
+		return e.mt.object(dst, tmpl, rsOutputKeys, func(o *obj, key string, old jsontree.Node) {
+			if key == "id" {
+				e.itemID(o, old, tx)
+				return
+			}
+			o.key(key)
+			switch key {
+			case "type":
+				o.dst = e.mt.rawOr(o.dst, old, `"function_call_output"`)
+			case "call_id":
+				o.dst = e.mt.str(o.dst, r.CallID, old)
+			case "output":
+				same := tx != nil && len(inner) == len(r.Content)
+				for q := 0; same && q < len(inner); q++ {
+					same = samePart(inner[q].part, r.Content[q])
+				}
+				switch {
+				case same && old >= 0:
+					o.dst = e.mt.raw(o.dst, old)
+				case len(r.Content) == 0:
+					o.dst = append(o.dst, `""`...)
+				case len(r.Content) == 1 && (old < 0 || e.mt.src.t.Kind(old) != jsontree.Array):
+					if t, ok := r.Content[0].(llm.Text); ok {
+						o.dst = e.mt.str(o.dst, t.Text, old)
+						return
+					}
+					fallthrough
+				default:
+					o.dst = e.partsArray(o.dst, r.Content, func(q int) jsontree.Node {
+						if q < len(inner) && !inner[q].str && samePart(inner[q].part, r.Content[q]) {
+							return inner[q].node
+						}
+						return jsontree.None
+					}, `{"type":"input_text","text":`)
+				}
+			}
+		})
+	})
+}
+
+// tool writes a flat function tool, merged into the decoded tool it came
+// from when there is one; a new tool says strict either way, since
+// Responses holds a tool that leaves it out to strict mode's rules when
+// its schema allows.
+func (e *rsEncoder) tool(dst []byte, t llm.ToolSpec, st srcTool) []byte {
+	return e.mt.object(dst, st.node, rsToolKeys, func(o *obj, key string, old jsontree.Node) {
+		if key == "type" {
+			e.mt.fixed(o, key, old, `"function"`)
+			return
+		}
+		e.toolField(o, key, old, t, st.spec, st.node < 0)
+	})
+}
