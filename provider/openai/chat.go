@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
@@ -169,7 +170,32 @@ type chatPart struct {
 	hasImage bool
 	fileData string // a file part's file_data
 	hasFile  bool
+	content  string // a string "content" member, which only a part without a type may have
+	hasStr   bool
 	extra    []string // unmodeled keys
+}
+
+// asText returns the text of a part without a type whose only content is
+// text: a "text" string beside nothing else, or the "content" string of a
+// message written where a content part belongs (a {"role", "content"}
+// object). OpenAI rejects such a part (OAI-CC-PART-TYPE), and a text part
+// holding that text is what it can only have meant.
+func (p chatPart) asText() (string, bool) {
+	if p.hasType {
+		return "", false
+	}
+	switch {
+	case p.hasText && len(p.extra) == 0:
+		return p.text, true
+	case p.hasStr && !p.hasText && !p.hasImage && !p.hasFile:
+		for _, k := range p.extra {
+			if k != "content" && k != "role" {
+				return "", false
+			}
+		}
+		return p.content, true
+	}
+	return "", false
 }
 
 // chatCall is a tool call as read.
@@ -386,6 +412,10 @@ func (d *chatDecoder) part(n jsontree.Node) (chatPart, error) {
 				continue
 			}
 			p.textKind = t.Kind(f)
+		case "content":
+			if t.Kind(f) == jsontree.String {
+				p.content, p.hasStr = t.Str(f), true
+			}
 		case "image_url":
 			if t.Kind(f) == jsontree.Object {
 				p.hasImage = true
@@ -476,7 +506,12 @@ func (d *chatDecoder) textContent(x int32, m *chatMsg, path string, images bool)
 		d.add(x, block{part: llm.Text{Text: m.str}, node: m.contentAt, str: true})
 	case contentArray:
 		for j, p := range m.parts {
-			d.add(x, block{part: d.mapPart(p, path+".content."+strconv.Itoa(j), m.role, images), node: p.node})
+			ppath := path + ".content." + strconv.Itoa(j)
+			if blk, ok := d.typedText(x, p, ppath); ok {
+				d.add(x, blk)
+				continue
+			}
+			d.add(x, block{part: d.mapPart(p, ppath, m.role, images), node: p.node})
 		}
 	}
 }
@@ -490,6 +525,34 @@ func (d *chatDecoder) nullContent(x int32, m *chatMsg, path string) {
 	d.violation("OAI-CC-NULL-CONTENT", path+".content",
 		fmt.Sprintf("the content of this %s message is %s; only an assistant message with tool_calls may omit it (send \"\" or text)", m.role, what),
 		"Invalid value for 'content': expected a string, got null.")
+}
+
+// typedText returns the block of p, a content part at path of element x,
+// when it is a part without a type whose only content is text
+// (chatPart.asText): a text part, written back as one, and the
+// OAI-CC-PART-TYPE violation that says so.
+func (d *chatDecoder) typedText(x int32, p chatPart, path string) (block, bool) {
+	text, ok := p.asText()
+	if !ok {
+		return block{}, false
+	}
+	d.src.elems[x].fix |= fixPartType
+	i, j := wireIndices(path)
+	d.violation("OAI-CC-PART-TYPE", path+".type",
+		"this content part has no \"type\"; its only content is text, so it can only be a text part: --fix writes it as {\"type\":\"text\",\"text\":...}",
+		"Missing required parameter: 'messages["+i+"].content["+j+"].type'.")
+	return block{part: llm.Text{Text: text}, node: p.node, typeless: true}, true
+}
+
+// wireIndices returns the message and part indices of a content part's
+// path, "messages.I.content.J" (a bare array's paths are those of a full
+// body).
+func wireIndices(path string) (i, j string) {
+	parts := strings.Split(path, ".")
+	if len(parts) >= 4 {
+		return parts[1], parts[3]
+	}
+	return "?", "?"
 }
 
 // mapPart maps one content part: text, an image
@@ -668,9 +731,13 @@ func (d *chatDecoder) tool(x int32, m *chatMsg, path string) {
 				"the content of this tool message is an empty array; send a string (it may be \"\") or at least one text part", "")
 		}
 		for j, p := range m.parts {
-			part := d.mapPart(p, path+".content."+strconv.Itoa(j), m.role, true)
-			res.Content = append(res.Content, part)
-			blk.inner = append(blk.inner, block{part: part, node: p.node})
+			ppath := path + ".content." + strconv.Itoa(j)
+			inner, ok := d.typedText(x, p, ppath)
+			if !ok {
+				inner = block{part: d.mapPart(p, ppath, m.role, true), node: p.node}
+			}
+			res.Content = append(res.Content, inner.part)
+			blk.inner = append(blk.inner, inner)
 		}
 	}
 	res.Name = d.names[res.CallID]

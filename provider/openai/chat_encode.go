@@ -220,7 +220,7 @@ func (e *chatEncoder) sameContent(tx *elem, ks []int, exact []bool, idx []int) b
 		return false
 	}
 	for q, t := range idx {
-		if !exact[t] || ks[t] != int(tx.first)+q {
+		if !exact[t] || ks[t] != int(tx.first)+q || e.mt.src.blocks[ks[t]].typeless {
 			return false
 		}
 	}
@@ -283,7 +283,7 @@ func (e *chatEncoder) contentValue(dst []byte, parts []llm.Part, ks []int, exact
 		var start int
 		dst, start = list.Begin(dst)
 		if t < len(ks) && exact[t] {
-			if b := e.mt.block(ks[t]); b != nil && !b.str {
+			if b := e.mt.block(ks[t]); b != nil && !b.str && !b.typeless {
 				dst = e.mt.raw(dst, b.node)
 				dst = list.End(dst, start)
 				continue
@@ -537,7 +537,7 @@ func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 				o.key(key)
 				same := tx != nil && len(inner) == len(res.Content)
 				for q := 0; same && q < len(inner); q++ {
-					same = samePart(inner[q].part, res.Content[q])
+					same = samePart(inner[q].part, res.Content[q]) && !inner[q].typeless
 				}
 				switch {
 				case same && old >= 0 && fix&fixContent == 0:
@@ -571,7 +571,7 @@ func (e *chatEncoder) resultValue(dst []byte, content []llm.Part, inner []block,
 	for q, p := range content {
 		var start int
 		dst, start = list.Begin(dst)
-		if q < len(inner) && !inner[q].str && samePart(inner[q].part, p) {
+		if q < len(inner) && !inner[q].str && !inner[q].typeless && samePart(inner[q].part, p) {
 			dst = e.mt.raw(dst, inner[q].node)
 		} else {
 			dst = appendChatPart(dst, p)

@@ -51,6 +51,9 @@ const (
 	// (OAI-RS-DUP-ITEM), a reasoning item whose following item is not the
 	// one it belongs to (OAI-RS-REASONING-FOLLOW).
 	fixDrop
+	// fixPartType writes a content part without a type whose only content
+	// is text as a text part (OAI-CC-PART-TYPE; its block is typeless).
+	fixPartType
 )
 
 // elem is one decoded wire element.
@@ -87,6 +90,9 @@ type block struct {
 	kind  blockKind
 	str   bool    // node is a string content (the text of a one-part message or result)
 	inner []block // a result's content parts
+	// typeless marks a text part read from a content part without a type
+	// (OAI-CC-PART-TYPE): it is written as a text part, not as it was.
+	typeless bool
 }
 
 // srcTool is one decoded tool definition.

@@ -202,6 +202,8 @@ func wireChange(v transcript.Violation) transcript.Change {
 		c.Reason = "left out this part, which has no data field (and its content, had it no other part)"
 	case "GEM-RESPONSE-OBJECT":
 		c.Reason = `wrapped the response, which is not an object, as {"output": <the response>}`
+	case "OAI-CC-PART-TYPE":
+		c.Reason = `wrote this part, which had no "type" and held only text, as {"type":"text","text":...}`
 	case "OAI-CC-EMPTY-TOOLCALLS":
 		c.Action = transcript.ActionDrop
 		c.Reason = "left out the empty tool_calls array"
