@@ -1,8 +1,3 @@
-//go:build realtraffic
-
-// The build tag goes when the corpus passes (issue 7); until then run
-// go test -tags realtraffic ./provider/wire.
-
 package wire
 
 import (
