@@ -82,13 +82,13 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 		}
 		c = responsesBody{r}
 	case transcript.Anthropic:
-		r, err := anthropic.Decode(data)
+		r, err := anthropic.DecodeShared(data)
 		if err != nil {
 			return nil, err
 		}
 		c = anthropicBody{r}
 	case transcript.Gemini:
-		r, err := gemini.Decode(data)
+		r, err := gemini.DecodeShared(data)
 		if err != nil {
 			return nil, err
 		}
