@@ -6,7 +6,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 )
@@ -1131,7 +1133,8 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			if used == nil {
 				used = rp.callIDs(pr)
 			}
-			newID = newCallID(c.id, rp.d, used)
+			orig := rp.w[c.m].parts[c.k]
+			newID = newCallID(c.id, rp.d, orig.om, orig.op, used)
 			what := "id " + strconv.Quote(c.id)
 			if c.id == "" {
 				what = "no id"
@@ -1203,39 +1206,34 @@ func (rp *repairer) callIDs(pr *pairing) map[string]bool {
 	return used
 }
 
-// newCallID derives an id for dialect d from old, not in used, and adds it
-// to used. The same transcript always gets the same ids.
-func newCallID(old string, d Dialect, used map[string]bool) string {
+// newCallID gives the call at part op of original message om, whose id
+// old dialect d refuses or an earlier call has, a new id not in used, and
+// adds it to used. It follows internal/callid, the scheme the encoders use
+// when converting (docs/dialect-mapping.md): a call without an id gets
+// the prefix and its position ("toolu_3_1"); an id with bytes outside
+// [a-zA-Z0-9_-] (Anthropic) has them replaced and a hash of the original
+// after it; an id too long is cut with the hash; and "_2", "_3", ... keep
+// it apart from every other id. The same transcript always gets the same
+// ids.
+func newCallID(old string, d Dialect, om, op int32, used map[string]bool) string {
 	max := 64
 	if d == OpenAIChat {
-		max = 40
+		max = 40 // what Azure OpenAI accepts (OAI-CC-ID-LEN)
 	}
-	b := make([]byte, 0, len(old))
-	for i := 0; i < len(old); i++ {
-		if idByte(old[i]) {
-			b = append(b, old[i])
-		} else if len(b) == 0 || b[len(b)-1] != '_' {
-			b = append(b, '_')
-		}
+	prefix := "call_"
+	if d == Anthropic {
+		prefix = "toolu_"
 	}
-	base := string(b)
-	if strings.Trim(base, "_") == "" {
-		base = "call"
+	base := old
+	switch {
+	case old == "":
+		base = callid.Made(prefix, int(om), int(op))
+	case d == Anthropic && !idOK(old):
+		base = callid.Sanitize(old, "toolu")
+	case utf8.RuneCountInString(old) > max:
+		base = callid.Shorten(old, max)
 	}
-	if len(base) > max {
-		base = base[:max]
-	}
-	id := base
-	for n := 2; used[id]; n++ {
-		suffix := "_" + strconv.Itoa(n)
-		cut := base
-		if len(cut)+len(suffix) > max {
-			cut = cut[:max-len(suffix)]
-		}
-		id = cut + suffix
-	}
-	used[id] = true
-	return id
+	return callid.Unique(base, used, max)
 }
 
 // residual is what a tool message becomes given the fates of its results.
