@@ -134,7 +134,7 @@ func checkError(name string, err error, flag string) error {
 
 // printFix prints the repaired body on stdout and the repairs on stderr.
 func printFix(e *env, name string, f *wire.Fixed, asJSON bool) error {
-	fmt.Fprintf(e.stdout, "%s\n", f.Body)
+	writeBody(e.stdout, f.Body)
 	accepted := f.Accepted()
 	if asJSON {
 		writeJSON(e.stderr, report{Accepted: accepted, Dialect: f.Dialect, Detected: f.Detected, Changes: jsonChanges(f.Changes), Warnings: jsonWarnings(f.Warnings), Violations: jsonViolations(f.Violations, "")})

@@ -57,7 +57,7 @@ Exit codes: 0 converted; 2 the input or the command line is unusable.`,
 			for _, w := range c.Warnings {
 				fmt.Fprintf(e.stderr, "warning: %s\n", w)
 			}
-			fmt.Fprintf(e.stdout, "%s\n", c.Body)
+			writeBody(e.stdout, c.Body)
 			if !transcript.Accepted(c.Violations) {
 				n := 0
 				for _, v := range c.Violations {

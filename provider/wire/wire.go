@@ -15,7 +15,10 @@
 //		for _, v := range rep.Violations { ... }
 //	}
 //
-// Callers that hold llm messages call transcript.Check directly.
+// A body whose shape fits several dialects is judged in each one
+// (Report.Candidates) and accepted only if every one accepts it; [Fix]
+// and [Convert] need such a body's dialect named. Callers that hold llm
+// messages call transcript.Check directly.
 package wire
 
 import (
