@@ -95,17 +95,7 @@ func Check(data []byte, d transcript.Dialect) (*Report, error) {
 		return &Report{Verdict: b.verdict(), Detected: det.Reason}, nil
 	}
 	rep := &Report{}
-	var errs []string
-	var readers []transcript.Dialect
-	for _, c := range det.Candidates {
-		b, err := Decode(data, c)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("as %s: %v", c, err))
-			continue
-		}
-		readers = append(readers, c)
-		rep.Candidates = append(rep.Candidates, b.verdict())
-	}
+	readers, errs := eachReader(data, det, func(b *Body) { rep.Candidates = append(rep.Candidates, b.verdict()) })
 	if len(readers) == 0 {
 		return nil, errors.New(strings.Join(errs, "; "))
 	}
@@ -367,21 +357,12 @@ func decodeOne(data []byte, d transcript.Dialect) (*Body, string, error) {
 		}
 		return b, det.Reason, nil
 	}
-	// Ambiguous: a candidate that cannot read it is not one.
 	var found *Body
-	var readers []transcript.Dialect
-	var errs []string
-	for _, c := range det.Candidates {
-		b, err := Decode(data, c)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("as %s: %v", c, err))
-			continue
-		}
-		readers = append(readers, c)
+	readers, errs := eachReader(data, det, func(b *Body) {
 		if found == nil {
 			found = b
 		}
-	}
+	})
 	switch len(readers) {
 	case 0:
 		return nil, "", errors.New(strings.Join(errs, "; "))
@@ -391,6 +372,23 @@ func decodeOne(data []byte, d transcript.Dialect) (*Body, string, error) {
 	det.Reason = narrowed(det, readers, errs)
 	det.Candidates, det.Dialect = readers, readers[0]
 	return nil, "", &AmbiguousError{Detection: det}
+}
+
+// eachReader decodes data as each candidate of an ambiguous det, one at a
+// time, and calls f with each body that reads; a candidate that cannot
+// read it is not one. It returns the dialects that read it, and why each
+// other did not.
+func eachReader(data []byte, det Detection, f func(*Body)) (readers []transcript.Dialect, errs []string) {
+	for _, c := range det.Candidates {
+		b, err := Decode(data, c)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("as %s: %v", c, err))
+			continue
+		}
+		readers = append(readers, c)
+		f(b)
+	}
+	return readers, errs
 }
 
 // narrowed is the reason of an ambiguous detection whose candidates the

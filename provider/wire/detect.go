@@ -627,29 +627,8 @@ func (sc *scanner) tools(arr []byte, path string) {
 		if sc.cands.single() {
 			return
 		}
-		var keys []string
-		typ := ""
-		dec.ReadToken()
-		for dec.PeekKind() != '}' && dec.PeekKind() != 0 {
-			kt, err := dec.ReadToken()
-			if err != nil {
-				return
-			}
-			key := kt.String()
-			keys = append(keys, key)
-			if key == "type" && dec.PeekKind() == '"' {
-				v, err := dec.ReadToken()
-				if err != nil {
-					return
-				}
-				typ = v.String()
-				continue
-			}
-			if dec.SkipValue() != nil {
-				return
-			}
-		}
-		if _, err := dec.ReadToken(); err != nil {
+		typ, keys, ok := readTyped(dec)
+		if !ok {
 			return
 		}
 		at := elemPath(path, i)
@@ -657,6 +636,35 @@ func (sc *scanner) tools(arr []byte, path string) {
 			sc.clue(fits, at+" "+why)
 		}
 	}
+}
+
+// readTyped reads the object dec is at: its "type", when a string, and
+// its keys. ok is false when it is not a well-formed object.
+func readTyped(dec *jsontext.Decoder) (typ string, keys []string, ok bool) {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return "", nil, false
+	}
+	for dec.PeekKind() != '}' {
+		kt, err := dec.ReadToken()
+		if err != nil {
+			return "", nil, false
+		}
+		key := kt.String()
+		keys = append(keys, key)
+		if key == "type" && dec.PeekKind() == '"' {
+			v, err := dec.ReadToken()
+			if err != nil {
+				return "", nil, false
+			}
+			typ = v.String()
+			continue
+		}
+		if dec.SkipValue() != nil {
+			return "", nil, false
+		}
+	}
+	_, err := dec.ReadToken()
+	return typ, keys, err == nil
 }
 
 // toolFits returns the dialects a tool definition with type typ and these
@@ -723,28 +731,9 @@ func (sc *scanner) toolChoice(raw []byte) {
 	if raw[0] != '{' {
 		return
 	}
-	dec := newDecoder(raw)
-	dec.ReadToken()
-	var keys []string
-	typ := ""
-	for dec.PeekKind() != '}' && dec.PeekKind() != 0 {
-		kt, err := dec.ReadToken()
-		if err != nil {
-			return
-		}
-		key := kt.String()
-		keys = append(keys, key)
-		if key == "type" && dec.PeekKind() == '"' {
-			v, err := dec.ReadToken()
-			if err != nil {
-				return
-			}
-			typ = v.String()
-			continue
-		}
-		if dec.SkipValue() != nil {
-			return
-		}
+	typ, keys, ok := readTyped(newDecoder(raw))
+	if !ok {
+		return
 	}
 	switch {
 	case typ == "any" || typ == "tool" || typ == "auto" || typ == "none":
