@@ -144,9 +144,18 @@ func Success(summary string, data any) Envelope {
 	return Envelope{Status: llm.StatusSuccess, Summary: summary, Data: data}
 }
 
+// EmptySummary is the summary of [Empty] when it is given none.
+const EmptySummary = "the call succeeded and found nothing"
+
 // Empty returns the observation of a call that succeeded and found nothing:
-// a success with empty data. The summary should say what was looked for.
+// a success with empty data. The summary should say what was looked for;
+// "" gives [EmptySummary], so that an empty result always renders as the
+// success it is (a summary is required, and an envelope without one would
+// render as an internal_error).
 func Empty(summary string) Envelope {
+	if strings.TrimSpace(summary) == "" {
+		summary = EmptySummary
+	}
 	return Envelope{Status: llm.StatusSuccess, Summary: summary, Data: json.RawMessage("[]")}
 }
 

@@ -262,3 +262,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestEmptyWithoutSummary checks that Empty("") renders the success the
+// protocol says an empty result is, not an internal_error for the
+// missing summary.
+func TestEmptyWithoutSummary(t *testing.T) {
+	for _, summary := range []string{"", "  \n"} {
+		r := Empty(summary).Result("c1", "search")
+		text := r.Content[0].(llm.Text).Text
+		want := `{"status":"success","summary":"` + EmptySummary + `","data":[]}`
+		if r.Status != llm.StatusSuccess || text != want {
+			t.Errorf("Empty(%q).Result() = %s %s, want success %s", summary, r.Status, text, want)
+		}
+	}
+}

@@ -326,9 +326,14 @@ func decodeProblem(err error) string {
 // constraints of T's struct tags (see [Func]). forInput narrows slices and
 // maps to non-null (a model should send [] rather than null); results keep
 // null, which is how encoding/json writes a nil slice.
+//
+// A time.Time is a string of format date-time (RFC 3339), the form
+// encoding/json reads and writes it in.
 func InferSchema[T any](forInput bool) (json.RawMessage, error) {
 	t := reflect.TypeFor[T]()
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
+	}})
 	if err != nil {
 		return nil, err
 	}

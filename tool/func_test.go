@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
@@ -197,4 +198,49 @@ func FuzzCall(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestInferSchemaTime checks that a time.Time is inferred as what
+// encoding/json writes it as, an RFC 3339 date-time string, wherever it
+// stands, and that the format is checked.
+func TestInferSchemaTime(t *testing.T) {
+	type in struct {
+		When  time.Time            `json:"when"`
+		Maybe *time.Time           `json:"maybe,omitempty"`
+		All   []time.Time          `json:"all"`
+		ByKey map[string]time.Time `json:"by_key"`
+	}
+	got, err := tool.InferSchema[in](true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Type                 any `json:"type"`
+			Format               string
+			Items                struct{ Format string }
+			AdditionalProperties struct{ Format string } `json:"additionalProperties"`
+		}
+	}
+	if err := json.Unmarshal(got, &s); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Properties
+	if p["when"].Format != "date-time" || p["maybe"].Format != "date-time" || p["all"].Items.Format != "date-time" || p["by_key"].AdditionalProperties.Format != "date-time" {
+		t.Errorf("InferSchema(time fields) = %s, want format date-time on each", got)
+	}
+	f, err := tool.Func("at", "d", func(ctx context.Context, in in) (time.Time, error) { return in.When, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.Spec().Returns), `"format":"date-time"`) {
+		t.Errorf("Func returning time.Time: Returns = %s, want format date-time", f.Spec().Returns)
+	}
+	_, err = f.Call(context.Background(), json.RawMessage(`{"when":"tomorrow","all":[],"by_key":{}}`))
+	if err == nil || !strings.Contains(err.Error(), "date-time") {
+		t.Errorf("Call(when: \"tomorrow\") error = %v, want one about the date-time format", err)
+	}
+	if _, err = f.Call(context.Background(), json.RawMessage(`{"when":"2026-12-01T09:30:00Z","all":[],"by_key":{}}`)); err != nil {
+		t.Errorf("Call(when: an RFC 3339 time) error = %v", err)
+	}
 }

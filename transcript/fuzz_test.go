@@ -94,6 +94,10 @@ func genTranscript(data []byte) []llm.Message {
 				switch g.next() % 6 {
 				case 0:
 					r.Status = llm.StatusError
+				case 3:
+					// A placeholder: a call the run stopped before it ended.
+					r.Status = llm.StatusError
+					r.Content = []llm.Part{llm.Text{Text: "Tool call aborted."}}
 				case 1:
 					r.Content = append(r.Content, llm.Image{MediaType: "image/png", Data: []byte{2}})
 				case 2:
@@ -133,6 +137,29 @@ func checkRepairProperties(t *testing.T, msgs []llm.Message, d Dialect) {
 	t.Helper()
 	before := render(msgs)
 	vs := Check(msgs, d)
+	// The Duplicates policies settle conflicts, and hold Repair's
+	// guarantees.
+	for _, pol := range []*Policy{{Duplicates: KeepFirst}, {Duplicates: KeepLast}} {
+		out, changes, err := Repair(msgs, d, pol)
+		var re *RepairError
+		switch {
+		case errors.As(err, &re) && len(re.Problems) > 0:
+			for _, p := range re.Problems {
+				if strings.Contains(p.Message, "two results with different content") {
+					t.Fatalf("Repair(%s, Duplicates %d) left a conflict: %v\ninput:\n%s", d, pol.Duplicates, p, before)
+				}
+			}
+		case err != nil:
+			t.Fatalf("Repair(%s, Duplicates %d) error = %v, want a *RepairError naming a problem\ninput:\n%s", d, pol.Duplicates, err, before)
+		default:
+			if after := Check(out, d); !Accepted(after) {
+				t.Fatalf("Check(Repair(x, Duplicates %d), %s) = %q, want accepted\ninput:\n%s\nrepaired:\n%s\nchanges:\n%s", pol.Duplicates, d, ruleList(after), before, render(out), renderChanges(changes))
+			}
+			if again, more, err := Repair(out, d, pol); err != nil || len(more) > 0 || !reflect.DeepEqual(again, out) {
+				t.Fatalf("Repair(Repair(x, Duplicates %d), %s): %d more changes, err %v; want none", pol.Duplicates, d, len(more), err)
+			}
+		}
+	}
 	out, changes, err := Repair(msgs, d, nil)
 	if render(msgs) != before {
 		t.Fatalf("Repair(%s) modified its input", d)

@@ -3,9 +3,12 @@ package transcript
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 )
@@ -50,7 +53,29 @@ type Policy struct {
 	// Placeholder replaces whitespace-only text and fills messages that must
 	// not be empty; "" means DefaultPlaceholder.
 	Placeholder string
+	// Duplicates: for a call with two different real results in its run
+	// of results, report the conflict (default) or keep the first or the
+	// last and turn the other into a note. A placeholder result beside a
+	// real one, and a second result after the call's run, are repaired
+	// whatever this says (see [Repair]).
+	Duplicates DuplicateAction
 }
+
+// DuplicateAction says what Repair does with a call that has two
+// different real results, both in the run of results right after it.
+type DuplicateAction int
+
+const (
+	// ReportDuplicates (the default) leaves both results and reports the
+	// conflict in a [RepairError]: Repair does not guess which is right.
+	ReportDuplicates DuplicateAction = iota
+	// KeepFirst keeps the first result and turns the other into a user
+	// note.
+	KeepFirst
+	// KeepLast keeps the last result and turns the other into a user
+	// note.
+	KeepLast
+)
 
 // Action names what a repair did.
 type Action string
@@ -129,7 +154,12 @@ func unrepairable(rule string) bool {
 // saying that the outcome is unknown (or is stripped, by policy); results
 // move to directly after their call, in call order, and messages that were
 // wedged between move after them; orphan results become user notes (or are
-// dropped, by policy); exact duplicates are dropped; ids are rewritten with
+// dropped, by policy); exact duplicates are dropped; of two results for
+// one call, a placeholder (an interrupted or cancelled envelope, or an
+// error result that only says the call was aborted) gives way to the real
+// one, a second result standing after the call's run of results is a note
+// like an orphan, and two different real results in the run are a
+// conflict that Repair reports (or settles, by policy); ids are rewritten with
 // a stable, collision-free mapping applied to call and result; empty text
 // is dropped or replaced; system messages move where the dialect needs
 // them; Gemini turns are merged where needed.
@@ -757,6 +787,7 @@ const (
 	fateGone                 // orphan dropped
 	fateConflict             // conflicting duplicate: left in place, reported
 	fateExternal             // answers a call of a stored response (Responses)
+	fateStandIn              // a placeholder beside a real result of its call: dropped
 )
 
 type callRef struct {
@@ -772,7 +803,7 @@ type resRef struct {
 	m, k  int
 	call  int // paired call, or -1
 	fate  fate
-	dupOf int // call this duplicates, for fateDup/fateConflict
+	dupOf int // call this duplicates, for fateDup, fateConflict, fateStandIn and a note of a second result
 	owner int // turn that consumed it
 }
 
@@ -846,9 +877,13 @@ func (rp *repairer) pair() {
 	last := make(map[string]int, nCalls)
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
+	run := -1    // the turn whose run of results message i is in, or -1
 	for i := range rp.w {
 		m := &rp.w[i]
 		in := -1 // the turn of message i
+		if m.role != llm.RoleTool {
+			run = -1
+		}
 		switch m.role {
 		case llm.RoleAssistant:
 			hasCall := false
@@ -872,6 +907,7 @@ func (rp *repairer) pair() {
 			}
 			if pr.turnAt[i] >= 0 || rp.d == Anthropic || merge {
 				in = cur
+				run = cur
 			}
 			for k, p := range m.parts {
 				tc, ok := p.p.(llm.ToolCall)
@@ -898,7 +934,7 @@ func (rp *repairer) pair() {
 				ri := len(pr.results)
 				pr.results = append(pr.results, resRef{m: i, k: k, call: -1, dupOf: -1, owner: -1})
 				pr.resAtF[int(pr.resOff[i])+k] = int32(ri)
-				rp.match(pr, ri, r, last, cur)
+				rp.match(pr, ri, r, last, cur, run)
 			}
 		}
 		prevIn = in
@@ -920,8 +956,9 @@ func (rp *repairer) pair() {
 	rp.rebuild(pr)
 }
 
-// match pairs result ri with a call, or decides its fate.
-func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string]int, cur int) {
+// match pairs result ri with a call, or decides its fate. run is the turn
+// whose run of results (the tool messages right after it) ri is in, or -1.
+func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string]int, cur, run int) {
 	res := &pr.results[ri]
 	cand, dup := -1, -1
 	if x, ok := last[r.CallID]; ok && r.CallID != "" {
@@ -964,15 +1001,7 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 		res.call = cand
 		pr.calls[cand].res = ri
 	case dup >= 0 && pr.calls[dup].res >= 0:
-		res.dupOf = dup
-		first := pr.results[pr.calls[dup].res]
-		if sameResult(rp.w[first.m].parts[first.k].p.(llm.ToolResult), r) {
-			res.fate = fateDup
-		} else {
-			res.fate = fateConflict
-			rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
-				Message: fmt.Sprintf("call %s (%s) has two results with different content (the first at %s); Repair does not choose between them: remove the wrong one", quoteID(pr.calls[dup].id), pr.calls[dup].name, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
-		}
+		rp.second(pr, ri, r, dup, run == pr.calls[dup].turn)
 	case rp.d == OpenAIResponses && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)):
 		res.fate = fateExternal // the call is stored, or one the llm form does not model
 	case rp.pol.Orphans == DropOrphan:
@@ -1001,6 +1030,106 @@ func (rp *repairer) opaqueCall(id string) bool {
 	}
 	return rp.opaqueCalls[id]
 }
+
+// second decides the fate of result ri, a second result for call dup,
+// which its run of results holds when inRun. Of the two, a placeholder
+// gives way to a real result; two real ones are a conflict, settled by
+// the policy, unless the second stands after the run, where it is a note.
+func (rp *repairer) second(pr *pairing, ri int, r llm.ToolResult, dup int, inRun bool) {
+	res := &pr.results[ri]
+	res.dupOf = dup
+	fi := pr.calls[dup].res
+	first := &pr.results[fi]
+	fr := rp.w[first.m].parts[first.k].p.(llm.ToolResult)
+	// keep makes ri the call's result, and gives the first fate f.
+	keep := func(f fate) {
+		first.fate, first.call, first.dupOf = f, -1, dup
+		res.call, pr.calls[dup].res = dup, ri
+	}
+	pf, pr2 := placeholder(fr), placeholder(r)
+	name := pr.calls[dup].name
+	agree := func(n string) bool { return n == "" || name == "" || n == name }
+	switch {
+	case sameResult(fr, r):
+		res.fate = fateDup
+	case rp.d == Gemini && rp.sharedID(pr, dup):
+		// Gemini pairs a response with the first unanswered call with its
+		// id: which result stands where decides what each answers.
+		res.fate = fateConflict
+		rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
+			Message: fmt.Sprintf("call %s (%s) shares its id with another call of its turn and has two results (the first at %s); Gemini pairs them by position, and Repair does not guess which answers which: give the calls distinct ids", quoteID(pr.calls[dup].id), name, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
+	case !agree(fr.Name) || !agree(r.Name):
+		// A result that names another function than the call: the ids
+		// pair it with a call (Gemini's may be shared) that its name
+		// says it does not answer. Which is which is a guess.
+		res.fate = fateConflict
+		other := r.Name
+		if agree(other) {
+			other = fr.Name
+		}
+		rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
+			Message: fmt.Sprintf("call %s (%s) has two results, one of them for %s (the first at %s); Repair does not guess which call each answers: give the calls distinct ids", quoteID(pr.calls[dup].id), name, other, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
+	case pf && !pr2:
+		keep(fateStandIn)
+	case pr2:
+		res.fate = fateStandIn
+	case !inRun:
+		res.fate = fateNote
+	case rp.pol.Duplicates == KeepFirst:
+		res.fate = fateNote
+	case rp.pol.Duplicates == KeepLast:
+		keep(fateNote)
+	default:
+		rp.conflict(pr, ri, dup)
+	}
+}
+
+// sharedID reports whether another call of ci's turn has its id.
+func (rp *repairer) sharedID(pr *pairing, ci int) bool {
+	c := pr.calls[ci]
+	t := pr.turns[c.turn]
+	for k := t.c0; k < t.c1; k++ {
+		if k != ci && c.id != "" && pr.calls[k].id == c.id {
+			return true
+		}
+	}
+	return false
+}
+
+// conflict leaves result ri, a second result of call dup that differs from
+// the first, in place, and reports it as a problem.
+func (rp *repairer) conflict(pr *pairing, ri, dup int) {
+	res := &pr.results[ri]
+	first := pr.results[pr.calls[dup].res]
+	res.fate = fateConflict
+	rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
+		Message: fmt.Sprintf("call %s (%s) has two results with different content (the first at %s); Repair does not choose between them: remove the wrong one, or have Repair keep the first or the last (Policy.Duplicates; toolwire check --fix --duplicates first|last)", quoteID(pr.calls[dup].id), pr.calls[dup].name, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
+}
+
+// placeholder reports whether r stands in for a result the transcript does
+// not have: a toolwire envelope of type interrupted or cancelled (what
+// Repair itself answers an unanswered call with), or an error result whose
+// only content is a short text saying that the call was aborted,
+// interrupted or cancelled. A result without an error status that is not
+// an envelope is never one: Chat and Responses results have no error flag,
+// and "aborted" may be a real outcome there.
+func placeholder(r llm.ToolResult) bool {
+	if len(r.Content) != 1 {
+		return false
+	}
+	t, ok := r.Content[0].(llm.Text)
+	if !ok {
+		return false
+	}
+	if env, err := observe.Parse([]byte(t.Text)); err == nil {
+		return env.Error != nil && (env.Error.Type == observe.Interrupted || env.Error.Type == observe.Cancelled)
+	}
+	return r.Status == llm.StatusError && len(t.Text) <= 200 && abortedText.MatchString(t.Text)
+}
+
+// abortedText matches a text that says a call was stopped before it
+// finished.
+var abortedText = regexp.MustCompile(`(?i)\b(abort(ed)?|interrupt(ed)?|cancell?ed)\b`)
 
 func (rp *repairer) dupRule() string {
 	return pick(rp.d, ruleCCDupResult, ruleRSDupCallID, ruleAntSingleResult, ruleGemRespCount)
@@ -1073,7 +1202,8 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			if used == nil {
 				used = rp.callIDs(pr)
 			}
-			newID = newCallID(c.id, rp.d, used)
+			orig := rp.w[c.m].parts[c.k]
+			newID = newCallID(c.id, rp.d, orig.om, orig.op, used)
 			what := "id " + strconv.Quote(c.id)
 			if c.id == "" {
 				what = "no id"
@@ -1145,39 +1275,34 @@ func (rp *repairer) callIDs(pr *pairing) map[string]bool {
 	return used
 }
 
-// newCallID derives an id for dialect d from old, not in used, and adds it
-// to used. The same transcript always gets the same ids.
-func newCallID(old string, d Dialect, used map[string]bool) string {
+// newCallID gives the call at part op of original message om, whose id
+// old dialect d refuses or an earlier call has, a new id not in used, and
+// adds it to used. It follows internal/callid, the scheme the encoders use
+// when converting (docs/dialect-mapping.md): a call without an id gets
+// the prefix and its position ("toolu_3_1"); an id with bytes outside
+// [a-zA-Z0-9_-] (Anthropic) has them replaced and a hash of the original
+// after it; an id too long is cut with the hash; and "_2", "_3", ... keep
+// it apart from every other id. The same transcript always gets the same
+// ids.
+func newCallID(old string, d Dialect, om, op int32, used map[string]bool) string {
 	max := 64
 	if d == OpenAIChat {
-		max = 40
+		max = 40 // what Azure OpenAI accepts (OAI-CC-ID-LEN)
 	}
-	b := make([]byte, 0, len(old))
-	for i := 0; i < len(old); i++ {
-		if idByte(old[i]) {
-			b = append(b, old[i])
-		} else if len(b) == 0 || b[len(b)-1] != '_' {
-			b = append(b, '_')
-		}
+	prefix := "call_"
+	if d == Anthropic {
+		prefix = "toolu_"
 	}
-	base := string(b)
-	if strings.Trim(base, "_") == "" {
-		base = "call"
+	base := old
+	switch {
+	case old == "":
+		base = callid.Made(prefix, int(om), int(op))
+	case d == Anthropic && !idOK(old):
+		base = callid.Sanitize(old, "toolu")
+	case utf8.RuneCountInString(old) > max:
+		base = callid.Shorten(old, max)
 	}
-	if len(base) > max {
-		base = base[:max]
-	}
-	id := base
-	for n := 2; used[id]; n++ {
-		suffix := "_" + strconv.Itoa(n)
-		cut := base
-		if len(cut)+len(suffix) > max {
-			cut = cut[:max-len(suffix)]
-		}
-		id = cut + suffix
-	}
-	used[id] = true
-	return id
+	return callid.Unique(base, used, max)
 }
 
 // residual is what a tool message becomes given the fates of its results.
@@ -1569,16 +1694,23 @@ func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []w
 		switch r.fate {
 		case fateDup:
 			rp.change(rp.dupRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped an exact duplicate of the result of %s", quoteID(tr.CallID)))
+		case fateStandIn:
+			rp.change(rp.dupRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a placeholder result of %s, which says only that the call was stopped: the call has a real result, %s", quoteID(tr.CallID), rp.resultPath(pr, r.dupOf)))
 		case fateGone:
 			rp.change(rp.orphanRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped the result of %s, whose call is not in the transcript", quoteID(tr.CallID)))
 		case fateNote:
-			notes = append(notes, wpart{p: llm.Text{Text: noteText(tr)}, om: p.om, op: p.op})
+			text, rule := noteText(tr), rp.orphanRule()
+			reason := fmt.Sprintf("the result of %s has no call in the transcript: kept its content as a user note", quoteID(tr.CallID))
+			if r.dupOf >= 0 {
+				text, rule, reason = secondNoteText(tr), rp.dupRule(), rp.secondReason(pr, r)
+			}
+			notes = append(notes, wpart{p: llm.Text{Text: text}, om: p.om, op: p.op})
 			for _, cp := range tr.Content {
 				if img, ok := cp.(llm.Image); ok {
 					notes = append(notes, wpart{p: img, om: p.om, op: p.op})
 				}
 			}
-			rp.change(rp.orphanRule(), rp.origPath(p.om, p.op), ActionNote, fmt.Sprintf("the result of %s has no call in the transcript: kept its content as a user note", quoteID(tr.CallID)))
+			rp.change(rule, rp.origPath(p.om, p.op), ActionNote, reason)
 		}
 		changed = true
 	}
@@ -1615,9 +1747,55 @@ func (rp *repairer) stays(pr *pairing, i int, trailingStays bool) bool {
 	return true
 }
 
+// resultPath returns where the result call ci keeps is in the original.
+func (rp *repairer) resultPath(pr *pairing, ci int) string {
+	r := pr.results[pr.calls[ci].res]
+	p := rp.w[r.m].parts[r.k]
+	return rp.origPath(p.om, p.op)
+}
+
+// secondReason says why r, a second result of its call, became a note.
+func (rp *repairer) secondReason(pr *pairing, r resRef) string {
+	c := pr.calls[r.dupOf]
+	kept := rp.resultPath(pr, r.dupOf)
+	switch {
+	case rp.pol.Duplicates == KeepLast && before(r, pr.results[c.res]):
+		return fmt.Sprintf("call %s (%s) has two different results; by the Duplicates policy the last, %s, is kept: kept this one's content as a user note", quoteID(c.id), c.name, kept)
+	case rp.pol.Duplicates == KeepFirst && !rp.afterRun(pr, r):
+		return fmt.Sprintf("call %s (%s) has two different results; by the Duplicates policy the first, %s, is kept: kept this one's content as a user note", quoteID(c.id), c.name, kept)
+	}
+	return fmt.Sprintf("a second result of call %s (%s), after the results that follow the call (its result is %s): kept its content as a user note, as for a result without a call", quoteID(c.id), c.name, kept)
+}
+
+// before reports whether result a comes before result b.
+func before(a, b resRef) bool { return a.m < b.m || (a.m == b.m && a.k < b.k) }
+
+// afterRun reports whether result r stands after the run of results of
+// the call it duplicates.
+func (rp *repairer) afterRun(pr *pairing, r resRef) bool {
+	t := pr.turns[pr.calls[r.dupOf].turn]
+	for j := t.last + 1; j < r.m; j++ {
+		if rp.w[j].role != llm.RoleTool {
+			return true
+		}
+	}
+	return false
+}
+
+// secondNoteText is the note a second result of a call becomes.
+func secondNoteText(r llm.ToolResult) string {
+	return noteHead(r, "[toolwire: a second result of a call answered earlier in this conversation, kept as a note")
+}
+
 func noteText(r llm.ToolResult) string {
+	return noteHead(r, "[toolwire: a tool result with no matching call in this conversation, kept as a note")
+}
+
+// noteHead writes the note a result becomes: head, what identifies the
+// result, and its text.
+func noteHead(r llm.ToolResult, head string) string {
 	var b strings.Builder
-	b.WriteString("[toolwire: a tool result with no matching call in this conversation, kept as a note")
+	b.WriteString(head)
 	if r.CallID != "" {
 		b.WriteString("; call id " + r.CallID)
 	}

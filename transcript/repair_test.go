@@ -1,10 +1,12 @@
 package transcript
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
 )
 
 // TestRepairContentAfterPairing covers messages that pairing makes or
@@ -268,5 +270,106 @@ func TestRepairGeminiJoinedTurns(t *testing.T) {
 	}
 	if len(changes) != 1 || changes[0].Rule != ruleGemName {
 		t.Errorf("RepairRequest() changes = %v, want one GEM-NAME rename", changes)
+	}
+}
+
+// TestRepairDuplicateResults covers a call with two results, in every
+// dialect: a placeholder (an interrupted or cancelled envelope, or an
+// error that only says the call was aborted) gives way to the real result
+// wherever each stands; a second real result after the call's run of
+// results becomes a note; two real results in the run are a conflict
+// Repair reports, unless the Duplicates policy picks the first or the
+// last.
+func TestRepairDuplicateResults(t *testing.T) {
+	interrupted := observe.Failure(observe.Interrupted, "a was running when the process stopped").Result("c1", "a")
+	cancelled := observe.Failure(observe.Cancelled, "a was cancelled").Result("c1", "a")
+	aborted := errRes("c1", "a", txt("Tool call aborted by the user."))
+	tests := []struct {
+		name string
+		pol  *Policy
+		in   []llm.Message
+		// kept is the text of the one result of c1 left; notes the number
+		// of notes made of second results; actions the actions of the
+		// changes the duplicate made, in order.
+		kept     string
+		notes    int
+		actions  string
+		conflict bool
+	}{
+		{name: "interrupted placeholder, the real result after a user message",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(interrupted), usr("it finished after all"), tool(res("c1", "a", "done"))},
+			kept: "done", actions: "drop"},
+		{name: "real result, then a cancelled placeholder in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "done")), tool(cancelled)},
+			kept: "done", actions: "drop"},
+		{name: "an aborted error result, then the real one in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(aborted), tool(res("c1", "a", "done")), usr("next")},
+			kept: "done", actions: "drop"},
+		{name: "a second real result after the run is a note",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "first")), usr("again?"), tool(res("c1", "a", "second"))},
+			kept: "first", notes: 1, actions: "note"},
+		{name: "two real results in the run: a conflict",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "first")), tool(res("c1", "a", "second"))},
+			kept: "first", conflict: true},
+		{name: "an error that is not about stopping is real: a conflict",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(errRes("c1", "a", txt("file not found"))), tool(res("c1", "a", "second"))},
+			kept: "file not found", conflict: true},
+		{name: "two real results, keep the first", pol: &Policy{Duplicates: KeepFirst},
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "first")), tool(res("c1", "a", "second"))},
+			kept: "first", notes: 1, actions: "note"},
+		{name: "two real results, keep the last", pol: &Policy{Duplicates: KeepLast},
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "first")), tool(res("c1", "a", "second")), usr("next")},
+			kept: "second", notes: 1, actions: "note"},
+	}
+	for _, d := range Dialects() {
+		for _, tt := range tests {
+			t.Run(string(d)+"/"+tt.name, func(t *testing.T) {
+				out, changes, err := Repair(tt.in, d, tt.pol)
+				var re *RepairError
+				if tt.conflict {
+					if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Rule != (&repairer{d: d}).dupRule() {
+						t.Fatalf("Repair(%s) error = %v, want one conflict problem", d, err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("Repair(%s) error = %v\n%s", d, err, render(out))
+				}
+				var kept []string
+				notes := 0
+				for _, m := range out {
+					for _, p := range m.Parts {
+						switch p := p.(type) {
+						case llm.ToolResult:
+							if p.CallID == "c1" || (d == Gemini && p.Name == "a") {
+								kept = append(kept, p.Content[0].(llm.Text).Text)
+							}
+						case llm.Text:
+							if strings.HasPrefix(p.Text, "[toolwire: a second result") {
+								notes++
+							}
+						}
+					}
+				}
+				if len(kept) != 1 || kept[0] != tt.kept || notes != tt.notes {
+					t.Errorf("Repair(%q, %s) keeps results %q and %d note(s), want %q and %d\n%s", render(tt.in), d, kept, notes, tt.kept, tt.notes, render(out))
+				}
+				var acts []string
+				for _, c := range changes {
+					if c.Rule == (&repairer{d: d}).dupRule() {
+						acts = append(acts, string(c.Action))
+					}
+				}
+				if got := strings.Join(acts, " "); got != tt.actions {
+					t.Errorf("Repair(%s) duplicate changes = %q, want %q\n%s", d, got, tt.actions, renderChanges(changes))
+				}
+				if vs := Check(out, d); !Accepted(vs) {
+					t.Errorf("Check(Repair(x), %s) = %q, want accepted\n%s", d, ruleList(vs), render(out))
+				}
+				if again, more, err := Repair(out, d, tt.pol); err != nil || len(more) > 0 || render(again) != render(out) {
+					t.Errorf("Repair(Repair(x), %s): %d more changes, err %v; want none", d, len(more), err)
+				}
+			})
+		}
 	}
 }

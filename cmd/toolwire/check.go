@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,10 +15,10 @@ import (
 )
 
 func newCheckCmd(e *env) *cobra.Command {
-	var dialect string
+	var dialect, duplicates string
 	var asJSON, fix bool
 	cmd := &cobra.Command{
-		Use:   "check [--dialect openai-chat|openai-responses|anthropic|gemini|auto] [--json] [--fix] [FILE|-]",
+		Use:   "check [--dialect openai-chat|openai-responses|anthropic|gemini|auto] [--json] [--fix [--duplicates report|first|last]] [FILE|-]",
 		Short: "Report what a provider would reject in a request body, and fix it",
 		Long: `check reads a provider request body (or a bare message array) and reports
 every rule of docs/provider-rules.md it breaks: tool calls without results,
@@ -24,49 +26,70 @@ results without calls, messages wedged between a call and its result,
 duplicates, ids and tool names the provider refuses, empty text, misplaced
 system and thinking blocks, strict-mode schemas. Each violation names its
 rule, its path in the body and, where known, the provider's own error text.
+A rejected body's report ends by saying whether check --fix repairs it, and
+if not, what it cannot repair.
 
---dialect auto (the default) guesses the dialect from the body's shape and
-says which it chose. --json prints the report as JSON. --fix prints the
-repaired body, in the same dialect and with its other fields kept, on
-standard output, and the list of repairs on standard error. It also writes
-what the provider rejects in the body's own shape in the form it accepts:
-an Anthropic body's role "system" messages go into its top-level system
-field (a bare array has none: they stay, and the body stays rejected).
+--dialect auto (the default) finds the dialect from the body's shape and
+says what decided. A body whose shape fits several dialects (a bare array
+of user and assistant messages with string content is valid Chat
+Completions, Responses input and Anthropic messages) is ambiguous: check
+judges it in each dialect that reads it, and accepts it only if every one
+does; give --dialect to judge it in one.
 
-Exit codes: 0 the provider would accept it (with --fix: the repaired body);
-1 it would reject it; 2 the input is unreadable.`,
+--json prints the report as JSON: {"accepted", "dialect", "violations",
+...}; for an ambiguous body "dialect" is "", "violations" holds every
+candidate's (each with its "dialect"), and "candidates" the verdict in each.
+
+--fix prints the repaired body, in the same dialect and with its other
+fields kept, on standard output, and the list of repairs on standard
+error. It also writes what the provider rejects in the body's own shape in
+the form it accepts: an Anthropic body's role "system" messages go into its
+top-level system field (a bare array has none: they stay, and the body
+stays rejected). A repair depends on the dialect: an ambiguous body needs
+--dialect. --duplicates says what to do with a call that has two different
+results: report (the default) leaves both and reports the conflict; first
+or last keeps that one and turns the other into a user note. A placeholder
+result (interrupted, cancelled, aborted) beside a real one always gives
+way to it.
+
+Exit codes: 0 the provider would accept it (with --fix: the repaired body;
+for an ambiguous body: every candidate would); 1 it would reject it; 2 the
+input or the command line is unusable.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			auto, err := dialectFlag("dialect", dialect, true)
+			d, err := dialectFlag("dialect", dialect, true)
 			if err != nil {
 				return err
+			}
+			pol, err := duplicatesFlag(duplicates)
+			if err != nil {
+				return err
+			}
+			if duplicates != "report" && !fix {
+				return usageError("--duplicates goes with --fix")
 			}
 			data, name, err := readInput(e, args)
 			if err != nil {
 				return err
 			}
-			d, why := auto, ""
-			if d == "" {
-				det, err := wire.Detect(data)
-				if err != nil {
-					return inputError(name, err)
-				}
-				d, why = det.Dialect, det.Reason
-			}
-			b, err := wire.Decode(data, d)
-			if err != nil {
-				return inputError(name, fmt.Errorf("as %s: %w", d, err))
-			}
+			boundMemory(len(data))
 			if fix {
-				return fixBody(e, name, b, why, asJSON)
+				f, err := wire.Fix(data, d, pol)
+				if err != nil {
+					return checkError(name, err, "--dialect")
+				}
+				return printFix(e, name, f, asJSON)
 			}
-			vs := b.Check()
+			rep, err := wire.Check(data, d)
+			if err != nil {
+				return checkError(name, err, "--dialect")
+			}
 			if asJSON {
-				writeJSON(e.stdout, report{Accepted: transcript.Accepted(vs), Dialect: d, Detected: why, Violations: jsonViolations(vs)})
+				writeJSON(e.stdout, jsonReport(rep))
 			} else {
-				printReport(e.stdout, name, d, why, vs)
+				printReport(e.stdout, name, rep)
 			}
-			if !transcript.Accepted(vs) {
+			if !rep.Accepted() {
 				return rejected()
 			}
 			return nil
@@ -75,28 +98,53 @@ Exit codes: 0 the provider would accept it (with --fix: the repaired body);
 	cmd.Flags().StringVar(&dialect, "dialect", "auto", "the body's dialect: openai-chat, openai-responses, anthropic, gemini or auto")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().BoolVar(&fix, "fix", false, "print the repaired body on stdout and the repairs on stderr")
+	cmd.Flags().StringVar(&duplicates, "duplicates", "report", "with --fix, for a call with two different results: report, first or last")
 	return cmd
 }
 
-// fixBody repairs b, prints it on stdout and the repairs on stderr.
-func fixBody(e *env, name string, b *wire.Body, why string, asJSON bool) error {
-	before := b.Check()
-	f, err := b.Fix(nil)
-	if err != nil {
+// duplicatesFlag parses --duplicates into the repair policy.
+func duplicatesFlag(v string) (*transcript.Policy, error) {
+	switch v {
+	case "report":
+		return nil, nil
+	case "first":
+		return &transcript.Policy{Duplicates: transcript.KeepFirst}, nil
+	case "last":
+		return &transcript.Policy{Duplicates: transcript.KeepLast}, nil
+	}
+	return nil, usageError("--duplicates %q: want report, first or last", v)
+}
+
+// checkError reports a body that cannot be judged: unreadable, ambiguous
+// where one dialect is needed (flag names it), or a defect.
+func checkError(name string, err error, flag string) error {
+	if errors.Is(err, wire.ErrInternal) {
 		return &exitError{code: exitInternal, err: err}
 	}
-	d := b.Dialect()
-	fmt.Fprintf(e.stdout, "%s\n", f.Body)
+	var amb *wire.AmbiguousError
+	if errors.As(err, &amb) {
+		var names []string
+		for _, c := range amb.Detection.Candidates {
+			names = append(names, string(c))
+		}
+		return usageError("%s: the dialect is ambiguous: %s; give %s %s", displayName(name), amb.Detection.Reason, flag, strings.Join(names, " or "))
+	}
+	return inputError(name, err)
+}
+
+// printFix prints the repaired body on stdout and the repairs on stderr.
+func printFix(e *env, name string, f *wire.Fixed, asJSON bool) error {
+	writeBody(e.stdout, f.Body)
 	accepted := f.Accepted()
 	if asJSON {
-		writeJSON(e.stderr, fixReport{Accepted: accepted, Dialect: d, Detected: why, Changes: jsonChanges(f.Changes), Warnings: jsonWarnings(f.Warnings), Violations: jsonViolations(f.Violations)})
+		writeJSON(e.stderr, report{Accepted: accepted, Dialect: f.Dialect, Detected: f.Detected, Changes: jsonChanges(f.Changes), Warnings: jsonWarnings(f.Warnings), Violations: jsonViolations(f.Violations, "")})
 	} else {
 		w := e.stderr
-		if why != "" {
-			fmt.Fprintf(w, "%s: %s (detected: %s)\n", displayName(name), d, why)
+		if f.Detected != "" {
+			fmt.Fprintf(w, "%s: %s (detected: %s)\n", displayName(name), f.Dialect, f.Detected)
 		}
 		if len(f.Changes) == 0 {
-			fmt.Fprintf(w, "no repairs made (%d violation(s) before)\n", len(before))
+			fmt.Fprintf(w, "no repairs made (%d violation(s) before)\n", len(f.Found))
 		} else {
 			fmt.Fprintf(w, "%d repair(s):\n", len(f.Changes))
 		}
@@ -110,9 +158,9 @@ func fixBody(e *env, name string, b *wire.Body, why string, asJSON bool) error {
 			fmt.Fprintf(w, "%v\n", f.Unrepaired)
 		}
 		if accepted {
-			fmt.Fprintf(w, "the repaired body is accepted by %s\n", d)
+			fmt.Fprintf(w, "the repaired body is accepted by %s\n", f.Dialect)
 		} else {
-			fmt.Fprintf(w, "the repaired body is still rejected by %s:\n", d)
+			fmt.Fprintf(w, "the repaired body is still rejected by %s:\n", f.Dialect)
 			printViolations(w, f.Violations)
 		}
 	}
@@ -130,38 +178,79 @@ func orDash(s string) string {
 }
 
 // printReport writes the human report of a check.
-func printReport(w io.Writer, name string, d transcript.Dialect, why string, vs []transcript.Violation) {
+func printReport(w io.Writer, name string, rep *wire.Report) {
 	src := displayName(name)
-	if why != "" {
-		fmt.Fprintf(w, "%s: %s (detected: %s)\n", src, d, why)
-	} else {
-		fmt.Fprintf(w, "%s: %s\n", src, d)
+	if rep.Candidates == nil {
+		if rep.Detected != "" {
+			fmt.Fprintf(w, "%s: %s (detected: %s)\n", src, rep.Dialect, rep.Detected)
+		} else {
+			fmt.Fprintf(w, "%s: %s\n", src, rep.Dialect)
+		}
+		printVerdict(w, &rep.Verdict, "", "")
+		return
 	}
-	printViolations(w, vs)
+	fmt.Fprintf(w, "%s: ambiguous: %s; judged as each (give --dialect to judge it as one)\n", src, rep.Detected)
+	var rejecting []string
+	for i := range rep.Candidates {
+		c := &rep.Candidates[i]
+		fmt.Fprintf(w, "as %s:\n", c.Dialect)
+		printVerdict(w, c, "  ", " --dialect "+string(c.Dialect))
+		if !c.Accepted() {
+			rejecting = append(rejecting, string(c.Dialect))
+		}
+	}
+	if len(rejecting) == 0 {
+		fmt.Fprintf(w, "accepted: every dialect it could be would accept it\n")
+		return
+	}
+	fmt.Fprintf(w, "rejected: %s would reject it\n", strings.Join(rejecting, " and "))
+}
+
+// printVerdict writes the violations of v and its conclusion, indented;
+// flag is what check --fix needs to repair it.
+func printVerdict(w io.Writer, v *wire.Verdict, indent, flag string) {
+	printViolationsIndent(w, v.Violations, indent)
 	rejects, warns := 0, 0
-	for _, v := range vs {
-		if v.Warning {
+	for _, x := range v.Violations {
+		if x.Warning {
 			warns++
 		} else {
 			rejects++
 		}
 	}
 	if rejects == 0 {
-		fmt.Fprintf(w, "accepted: %s would accept it (%d warning(s))\n", d, warns)
+		fmt.Fprintf(w, "%saccepted: %s would accept it (%d warning(s))\n", indent, v.Dialect, warns)
 		return
 	}
-	fmt.Fprintf(w, "rejected: %d violation(s) %s would reject, %d warning(s); toolwire check --fix repairs them\n", rejects, d, warns)
+	fmt.Fprintf(w, "%srejected: %d violation(s) %s would reject, %d warning(s); ", indent, rejects, v.Dialect, warns)
+	if v.Fixable() {
+		fmt.Fprintf(w, "toolwire check --fix%s repairs them\n", flag)
+		return
+	}
+	var left []transcript.Violation
+	for _, x := range v.Left {
+		if !x.Warning {
+			left = append(left, x)
+		}
+	}
+	fmt.Fprintf(w, "toolwire check --fix%s cannot repair all of them; the repaired body would still break:\n", flag)
+	printViolationsIndent(w, left, indent)
+	if v.Unrepaired != nil {
+		fmt.Fprintf(w, "%s%s\n", indent, strings.ReplaceAll(v.Unrepaired.Error(), "\n", "\n"+indent))
+	}
 }
 
-func printViolations(w io.Writer, vs []transcript.Violation) {
+func printViolations(w io.Writer, vs []transcript.Violation) { printViolationsIndent(w, vs, "") }
+
+func printViolationsIndent(w io.Writer, vs []transcript.Violation, indent string) {
 	for _, v := range vs {
 		kind := ""
 		if v.Warning {
 			kind = " (warning)"
 		}
-		fmt.Fprintf(w, "  %s  %s%s\n      %s\n", orDash(v.Path), v.Rule, kind, v.Message)
+		fmt.Fprintf(w, "%s  %s  %s%s\n%s      %s\n", indent, orDash(v.Path), v.Rule, kind, indent, v.Message)
 		if v.ProviderError != "" {
-			fmt.Fprintf(w, "      provider error: %s\n", v.ProviderError)
+			fmt.Fprintf(w, "%s      provider error: %s\n", indent, v.ProviderError)
 		}
 	}
 }
@@ -171,20 +260,54 @@ type report struct {
 	Accepted   bool                `json:"accepted"`
 	Dialect    transcript.Dialect  `json:"dialect"`
 	Violations []violationJSON     `json:"violations"`
+	Fixable    *bool               `json:"fixable,omitempty"`
 	Detected   string              `json:"detected,omitempty"`
+	Candidates []candidateJSON     `json:"candidates,omitempty"`
 	Changes    []changeJSON        `json:"changes,omitempty"`
 	Warnings   []conversionWarning `json:"warnings,omitempty"`
 }
 
-type fixReport = report
+// candidateJSON is the verdict on an ambiguous body in one dialect.
+type candidateJSON struct {
+	Dialect    transcript.Dialect `json:"dialect"`
+	Accepted   bool               `json:"accepted"`
+	Violations []violationJSON    `json:"violations"`
+	Fixable    *bool              `json:"fixable,omitempty"`
+}
 
 type violationJSON struct {
-	Rule          string `json:"rule"`
-	Path          string `json:"path"`
-	Message       string `json:"message"`
-	ProviderError string `json:"provider_error"`
-	Warning       bool   `json:"warning"`
+	Rule          string             `json:"rule"`
+	Path          string             `json:"path"`
+	Message       string             `json:"message"`
+	ProviderError string             `json:"provider_error"`
+	Warning       bool               `json:"warning"`
+	Dialect       transcript.Dialect `json:"dialect,omitempty"`
 }
+
+// jsonReport is the JSON form of rep. fixable is set for a rejected body:
+// whether check --fix repairs it.
+func jsonReport(rep *wire.Report) report {
+	out := report{Accepted: rep.Accepted(), Dialect: rep.Dialect, Detected: rep.Detected, Violations: jsonViolations(rep.Violations, "")}
+	if !out.Accepted {
+		out.Fixable = fixable(rep.Fixable())
+	}
+	if rep.Candidates == nil {
+		return out
+	}
+	out.Violations = []violationJSON{}
+	for i := range rep.Candidates {
+		c := &rep.Candidates[i]
+		cj := candidateJSON{Dialect: c.Dialect, Accepted: c.Accepted(), Violations: jsonViolations(c.Violations, "")}
+		if !cj.Accepted {
+			cj.Fixable = fixable(c.Fixable())
+		}
+		out.Candidates = append(out.Candidates, cj)
+		out.Violations = append(out.Violations, jsonViolations(c.Violations, c.Dialect)...)
+	}
+	return out
+}
+
+func fixable(b bool) *bool { return &b }
 
 type changeJSON struct {
 	Rule   string `json:"rule"`
@@ -198,10 +321,12 @@ type conversionWarning struct {
 	Message string `json:"message"`
 }
 
-func jsonViolations(vs []transcript.Violation) []violationJSON {
+// jsonViolations is the JSON form of vs; d is set for the violations of
+// one candidate of an ambiguous body.
+func jsonViolations(vs []transcript.Violation, d transcript.Dialect) []violationJSON {
 	out := make([]violationJSON, len(vs))
 	for i, v := range vs {
-		out[i] = violationJSON{Rule: v.Rule, Path: v.Path, Message: v.Message, ProviderError: v.ProviderError, Warning: v.Warning}
+		out[i] = violationJSON{Rule: v.Rule, Path: v.Path, Message: v.Message, ProviderError: v.ProviderError, Warning: v.Warning, Dialect: d}
 	}
 	return out
 }

@@ -25,7 +25,9 @@ warning, never dropped silently; so are the body's other fields (model,
 temperature, ...), which are not converted. If the converted body breaks a
 rule of the target dialect, convert says so; toolwire check --fix repairs it.
 
---from defaults to auto: the dialect is guessed from the body's shape.
+--from defaults to auto: the dialect is found from the body's shape, and
+convert says what decided; a body whose shape fits several dialects needs
+--from.
 Exit codes: 0 converted; 2 the input or the command line is unusable.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -44,26 +46,18 @@ Exit codes: 0 converted; 2 the input or the command line is unusable.`,
 			if err != nil {
 				return err
 			}
-			if source == "" {
-				det, err := wire.Detect(data)
-				if err != nil {
-					return inputError(name, err)
-				}
-				source = det.Dialect
-				fmt.Fprintf(e.stderr, "%s: from %s (detected: %s)\n", displayName(name), source, det.Reason)
-			}
-			src, err := wire.Decode(data, source)
+			boundMemory(len(data))
+			c, err := wire.Convert(data, source, target)
 			if err != nil {
-				return inputError(name, fmt.Errorf("as %s: %w", source, err))
+				return checkError(name, err, "--from")
 			}
-			c, err := src.Convert(target)
-			if err != nil {
-				return &exitError{code: exitInternal, err: err}
+			if c.Detected != "" {
+				fmt.Fprintf(e.stderr, "%s: from %s (detected: %s)\n", displayName(name), c.From, c.Detected)
 			}
 			for _, w := range c.Warnings {
 				fmt.Fprintf(e.stderr, "warning: %s\n", w)
 			}
-			fmt.Fprintf(e.stdout, "%s\n", c.Body)
+			writeBody(e.stdout, c.Body)
 			if !transcript.Accepted(c.Violations) {
 				n := 0
 				for _, v := range c.Violations {
@@ -71,7 +65,11 @@ Exit codes: 0 converted; 2 the input or the command line is unusable.`,
 						n++
 					}
 				}
-				fmt.Fprintf(e.stderr, "note: the converted body breaks %d rule(s) of %s; run toolwire check --fix --dialect %s to repair it:\n", n, target, target)
+				if transcript.Accepted(c.Left) {
+					fmt.Fprintf(e.stderr, "note: the converted body breaks %d rule(s) of %s; run toolwire check --fix --dialect %s to repair it:\n", n, target, target)
+				} else {
+					fmt.Fprintf(e.stderr, "note: the converted body breaks %d rule(s) of %s, and toolwire check --fix --dialect %s cannot repair all of them:\n", n, target, target)
+				}
 				printViolations(e.stderr, c.Violations)
 			}
 			return nil

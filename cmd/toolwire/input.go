@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/toolwire/toolwire/internal/units"
 )
@@ -36,8 +38,10 @@ func readLimited(e *env, name, fix string) ([]byte, string, error) {
 			return nil, name, usageError("cannot read input: %v", err)
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxInput {
-			return nil, name, usageError("%s is %s, larger than the %d MiB toolwire reads%s", name, units.Bytes(int(fi.Size())), maxInput>>20, fix)
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return nil, name, usageError("%s is a directory: give a file, or - for standard input", name)
+		} else if err == nil && st.Mode().IsRegular() && st.Size() > maxInput {
+			return nil, name, usageError("%s is %s, larger than the %d MiB toolwire reads%s", name, units.Bytes(int(st.Size())), maxInput>>20, fix)
 		}
 		r = f
 	}
@@ -61,4 +65,26 @@ func displayName(name string) string {
 // inputError reports unusable input, naming it.
 func inputError(name string, err error) error {
 	return usageError("%s: %v", displayName(name), err)
+}
+
+// boundMemory sets the Go runtime's soft memory limit to three times the
+// size of an input of n bytes, for an input of 32 MiB or more, unless
+// GOMEMLIMIT sets one. check and convert hold at most about 2.6 times the
+// input (its bytes, its parse tree and its decoded messages), and --fix
+// on a rejected body about 3.5 times while it writes the repaired body;
+// without a limit the garbage collector lets as much again pile up on top
+// (docs/benchmarks.md). Where the live data exceeds the limit, the
+// command still completes, with more collections.
+func boundMemory(n int) {
+	if n < 32<<20 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return // a small input needs no limit; GOMEMLIMIT is the user's choice
+	}
+	debug.SetMemoryLimit(int64(n) * 3)
+}
+
+// writeBody writes a request body and a newline. It writes body as it is:
+// fmt would copy it, and a body may be hundreds of megabytes.
+func writeBody(w io.Writer, body []byte) {
+	_, _ = w.Write(body)
+	_, _ = io.WriteString(w, "\n")
 }

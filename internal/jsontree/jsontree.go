@@ -188,8 +188,13 @@ func Parse(src []byte, opts *Options) (*Tree, error) {
 	// Every value but the root follows a '[', '{' or ',': their count
 	// bounds the number of nodes (commas in strings only make it larger),
 	// so the nodes are allocated once, or not at all when they fit in the
-	// Tree itself.
+	// Tree itself. In a large document, where strings may hold most of
+	// the commas (a tool result holding JSON), they are counted outside
+	// strings only.
 	size := 1 + bytes.Count(src, []byte{','}) + bytes.Count(src, []byte{'['}) + bytes.Count(src, []byte{'{'})
+	if len(src) > 1<<16 {
+		size = countNodes(src)
+	}
 	p := parser{t: &Tree{src: src}, blame: None, maxDepth: DefaultMaxDepth}
 	if size <= len(p.t.small) {
 		p.t.nodes = p.t.small[:0:size]
@@ -215,6 +220,35 @@ func Parse(src []byte, opts *Options) (*Tree, error) {
 		return nil, p.syntaxf("unexpected data after the top-level value: %s", p.found())
 	}
 	return p.t, nil
+}
+
+// countNodes returns how many values src holds if it is valid JSON: one
+// more than the '[', '{' and ',' outside strings. Strings are skipped with
+// IndexByte, fast for the long ones.
+func countNodes(src []byte) int {
+	n := 1
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case ',', '[', '{':
+			n++
+		case '"':
+			for {
+				k := bytes.IndexByte(src[i+1:], '"')
+				if k < 0 {
+					return n // unterminated: Parse reports it
+				}
+				i += 1 + k
+				bs := 0 // backslashes right before the quote
+				for j := i - 1; src[j] == '\\'; j-- {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+			}
+		}
+	}
+	return n
 }
 
 type parser struct {

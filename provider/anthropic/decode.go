@@ -16,8 +16,15 @@ import (
 // number"; in a bare array too, paths are those of a full body, as in
 // Wire, Unmodeled and transcript's violations. Decode never panics,
 // whatever the input. The Request does not alias body.
-func Decode(body []byte) (*Request, error) {
-	t, err := codec.Parse(bytes.Clone(body), ErrSyntax, "messages")
+func Decode(body []byte) (*Request, error) { return decode(bytes.Clone(body)) }
+
+// DecodeShared is [Decode] for a caller that keeps body unchanged while the
+// Request is in use: the Request aliases body rather than a copy of it,
+// which saves the size of the body in memory.
+func DecodeShared(body []byte) (*Request, error) { return decode(body) }
+
+func decode(body []byte) (*Request, error) {
+	t, err := codec.Parse(body, ErrSyntax, "messages")
 	if err != nil {
 		return nil, decodeError(err)
 	}

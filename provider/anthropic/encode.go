@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
@@ -47,7 +48,9 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	for _, m := range src.msgs {
 		size += len(m.Raw) + 1
 	}
-	dst := make([]byte, 0, size)
+	// Room for what a repair adds, so that a large body is not copied
+	// into a larger buffer at the end.
+	dst := make([]byte, 0, size+size/16)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)
@@ -98,28 +101,11 @@ func idRules() codec.IDRules {
 		Call: "tool_use", Result: "tool_result"}
 }
 
-// sanitizeID replaces each run of characters outside [a-zA-Z0-9_-] with
-// "_" and appends a short hash of the original, so that two ids that
-// sanitize alike still differ.
-func sanitizeID(id string) string {
-	var b strings.Builder
-	under := false
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if validID(string(c)) {
-			b.WriteByte(c)
-			under = false
-		} else if !under {
-			b.WriteByte('_')
-			under = true
-		}
-	}
-	s := strings.Trim(b.String(), "_")
-	if s == "" {
-		s = "toolu"
-	}
-	return s + codec.HashSuffix(id)
-}
+// sanitizeID rewrites an id ANT-ID-PATTERN refuses, by internal/callid's
+// scheme: each run of characters outside [a-zA-Z0-9_-] becomes "_", and a
+// short hash of the original follows, so that two ids that sanitize alike
+// still differ.
+func sanitizeID(id string) string { return callid.Sanitize(id, "toolu") }
 
 // callID returns the id to write for the call or result at (i, j), and
 // warns when it is not id.

@@ -39,7 +39,9 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	for _, m := range src.msgs {
 		size += len(m.Raw) + 1
 	}
-	dst := make([]byte, 0, size)
+	// Room for what a repair adds, so that a large body is not copied
+	// into a larger buffer at the end.
+	dst := make([]byte, 0, size+size/16)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)

@@ -285,7 +285,9 @@ func sizeHint(src *source, msgs []llm.Message, perMessage int) int {
 func partSize(p llm.Part) int {
 	switch p := p.(type) {
 	case llm.Text:
-		return 24 + len(p.Text) + len(p.Text)/8
+		// Each quote, backslash and newline is escaped: a text that holds
+		// JSON (a tool result) grows by a quarter or more.
+		return 24 + len(p.Text) + len(p.Text)/32 + strings.Count(p.Text, `"`) + strings.Count(p.Text, `\`) + strings.Count(p.Text, "\n")
 	case llm.Image:
 		return 64 + len(p.URL) + len(p.Data)*4/3
 	case llm.ToolCall:

@@ -3,6 +3,7 @@ package openai
 import (
 	"errors"
 	"fmt"
+	"github.com/toolwire/toolwire/internal/callid"
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
@@ -131,17 +132,10 @@ func rsIDRules() codec.IDRules {
 		Call: "function_call", Result: "function_call_output"}
 }
 
-// shortenID returns an id of at most 61 bytes for one that is too long: its
-// start, cut at a character boundary, and a hash of the whole, leaving room
-// for the suffix that keeps it unique.
-func shortenID(id string) string {
-	suffix := codec.HashSuffix(id)
-	n := maxCallID - 3 - len(suffix)
-	for n > 0 && !utf8.RuneStart(id[n]) {
-		n--
-	}
-	return id[:n] + suffix
-}
+// shortenID returns an id of at most 61 bytes for one that is too long, by
+// internal/callid's scheme: its start, cut at a character boundary, and a
+// hash of the whole, leaving room for the suffix that keeps it unique.
+func shortenID(id string) string { return callid.Shorten(id, maxCallID) }
 
 type rsEncoder struct {
 	encoder

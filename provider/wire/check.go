@@ -4,44 +4,138 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// A Report is the verdict on a request body.
-type Report struct {
+// A Verdict is the judgement of a body in one dialect.
+type Verdict struct {
 	// Dialect is the dialect the body was judged in.
 	Dialect transcript.Dialect
-	// Detected says why Dialect was chosen when it was detected, else "".
-	Detected string
 	// Violations are what the provider would reject (and warnings), in
 	// body order, with paths into the body.
 	Violations []transcript.Violation
+	// Left, for a rejected body, is what [Body.Fix] leaves of it: the
+	// violations the repaired body still has, empty when the repair clears
+	// every one. It is nil for an accepted body.
+	Left []transcript.Violation
+	// Unrepaired is, for a rejected body, Repair's *transcript.RepairError
+	// when it cannot fix everything without guessing (a conflicting
+	// duplicate result), with paths into the body; else nil.
+	Unrepaired error
 }
 
 // Accepted reports whether the provider would accept the body: every
 // violation is a warning.
-func (r *Report) Accepted() bool { return transcript.Accepted(r.Violations) }
+func (v *Verdict) Accepted() bool { return transcript.Accepted(v.Violations) }
+
+// Fixable reports whether [Body.Fix] makes the body one the provider
+// accepts.
+func (v *Verdict) Fixable() bool { return transcript.Accepted(v.Left) }
+
+// A Report is the verdict on a request body: in its dialect, or, when its
+// shape fits several (see [Detection]), in each of them.
+//
+// For an ambiguous body, Dialect is "", Candidates holds the verdict in
+// each dialect the body reads as, Violations holds all of theirs in that
+// order (their rule IDs name the dialect), and the body is accepted only
+// when every candidate accepts it: the safe reading, since its sender's
+// provider is one of them.
+type Report struct {
+	Verdict
+	// Detected says why Dialect was chosen when it was detected, or why
+	// the body is ambiguous; "" when the caller named the dialect.
+	Detected string
+	// Candidates are the verdicts of an ambiguous body, one per dialect it
+	// reads as; nil otherwise.
+	Candidates []Verdict
+}
+
+// Fixable reports whether [Fix] makes the body one the provider accepts:
+// for an ambiguous body, in each candidate dialect.
+func (r *Report) Fixable() bool {
+	if r.Candidates == nil {
+		return r.Verdict.Fixable()
+	}
+	for i := range r.Candidates {
+		if !r.Candidates[i].Fixable() {
+			return false
+		}
+	}
+	return true
+}
 
 // Check decodes data as a request body of dialect d, or of the dialect
-// [Detect] finds when d is "", and judges it. An error means the body could
-// not be read as a request of that dialect (it says what and where); a body
-// that reads but breaks a rule is a Report that is not accepted.
+// [Detect] finds when d is "", and judges it, including what [Fix] would
+// leave of a rejected body. An error means the body could not be read as
+// a request of that dialect (it says what and where); a body that reads but
+// breaks a rule is a Report that is not accepted.
+//
+// A body whose shape fits several dialects is judged in each one it reads
+// as; when only one of them reads it, it is that dialect's.
 func Check(data []byte, d transcript.Dialect) (*Report, error) {
-	why := ""
-	if d == "" {
-		det, err := Detect(data)
+	if d != "" {
+		b, err := Decode(data, d)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("as %s: %w", d, err)
 		}
-		d, why = det.Dialect, det.Reason
+		return &Report{Verdict: b.verdict()}, nil
 	}
-	b, err := Decode(data, d)
+	det, err := Detect(data)
 	if err != nil {
-		return nil, fmt.Errorf("as %s: %w", d, err)
+		return nil, err
 	}
-	return &Report{Dialect: d, Detected: why, Violations: b.Check()}, nil
+	if !det.Ambiguous() {
+		b, err := Decode(data, det.Dialect)
+		if err != nil {
+			return nil, fmt.Errorf("as %s (detected: %s): %w", det.Dialect, det.Reason, err)
+		}
+		return &Report{Verdict: b.verdict(), Detected: det.Reason}, nil
+	}
+	rep := &Report{}
+	readers, errs := eachReader(data, det, func(b *Body) { rep.Candidates = append(rep.Candidates, b.verdict()) })
+	if len(readers) == 0 {
+		return nil, errors.New(strings.Join(errs, "; "))
+	}
+	rep.Detected = narrowed(det, readers, errs)
+	if len(readers) == 1 {
+		rep.Verdict, rep.Candidates = rep.Candidates[0], nil
+		return rep, nil
+	}
+	for _, c := range rep.Candidates {
+		rep.Violations = append(rep.Violations, c.Violations...)
+		if c.Left != nil {
+			rep.Left = append(rep.Left, c.Left...)
+		}
+	}
+	return rep, nil
+}
+
+// verdict judges b, and for a rejected body, runs the repair to see what
+// it leaves. b is spent: it holds the repaired messages after.
+func (b *Body) verdict() Verdict {
+	v := Verdict{Dialect: b.dialect, Violations: b.Check()}
+	if v.Accepted() {
+		return v
+	}
+	f, err := b.fix(nil, v.Violations)
+	if err != nil {
+		// The repaired body could not be written or read back: a defect,
+		// reported as what is left.
+		v.Left = v.Violations
+		v.Unrepaired = err
+		return v
+	}
+	if v.Left, err = f.verify(); err != nil {
+		v.Left = v.Violations
+	}
+	if v.Left == nil {
+		v.Left = []transcript.Violation{}
+	}
+	v.Unrepaired = f.Unrepaired
+	return v
 }
 
 // Check returns the codec's wire violations and transcript's, in body
@@ -100,9 +194,15 @@ func bodyText(text string, bodyPath func(string) string) string {
 
 // Fixed is a repaired request body.
 type Fixed struct {
+	// Dialect is the body's dialect.
+	Dialect transcript.Dialect
+	// Detected says why Dialect was chosen when it was detected, else "".
+	Detected string
 	// Body is the repaired body, in the same dialect, with its other fields
-	// kept.
+	// kept. When there was nothing to repair it is the input itself.
 	Body []byte
+	// Found are the violations of the input body.
+	Found []transcript.Violation
 	// Changes are the repairs made, with paths into the input body.
 	Changes []transcript.Change
 	// Warnings are what the encoder could not write exactly.
@@ -113,10 +213,18 @@ type Fixed struct {
 	Unrepaired error
 	// Violations are what Body still breaks, as read back.
 	Violations []transcript.Violation
+
+	wire    []transcript.Violation // the input's wire violations, to say how re-encoding cleared them
+	reread  bool                   // Body must be read back for Violations
+	dialect transcript.Dialect
 }
 
 // Accepted reports whether the provider would accept the repaired body.
 func (f *Fixed) Accepted() bool { return transcript.Accepted(f.Violations) }
+
+// ErrInternal is wrapped by the errors of a defect rather than of bad
+// input: a repaired or converted body that cannot be written or read back.
+var ErrInternal = errors.New("wire: internal error (please report it)")
 
 // ActionReencode is the action of a change that re-encoding made: a
 // violation the codec found while decoding, written back in the form the
@@ -131,6 +239,22 @@ const ActionReencode transcript.Action = "re-encode"
 // messages. An error means the repaired body could not be written or read
 // back: a defect, not bad input.
 func (b *Body) Fix(p *transcript.Policy) (*Fixed, error) {
+	f, err := b.fix(p, b.Check())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.verify(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// fix repairs b, whose violations are found, and writes the repaired body;
+// [Fixed.verify] reads it back. Between the two, b is no longer needed, so
+// that a caller that drops it holds only the input and the output while
+// the output is read back.
+func (b *Body) fix(p *transcript.Policy, found []transcript.Violation) (*Fixed, error) {
+	f := &Fixed{Dialect: b.dialect, Found: found, dialect: b.dialect}
 	repaired, changes, rerr := transcript.RepairRequest(b.c.request(), b.dialect, p)
 	// Repair names places in the transcript as it was decoded: translate
 	// them into the input body's paths.
@@ -145,46 +269,144 @@ func (b *Body) Fix(p *transcript.Policy) (*Fixed, error) {
 			re.Problems[i] = b.inBody(v)
 		}
 	}
-	wire := b.c.wire()
+	f.Changes, f.Unrepaired, f.wire = changes, rerr, b.c.wire()
+	if len(changes) == 0 && len(f.wire) == 0 && b.src != nil {
+		// Nothing to repair or to write in another form: the body is the
+		// input, and its verdict is the input's.
+		f.Body, f.Violations = b.src, found
+		return f, nil
+	}
 	b.c.set(repaired)
 	b.c.fixWire()
+	src := b.src
 	out, warns, err := b.c.encode()
+	// b is not used from here on: a caller that drops it lets its decoded
+	// messages go while the output is spliced.
 	if err != nil {
-		return nil, fmt.Errorf("wire: encode the repaired body: %w", err)
+		return nil, fmt.Errorf("%w: encode the repaired body: %v", ErrInternal, err)
 	}
-	if b.src != nil {
+	if src != nil {
 		// What the repair left as it was keeps its bytes.
-		out = splice(b.src, out)
+		out = splice(src, out)
 	}
-	again, err := Decode(out, b.dialect)
+	f.Body, f.Warnings, f.reread = out, warns, true
+	return f, nil
+}
+
+// verify reads the repaired body back, sets f.Violations to what it still
+// breaks, and adds a change for each wire violation that re-encoding
+// cleared. It returns f.Violations.
+func (f *Fixed) verify() ([]transcript.Violation, error) {
+	if !f.reread {
+		return f.Violations, nil
+	}
+	again, err := Decode(f.Body, f.dialect)
 	if err != nil {
-		return nil, fmt.Errorf("wire: the repaired body does not decode: %w", err)
+		return nil, fmt.Errorf("%w: the repaired body does not decode: %v", ErrInternal, err)
 	}
-	after := again.Check()
+	f.Violations, f.reread = again.Check(), false
 	// Wire violations vanish by re-encoding; say how.
-	for _, v := range wire {
-		if !hasViolation(after, v) {
-			changes = append(changes, wireChange(v))
+	for _, v := range f.wire {
+		if !hasViolation(f.Violations, v) {
+			f.Changes = append(f.Changes, wireChange(v))
 		}
 	}
-	return &Fixed{Body: out, Changes: changes, Warnings: warns, Unrepaired: rerr, Violations: after}, nil
+	return f.Violations, nil
 }
 
 // Fix decodes data as a request body of dialect d (detected when d is "")
-// and repairs it by p, as [Body.Fix].
+// and repairs it by p, as [Body.Fix]. A body whose shape fits several
+// dialects that read it is an *[AmbiguousError]: a repair depends on the
+// dialect.
 func Fix(data []byte, d transcript.Dialect, p *transcript.Policy) (*Fixed, error) {
-	if d == "" {
-		det, err := Detect(data)
-		if err != nil {
-			return nil, err
-		}
-		d = det.Dialect
-	}
-	b, err := Decode(data, d)
+	b, why, err := decodeOne(data, d)
 	if err != nil {
-		return nil, fmt.Errorf("as %s: %w", d, err)
+		return nil, err
 	}
-	return b.Fix(p)
+	f, err := b.fix(p, b.Check())
+	if err != nil {
+		return nil, err
+	}
+	b = nil // let the decoded input go before the output is read back
+	if _, err := f.verify(); err != nil {
+		return nil, err
+	}
+	f.Detected = why
+	return f, nil
+}
+
+// decodeOne decodes data as dialect d, or as the one dialect Detect finds
+// that reads it when d is "", and says why that dialect when it detected
+// it.
+func decodeOne(data []byte, d transcript.Dialect) (*Body, string, error) {
+	if d != "" {
+		b, err := Decode(data, d)
+		if err != nil {
+			return nil, "", fmt.Errorf("as %s: %w", d, err)
+		}
+		return b, "", nil
+	}
+	det, err := Detect(data)
+	if err != nil {
+		return nil, "", err
+	}
+	if !det.Ambiguous() {
+		b, err := Decode(data, det.Dialect)
+		if err != nil {
+			return nil, "", fmt.Errorf("as %s (detected: %s): %w", det.Dialect, det.Reason, err)
+		}
+		return b, det.Reason, nil
+	}
+	var found *Body
+	readers, errs := eachReader(data, det, func(b *Body) {
+		if found == nil {
+			found = b
+		}
+	})
+	switch len(readers) {
+	case 0:
+		return nil, "", errors.New(strings.Join(errs, "; "))
+	case 1:
+		return found, narrowed(det, readers, errs), nil
+	}
+	det.Reason = narrowed(det, readers, errs)
+	det.Candidates, det.Dialect = readers, readers[0]
+	return nil, "", &AmbiguousError{Detection: det}
+}
+
+// eachReader decodes data as each candidate of an ambiguous det, one at a
+// time, and calls f with each body that reads; a candidate that cannot
+// read it is not one. It returns the dialects that read it, and why each
+// other did not.
+func eachReader(data []byte, det Detection, f func(*Body)) (readers []transcript.Dialect, errs []string) {
+	for _, c := range det.Candidates {
+		b, err := Decode(data, c)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("as %s: %v", c, err))
+			continue
+		}
+		readers = append(readers, c)
+		f(b)
+	}
+	return readers, errs
+}
+
+// narrowed is the reason of an ambiguous detection whose candidates the
+// codecs narrowed to readers: those that could not read the body, errs,
+// are named with why.
+func narrowed(det Detection, readers []transcript.Dialect, errs []string) string {
+	if len(errs) == 0 {
+		return det.Reason
+	}
+	who := "only " + string(readers[0]) + " reads"
+	if len(readers) > 1 {
+		var s dialects
+		for _, r := range readers {
+			s |= 1 << slices.Index(transcript.Dialects(), r)
+		}
+		who = "only " + s.String() + " read"
+	}
+	return fmt.Sprintf("%s, and %s it (%s)", det.Reason, who, strings.Join(errs, "; "))
 }
 
 // wireChange describes how re-encoding with fixWire cleared v, one of the
@@ -225,6 +447,10 @@ func hasViolation(vs []transcript.Violation, v transcript.Violation) bool {
 
 // Converted is a body converted to another dialect.
 type Converted struct {
+	// From is the dialect converted from.
+	From transcript.Dialect
+	// Detected says why From was chosen when it was detected, else "".
+	Detected string
 	// Body is the converted body.
 	Body []byte
 	// Warnings are what could not be carried over exactly: the source's
@@ -232,8 +458,27 @@ type Converted struct {
 	// source, and what the target's encoder could not write.
 	Warnings []transcript.Warning
 	// Violations are the rules of the target the converted body breaks, as
-	// read back; toolwire check --fix repairs them.
+	// read back.
 	Violations []transcript.Violation
+	// Left is what [Fix] leaves of Violations, as [Verdict.Left]: empty
+	// when it repairs them all, nil when there are none.
+	Left []transcript.Violation
+}
+
+// Convert decodes data as a request body of dialect from (detected when
+// from is "", as in [Fix]) and converts it to dialect to, as
+// [Body.Convert].
+func Convert(data []byte, from, to transcript.Dialect) (*Converted, error) {
+	b, why, err := decodeOne(data, from)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.Convert(to)
+	if err != nil {
+		return nil, err
+	}
+	c.Detected = why
+	return c, nil
 }
 
 // Convert writes the body's conversation, tools included, in dialect to.
@@ -269,11 +514,12 @@ func (b *Body) Convert(to transcript.Dialect) (*Converted, error) {
 		warns = append(warns, enc...)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("wire: encode as %s: %w", to, err)
+		return nil, fmt.Errorf("%w: encode as %s: %v", ErrInternal, to, err)
 	}
-	c := &Converted{Body: out, Warnings: warns}
+	c := &Converted{From: b.dialect, Body: out, Warnings: warns}
 	if back, err := Decode(out, to); err == nil {
-		c.Violations = back.Check()
+		v := back.verdict()
+		c.Violations, c.Left = v.Violations, v.Left
 	}
 	return c, nil
 }

@@ -27,6 +27,10 @@ func FuzzFix(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"a.b","type":"function","function":{"name":"x","arguments":"{"}}]},{"role":"user","content":"?"},{"role":"tool","tool_call_id":"a.b","content":"r"}]`))
 	f.Add([]byte(`[{"type":"function_call","call_id":"c","name":"x","arguments":"{}"},{"type":"reasoning","id":"rs_1","summary":[]}]`))
 	f.Add([]byte(`[{"role":"model","parts":[{"functionCall":{"name":"x","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"x","response":{"output":"r"}}},{"functionResponse":{"name":"x","response":{"output":"r"}}}]}]`))
+	// Issue 7: an Anthropic body of image blocks only; a placeholder
+	// result and the real one for one call.
+	f.Add([]byte(`{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]}`))
+	f.Add([]byte(`[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Tool call aborted."}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range transcript.Dialects() {
 			b, err := Decode(data, d)
@@ -44,6 +48,15 @@ func FuzzFix(f *testing.F) {
 			twice, _, err := b2.Encode()
 			if err != nil || !bytes.Equal(once, twice) {
 				t.Fatalf("%s: encode is not stable after one cycle (err %v)\n once: %s\ntwice: %s", d, err, once, twice)
+			}
+			// wire.Fix reads back what it writes, and gives an accepted
+			// body back byte for byte.
+			wf, err := Fix(data, d, nil)
+			if err != nil {
+				t.Fatalf("%s: Fix of a body that decodes: %v", d, err)
+			}
+			if transcript.Accepted(b.Check()) && !bytes.Equal(wf.Body, data) {
+				t.Fatalf("%s: Fix changed an accepted body\n got: %s\nwant: %s", d, wf.Body, data)
 			}
 			fixed, _, err := transcript.RepairRequest(b.Request(), d, nil)
 			var re *transcript.RepairError

@@ -147,3 +147,21 @@ func errorsOf(vs []transcript.Violation) []string {
 	}
 	return out
 }
+
+// TestRealTrafficDetect checks that Detect finds the dialect of every
+// recorded body, without calling it ambiguous: each was sent to one API,
+// and its shape says which.
+func TestRealTrafficDetect(t *testing.T) {
+	for _, kind := range []string{"accepted", "rejected"} {
+		for _, file := range corpus(t, kind) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			det, err := Detect(data)
+			if want := dialectOf(t, file); err != nil || det.Ambiguous() || det.Dialect != want {
+				t.Errorf("%s: Detect = %v (%s), %v; want %s", strings.TrimPrefix(file, realTraffic+"/"), det.Candidates, det.Reason, err, want)
+			}
+		}
+	}
+}

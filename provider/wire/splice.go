@@ -93,7 +93,14 @@ func (s *splicer) arrayMatcher(orig, enc []elem) func(int) []byte {
 	return func(i int) []byte {
 		h := hashes[i]
 		wanted[h]--
-		for _, k := range at[h] {
+		// What comes before next is used or passed: dropping it keeps a
+		// long run of equal elements from being scanned again for each.
+		list := at[h]
+		for len(list) > 0 && (list[0] < next || used[list[0]]) {
+			list = list[1:]
+		}
+		at[h] = list
+		for _, k := range list {
 			if k >= next && !used[k] && sameJSON(orig[k].val, enc[i].val) {
 				used[k] = true
 				if k == next {
@@ -124,16 +131,44 @@ func (s *splicer) hash(v []byte) uint64 {
 }
 
 // sameJSON reports whether a and b are the same bytes once the white space
-// between their tokens is left out.
+// between their tokens is left out. It compares them in place: a and b may
+// be the whole body.
 func sameJSON(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	var ta, tb []byte
-	forTokens(a, func(p []byte) { ta = append(ta, p...) })
-	forTokens(b, func(p []byte) { tb = append(tb, p...) })
-	return bytes.Equal(ta, tb)
+	i, j := 0, 0
+	inStr := false
+	for {
+		if !inStr {
+			for i < len(a) && isSpace(a[i]) {
+				i++
+			}
+			for j < len(b) && isSpace(b[j]) {
+				j++
+			}
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		c := a[i]
+		if c != b[j] {
+			return false
+		}
+		i, j = i+1, j+1
+		switch {
+		case inStr && c == '\\':
+			if i == len(a) || j == len(b) || a[i] != b[j] {
+				return i == len(a) && j == len(b)
+			}
+			i, j = i+1, j+1
+		case c == '"':
+			inStr = !inStr
+		}
+	}
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // forTokens calls f with the runs of v's bytes that are not white space
 // between tokens, in order. v is valid JSON, so a quote outside a string
@@ -191,7 +226,8 @@ func members(v []byte) (container, bool) {
 	if c.open == '{' {
 		c.close = '}'
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(v), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	// A bytes.Buffer lets the decoder read v in place, without a copy.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(v), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 	if _, err := dec.ReadToken(); err != nil {
 		return container{}, false
 	}

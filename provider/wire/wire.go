@@ -15,11 +15,16 @@
 //		for _, v := range rep.Violations { ... }
 //	}
 //
-// Callers that hold llm messages call transcript.Check directly.
+// A body whose shape fits several dialects is judged in each one
+// (Report.Candidates) and accepted only if every one accepts it; [Fix]
+// and [Convert] need such a body's dialect named. Callers that hold llm
+// messages call transcript.Check directly.
 package wire
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/go-json-experiment/json"
 	"github.com/toolwire/toolwire/llm"
@@ -82,14 +87,22 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 		}
 		c = responsesBody{r}
 	case transcript.Anthropic:
-		r, err := anthropic.Decode(data)
+		r, err := anthropic.DecodeShared(data)
 		if err != nil {
+			var de *anthropic.DecodeError
+			if errors.As(err, &de) && errors.Is(err, anthropic.ErrSyntax) {
+				return nil, withOffset(err, de.Offset)
+			}
 			return nil, err
 		}
 		c = anthropicBody{r}
 	case transcript.Gemini:
-		r, err := gemini.Decode(data)
+		r, err := gemini.DecodeShared(data)
 		if err != nil {
+			var de *gemini.DecodeError
+			if errors.As(err, &de) && errors.Is(err, gemini.ErrSyntax) {
+				return nil, withOffset(err, de.Offset)
+			}
 			return nil, err
 		}
 		c = geminiBody{r}
@@ -97,6 +110,28 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 		return nil, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
 	}
 	return &Body{dialect: d, c: c, src: data}, nil
+}
+
+// offsetError is a syntax error of a codec that names the line and column
+// with the byte offset added, as the OpenAI codecs and Detect write it.
+type offsetError struct {
+	err  error
+	text string
+}
+
+func (e *offsetError) Error() string { return e.text }
+func (e *offsetError) Unwrap() error { return e.err }
+
+var lineColumn = regexp.MustCompile(`at line \d+, column \d+`)
+
+// withOffset adds "(byte off)" after the line and column err names.
+func withOffset(err error, off int) error {
+	text := err.Error()
+	loc := lineColumn.FindStringIndex(text)
+	if loc == nil || off < 0 {
+		return err
+	}
+	return &offsetError{err: err, text: fmt.Sprintf("%s (byte %d)%s", text[:loc[1]], off, text[loc[1]:])}
 }
 
 // New returns a body of dialect d holding r and nothing else, a bare

@@ -1,11 +1,9 @@
 package codec
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"strconv"
 
+	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -14,7 +12,8 @@ import (
 type IDRules struct {
 	// Prefix starts the ids made for calls that have none: "toolu_",
 	// "call_". A made id is Prefix, the call's message index, "_", its
-	// part index, and "_2", "_3", ... if that id is taken.
+	// part index, and "_2", "_3", ... if that id is taken (internal/callid,
+	// the scheme transcript.Repair uses too).
 	Prefix string
 	// Valid reports whether the dialect accepts a non-empty id; nil
 	// accepts every one. An empty id is never accepted.
@@ -100,14 +99,7 @@ func PlanIDs(msgs []llm.Message, rules IDRules) *IDPlan {
 		return true
 	})
 	pl := &IDPlan{rules: rules, rewrite: make(map[string]string), called: make(map[string]bool), pos: make(map[[2]int]posID)}
-	unique := func(base string) string {
-		id := base
-		for k := 2; taken[id]; k++ {
-			id = base + "_" + strconv.Itoa(k)
-		}
-		taken[id] = true
-		return id
-	}
+	unique := func(base string) string { return callid.Unique(base, taken, 0) }
 	rewrite := func(id string) {
 		if _, ok := pl.rewrite[id]; !ok {
 			pl.rewrite[id] = unique(rules.Rewrite(id))
@@ -126,7 +118,7 @@ func PlanIDs(msgs []llm.Message, rules IDRules) *IDPlan {
 			case llm.ToolCall:
 				switch {
 				case p.ID == "":
-					id := unique(rules.Prefix + strconv.Itoa(i) + "_" + strconv.Itoa(j))
+					id := unique(callid.Made(rules.Prefix, i, j))
 					pl.pos[[2]int{i, j}] = posID{id: id}
 					open = append(open, pending{p.Name, id})
 				case !valid(p.ID):
@@ -144,7 +136,7 @@ func PlanIDs(msgs []llm.Message, rules IDRules) *IDPlan {
 						}
 					}
 					if k < 0 {
-						pl.pos[[2]int{i, j}] = posID{id: unique(rules.Prefix + strconv.Itoa(i) + "_" + strconv.Itoa(j)), orphan: true}
+						pl.pos[[2]int{i, j}] = posID{id: unique(callid.Made(rules.Prefix, i, j)), orphan: true}
 						continue
 					}
 					pl.pos[[2]int{i, j}] = posID{id: open[k].id, call: open[k].name}
@@ -192,11 +184,4 @@ func (pl *IDPlan) Result(i, j int, id string) (string, string) {
 		return nid, fmt.Sprintf("the call id %q of this %s %s; rewritten to %q", id, pl.rules.Result, pl.rules.Invalid, nid)
 	}
 	return id, ""
-}
-
-// HashSuffix returns "_" and a short hash of id, which keeps two ids that
-// a rewrite makes alike apart.
-func HashSuffix(id string) string {
-	sum := sha256.Sum256([]byte(id))
-	return "_" + hex.EncodeToString(sum[:4])
 }

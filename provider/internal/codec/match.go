@@ -89,7 +89,16 @@ func (m *Matcher) Match(i, j int, p llm.Part, same func(k int) bool, loose bool)
 		}
 	}
 	found := -1
-	for _, k := range m.index[m.identity(p)] {
+	key := m.identity(p)
+	list := m.index[key]
+	// Blocks are mostly written in order: dropping the written ones at the
+	// front keeps a long run of alike blocks (the same text in every
+	// turn) from being scanned again for each of them.
+	for len(list) > 0 && m.used[list[0]] {
+		list = list[1:]
+	}
+	m.index[key] = list
+	for _, k := range list {
 		if m.used[k] {
 			continue
 		}

@@ -1,0 +1,76 @@
+package wire_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/toolwire/toolwire/provider/wire"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// Check gives the verdict toolwire check gives, from the request bytes:
+// the dialect, found from the body's shape when "" is given, every rule
+// the provider would reject, with paths into the body, and whether Fix
+// repairs them. Fix writes the repaired body; what it did not touch keeps
+// its bytes.
+func Example() {
+	body := []byte(`{"model":"gpt-4.1","messages":[
+  {"role":"user","content":"Weather in Paris?"},
+  {"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+  {"role":"user","content":"Still there?"}]}`)
+	rep, err := wire.Check(body, "")
+	if err != nil {
+		fmt.Println(err) // not JSON, or not a request body: says what and where
+		return
+	}
+	fmt.Printf("%s (detected: %s)\n", rep.Dialect, rep.Detected)
+	for _, v := range rep.Violations {
+		fmt.Println(v.Path, v.Rule)
+	}
+	fmt.Println("accepted:", rep.Accepted(), "fixable:", rep.Fixable())
+
+	f, err := wire.Fix(body, rep.Dialect, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range f.Changes {
+		fmt.Println(c.Path, c.Rule, c.Action)
+	}
+	fmt.Println("repaired body accepted:", f.Accepted())
+	// Output:
+	// openai-chat (detected: messages.1 has "tool_calls")
+	// messages.1 OAI-CC-ANSWER-ALL
+	// accepted: false fixable: true
+	// messages.1.tool_calls.0 OAI-CC-ANSWER-ALL answer
+	// repaired body accepted: true
+}
+
+// A body whose shape fits several dialects is judged in each: it is
+// accepted only if every one accepts it. Fix and Convert need the
+// dialect named.
+func ExampleDetect() {
+	body := []byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":""}]`)
+	det, _ := wire.Detect(body)
+	fmt.Println("candidates:", det.Candidates)
+
+	rep, _ := wire.Check(body, "")
+	for _, c := range rep.Candidates {
+		fmt.Println(c.Dialect, "accepts:", c.Accepted())
+	}
+	fmt.Println("accepted:", rep.Accepted())
+
+	var amb *wire.AmbiguousError
+	_, err := wire.Fix(body, "", nil)
+	fmt.Println("fix needs a dialect:", errors.As(err, &amb))
+	f, _ := wire.Fix(body, transcript.Anthropic, nil)
+	fmt.Printf("as anthropic: %s\n", f.Body)
+	// Output:
+	// candidates: [openai-chat openai-responses anthropic]
+	// openai-chat accepts: true
+	// openai-responses accepts: true
+	// anthropic accepts: false
+	// accepted: false
+	// fix needs a dialect: true
+	// as anthropic: [{"role":"user","content":"hi"}]
+}
