@@ -39,12 +39,13 @@ type IDRules struct {
 // id:
 //
 //   - a call without an id gets a new one;
-//   - a result without a call id takes the id of an unanswered id-less
-//     call of the assistant message before it: the first with the
-//     result's name, or, for a result without a name, the first one (the
-//     pairing by name and position that Gemini, whose ids are optional,
-//     makes); a result that answers none of them gets an id of its own,
-//     and stays an orphan that transcript.Check reports;
+//   - a result without a call id takes the id of an unanswered call of the
+//     assistant message before it: the first id-less one with the
+//     result's name (or, for a result without a name, the first id-less
+//     one), else the first with an id that no result names and the
+//     result's name (the pairing by name and position that Gemini, whose
+//     ids are optional, makes); a result that answers none of them gets
+//     an id of its own, and stays an orphan that transcript.Check reports;
 //   - an id the dialect refuses is rewritten, the same way wherever it
 //     appears.
 //
@@ -105,10 +106,21 @@ func PlanIDs(msgs []llm.Message, rules IDRules) *IDPlan {
 			pl.rewrite[id] = unique(rules.Rewrite(id))
 		}
 	}
+	// named holds the call ids that results name: a call with such an id
+	// is answered by them, not by a result without an id.
+	named := make(map[string]bool)
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llm.ToolResult); ok && r.CallID != "" {
+				named[r.CallID] = true
+			}
+		}
+	}
 	type pending struct {
 		name, id string
+		hadID    bool // the call had an id (no result names it)
 	}
-	var open []pending // the id-less calls of the last assistant message, unanswered
+	var open []pending // the calls of the last assistant message that a result without an id may answer
 	for i, m := range msgs {
 		if m.Role == llm.RoleAssistant {
 			open = open[:0]
@@ -120,19 +132,31 @@ func PlanIDs(msgs []llm.Message, rules IDRules) *IDPlan {
 				case p.ID == "":
 					id := unique(callid.Made(rules.Prefix, i, j))
 					pl.pos[[2]int{i, j}] = posID{id: id}
-					open = append(open, pending{p.Name, id})
+					open = append(open, pending{name: p.Name, id: id})
 				case !valid(p.ID):
 					rewrite(p.ID)
 					pl.called[p.ID] = true
+				}
+				if p.ID != "" && !named[p.ID] {
+					id := p.ID
+					if nid, ok := pl.rewrite[id]; ok {
+						id = nid
+					}
+					open = append(open, pending{name: p.Name, id: id, hadID: true})
 				}
 			case llm.ToolResult:
 				switch {
 				case p.CallID == "":
 					k := -1
 					for x, o := range open {
-						if o.name == p.Name || p.Name == "" {
+						if !o.hadID && (o.name == p.Name || p.Name == "") {
 							k = x
 							break
+						}
+					}
+					for x, o := range open {
+						if k < 0 && o.hadID && o.name == p.Name && p.Name != "" {
+							k = x
 						}
 					}
 					if k < 0 {
