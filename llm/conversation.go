@@ -197,12 +197,19 @@ func appendPart(dst []byte, p Part) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// A DecodeError reports where and why a persisted conversation could not be
-// decoded.
+// A DecodeError reports where and why a JSON document could not be decoded:
+// a persisted conversation, or (from the provider codecs) a request body.
+// Every toolwire decoder returns this one type; each writes the path in its
+// own [PathStyle].
 type DecodeError struct {
-	// Path locates the offending value, such as "messages[3].parts[1].call_id";
-	// empty for the document as a whole.
-	Path string
+	// Op names what was being decoded; it starts the message:
+	// "llm: decode conversation", "anthropic", "openai", "gemini".
+	Op string
+	// Path locates the offending value, such as messages[3].parts[1].call_id;
+	// the zero Path for the document as a whole.
+	Path Path
+	// Style is how the message writes Path.
+	Style PathStyle
 	// Offset is the byte offset of a syntax error, or -1.
 	Offset int64
 	// Err says what is wrong.
@@ -211,9 +218,12 @@ type DecodeError struct {
 
 func (e *DecodeError) Error() string {
 	var b strings.Builder
-	b.WriteString("llm: decode conversation: ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	if e.Path.Len() > 0 {
+		b.WriteString(e.Path.Format(e.Style))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Err.Error())
@@ -222,6 +232,9 @@ func (e *DecodeError) Error() string {
 	}
 	return b.String()
 }
+
+// convOp is the Op of the persistence decoder's errors.
+const convOp = "llm: decode conversation"
 
 func (e *DecodeError) Unwrap() error { return e.Err }
 
@@ -236,6 +249,7 @@ func (c *Conversation) UnmarshalJSON(b []byte) error {
 		if !errors.As(err, &de) {
 			de = &DecodeError{Err: err}
 		}
+		de.Op, de.Style = convOp, Indexed
 		var ke *kindError
 		if errors.Is(de.Err, errSyntax) || errors.As(de.Err, &ke) {
 			de.Offset = int64(d.r.i)
@@ -686,7 +700,11 @@ func checkPlacement(role Role, p Part) error {
 }
 
 func fieldError(path, format string, args ...any) *DecodeError {
-	return &DecodeError{Path: path, Offset: -1, Err: fmt.Errorf(format, args...)}
+	var p Path
+	if path != "" {
+		p = p.Key(path)
+	}
+	return &DecodeError{Op: convOp, Path: p, Style: Indexed, Offset: -1, Err: fmt.Errorf(format, args...)}
 }
 
 // atKey prefixes err's path with an object key.
@@ -695,14 +713,7 @@ func atKey(key string, err error) error {
 		return nil
 	}
 	de := asDecodeError(err)
-	switch {
-	case de.Path == "":
-		de.Path = key
-	case de.Path[0] == '[':
-		de.Path = key + de.Path
-	default:
-		de.Path = key + "." + de.Path
-	}
+	de.Path = Path{}.Key(key).Join(de.Path)
 	return de
 }
 
@@ -712,15 +723,7 @@ func atIndex(i int, err error) error {
 		return nil
 	}
 	de := asDecodeError(err)
-	idx := "[" + strconv.Itoa(i) + "]"
-	switch {
-	case de.Path == "":
-		de.Path = idx
-	case de.Path[0] == '[':
-		de.Path = idx + de.Path
-	default:
-		de.Path = idx + "." + de.Path
-	}
+	de.Path = Path{}.Index(i).Join(de.Path)
 	return de
 }
 
@@ -729,5 +732,5 @@ func asDecodeError(err error) *DecodeError {
 	if errors.As(err, &de) {
 		return de
 	}
-	return &DecodeError{Offset: -1, Err: err}
+	return &DecodeError{Op: convOp, Style: Indexed, Offset: -1, Err: err}
 }

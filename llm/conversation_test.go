@@ -159,8 +159,8 @@ func TestDecodeErrors(t *testing.T) {
 			if !errors.As(err, &de) {
 				t.Fatalf("UnmarshalJSON(%s) = %v, want a *DecodeError", tt.in, err)
 			}
-			if de.Path != tt.path {
-				t.Errorf("UnmarshalJSON(%s) path = %q, want %q (error: %v)", tt.in, de.Path, tt.path, err)
+			if got := de.Path.Format(Indexed); got != tt.path {
+				t.Errorf("UnmarshalJSON(%s) path = %q, want %q (error: %v)", tt.in, got, tt.path, err)
 			}
 			if !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("UnmarshalJSON(%s) = %q, want it to contain %q", tt.in, err, tt.contains)
