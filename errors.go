@@ -16,35 +16,11 @@ const (
 	Cancelled StopReason = "cancelled"
 )
 
-// Error returns the reason's description, so that a reason can be the
-// target of errors.Is:
+// Error returns the reason's name, so that a reason can be the target
+// of errors.Is (and prints as its name):
 //
 //	if errors.Is(err, toolwire.MaxTurns) { … }
-func (r StopReason) Error() string {
-	switch r {
-	case Answered:
-		return "the model answered"
-	case MaxTurns:
-		return "maximum number of turns reached"
-	case RepeatedCalls:
-		return "the model kept repeating a call"
-	case EmptyAnswer:
-		return "the model answered with empty messages"
-	case ContextLength:
-		return "the history does not fit the model's context window"
-	case ModelError:
-		return "the model call failed"
-	case InvalidOutput:
-		return "the answer does not match the output schema"
-	case InvalidHistory:
-		return "the history breaks the provider's rules"
-	case Paused:
-		return "paused for approval"
-	case Cancelled:
-		return "cancelled"
-	}
-	return "stopped: " + string(r)
-}
+func (r StopReason) Error() string { return string(r) }
 
 // A StopError is the error of a run that ended without an answer: which
 // reason, what happened, and the underlying cause (an *llm.Error, a

@@ -223,3 +223,10 @@ func newAgent(t *testing.T, m llm.Model, cfg *toolwire.Config) (*toolwire.Agent,
 	must(t, err)
 	return a, c
 }
+
+func streamName(stream bool) string {
+	if stream {
+		return "/stream"
+	}
+	return "/whole"
+}
