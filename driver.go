@@ -317,6 +317,13 @@ func (r *run) runTools(ctx context.Context, st *State) ToolsOutcome {
 	}
 	for k, o := range outcomes {
 		r.outcomes[calls[k].ID] = o
+		// The shaper counted the rendered result exactly: fitting need
+		// not count it again.
+		if o.Shaping != nil && len(o.Result.Content) > 0 {
+			if t, ok := o.Result.Content[0].(llm.Text); ok {
+				r.counter.remember(t.Text, o.Shaping.TokensAfter)
+			}
+		}
 	}
 	return ToolsOutcome{Outcomes: outcomes}
 }
@@ -415,14 +422,15 @@ func sameSlice(a, b []llm.Message) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// memoCounter remembers the counts of the long texts of a history, which
+// memoCounter remembers the counts of the texts of a history, which
 // fitting counts before every call: a turn then counts only its new
-// messages. A text is recognised by its memory, which the memo keeps
-// alive: a string's bytes never change.
+// messages. A long text is recognised by its memory, which the memo keeps
+// alive (a string's bytes never change), a short one by its content.
 type memoCounter struct {
-	c  budget.Counter
-	mu sync.Mutex
-	m  map[memoKey]int
+	c     budget.Counter
+	mu    sync.Mutex
+	m     map[memoKey]int
+	short map[string]int
 }
 
 type memoKey struct {
@@ -433,9 +441,37 @@ type memoKey struct {
 // memoMin is the shortest text remembered; shorter ones are counted again.
 const memoMin = 256
 
+// remember records the count of s, counted elsewhere.
+func (m *memoCounter) remember(s string, n int) {
+	if len(s) < memoMin || n <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[memoKey]int{}
+	}
+	m.m[memoKey{unsafe.StringData(s), len(s)}] = n
+}
+
 func (m *memoCounter) Count(s string) int {
 	if len(s) < memoMin {
-		return m.c.Count(s)
+		// Short texts (names, arguments) are made anew for each count:
+		// remember them by content.
+		m.mu.Lock()
+		n, ok := m.short[s]
+		m.mu.Unlock()
+		if ok {
+			return n
+		}
+		n = m.c.Count(s)
+		m.mu.Lock()
+		if m.short == nil {
+			m.short = map[string]int{}
+		}
+		m.short[s] = n
+		m.mu.Unlock()
+		return n
 	}
 	k := memoKey{unsafe.StringData(s), len(s)}
 	m.mu.Lock()

@@ -49,7 +49,11 @@ func main() {
 	reg := tool.NewRegistry()
 	reg.MustAdd(lookup)
 	limits, _ := budget.DefaultTable().Lookup("gpt-4o")
-	agent, err := toolwire.New(model, &toolwire.Config{Tools: reg, MaxTurns: f.MaxRounds + 1, Limits: limits})
+	cfg := &toolwire.Config{Tools: reg, MaxTurns: f.MaxRounds + 1, Limits: limits}
+	if os.Getenv("LOOP_COUNTER") == "estimate" {
+		cfg.Counter = budget.Estimator{} // the calibrated estimator instead of exact o200k
+	}
+	agent, err := toolwire.New(model, cfg)
 	if err != nil {
 		peer.Finish(f, tr, peer.Result{Peer: "toolwire"}, err)
 	}

@@ -9,6 +9,8 @@
 # and peak memory as /usr/bin/time measures them, then the ratios of
 # toolwire to the floor. Usage: bench/loop/run.sh [count] [stream]
 # (default 3 runs each, not streamed; "stream" streams the answers).
+# ESTIMATE=1 adds a run of toolwire counting tokens with the calibrated
+# estimator instead of the exact o200k tokenizer (Config.Counter).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${1:-3}
@@ -45,13 +47,19 @@ for scenario in a b; do
     for peer in floor loop; do
       run "$scenario" "$peer" "$rounds" "$calls" "$records"
     done
+    if [ -n "${ESTIMATE:-}" ]; then
+      LOOP_COUNTER=estimate run "$scenario-estimate" loop "$rounds" "$calls" "$records"
+    fi
   done
 done | tee "$bin/results"
 python3 - "$bin/results" <<'PY'
 import json, sys, statistics
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 for sc in sorted({r["label"] for r in rows}):
-    med = lambda peer, k: statistics.median(r[k] for r in rows if r["label"] == sc and r["peer"] == peer)
+    base = sc.split("-")[0]
+    def med(peer, k):
+        label = base if peer == "floor" else sc
+        return statistics.median(r[k] for r in rows if r["label"] == label and r["peer"] == peer)
     print(f"scenario {sc}: toolwire/floor  cpu {med('toolwire','cpu_s')/med('floor','cpu_s'):.2f}x "
           f"({med('toolwire','cpu_s'):.2f}s / {med('floor','cpu_s'):.2f}s)  "
           f"peak memory {med('toolwire','peak_rss_kb')/med('floor','peak_rss_kb'):.2f}x "
