@@ -3,6 +3,8 @@ package openai
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
@@ -53,4 +55,50 @@ func TestSegmentsAreTheBody(t *testing.T) {
 	if checked < 100 {
 		t.Fatalf("only %d bodies checked", checked)
 	}
+}
+
+// A turn of a long loop: the history of 50 rounds of 8 results of 6 KB,
+// one round more than the last request. Whole encodes every message
+// again, as Stream does; Cached encodes the new round and reuses the
+// rest, as StreamCached does.
+func BenchmarkChatTurn(b *testing.B) {
+	chat, err := NewChat("gpt-4o", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	result := `{"status":"success","summary":"lookup(key=k, limit=1000): 60 items","data":[` + strings.Repeat(`{"id":7,"key":"k3","name":"record-000007","category":"cat-07","value":55433,"active":true},`, 60) + `{}]}`
+	msgs := []llm.Message{llm.User("Look up the records.")}
+	for r := range 50 {
+		var calls []llm.Part
+		var results []llm.ToolResult
+		for c := range 8 {
+			id := "call_" + strconv.Itoa(r) + "_" + strconv.Itoa(c)
+			calls = append(calls, llm.ToolCall{ID: id, Name: "lookup", Input: []byte(`{"key":"k","limit":1000}`)})
+			results = append(results, llm.ToolResult{CallID: id, Name: "lookup", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: result}}})
+		}
+		msgs = append(msgs, llm.Assistant(calls...), llm.Tool(results...))
+	}
+	prev := &llm.Request{Messages: msgs[:len(msgs)-2]}
+	req := &llm.Request{Messages: msgs}
+	b.Run("whole", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := chat.body(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		cache := new(llm.WireCache)
+		for b.Loop() {
+			b.StopTimer()
+			cache.Reset()
+			if _, err := chat.segments(prev, cache); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := chat.segments(req, cache); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
