@@ -176,6 +176,14 @@ var loopCases = []loopCase{
 	{name: "length-mid-call", question: "Weather in Paris and 北京?", cfg: weatherCfg,
 		turns: []llmtest.Turn{{Calls: []llmtest.Call{paris, call("get_weather", `{"city":"北京"}`)}, Misbehave: llmtest.LengthMidCall}, {Text: "Mild; 北京 again later."}},
 		stop:  toolwire.Answered},
+	{name: "truncated-stream", question: "Weather in Paris?", cfg: weatherCfg, stream: 1,
+		turns: []llmtest.Turn{calls(paris), {Text: "It is mild in Paris today, eighteen degrees.", Misbehave: llmtest.Truncate}},
+		stop:  toolwire.ModelError,
+		check: func(t *testing.T, res *toolwire.Result, srv *llmtest.Server) {
+			if !strings.Contains(res.Message, "transport") && !strings.Contains(res.Message, "stream") {
+				t.Errorf("message %q does not say the stream broke off", res.Message)
+			}
+		}},
 	{name: "rate-limited-then-answer", question: "Weather in Paris?", cfg: weatherCfg,
 		turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, calls(paris), {Text: "18°C."}},
 		stop:  toolwire.Answered},
