@@ -458,34 +458,25 @@ func (m *memoCounter) Count(s string) int {
 	if len(s) < memoMin {
 		// Short texts (names, arguments) are made anew for each count:
 		// remember them by content.
-		m.mu.Lock()
-		n, ok := m.short[s]
-		m.mu.Unlock()
-		if ok {
-			return n
-		}
-		n = m.c.Count(s)
-		m.mu.Lock()
-		if m.short == nil {
-			m.short = map[string]int{}
-		}
-		m.short[s] = n
-		m.mu.Unlock()
-		return n
+		return memo(&m.mu, &m.short, s, func() int { return m.c.Count(s) })
 	}
-	k := memoKey{unsafe.StringData(s), len(s)}
-	m.mu.Lock()
-	n, ok := m.m[k]
-	m.mu.Unlock()
+	return memo(&m.mu, &m.m, memoKey{unsafe.StringData(s), len(s)}, func() int { return m.c.Count(s) })
+}
+
+// memo returns (*cache)[k], counting it first if it is not there.
+func memo[K comparable](mu *sync.Mutex, cache *map[K]int, k K, count func() int) int {
+	mu.Lock()
+	n, ok := (*cache)[k]
+	mu.Unlock()
 	if ok {
 		return n
 	}
-	n = m.c.Count(s)
-	m.mu.Lock()
-	if m.m == nil {
-		m.m = map[memoKey]int{}
+	n = count()
+	mu.Lock()
+	if *cache == nil {
+		*cache = map[K]int{}
 	}
-	m.m[k] = n
-	m.mu.Unlock()
+	(*cache)[k] = n
+	mu.Unlock()
 	return n
 }

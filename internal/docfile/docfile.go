@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/names"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -440,34 +441,10 @@ func (n *Node) appendJSON(dst []byte) []byte {
 	return append(dst, "null"...)
 }
 
-// nearest returns the known key within two edits of key, or "".
+// nearest returns the known key nearest to key, or "".
 func nearest(key string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := distance(strings.ToLower(key), k); d < bestD {
-			best, bestD = k, d
-		}
+	if near := names.Closest(key, known, 1); len(near) > 0 {
+		return near[0]
 	}
-	return best
-}
-
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
+	return ""
 }
