@@ -1,6 +1,7 @@
 package toolwire
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -143,4 +144,14 @@ func newRunID() string {
 func idempotencyKey(run, call string) string {
 	sum := sha256.Sum256([]byte(run + "\x00" + call))
 	return "idem_" + hex.EncodeToString(sum[:16])
+}
+
+// Close waits until every tool call that ignored its cancellation, which
+// the executor stopped waiting for, has returned, or ctx is done; see
+// tool.Executor.Close. The agent stays usable.
+func (a *Agent) Close(ctx context.Context) error {
+	if err := a.exec.Close(ctx); err != nil {
+		return fmt.Errorf("toolwire: close: %w", err)
+	}
+	return nil
 }

@@ -217,6 +217,9 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		}
 	}
 	p.stop()
+	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_ = a.Close(closeCtx) // tools that ignored Ctrl-C get a moment to return
+	cancel()
 	if res == nil {
 		if runErr == nil {
 			runErr = errors.New("the run ended without a result")
