@@ -230,3 +230,10 @@ func streamName(stream bool) string {
 	}
 	return "/whole"
 }
+
+type context_ = context.Context
+
+// weatherEnvelope is get_weather's result for Paris.
+func weatherEnvelope() observe.Envelope {
+	return observe.Success("get_weather(city=Paris): sunny, 18°C", weatherOut{City: "Paris", TempC: 18, Sky: "sunny"})
+}
