@@ -233,3 +233,44 @@ func (fakeModel) Stream(context.Context, *llm.Request) iter.Seq2[llm.Event, erro
 	return func(func(llm.Event, error) bool) {}
 }
 func (fakeModel) Dialect() string { return "" }
+
+// With an approver, the executor asks it and the run goes on.
+func TestApprovalWithApprover(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(call("book_trip", `{"city":"Paris"}`)), llmtest.Turn{Text: "Declined."})
+	type in struct {
+		City string `json:"city"`
+	}
+	book := tool.MustFunc("book_trip", "Books a trip.", func(ctx context.Context, a in) (string, error) {
+		t.Error("a declined call ran")
+		return "", nil
+	}, &tool.FuncOptions{RequiresApproval: true, Idempotency: tool.Level1})
+	var asked []string
+	approver := tool.ApproverFunc(func(ctx context.Context, spec tool.Spec, c llm.ToolCall, args []byte) (bool, string, error) {
+		asked = append(asked, c.Name+" "+string(args))
+		return false, "not this week", nil
+	})
+	a, _ := newAgent(t, dialects(true)[0].new(t, srv), &toolwire.Config{Tools: registry(book), Executor: &tool.Config{Approver: approver}})
+	res, err := a.Run(context.Background(), "Book Paris.")
+	if err != nil || res.Answer != "Declined." {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if len(asked) != 1 || asked[0] != `book_trip {"city":"Paris"}` {
+		t.Errorf("the approver was asked %q", asked)
+	}
+	checkGolden(t, "approval-rejected", srv, res)
+}
+
+// Breaking out of Stream stops the run at once: no more requests, no
+// goroutine left (goleak checks in TestMain).
+func TestStreamBreak(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(paris), llmtest.Turn{Text: "18°C."})
+	a, _ := newAgent(t, dialects(true)[0].new(t, srv), weatherCfg(t))
+	for ev := range a.Stream(context.Background(), "Weather in Paris?") {
+		if _, ok := ev.(toolwire.CallEvent); ok {
+			break
+		}
+	}
+	if n := len(srv.Requests()); n != 1 || srv.Remaining() != 1 {
+		t.Errorf("%d requests, %d turns left; want 1 and 1", n, srv.Remaining())
+	}
+}
