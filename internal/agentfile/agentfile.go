@@ -142,7 +142,7 @@ func Parse(file string, data []byte) (*Definition, error) {
 	}
 	if o := root.Get("output"); o != nil && o.Kind != docfile.Null {
 		if o.Kind != docfile.Map {
-			return nil, o.Errorf("want a JSON Schema (a mapping), got %s", kindName(o))
+			return nil, o.Errorf("want a JSON Schema (a mapping), got %s", docfile.Phrase(o.Kind))
 		}
 		d.Output = o.JSON()
 	}
@@ -152,18 +152,4 @@ func Parse(file string, data []byte) (*Definition, error) {
 func at(n *docfile.Node) string {
 	e := n.Errorf("")
 	return fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
-}
-
-func kindName(n *docfile.Node) string {
-	switch n.Kind {
-	case docfile.List:
-		return "a list"
-	case docfile.String:
-		return "a string"
-	case docfile.Number:
-		return "a number"
-	case docfile.Bool:
-		return "a boolean"
-	}
-	return "something else"
 }

@@ -21,20 +21,21 @@ import (
 	"github.com/toolwire/toolwire/llm"
 )
 
-// Kind is a node's type.
-type Kind uint8
+// Kind is a node's type: JSON's, whichever format the file is in.
+type Kind = jsontree.Kind
 
-// The kinds of node.
+// The kinds of node; a YAML sequence is a List, a mapping a Map.
 const (
-	Null Kind = iota + 1
-	Bool
-	Number
-	String
-	List
-	Map
+	Null   = jsontree.Null
+	Bool   = jsontree.Bool
+	Number = jsontree.Number
+	String = jsontree.String
+	List   = jsontree.Array
+	Map    = jsontree.Object
 )
 
-func (k Kind) phrase() string {
+// Phrase names a kind as the files' authors do: YAML's words.
+func Phrase(k Kind) string {
 	switch k {
 	case Null:
 		return "nothing (null)"
@@ -114,7 +115,7 @@ func Parse(file string, data []byte) (*Node, error) {
 		return nil, err
 	}
 	if root.Kind != Map {
-		return nil, root.Errorf("the file must hold a mapping of keys to values, not %s", root.Kind.phrase())
+		return nil, root.Errorf("the file must hold a mapping of keys to values, not %s", Phrase(root.Kind))
 	}
 	return root, nil
 }
@@ -317,7 +318,7 @@ func jsonNumber(s string) (string, bool) {
 // an error that names the nearest known key.
 func (n *Node) Keys(known ...string) error {
 	if n.Kind != Map {
-		return n.Errorf("want a mapping, got %s", n.Kind.phrase())
+		return n.Errorf("want a mapping, got %s", Phrase(n.Kind))
 	}
 	for _, f := range n.Fields {
 		ok := false
@@ -359,7 +360,7 @@ func (n *Node) Str(key string, required bool) (string, error) {
 		return "", nil
 	}
 	if v.Kind != String {
-		return "", v.Errorf("want a string, got %s", v.Kind.phrase())
+		return "", v.Errorf("want a string, got %s", Phrase(v.Kind))
 	}
 	return v.Text, nil
 }
@@ -371,7 +372,7 @@ func (n *Node) Int(key string, def int) (int, error) {
 		return def, nil
 	}
 	if v.Kind != Number {
-		return 0, v.Errorf("want a whole number, got %s", v.Kind.phrase())
+		return 0, v.Errorf("want a whole number, got %s", Phrase(v.Kind))
 	}
 	i, err := strconv.Atoi(v.Text)
 	if err != nil {
@@ -387,7 +388,7 @@ func (n *Node) Bool(key string) (bool, error) {
 		return false, nil
 	}
 	if v.Kind != Bool {
-		return false, v.Errorf("want true or false, got %s", v.Kind.phrase())
+		return false, v.Errorf("want true or false, got %s", Phrase(v.Kind))
 	}
 	return v.Text == "true", nil
 }
@@ -399,7 +400,7 @@ func (n *Node) List(key string) ([]*Node, error) {
 		return nil, nil
 	}
 	if v.Kind != List {
-		return nil, v.Errorf("want a list, got %s", v.Kind.phrase())
+		return nil, v.Errorf("want a list, got %s", Phrase(v.Kind))
 	}
 	return v.Items, nil
 }
