@@ -2,7 +2,6 @@ package budget
 
 import (
 	"math"
-	"strings"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer/codec"
@@ -15,9 +14,8 @@ import (
 type tokenizer struct {
 	split splitter
 	cls   *classes
-	ranks map[string]uint32 // token → rank (its id)
-	pairs *[1 << 16]uint32  // the rank of each two-byte token, noRank for the others
-	memos *sync.Pool        // of *memo; nil counts without one
+	ranks *rankTable
+	memos *sync.Pool // of *memo; nil counts without one
 }
 
 // A memo remembers the token counts of short pieces: the pieces a text
@@ -54,69 +52,16 @@ var (
 // tokenizerFor returns the tokenizer of o200k_base or cl100k_base.
 func tokenizerFor(e Encoding) *tokenizer {
 	classesOnce.Do(func() { classTable = newClasses() })
-	i, split, newCodec := 0, splitter(splitO200k), codec.NewO200kBase
+	i, split, newCodec, size := 0, splitter(splitO200k), codec.NewO200kBase, 200_000
 	if e == Cl100kBase {
-		i, split, newCodec = 1, splitCl100k, codec.NewCl100kBase
+		i, split, newCodec, size = 1, splitCl100k, codec.NewCl100kBase, 100_256
 	}
 	tk := &tokenizers[i]
 	tk.once.Do(func() {
-		ranks := ranksOf(newCodec())
-		tk.t = &tokenizer{split: split, cls: classTable, ranks: ranks, pairs: pairsOf(ranks),
+		tk.t = &tokenizer{split: split, cls: classTable, ranks: ranksOf(newCodec(), size),
 			memos: &sync.Pool{New: func() any { return new(memo) }}}
 	})
 	return tk.t
-}
-
-// ranksOf reads a codec's vocabulary through its public API: the token
-// of each id, decoded one at a time. The tokens share one string.
-func ranksOf(c *codec.Codec) map[string]uint32 {
-	const maxID = 1 << 18 // above both vocabularies
-	type tok struct{ off, end, id uint32 }
-	var (
-		all  strings.Builder
-		toks []tok
-		id   = []uint{0}
-	)
-	for i := range uint(maxID) {
-		id[0] = i
-		s, err := c.Decode(id)
-		if err != nil || s == "" {
-			continue
-		}
-		off := all.Len()
-		all.WriteString(s)
-		toks = append(toks, tok{uint32(off), uint32(all.Len()), uint32(i)})
-	}
-	blob := all.String()
-	ranks := make(map[string]uint32, len(toks))
-	for _, t := range toks {
-		ranks[blob[t.off:t.end]] = t.id
-	}
-	return ranks
-}
-
-// memoHash is FNV-1a, folded: short pieces hash in a few cycles.
-func memoHash(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint32(s[i])) * 16777619
-	}
-	return h ^ h>>15
-}
-
-// pairsOf returns the ranks of the two-byte tokens, by their bytes: the
-// first merges of every piece look them up.
-func pairsOf(ranks map[string]uint32) *[1 << 16]uint32 {
-	var p [1 << 16]uint32
-	for i := range p {
-		p[i] = noRank
-	}
-	for tok, r := range ranks {
-		if len(tok) == 2 {
-			p[uint16(tok[0])<<8|uint16(tok[1])] = r
-		}
-	}
-	return &p
 }
 
 // count returns the number of tokens in s.
@@ -136,11 +81,19 @@ func (t *tokenizer) count(s string) int {
 		}
 		piece := s[i:e]
 		i = e
+		switch {
+		case len(piece) == 1:
+			n++ // every byte is a token
+			continue
+		case len(piece) == 2:
+			n += 1 + int(t.ranks.pairs[uint16(piece[0])<<8|uint16(piece[1])]/noRank)
+			continue
+		}
 		if m == nil || len(piece) > memoPiece {
 			n += t.pieceTokens(piece)
 			continue
 		}
-		slot := &m.entries[memoHash(piece)&(memoSize-1)]
+		slot := &m.entries[rankHash(piece)&(memoSize-1)]
 		if int(slot.len) == len(piece) && string(slot.piece[:slot.len]) == piece {
 			n += int(slot.count)
 			continue
@@ -171,15 +124,7 @@ const mergeHeapThreshold = 96
 
 const noRank = math.MaxUint32
 
-func (t *tokenizer) rank(piece string) uint32 {
-	if len(piece) == 2 {
-		return t.pairs[uint16(piece[0])<<8|uint16(piece[1])]
-	}
-	if r, ok := t.ranks[piece]; ok {
-		return r
-	}
-	return noRank
-}
+func (t *tokenizer) rank(piece string) uint32 { return t.ranks.rank(piece) }
 
 // mergeScan repeatedly merges the leftmost pair of parts with the lowest
 // rank, found by a linear scan: O(n²), without allocating.
