@@ -38,7 +38,8 @@ const (
 // NewCounter returns the counter for an encoding: an [*Exact] counter
 // for o200k_base and cl100k_base, an [Estimator] for "estimate". Building
 // an exact counter loads its vocabulary, embedded in the binary (no
-// network), once per process; that takes about a tenth of a second.
+// network), and builds its tables once per process; that takes about
+// two tenths of a second.
 func NewCounter(e Encoding) (Counter, error) {
 	switch e {
 	case O200kBase, Cl100kBase:
@@ -49,11 +50,13 @@ func NewCounter(e Encoding) (Counter, error) {
 	return nil, fmt.Errorf("budget: new counter: unknown encoding %q (want %s, %s or %s)", e, O200kBase, Cl100kBase, Estimated)
 }
 
-// Exact counts tokens exactly as an OpenAI tokenizer does — as
+// Exact counts tokens as an OpenAI tokenizer does: exactly as
 // github.com/tiktoken-go/tokenizer counts them, whose vocabularies it
 // reads, with a pre-tokenizer written by hand in place of the library's
-// regular expression (about 20 times faster, docs/benchmarks.md). It is
-// safe for concurrent use.
+// regular expression (11 to 28 times faster on English, JSON and code;
+// docs/benchmarks.md, which also names the two corner cases where the
+// library, and so Exact, differs from OpenAI's own tokenizer). It is safe
+// for concurrent use.
 type Exact struct {
 	enc Encoding
 	tok *tokenizer

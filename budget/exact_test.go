@@ -2,6 +2,7 @@ package budget
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -201,4 +202,31 @@ func TestSplitEveryClass(t *testing.T) {
 		}
 	}
 	flush()
+}
+
+// TestExactConcurrent counts from many goroutines at once, as the
+// executor's parallel calls do: each count takes its own memo (run it
+// with -race).
+func TestExactConcurrent(t *testing.T) {
+	ex, err := NewExact(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := corpus(t)
+	want := make([]int, len(texts))
+	for i, s := range texts {
+		want[i] = ex.Count(s.text)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 20 {
+				i := (g + k) % len(texts)
+				if got := ex.Count(texts[i].text); got != want[i] {
+					t.Errorf("Count(%s) from goroutine %d = %d, want %d", texts[i].name, g, got, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
