@@ -89,10 +89,46 @@ func inBitmap(r rune, lo, hi uint64) bool {
 // planes are looked up in the Unicode tables.
 type classes [0x10000]uint8
 
+// newClasses builds the table from the Unicode range tables rather than
+// rune by rune (TestClasses holds it to classOf for every rune).
 func newClasses() *classes {
 	var t classes
-	for r := range rune(len(t)) {
+	for r := range rune(256) {
 		t[r] = classOf(r)
+	}
+	set := func(tab *unicode.RangeTable, c uint8) {
+		for _, g := range tab.R16 {
+			for r := int(g.Lo); r <= int(g.Hi); r += int(g.Stride) {
+				if r >= 256 {
+					t[r] |= c
+				}
+			}
+		}
+		for _, g := range tab.R32 {
+			for r := g.Lo; r <= g.Hi && r < uint32(len(t)); r += g.Stride {
+				if r >= 256 {
+					t[r] |= c
+				}
+			}
+		}
+	}
+	for _, x := range []struct {
+		tab *unicode.RangeTable
+		c   uint8
+	}{
+		{unicode.Lu, cUpper}, {unicode.Lt, cUpper}, {unicode.Ll, cLower},
+		{unicode.Lm, cUpper | cLower}, {unicode.Lo, cUpper | cLower}, {unicode.M, cUpper | cLower},
+		{unicode.L, cLetter}, {unicode.N, cDigit}, {unicode.White_Space, cSpace},
+	} {
+		set(x.tab, x.c)
+	}
+	for r := 256; r < len(t); r++ {
+		if t[r]&(cLetter|cDigit) == 0 {
+			t[r] |= cPrefix
+			if t[r]&cSpace == 0 {
+				t[r] |= cPunct
+			}
+		}
 	}
 	return &t
 }
