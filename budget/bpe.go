@@ -82,11 +82,14 @@ func (t *tokenizer) count(s string) int {
 		piece := s[i:e]
 		i = e
 		switch {
-		case len(piece) == 1:
-			n++ // every byte is a token
+		case len(piece) == 1: // every byte is a token
+			n++
 			continue
-		case len(piece) == 2:
-			n += 1 + int(t.ranks.pairs[uint16(piece[0])<<8|uint16(piece[1])]/noRank)
+		case len(piece) == 2: // a token, else its two bytes
+			n++
+			if t.ranks.pairs[uint16(piece[0])<<8|uint16(piece[1])] == noRank {
+				n++
+			}
 			continue
 		}
 		if m == nil || len(piece) > memoPiece {
@@ -110,7 +113,7 @@ func (t *tokenizer) count(s string) int {
 // into: the library's mergePairs, counting only.
 func (t *tokenizer) pieceTokens(piece string) int {
 	if len(piece) == 1 || t.rank(piece) != noRank {
-		return 1 // every byte is a token
+		return 1 // a byte, or a token of the vocabulary
 	}
 	if len(piece) < mergeHeapThreshold {
 		return t.mergeScan(piece)
