@@ -2,9 +2,11 @@ package budget
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/tiktoken-go/tokenizer/codec"
 	"github.com/toolwire/toolwire/internal/benchcpu"
 	"github.com/toolwire/toolwire/internal/orders"
 )
@@ -116,16 +118,38 @@ func TestExactCount(t *testing.T) {
 	}
 }
 
+// BenchmarkCount measures counting throughput: the exact counters
+// against the library they match (tiktoken-go's codec, whose regular
+// expression pre-tokenizer they replace) and the estimator, in one run.
 func BenchmarkCount(b *testing.B) {
 	texts := corpus(b)
-	exact, err := NewExact(O200kBase)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range []struct {
+	var ctrs []struct {
 		name string
 		ctr  Counter
-	}{{"exact-o200k", exact}, {"estimator", Estimator{}}} {
+	}
+	for _, r := range references(b) {
+		name := strings.TrimSuffix(string(r.enc), "_base")
+		cold := *r.ours.tok
+		cold.memos = nil // every piece looked up in the ranks
+		ctrs = append(ctrs,
+			struct {
+				name string
+				ctr  Counter
+			}{"exact-" + name, r.ours},
+			struct {
+				name string
+				ctr  Counter
+			}{"exact-nomemo-" + name, &Exact{enc: r.enc, tok: &cold}},
+			struct {
+				name string
+				ctr  Counter
+			}{"library-" + name, libraryCounter{r.codec}})
+	}
+	ctrs = append(ctrs, struct {
+		name string
+		ctr  Counter
+	}{"estimator", Estimator{}})
+	for _, c := range ctrs {
 		for _, s := range texts {
 			b.Run(c.name+"/"+s.name, func(b *testing.B) {
 				b.SetBytes(int64(len(s.text)))
@@ -133,4 +157,13 @@ func BenchmarkCount(b *testing.B) {
 			})
 		}
 	}
+}
+
+// libraryCounter counts with the library alone, as Exact did before it
+// had its own pre-tokenizer.
+type libraryCounter struct{ c *codec.Codec }
+
+func (l libraryCounter) Count(s string) int {
+	n, _ := l.c.Count(s)
+	return n
 }

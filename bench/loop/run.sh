@@ -11,6 +11,9 @@
 # (default 3 runs each, not streamed; "stream" streams the answers).
 # ESTIMATE=1 adds a run of toolwire counting tokens with the calibrated
 # estimator instead of the exact o200k tokenizer (Config.Counter).
+# BEFORE=<commit> adds a run of toolwire built from that commit (label
+# "<scenario>-before"), so that a change is measured before and after in
+# one run, on the same machine state.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${1:-3}
@@ -20,15 +23,23 @@ trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/loop" ./bench/loop
 go build -o "$bin/floor" ./bench/loop/floor
 go build -o "$bin/server" ./bench/loop/server
+if [ -n "${BEFORE:-}" ]; then
+  mkdir "$bin/src"
+  git archive "$BEFORE" | tar -x -C "$bin/src"
+  (cd "$bin/src" && go build -o "$bin/loop-before" ./bench/loop)
+fi
 flags=()
 [ "$stream" = stream ] && flags+=(--stream)
 
 run() { # scenario peer rounds calls records
   local scenario=$1 peer=$2 rounds=$3 calls=$4 records=$5
-  "$bin/server" --rounds "$rounds" --calls "$calls" > "$bin/url" &
+  # A new file each run: a stale URL from the last server would race
+  # the new server's first line.
+  local uf; uf=$(mktemp -p "$bin")
+  "$bin/server" --rounds "$rounds" --calls "$calls" > "$uf" &
   local spid=$!
-  for _ in $(seq 50); do [ -s "$bin/url" ] && break; sleep 0.1; done
-  local url; url=$(head -1 "$bin/url")
+  for _ in $(seq 50); do [ -s "$uf" ] && break; sleep 0.1; done
+  local url; url=$(head -1 "$uf")
   local line
   line=$(/usr/bin/time -f '%U %S %M' -o "$bin/time" "$bin/$peer" --url "$url" --records "$records" \
     --expect-rounds "$rounds" --expect-calls $((rounds * calls)) --max-rounds $((rounds + 5)) --label "$scenario" "${flags[@]}")
@@ -47,6 +58,9 @@ for scenario in a b; do
     for peer in floor loop; do
       run "$scenario" "$peer" "$rounds" "$calls" "$records"
     done
+    if [ -n "${BEFORE:-}" ]; then
+      run "$scenario-before" loop-before "$rounds" "$calls" "$records"
+    fi
     if [ -n "${ESTIMATE:-}" ]; then
       LOOP_COUNTER=estimate run "$scenario-estimate" loop "$rounds" "$calls" "$records"
     fi
