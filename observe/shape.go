@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -770,6 +771,13 @@ func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
 		env.Meta.Level = LevelHead
 		defer func() { env.Meta.Level = "" }()
 	}
+	// What fits must not depend on how long the call took: while
+	// choosing, a shorter call is measured as if it took
+	// durationStandIn, as many digits as any call under 100 s has.
+	if d := env.Meta.Duration; !exact && d > 0 && d < durationStandIn {
+		env.Meta.Duration = durationStandIn
+		defer func() { env.Meta.Duration = d }()
+	}
 	guess := j.budget
 	if exact && j.last > 0 {
 		guess = j.last // usually the envelope measured last
@@ -799,6 +807,10 @@ func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
 	j.last = n
 	return n, b
 }
+
+// durationStandIn is the call duration measure renders in place of a
+// shorter one.
+const durationStandIn = 99_999 * time.Millisecond
 
 // count counts the tokens of env rendered as it is.
 func (j *job) count(env Envelope) int {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/golden"
@@ -152,5 +153,35 @@ func TestShapeGolden(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join("testdata", "shape", tc.name+".txtar"), []byte(b.String()))
 		})
+	}
+}
+
+// TestShapeIgnoresDuration holds that how many records a result keeps
+// does not depend on how long its call took (a 3 ms call and a 40 s one
+// render "duration_ms" with different widths).
+func TestShapeIgnoresDuration(t *testing.T) {
+	ctr := exact(t)
+	orders := dataSet(t, "orders-30000.json")
+	var kept []int
+	// At a budget of 1,015 tokens the 3 ms call's one narrower number
+	// used to let one more record in.
+	for _, d := range []time.Duration{3 * time.Millisecond, 850 * time.Millisecond, 40 * time.Second} {
+		sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := observe.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders))
+		env.Meta.Duration = d
+		out, err := sh.Shape(context.Background(), env, observe.Request{Tool: "search_orders", Budget: 1015})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Report.TokensAfter > out.Report.Budget {
+			t.Errorf("duration %v: %d tokens, over the budget of %d", d, out.Report.TokensAfter, out.Report.Budget)
+		}
+		kept = append(kept, out.Report.Kept)
+	}
+	if kept[0] != kept[1] || kept[1] != kept[2] {
+		t.Errorf("records kept for calls of 3 ms, 850 ms, 40 s = %v, want the same", kept)
 	}
 }
