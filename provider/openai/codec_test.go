@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -27,11 +28,11 @@ type decoded struct {
 	messages  []llm.Message
 	tools     []llm.ToolSpec
 	wire      []transcript.Violation
-	unmodeled []transcript.Warning
-	encode    func() ([]byte, []transcript.Warning, error)
+	unmodeled []provider.Warning
+	encode    func() ([]byte, []provider.Warning, error)
 }
 
-func encodeDecoded(d decoded) ([]byte, []transcript.Warning, error) { return d.encode() }
+func encodeDecoded(d decoded) ([]byte, []provider.Warning, error) { return d.encode() }
 
 var codecs = []testCodec{
 	{"chat", codectest.Codec[decoded]{Encode: encodeDecoded, Decode: func(b []byte) (decoded, error) {
@@ -39,14 +40,14 @@ var codecs = []testCodec{
 		if err != nil {
 			return decoded{}, err
 		}
-		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeChat(r) }}, nil
+		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []provider.Warning, error) { return EncodeChat(r) }}, nil
 	}}},
 	{"responses", codectest.Codec[decoded]{Encode: encodeDecoded, Decode: func(b []byte) (decoded, error) {
 		r, err := DecodeResponses(b)
 		if err != nil {
 			return decoded{}, err
 		}
-		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeResponses(r) }}, nil
+		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []provider.Warning, error) { return EncodeResponses(r) }}, nil
 	}}},
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -28,7 +29,7 @@ import (
 // its request type R.
 type Codec[R any] struct {
 	Decode func(body []byte) (R, error)
-	Encode func(r R) ([]byte, []transcript.Warning, error)
+	Encode func(r R) ([]byte, []provider.Warning, error)
 }
 
 // Compact returns b without white space outside strings.
@@ -45,7 +46,7 @@ func Compact(t testing.TB, b []byte) []byte {
 // the file compacted, without warnings, and checks render's account of the
 // decoded request against the golden file testdata/golden/NAME.txt, where
 // NAME is the file's base name without its extension.
-func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *testing.T, r R, enc []byte, warns []transcript.Warning) []byte) {
+func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *testing.T, r R, enc []byte, warns []provider.Warning) []byte) {
 	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no test bodies match %s: %v", glob, err)
@@ -84,9 +85,9 @@ type Account struct {
 	Flags     string   // such as "bare=false"
 	Fields    []string // one "key: value" line per top-level field
 	Wire      []transcript.Violation
-	Unmodeled []transcript.Warning
+	Unmodeled []provider.Warning
 	Encoded   []byte
-	Warnings  []transcript.Warning
+	Warnings  []provider.Warning
 }
 
 // Render writes a for a golden file: the messages as indented llm JSON,
