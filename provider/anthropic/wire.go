@@ -5,10 +5,10 @@ import (
 	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
-// The wire shapes the codec reads and writes: what Decode keeps of a body
-// beyond the exported fields of a Request, so that Encode writes back what
-// did not change with its bytes. Every raw value is the body's own bytes,
-// compact (see codec.Reader).
+// What the Anthropic codec keeps of a Messages body beyond the exported
+// fields of a Request: each content block and tool with its bytes in the
+// body (compact, see codec.Reader) and the fields the llm form does not
+// model, so that Encode writes back what did not change as it was.
 
 // source is what Decode saw beyond the exported fields.
 type source struct {

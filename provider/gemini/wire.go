@@ -5,10 +5,12 @@ import (
 	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
-// The wire shapes the codec reads and writes: what Decode keeps of a body
-// beyond the exported fields of a Request, so that Encode writes back what
-// did not change with its bytes. Every raw value is the body's own bytes,
-// compact (see codec.Reader).
+// What the Gemini codec keeps of a generateContent body beyond the exported
+// fields of a Request: each content's parts, tools and function
+// declarations with their bytes in the body (compact, see codec.Reader),
+// and how the body spelled what Google's parser reads more than one way
+// (one object for an array, snake_case names), so that Encode writes back
+// what did not change as it was.
 
 // source is what Decode saw beyond the exported fields.
 type source struct {

@@ -261,33 +261,12 @@ func (r *Reader) Str() (string, error) {
 // leaves is skipped). [Reader.Span] then returns the object's bytes. The
 // next value must be an object.
 func (r *Reader) Object(each func(name string) error) error {
-	depth := r.d.StackDepth()
-	if _, err := r.read(); err != nil {
-		return err
-	}
-	start := r.end - 1
-	for r.d.PeekKind() != '}' {
+	return r.container('}', func(int) (step, error) {
 		if _, err := r.read(); err != nil {
-			return err
+			return step{}, err
 		}
-		name := r.name(r.last)
-		r.stack = append(r.stack, step{key: name, index: -1})
-		err := each(name)
-		if err == nil {
-			if _, n := r.d.StackIndex(depth + 1); r.d.StackDepth() == depth+1 && n%2 == 1 {
-				err = r.Skip()
-			}
-		}
-		r.stack = r.stack[:len(r.stack)-1]
-		if err != nil {
-			return err
-		}
-	}
-	if _, err := r.read(); err != nil {
-		return err
-	}
-	r.start = start
-	return nil
+		return step{key: r.name(r.last), index: -1}, nil
+	}, func(s step) error { return each(s.key) })
 }
 
 // Array reads an array element by element: each is called with the
@@ -295,16 +274,31 @@ func (r *Reader) Object(each func(name string) error) error {
 // element it leaves is skipped). [Reader.Span] then returns the array's
 // bytes. The next value must be an array.
 func (r *Reader) Array(each func(i int) error) error {
+	return r.container(']', func(i int) (step, error) {
+		return step{index: i}, nil
+	}, func(s step) error { return each(s.index) })
+}
+
+// container reads the object or array that close ends: for each member or
+// element, next reads what comes before its value (a member's name) and
+// returns its step of the path, and each reads the value with that step on
+// the path, or leaves it to be skipped.
+func (r *Reader) container(close jsontext.Kind, next func(i int) (step, error), each func(step) error) error {
 	depth := r.d.StackDepth()
 	if _, err := r.read(); err != nil {
 		return err
 	}
 	start := r.end - 1
-	for i := 0; r.d.PeekKind() != ']'; i++ {
-		r.stack = append(r.stack, step{index: i})
-		err := each(i)
+	for i := 0; r.d.PeekKind() != close; i++ {
+		s, err := next(i)
+		if err != nil {
+			return err
+		}
+		_, before := r.d.StackIndex(depth + 1)
+		r.stack = append(r.stack, s)
+		err = each(s)
 		if err == nil {
-			if _, n := r.d.StackIndex(depth + 1); r.d.StackDepth() == depth+1 && n == int64(i) {
+			if _, n := r.d.StackIndex(depth + 1); r.d.StackDepth() == depth+1 && n == before {
 				err = r.Skip()
 			}
 		}
