@@ -701,7 +701,7 @@ func (d *chatDecoder) assistant(x int32, m *chatMsg, path string, i int) {
 		input := callInput(c.args)
 		if c.typ == "custom" {
 			d.note(cp, "a custom tool call is read as a call whose input is its text as a JSON string")
-			input, _ = llm.AppendJSONString(nil, c.args)
+			input = codec.AppendString(nil, c.args)
 		}
 		d.add(x, block{part: llm.ToolCall{ID: c.id, Name: c.name, Input: input}, node: c.node, kind: bCall})
 		d.names[c.id] = c.name

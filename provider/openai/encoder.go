@@ -439,7 +439,7 @@ func imageProblem(img llm.Image) string {
 // appendDataURL appends the data URL of inline bytes, as a JSON string.
 func appendDataURL(dst []byte, mediaType string, data []byte) []byte {
 	dst = append(dst, `"data:`...)
-	s, _ := llm.AppendJSONString(nil, mediaType+";base64,")
+	s := codec.AppendString(nil, mediaType+";base64,")
 	dst = append(dst, s[1:len(s)-1]...)
 	dst = base64.StdEncoding.AppendEncode(dst, data)
 	return append(dst, '"')

@@ -678,7 +678,7 @@ func (d *rsDecoder) call(rd *codec.Reader, n []byte, it *rsItem, path string) (i
 	input := callInput(it.args)
 	if it.typ == "custom_tool_call" {
 		d.note(path, "a custom tool call is read as a call whose input is its text as a JSON string")
-		input, _ = llm.AppendJSONString(nil, it.args)
+		input = codec.AppendString(nil, it.args)
 	}
 	x := d.begin(n, llm.RoleAssistant)
 	d.add(x, block{part: llm.ToolCall{ID: it.callID, Name: it.name, Input: input, ItemID: it.id}, node: n, kind: bWhole})
