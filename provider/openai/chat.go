@@ -98,11 +98,15 @@ func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(pat
 // lists the others. Errors are for bodies that are not Chat Completions
 // requests at all (wrong types, missing ids, invalid JSON). The request
 // does not alias body.
-func DecodeChat(body []byte) (*ChatRequest, error) {
+func DecodeChat(body []byte) (*ChatRequest, error) { return DecodeChatShared(bytes.Clone(body)) }
+
+// DecodeChatShared is [DecodeChat] for a caller that keeps body unchanged
+// while the request is in use: the request aliases body rather than a
+// copy of it, which saves the size of the body in memory.
+func DecodeChatShared(body []byte) (*ChatRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return nil, decodeError("", errors.New("empty input: want a Chat Completions request body or a messages array"))
 	}
-	body = bytes.Clone(body)
 	req := &ChatRequest{decoded: true, src: &source{size: len(body)}}
 	d := &chatDecoder{decoder: decoder{src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
 		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Chat Completions", elemName: "message"}, req: req}

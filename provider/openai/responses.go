@@ -132,10 +132,16 @@ func (r *ResponsesRequest) ReasoningEffort() string {
 // is not JSON the line, the column and the byte offset. The request does
 // not alias body.
 func DecodeResponses(body []byte) (*ResponsesRequest, error) {
+	return DecodeResponsesShared(bytes.Clone(body))
+}
+
+// DecodeResponsesShared is [DecodeResponses] for a caller that keeps body unchanged
+// while the request is in use: the request aliases body rather than a
+// copy of it, which saves the size of the body in memory.
+func DecodeResponsesShared(body []byte) (*ResponsesRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return nil, decodeError("", errors.New("empty input: want a Responses request body or an input array"))
 	}
-	body = bytes.Clone(body)
 	req := &ResponsesRequest{decoded: true, src: &source{size: len(body)}}
 	d := &rsDecoder{decoder: decoder{src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
 		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Responses", elemName: "item"},

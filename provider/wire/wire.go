@@ -76,13 +76,13 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 	var c codecBody
 	switch d {
 	case transcript.OpenAIChat:
-		r, err := openai.DecodeChat(data)
+		r, err := openai.DecodeChatShared(data)
 		if err != nil {
 			return nil, err
 		}
 		c = chatBody{r}
 	case transcript.OpenAIResponses:
-		r, err := openai.DecodeResponses(data)
+		r, err := openai.DecodeResponsesShared(data)
 		if err != nil {
 			return nil, err
 		}
