@@ -252,3 +252,25 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCompact(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{"a":[1,2],"b":"x y\t"}`, true},
+		{`{"a": 1}`, false},
+		{`["a\"", 1]`, false},
+		{`["a\\", 1]`, false},
+		{`["a\\"]`, true},
+		{`["a\\\" ",1]`, true},
+		{"[1,\n2]", false},
+		{`"  "`, true},
+		{`{}`, true},
+	}
+	for _, tt := range tests {
+		if got := isCompact([]byte(tt.in)); got != tt.want {
+			t.Errorf("isCompact(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

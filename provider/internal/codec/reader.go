@@ -119,11 +119,17 @@ func (r *Reader) read() (jsontext.Kind, error) {
 	}
 	end := r.d.InputOffset()
 	start := end - n
+	r.space(start)
+	r.last, r.end = r.src[start:end], end
+	return k, nil
+}
+
+// space notes white space between the token read last and the one at
+// start.
+func (r *Reader) space(start int64) {
 	if gap := start - r.end; gap > 1 || gap == 1 && r.src[r.end] != ',' && r.src[r.end] != ':' {
 		r.ws = start
 	}
-	r.last, r.end = r.src[start:end], end
-	return k, nil
 }
 
 // syntax returns the error of reading invalid JSON.
@@ -214,24 +220,63 @@ func compacted(v []byte) []byte {
 }
 
 // raw reads the next value whole and returns its bytes as the body has
-// them, and whether they are compact.
+// them, and whether they are compact. An array or object is read in one
+// call of the decoder (which checks all of it) and then scanned for white
+// space, rather than token by token.
 func (r *Reader) raw() (v []byte, compact bool, err error) {
-	depth := r.d.StackDepth()
-	k, err := r.read()
-	if err != nil {
-		return nil, false, err
-	}
-	if k != '{' && k != '[' {
-		return r.last, true, nil
-	}
-	start := r.end - 1
-	for r.d.StackDepth() > depth {
+	if k := r.d.PeekKind(); k != '{' && k != '[' {
 		if _, err := r.read(); err != nil {
 			return nil, false, err
 		}
+		return r.last, true, nil
 	}
-	r.start = start
-	return r.src[start:r.end], r.ws <= start, nil
+	val, err := r.d.ReadValue()
+	if err != nil {
+		return nil, false, r.syntax(err)
+	}
+	end := r.d.InputOffset()
+	start := end - int64(len(val))
+	r.space(start)
+	v = r.src[start:end]
+	compact = isCompact(v)
+	if !compact {
+		r.ws = start + 1 // the containers around v are not compact either
+	}
+	r.last, r.end, r.start = v, end, start
+	return v, compact, nil
+}
+
+// isCompact reports whether v, a valid JSON value, has no white space
+// outside its strings.
+func isCompact(v []byte) bool {
+	for len(v) > 0 {
+		q := bytes.IndexByte(v, '"')
+		if q < 0 {
+			q = len(v)
+		}
+		if bytes.ContainsAny(v[:q], " \t\r\n") {
+			return false
+		}
+		if q == len(v) {
+			return true
+		}
+		v = v[q+1:]
+		for { // to the end of the string
+			e := bytes.IndexByte(v, '"')
+			if e < 0 {
+				return true
+			}
+			n := 0 // the backslashes before the quote
+			for n < e && v[e-1-n] == '\\' {
+				n++
+			}
+			v = v[e+1:]
+			if n%2 == 0 {
+				break
+			}
+		}
+	}
+	return true
 }
 
 // Skip reads the next value and drops it.
@@ -385,7 +430,7 @@ func (r *Reader) name(raw []byte) string {
 			return s
 		}
 		s := string(inner)
-		if len(r.names) < 1024 {
+		if r.names != nil && len(r.names) < 1024 {
 			r.names[s] = s
 		}
 		return s
@@ -541,7 +586,7 @@ func Members(v []byte) []Member {
 	if jsontext.Value(v).Kind() != '{' {
 		return nil
 	}
-	r := &Reader{op: "codec", opts: compactOpts, names: make(map[string]string)}
+	r := &Reader{op: "codec", opts: compactOpts}
 	r.reset(v)
 	o, err := r.ReadObject()
 	if err != nil {
