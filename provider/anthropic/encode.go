@@ -43,13 +43,7 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	if r.src == nil {
 		e.ids = codec.PlanIDs(r.Messages, idRules())
 	}
-	size := 64
-	for _, m := range src.msgs {
-		size += len(m.Raw) + 1
-	}
-	// Room for what a repair adds, so that a large body is not copied
-	// into a larger buffer at the end.
-	dst := make([]byte, 0, size+size/16)
+	dst := codec.Buffer(src.msgs)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)

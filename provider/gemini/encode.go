@@ -34,13 +34,7 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	}
 	e := &encoder{r: r, src: src, names: make(map[string]string), lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
 		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
-	size := 64
-	for _, m := range src.msgs {
-		size += len(m.Raw) + 1
-	}
-	// Room for what a repair adds, so that a large body is not copied
-	// into a larger buffer at the end.
-	dst := make([]byte, 0, size+size/16)
+	dst := codec.Buffer(src.msgs)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)
