@@ -399,8 +399,7 @@ func (d *chatDecoder) part(rd *codec.Reader) (chatPart, error) {
 	if rd.Kind() != '{' {
 		return p, rd.Want("an object")
 	}
-	var err error
-	err = rd.Object(func(key string) error {
+	err := rd.Object(func(key string) error {
 		switch key {
 		case "type":
 			var err error
@@ -618,8 +617,7 @@ func (d *chatDecoder) toolCall(rd *codec.Reader) (chatCall, error) {
 		})
 		return err
 	}
-	var err error
-	err = rd.Object(func(key string) error {
+	err := rd.Object(func(key string) error {
 		var err error
 		switch key {
 		case "id":
