@@ -93,22 +93,19 @@ func dump(t *testing.T, d decoded) []byte {
 // nothing.
 func TestGolden(t *testing.T) {
 	for _, c := range codecs {
-		files, err := filepath.Glob(filepath.Join("testdata", c.name, "*.json"))
+		files, err := filepath.Glob(filepath.Join("testdata", c.name, "*.txtar"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no test bodies for %s: %v", c.name, err)
 		}
 		for _, file := range files {
-			name := c.name + "/" + strings.TrimSuffix(filepath.Base(file), ".json")
+			name := c.name + "/" + strings.TrimSuffix(filepath.Base(file), ".txtar")
 			t.Run(name, func(t *testing.T) {
-				body, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
+				body := testBody(t, name)
 				d, err := c.Decode(body)
 				if err != nil {
 					t.Fatalf("decode(%s) error: %v", file, err)
 				}
-				golden.Check(t, strings.TrimSuffix(file, ".json")+".golden", dump(t, d))
+				golden.CheckFile(t, file, "golden", dump(t, d))
 				checkStable(t, c, body)
 			})
 		}
@@ -192,4 +189,19 @@ func expressible(dialect string, msgs []llm.Message) bool {
 		}
 	}
 	return true
+}
+
+// testBody returns the input body of the test case archive
+// testdata/NAME.txtar ("chat/bare"): its input.json.
+func testBody(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, ok := golden.ParseArchive(data).Get("input.json")
+	if !ok {
+		t.Fatalf("testdata/%s.txtar has no input.json", name)
+	}
+	return in
 }

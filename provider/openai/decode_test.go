@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -141,13 +139,7 @@ func TestDecodeResponsesOpaqueShapes(t *testing.T) {
 }
 
 func TestBodyPath(t *testing.T) {
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(name string) []byte { return testBody(t, strings.TrimSuffix(name, ".json")) }
 	chat, err := DecodeChat(read("chat/unmodeled.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -321,11 +320,7 @@ func TestEncodeNil(t *testing.T) {
 // TestEncodeConcurrently encodes one decoded request from several
 // goroutines (run with -race): encoding must not touch shared state.
 func TestEncodeConcurrently(t *testing.T) {
-	b, err := os.ReadFile("testdata/responses/opaque_items.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := DecodeResponses(b)
+	r, err := DecodeResponses(testBody(t, "responses/opaque_items"))
 	if err != nil {
 		t.Fatal(err)
 	}

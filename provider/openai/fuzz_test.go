@@ -14,11 +14,11 @@ import (
 // corpus, besides the committed one under testdata/fuzz/.
 
 func FuzzDecodeChat(f *testing.F) {
-	codectest.Fuzz[decoded, *llm.DecodeError](f, codecs[0].Codec, "testdata/chat/*.json",
+	codectest.Fuzz[decoded, *llm.DecodeError](f, codecs[0].Codec, "testdata/chat/*.txtar",
 		func(t *testing.T, cy codectest.Cycle[decoded]) { checkCycle(t, "chat", cy) })
 }
 
 func FuzzDecodeResponses(f *testing.F) {
-	codectest.Fuzz[decoded, *llm.DecodeError](f, codecs[1].Codec, "testdata/responses/*.json",
+	codectest.Fuzz[decoded, *llm.DecodeError](f, codecs[1].Codec, "testdata/responses/*.txtar",
 		func(t *testing.T, cy codectest.Cycle[decoded]) { checkCycle(t, "responses", cy) })
 }

@@ -176,7 +176,8 @@ func StableBodies[R any](t *testing.T, c Codec[R], bodies ...string) {
 }
 
 // Seed adds every file that matches glob to the fuzz corpus, besides the
-// committed corpus under testdata/fuzz/.
+// committed corpus under testdata/fuzz/; of a test case archive (.txtar),
+// its input.json.
 func Seed(f *testing.F, glob string) {
 	files, err := filepath.Glob(glob)
 	if err != nil {
@@ -186,6 +187,13 @@ func Seed(f *testing.F, glob string) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
+		}
+		if strings.HasSuffix(file, ".txtar") {
+			in, ok := golden.ParseArchive(b).Get("input.json")
+			if !ok {
+				f.Fatalf("%s has no input.json", file)
+			}
+			b = in
 		}
 		f.Add(b)
 	}
