@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,17 +35,14 @@ func render(t *testing.T, r *Request, enc []byte, warns []provider.Warning) []by
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.json", render)
+	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.txtar", render)
 }
 
 // TestEditedRoundTrip changes decoded messages the way transcript.Repair
 // does and checks that what the llm form does not hold (cache_control,
 // citations, key order, string content) stays with its part.
 func TestEditedRoundTrip(t *testing.T) {
-	in, err := os.ReadFile("testdata/roundtrip/system_blocks_server_tools.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := codectest.Input(t, "testdata/roundtrip/system_blocks_server_tools.txtar")
 	r, err := Decode(in)
 	if err != nil {
 		t.Fatal(err)

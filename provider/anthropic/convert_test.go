@@ -63,7 +63,7 @@ func TestConvert(t *testing.T) {
 	for _, w := range warns {
 		fmt.Fprintf(&b, "%s\n", w)
 	}
-	golden.Check(t, filepath.Join("testdata", "golden", "convert_from_openai.txt"), b.Bytes())
+	golden.CheckFile(t, filepath.Join("testdata", "convert_from_openai.txtar"), "golden", b.Bytes())
 
 	// Every id is valid, and every result answers the call before it.
 	back, err := Decode(enc)

@@ -11,5 +11,5 @@ import (
 // *DecodeError, that whatever it accepts Encode can write, and that
 // encode(decode(x)) is a fixed point after one cycle.
 func FuzzDecode(f *testing.F) {
-	codectest.Fuzz[*Request, *llm.DecodeError](f, tested, "testdata/roundtrip/*.json", nil)
+	codectest.Fuzz[*Request, *llm.DecodeError](f, tested, "testdata/roundtrip/*.txtar", nil)
 }

@@ -3,7 +3,6 @@ package gemini
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
@@ -32,16 +31,13 @@ func render(t *testing.T, r *Request, enc []byte, warns []provider.Warning) []by
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.json", render)
+	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.txtar", render)
 }
 
 // TestEditedRoundTrip edits decoded messages the way transcript.Repair does
 // and checks that thought signatures and part fields stay with their parts.
 func TestEditedRoundTrip(t *testing.T) {
-	in, err := os.ReadFile("testdata/roundtrip/parallel_thought_signatures.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := codectest.Input(t, "testdata/roundtrip/parallel_thought_signatures.txtar")
 	r, err := Decode(in)
 	if err != nil {
 		t.Fatal(err)

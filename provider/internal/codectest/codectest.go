@@ -42,10 +42,24 @@ func Compact(t testing.TB, b []byte) []byte {
 	return buf.Bytes()
 }
 
-// RoundTrip decodes each file that matches glob, wants the encoding to be
-// the file compacted, without warnings, and checks render's account of the
-// decoded request against the golden file testdata/golden/NAME.txt, where
-// NAME is the file's base name without its extension.
+// Input returns the input.json of the test case archive at path.
+func Input(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, ok := golden.ParseArchive(data).Get("input.json")
+	if !ok {
+		t.Fatalf("%s has no input.json", path)
+	}
+	return in
+}
+
+// RoundTrip decodes the input.json of each test case archive that matches
+// glob, wants the encoding to be that input compacted, without warnings,
+// and checks render's account of the decoded request against the
+// archive's golden file.
 func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *testing.T, r R, enc []byte, warns []provider.Warning) []byte) {
 	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
@@ -54,10 +68,7 @@ func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *test
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		t.Run(name, func(t *testing.T) {
-			in, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := Input(t, file)
 			r, err := c.Decode(in)
 			if err != nil {
 				t.Fatalf("Decode(%s) error: %v", file, err)
@@ -72,7 +83,7 @@ func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *test
 			if len(warns) != 0 {
 				t.Errorf("Encode(Decode(%s)) warnings = %v, want none", file, warns)
 			}
-			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), render(t, r, enc, warns))
+			golden.CheckFile(t, file, "golden", render(t, r, enc, warns))
 		})
 	}
 }
