@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -192,16 +191,8 @@ func expressible(dialect string, msgs []llm.Message) bool {
 }
 
 // testBody returns the input body of the test case archive
-// testdata/NAME.txtar ("chat/bare"): its input.json.
+// testdata/NAME.txtar ("chat/bare").
 func testBody(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name+".txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, ok := golden.ParseArchive(data).Get("input.json")
-	if !ok {
-		t.Fatalf("testdata/%s.txtar has no input.json", name)
-	}
-	return in
+	return codectest.Input(t, filepath.Join("testdata", name+".txtar"))
 }
