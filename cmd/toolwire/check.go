@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -339,7 +340,7 @@ func jsonChanges(cs []transcript.Change) []changeJSON {
 	return out
 }
 
-func jsonWarnings(ws []transcript.Warning) []conversionWarning {
+func jsonWarnings(ws []provider.Warning) []conversionWarning {
 	var out []conversionWarning
 	for _, w := range ws {
 		out = append(out, conversionWarning{Path: w.Path, Message: w.Message})

@@ -43,7 +43,7 @@
 // server tool blocks, is still written back verbatim.)
 //
 // When the messages came from another dialect (a Request that [Decode] did
-// not make), [Encode] makes them valid for Anthropic and reports each change as a [transcript.Warning]: tool-call
+// not make), [Encode] makes them valid for Anthropic and reports each change as a [provider.Warning]: tool-call
 // ids outside ^[a-zA-Z0-9_-]+$ (ANT-ID-PATTERN) are rewritten, consistently in
 // the tool_use and its tool_result; an input that is not a JSON object is
 // wrapped as {"_raw": text}; reasoning from another provider and content
@@ -56,7 +56,7 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/provider/internal/codec"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -113,7 +113,7 @@ type Request struct {
 	// re-encoded as Anthropic; converting to another dialect loses it.
 	// Opaque blocks are not listed: they travel as [llm.Opaque], which
 	// other dialects drop with a warning.
-	Unmodeled []transcript.Warning
+	Unmodeled []provider.Warning
 
 	src *source
 }
@@ -169,30 +169,4 @@ type Field struct {
 	// Value is the field's JSON, or nil for a field written from the
 	// Request's own fields (system, messages, tools).
 	Value json.RawMessage
-}
-
-// source is what Decode saw beyond the exported fields.
-type source struct {
-	blocks  []block
-	msgs    []codec.Msg // one per decoded llm message
-	tools   []srcTool
-	leadSys int // leading llm system messages that came from top-level system (0 or 1)
-	roleSys int // role "system" messages at the start of the messages array (ANT-SYSTEM-ROLE)
-}
-
-// block is one decoded content block.
-type block struct {
-	part   llm.Part
-	raw    []byte         // the block, compact; for a string content, the string
-	extras []codec.Member // fields the part does not model, in order
-	inner  []block        // a tool_result's content blocks
-	str    bool           // raw is a message's (or tool_result's) string content
-	wasArr bool           // a tool_result whose content was an array
-}
-
-type srcTool struct {
-	raw    []byte
-	spec   llm.ToolSpec
-	extras []codec.Member
-	opaque bool // not a custom tool: written back verbatim
 }

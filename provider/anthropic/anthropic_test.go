@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -19,7 +19,7 @@ import (
 var tested = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
 
 // render prints a decoded request and its encoding for a golden file.
-func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
+func render(t *testing.T, r *Request, enc []byte, warns []provider.Warning) []byte {
 	t.Helper()
 	a := codectest.Account{Messages: r.Messages, Flags: fmt.Sprintf("thinking=%v bare=%v", r.Thinking, r.Bare),
 		Wire: r.Wire, Unmodeled: r.Unmodeled, Encoded: enc, Warnings: warns}
@@ -35,17 +35,14 @@ func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.json", render)
+	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.txtar", render)
 }
 
 // TestEditedRoundTrip changes decoded messages the way transcript.Repair
 // does and checks that what the llm form does not hold (cache_control,
 // citations, key order, string content) stays with its part.
 func TestEditedRoundTrip(t *testing.T) {
-	in, err := os.ReadFile("testdata/roundtrip/system_blocks_server_tools.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := codectest.Input(t, "testdata/roundtrip/system_blocks_server_tools.txtar")
 	r, err := Decode(in)
 	if err != nil {
 		t.Fatal(err)
@@ -109,10 +106,10 @@ func TestStable(t *testing.T) {
 // TestDecodeErrors checks that bad bodies get a specific error naming the
 // exact path.
 func TestDecodeErrors(t *testing.T) {
-	codectest.DecodeErrors[*Request, *DecodeError](t, tested, []struct{ Body, Want string }{
-		{``, `anthropic: invalid JSON at line 1, column 1: empty input`},
-		{`{"messages":[{"role":"user","content":"hi"}`, `anthropic: messages: invalid JSON at line 1, column 44: want ',' or ']' after an array element, found end of input`},
-		{`{"messages":[{"role":"user","content":[{"type":"text","text":"a}]}]}`, `anthropic: messages.0.content.0.text: invalid JSON at line 1, column 69: unterminated string`},
+	codectest.DecodeErrors[*Request, *llm.DecodeError](t, tested, []struct{ Body, Want string }{
+		{``, `anthropic: invalid JSON at line 1, column 1: empty input (at byte 0)`},
+		{`{"messages":[{"role":"user","content":"hi"}`, `anthropic: messages: invalid JSON at line 1, column 44: the input ends before the document does (at byte 43)`},
+		{`{"messages":[{"role":"user","content":[{"type":"text","text":"a}]}]}`, `anthropic: messages.0.content.0.text: invalid JSON at line 1, column 69: the input ends before the document does (at byte 68)`},
 		{`"hello"`, `anthropic: want a request body (an object) or a messages array, got a string`},
 		{`{"model":"x"}`, `anthropic: messages: missing (a Messages API request body has a "messages" array)`},
 		{`{"messages":{}}`, `anthropic: messages: want an array of messages, got an object`},
@@ -120,7 +117,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"messages":[{"role":"user"}]}`, `anthropic: messages.0.content: missing (a string or an array of content blocks)`},
 		{`{"messages":[{"role":"tool","content":"x"}]}`, `anthropic: messages.0.role: unknown role "tool" (want "user" or "assistant")`},
 		{`{"messages":[{"role":"user","content":"x","name":"bob"}]}`, `anthropic: messages.0.name: unknown field (a message has role and content)`},
-		{`{"messages":[{"role":"user","content":"x","role":"user"}]}`, `anthropic: messages.0.role: repeats a field of the same object`},
+		{`{"messages":[{"role":"user","content":"x","role":"user"}]}`, `anthropic: messages.0.role: invalid JSON at line 1, column 43: duplicate member name "role" (at byte 42)`},
 		{`{"messages":[{"role":"user","content":null}]}`, `anthropic: messages.0.content: want a string or an array of content blocks, got null`},
 		{`{"messages":[{"role":"user","content":[{"text":"a"}]}]}`, `anthropic: messages.0.content.0.type: missing ("text", "image", "tool_use", "tool_result", ...)`},
 		{`{"messages":[{"role":"user","content":[{"type":"text","text":1}]}]}`, `anthropic: messages.0.content.0.text: want a string, got a number`},
@@ -136,12 +133,12 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"messages":[],"tools":[{"description":"d"}]}`, `anthropic: tools.0.name: missing (the tool's name, a string)`},
 		{`{"messages":[],"tools":[{"name":"f","input_schema":[]}]}`, `anthropic: tools.0.input_schema: want a JSON Schema object, got an array`},
 		{`{"messages":[],"thinking":true}`, `anthropic: thinking: want an object, got a boolean`},
-		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 in a string`},
-		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected data after the top-level value: 'x'`},
-		{strings.Repeat("[", 10001), `anthropic: messages.` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: nesting deeper than 10000`},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 (at byte 39)`},
+		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected data after the top-level value: 'x' (at byte 16)`},
+		{strings.Repeat("[", 10001), `anthropic: messages.` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: exceeded max depth (at byte 10000)`},
 		// A bare array's paths are those of a full body.
 		{`[{"role":"user","content":"q"},{"role":"tool","content":"x"}]`, `anthropic: messages.1.role: unknown role "tool" (want "user" or "assistant")`},
-		{`[{"role":"user","content":"q"`, `anthropic: messages.0: invalid JSON at line 1, column 30: want ',' or '}' after an object value, found end of input`},
+		{`[{"role":"user","content":"q"`, `anthropic: messages.0: invalid JSON at line 1, column 30: the input ends before the document does (at byte 29)`},
 		{`[{"role":"user"}]`, `anthropic: messages.0.content: missing (a string or an array of content blocks)`},
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // DefaultBaseURL is the Anthropic API's base URL, used when
@@ -224,7 +225,7 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 }
 
 func jsonStr(s string) json.RawMessage {
-	b, _ := llm.AppendJSONString(nil, s)
+	b := codec.AppendString(nil, s)
 	return b
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // The JSON shapes of the Messages API's answers: a message, or the events
@@ -117,7 +118,7 @@ func blockEvent(i int, b *wireBlock, raw jsontext.Value) llm.Event {
 	case "thinking":
 		return llm.ReasoningDelta{Index: i, Provider: string(Dialect), Text: b.Thinking, Signature: b.Signature}
 	case "redacted_thinking":
-		data, _ := llm.AppendJSONString(nil, b.Data)
+		data := codec.AppendString(nil, b.Data)
 		return llm.ReasoningDelta{Index: i, Provider: string(Dialect), Data: data}
 	case "tool_use":
 		args := ""

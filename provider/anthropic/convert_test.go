@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/transcript"
+	"github.com/toolwire/toolwire/provider"
 )
 
 // fromOpenAI is a transcript as another dialect's codec decodes it: ids
@@ -63,7 +63,7 @@ func TestConvert(t *testing.T) {
 	for _, w := range warns {
 		fmt.Fprintf(&b, "%s\n", w)
 	}
-	golden.Check(t, filepath.Join("testdata", "golden", "convert_from_openai.txt"), b.Bytes())
+	golden.CheckFile(t, filepath.Join("testdata", "convert_from_openai.txtar"), "golden", b.Bytes())
 
 	// Every id is valid, and every result answers the call before it.
 	back, err := Decode(enc)
@@ -173,5 +173,5 @@ func TestThinkingWarning(t *testing.T) {
 	if len(warns) != 1 || warns[0].Path != "thinking" {
 		t.Errorf("Encode(Thinking without field) warnings = %v, want one at thinking", warns)
 	}
-	var _ transcript.Warning = warns[0]
+	var _ provider.Warning = warns[0]
 }

@@ -1,123 +1,114 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/base64"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
 // Decode reads a Messages API request body, or a bare array of messages.
-// Errors are [*DecodeError]s that name the dotted path of the offending
-// value, such as "messages.2.content.1.tool_use_id: want a string, got a
-// number"; in a bare array too, paths are those of a full body, as in
-// Wire, Unmodeled and transcript's violations. Decode never panics,
-// whatever the input. The Request does not alias body.
-func Decode(body []byte) (*Request, error) { return decode(bytes.Clone(body)) }
+// Errors are [*llm.DecodeError]s (Op "anthropic") that name the dotted path
+// of the offending value, such as "messages.2.content.1.tool_use_id: want a
+// string, got a number", and for a body that is not JSON the line, the
+// column and the byte offset; in a bare array too, paths are those of a
+// full body, as in Wire, Unmodeled and transcript's violations. Decode
+// never panics, whatever the input. The Request does not alias body.
+func Decode(body []byte) (*Request, error) { return DecodeShared(clone(body)) }
 
 // DecodeShared is [Decode] for a caller that keeps body unchanged while the
 // Request is in use: the Request aliases body rather than a copy of it,
 // which saves the size of the body in memory.
-func DecodeShared(body []byte) (*Request, error) { return decode(body) }
-
-func decode(body []byte) (*Request, error) {
-	t, err := codec.Parse(body, ErrSyntax, "messages")
-	if err != nil {
-		return nil, decodeError(err)
-	}
+func DecodeShared(body []byte) (*Request, error) {
 	r := &Request{src: &source{}}
-	d := decoder{Reader: codec.NewReader(t, "Anthropic", "messages", &r.Unmodeled), r: r, names: make(map[string]string)}
-	root := t.Root()
-	switch t.Kind(root) {
-	case jsontree.Array:
-		r.Bare = true
-		err = d.messages(root)
-	case jsontree.Object:
-		err = d.body(root)
-	default:
-		err = d.Errorf(root, "want a request body (an object) or a messages array, got %s", t.Kind(root).Phrase())
-	}
+	d := decoder{r: r, names: make(map[string]string)}
+	err := codec.Decode(codec.Dialect{Op: "anthropic", Name: "Anthropic", Bare: "messages", Notes: &r.Unmodeled,
+		Want: "a request body (an object) or a messages array"}, body,
+		func(rd *codec.Reader) error { r.Bare = true; return d.messages(rd) },
+		func(rd *codec.Reader) error {
+			root, err := rd.ReadObject()
+			if err != nil {
+				return err
+			}
+			return d.body(rd, &root)
+		})
 	if err != nil {
-		return nil, decodeError(err)
+		return nil, err
 	}
 	return r, nil
 }
 
+// clone returns a copy of b.
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
+
 type decoder struct {
-	codec.Reader
 	r     *Request
 	names map[string]string // tool_use id → tool name, for results
 }
 
-// extras returns the members of obj whose keys are not in modeled, and
-// notes each but a "type" in Unmodeled.
-func (d *decoder) extras(obj jsontree.Node, modeled ...string) []codec.Member {
+// extras returns the members of o whose keys are not in modeled, and notes
+// each but a "type" in Unmodeled.
+func extras(r *codec.Reader, o *codec.Object, modeled ...string) []codec.Member {
 	var out []codec.Member
 next:
-	for c := d.T.First(obj); c >= 0; c = d.T.Next(c) {
+	for _, m := range o.Members {
 		for _, k := range modeled {
-			if d.T.KeyIs(c, k) {
+			if m.Key == k {
 				continue next
 			}
 		}
-		if d.T.KeyIs(c, "type") {
-			out = append(out, codec.Member{Key: "type", Val: d.T.Compact(c)})
+		if m.Key == "type" {
+			out = append(out, m.Kept())
 			continue
 		}
-		out = append(out, d.Member(c))
+		out = append(out, r.Extra(m))
 	}
 	return out
 }
 
-func (d *decoder) body(root jsontree.Node) error {
-	if err := d.Object(root, "an object"); err != nil {
-		return err
-	}
-	r, t := d.r, d.T
-	var system, messages, tools jsontree.Node = -1, -1, -1
-	for c := t.First(root); c >= 0; c = t.Next(c) {
-		key := t.Key(c)
-		switch key {
+func (d *decoder) body(rd *codec.Reader, root *codec.Object) error {
+	r := d.r
+	var system, messages, tools []byte
+	for _, m := range root.Members {
+		switch m.Key {
 		case "system":
-			system = c
+			system = m.Val
 		case "messages":
-			messages = c
+			messages = m.Val
 		case "tools":
-			tools = c
+			tools = m.Val
 		default:
-			r.Fields = append(r.Fields, Field{Key: key, Value: t.Compact(c)})
-			if key == "thinking" {
-				if t.Kind(c) != jsontree.Object {
-					return d.Want(c, "an object")
+			r.Fields = append(r.Fields, Field{Key: m.Key, Value: m.Compact()})
+			if m.Key == "thinking" {
+				if codec.Kind(m.Val) != '{' {
+					return rd.WantAt(m.Key, m.Val, "an object")
 				}
-				if ty := d.T.Get(c, "type"); ty >= 0 && t.Kind(ty) == jsontree.String && t.Str(ty) == "enabled" {
+				if ty, _ := codec.String(codec.Get(m.Val, "type")); ty == "enabled" {
 					r.Thinking = true
 				}
 			}
 			continue
 		}
-		r.Fields = append(r.Fields, Field{Key: key})
+		r.Fields = append(r.Fields, Field{Key: m.Key})
 	}
-	if messages < 0 {
-		return d.Missing(root, "messages", `a Messages API request body has a "messages" array`)
+	if messages == nil {
+		return rd.Missing("messages", `a Messages API request body has a "messages" array`)
 	}
-	if system >= 0 {
-		if err := d.system(system); err != nil {
+	if system != nil {
+		if err := d.system(rd.Enter("system", system)); err != nil {
 			return err
 		}
 	}
-	if err := d.messages(messages); err != nil {
+	if err := d.messages(rd.Enter("messages", messages)); err != nil {
 		return err
 	}
-	if tools >= 0 {
-		if err := d.tools(tools); err != nil {
+	if tools != nil {
+		if err := d.tools(rd.Enter("tools", tools)); err != nil {
 			return err
 		}
 	}
-	if d.T.Get(root, "max_tokens") < 0 {
+	if root.Get("max_tokens") == nil {
 		r.Wire = append(r.Wire, transcript.Violation{Rule: "ANT-MAX-TOKENS", Path: "max_tokens",
 			Message:       `the request body has no "max_tokens"; the Messages API requires it (the most tokens the reply may have): add one, such as "max_tokens": 4096`,
 			ProviderError: "max_tokens: Field required"})
@@ -126,30 +117,44 @@ func (d *decoder) body(root jsontree.Node) error {
 }
 
 // system decodes the top-level system field into one system message.
-func (d *decoder) system(idx jsontree.Node) error {
-	src, t := d.r.src, d.T
+func (d *decoder) system(rd *codec.Reader) error {
+	src := d.r.src
 	first := int32(len(src.blocks))
-	switch t.Kind(idx) {
-	case jsontree.String:
-		src.blocks = append(src.blocks, block{part: llm.Text{Text: t.Str(idx)}, raw: t.Compact(idx), str: true})
-	case jsontree.Array:
-		for c := t.First(idx); c >= 0; c = t.Next(c) {
-			b, err := d.block(c, inSystemField)
+	var raw []byte
+	switch rd.Kind() {
+	case '"':
+		v, err := rd.Raw()
+		if err != nil {
+			return err
+		}
+		s, _ := codec.String(v)
+		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: v, str: true})
+		raw = v
+	case '[':
+		var err error
+		err = rd.Array(func(int) error {
+			b, err := d.block(rd, inSystemField)
 			if err != nil {
 				return err
 			}
 			src.blocks = append(src.blocks, b)
+			return nil
+		})
+		raw = rd.Span()
+		if err != nil {
+			return err
 		}
 	default:
-		return d.Want(idx, "a string or an array of text blocks")
+		return rd.Want("a string or an array of text blocks")
 	}
-	d.addMessage(llm.RoleSystem, idx, first)
+	d.addMessage(llm.RoleSystem, raw, first)
 	src.leadSys = 1
 	return nil
 }
 
-// addMessage appends the llm message made of the blocks from first on.
-func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
+// addMessage appends the llm message made of the blocks from first on;
+// raw is the wire message.
+func (d *decoder) addMessage(role llm.Role, raw []byte, first int32) {
 	src := d.r.src
 	blocks := src.blocks[first:]
 	parts := make([]llm.Part, len(blocks))
@@ -160,34 +165,37 @@ func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
 		}
 	}
 	d.r.Messages = append(d.r.Messages, llm.Message{Role: role, Parts: parts})
-	src.msgs = append(src.msgs, codec.Msg{Raw: d.T.Compact(idx), First: first, Count: int32(len(blocks)), Role: role})
+	src.msgs = append(src.msgs, codec.Msg{Raw: raw, First: first, Count: int32(len(blocks)), Role: role})
 }
 
-func (d *decoder) messages(idx jsontree.Node) error {
-	t := d.T
-	if t.Kind(idx) != jsontree.Array {
-		return d.Want(idx, "an array of messages")
+func (d *decoder) messages(rd *codec.Reader) error {
+	if rd.Kind() != '[' {
+		return rd.Want("an array of messages")
 	}
 	leading := true
-	for c := t.First(idx); c >= 0; c = t.Next(c) {
-		if err := d.Object(c, "a message object"); err != nil {
+	err := rd.Array(func(int) error {
+		if rd.Kind() != '{' {
+			return rd.Want("a message object")
+		}
+		msg, err := rd.ReadObject()
+		if err != nil {
 			return err
 		}
-		var roleIdx, content jsontree.Node = -1, -1
-		for f := t.First(c); f >= 0; f = t.Next(f) {
-			switch {
-			case t.KeyIs(f, "role"):
-				roleIdx = f
-			case t.KeyIs(f, "content"):
-				content = f
+		var roleVal, content []byte
+		for _, m := range msg.Members {
+			switch m.Key {
+			case "role":
+				roleVal = m.Val
+			case "content":
+				content = m.Val
 			default:
-				return d.Errorf(f, "unknown field (a message has role and content)")
+				return rd.ErrorAt(m.Key, "unknown field (a message has role and content)")
 			}
 		}
-		if roleIdx < 0 {
-			return d.Missing(c, "role", `"user" or "assistant"`)
+		if roleVal == nil {
+			return rd.Missing("role", `"user" or "assistant"`)
 		}
-		name, err := d.Str(roleIdx)
+		name, err := rd.StrAt("role", roleVal)
 		if err != nil {
 			return err
 		}
@@ -200,15 +208,14 @@ func (d *decoder) messages(idx jsontree.Node) error {
 		case "system":
 			role = llm.RoleSystem
 		default:
-			return d.Errorf(roleIdx, `unknown role %q (want "user" or "assistant")`, name)
+			return rd.ErrorAt("role", `unknown role %q (want "user" or "assistant")`, name)
 		}
-		if content < 0 {
-			return d.Missing(c, "content", "a string or an array of content blocks")
+		if content == nil {
+			return rd.Missing("content", "a string or an array of content blocks")
 		}
 		if role == llm.RoleSystem && leading {
-			path := d.Path(c)
 			d.r.Wire = append(d.r.Wire, transcript.Violation{
-				Rule: "ANT-SYSTEM-ROLE", Path: path,
+				Rule: "ANT-SYSTEM-ROLE", Path: rd.PathString(),
 				Message:       `a message with role "system" before the first user or assistant message; the Messages API takes the system prompt in the top-level "system" field`,
 				ProviderError: "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role.",
 			})
@@ -218,23 +225,30 @@ func (d *decoder) messages(idx jsontree.Node) error {
 		}
 		src := d.r.src
 		first := int32(len(src.blocks))
-		switch t.Kind(content) {
-		case jsontree.String:
-			src.blocks = append(src.blocks, block{part: llm.Text{Text: t.Str(content)}, raw: t.Compact(content), str: true})
-		case jsontree.Array:
-			for b := t.First(content); b >= 0; b = t.Next(b) {
-				blk, err := d.block(b, roleWhere(role))
+		switch codec.Kind(content) {
+		case '"':
+			s, _ := codec.String(content)
+			src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: content, str: true})
+		case '[':
+			cr := rd.Enter("content", content)
+			err := cr.Array(func(int) error {
+				blk, err := d.block(cr, roleWhere(role))
 				if err != nil {
 					return err
 				}
 				src.blocks = append(src.blocks, blk)
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 		default:
-			return d.Want(content, "a string or an array of content blocks")
+			return rd.WantAt("content", content, "a string or an array of content blocks")
 		}
-		d.addMessage(role, c, first)
-	}
-	return nil
+		d.addMessage(role, msg.Raw(), first)
+		return nil
+	})
+	return err
 }
 
 // where says where a content block stands: in a message of a role, in the
@@ -273,48 +287,59 @@ func (w where) String() string {
 	return "user message"
 }
 
-// block decodes a content block that stands at w. A block the llm form has
-// no place for (server tool blocks, search_result, tool_reference,
-// container_upload, tool_addition, a document or image whose source is a
-// file id or inline content blocks, a block type toolwire does not know)
-// is an [llm.Opaque] that holds the block verbatim.
-func (d *decoder) block(idx jsontree.Node, w where) (block, error) {
-	t := d.T
-	if err := d.Object(idx, "a content block object"); err != nil {
-		return block{}, err
+// block decodes the content block at rd, which stands at w. A block the
+// llm form has no place for (server tool blocks, search_result,
+// tool_reference, container_upload, tool_addition, a document or image
+// whose source is a file id or inline content blocks, a block type toolwire
+// does not know) is an [llm.Opaque] that holds the block verbatim.
+func (d *decoder) block(rd *codec.Reader, w where) (block, error) {
+	if rd.Kind() != '{' {
+		return block{}, rd.Want("a content block object")
 	}
-	ty := d.T.Get(idx, "type")
-	if ty < 0 {
-		return block{}, d.Missing(idx, "type", `"text", "image", "tool_use", "tool_result", ...`)
-	}
-	typ, err := d.Str(ty)
+	o, err := rd.ReadObject()
 	if err != nil {
 		return block{}, err
 	}
-	b := block{raw: t.Compact(idx)}
+	ty := o.Get("type")
+	if ty == nil {
+		return block{}, rd.Missing("type", `"text", "image", "tool_use", "tool_result", ...`)
+	}
+	typ, err := rd.StrAt("type", ty)
+	if err != nil {
+		return block{}, err
+	}
+	b := block{raw: o.Raw()}
 	placed := func(want where) error {
 		if w == want {
 			return nil
 		}
-		return d.Errorf(idx, "a %s block belongs in a %s, not a %s", typ, want, w)
+		return rd.Errorf("a %s block belongs in a %s, not a %s", typ, want, w)
 	}
 	if w == inSystemField && typ != "text" {
-		return block{}, d.Errorf(ty, "a system prompt holds text blocks only, not %q", typ)
+		return block{}, rd.ErrorAt("type", "a system prompt holds text blocks only, not %q", typ)
+	}
+	// str reads the string member key; absent, it is "" unless hint says
+	// what is missing.
+	str := func(key, hint string) (string, error) {
+		v := o.Get(key)
+		if v == nil {
+			if hint != "" {
+				return "", rd.Missing(key, hint)
+			}
+			return "", nil
+		}
+		return rd.StrAt(key, v)
 	}
 	switch typ {
 	case "text":
-		tx := d.T.Get(idx, "text")
-		if tx < 0 {
-			return block{}, d.Missing(idx, "text", "a string")
-		}
-		s, err := d.Str(tx)
+		s, err := str("text", "a string")
 		if err != nil {
 			return block{}, err
 		}
 		b.part = llm.Text{Text: s}
-		b.extras = d.extras(idx, "type", "text")
+		b.extras = extras(rd, &o, "type", "text")
 	case "image", "document":
-		img, ok, err := d.media(idx, typ == "document")
+		img, ok, err := d.media(rd, &o, typ == "document")
 		if err != nil {
 			return block{}, err
 		}
@@ -323,55 +348,59 @@ func (d *decoder) block(idx jsontree.Node, w where) (block, error) {
 			break
 		}
 		b.part = img
-		b.extras = d.extras(idx, "type", "source")
+		b.extras = extras(rd, &o, "type", "source")
 	case "tool_use":
 		if err := placed(inAssistant); err != nil {
 			return block{}, err
 		}
-		c, err := d.toolUse(idx)
-		if err != nil {
+		var c llm.ToolCall
+		if c.ID, err = str("id", "the tool call's id, a string"); err != nil {
 			return block{}, err
 		}
+		if c.Name, err = str("name", "the tool's name, a string"); err != nil {
+			return block{}, err
+		}
+		in := o.Member("input")
+		switch {
+		case in.Val == nil:
+			return block{}, rd.Missing("input", "the arguments, an object")
+		case codec.Kind(in.Val) != '{':
+			return block{}, rd.WantAt("input", in.Val, "an object")
+		}
+		c.Input = in.Val
+		d.names[c.ID] = c.Name
 		b.part = c
-		b.extras = d.extras(idx, "type", "id", "name", "input")
+		b.extras = extras(rd, &o, "type", "id", "name", "input")
 	case "tool_result":
 		if err := placed(inUser); err != nil {
 			return block{}, err
 		}
-		if err := d.toolResult(idx, &b); err != nil {
+		if err := d.toolResult(rd, &o, &b); err != nil {
 			return block{}, err
 		}
-		b.extras = d.extras(idx, "type", "tool_use_id", "content", "is_error")
+		b.extras = extras(rd, &o, "type", "tool_use_id", "content", "is_error")
 	case "thinking":
 		if err := placed(inAssistant); err != nil {
 			return block{}, err
 		}
 		r := llm.Reasoning{Provider: string(Dialect)}
-		if f := d.T.Get(idx, "thinking"); f >= 0 {
-			if r.Text, err = d.Str(f); err != nil {
-				return block{}, err
-			}
+		if r.Text, err = str("thinking", ""); err != nil {
+			return block{}, err
 		}
-		if f := d.T.Get(idx, "signature"); f >= 0 {
-			if r.Signature, err = d.Str(f); err != nil {
-				return block{}, err
-			}
+		if r.Signature, err = str("signature", ""); err != nil {
+			return block{}, err
 		}
 		b.part = r
-		b.extras = d.extras(idx, "type", "thinking", "signature")
+		b.extras = extras(rd, &o, "type", "thinking", "signature")
 	case "redacted_thinking":
 		if err := placed(inAssistant); err != nil {
 			return block{}, err
 		}
-		f := d.T.Get(idx, "data")
-		if f < 0 {
-			return block{}, d.Missing(idx, "data", "the redacted thinking, a string")
-		}
-		if _, err := d.Str(f); err != nil {
+		if _, err := str("data", "the redacted thinking, a string"); err != nil {
 			return block{}, err
 		}
-		b.part = llm.Reasoning{Provider: string(Dialect), Data: t.Compact(f)}
-		b.extras = d.extras(idx, "type", "data")
+		b.part = llm.Reasoning{Provider: string(Dialect), Data: o.Get("data")}
+		b.extras = extras(rd, &o, "type", "data")
 	default:
 		// Server tool blocks (server_tool_use, web_search_tool_result,
 		// mcp_tool_use, ...), search_result, tool_reference,
@@ -390,69 +419,47 @@ func opaque(typ string, raw []byte) llm.Opaque {
 	return llm.Opaque{Provider: string(Dialect), Kind: typ, Data: raw}
 }
 
-func (d *decoder) toolUse(idx jsontree.Node) (llm.ToolCall, error) {
-	var c llm.ToolCall
-	f := d.T.Get(idx, "id")
-	if f < 0 {
-		return c, d.Missing(idx, "id", "the tool call's id, a string")
-	}
-	var err error
-	if c.ID, err = d.Str(f); err != nil {
-		return c, err
-	}
-	if f = d.T.Get(idx, "name"); f < 0 {
-		return c, d.Missing(idx, "name", "the tool's name, a string")
-	}
-	if c.Name, err = d.Str(f); err != nil {
-		return c, err
-	}
-	if f = d.T.Get(idx, "input"); f < 0 {
-		return c, d.Missing(idx, "input", "the arguments, an object")
-	}
-	if d.T.Kind(f) != jsontree.Object {
-		return c, d.Want(f, "an object")
-	}
-	c.Input = d.T.Raw(f)
-	d.names[c.ID] = c.Name
-	return c, nil
-}
-
-func (d *decoder) toolResult(idx jsontree.Node, b *block) error {
-	t := d.T
+func (d *decoder) toolResult(rd *codec.Reader, o *codec.Object, b *block) error {
 	var r llm.ToolResult
-	f := d.T.Get(idx, "tool_use_id")
-	if f < 0 {
-		return d.Missing(idx, "tool_use_id", "the id of the tool_use it answers, a string")
+	id := o.Get("tool_use_id")
+	if id == nil {
+		return rd.Missing("tool_use_id", "the id of the tool_use it answers, a string")
 	}
 	var err error
-	if r.CallID, err = d.Str(f); err != nil {
+	if r.CallID, err = rd.StrAt("tool_use_id", id); err != nil {
 		return err
 	}
 	r.Name = d.names[r.CallID]
 	isErr := false
-	if f = d.T.Get(idx, "is_error"); f >= 0 {
-		if t.Kind(f) != jsontree.Bool {
-			return d.Want(f, "a boolean")
+	if f := o.Get("is_error"); f != nil {
+		var ok bool
+		if isErr, ok = codec.Bool(f); !ok {
+			return rd.WantAt("is_error", f, "a boolean")
 		}
-		isErr = t.IsTrue(f)
 	}
-	if f = d.T.Get(idx, "content"); f >= 0 {
-		switch t.Kind(f) {
-		case jsontree.String:
-			r.Content = []llm.Part{llm.Text{Text: t.Str(f)}}
-		case jsontree.Array:
+	if f := o.Get("content"); f != nil {
+		switch codec.Kind(f) {
+		case '"':
+			s, _ := codec.String(f)
+			r.Content = []llm.Part{llm.Text{Text: s}}
+		case '[':
 			b.wasArr = true
-			r.Content = make([]llm.Part, 0, t.Len(f))
-			for c := t.First(f); c >= 0; c = t.Next(c) {
-				inner, err := d.resultBlock(c)
+			r.Content = []llm.Part{}
+			cr := rd.Enter("content", f)
+			err := cr.Array(func(int) error {
+				inner, err := d.block(cr, inResult)
 				if err != nil {
 					return err
 				}
 				b.inner = append(b.inner, inner)
 				r.Content = append(r.Content, inner.part)
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 		default:
-			return d.Want(f, "a string or an array of content blocks")
+			return rd.WantAt("content", f, "a string or an array of content blocks")
 		}
 	}
 	r.Status = resultStatus(isErr, r.Content)
@@ -477,41 +484,39 @@ func resultStatus(isErr bool, content []llm.Part) llm.Status {
 	return llm.StatusSuccess
 }
 
-// resultBlock decodes a block of a tool_result's content: text, image,
-// document, or (as an [llm.Opaque]) search_result, tool_reference or a
-// block type toolwire does not know.
-func (d *decoder) resultBlock(idx jsontree.Node) (block, error) {
-	return d.block(idx, inResult)
-}
-
 // media decodes an image or document block's source. It reports false,
 // and no error, for a source the llm form has no place for: a file id
 // (type "file", the Files API), a document's inline content blocks (type
 // "content"), or a source type toolwire does not know; the block then
 // travels as an [llm.Opaque].
-func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, bool, error) {
+func (d *decoder) media(rd *codec.Reader, o *codec.Object, doc bool) (llm.Image, bool, error) {
 	var img llm.Image
-	s := d.T.Get(idx, "source")
-	if s < 0 {
-		return img, false, d.Missing(idx, "source", "an object")
+	sv := o.Get("source")
+	if sv == nil {
+		return img, false, rd.Missing("source", "an object")
 	}
-	if err := d.Object(s, "an object"); err != nil {
-		return img, false, err
+	if codec.Kind(sv) != '{' {
+		return img, false, rd.WantAt("source", sv, "an object")
 	}
-	f := d.T.Get(s, "type")
-	if f < 0 {
-		return img, false, d.Missing(s, "type", `"base64", "url", "file", ...`)
-	}
-	typ, err := d.Str(f)
+	sr := rd.Enter("source", sv)
+	s, err := sr.ReadObject()
 	if err != nil {
 		return img, false, err
 	}
 	field := func(key, hint string) (string, error) {
-		f := d.T.Get(s, key)
-		if f < 0 {
-			return "", d.Missing(s, key, hint)
+		v := s.Get(key)
+		if v == nil {
+			return "", sr.Missing(key, hint)
 		}
-		return d.Str(f)
+		return sr.StrAt(key, v)
+	}
+	tv := s.Get("type")
+	if tv == nil {
+		return img, false, sr.Missing("type", `"base64", "url", "file", ...`)
+	}
+	typ, err := sr.StrAt("type", tv)
+	if err != nil {
+		return img, false, err
 	}
 	switch typ {
 	case "base64":
@@ -523,7 +528,7 @@ func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, bool, error) {
 			return img, false, err
 		}
 		if img.Data, err = base64.StdEncoding.DecodeString(data); err != nil {
-			return img, false, d.Errorf(d.T.Get(s, "data"), "invalid base64: %v", err)
+			return img, false, sr.ErrorAt("data", "invalid base64: %v", err)
 		}
 		if img.Data == nil {
 			img.Data = []byte{}
@@ -537,15 +542,15 @@ func (d *decoder) media(idx jsontree.Node, doc bool) (llm.Image, bool, error) {
 		}
 	case "text":
 		if !doc {
-			return img, false, d.Errorf(f, `an image source cannot be "text"`)
+			return img, false, sr.ErrorAt("type", `an image source cannot be "text"`)
 		}
 		data, err := field("data", "the document's text")
 		if err != nil {
 			return img, false, err
 		}
 		img.MediaType = mediaText
-		if mt := d.T.Get(s, "media_type"); mt >= 0 {
-			if img.MediaType, err = d.Str(mt); err != nil {
+		if mt := s.Get("media_type"); mt != nil {
+			if img.MediaType, err = sr.StrAt("media_type", mt); err != nil {
 				return img, false, err
 			}
 		}
@@ -562,57 +567,60 @@ const (
 )
 
 // tools decodes the top-level tools array.
-func (d *decoder) tools(idx jsontree.Node) error {
-	t := d.T
-	if t.Kind(idx) != jsontree.Array {
-		return d.Want(idx, "an array of tools")
+func (d *decoder) tools(rd *codec.Reader) error {
+	if rd.Kind() != '[' {
+		return rd.Want("an array of tools")
 	}
-	for c := t.First(idx); c >= 0; c = t.Next(c) {
-		if err := d.Object(c, "a tool object"); err != nil {
+	err := rd.Array(func(int) error {
+		if rd.Kind() != '{' {
+			return rd.Want("a tool object")
+		}
+		o, err := rd.ReadObject()
+		if err != nil {
 			return err
 		}
-		st := srcTool{raw: t.Compact(c)}
-		if ty := d.T.Get(c, "type"); ty >= 0 {
-			typ, err := d.Str(ty)
+		st := srcTool{raw: o.Raw()}
+		if ty := o.Get("type"); ty != nil {
+			typ, err := rd.StrAt("type", ty)
 			if err != nil {
 				return err
 			}
 			st.opaque = typ != "custom"
 		}
 		if st.opaque {
-			d.Note(c, "a tool that is not a custom tool (a server tool) is not part of the llm form")
+			rd.Note("a tool that is not a custom tool (a server tool) is not part of the llm form")
 			d.r.src.tools = append(d.r.src.tools, st)
-			continue
+			return nil
 		}
-		f := d.T.Get(c, "name")
-		if f < 0 {
-			return d.Missing(c, "name", "the tool's name, a string")
+		f := o.Get("name")
+		if f == nil {
+			return rd.Missing("name", "the tool's name, a string")
 		}
-		var err error
-		if st.spec.Name, err = d.Str(f); err != nil {
+		if st.spec.Name, err = rd.StrAt("name", f); err != nil {
 			return err
 		}
-		if f = d.T.Get(c, "description"); f >= 0 && t.Kind(f) != jsontree.Null {
+		if f = o.Get("description"); f != nil && !codec.IsNull(f) {
 			// null reads as no description; the tool is written back verbatim.
-			if st.spec.Description, err = d.Str(f); err != nil {
+			if st.spec.Description, err = rd.StrAt("description", f); err != nil {
 				return err
 			}
 		}
-		if f = d.T.Get(c, "input_schema"); f >= 0 {
-			if t.Kind(f) != jsontree.Object {
-				return d.Want(f, "a JSON Schema object")
+		if m := o.Member("input_schema"); m.Val != nil {
+			if codec.Kind(m.Val) != '{' {
+				return rd.WantAt("input_schema", m.Val, "a JSON Schema object")
 			}
-			st.spec.Parameters = t.Compact(f)
+			st.spec.Parameters = m.Compact()
 		}
-		if f = d.T.Get(c, "strict"); f >= 0 {
-			if t.Kind(f) != jsontree.Bool {
-				return d.Want(f, "a boolean")
+		if f = o.Get("strict"); f != nil {
+			var ok bool
+			if st.spec.Strict, ok = codec.Bool(f); !ok {
+				return rd.WantAt("strict", f, "a boolean")
 			}
-			st.spec.Strict = t.IsTrue(f)
 		}
-		st.extras = d.extras(c, "name", "description", "input_schema", "strict")
+		st.extras = extras(rd, &o, "name", "description", "input_schema", "strict")
 		d.r.src.tools = append(d.r.src.tools, st)
 		d.r.Tools = append(d.r.Tools, st.spec)
-	}
-	return nil
+		return nil
+	})
+	return err
 }

@@ -3,18 +3,17 @@ package anthropic
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
+	"github.com/go-json-experiment/json"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/callid"
-	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codec"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // Encode writes r as a Messages API request body: compact, deterministic,
@@ -24,7 +23,7 @@ import (
 // dotted paths into the encoded body. Encode fails only on a Request that
 // cannot be written at all: a nil or foreign part, an unknown role, a
 // field whose value is not JSON.
-func Encode(r *Request) ([]byte, []transcript.Warning, error) {
+func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("anthropic: encode: nil Request")
 	}
@@ -44,13 +43,7 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	if r.src == nil {
 		e.ids = codec.PlanIDs(r.Messages, idRules())
 	}
-	size := 64
-	for _, m := range src.msgs {
-		size += len(m.Raw) + 1
-	}
-	// Room for what a repair adds, so that a large body is not copied
-	// into a larger buffer at the end.
-	dst := make([]byte, 0, size+size/16)
+	dst := codec.Buffer(src.msgs)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)
@@ -236,7 +229,7 @@ func (e *encoder) system(dst []byte) []byte {
 			if k >= 0 {
 				e.blocks.Use(k)
 			}
-			dst, _ = llm.AppendJSONString(dst, msgs[i].Parts[j].(llm.Text).Text)
+			dst = codec.AppendString(dst, msgs[i].Parts[j].(llm.Text).Text)
 			return dst
 		}
 	}
@@ -297,7 +290,7 @@ func (e *encoder) messages(dst []byte) []byte {
 			if t, ok := m.Parts[0].(llm.Text); ok && k < 0 && e.stringAt(i, m.Role) {
 				// A new text in place of a string content (a "" that now
 				// holds the placeholder) keeps the string form.
-				dst, _ = llm.AppendJSONString(dst, t.Text)
+				dst = codec.AppendString(dst, t.Text)
 				dst = append(dst, '}')
 				continue
 			}
@@ -417,7 +410,7 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 	switch p := p.(type) {
 	case llm.Text:
 		dst = append(dst, `{"type":"text","text":`...)
-		dst, _ = llm.AppendJSONString(dst, p.Text)
+		dst = codec.AppendString(dst, p.Text)
 	case llm.Image:
 		var ok bool
 		if dst, ok = e.media(dst, p, path); !ok {
@@ -428,9 +421,9 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 			e.itemIDs++
 		}
 		dst = append(dst, `{"type":"tool_use","id":`...)
-		dst, _ = llm.AppendJSONString(dst, e.callID(i, j, p.ID, path, true))
+		dst = codec.AppendString(dst, e.callID(i, j, p.ID, path, true))
 		dst = append(dst, `,"name":`...)
-		dst, _ = llm.AppendJSONString(dst, p.Name)
+		dst = codec.AppendString(dst, p.Name)
 		dst = append(dst, `,"input":`...)
 		dst = e.input(dst, p.Input, path+".input")
 	case llm.ToolResult:
@@ -448,8 +441,12 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 		}
 		data := bytes.TrimSpace(p.Data)
 		switch {
-		case len(data) > 0 && data[0] == '{' && json.Valid(data):
-			return jsontree.AppendCompact(dst, data) // an opaque block, verbatim
+		case len(data) > 0 && data[0] == '{':
+			if out, ok := codec.AppendCompact(dst, data); ok {
+				return out // an opaque block, verbatim
+			}
+			e.Warnf(path, "redacted thinking whose Data is not a JSON string cannot be expressed; dropped")
+			return dst[:start]
 		case len(data) > 0:
 			var s string
 			if json.Unmarshal(data, &s) != nil {
@@ -457,13 +454,13 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 				return dst[:start]
 			}
 			dst = append(dst, `{"type":"redacted_thinking","data":`...)
-			dst, _ = llm.AppendJSONString(dst, s)
+			dst = codec.AppendString(dst, s)
 		default:
 			dst = append(dst, `{"type":"thinking","thinking":`...)
-			dst, _ = llm.AppendJSONString(dst, p.Text)
+			dst = codec.AppendString(dst, p.Text)
 			if p.Signature != "" {
 				dst = append(dst, `,"signature":`...)
-				dst, _ = llm.AppendJSONString(dst, p.Signature)
+				dst = codec.AppendString(dst, p.Signature)
 			}
 		}
 	}
@@ -484,7 +481,7 @@ func (e *encoder) input(dst, in []byte, path string) []byte {
 
 func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path string) []byte {
 	dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
-	dst, _ = llm.AppendJSONString(dst, e.callID(i, j, r.CallID, path, false))
+	dst = codec.AppendString(dst, e.callID(i, j, r.CallID, path, false))
 	if r.Status == llm.StatusPartial && resultStatus(false, r.Content) != llm.StatusPartial {
 		e.Warnf(path, "status partial has no Anthropic equivalent outside a toolwire envelope; written as a result without is_error")
 	}
@@ -495,7 +492,7 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 		}
 	case len(r.Content) == 1 && isText(r.Content[0]) && (b == nil || !b.wasArr):
 		dst = append(dst, `,"content":`...)
-		dst, _ = llm.AppendJSONString(dst, r.Content[0].(llm.Text).Text)
+		dst = codec.AppendString(dst, r.Content[0].(llm.Text).Text)
 	default:
 		dst = append(dst, `,"content":[`...)
 		var list codec.List
@@ -513,7 +510,7 @@ func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path 
 					dst = append(dst, inner.raw...)
 				} else {
 					dst = append(dst, `{"type":"text","text":`...)
-					dst, _ = llm.AppendJSONString(dst, p.Text)
+					dst = codec.AppendString(dst, p.Text)
 					dst = append(dst, '}')
 				}
 			case llm.Image:
@@ -545,12 +542,13 @@ func (e *encoder) opaque(dst []byte, p llm.Opaque, path string) ([]byte, bool) {
 		e.Warnf(path, "%s from %q cannot be expressed in Anthropic; dropped", opaqueKind(p), p.Provider)
 		return dst, false
 	}
-	obj, ok := jsontree.ValidObject(p.Data)
-	if !ok {
-		e.Warnf(path, "an Anthropic %s whose Data is not a JSON object cannot be written; dropped", opaqueKind(p))
-		return dst, false
+	if obj, ok := codec.ValidObject(p.Data); ok {
+		if out, ok := codec.AppendCompact(dst, obj); ok {
+			return out, true
+		}
 	}
-	return jsontree.AppendCompact(dst, obj), true
+	e.Warnf(path, "an Anthropic %s whose Data is not a JSON object cannot be written; dropped", opaqueKind(p))
+	return dst, false
 }
 
 // opaqueKind names an opaque part in warnings: "a tool_reference block".
@@ -597,13 +595,13 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 				e.Warnf(path, "a document of media type %q is written as a text/plain document, the one text type Anthropic takes", mt)
 			}
 			dst = append(dst, `{"type":"document","source":{"type":"text","media_type":"text/plain","data":`...)
-			dst, _ = llm.AppendJSONString(dst, string(data))
+			dst = codec.AppendString(dst, string(data))
 			return append(dst, '}'), true
 		default:
 			e.Warnf(path, "content of media type %q cannot be expressed in Anthropic (images, PDF and plain text only); dropped", mt)
 			return dst, false
 		}
-		dst, _ = llm.AppendJSONString(dst, mt)
+		dst = codec.AppendString(dst, mt)
 		dst = append(dst, `,"data":"`...)
 		dst = base64.StdEncoding.AppendEncode(dst, data)
 		return append(dst, `"}`...), true
@@ -617,7 +615,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			e.Warnf(path, "a URL of media type %q cannot be expressed in Anthropic (images and PDF only); dropped", mt)
 			return dst, false
 		}
-		dst, _ = llm.AppendJSONString(dst, img.URL)
+		dst = codec.AppendString(dst, img.URL)
 		return append(dst, '}'), true
 	}
 	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
@@ -672,14 +670,14 @@ func (e *encoder) tools(dst []byte) []byte {
 
 func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []codec.Member, k int) []byte {
 	dst = append(dst, `{"name":`...)
-	dst, _ = llm.AppendJSONString(dst, t.Name)
+	dst = codec.AppendString(dst, t.Name)
 	if t.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst, _ = llm.AppendJSONString(dst, t.Description)
+		dst = codec.AppendString(dst, t.Description)
 	}
 	dst = append(dst, `,"input_schema":`...)
-	if obj, ok := jsontree.ValidObject(t.Parameters); ok {
-		dst = jsontree.AppendCompact(dst, obj)
+	if obj, ok := codec.ValidObject(t.Parameters); ok {
+		dst, _ = codec.AppendCompact(dst, obj)
 	} else {
 		if len(bytes.TrimSpace(t.Parameters)) > 0 {
 			e.Warnf("tools."+strconv.Itoa(k)+".input_schema", "the parameters of tool %q are not a JSON object; written as an empty object schema", t.Name)

@@ -3,12 +3,13 @@ package anthropic
 import (
 	"testing"
 
+	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 // FuzzDecode checks that Decode never panics and fails only with a
-// *DecodeError, that whatever it accepts Encode can write, and that
+// *llm.DecodeError, that whatever it accepts Encode can write, and that
 // encode(decode(x)) is a fixed point after one cycle.
 func FuzzDecode(f *testing.F) {
-	codectest.Fuzz[*Request, *DecodeError](f, tested, "testdata/roundtrip/*.json", nil)
+	codectest.Fuzz[*Request, *llm.DecodeError](f, tested, "testdata/roundtrip/*.txtar", nil)
 }

@@ -2,12 +2,12 @@ package anthropic
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 // normalize rewrites what the SDK writes in another, equivalent form: a
@@ -40,13 +40,9 @@ func normalize(v any) any {
 // way).
 func TestSDKCompatible(t *testing.T) {
 	bodies := map[string][]byte{}
-	files, _ := filepath.Glob("testdata/roundtrip/*.json")
+	files, _ := filepath.Glob("testdata/roundtrip/*.txtar")
 	for _, file := range files {
-		in, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Decode(in)
+		r, err := Decode(codectest.Input(t, file))
 		if err != nil {
 			t.Fatal(err)
 		}

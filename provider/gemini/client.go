@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // DefaultBaseURL is the Gemini API's base URL, used when Config.BaseURL is
@@ -175,7 +176,7 @@ func toolConfig(req *llm.Request) string {
 		return ""
 	}
 	if n := req.ToolChoice.Name; n != "" {
-		name, _ := llm.AppendJSONString(nil, n)
+		name := codec.AppendString(nil, n)
 		return `{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[` + string(name) + `]}}`
 	}
 	switch req.ToolChoice.Mode {

@@ -56,7 +56,7 @@ func TestConvert(t *testing.T) {
 	for _, w := range warns {
 		fmt.Fprintf(&b, "%s\n", w)
 	}
-	golden.Check(t, filepath.Join("testdata", "golden", "convert_from_anthropic.txt"), b.Bytes())
+	golden.CheckFile(t, filepath.Join("testdata", "convert_from_anthropic.txtar"), "golden", b.Bytes())
 	back, err := Decode(enc)
 	if err != nil {
 		t.Fatalf("Decode(Encode) error: %v", err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
@@ -15,76 +14,67 @@ import (
 // Decode reads a generateContent request body, or a bare array of
 // contents. Field names are read in either spelling the API accepts
 // (systemInstruction or system_instruction, functionCall or function_call,
-// ...). Errors are [*DecodeError]s that name the dotted path of the
-// offending value, such as "contents.2.parts.0.functionCall.name: want a
-// string, got a number"; in a bare array too, paths are those of a full
-// body, as in Wire, Unmodeled and transcript's violations. Decode never
-// panics, whatever the input. The Request does not alias body.
-func Decode(body []byte) (*Request, error) { return decode(bytes.Clone(body)) }
+// ...). Errors are [*llm.DecodeError]s (Op "gemini") that name the dotted
+// path of the offending value, such as "contents.2.parts.0.functionCall.name:
+// want a string, got a number", and for a body that is not JSON the line,
+// the column and the byte offset; in a bare array too, paths are those of a
+// full body, as in Wire, Unmodeled and transcript's violations. Decode
+// never panics, whatever the input. The Request does not alias body.
+func Decode(body []byte) (*Request, error) { return DecodeShared(append([]byte(nil), body...)) }
 
 // DecodeShared is [Decode] for a caller that keeps body unchanged while the
 // Request is in use: the Request aliases body rather than a copy of it,
 // which saves the size of the body in memory.
-func DecodeShared(body []byte) (*Request, error) { return decode(body) }
-
-func decode(body []byte) (*Request, error) {
-	t, err := codec.Parse(body, ErrSyntax, "contents")
-	if err != nil {
-		return nil, decodeError(err)
-	}
+func DecodeShared(body []byte) (*Request, error) {
 	r := &Request{src: &source{}}
-	d := decoder{Reader: codec.NewReader(t, "Gemini", "contents", &r.Unmodeled), r: r, names: make(map[string]string)}
-	root := t.Root()
-	switch t.Kind(root) {
-	case jsontree.Array:
-		r.Bare = true
-		err = d.contents(root)
-	case jsontree.Object:
-		err = d.body(root)
-	default:
-		err = d.Errorf(root, "want a request body (an object) or a contents array, got %s", t.Kind(root).Phrase())
-	}
+	d := decoder{r: r, names: make(map[string]string)}
+	err := codec.Decode(codec.Dialect{Op: "gemini", Name: "Gemini", Bare: "contents", Notes: &r.Unmodeled,
+		Want: "a request body (an object) or a contents array"}, body,
+		func(rd *codec.Reader) error { r.Bare = true; return d.contents(rd) },
+		func(rd *codec.Reader) error {
+			root, err := rd.ReadObject()
+			if err != nil {
+				return err
+			}
+			return d.body(rd, &root)
+		})
 	if err != nil {
-		return nil, decodeError(err)
+		return nil, err
 	}
 	return r, nil
 }
 
 type decoder struct {
-	codec.Reader
 	r     *Request
 	names map[string]string // functionCall id → name
-	// firstCall and firstResp are the first functionCall and
-	// functionResponse of the content being decoded, or None.
-	firstCall, firstResp jsontree.Node
+	// firstCall and firstResp are the paths of the first functionCall and
+	// functionResponse of the content being decoded.
+	firstCall, firstResp llm.Path
+	hasCall, hasResp     bool
 }
 
-// object checks that idx is an object without repeated keys, counting the
-// two spellings of a field as one.
-func (d *decoder) object(idx jsontree.Node, what string) error {
-	t := d.T
-	if t.Kind(idx) != jsontree.Object {
-		return d.Want(idx, what)
+// object reads the object at rd whole, and checks that it does not give a
+// field twice in its two spellings ([checkSpellings]); what names the
+// object wanted.
+func object(rd *codec.Reader, what string) (codec.Object, error) {
+	if rd.Kind() != '{' {
+		return codec.Object{}, rd.Want(what)
 	}
-	plain := true
-	for a := t.First(idx); a >= 0; a = t.Next(a) {
-		if k, esc := t.RawKey(a); esc || bytes.IndexByte(k, '_') >= 0 {
-			plain = false
-			break
+	o, err := rd.ReadObject()
+	if err != nil {
+		return o, err
+	}
+	return o, checkSpellings(rd, &o)
+}
+
+// snaked reports whether a member name in ms is snake_case.
+func snaked(ms []codec.Member) bool {
+	for _, m := range ms {
+		if strings.Contains(m.Key, "_") {
+			return true
 		}
 	}
-	if plain {
-		return d.Object(idx, what)
-	}
-	for b := t.Next(t.First(idx)); b >= 0; b = t.Next(b) {
-		kb := camel(t.Key(b))
-		for a := t.First(idx); a != b; a = t.Next(a) {
-			if camel(t.Key(a)) == kb {
-				return d.Errorf(b, "repeats a field of the same object")
-			}
-		}
-	}
-	return nil
+	return false
 }
 
 // camel returns the lowerCamelCase spelling of a snake_case field name.
@@ -110,132 +100,149 @@ func camel(k string) string {
 	return b.String()
 }
 
-// get returns the member of object obj named k (lowerCamelCase) in either
-// spelling, or -1.
-func (d *decoder) get(obj jsontree.Node, k string) jsontree.Node {
-	for c := d.T.First(obj); c >= 0; c = d.T.Next(c) {
-		if d.T.KeyIs(c, k) {
-			return c
-		}
-		if raw, _ := d.T.RawKey(c); bytes.IndexByte(raw, '_') >= 0 && camel(d.T.Key(c)) == k {
-			return c
-		}
-	}
-	return jsontree.None
+// get returns the member of o named k (lowerCamelCase) in either spelling:
+// the name it has, and its value, nil when there is none.
+func get(o *codec.Object, k string) (string, []byte) {
+	m := member(o, k)
+	return m.Key, m.Val
 }
 
-// extras returns the members of obj whose keys (in either spelling) are
-// not in modeled, and notes each in Unmodeled.
-func (d *decoder) extras(obj jsontree.Node, modeled ...string) []codec.Member {
+// member returns the member of o named k (lowerCamelCase) in either
+// spelling; its Val is nil when there is none.
+func member(o *codec.Object, k string) codec.Member {
+	for _, m := range o.Members {
+		if m.Key == k || strings.Contains(m.Key, "_") && camel(m.Key) == k {
+			return m
+		}
+	}
+	return codec.Member{}
+}
+
+// extras returns the members of o whose keys (in either spelling) are not
+// in modeled, and notes each in Unmodeled.
+func extras(rd *codec.Reader, o *codec.Object, modeled ...string) []codec.Member {
 	var out []codec.Member
 next:
-	for c := d.T.First(obj); c >= 0; c = d.T.Next(c) {
-		raw, esc := d.T.RawKey(c)
-		plain := !esc && bytes.IndexByte(raw, '_') < 0
-		for _, m := range modeled {
-			if plain && m != "" && string(raw) == m {
+	for _, m := range o.Members {
+		k := camel(m.Key)
+		for _, mk := range modeled {
+			if mk != "" && k == mk {
 				continue next
 			}
 		}
-		if !plain {
-			ck := camel(d.T.Key(c))
-			for _, m := range modeled {
-				if m != "" && ck == m {
-					continue next
-				}
-			}
-		}
-		out = append(out, d.Member(c))
+		out = append(out, rd.Extra(m))
 	}
 	return out
 }
 
-func (d *decoder) body(root jsontree.Node) error {
-	if err := d.object(root, "an object"); err != nil {
+func (d *decoder) body(rd *codec.Reader, root *codec.Object) error {
+	if err := checkSpellings(rd, root); err != nil {
 		return err
 	}
-	r, t := d.r, d.T
-	var system, contents, tools jsontree.Node = -1, -1, -1
-	for c := t.First(root); c >= 0; c = t.Next(c) {
-		key := t.Key(c)
-		switch camel(key) {
+	r := d.r
+	var system, contents, tools []byte
+	var systemKey, contentsKey, toolsKey string
+	for _, m := range root.Members {
+		switch camel(m.Key) {
 		case "systemInstruction":
-			system = c
+			system, systemKey = m.Val, m.Key
 		case "contents":
-			contents = c
+			contents, contentsKey = m.Val, m.Key
 		case "tools":
-			tools = c
+			tools, toolsKey = m.Val, m.Key
 		default:
-			r.Fields = append(r.Fields, Field{Key: key, Value: t.Compact(c)})
+			r.Fields = append(r.Fields, Field{Key: m.Key, Value: m.Compact()})
 			continue
 		}
-		r.Fields = append(r.Fields, Field{Key: key})
+		r.Fields = append(r.Fields, Field{Key: m.Key})
 	}
-	if contents < 0 {
-		return d.Missing(root, "contents", `a generateContent request body has a "contents" array`)
+	if contents == nil {
+		return rd.Missing("contents", `a generateContent request body has a "contents" array`)
 	}
-	if system >= 0 {
-		if err := d.system(system); err != nil {
+	if system != nil {
+		if err := d.system(rd.Enter(systemKey, system)); err != nil {
 			return err
 		}
 	}
-	if err := d.contents(contents); err != nil {
+	if err := d.contents(rd.Enter(contentsKey, contents)); err != nil {
 		return err
 	}
-	if tools >= 0 {
-		return d.tools(tools)
+	if tools != nil {
+		return d.tools(rd.Enter(toolsKey, tools))
+	}
+	return nil
+}
+
+// checkSpellings checks that o, the object at rd, does not give a field
+// twice in its two spellings (a name given twice in one spelling is not
+// JSON that the Reader reads).
+func checkSpellings(rd *codec.Reader, o *codec.Object) error {
+	if !snaked(o.Members) {
+		return nil
+	}
+	for b := 1; b < len(o.Members); b++ {
+		kb := camel(o.Members[b].Key)
+		for _, a := range o.Members[:b] {
+			if camel(a.Key) == kb {
+				return rd.ErrorAt(o.Members[b].Key, "repeats a field of the same object")
+			}
+		}
 	}
 	return nil
 }
 
 // system decodes systemInstruction, a Content of text parts.
-func (d *decoder) system(idx jsontree.Node) error {
-	if err := d.object(idx, "a content object with text parts"); err != nil {
-		return err
-	}
-	t, src := d.T, d.r.src
-	parts := jsontree.None
-	for c := t.First(idx); c >= 0; c = t.Next(c) {
-		switch camel(t.Key(c)) {
-		case "parts":
-			parts = c
-		case "role":
-			if _, _, err := d.optStr(c); err != nil {
-				return err
-			}
-		default:
-			return d.Errorf(c, "unknown field (a content has role and parts)")
-		}
-	}
-	if parts < 0 {
-		return d.Missing(idx, "parts", "an array of text parts")
-	}
-	p0, one, err := d.elems(parts, "an array of text parts")
+func (d *decoder) system(rd *codec.Reader) error {
+	o, err := object(rd, "a content object with text parts")
 	if err != nil {
 		return err
 	}
+	src := d.r.src
+	var parts []byte
+	var partsKey string
+	for _, m := range o.Members {
+		switch camel(m.Key) {
+		case "parts":
+			parts, partsKey = m.Val, m.Key
+		case "role":
+			if _, _, err := optStr(rd, m.Key, m.Val); err != nil {
+				return err
+			}
+		default:
+			return rd.ErrorAt(m.Key, "unknown field (a content has role and parts)")
+		}
+	}
+	if parts == nil {
+		return rd.Missing("parts", "an array of text parts")
+	}
 	first := int32(len(src.blocks))
-	for c := p0; c >= 0; c = d.next(c, one) {
-		if err := d.object(c, "a part object"); err != nil {
-			return err
-		}
-		tx := d.get(c, "text")
-		if tx < 0 {
-			return d.Errorf(c, "systemInstruction holds text parts only")
-		}
-		s, err := d.Str(tx)
+	err = elems(rd.Enter(partsKey, parts), "an array of text parts", func(pr *codec.Reader, one bool) error {
+		p, err := object(pr, "a part object")
 		if err != nil {
 			return err
 		}
-		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: t.Compact(c), extras: d.extras(c, "text"), one: one})
+		k, tx := get(&p, "text")
+		if tx == nil {
+			return pr.Errorf("systemInstruction holds text parts only")
+		}
+		s, err := pr.StrAt(k, tx)
+		if err != nil {
+			return err
+		}
+		src.blocks = append(src.blocks, block{part: llm.Text{Text: s}, raw: p.Raw(), extras: extras(pr, &p, "text"), one: one})
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	d.addMessage(llm.RoleSystem, idx, first)
+	d.addMessage(llm.RoleSystem, o.Raw(), first)
 	src.leadSys = 1
 	return nil
 }
 
-// addMessage appends the llm message made of the blocks from first on.
-func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
+// addMessage appends the llm message made of the blocks from first on;
+// raw is the wire content.
+func (d *decoder) addMessage(role llm.Role, raw []byte, first int32) {
 	src := d.r.src
 	blocks := src.blocks[first:]
 	parts := make([]llm.Part, 0, len(blocks))
@@ -249,75 +256,69 @@ func (d *decoder) addMessage(role llm.Role, idx jsontree.Node, first int32) {
 		}
 	}
 	d.r.Messages = append(d.r.Messages, llm.Message{Role: role, Parts: parts})
-	src.msgs = append(src.msgs, codec.Msg{Raw: d.T.Compact(idx), First: first, Count: int32(len(blocks)), Role: role})
+	src.msgs = append(src.msgs, codec.Msg{Raw: raw, First: first, Count: int32(len(blocks)), Role: role})
 }
 
-func (d *decoder) contents(idx jsontree.Node) error {
-	t := d.T
-	c0, one, err := d.elems(idx, "an array of contents")
-	if err != nil {
-		return err
-	}
-	d.r.src.contentsOne = one
-	for c := c0; c >= 0; c = d.next(c, one) {
-		if err := d.object(c, "a content object"); err != nil {
+func (d *decoder) contents(rd *codec.Reader) error {
+	return elems(rd, "an array of contents", func(cr *codec.Reader, one bool) error {
+		d.r.src.contentsOne = one
+		c, err := object(cr, "a content object")
+		if err != nil {
 			return err
 		}
 		role := llm.RoleUser
-		parts := jsontree.None
+		var parts []byte
+		var partsKey string
 		var h head
-		for f := t.First(c); f >= 0; f = t.Next(f) {
-			key := "parts"
-			if !t.KeyIs(f, "parts") {
-				key = camel(t.Key(f))
-			}
+		for _, m := range c.Members {
+			key := camel(m.Key)
 			switch key {
 			case "role":
-				name, _, err := d.optStr(f)
+				name, _, err := optStr(cr, m.Key, m.Val)
 				if err != nil {
 					return err
 				}
-				h.role, h.hasRole, h.roleLast = string(t.Compact(f)), true, parts >= 0
+				h.role, h.hasRole, h.roleLast = string(m.Val), true, parts != nil
 				switch name {
 				case "user", "function", "tool", "":
 				case "model":
 					role = llm.RoleAssistant
 				default:
-					return d.Errorf(f, `unknown role %q (want "user" or "model")`, name)
+					return cr.ErrorAt(m.Key, `unknown role %q (want "user" or "model")`, name)
 				}
 			case "parts":
-				parts = f
+				parts, partsKey = m.Val, m.Key
 			default:
-				return d.Errorf(f, "unknown field (a content has role and parts)")
+				return cr.ErrorAt(m.Key, "unknown field (a content has role and parts)")
 			}
 		}
-		if parts < 0 {
-			return d.Missing(c, "parts", "an array of parts")
-		}
-		p0, pone, err := d.elems(parts, "an array of parts")
-		if err != nil {
-			return err
+		if parts == nil {
+			return cr.Missing("parts", "an array of parts")
 		}
 		src := d.r.src
 		first := int32(len(src.blocks))
-		d.firstCall, d.firstResp = jsontree.None, jsontree.None
-		for p := p0; p >= 0; p = d.next(p, pone) {
-			b, err := d.part(p, role)
+		d.hasCall, d.hasResp = false, false
+		err = elems(cr.Enter(partsKey, parts), "an array of parts", func(pr *codec.Reader, one bool) error {
+			b, err := d.part(pr, role)
 			if err != nil {
 				return err
 			}
-			b.one = pone
+			b.one = one
 			src.blocks = append(src.blocks, b)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		// One content may mix function calls and responses: Gemini rejects
 		// it (GEM-NO-MIX), which transcript reports. A call alone in a
 		// user content, or a response alone in a model content, is no
 		// such mix: the role is wrong.
 		switch {
-		case role == llm.RoleUser && d.firstCall >= 0 && d.firstResp < 0:
-			return d.Errorf(d.firstCall, "a functionCall belongs in a model content, not a user content")
-		case role == llm.RoleAssistant && d.firstResp >= 0 && d.firstCall < 0:
-			return d.Errorf(d.firstResp, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
+		case role == llm.RoleUser && d.hasCall && !d.hasResp:
+			return errorIn(d.firstCall, "a functionCall belongs in a model content, not a user content")
+		case role == llm.RoleAssistant && d.hasResp && !d.hasCall:
+			return errorIn(d.firstResp, "a functionResponse belongs in a user content, not a model content (GEM-NO-MIX)")
 		}
 		if !h.hasRole || h.roleLast || (h.role != `"user"` && h.role != `"model"`) {
 			if src.heads == nil {
@@ -325,41 +326,41 @@ func (d *decoder) contents(idx jsontree.Node) error {
 			}
 			src.heads[len(src.msgs)] = h
 		}
-		d.addMessage(role, c, first)
-	}
-	return nil
+		d.addMessage(role, c.Raw(), first)
+		return nil
+	})
 }
 
-// elems returns the first element of the repeated field n, and whether n
-// is one object that stands for an array of one. Google's JSON parser
-// takes a single value for a repeated field, and Google's own curl samples
-// write "parts": {"text": ...}; Encode writes the field back in the form it
-// had. what names the array wanted.
-func (d *decoder) elems(n jsontree.Node, what string) (first jsontree.Node, one bool, err error) {
-	switch d.T.Kind(n) {
-	case jsontree.Array:
-		return d.T.First(n), false, nil
-	case jsontree.Object:
-		return n, true, nil
-	}
-	return jsontree.None, false, d.Want(n, what)
+// errorIn returns a decode error of the value at path p.
+func errorIn(p llm.Path, msg string) error {
+	return &llm.DecodeError{Op: "gemini", Path: p, Style: llm.Dotted, Offset: -1, Err: fmt.Errorf("%s", msg)}
 }
 
-// next returns the element after c of a repeated field that elems read.
-func (d *decoder) next(c jsontree.Node, one bool) jsontree.Node {
-	if one {
-		return jsontree.None
+// elems reads the repeated field at rd, calling each for every element
+// with the reader at it, and one set when the field is one object that
+// stands for an array of one. Google's JSON parser takes a single value for
+// a repeated field, and Google's own curl samples write "parts": {"text":
+// ...}; Encode writes the field back in the form it had. what names the
+// array wanted.
+func elems(rd *codec.Reader, what string, each func(rd *codec.Reader, one bool) error) error {
+	switch rd.Kind() {
+	case '[':
+		err := rd.Array(func(int) error { return each(rd, false) })
+		return err
+	case '{':
+		return each(rd, true)
 	}
-	return d.T.Next(c)
+	return rd.Want(what)
 }
 
-// optStr reads an optional string field: null stands for an unset field,
-// as protobuf's JSON form has it.
-func (d *decoder) optStr(n jsontree.Node) (s string, null bool, err error) {
-	if d.T.Kind(n) == jsontree.Null {
+// optStr reads v, the value of member key of the value at rd, an optional
+// string field: null stands for an unset field, as protobuf's JSON form has
+// it.
+func optStr(rd *codec.Reader, key string, v []byte) (s string, null bool, err error) {
+	if codec.IsNull(v) {
 		return "", true, nil
 	}
-	s, err = d.Str(n)
+	s, err = rd.StrAt(key, v)
 	return s, false, err
 }
 
@@ -370,7 +371,7 @@ var dataFields = [...]string{"text", "inlineData", "fileData", "functionCall", "
 // part of a kind the llm form does not model: carried as an [llm.Opaque].
 var knownKinds = [...]string{"executableCode", "codeExecutionResult", "toolCall", "toolResponse", "videoMetadata"}
 
-// part decodes one part of a content with the given role (user or
+// part decodes the part at rd, of a content with the given role (user or
 // assistant). A part the llm form does not model (executableCode,
 // codeExecutionResult, a built-in tool's toolCall and toolResponse, a
 // videoMetadata of its own, an empty thought, a part of a kind toolwire
@@ -378,34 +379,34 @@ var knownKinds = [...]string{"executableCode", "codeExecutionResult", "toolCall"
 // role: content Gemini accepts, never judged empty. Only a part with no
 // field besides thought and thoughtSignature has no data
 // (GEM-PARTS-NONEMPTY, listed in Wire).
-func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
-	t := d.T
-	if err := d.object(idx, "a part object"); err != nil {
+func (d *decoder) part(rd *codec.Reader, role llm.Role) (block, error) {
+	o, err := object(rd, "a part object")
+	if err != nil {
 		return block{}, err
 	}
-	b := block{raw: t.Compact(idx)}
-	data, kind := jsontree.None, ""
+	b := block{raw: o.Raw()}
+	var data []byte
+	var dataKey, kind string
 	for _, k := range dataFields {
-		if f := d.get(idx, k); f >= 0 {
-			if data >= 0 {
-				return block{}, d.Errorf(f, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
+		if key, v := get(&o, k); v != nil {
+			if data != nil {
+				return block{}, rd.ErrorAt(key, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
 			}
-			data, kind = f, k
+			data, dataKey, kind = v, key, k
 		}
 	}
 	var sig string
-	if f := d.get(idx, "thoughtSignature"); f >= 0 {
-		var err error
-		if sig, _, err = d.optStr(f); err != nil {
+	if key, v := get(&o, "thoughtSignature"); v != nil {
+		if sig, _, err = optStr(rd, key, v); err != nil {
 			return block{}, err
 		}
 	}
 	thought := false
-	if f := d.get(idx, "thought"); f >= 0 {
-		if t.Kind(f) != jsontree.Bool {
-			return block{}, d.Want(f, "a boolean")
+	if key, v := get(&o, "thought"); v != nil {
+		var ok bool
+		if thought, ok = codec.Bool(v); !ok {
+			return block{}, rd.WantAt(key, v, "a boolean")
 		}
-		thought = t.IsTrue(f)
 	}
 	model := role == llm.RoleAssistant
 	// A signature has an llm form (a Reasoning before the part) on a model
@@ -416,45 +417,46 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 		sigKey = "thoughtSignature"
 	}
 	switch {
-	case thought && kind == "text" && model && t.Kind(data) == jsontree.String && len(t.Raw(data)) > 2:
-		b.part = llm.Reasoning{Provider: string(Dialect), Text: t.Str(data), Signature: sig}
-		b.extras = d.extras(idx, "text", "thought", sigKey)
+	case thought && kind == "text" && model && codec.Kind(data) == '"' && len(data) > 2:
+		s, _ := codec.String(data)
+		b.part = llm.Reasoning{Provider: string(Dialect), Text: s, Signature: sig}
+		b.extras = extras(rd, &o, "text", "thought", sigKey)
 		return b, nil
 	case kind == "text" && !thought:
-		s, err := d.Str(data)
+		s, err := rd.StrAt(dataKey, data)
 		if err != nil {
 			return block{}, err
 		}
 		b.part = llm.Text{Text: s}
-		b.extras = d.extras(idx, "text", sigKey)
+		b.extras = extras(rd, &o, "text", sigKey)
 	case kind == "inlineData" || kind == "fileData":
-		img, err := d.media(data, kind == "fileData")
+		img, err := media(rd.Enter(dataKey, data), kind == "fileData")
 		if err != nil {
 			return block{}, err
 		}
 		b.part = img
-		b.extras = d.extras(idx, kind, sigKey)
+		b.extras = extras(rd, &o, kind, sigKey)
 	case kind == "functionCall":
-		c, err := d.call(data)
+		c, err := d.call(rd.Enter(dataKey, data))
 		if err != nil {
 			return block{}, err
 		}
-		if d.firstCall < 0 {
-			d.firstCall = data
+		if !d.hasCall {
+			d.firstCall, d.hasCall = rd.Path().Key(dataKey), true
 		}
 		b.part = c
-		b.extras = d.extras(idx, kind, sigKey)
+		b.extras = extras(rd, &o, kind, sigKey)
 	case kind == "functionResponse":
-		if d.firstResp < 0 {
-			d.firstResp = data
+		if !d.hasResp {
+			d.firstResp, d.hasResp = rd.Path().Key(dataKey), true
 		}
-		if err := d.response(data, &b); err != nil {
+		if err := d.response(rd.Enter(dataKey, data), &b); err != nil {
 			return block{}, err
 		}
-		b.extras = d.extras(idx, kind)
+		b.extras = extras(rd, &o, kind)
 		return b, nil
 	default:
-		b.part, b.noData = d.opaque(idx, kind, thought)
+		b.part, b.noData = d.opaque(rd, &o, kind, thought)
 		return b, nil
 	}
 	if sigKey != "" {
@@ -463,36 +465,36 @@ func (d *decoder) part(idx jsontree.Node, role llm.Role) (block, error) {
 	return b, nil
 }
 
-// opaque returns the part at idx, which has no data field the llm form
-// models (kind is its data field, or ""), as an [llm.Opaque]. It reports
-// a part with no field besides thought and thoughtSignature (an empty
+// opaque returns the part o at rd, which has no data field the llm form
+// models (kind is its data field, or ""), as an [llm.Opaque]. It reports a
+// part with no field besides thought and thoughtSignature (an empty
 // thought aside), which it lists in Wire: Gemini wants one data field
 // (GEM-PARTS-NONEMPTY).
-func (d *decoder) opaque(idx jsontree.Node, kind string, thought bool) (llm.Opaque, bool) {
-	t := d.T
-	o := llm.Opaque{Provider: string(Dialect), Kind: kind, Data: t.Compact(idx)}
+func (d *decoder) opaque(rd *codec.Reader, o *codec.Object, kind string, thought bool) (llm.Opaque, bool) {
+	op := llm.Opaque{Provider: string(Dialect), Kind: kind, Data: o.Raw()}
 	if thought && (kind == "" || kind == "text") {
-		o.Kind = "thought" // an empty thought, or one in a user content
-		return o, false
+		op.Kind = "thought" // an empty thought, or one in a user content
+		return op, false
 	}
 	if kind == "" {
-		for c := t.First(idx); c >= 0; c = t.Next(c) {
-			if k := camel(t.Key(c)); k != "thought" && k != "thoughtSignature" {
-				o.Kind = k
+		for _, m := range o.Members {
+			if k := camel(m.Key); k != "thought" && k != "thoughtSignature" {
+				op.Kind = k
 				break
 			}
 		}
 	}
 	switch {
-	case o.Kind == "":
-		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: d.Path(idx),
+	case op.Kind == "":
+		path := rd.PathString()
+		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-PARTS-NONEMPTY", Path: path,
 			Message:       "the part has no data field (text, inlineData, fileData, functionCall, ...)",
-			ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(d.Path(idx)))})
-		return o, true
-	case !known(o.Kind):
-		d.Note(idx, fmt.Sprintf("a %s part is of a kind toolwire does not know", o.Kind))
+			ProviderError: fmt.Sprintf("* GenerateContentRequest.%s.data: required oneof field 'data' must have one initialized field", bracketPath(rd.Path()))})
+		return op, true
+	case !known(op.Kind):
+		rd.Note(fmt.Sprintf("a %s part is of a kind toolwire does not know", op.Kind))
 	}
-	return o, false
+	return op, false
 }
 
 func known(kind string) bool {
@@ -504,53 +506,39 @@ func known(kind string) bool {
 	return false
 }
 
-// bracketPath writes contents.2.parts.0 as contents[2].parts[0], the way
-// Gemini's errors name fields.
-func bracketPath(p string) string {
-	segs := strings.Split(p, ".")
-	var b strings.Builder
-	for i, s := range segs {
-		if s != "" && s[0] >= '0' && s[0] <= '9' {
-			b.WriteString("[" + s + "]")
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
-}
+// bracketPath writes the path contents.2.parts.0 as contents[2].parts[0],
+// the way Gemini's errors name fields.
+func bracketPath(p llm.Path) string { return p.Format(llm.Indexed) }
 
-func (d *decoder) call(idx jsontree.Node) (llm.ToolCall, error) {
+func (d *decoder) call(rd *codec.Reader) (llm.ToolCall, error) {
 	var c llm.ToolCall
-	if err := d.object(idx, "an object"); err != nil {
+	o, err := object(rd, "an object")
+	if err != nil {
 		return c, err
 	}
-	var err error
-	if f := d.get(idx, "id"); f >= 0 {
-		if c.ID, _, err = d.optStr(f); err != nil {
+	if key, v := get(&o, "id"); v != nil {
+		if c.ID, _, err = optStr(rd, key, v); err != nil {
 			return c, err
 		}
 	}
-	f := d.get(idx, "name")
-	if f < 0 {
-		return c, d.Missing(idx, "name", "the function's name, a string")
+	key, v := get(&o, "name")
+	if v == nil {
+		return c, rd.Missing("name", "the function's name, a string")
 	}
-	if c.Name, err = d.Str(f); err != nil {
+	if c.Name, err = rd.StrAt(key, v); err != nil {
 		return c, err
 	}
-	if f = d.get(idx, "args"); f >= 0 {
-		if d.T.Kind(f) != jsontree.Object {
-			return c, d.Want(f, "an object")
+	if m := member(&o, "args"); m.Val != nil {
+		if codec.Kind(m.Val) != '{' {
+			return c, rd.WantAt(m.Key, m.Val, "an object")
 		}
-		c.Input = d.T.Raw(f)
+		c.Input = m.Val
 	}
-	for m := d.T.First(idx); m >= 0; m = d.T.Next(m) {
-		switch camel(d.T.Key(m)) {
+	for _, m := range o.Members {
+		switch camel(m.Key) {
 		case "id", "name", "args":
 		default:
-			return c, d.Errorf(m, "unknown field (a functionCall has id, name and args)")
+			return c, rd.ErrorAt(m.Key, "unknown field (a functionCall has id, name and args)")
 		}
 	}
 	if c.ID != "" {
@@ -560,91 +548,93 @@ func (d *decoder) call(idx jsontree.Node) (llm.ToolCall, error) {
 }
 
 // response decodes a functionResponse.
-func (d *decoder) response(idx jsontree.Node, b *block) error {
-	t := d.T
-	if err := d.object(idx, "an object"); err != nil {
+func (d *decoder) response(rd *codec.Reader, b *block) error {
+	o, err := object(rd, "an object")
+	if err != nil {
 		return err
 	}
 	var r llm.ToolResult
-	var err error
-	if f := d.get(idx, "id"); f >= 0 {
-		if r.CallID, _, err = d.optStr(f); err != nil {
+	if key, v := get(&o, "id"); v != nil {
+		if r.CallID, _, err = optStr(rd, key, v); err != nil {
 			return err
 		}
 	}
-	f := d.get(idx, "name")
-	if f < 0 {
-		return d.Missing(idx, "name", "the name of the function that was called, a string")
+	key, v := get(&o, "name")
+	if v == nil {
+		return rd.Missing("name", "the name of the function that was called, a string")
 	}
-	if r.Name, err = d.Str(f); err != nil {
+	if r.Name, err = rd.StrAt(key, v); err != nil {
 		return err
 	}
-	f = d.get(idx, "response")
-	if f < 0 {
-		return d.Missing(idx, "response", `the function's output, an object such as {"output": ...}`)
+	resp := member(&o, "response")
+	key, v = resp.Key, resp.Compact()
+	if v == nil {
+		return rd.Missing("response", `the function's output, an object such as {"output": ...}`)
 	}
-	if t.Kind(f) == jsontree.Object {
-		r.Content, r.Status = decodeResponse(t, f)
+	if codec.Kind(v) == '{' {
+		r.Content, r.Status = decodeResponse(v)
 	} else {
-		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: d.Path(f),
-			Message:       fmt.Sprintf(`functionResponse.response must be a JSON object, not %s; wrap it as {"output": ...}`, t.Kind(f).Phrase()),
-			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(d.Path(idx)))})
-		b.respVal = t.Compact(f)
-		r.Content, r.Status = []llm.Part{llm.Text{Text: string(b.respVal)}}, llm.StatusSuccess
+		d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-RESPONSE-OBJECT", Path: rd.At(key),
+			Message:       fmt.Sprintf(`functionResponse.response must be a JSON object, not %s; wrap it as {"output": ...}`, codec.Phrase(codec.Kind(v))),
+			ProviderError: fmt.Sprintf(`Invalid JSON payload received. Unknown name "response" at '%s': Proto field is not repeating, cannot start list.`, bracketPath(rd.Path()))})
+		b.respVal = v
+		r.Content, r.Status = []llm.Part{llm.Text{Text: string(v)}}, llm.StatusSuccess
 	}
-	if f = d.get(idx, "parts"); f >= 0 {
-		p0, one, err := d.elems(f, "an array of parts")
-		if err != nil {
-			return err
-		}
-		b.respOne = one
-		for p := p0; p >= 0; p = d.next(p, one) {
-			if err := d.object(p, "a part object"); err != nil {
+	if key, v := get(&o, "parts"); v != nil {
+		err := elems(rd.Enter(key, v), "an array of parts", func(pr *codec.Reader, one bool) error {
+			b.respOne = one
+			p, err := object(pr, "a part object")
+			if err != nil {
 				return err
 			}
-			data, file := d.get(p, "inlineData"), false
-			if data < 0 {
-				data, file = d.get(p, "fileData"), true
+			dk, data := get(&p, "inlineData")
+			file := false
+			if data == nil {
+				dk, data = get(&p, "fileData")
+				file = true
 			}
-			if data < 0 {
-				return d.Errorf(p, "a functionResponse part holds inlineData or fileData")
+			if data == nil {
+				return pr.Errorf("a functionResponse part holds inlineData or fileData")
 			}
-			img, err := d.media(data, file)
+			img, err := media(pr.Enter(dk, data), file)
 			if err != nil {
 				return err
 			}
 			r.Content = append(r.Content, img)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
-	b.resp = d.extras(idx, "id", "name", "response", "parts")
+	b.resp = extras(rd, &o, "id", "name", "response", "parts")
 	b.part = r
 	return nil
 }
 
-// decodeResponse reads a functionResponse.response object; see the package
-// documentation.
-func decodeResponse(t *jsontree.Tree, obj jsontree.Node) ([]llm.Part, llm.Status) {
-	switch t.Len(obj) {
+// decodeResponse reads a functionResponse.response object, compact; see
+// the package documentation.
+func decodeResponse(obj []byte) ([]llm.Part, llm.Status) {
+	ms := codec.Members(obj)
+	switch len(ms) {
 	case 0:
 		return nil, llm.StatusSuccess
 	case 1:
-		c := t.First(obj)
-		isStr := t.Kind(c) == jsontree.String
+		c := ms[0]
+		s, isStr := codec.String(c.Val)
 		switch {
-		case t.KeyIs(c, "output") && isStr:
-			if s := t.Str(c); !objectText(s) {
+		case c.Key == "output" && isStr:
+			if !objectText(s) {
 				return []llm.Part{llm.Text{Text: s}}, llm.StatusSuccess
 			}
-		case t.KeyIs(c, "error"):
-			if isStr {
-				if s := t.Str(c); !objectText(s) {
-					return []llm.Part{llm.Text{Text: s}}, llm.StatusError
-				}
+		case c.Key == "error":
+			if isStr && !objectText(s) {
+				return []llm.Part{llm.Text{Text: s}}, llm.StatusError
 			}
-			return []llm.Part{llm.Text{Text: string(t.Compact(obj))}}, llm.StatusError
+			return []llm.Part{llm.Text{Text: string(obj)}}, llm.StatusError
 		}
 	}
-	text := string(t.Compact(obj))
+	text := string(obj)
 	if st, ok := codec.EnvelopeStatus(text); ok {
 		return []llm.Part{llm.Text{Text: text}}, st
 	}
@@ -654,45 +644,49 @@ func decodeResponse(t *jsontree.Tree, obj jsontree.Node) ([]llm.Part, llm.Status
 // objectText reports whether s is exactly a compact JSON object, which
 // Encode would send as the response itself.
 func objectText(s string) bool {
-	obj, ok := jsontree.ValidObject([]byte(s))
-	return ok && len(obj) == len(s) && bytes.Equal(jsontree.AppendCompact(nil, obj), obj)
+	obj, ok := codec.ValidObject([]byte(s))
+	if !ok || len(obj) != len(s) {
+		return false
+	}
+	c, ok := codec.AppendCompact(nil, obj)
+	return ok && bytes.Equal(c, obj)
 }
 
 // media decodes inlineData {mimeType, data} or fileData {mimeType,
 // fileUri}.
-func (d *decoder) media(idx jsontree.Node, file bool) (llm.Image, error) {
+func media(rd *codec.Reader, file bool) (llm.Image, error) {
 	var img llm.Image
-	if err := d.object(idx, "an object"); err != nil {
+	o, err := object(rd, "an object")
+	if err != nil {
 		return img, err
 	}
-	var err error
-	if f := d.get(idx, "mimeType"); f >= 0 {
-		if img.MediaType, _, err = d.optStr(f); err != nil {
+	if key, v := get(&o, "mimeType"); v != nil {
+		if img.MediaType, _, err = optStr(rd, key, v); err != nil {
 			return img, err
 		}
 	}
 	if file {
-		f := d.get(idx, "fileUri")
-		if f < 0 {
-			return img, d.Missing(idx, "fileUri", "the file's URI")
+		key, v := get(&o, "fileUri")
+		if v == nil {
+			return img, rd.Missing("fileUri", "the file's URI")
 		}
-		img.URL, err = d.Str(f)
+		img.URL, err = rd.StrAt(key, v)
 		return img, err
 	}
 	if img.MediaType == "" {
-		return img, d.Missing(idx, "mimeType", `such as "image/png"`)
+		return img, rd.Missing("mimeType", `such as "image/png"`)
 	}
-	f := d.get(idx, "data")
-	if f < 0 {
-		return img, d.Missing(idx, "data", "base64 bytes")
+	key, v := get(&o, "data")
+	if v == nil {
+		return img, rd.Missing("data", "base64 bytes")
 	}
-	s, err := d.Str(f)
+	s, err := rd.StrAt(key, v)
 	if err != nil {
 		return img, err
 	}
 	if img.Data, err = base64.StdEncoding.DecodeString(s); err != nil {
 		if img.Data, err = base64.URLEncoding.DecodeString(s); err != nil {
-			return img, d.Errorf(f, "invalid base64: %v", err)
+			return img, rd.ErrorAt(key, "invalid base64: %v", err)
 		}
 	}
 	if img.Data == nil {
@@ -703,114 +697,111 @@ func (d *decoder) media(idx jsontree.Node, file bool) (llm.Image, error) {
 
 // tools decodes the tools array: Tool objects, each with function
 // declarations or another kind of tool.
-func (d *decoder) tools(idx jsontree.Node) error {
-	t := d.T
-	c0, one, err := d.elems(idx, "an array of tools")
-	if err != nil {
-		return err
-	}
-	d.r.src.toolsOne = one
-	for c := c0; c >= 0; c = d.next(c, one) {
-		if err := d.object(c, "a tool object"); err != nil {
-			return err
-		}
-		st := srcTool{raw: t.Compact(c)}
-		fd := d.get(c, "functionDeclarations")
-		if fd < 0 {
-			d.Note(c, "a tool without function declarations (googleSearch, codeExecution, ...) is not part of the llm form")
-			st.opaque = true
-			d.r.src.tools = append(d.r.src.tools, st)
-			continue
-		}
-		st.key = t.Key(fd)
-		st.extras = d.extras(c, "functionDeclarations")
-		f0, fone, err := d.elems(fd, "an array of function declarations")
+func (d *decoder) tools(rd *codec.Reader) error {
+	return elems(rd, "an array of tools", func(tr *codec.Reader, one bool) error {
+		d.r.src.toolsOne = one
+		o, err := object(tr, "a tool object")
 		if err != nil {
 			return err
 		}
-		st.declOne = fone
-		for f := f0; f >= 0; f = d.next(f, fone) {
-			decl, err := d.decl(f)
+		st := srcTool{raw: o.Raw()}
+		fdKey, fd := get(&o, "functionDeclarations")
+		if fd == nil {
+			tr.Note("a tool without function declarations (googleSearch, codeExecution, ...) is not part of the llm form")
+			st.opaque = true
+			d.r.src.tools = append(d.r.src.tools, st)
+			return nil
+		}
+		st.key = fdKey
+		st.extras = extras(tr, &o, "functionDeclarations")
+		err = elems(tr.Enter(fdKey, fd), "an array of function declarations", func(fr *codec.Reader, one bool) error {
+			st.declOne = one
+			decl, err := d.decl(fr)
 			if err != nil {
 				return err
 			}
 			st.decls = append(st.decls, decl)
 			d.r.Tools = append(d.r.Tools, decl.spec)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		d.r.src.tools = append(d.r.src.tools, st)
-	}
-	return nil
+		return nil
+	})
 }
 
-func (d *decoder) decl(idx jsontree.Node) (srcDecl, error) {
-	t := d.T
-	if err := d.object(idx, "a function declaration object"); err != nil {
+func (d *decoder) decl(rd *codec.Reader) (srcDecl, error) {
+	o, err := object(rd, "a function declaration object")
+	if err != nil {
 		return srcDecl{}, err
 	}
-	sd := srcDecl{raw: t.Compact(idx)}
-	f := d.get(idx, "name")
-	if f < 0 {
-		return sd, d.Missing(idx, "name", "the function's name, a string")
+	sd := srcDecl{raw: o.Raw()}
+	key, v := get(&o, "name")
+	if v == nil {
+		return sd, rd.Missing("name", "the function's name, a string")
 	}
-	var err error
-	if sd.spec.Name, err = d.Str(f); err != nil {
+	if sd.spec.Name, err = rd.StrAt(key, v); err != nil {
 		return sd, err
 	}
 	describe := "description"
-	if f = d.get(idx, "description"); f >= 0 {
+	if key, v := get(&o, "description"); v != nil {
 		var null bool
-		if sd.spec.Description, null, err = d.optStr(f); err != nil {
+		if sd.spec.Description, null, err = optStr(rd, key, v); err != nil {
 			return sd, err
 		}
 		if null {
 			describe = "" // "description": null stays as it is, an extra field
 		}
 	}
-	p, js := d.get(idx, "parameters"), d.get(idx, "parametersJsonSchema")
-	if p >= 0 && js >= 0 {
-		return sd, d.Errorf(js, "parameters and parametersJsonSchema cannot both be set")
+	pm, jsm := member(&o, "parameters"), member(&o, "parametersJsonSchema")
+	pKey, p := pm.Key, pm.Compact()
+	jsKey, js := jsm.Key, jsm.Compact()
+	if p != nil && js != nil {
+		return sd, rd.ErrorAt(jsKey, "parameters and parametersJsonSchema cannot both be set")
 	}
-	if js >= 0 {
-		p = js
+	if js != nil {
+		p, pKey = js, jsKey
 	}
-	if p >= 0 {
-		if t.Kind(p) != jsontree.Object {
-			return sd, d.Want(p, "a schema object")
+	if p != nil {
+		if codec.Kind(p) != '{' {
+			return sd, rd.WantAt(pKey, p, "a schema object")
 		}
-		sd.paramKey = t.Key(p)
-		if p == js {
-			sd.spec.Parameters = t.Compact(p)
+		sd.paramKey = pKey
+		if js != nil {
+			sd.spec.Parameters = p
 		} else {
-			sd.spec.Parameters = appendJSONSchema(nil, t, p)
+			sd.spec.Parameters = appendJSONSchema(nil, p)
 		}
 	}
-	sd.extras = d.extras(idx, "name", describe, "parameters", "parametersJsonSchema")
+	sd.extras = extras(rd, &o, "name", describe, "parameters", "parametersJsonSchema")
 	return sd, nil
 }
 
-// appendJSONSchema appends the OpenAPI 3.0 schema at node idx (what
-// Gemini's parameters field takes) as JSON Schema, the form of
+// appendJSONSchema appends v, the compact OpenAPI 3.0 schema that Gemini's
+// parameters field takes, as JSON Schema, the form of
 // [llm.ToolSpec].Parameters: upper-case type names become lower case
 // ("OBJECT" → "object"), and nullable: true becomes a "null" type. It
 // follows properties, items, anyOf and the other subschema keywords, and
 // copies everything else as it is.
-func appendJSONSchema(dst []byte, t *jsontree.Tree, idx jsontree.Node) []byte {
-	if t.Kind(idx) != jsontree.Object {
-		return t.AppendCompact(dst, idx)
+func appendJSONSchema(dst, v []byte) []byte {
+	if codec.Kind(v) != '{' {
+		return append(dst, v...)
 	}
+	ms := codec.Members(v)
 	nullable := false
-	for c := t.First(idx); c >= 0; c = t.Next(c) {
-		if t.KeyIs(c, "nullable") && t.Kind(c) == jsontree.Bool && t.IsTrue(c) {
+	for _, m := range ms {
+		if b, ok := codec.Bool(m.Val); m.Key == "nullable" && ok && b {
 			nullable = true
 		}
 	}
 	dst = append(dst, '{')
 	first := true
-	for c := t.First(idx); c >= 0; c = t.Next(c) {
-		key := t.Key(c)
+	for _, m := range ms {
 		var typ string
-		if key == "type" && t.Kind(c) == jsontree.String {
-			typ = t.Str(c)
+		if m.Key == "type" && codec.Kind(m.Val) == '"' {
+			typ, _ = codec.String(m.Val)
 			switch typ {
 			case "TYPE_UNSPECIFIED":
 				continue
@@ -818,48 +809,48 @@ func appendJSONSchema(dst []byte, t *jsontree.Tree, idx jsontree.Node) []byte {
 				typ = strings.ToLower(typ)
 			}
 		}
-		if key == "nullable" && t.Kind(c) == jsontree.Bool {
+		if _, ok := codec.Bool(m.Val); m.Key == "nullable" && ok {
 			continue
 		}
 		if !first {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst, _ = llm.AppendJSONString(dst, key)
+		dst = codec.AppendString(dst, m.Key)
 		dst = append(dst, ':')
 		switch {
 		case typ != "":
 			if nullable && typ != "null" {
 				dst = append(dst, '[')
-				dst, _ = llm.AppendJSONString(dst, typ)
+				dst = codec.AppendString(dst, typ)
 				dst = append(dst, `,"null"]`...)
 			} else {
-				dst, _ = llm.AppendJSONString(dst, typ)
+				dst = codec.AppendString(dst, typ)
 			}
-		case (key == "properties" || key == "$defs" || key == "definitions") && t.Kind(c) == jsontree.Object:
+		case (m.Key == "properties" || m.Key == "$defs" || m.Key == "definitions") && codec.Kind(m.Val) == '{':
 			dst = append(dst, '{')
-			for p := t.First(c); p >= 0; p = t.Next(p) {
-				if p != t.First(c) {
+			for i, p := range codec.Members(m.Val) {
+				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst, _ = llm.AppendJSONString(dst, t.Key(p))
+				dst = codec.AppendString(dst, p.Key)
 				dst = append(dst, ':')
-				dst = appendJSONSchema(dst, t, p)
+				dst = appendJSONSchema(dst, p.Val)
 			}
 			dst = append(dst, '}')
-		case key == "items" || key == "additionalProperties" || key == "not":
-			dst = appendJSONSchema(dst, t, c)
-		case (key == "anyOf" || key == "oneOf" || key == "allOf" || key == "prefixItems") && t.Kind(c) == jsontree.Array:
+		case m.Key == "items" || m.Key == "additionalProperties" || m.Key == "not":
+			dst = appendJSONSchema(dst, m.Val)
+		case (m.Key == "anyOf" || m.Key == "oneOf" || m.Key == "allOf" || m.Key == "prefixItems") && codec.Kind(m.Val) == '[':
 			dst = append(dst, '[')
-			for p := t.First(c); p >= 0; p = t.Next(p) {
-				if p != t.First(c) {
+			for i, e := range codec.Elems(m.Val) {
+				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst = appendJSONSchema(dst, t, p)
+				dst = appendJSONSchema(dst, e)
 			}
 			dst = append(dst, ']')
 		default:
-			dst = t.AppendCompact(dst, c)
+			dst = append(dst, m.Val...)
 		}
 	}
 	return append(dst, '}')

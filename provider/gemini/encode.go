@@ -9,10 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codec"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // Encode writes r as a generateContent request body: compact,
@@ -22,7 +21,7 @@ import (
 // exactly, with dotted paths into the encoded body. Encode fails only on a
 // Request that cannot be written at all: a nil or foreign part, an unknown
 // role, a field whose value is not JSON.
-func Encode(r *Request) ([]byte, []transcript.Warning, error) {
+func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("gemini: encode: nil Request")
 	}
@@ -35,13 +34,7 @@ func Encode(r *Request) ([]byte, []transcript.Warning, error) {
 	}
 	e := &encoder{r: r, src: src, names: make(map[string]string), lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
 		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
-	size := 64
-	for _, m := range src.msgs {
-		size += len(m.Raw) + 1
-	}
-	// Room for what a repair adds, so that a large body is not copied
-	// into a larger buffer at the end.
-	dst := make([]byte, 0, size+size/16)
+	dst := codec.Buffer(src.msgs)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)
@@ -423,7 +416,7 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 	switch p := x.part.(type) {
 	case llm.Text:
 		dst = append(dst, `{"text":`...)
-		dst, _ = llm.AppendJSONString(dst, p.Text)
+		dst = codec.AppendString(dst, p.Text)
 	case llm.Image:
 		var ok bool
 		if dst, ok = e.media(dst, p, path); !ok {
@@ -436,11 +429,11 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		dst = append(dst, `{"functionCall":{`...)
 		if p.ID != "" {
 			dst = append(dst, `"id":`...)
-			dst, _ = llm.AppendJSONString(dst, p.ID)
+			dst = codec.AppendString(dst, p.ID)
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"name":`...)
-		dst, _ = llm.AppendJSONString(dst, p.Name)
+		dst = codec.AppendString(dst, p.Name)
 		dst = e.args(dst, p.Input, path+".functionCall.args")
 		dst = append(dst, '}')
 	case llm.ToolResult:
@@ -450,8 +443,10 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 			e.Warnf(path, "%s from %q cannot be written in Gemini; dropped", codec.PartKind(p), p.Provider)
 			return dst[:start]
 		}
-		if obj, ok := jsontree.ValidObject(bytes.TrimSpace(p.Data)); ok {
-			return jsontree.AppendCompact(dst, obj) // a part the llm form does not model, verbatim
+		if obj, ok := codec.ValidObject(p.Data); ok {
+			if out, ok := codec.AppendCompact(dst, obj); ok {
+				return out // a part the llm form does not model, verbatim
+			}
 		}
 		e.Warnf(path, "a Gemini %s part whose Data is not a JSON object cannot be written; dropped", codec.PartKind(p))
 		return dst[:start]
@@ -461,24 +456,26 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 			return dst[:start]
 		}
 		if data := bytes.TrimSpace(p.Data); len(data) > 0 {
-			if obj, ok := jsontree.ValidObject(data); ok {
-				return jsontree.AppendCompact(dst, obj) // an opaque part, verbatim
+			if obj, ok := codec.ValidObject(data); ok {
+				if out, ok := codec.AppendCompact(dst, obj); ok {
+					return out // an opaque part, verbatim
+				}
 			}
 			e.Warnf(path, "reasoning whose Data is not a JSON object cannot be expressed in Gemini; dropped")
 			return dst[:start]
 		}
 		dst = append(dst, `{"text":`...)
-		dst, _ = llm.AppendJSONString(dst, p.Text)
+		dst = codec.AppendString(dst, p.Text)
 		dst = append(dst, `,"thought":true`...)
 		if p.Signature != "" {
 			dst = append(dst, `,"thoughtSignature":`...)
-			dst, _ = llm.AppendJSONString(dst, p.Signature)
+			dst = codec.AppendString(dst, p.Signature)
 		}
 		return codec.AppendMembers(dst, extras)
 	}
 	if x.sig != "" {
 		dst = append(dst, `,"thoughtSignature":`...)
-		dst, _ = llm.AppendJSONString(dst, x.sig)
+		dst = codec.AppendString(dst, x.sig)
 	}
 	return codec.AppendMembers(dst, extras)
 }
@@ -512,11 +509,11 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, resp
 	dst = append(dst, `{"functionResponse":{`...)
 	if r.CallID != "" {
 		dst = append(dst, `"id":`...)
-		dst, _ = llm.AppendJSONString(dst, r.CallID)
+		dst = codec.AppendString(dst, r.CallID)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"name":`...)
-	dst, _ = llm.AppendJSONString(dst, name)
+	dst = codec.AppendString(dst, name)
 	var texts []string
 	var images []llm.Image
 	for k, p := range r.Content {
@@ -572,19 +569,18 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 		return append(dst, "{}"...)
 	}
 	text := strings.Join(texts, "\n")
-	if obj, ok := jsontree.ValidObject([]byte(text)); ok && len(obj) == len(text) {
-		t, err := codec.Parse(obj, ErrSyntax, "")
-		if err == nil {
-			if content, st := decodeResponse(t, 0); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(t.Compact(0))}) {
-				return jsontree.AppendCompact(dst, obj)
+	if obj, ok := codec.ValidObject([]byte(text)); ok && len(obj) == len(text) {
+		if c, ok := codec.AppendCompact(nil, obj); ok {
+			if content, st := decodeResponse(c); st == status && len(content) == 1 && content[0] == (llm.Text{Text: string(c)}) {
+				return append(dst, c...)
 			}
 		}
 	}
 	switch status {
 	case llm.StatusError:
-		if obj, ok := jsontree.ValidObject([]byte(text)); ok {
+		if obj, ok := codec.ValidObject([]byte(text)); ok {
 			dst = append(dst, `{"error":`...)
-			dst = jsontree.AppendCompact(dst, obj)
+			dst, _ = codec.AppendCompact(dst, obj)
 			return append(dst, '}')
 		}
 		dst = append(dst, `{"error":`...)
@@ -594,7 +590,7 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 	default:
 		dst = append(dst, `{"output":`...)
 	}
-	dst, _ = llm.AppendJSONString(dst, text)
+	dst = codec.AppendString(dst, text)
 	return append(dst, '}')
 }
 
@@ -616,7 +612,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			return dst, false
 		}
 		dst = append(dst, `{"inlineData":{"mimeType":`...)
-		dst, _ = llm.AppendJSONString(dst, mt)
+		dst = codec.AppendString(dst, mt)
 		dst = append(dst, `,"data":"`...)
 		dst = base64.StdEncoding.AppendEncode(dst, data)
 		return append(dst, `"}`...), true
@@ -624,13 +620,13 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 		dst = append(dst, `{"fileData":{`...)
 		if mt != "" {
 			dst = append(dst, `"mimeType":`...)
-			dst, _ = llm.AppendJSONString(dst, mt)
+			dst = codec.AppendString(dst, mt)
 			dst = append(dst, ',')
 		} else {
 			e.Warnf(path, "fileData for %q has no media type; Gemini may reject it", img.URL)
 		}
 		dst = append(dst, `"fileUri":`...)
-		dst, _ = llm.AppendJSONString(dst, img.URL)
+		dst = codec.AppendString(dst, img.URL)
 		return append(dst, '}'), true
 	}
 	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
@@ -707,7 +703,7 @@ func (e *encoder) tools(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, '{')
-		dst, _ = llm.AppendJSONString(dst, st.key)
+		dst = codec.AppendString(dst, st.key)
 		dst = append(dst, ':')
 		declOpen := len(dst)
 		dst = append(dst, '[')
@@ -764,10 +760,10 @@ func (e *encoder) tools(dst []byte) []byte {
 func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []codec.Member, k, m int) []byte {
 	path := "tools." + strconv.Itoa(k) + ".functionDeclarations." + strconv.Itoa(m)
 	dst = append(dst, `{"name":`...)
-	dst, _ = llm.AppendJSONString(dst, t.Name)
+	dst = codec.AppendString(dst, t.Name)
 	if t.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst, _ = llm.AppendJSONString(dst, t.Description)
+		dst = codec.AppendString(dst, t.Description)
 	}
 	if len(bytes.TrimSpace(t.Parameters)) > 0 {
 		if camel(paramKey) != "parametersJsonSchema" {
@@ -775,11 +771,11 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []cod
 			// converted), which parametersJsonSchema takes as is.
 			paramKey = "parametersJsonSchema"
 		}
-		if obj, ok := jsontree.ValidObject(t.Parameters); ok {
+		if obj, ok := codec.ValidObject(t.Parameters); ok {
 			dst = append(dst, ',')
-			dst, _ = llm.AppendJSONString(dst, paramKey)
+			dst = codec.AppendString(dst, paramKey)
 			dst = append(dst, ':')
-			dst = jsontree.AppendCompact(dst, obj)
+			dst, _ = codec.AppendCompact(dst, obj)
 		} else {
 			e.Warnf(path, "the parameters of %q are not a JSON object; not written", t.Name)
 		}

@@ -70,7 +70,7 @@
 //
 // When the messages came from another dialect (a Request that [Decode] did
 // not make), [Encode] fills in what
-// Gemini needs and reports each change as a [transcript.Warning]: a
+// Gemini needs and reports each change as a [provider.Warning]: a
 // functionResponse's name is looked up from its call, an input that is not
 // a JSON object is wrapped as {"_raw": text}, and reasoning from another
 // provider and content Gemini cannot carry are dropped, never silently.
@@ -80,7 +80,7 @@ import (
 	"encoding/json"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/provider/internal/codec"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -128,7 +128,7 @@ type Request struct {
 	// dialect loses it. Parts of a known kind the llm form does not model
 	// are not listed: they travel as [llm.Opaque], which other dialects
 	// drop with a warning.
-	Unmodeled []transcript.Warning
+	Unmodeled []provider.Warning
 
 	src *source
 }
@@ -139,62 +139,4 @@ type Field struct {
 	// Value is the field's JSON, or nil for a field written from the
 	// Request's own fields (systemInstruction, contents, tools).
 	Value json.RawMessage
-}
-
-// source is what Decode saw beyond the exported fields.
-type source struct {
-	blocks  []block
-	msgs    []codec.Msg // one per decoded llm message
-	tools   []srcTool
-	leadSys int // leading llm system messages from systemInstruction (0 or 1)
-	// contentsOne and toolsOne: the field was one object rather than an
-	// array (Google's JSON parser takes one value for a repeated field).
-	contentsOne, toolsOne bool
-	// heads are the role fields of the contents, by message index, where
-	// they are not "role" then "parts" with "user" or "model": a content
-	// that changed is written with its role as it was.
-	heads map[int]head
-}
-
-// head is how a content wrote its role.
-type head struct {
-	role     string // the role's JSON ("user", "function", null), or ""
-	hasRole  bool   // the content has a role field
-	roleLast bool   // it comes after parts
-}
-
-// block is one decoded wire part. It stands for one llm part, preceded by
-// a signature-only Reasoning when sig is set.
-type block struct {
-	part   llm.Part
-	sig    string
-	raw    []byte         // the part, compact
-	extras []codec.Member // fields the part does not model, in order
-	resp   []codec.Member // a functionResponse's fields it does not model
-	// What Wire lists about the part, for FixWire.
-	noData  bool   // a part without a data field (GEM-PARTS-NONEMPTY)
-	respVal []byte // a functionResponse.response that is not an object (GEM-RESPONSE-OBJECT)
-	// one: the part was its content's parts, written as one object rather
-	// than an array; respOne: likewise for a functionResponse's parts.
-	one, respOne bool
-}
-
-// wireBad reports whether the block is one that Wire lists.
-func (b *block) wireBad() bool { return b.noData || b.respVal != nil }
-
-// srcTool is one Tool object of the tools array.
-type srcTool struct {
-	raw     []byte
-	decls   []srcDecl
-	extras  []codec.Member // the Tool object's other fields
-	key     string         // the spelling of functionDeclarations
-	opaque  bool           // no function declarations: written back verbatim
-	declOne bool           // functionDeclarations was one object, not an array
-}
-
-type srcDecl struct {
-	raw      []byte
-	spec     llm.ToolSpec
-	paramKey string // "parameters" or "parametersJsonSchema" (either spelling)
-	extras   []codec.Member
 }

@@ -3,20 +3,19 @@ package gemini
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // tested is this package's codec, for the shared checks of codectest.
 var tested = codectest.Codec[*Request]{Decode: Decode, Encode: Encode}
 
 // render prints a decoded request and its encoding for a golden file.
-func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []byte {
+func render(t *testing.T, r *Request, enc []byte, warns []provider.Warning) []byte {
 	t.Helper()
 	a := codectest.Account{Messages: r.Messages, Flags: fmt.Sprintf("bare=%v", r.Bare),
 		Wire: r.Wire, Unmodeled: r.Unmodeled, Encoded: enc, Warnings: warns}
@@ -32,16 +31,13 @@ func render(t *testing.T, r *Request, enc []byte, warns []transcript.Warning) []
 // TestRoundTrip decodes realistic bodies, checks the llm form against
 // golden files, and checks that encoding gives the body back, compacted.
 func TestRoundTrip(t *testing.T) {
-	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.json", render)
+	codectest.RoundTrip(t, tested, "testdata/roundtrip/*.txtar", render)
 }
 
 // TestEditedRoundTrip edits decoded messages the way transcript.Repair does
 // and checks that thought signatures and part fields stay with their parts.
 func TestEditedRoundTrip(t *testing.T) {
-	in, err := os.ReadFile("testdata/roundtrip/parallel_thought_signatures.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := codectest.Input(t, "testdata/roundtrip/parallel_thought_signatures.txtar")
 	r, err := Decode(in)
 	if err != nil {
 		t.Fatal(err)
@@ -93,15 +89,15 @@ func TestStable(t *testing.T) {
 // TestDecodeErrors checks that bad bodies get a specific error naming the
 // exact path.
 func TestDecodeErrors(t *testing.T) {
-	codectest.DecodeErrors[*Request, *DecodeError](t, tested, []struct{ Body, Want string }{
-		{``, `gemini: invalid JSON at line 1, column 1: empty input`},
-		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: want ',' or ']' after an array element, found end of input`},
+	codectest.DecodeErrors[*Request, *llm.DecodeError](t, tested, []struct{ Body, Want string }{
+		{``, `gemini: invalid JSON at line 1, column 1: empty input (at byte 0)`},
+		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: the input ends before the document does (at byte 38)`},
 		{`7`, `gemini: want a request body (an object) or a contents array, got a number`},
 		{`{"model":"gemini-2.5-pro"}`, `gemini: contents: missing (a generateContent request body has a "contents" array)`},
 		{`{"contents":[{"role":"assistant","parts":[]}]}`, `gemini: contents.0.role: unknown role "assistant" (want "user" or "model")`},
 		{`{"contents":[{"role":"user"}]}`, `gemini: contents.0.parts: missing (an array of parts)`},
 		{`{"contents":[{"role":"user","parts":[],"text":"x"}]}`, `gemini: contents.0.text: unknown field (a content has role and parts)`},
-		{`{"contents":[{"parts":[{"text":"a","text":"b"}]}]}`, `gemini: contents.0.parts.0.text: repeats a field of the same object`},
+		{`{"contents":[{"parts":[{"text":"a","text":"b"}]}]}`, `gemini: contents.0.parts.0.text: invalid JSON at line 1, column 36: duplicate member name "text" (at byte 35)`},
 		{`{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"x"},"inline_data":{}}]}]}`, `gemini: contents.0.parts.0.inline_data: repeats a field of the same object`},
 		{`{"contents":[{"parts":[{"text":1}]}]}`, `gemini: contents.0.parts.0.text: want a string, got a number`},
 		{`{"contents":[{"parts":[{"text":"a","functionCall":{"name":"f"}}]}]}`, `gemini: contents.0.parts.0.functionCall: a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has text`},
@@ -130,7 +126,7 @@ func TestDecodeErrors(t *testing.T) {
 		// A bare array's paths are those of a full body.
 		{`[{"parts":[{"text":"q"}]},{"role":"assistant","parts":[]}]`, `gemini: contents.1.role: unknown role "assistant" (want "user" or "model")`},
 		{`[{"parts":[{"text":1}]}]`, `gemini: contents.0.parts.0.text: want a string, got a number`},
-		{`[{"parts":[`, `gemini: contents.0.parts: invalid JSON at line 1, column 12: want a value, found end of input`},
+		{`[{"parts":[`, `gemini: contents.0.parts: invalid JSON at line 1, column 12: the input ends before the document does (at byte 11)`},
 	})
 }
 

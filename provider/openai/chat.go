@@ -2,12 +2,16 @@ package openai
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -51,7 +55,7 @@ type ChatRequest struct {
 	// llm form does not model (input_audio, refusal, a file by id) and an
 	// assistant's audio and legacy function_call are not listed: they
 	// travel as llm.Opaque parts, which other dialects drop with a warning.
-	Unmodeled []transcript.Warning
+	Unmodeled []provider.Warning
 
 	decoded bool     // made by DecodeChat: its ids are written as they are
 	order   []string // the body's top-level keys, in order
@@ -86,70 +90,74 @@ func (r *ChatRequest) BodyPath(path string) string { return r.paths.bodyPath(pat
 // part type or the field name); a legacy "function" message has no llm
 // form and is written back before the message that followed it.
 //
-// Errors are [*DecodeError]s naming the exact path:
-// "messages.3.tool_calls.0.function.arguments: want a string, got an object".
+// Errors are [*llm.DecodeError]s (Op "openai") naming the exact path:
+// "messages.3.tool_calls.0.function.arguments: want a string, got an object",
+// and for a body that is not JSON the line, the column and the byte offset.
 // A body that breaks an OpenAI rule is not a decode error: it decodes,
 // transcript.Check reports the breaches the llm form can express, and Wire
 // lists the others. Errors are for bodies that are not Chat Completions
 // requests at all (wrong types, missing ids, invalid JSON). The request
 // does not alias body.
-func DecodeChat(body []byte) (*ChatRequest, error) {
+func DecodeChat(body []byte) (*ChatRequest, error) { return DecodeChatShared(bytes.Clone(body)) }
+
+// DecodeChatShared is [DecodeChat] for a caller that keeps body unchanged
+// while the request is in use: the request aliases body rather than a
+// copy of it, which saves the size of the body in memory.
+func DecodeChatShared(body []byte) (*ChatRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
-		return nil, &DecodeError{Err: fmt.Errorf("empty input: want a Chat Completions request body or a messages array")}
+		return nil, decodeError("", errors.New("empty input: want a Chat Completions request body or a messages array"))
 	}
-	b, err := parseBody(bytes.Clone(body), "messages") // a bare array's paths are those of a full body
+	req := &ChatRequest{decoded: true, src: &source{size: len(body)}}
+	d := &chatDecoder{decoder: decoder{src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
+		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Chat Completions", elemName: "message"}, req: req}
+	req.paths.array = "messages"
+	err := codec.Decode(dialect("Chat Completions", "messages", "a Chat Completions request body (an object) or a messages array", &req.Unmodeled), body,
+		func(rd *codec.Reader) error { req.Bare = true; return d.messages(rd) },
+		d.body)
 	if err != nil {
 		return nil, err
 	}
-	req := &ChatRequest{decoded: true, src: &source{t: b.t, toolsNode: jsontree.None}}
-	d := &chatDecoder{decoder: decoder{b: b, src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
-		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Chat Completions", elemName: "message"}, req: req}
-	t := b.t
-	req.paths.array = "messages"
-	switch root := t.Root(); t.Kind(root) {
-	case jsontree.Array:
-		req.Bare = true
-		if err := d.messages(root); err != nil {
-			return nil, err
-		}
-	case jsontree.Object:
-		hasMessages := false
-		hasInput := false
-		for f := t.First(root); f != jsontree.None; f = t.Next(f) {
-			key := string(b.key(f))
-			req.order = append(req.order, key)
-			switch key {
-			case "messages":
-				hasMessages = true
-				if err := d.messages(f); err != nil {
-					return nil, err
-				}
-				continue
-			case "tools":
-				req.src.toolsNode = f
-				if !b.isNull(f) {
-					if req.Tools, err = d.tools(f, chatTool); err != nil {
-						return nil, err
-					}
-				}
-				continue
-			case "input":
-				hasInput = true
-			}
-			req.Fields = append(req.Fields, Field{Key: key, Value: t.Compact(f)})
-		}
-		if !hasMessages {
-			hint := ""
-			if hasInput {
-				hint = "; the body has \"input\": it looks like a Responses request (use DecodeResponses)"
-			}
-			return nil, &DecodeError{Path: "messages", Err: fmt.Errorf("missing: a Chat Completions request body needs a messages array%s", hint)}
-		}
-	default:
-		return nil, &DecodeError{Err: fmt.Errorf("want a Chat Completions request body (an object) or a messages array, got %s", t.Kind(root).Phrase())}
-	}
 	req.paths.done()
 	return req, nil
+}
+
+// body reads a Chat Completions request body at rd.
+func (d *chatDecoder) body(rd *codec.Reader) error {
+	req := d.req
+	hasMessages, hasInput := false, false
+	err := rd.Object(func(key string) error {
+		req.order = append(req.order, key)
+		switch key {
+		case "messages":
+			hasMessages = true
+			return d.messages(rd)
+		case "tools":
+			if rd.Kind() == 'n' {
+				var err error
+				req.src.toolsNode, err = rd.Raw()
+				return err
+			}
+			var err error
+			req.Tools, err = d.tools(rd, chatTool)
+			return err
+		case "input":
+			hasInput = true
+		}
+		v, err := rd.Raw()
+		req.Fields = append(req.Fields, Field{Key: key, Value: v})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !hasMessages {
+		hint := ""
+		if hasInput {
+			hint = "; the body has \"input\": it looks like a Responses request (use DecodeResponses)"
+		}
+		return decodeError("messages", fmt.Errorf("missing: a Chat Completions request body needs a messages array%s", hint))
+	}
+	return nil
 }
 
 type chatDecoder struct {
@@ -159,12 +167,12 @@ type chatDecoder struct {
 
 // chatPart is a content part before the message's role is known.
 type chatPart struct {
-	node     jsontree.Node
+	node     []byte
 	typ      string
 	hasType  bool
 	text     string
 	hasText  bool
-	textKind jsontree.Kind // the kind of a text value that is not a string
+	textKind jsontext.Kind // the kind of a text value that is not a string
 	url      string
 	detail   string
 	hasImage bool
@@ -200,7 +208,7 @@ func (p chatPart) asText() (string, bool) {
 
 // chatCall is a tool call as read.
 type chatCall struct {
-	node        jsontree.Node
+	node        []byte
 	id, typ     string
 	name, args  string
 	hasID       bool
@@ -225,89 +233,80 @@ type chatMsg struct {
 	role       string
 	hasRole    bool
 	content    contentKind
-	contentAt  jsontree.Node
+	contentAt  []byte
 	str        string
 	parts      []chatPart
 	calls      []chatCall
-	callsGiven bool          // tool_calls present and not null
-	audio, fn  jsontree.Node // an assistant's audio and function_call, when not null
+	callsGiven bool   // tool_calls present and not null
+	audio, fn  []byte // an assistant's audio and function_call, when not null
 	toolCallID string
 	hasCallID  bool
 	extra      []string // unmodeled keys with values that say something
 }
 
-func (d *chatDecoder) messages(n jsontree.Node) error {
-	t := d.b.t
-	if t.Kind(n) != jsontree.Array {
-		return d.b.want(n, "an array")
+func (d *chatDecoder) messages(rd *codec.Reader) error {
+	if rd.Kind() != '[' {
+		return rd.Want("an array")
 	}
-	for i, m := 0, t.First(n); m != jsontree.None; i, m = i+1, t.Next(m) {
-		if err := d.message(i, m); err != nil {
-			return err
-		}
-	}
-	return nil
+	err := rd.Array(func(i int) error { return d.message(rd, i) })
+	return err
 }
 
-func (d *chatDecoder) message(i int, n jsontree.Node) error {
-	b, t := d.b, d.b.t
-	if t.Kind(n) != jsontree.Object {
-		return b.want(n, "an object")
+func (d *chatDecoder) message(rd *codec.Reader, i int) error {
+	if rd.Kind() != '{' {
+		return rd.Want("an object")
 	}
-	m := chatMsg{audio: jsontree.None, fn: jsontree.None, contentAt: jsontree.None}
+	var m chatMsg
 	var quiet bool
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
-		key := b.key(f)
+	err := rd.Object(func(key string) error {
 		var err error
-		switch string(key) {
+		switch key {
 		case "role":
-			m.role, err = b.str(f)
+			m.role, err = rd.Str()
 			m.hasRole = true
 		case "content":
-			m.contentAt = f
-			err = d.content(&m, f)
+			err = d.content(rd, &m)
 		case "tool_calls":
-			if b.isNull(f) {
-				continue
+			if rd.Kind() == 'n' {
+				return rd.Skip()
 			}
 			m.callsGiven = true
-			if t.Kind(f) != jsontree.Array {
-				return b.want(f, "an array")
+			if rd.Kind() != '[' {
+				return rd.Want("an array")
 			}
-			m.calls = make([]chatCall, 0, t.Len(f))
-			for c := t.First(f); c != jsontree.None; c = t.Next(c) {
-				call, err := d.toolCall(c)
-				if err != nil {
-					return err
-				}
+			err = rd.Array(func(int) error {
+				call, err := d.toolCall(rd)
 				m.calls = append(m.calls, call)
-			}
+				return err
+			})
 		case "tool_call_id":
-			if b.isNull(f) {
-				continue
+			if rd.Kind() == 'n' {
+				return rd.Skip()
 			}
-			m.toolCallID, err = b.str(f)
+			m.toolCallID, err = rd.Str()
 			m.hasCallID = true
 		case "audio", "function_call":
-			if t.Kind(f) == jsontree.Object {
-				if string(key) == "audio" {
-					m.audio = f
+			if rd.Kind() == '{' {
+				v, err := rd.Raw()
+				if key == "audio" {
+					m.audio = v
 				} else {
-					m.fn = f
+					m.fn = v
 				}
-				continue
+				return err
 			}
-			b.unmodeled(f, key, &m.extra, &quiet)
+			return unmodeled(rd, key, &m.extra, &quiet)
 		default:
-			b.unmodeled(f, key, &m.extra, &quiet)
+			return unmodeled(rd, key, &m.extra, &quiet)
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	n := rd.Span()
+	if err != nil {
+		return err
 	}
-	start := t.Offset(n)
 	if !m.hasRole {
-		return b.missing(n, "role", fmt.Errorf("missing (want system, developer, user, assistant or tool)"))
+		return rd.ErrorAt("role", "missing (want system, developer, user, assistant or tool)")
 	}
 	path := "messages." + strconv.Itoa(i)
 	var x int32
@@ -329,7 +328,7 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 		x = d.hide(n)
 		d.note(path, "a legacy \"function\" message (the deprecated function-calling API) is not part of the llm form")
 	default:
-		return &DecodeError{Path: path + ".role", Offset: start, Err: fmt.Errorf("unknown role %q (want system, developer, user, assistant or tool)", m.role)}
+		return rd.ErrorAt("role", "unknown role %q (want system, developer, user, assistant or tool)", m.role)
 	}
 	for _, k := range m.extra {
 		d.note(path+"."+k, fmt.Sprintf("the %q field of %s message is not part of the llm form", k, an(m.role)))
@@ -342,9 +341,12 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 		d.note(path+".tool_calls", "tool_calls on "+an(m.role)+" message are not part of the llm form")
 	}
 	if role != llm.RoleAssistant {
-		for _, f := range []jsontree.Node{m.audio, m.fn} {
-			if f >= 0 {
-				d.note(path+"."+t.Key(f), fmt.Sprintf("the %q field of %s message is not part of the llm form", t.Key(f), an(m.role)))
+		for _, f := range [...]struct {
+			key string
+			v   []byte
+		}{{"audio", m.audio}, {"function_call", m.fn}} {
+			if f.v != nil {
+				d.note(path+"."+f.key, fmt.Sprintf("the %q field of %s message is not part of the llm form", f.key, an(m.role)))
 			}
 		}
 	}
@@ -365,81 +367,88 @@ func (d *chatDecoder) message(i int, n jsontree.Node) error {
 }
 
 // content reads a message's content in any of its shapes.
-func (d *chatDecoder) content(m *chatMsg, n jsontree.Node) error {
-	b, t := d.b, d.b.t
-	switch t.Kind(n) {
-	case jsontree.Null:
+func (d *chatDecoder) content(rd *codec.Reader, m *chatMsg) error {
+	var err error
+	switch rd.Kind() {
+	case 'n':
 		m.content = contentNull
-		return nil
-	case jsontree.String:
-		m.content, m.str = contentString, t.Str(n)
-		return nil
-	case jsontree.Array:
-		m.content = contentArray
-		m.parts = make([]chatPart, 0, t.Len(n))
-		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
-			p, err := d.part(c)
-			if err != nil {
-				return err
-			}
-			m.parts = append(m.parts, p)
+		m.contentAt, err = rd.Raw()
+		return err
+	case '"':
+		m.content = contentString
+		if m.contentAt, err = rd.Raw(); err == nil {
+			m.str, _ = codec.String(m.contentAt)
 		}
-		return nil
+		return err
+	case '[':
+		m.content = contentArray
+		err = rd.Array(func(int) error {
+			p, err := d.part(rd)
+			m.parts = append(m.parts, p)
+			return err
+		})
+		m.contentAt = rd.Span()
+		return err
 	}
-	return b.want(n, "a string, an array of content parts or null")
+	return rd.Want("a string, an array of content parts or null")
 }
 
 // part reads one content part of any type.
-func (d *chatDecoder) part(n jsontree.Node) (chatPart, error) {
-	b, t := d.b, d.b.t
-	p := chatPart{node: n}
-	if t.Kind(n) != jsontree.Object {
-		return p, b.want(n, "an object")
+func (d *chatDecoder) part(rd *codec.Reader) (chatPart, error) {
+	var p chatPart
+	if rd.Kind() != '{' {
+		return p, rd.Want("an object")
 	}
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
-		key := b.key(f)
-		switch string(key) {
+	err := rd.Object(func(key string) error {
+		switch key {
 		case "type":
 			var err error
-			if p.typ, err = b.str(f); err != nil {
-				return p, err
-			}
+			p.typ, err = rd.Str()
 			p.hasType = true
-			continue
+			return err
 		case "text":
-			if t.Kind(f) == jsontree.String {
-				p.text, p.hasText = t.Str(f), true
-				continue
+			if rd.Kind() == '"' {
+				var err error
+				p.text, err = rd.Str()
+				p.hasText = true
+				return err
 			}
-			p.textKind = t.Kind(f)
+			p.textKind = rd.Kind()
 		case "content":
-			if t.Kind(f) == jsontree.String {
-				p.content, p.hasStr = t.Str(f), true
+			if rd.Kind() == '"' {
+				var err error
+				p.content, err = rd.Str()
+				p.hasStr = true
+				p.extra = append(p.extra, key)
+				return err
 			}
 		case "image_url":
-			if t.Kind(f) == jsontree.Object {
+			if rd.Kind() == '{' {
 				p.hasImage = true
-				if err := d.imageURL(&p, f); err != nil {
-					return p, err
-				}
-				continue
+				return d.imageURL(rd, &p)
 			}
 		case "file":
-			if t.Kind(f) == jsontree.Object {
-				if fd := t.Get(f, "file_data"); fd >= 0 && t.Kind(fd) == jsontree.String {
-					p.fileData, p.hasFile = t.Str(fd), true
-				}
-				for c := t.First(f); c != jsontree.None; c = t.Next(c) {
-					if !t.KeyIs(c, "file_data") && !b.isNull(c) {
-						p.extra = append(p.extra, "file."+t.Key(c))
+			if rd.Kind() == '{' {
+				err := rd.Object(func(key string) error {
+					if key == "file_data" && rd.Kind() == '"' {
+						var err error
+						p.fileData, err = rd.Str()
+						p.hasFile = true
+						return err
 					}
-				}
-				continue
+					if key == "file_data" {
+						return rd.Skip()
+					}
+					return notNull(rd, "file."+key, &p.extra)
+				})
+				return err
 			}
 		}
-		if !b.isNull(f) {
-			p.extra = append(p.extra, string(key))
-		}
+		return notNull(rd, key, &p.extra)
+	})
+	p.node = rd.Span()
+	if err != nil {
+		return p, err
 	}
 	if !p.hasType {
 		return p, nil // OAI-CC-PART-TYPE, reported with its message
@@ -447,51 +456,47 @@ func (d *chatDecoder) part(n jsontree.Node) (chatPart, error) {
 	switch p.typ {
 	case "text":
 		if !p.hasText {
-			return p, textError(b, n, p.textKind)
+			return p, textError(rd, p.textKind)
 		}
 	case "image_url":
 		if !p.hasImage {
-			return p, b.errorf(n, "image_url part without an image_url object")
+			return p, rd.Errorf("image_url part without an image_url object")
 		}
 		if p.url == "" {
-			return p, b.errorf(n, "image_url part without a url")
+			return p, rd.Errorf("image_url part without a url")
 		}
 	}
 	return p, nil
 }
 
 // imageURL reads the image_url object of a part.
-func (d *chatDecoder) imageURL(p *chatPart, n jsontree.Node) error {
-	b, t := d.b, d.b.t
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
-		var err error
-		key := b.key(f)
-		switch string(key) {
+func (d *chatDecoder) imageURL(rd *codec.Reader, p *chatPart) error {
+	err := rd.Object(func(key string) error {
+		switch key {
 		case "url":
-			p.url, err = b.str(f)
+			var err error
+			p.url, err = rd.Str()
+			return err
 		case "detail":
-			if !b.isNull(f) {
-				p.detail, err = b.str(f)
+			if rd.Kind() == 'n' {
+				return rd.Skip()
 			}
-		default:
-			if !b.isNull(f) {
-				p.extra = append(p.extra, "image_url."+string(key))
-			}
-		}
-		if err != nil {
+			var err error
+			p.detail, err = rd.Str()
 			return err
 		}
-	}
-	return nil
+		return notNull(rd, "image_url."+key, &p.extra)
+	})
+	return err
 }
 
-// textError reports a text part whose text is missing or has the given
-// kind, not a string.
-func textError(b *body, part jsontree.Node, kind jsontree.Kind) error {
+// textError reports, at the part at rd, a text part whose text is missing
+// or has the given kind, not a string.
+func textError(rd *codec.Reader, kind jsontext.Kind) error {
 	if kind == 0 {
-		return b.missing(part, "text", fmt.Errorf("missing: a text part needs a text string"))
+		return rd.ErrorAt("text", "missing: a text part needs a text string")
 	}
-	return b.missing(part, "text", fmt.Errorf("want a string, got %s", kind.Phrase()))
+	return rd.ErrorAt("text", "want a string, got %s", codec.Phrase(kind))
 }
 
 // textContent maps the content of a system, user or assistant message;
@@ -567,7 +572,7 @@ func (d *chatDecoder) mapPart(p chatPart, path, role string, images bool) llm.Pa
 	case !p.hasType:
 		// OAI-CC-PART-TYPE: transcript reports an opaque part of this
 		// dialect without a kind.
-		return d.opaque(ChatProvider, "", p.node)
+		return opaque(ChatProvider, "", p.node)
 	case p.typ == "text":
 		extras()
 		return llm.Text{Text: p.text}
@@ -583,64 +588,57 @@ func (d *chatDecoder) mapPart(p chatPart, path, role string, images bool) llm.Pa
 			return img
 		}
 	}
-	return d.opaque(ChatProvider, p.typ, p.node)
+	return opaque(ChatProvider, p.typ, p.node)
 }
 
 // toolCall reads one entry of tool_calls.
-func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
-	b, t := d.b, d.b.t
-	c := chatCall{node: n}
-	if t.Kind(n) != jsontree.Object {
-		return c, b.want(n, "an object")
+func (d *chatDecoder) toolCall(rd *codec.Reader) (chatCall, error) {
+	var c chatCall
+	if rd.Kind() != '{' {
+		return c, rd.Want("an object")
 	}
-	fn := func(obj jsontree.Node, name, arg string) error {
-		if t.Kind(obj) != jsontree.Object {
-			return b.want(obj, "an object")
+	fn := func(name, arg string) error {
+		if rd.Kind() != '{' {
+			return rd.Want("an object")
 		}
-		for f := t.First(obj); f != jsontree.None; f = t.Next(f) {
+		err := rd.Object(func(key string) error {
 			var err error
-			key := b.key(f)
-			switch string(key) {
+			switch key {
 			case "name":
-				c.name, err = b.str(f)
+				c.name, err = rd.Str()
 				c.hasName = true
 			case arg:
-				c.args, err = b.str(f)
+				c.args, err = rd.Str()
 				c.hasArgs = true
 			default:
-				if !b.isNull(f) {
-					c.extra = append(c.extra, name+"."+string(key))
-				}
+				err = notNull(rd, name+"."+key, &c.extra)
 			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+			return err
+		})
+		return err
 	}
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
+	err := rd.Object(func(key string) error {
 		var err error
-		key := b.key(f)
-		switch string(key) {
+		switch key {
 		case "id":
-			c.id, err = b.str(f)
+			c.id, err = rd.Str()
 			c.hasID = true
 		case "type":
-			c.typ, err = b.str(f)
+			c.typ, err = rd.Str()
 		case "function":
 			c.hasFunction = true
-			err = fn(f, "function", "arguments")
+			err = fn("function", "arguments")
 		case "custom":
 			c.hasCustom = true
-			err = fn(f, "custom", "input")
+			err = fn("custom", "input")
 		default:
-			if !b.isNull(f) {
-				c.extra = append(c.extra, string(key))
-			}
+			err = notNull(rd, key, &c.extra)
 		}
-		if err != nil {
-			return c, err
-		}
+		return err
+	})
+	c.node = rd.Span()
+	if err != nil {
+		return c, err
 	}
 	if c.typ == "" {
 		c.typ = "function"
@@ -648,26 +646,26 @@ func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
 	switch c.typ {
 	case "function":
 		if !c.hasFunction {
-			return c, b.errorf(n, "missing function (a function tool call needs {\"name\", \"arguments\"})")
+			return c, rd.Errorf("missing function (a function tool call needs {\"name\", \"arguments\"})")
 		}
 		if !c.hasArgs {
-			return c, b.missing(n, "function.arguments", fmt.Errorf("missing (arguments is a JSON string; send \"{}\" for a call without arguments)"))
+			return c, decodeError(rd.At("function")+".arguments", errors.New("missing (arguments is a JSON string; send \"{}\" for a call without arguments)"))
 		}
 	case "custom":
 		if !c.hasCustom {
-			return c, b.errorf(n, "missing custom (a custom tool call needs {\"name\", \"input\"})")
+			return c, rd.Errorf("missing custom (a custom tool call needs {\"name\", \"input\"})")
 		}
 		if !c.hasArgs {
-			return c, b.missing(n, "custom.input", fmt.Errorf("missing"))
+			return c, decodeError(rd.At("custom")+".input", errors.New("missing"))
 		}
 	default:
-		return c, b.missing(n, "type", fmt.Errorf("unknown tool call type %q (want function or custom)", c.typ))
+		return c, rd.ErrorAt("type", "unknown tool call type %q (want function or custom)", c.typ)
 	}
 	if !c.hasID {
-		return c, b.missing(n, "id", fmt.Errorf("missing: a tool call needs an id"))
+		return c, rd.ErrorAt("id", "missing: a tool call needs an id")
 	}
 	if !c.hasName {
-		return c, b.missing(n, c.typ+".name", fmt.Errorf("missing: a tool call needs a name"))
+		return c, decodeError(rd.At(c.typ)+".name", errors.New("missing: a tool call needs a name"))
 	}
 	return c, nil
 }
@@ -677,19 +675,19 @@ func (d *chatDecoder) toolCall(n jsontree.Node) (chatCall, error) {
 func (d *chatDecoder) assistant(x int32, m *chatMsg, path string, i int) {
 	// "" beside calls says no more than null: no text part, so that a
 	// conversion writes no empty text block.
-	if emptyBeside := m.content == contentString && m.str == "" && (len(m.calls) > 0 || m.fn >= 0 || m.audio >= 0); !emptyBeside {
+	if emptyBeside := m.content == contentString && m.str == "" && (len(m.calls) > 0 || m.fn != nil || m.audio != nil); !emptyBeside {
 		d.textContent(x, m, path, false)
 	}
-	if (m.content == contentAbsent || m.content == contentNull) && len(m.calls) == 0 && m.fn < 0 && m.audio < 0 {
+	if (m.content == contentAbsent || m.content == contentNull) && len(m.calls) == 0 && m.fn == nil && m.audio == nil {
 		// Content may be left out when there are calls, a legacy
 		// function_call, or audio (the audio of an earlier answer).
 		d.nullContent(x, m, path)
 	}
-	if m.audio >= 0 {
-		d.add(x, block{part: d.opaque(ChatProvider, "audio", m.audio), node: m.audio, kind: bMember})
+	if m.audio != nil {
+		d.add(x, block{part: opaque(ChatProvider, "audio", m.audio), node: m.audio, kind: bMember})
 	}
-	if m.fn >= 0 {
-		d.add(x, block{part: d.opaque(ChatProvider, "function_call", m.fn), node: m.fn, kind: bMember})
+	if m.fn != nil {
+		d.add(x, block{part: opaque(ChatProvider, "function_call", m.fn), node: m.fn, kind: bMember})
 	}
 	if m.callsGiven && len(m.calls) == 0 {
 		d.src.elems[x].fix |= fixToolCalls
@@ -705,7 +703,7 @@ func (d *chatDecoder) assistant(x int32, m *chatMsg, path string, i int) {
 		input := callInput(c.args)
 		if c.typ == "custom" {
 			d.note(cp, "a custom tool call is read as a call whose input is its text as a JSON string")
-			input, _ = llm.AppendJSONString(nil, c.args)
+			input = codec.AppendString(nil, c.args)
 		}
 		d.add(x, block{part: llm.ToolCall{ID: c.id, Name: c.name, Input: input}, node: c.node, kind: bCall})
 		d.names[c.id] = c.name
@@ -777,60 +775,54 @@ func splitToolImages(r llm.ToolResult) (llm.ToolResult, []llm.Part) {
 
 // chatTool reads one tool definition; a function tool's fields are under
 // "function".
-func chatTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
-	t := b.t
-	if t.Kind(n) != jsontree.Object {
-		return spec, false, nil, b.want(n, "an object")
+func chatTool(rd *codec.Reader) (spec llm.ToolSpec, isFunc bool, extra []string, raw []byte, err error) {
+	if rd.Kind() != '{' {
+		return spec, false, nil, nil, rd.Want("an object")
 	}
 	typ := ""
 	hasFn := false
 	hasName := false
-	function := func(obj jsontree.Node) error {
-		if t.Kind(obj) != jsontree.Object {
-			return b.want(obj, "an object")
+	function := func() error {
+		if rd.Kind() != '{' {
+			return rd.Want("an object")
 		}
-		for f := t.First(obj); f != jsontree.None; f = t.Next(f) {
-			key := b.key(f)
-			modeled, err := b.toolField(&spec, key, f)
+		err := rd.Object(func(key string) error {
+			modeled, err := toolField(rd, &spec, key)
 			if err != nil {
 				return err
 			}
-			hasName = hasName || string(key) == "name"
-			if !modeled && !b.isNull(f) {
-				extra = append(extra, "function."+string(key))
+			hasName = hasName || key == "name"
+			if !modeled {
+				return notNull(rd, "function."+key, &extra)
 			}
-		}
-		return nil
+			return nil
+		})
+		return err
 	}
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
-		key := b.key(f)
-		switch string(key) {
+	err = rd.Object(func(key string) error {
+		switch key {
 		case "type":
-			if typ, err = b.str(f); err != nil {
-				return spec, false, nil, err
-			}
+			var err error
+			typ, err = rd.Str()
+			return err
 		case "function":
 			hasFn = true
-			if err := function(f); err != nil {
-				return spec, false, nil, err
-			}
-		default:
-			if !b.isNull(f) {
-				extra = append(extra, string(key))
-			}
+			return function()
 		}
+		return notNull(rd, key, &extra)
+	})
+	raw = rd.Span()
+	switch {
+	case err != nil:
+		return spec, false, nil, nil, err
+	case typ == "":
+		return spec, false, nil, nil, rd.Errorf("tool without a type (want \"function\")")
+	case typ != "function":
+		return spec, false, nil, raw, nil
+	case !hasFn:
+		return spec, false, nil, nil, rd.Errorf("function tool without a function object")
+	case !hasName:
+		return spec, false, nil, nil, decodeError(rd.At("function")+".name", errors.New("missing: a function tool needs a name"))
 	}
-	if typ == "" {
-		return spec, false, nil, b.errorf(n, "tool without a type (want \"function\")")
-	}
-	if typ != "function" {
-		return spec, false, nil, nil
-	}
-	if !hasFn {
-		return spec, false, nil, b.errorf(n, "function tool without a function object")
-	}
-	if !hasName {
-		return spec, false, nil, b.missing(n, "function.name", fmt.Errorf("missing: a function tool needs a name"))
-	}
-	return spec, true, extra, nil
+	return spec, true, extra, raw, nil
 }

@@ -1,14 +1,16 @@
 package openai
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codec"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // EncodeChat writes r as a Chat Completions request body (or a bare
@@ -47,7 +49,7 @@ import (
 //
 // EncodeChat does not modify r: a request may be encoded any number of
 // times, concurrently.
-func EncodeChat(r *ChatRequest) ([]byte, []transcript.Warning, error) {
+func EncodeChat(r *ChatRequest) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("openai: EncodeChat: nil request")
 	}
@@ -185,19 +187,19 @@ func (e *chatEncoder) textMessage(i int, llmRole llm.Role, role string, parts []
 		return
 	}
 	ks, exact := e.mt.ks, e.mt.exact
-	tmpl := jsontree.None
+	var tmpl []byte
 	if tx != nil {
 		tmpl = tx.node
 	}
 	e.put(func(dst []byte) []byte {
-		return e.mt.object(dst, tmpl, chatTextKeys, func(o *obj, key string, old jsontree.Node) {
+		return e.mt.object(dst, tmpl, chatTextKeys, func(o *obj, key string, old []byte) {
 			o.key(key)
 			switch key {
 			case "role":
-				if old >= 0 {
+				if old != nil {
 					o.dst = e.mt.raw(o.dst, old) // the template's role: system or developer
 				} else {
-					o.dst, _ = llm.AppendJSONString(o.dst, role)
+					o.dst = codec.AppendString(o.dst, role)
 				}
 			case "content":
 				o.dst = e.content(o.dst, parts, ks, exact, tx, old)
@@ -239,8 +241,8 @@ func indices(n int) []int {
 // content writes the content of a message of template tx (its content
 // member old): as it was when its parts did not change, else a string for
 // one text part (unless the template had an array), an array otherwise.
-func (e *chatEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool, tx *elem, old jsontree.Node) []byte {
-	if old >= 0 && e.sameContent(tx, ks, exact, indices(len(parts))) {
+func (e *chatEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool, tx *elem, old []byte) []byte {
+	if old != nil && e.sameContent(tx, ks, exact, indices(len(parts))) {
 		if tx.fix&fixContent != 0 && e.mt.isNull(old) {
 			return append(dst, `""`...) // OAI-CC-NULL-CONTENT
 		}
@@ -253,7 +255,7 @@ func (e *chatEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bo
 // (unless old, the content it replaces, was an array), else an array in
 // which each part that did not change keeps its JSON. idx selects the
 // parts (and their blocks) when not nil.
-func (e *chatEncoder) contentValue(dst []byte, parts []llm.Part, ks []int, exact []bool, idx []int, old jsontree.Node) []byte {
+func (e *chatEncoder) contentValue(dst []byte, parts []llm.Part, ks []int, exact []bool, idx []int, old []byte) []byte {
 	n := len(parts)
 	if idx != nil {
 		n = len(idx)
@@ -264,7 +266,7 @@ func (e *chatEncoder) contentValue(dst []byte, parts []llm.Part, ks []int, exact
 		}
 		return q
 	}
-	wasArray := old >= 0 && e.mt.src.t.Kind(old) == jsontree.Array
+	wasArray := codec.Kind(old) == '['
 	if n == 0 {
 		if wasArray {
 			return append(dst, "[]"...)
@@ -302,14 +304,14 @@ func appendChatPart(dst []byte, p llm.Part) []byte {
 	switch p := p.(type) {
 	case llm.Text:
 		dst = append(dst, `{"type":"text","text":`...)
-		dst, _ = llm.AppendJSONString(dst, p.Text)
+		dst = codec.AppendString(dst, p.Text)
 		return append(dst, '}')
 	case llm.Image:
 		if !isImageType(p) {
 			dst = append(dst, `{"type":"file","file":{"file_data":`...)
 			dst = appendDataURL(dst, p.MediaType, p.Data)
 			dst = append(dst, `,"filename":`...)
-			dst, _ = llm.AppendJSONString(dst, fileName(p.MediaType))
+			dst = codec.AppendString(dst, fileName(p.MediaType))
 			return append(dst, "}}"...)
 		}
 		dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
@@ -372,21 +374,21 @@ func (e *chatEncoder) assistant(i int, m llm.Message) error {
 		return nil
 	}
 	ks, exact := e.mt.ks, e.mt.exact
-	tmpl := jsontree.None
+	var tmpl []byte
 	var fix elemFix
 	if tx != nil {
 		tmpl, fix = tx.node, tx.fix
 	}
 	path := e.outPath()
 	e.put(func(dst []byte) []byte {
-		return e.mt.object(dst, tmpl, chatAssistantKeys, func(o *obj, key string, old jsontree.Node) {
+		return e.mt.object(dst, tmpl, chatAssistantKeys, func(o *obj, key string, old []byte) {
 			switch key {
 			case "role":
 				e.mt.fixed(o, key, old, `"assistant"`)
 			case "content":
 				same := e.sameContent(tx, ks, exact, texts)
 				switch {
-				case same && old >= 0:
+				case same && old != nil:
 					o.key(key)
 					if fix&fixContent != 0 && e.mt.isNull(old) {
 						o.dst = append(o.dst, `""`...) // OAI-CC-NULL-CONTENT
@@ -416,7 +418,7 @@ func (e *chatEncoder) assistant(i int, m llm.Message) error {
 						o.dst = e.call(o.dst, c, ks[t], exact[t])
 					}
 					o.dst = append(o.dst, ']')
-				case old >= 0 && (e.mt.isNull(old) || fix&fixToolCalls == 0):
+				case old != nil && (e.mt.isNull(old) || fix&fixToolCalls == 0):
 					o.key(key)
 					o.dst = e.mt.raw(o.dst, old)
 				}
@@ -446,15 +448,15 @@ func (e *chatEncoder) call(dst []byte, c llm.ToolCall, k int, exact bool) []byte
 	if exact && b != nil {
 		return e.mt.raw(dst, b.node)
 	}
-	tmpl := jsontree.None
+	var tmpl []byte
 	if b != nil && b.kind == bCall {
 		tmpl = b.node
 	}
 	keys, inner, innerKeys := chatCallKeys, "function", chatFunctionKeys
-	if ty := e.mt.member(tmpl, "type"); ty >= 0 && e.mt.src.t.Kind(ty) == jsontree.String && e.mt.src.t.Str(ty) == "custom" {
+	if ty, _ := codec.String(e.mt.member(tmpl, "type")); ty == "custom" {
 		keys, inner, innerKeys = chatCustomKeys, "custom", chatInputKeys
 	}
-	return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old jsontree.Node) {
+	return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old []byte) {
 		o.key(key)
 		switch key {
 		case "id":
@@ -462,7 +464,7 @@ func (e *chatEncoder) call(dst []byte, c llm.ToolCall, k int, exact bool) []byte
 		case "type":
 			o.dst = e.mt.rawOr(o.dst, old, `"function"`)
 		case inner:
-			o.dst = e.mt.object(o.dst, old, innerKeys, func(o *obj, key string, old jsontree.Node) {
+			o.dst = e.mt.object(o.dst, old, innerKeys, func(o *obj, key string, old []byte) {
 				o.key(key)
 				switch key {
 				case "name":
@@ -480,9 +482,8 @@ func (e *chatEncoder) call(dst []byte, c llm.ToolCall, k int, exact bool) []byte
 // customInput returns the text of a custom call: its input, which decoding
 // made a JSON string.
 func customInput(in []byte) string {
-	b, err := parseBody(in, "")
-	if err == nil && b.t.Kind(b.t.Root()) == jsontree.String {
-		return b.t.Str(b.t.Root())
+	if s, ok := codec.String(in); ok && validJSON(in) {
+		return s
 	}
 	return string(in)
 }
@@ -490,8 +491,8 @@ func customInput(in []byte) string {
 // arguments writes a call's input as the arguments string: verbatim, "{}"
 // when there is none; old, the arguments it came from, as it was when it
 // says the same.
-func (e *encoder) arguments(dst []byte, input []byte, old jsontree.Node) []byte {
-	if old >= 0 && e.mt.src.t.Kind(old) == jsontree.String && jsontree.ValidUTF8(e.mt.src.t.Str(old)) == string(input) {
+func (e *encoder) arguments(dst []byte, input []byte, old []byte) []byte {
+	if s, ok := codec.String(old); ok && validUTF8(s) == string(input) {
 		return e.mt.raw(dst, old)
 	}
 	return appendArguments(dst, input)
@@ -503,7 +504,7 @@ func appendArguments(dst []byte, input []byte) []byte {
 	if input == nil {
 		return append(dst, `"{}"`...)
 	}
-	dst, _ = llm.AppendJSONString(dst, string(input))
+	dst = codec.AppendString(dst, string(input))
 	return dst
 }
 
@@ -517,14 +518,14 @@ func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
 		return
 	}
-	tmpl := jsontree.None
+	var tmpl []byte
 	var inner []block
 	var fix elemFix
 	if tx != nil {
 		tmpl, inner, fix = tx.node, b.inner, tx.fix
 	}
 	e.put(func(dst []byte) []byte {
-		return e.mt.object(dst, tmpl, chatToolKeys, func(o *obj, key string, old jsontree.Node) {
+		return e.mt.object(dst, tmpl, chatToolKeys, func(o *obj, key string, old []byte) {
 			switch key {
 			case "role":
 				e.mt.fixed(o, key, old, `"tool"`)
@@ -540,7 +541,7 @@ func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 					same = samePart(inner[q].part, res.Content[q]) && !inner[q].typeless
 				}
 				switch {
-				case same && old >= 0 && fix&fixContent == 0:
+				case same && old != nil && fix&fixContent == 0:
 					o.dst = e.mt.raw(o.dst, old)
 				case same && len(inner) == 0:
 					o.dst = append(o.dst, `""`...) // OAI-CC-NULL-CONTENT, OAI-CC-EMPTY-TOOL-CONTENT
@@ -556,8 +557,8 @@ func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 // were moved out): a string for one text part unless it was an array,
 // else an array in which each part decoded at the same place keeps its
 // JSON.
-func (e *chatEncoder) resultValue(dst []byte, content []llm.Part, inner []block, old jsontree.Node) []byte {
-	wasArray := old >= 0 && e.mt.src.t.Kind(old) == jsontree.Array
+func (e *chatEncoder) resultValue(dst []byte, content []llm.Part, inner []block, old []byte) []byte {
+	wasArray := codec.Kind(old) == '['
 	if len(content) == 0 {
 		return append(dst, `""`...)
 	}
@@ -584,13 +585,13 @@ func (e *chatEncoder) resultValue(dst []byte, content []llm.Part, inner []block,
 // tool writes a function tool definition, merged into the decoded tool it
 // came from when there is one.
 func (e *chatEncoder) tool(dst []byte, t llm.ToolSpec, st srcTool) []byte {
-	return e.mt.object(dst, st.node, chatToolDefKeys, func(o *obj, key string, old jsontree.Node) {
+	return e.mt.object(dst, st.node, chatToolDefKeys, func(o *obj, key string, old []byte) {
 		o.key(key)
 		switch key {
 		case "type":
 			o.dst = e.mt.rawOr(o.dst, old, `"function"`)
 		case "function":
-			o.dst = e.mt.object(o.dst, old, chatFuncDefKeys, func(o *obj, key string, old jsontree.Node) {
+			o.dst = e.mt.object(o.dst, old, chatFuncDefKeys, func(o *obj, key string, old []byte) {
 				e.toolField(o, key, old, t, st.spec, false)
 			})
 		}
@@ -601,12 +602,11 @@ func checkParameters(t llm.ToolSpec) error {
 	if t.Parameters == nil {
 		return nil
 	}
-	b, err := parseBody(t.Parameters, "")
-	if err != nil {
+	if _, err := canonicalJSON(nil, t.Parameters); err != nil {
 		return fmt.Errorf("tool %q: parameters are not valid JSON: %w", t.Name, err)
 	}
-	if k := b.t.Kind(b.t.Root()); k != jsontree.Object {
-		return fmt.Errorf("tool %q: parameters must be a JSON Schema object, got %s", t.Name, k.Phrase())
+	if k := jsontext.Value(bytes.TrimSpace(t.Parameters)).Kind(); k != '{' {
+		return fmt.Errorf("tool %q: parameters must be a JSON Schema object, got %s", t.Name, codec.Phrase(k))
 	}
 	return nil
 }

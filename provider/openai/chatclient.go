@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -115,7 +116,7 @@ func toolChoice(req *llm.Request, chat bool) (Field, bool) {
 		return Field{}, false
 	}
 	if name := req.ToolChoice.Name; name != "" {
-		n, _ := llm.AppendJSONString(nil, name)
+		n := codec.AppendString(nil, name)
 		if chat {
 			return rawField("tool_choice", `{"type":"function","function":{"name":`+string(n)+`}}`), true
 		}

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // DefaultBaseURL is the OpenAI API's base URL, used when Config.BaseURL is
@@ -188,7 +190,7 @@ func parseError(body []byte) (code, message string, _ time.Duration, ok bool) {
 
 // strField returns a field whose value is the JSON string s.
 func strField(key, s string) Field {
-	v, _ := llm.AppendJSONString(nil, s)
+	v := codec.AppendString(nil, s)
 	return Field{Key: key, Value: v}
 }
 

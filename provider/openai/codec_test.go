@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -27,11 +27,11 @@ type decoded struct {
 	messages  []llm.Message
 	tools     []llm.ToolSpec
 	wire      []transcript.Violation
-	unmodeled []transcript.Warning
-	encode    func() ([]byte, []transcript.Warning, error)
+	unmodeled []provider.Warning
+	encode    func() ([]byte, []provider.Warning, error)
 }
 
-func encodeDecoded(d decoded) ([]byte, []transcript.Warning, error) { return d.encode() }
+func encodeDecoded(d decoded) ([]byte, []provider.Warning, error) { return d.encode() }
 
 var codecs = []testCodec{
 	{"chat", codectest.Codec[decoded]{Encode: encodeDecoded, Decode: func(b []byte) (decoded, error) {
@@ -39,14 +39,14 @@ var codecs = []testCodec{
 		if err != nil {
 			return decoded{}, err
 		}
-		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeChat(r) }}, nil
+		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []provider.Warning, error) { return EncodeChat(r) }}, nil
 	}}},
 	{"responses", codectest.Codec[decoded]{Encode: encodeDecoded, Decode: func(b []byte) (decoded, error) {
 		r, err := DecodeResponses(b)
 		if err != nil {
 			return decoded{}, err
 		}
-		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []transcript.Warning, error) { return EncodeResponses(r) }}, nil
+		return decoded{r.Messages, r.Tools, r.Wire, r.Unmodeled, func() ([]byte, []provider.Warning, error) { return EncodeResponses(r) }}, nil
 	}}},
 }
 
@@ -92,22 +92,19 @@ func dump(t *testing.T, d decoded) []byte {
 // nothing.
 func TestGolden(t *testing.T) {
 	for _, c := range codecs {
-		files, err := filepath.Glob(filepath.Join("testdata", c.name, "*.json"))
+		files, err := filepath.Glob(filepath.Join("testdata", c.name, "*.txtar"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no test bodies for %s: %v", c.name, err)
 		}
 		for _, file := range files {
-			name := c.name + "/" + strings.TrimSuffix(filepath.Base(file), ".json")
+			name := c.name + "/" + strings.TrimSuffix(filepath.Base(file), ".txtar")
 			t.Run(name, func(t *testing.T) {
-				body, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
+				body := testBody(t, name)
 				d, err := c.Decode(body)
 				if err != nil {
 					t.Fatalf("decode(%s) error: %v", file, err)
 				}
-				golden.Check(t, strings.TrimSuffix(file, ".json")+".golden", dump(t, d))
+				golden.CheckFile(t, file, "golden", dump(t, d))
 				checkStable(t, c, body)
 			})
 		}
@@ -191,4 +188,11 @@ func expressible(dialect string, msgs []llm.Message) bool {
 		}
 	}
 	return true
+}
+
+// testBody returns the input body of the test case archive
+// testdata/NAME.txtar ("chat/bare").
+func testBody(t testing.TB, name string) []byte {
+	t.Helper()
+	return codectest.Input(t, filepath.Join("testdata", name+".txtar"))
 }

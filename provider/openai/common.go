@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codec"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // A Field is a top-level field of a request body that the codec does not
@@ -67,11 +67,11 @@ func onlyText(content []llm.Part) (string, bool) {
 
 // statusWarning warns when a result's status says more than its content,
 // which is all an OpenAI format can carry.
-func statusWarning(path string, res llm.ToolResult) *transcript.Warning {
+func statusWarning(path string, res llm.ToolResult) *provider.Warning {
 	if res.Status == "" || res.Status == llm.StatusSuccess || resultStatus(res.Content) == res.Status {
 		return nil
 	}
-	return &transcript.Warning{Path: path, Message: fmt.Sprintf(
+	return &provider.Warning{Path: path, Message: fmt.Sprintf(
 		"the result of call %q has status %q, which OpenAI cannot mark (no is_error field); only its content tells the model",
 		res.CallID, res.Status)}
 }
@@ -82,7 +82,7 @@ func appendKey(dst []byte, first *bool, key string) []byte {
 		dst = append(dst, ',')
 	}
 	*first = false
-	dst, _ = llm.AppendJSONString(dst, key)
+	dst = codec.AppendString(dst, key)
 	return append(dst, ':')
 }
 
@@ -160,7 +160,10 @@ func checkFields(fields []Field) error {
 			return fmt.Errorf("openai: field %q appears twice in Fields", f.Key)
 		}
 		seen[f.Key] = true
-		if _, err := compactJSON(f.Value); err != nil {
+		if validJSON(f.Value) {
+			continue
+		}
+		if _, err := canonicalJSON(nil, f.Value); err != nil {
 			return fmt.Errorf("openai: field %q: value is not valid JSON: %w", f.Key, err)
 		}
 	}

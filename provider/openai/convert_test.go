@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/transcript"
@@ -101,12 +102,12 @@ func TestFromGemini(t *testing.T) {
 			}
 			for _, c := range []struct {
 				dialect transcript.Dialect
-				encode  func() ([]byte, []transcript.Warning, error)
+				encode  func() ([]byte, []provider.Warning, error)
 				decode  func([]byte) ([]llm.Message, []transcript.Violation, error)
 				want    string
 				warn    []string
 			}{
-				{transcript.OpenAIChat, func() ([]byte, []transcript.Warning, error) { return EncodeChat(&ChatRequest{Messages: src.Messages}) },
+				{transcript.OpenAIChat, func() ([]byte, []provider.Warning, error) { return EncodeChat(&ChatRequest{Messages: src.Messages}) },
 					func(b []byte) ([]llm.Message, []transcript.Violation, error) {
 						r, err := DecodeChat(b)
 						if err != nil {
@@ -114,7 +115,7 @@ func TestFromGemini(t *testing.T) {
 						}
 						return r.Messages, r.Wire, nil
 					}, tt.chat, tt.chatWarn},
-				{transcript.OpenAIResponses, func() ([]byte, []transcript.Warning, error) {
+				{transcript.OpenAIResponses, func() ([]byte, []provider.Warning, error) {
 					return EncodeResponses(&ResponsesRequest{Messages: src.Messages})
 				}, func(b []byte) ([]llm.Message, []transcript.Violation, error) {
 					r, err := DecodeResponses(b)

@@ -3,7 +3,6 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -198,12 +197,12 @@ func TestEncodeErrors(t *testing.T) {
 			"openai: messages[0].parts[0].content[0]: a tool result can hold only text and images, not a tool call"},
 		{"unknown role", []llm.Message{{Role: "narrator"}}, nil, nil, `openai: messages[0]: unknown role "narrator"`},
 		{"bad parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: json.RawMessage(`{"type":`)}}, nil,
-			`openai: tools[0]: tool "f": parameters are not valid JSON: openai: invalid JSON at line 1, column 9 (byte 8): want a value, found end of input`},
+			`openai: tools[0]: tool "f": parameters are not valid JSON: openai: type: invalid JSON at line 1, column 9: the input ends before the document does (at byte 8)`},
 		{"array parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: json.RawMessage(`[]`)}}, nil,
 			`openai: tools[0]: tool "f": parameters must be a JSON Schema object, got an array`},
 		{"modeled field", nil, nil, []Field{{"tools", []byte(`[]`)}}, `openai: field "tools" is modeled by the request type; set it there, not in Fields`},
 		{"duplicate field", nil, nil, []Field{{"model", []byte(`"a"`)}, {"model", []byte(`"b"`)}}, `openai: field "model" appears twice in Fields`},
-		{"invalid field", nil, nil, []Field{{"model", []byte(`gpt`)}}, `openai: field "model": value is not valid JSON: openai: invalid JSON at line 1, column 1 (byte 0): want a value, found 'g'`},
+		{"invalid field", nil, nil, []Field{{"model", []byte(`gpt`)}}, `openai: field "model": value is not valid JSON: openai: invalid JSON at line 1, column 1: invalid character 'g' at start of value (at byte 0)`},
 	}
 	for _, tt := range tests {
 		_, _, err := EncodeChat(&ChatRequest{Messages: tt.msgs, Tools: tt.tool, Fields: tt.flds})
@@ -321,11 +320,7 @@ func TestEncodeNil(t *testing.T) {
 // TestEncodeConcurrently encodes one decoded request from several
 // goroutines (run with -race): encoding must not touch shared state.
 func TestEncodeConcurrently(t *testing.T) {
-	b, err := os.ReadFile("testdata/responses/opaque_items.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := DecodeResponses(b)
+	r, err := DecodeResponses(testBody(t, "responses/opaque_items"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codec"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // This file holds what the Chat Completions and Responses encoders share:
@@ -60,7 +59,7 @@ func (e *encoder) resultID(i, j int, r llm.ToolResult, path string) llm.ToolResu
 // bare writes a request as a bare array with write, after warning that
 // its tools and its other fields (which others names) have no place in
 // one.
-func (e *encoder) bare(dst []byte, tools, fields bool, others string, write func([]byte) ([]byte, error)) ([]byte, []transcript.Warning, error) {
+func (e *encoder) bare(dst []byte, tools, fields bool, others string, write func([]byte) ([]byte, error)) ([]byte, []provider.Warning, error) {
 	if tools {
 		e.Warn("tools", "a bare "+e.array+" array has no place for tools; they are left out")
 	}
@@ -270,7 +269,7 @@ func providerName(p string) string {
 // size of each part.
 func sizeHint(src *source, msgs []llm.Message, perMessage int) int {
 	if src != nil {
-		return len(src.t.Source()) + 64
+		return src.size + 64
 	}
 	n := 256
 	for _, m := range msgs {
@@ -323,7 +322,7 @@ func (e *encoder) tools(dst []byte, tools []llm.ToolSpec, write toolWriter) ([]b
 	var srcTools []srcTool
 	if e.mt.src != nil {
 		srcTools = e.mt.src.tools
-		if n := e.mt.src.toolsNode; n >= 0 && sameTools(srcTools, tools) {
+		if n := e.mt.src.toolsNode; n != nil && sameTools(srcTools, tools) {
 			return e.mt.raw(dst, n), nil
 		}
 	}
@@ -349,7 +348,7 @@ func (e *encoder) tools(dst []byte, tools []llm.ToolSpec, write toolWriter) ([]b
 		if !used[k] {
 			var at int
 			dst, at = list.Begin(dst)
-			dst = write(dst, t, srcTool{node: jsontree.None})
+			dst = write(dst, t, srcTool{node: nil})
 			dst = list.End(dst, at)
 		}
 	}
@@ -383,14 +382,14 @@ func toolByName(tools []llm.ToolSpec, used []bool, name string) int {
 
 // hasTools reports whether a tools field is to be written.
 func (e *encoder) hasTools(tools []llm.ToolSpec) bool {
-	return len(tools) > 0 || (e.mt.src != nil && (e.mt.src.toolsNode >= 0 || len(e.mt.src.tools) > 0))
+	return len(tools) > 0 || (e.mt.src != nil && (e.mt.src.toolsNode != nil || len(e.mt.src.tools) > 0))
 }
 
 // toolFields writes the fields of a function tool the llm form models
 // (name, description, parameters, strict), for [matcher.object]; strict
 // says whether a strict that is false is written when the template has
 // none.
-func (e *encoder) toolField(o *obj, key string, old jsontree.Node, t llm.ToolSpec, decoded llm.ToolSpec, strictFalse bool) {
+func (e *encoder) toolField(o *obj, key string, old []byte, t llm.ToolSpec, decoded llm.ToolSpec, strictFalse bool) {
 	mt := e.mt
 	switch key {
 	case "name":
@@ -398,16 +397,16 @@ func (e *encoder) toolField(o *obj, key string, old jsontree.Node, t llm.ToolSpe
 		o.dst = mt.str(o.dst, t.Name, old)
 	case "description":
 		switch {
-		case old >= 0 && t.Description == decoded.Description:
+		case old != nil && t.Description == decoded.Description:
 			o.key(key)
 			o.dst = mt.raw(o.dst, old)
 		case t.Description != "":
 			o.key(key)
-			o.dst, _ = llm.AppendJSONString(o.dst, t.Description)
+			o.dst = codec.AppendString(o.dst, t.Description)
 		}
 	case "parameters":
 		switch {
-		case old >= 0 && string(t.Parameters) == string(decoded.Parameters):
+		case old != nil && string(t.Parameters) == string(decoded.Parameters):
 			o.key(key)
 			o.dst = mt.raw(o.dst, old)
 		case t.Parameters != nil:
@@ -416,10 +415,10 @@ func (e *encoder) toolField(o *obj, key string, old jsontree.Node, t llm.ToolSpe
 		}
 	case "strict":
 		switch {
-		case old >= 0 && t.Strict == decoded.Strict:
+		case old != nil && t.Strict == decoded.Strict:
 			o.key(key)
 			o.dst = mt.raw(o.dst, old)
-		case t.Strict || old >= 0 || strictFalse:
+		case t.Strict || old != nil || strictFalse:
 			o.key(key)
 			o.dst = strconv.AppendBool(o.dst, t.Strict)
 		}
@@ -440,7 +439,7 @@ func imageProblem(img llm.Image) string {
 // appendDataURL appends the data URL of inline bytes, as a JSON string.
 func appendDataURL(dst []byte, mediaType string, data []byte) []byte {
 	dst = append(dst, `"data:`...)
-	s, _ := llm.AppendJSONString(nil, mediaType+";base64,")
+	s := codec.AppendString(nil, mediaType+";base64,")
 	dst = append(dst, s[1:len(s)-1]...)
 	dst = base64.StdEncoding.AppendEncode(dst, data)
 	return append(dst, '"')
@@ -452,7 +451,7 @@ func appendImageURL(dst []byte, img llm.Image) []byte {
 	if img.Data != nil {
 		return appendDataURL(dst, img.MediaType, img.Data)
 	}
-	dst, _ = llm.AppendJSONString(dst, img.URL)
+	dst = codec.AppendString(dst, img.URL)
 	return dst
 }
 

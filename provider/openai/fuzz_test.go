@@ -3,6 +3,7 @@ package openai
 import (
 	"testing"
 
+	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
@@ -13,11 +14,11 @@ import (
 // corpus, besides the committed one under testdata/fuzz/.
 
 func FuzzDecodeChat(f *testing.F) {
-	codectest.Fuzz[decoded, *DecodeError](f, codecs[0].Codec, "testdata/chat/*.json",
+	codectest.Fuzz[decoded, *llm.DecodeError](f, codecs[0].Codec, "testdata/chat/*.txtar",
 		func(t *testing.T, cy codectest.Cycle[decoded]) { checkCycle(t, "chat", cy) })
 }
 
 func FuzzDecodeResponses(f *testing.F) {
-	codectest.Fuzz[decoded, *DecodeError](f, codecs[1].Codec, "testdata/responses/*.json",
+	codectest.Fuzz[decoded, *llm.DecodeError](f, codecs[1].Codec, "testdata/responses/*.txtar",
 		func(t *testing.T, cy codectest.Cycle[decoded]) { checkCycle(t, "responses", cy) })
 }

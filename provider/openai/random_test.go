@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -415,7 +416,7 @@ func TestRepairOfAcceptedIsExact(t *testing.T) {
 			var req transcript.Request
 			var wire []transcript.Violation
 			var set func(transcript.Request)
-			var encode func() ([]byte, []transcript.Warning, error)
+			var encode func() ([]byte, []provider.Warning, error)
 			if dialect == transcript.OpenAIChat {
 				body = indent(r, randAcceptedChat(r))
 				c, err := DecodeChat(body)
@@ -424,7 +425,7 @@ func TestRepairOfAcceptedIsExact(t *testing.T) {
 				}
 				req, wire = transcript.Request{Messages: c.Messages, Tools: c.Tools, Model: "gpt-4o"}, c.Wire
 				set = func(x transcript.Request) { c.Messages, c.Tools = x.Messages, x.Tools }
-				encode = func() ([]byte, []transcript.Warning, error) { return EncodeChat(c) }
+				encode = func() ([]byte, []provider.Warning, error) { return EncodeChat(c) }
 			} else {
 				body = indent(r, randAcceptedResponses(r))
 				q, err := DecodeResponses(body)
@@ -439,7 +440,7 @@ func TestRepairOfAcceptedIsExact(t *testing.T) {
 				}
 				req, wire = transcript.Request{Messages: q.Messages, Tools: q.Tools, Model: model, PreviousResponse: q.Continues(), ReasoningEffort: q.ReasoningEffort()}, q.Wire
 				set = func(x transcript.Request) { q.Messages, q.Tools = x.Messages, x.Tools }
-				encode = func() ([]byte, []transcript.Warning, error) { return EncodeResponses(q) }
+				encode = func() ([]byte, []provider.Warning, error) { return EncodeResponses(q) }
 			}
 			vs := append(append([]transcript.Violation(nil), wire...), transcript.CheckRequest(req, dialect)...)
 			if !transcript.Accepted(vs) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -116,7 +117,7 @@ func (c *Responses) body(req *llm.Request, prev string, from int) ([]byte, error
 		fields = append(fields, tc)
 	}
 	if req.Effort != "" {
-		e, _ := llm.AppendJSONString(nil, string(req.Effort))
+		e := codec.AppendString(nil, string(req.Effort))
 		fields = append(fields, rawField("reasoning", `{"effort":`+string(e)+`}`))
 	}
 	fields = append(fields, c.t.fields...)

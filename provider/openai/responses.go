@@ -7,8 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -69,13 +72,13 @@ type ResponsesRequest struct {
 	// written back when its item is re-encoded in this dialect; converting
 	// to another dialect loses it. Items and parts the llm form carries as
 	// llm.Opaque are not listed: other dialects drop them with a warning.
-	Unmodeled []transcript.Warning
+	Unmodeled []provider.Warning
 
 	decoded     bool // made by DecodeResponses: its ids are written as they are
 	order       []string
-	inputNode   jsontree.Node // the input value, when it is a string or null
-	instrNode   jsontree.Node // the instructions value, or None
-	prevNode    jsontree.Node // the previous_response_id value, or None
+	inputNode   []byte // the input value, when it is a string or null
+	instrNode   []byte // the instructions value, or nil
+	prevNode    []byte // the previous_response_id value, or nil
 	src         *source
 	paths       pathMap
 	continuesAt bool // the body has a conversation
@@ -102,12 +105,8 @@ func (r *ResponsesRequest) ReasoningEffort() string {
 		if f.Key != "reasoning" {
 			continue
 		}
-		b, err := parseBody(f.Value, "")
-		if err != nil {
-			return ""
-		}
-		if e := b.t.Get(b.t.Root(), "effort"); e >= 0 && b.t.Kind(e) == jsontree.String {
-			return b.t.Str(e)
+		if e, ok := codec.String(codec.Get(f.Value, "effort")); ok {
+			return e
 		}
 	}
 	return ""
@@ -128,94 +127,111 @@ func (r *ResponsesRequest) ReasoningEffort() string {
 // a computer_call_output, ...) have no llm form and are written back
 // before the item that followed them. Nothing is dropped.
 //
-// Errors are [*DecodeError]s naming the exact path:
-// "input.3.arguments: want a string, got an object". The request does not
-// alias body.
+// Errors are [*llm.DecodeError]s (Op "openai") naming the exact path:
+// "input.3.arguments: want a string, got an object", and for a body that
+// is not JSON the line, the column and the byte offset. The request does
+// not alias body.
 func DecodeResponses(body []byte) (*ResponsesRequest, error) {
+	return DecodeResponsesShared(bytes.Clone(body))
+}
+
+// DecodeResponsesShared is [DecodeResponses] for a caller that keeps body unchanged
+// while the request is in use: the request aliases body rather than a
+// copy of it, which saves the size of the body in memory.
+func DecodeResponsesShared(body []byte) (*ResponsesRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
-		return nil, &DecodeError{Err: errors.New("empty input: want a Responses request body or an input array")}
+		return nil, decodeError("", errors.New("empty input: want a Responses request body or an input array"))
 	}
-	b, err := parseBody(bytes.Clone(body), "input") // a bare array's paths are those of a full body
-	if err != nil {
-		return nil, err
-	}
-	req := &ResponsesRequest{decoded: true, src: &source{t: b.t, toolsNode: jsontree.None},
-		inputNode: jsontree.None, instrNode: jsontree.None, prevNode: jsontree.None}
-	d := &rsDecoder{decoder: decoder{b: b, src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
+	req := &ResponsesRequest{decoded: true, src: &source{size: len(body)}}
+	d := &rsDecoder{decoder: decoder{src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
 		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Responses", elemName: "item"},
 		req: req, ids: make(map[string]int)}
 	req.paths.array = "input"
-	t := b.t
 	store := true
-	switch root := t.Root(); t.Kind(root) {
-	case jsontree.Array:
-		req.Bare = true
-		if err := d.items(root); err != nil {
-			return nil, err
-		}
-	case jsontree.Object:
-		hasMessages, hasInput := false, false
-		for f := t.First(root); f != jsontree.None; f = t.Next(f) {
-			k := string(b.key(f))
-			req.order = append(req.order, k)
-			var err error
-			switch k {
-			case "input":
-				hasInput = true
-				switch t.Kind(f) {
-				case jsontree.String:
-					req.inputNode = f
-					x := d.begin(f, llm.RoleUser)
-					d.src.elems[x].input = true
-					d.add(x, block{part: llm.Text{Text: t.Str(f)}, node: f, str: true})
-					d.place(x, 0, false, nil, false)
-				case jsontree.Null:
-					req.inputNode = f
-				case jsontree.Array:
-					err = d.items(f)
-				default:
-					err = b.want(f, "a string or an array of input items")
-				}
-			case "tools":
-				req.src.toolsNode = f
-				if !b.isNull(f) {
-					req.Tools, err = d.tools(f, rsTool)
-				}
-			case "instructions":
-				req.instrNode = f
-				if !b.isNull(f) {
-					req.Instructions, err = b.str(f)
-				}
-			case "previous_response_id":
-				req.prevNode = f
-				if !b.isNull(f) {
-					req.PreviousResponseID, err = b.str(f)
-				}
-			case "messages":
-				hasMessages = true
-				fallthrough
-			default:
-				switch {
-				case k == "conversation" && !b.isNull(f):
-					req.continuesAt = true
-				case k == "store" && t.Kind(f) == jsontree.Bool && !t.IsTrue(f):
-					store = false
-				}
-				req.Fields = append(req.Fields, Field{Key: k, Value: t.Compact(f)})
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		if hasMessages && !hasInput {
-			return nil, &DecodeError{Path: "messages", Err: errors.New("a Responses request has no messages field; this looks like a Chat Completions request (use DecodeChat)")}
-		}
-	default:
-		return nil, &DecodeError{Err: fmt.Errorf("want a Responses request body (an object) or an input array, got %s", t.Kind(root).Phrase())}
+	err := codec.Decode(dialect("Responses", "input", "a Responses request body (an object) or an input array", &req.Unmodeled), body,
+		func(rd *codec.Reader) error { req.Bare = true; return d.items(rd) },
+		func(rd *codec.Reader) error { return d.body(rd, &store) })
+	if err != nil {
+		return nil, err
 	}
 	d.afterItems(store)
 	req.paths.done()
 	return req, nil
+}
+
+// body reads a Responses request body at rd; store is set false when the
+// body says "store": false.
+func (d *rsDecoder) body(rd *codec.Reader, store *bool) error {
+	req := d.req
+	hasMessages, hasInput := false, false
+	err := rd.Object(func(k string) error {
+		req.order = append(req.order, k)
+		var err error
+		switch k {
+		case "input":
+			hasInput = true
+			switch rd.Kind() {
+			case '"':
+				req.inputNode, err = rd.Raw()
+				text, _ := codec.String(req.inputNode)
+				x := d.begin(req.inputNode, llm.RoleUser)
+				d.src.elems[x].input = true
+				d.add(x, block{part: llm.Text{Text: text}, node: req.inputNode, str: true})
+				d.place(x, 0, false, nil, false)
+			case 'n':
+				req.inputNode, err = rd.Raw()
+			case '[':
+				err = d.items(rd)
+			default:
+				err = rd.Want("a string or an array of input items")
+			}
+		case "tools":
+			if rd.Kind() == 'n' {
+				req.src.toolsNode, err = rd.Raw()
+			} else {
+				req.Tools, err = d.tools(rd, rsTool)
+			}
+		case "instructions", "previous_response_id":
+			v, err := rd.Raw()
+			if err != nil {
+				return err
+			}
+			dst, node := &req.Instructions, &req.instrNode
+			if k == "previous_response_id" {
+				dst, node = &req.PreviousResponseID, &req.prevNode
+			}
+			*node = v
+			if !codec.IsNull(v) {
+				var ok bool
+				if *dst, ok = codec.String(v); !ok {
+					return wantAt(rd, v, "a string")
+				}
+			}
+		default:
+			if k == "messages" {
+				hasMessages = true
+			}
+			v, err := rd.Raw()
+			if err != nil {
+				return err
+			}
+			if k == "conversation" && !codec.IsNull(v) {
+				req.continuesAt = true
+			}
+			if b, ok := codec.Bool(v); k == "store" && ok && !b {
+				*store = false
+			}
+			req.Fields = append(req.Fields, Field{Key: k, Value: v})
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if hasMessages && !hasInput {
+		return decodeError("messages", errors.New("a Responses request has no messages field; this looks like a Chat Completions request (use DecodeChat)"))
+	}
+	return nil
 }
 
 type rsDecoder struct {
@@ -235,11 +251,11 @@ type rsSeen struct {
 
 // rsPart is a content part before the item's type is known.
 type rsPart struct {
-	node     jsontree.Node
+	node     []byte
 	typ      string
 	text     string
 	hasText  bool
-	textKind jsontree.Kind
+	textKind jsontext.Kind
 	imageURL string
 	hasURL   bool
 	detail   string
@@ -258,11 +274,11 @@ type rsItem struct {
 	hasCallID, hasName, hasArgs       bool
 	argsKey                           string // "arguments" or "input"
 	content                           contentKind
-	contentAt                         jsontree.Node
+	contentAt                         []byte
 	str                               string
 	parts                             []rsPart
 	output                            contentKind
-	outputAt                          jsontree.Node
+	outputAt                          []byte
 	outStr                            string
 	outParts                          []rsPart
 	summary                           []rsPart
@@ -271,14 +287,9 @@ type rsItem struct {
 	deferred                          error
 }
 
-func (d *rsDecoder) items(n jsontree.Node) error {
-	t := d.b.t
-	for i, c := 0, t.First(n); c != jsontree.None; i, c = i+1, t.Next(c) {
-		if err := d.item(i, c); err != nil {
-			return err
-		}
-	}
-	return nil
+func (d *rsDecoder) items(rd *codec.Reader) error {
+	err := rd.Array(func(i int) error { return d.item(rd, i) })
+	return err
 }
 
 // shape keeps the first error of a field's parse step: such errors are
@@ -301,54 +312,58 @@ func modelItem(typ string) bool {
 	return strings.HasSuffix(typ, "_call")
 }
 
-func (d *rsDecoder) item(i int, n jsontree.Node) error {
-	b, t := d.b, d.b.t
-	if t.Kind(n) != jsontree.Object {
-		return b.want(n, "an object")
+func (d *rsDecoder) item(rd *codec.Reader, i int) error {
+	if rd.Kind() != '{' {
+		return rd.Want("an object")
 	}
-	start := t.Offset(n)
-	it := rsItem{contentAt: jsontree.None, outputAt: jsontree.None}
-	str := func(f jsontree.Node, dst *string, has *bool) {
-		s, err := b.str(f)
+	var it rsItem
+	str := func(dst *string, has *bool) error {
+		if k := rd.Kind(); k != '"' {
+			it.shape(rd.Want("a string"))
+			return rd.Skip()
+		}
+		s, err := rd.Str()
 		*dst, *has = s, err == nil
-		it.shape(err)
+		return err
 	}
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
-		key := b.key(f)
-		switch string(key) {
+	err := rd.Object(func(key string) error {
+		switch key {
 		case "type":
-			str(f, &it.typ, &it.hasType)
+			return str(&it.typ, &it.hasType)
 		case "role":
-			str(f, &it.role, &it.hasRole)
+			return str(&it.role, &it.hasRole)
 		case "id":
-			if !b.isNull(f) {
-				str(f, &it.id, &it.hasID)
+			if rd.Kind() == 'n' {
+				return rd.Skip()
 			}
+			return str(&it.id, &it.hasID)
 		case "call_id":
-			str(f, &it.callID, &it.hasCallID)
+			return str(&it.callID, &it.hasCallID)
 		case "name":
-			str(f, &it.name, &it.hasName)
+			return str(&it.name, &it.hasName)
 		case "arguments", "input":
-			it.argsKey = string(key)
-			str(f, &it.args, &it.hasArgs)
+			it.argsKey = key
+			return str(&it.args, &it.hasArgs)
 		case "content":
 			var err error
-			it.contentAt = f
-			it.content, it.str, it.parts, err = d.content(f)
-			it.shape(err)
+			it.content, it.str, it.parts, it.contentAt, err = d.content(rd, &it)
+			return err
 		case "output":
 			var err error
-			it.outputAt = f
-			it.output, it.outStr, it.outParts, err = d.content(f)
-			it.shape(err)
+			it.output, it.outStr, it.outParts, it.outputAt, err = d.content(rd, &it)
+			return err
 		case "summary":
 			var err error
-			_, _, it.summary, err = d.content(f)
-			it.shape(err)
+			_, _, it.summary, _, err = d.content(rd, &it)
+			return err
 		case "status", "phase":
-		default:
-			b.unmodeled(f, key, &it.extra, &it.quiet)
+			return rd.Skip()
 		}
+		return unmodeled(rd, key, &it.extra, &it.quiet)
+	})
+	n := rd.Span()
+	if err != nil {
+		return err
 	}
 	path := "input." + strconv.Itoa(i)
 	if !it.hasType {
@@ -356,7 +371,7 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			if it.deferred != nil {
 				return it.deferred
 			}
-			return b.errorf(n, "an input item needs a type (message, function_call, function_call_output, reasoning, ...) or a role")
+			return rd.Errorf("an input item needs a type (message, function_call, function_call_output, reasoning, ...) or a role")
 		}
 		it.typ = "message"
 	}
@@ -370,7 +385,7 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			return it.deferred
 		}
 		var err error
-		if x, join, err = d.message(n, &it, path, start); err != nil {
+		if x, join, err = d.message(rd, n, &it, path); err != nil {
 			return err
 		}
 		seen.model = it.role == "assistant"
@@ -379,7 +394,7 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			return it.deferred
 		}
 		var err error
-		if x, err = d.call(n, &it, path, start); err != nil {
+		if x, err = d.call(rd, n, &it, path); err != nil {
 			return err
 		}
 		modeledID = true
@@ -388,7 +403,7 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			return it.deferred
 		}
 		var err error
-		if x, err = d.output(n, &it, path, start); err != nil {
+		if x, err = d.output(rd, n, &it, path); err != nil {
 			return err
 		}
 	case "reasoning":
@@ -399,11 +414,11 @@ func (d *rsDecoder) item(i int, n jsontree.Node) error {
 			}
 		}
 		x = d.begin(n, llm.RoleAssistant)
-		d.add(x, block{part: llm.Reasoning{Provider: ResponsesProvider, Text: strings.Join(texts, "\n\n"), Data: t.Compact(n)}, node: n, kind: bWhole})
+		d.add(x, block{part: llm.Reasoning{Provider: ResponsesProvider, Text: strings.Join(texts, "\n\n"), Data: n}, node: n, kind: bWhole})
 		modeledID = true
 	default:
 		if seen.model {
-			o := d.opaque(ResponsesProvider, it.typ, n)
+			o := opaque(ResponsesProvider, it.typ, n)
 			if it.hasCallID {
 				o.CallID = it.callID
 			}
@@ -447,82 +462,103 @@ func isOpaque(p llm.Part) bool {
 	return ok
 }
 
-// content reads a content or output value: a string, or an array of parts.
-func (d *rsDecoder) content(n jsontree.Node) (contentKind, string, []rsPart, error) {
-	t := d.b.t
-	switch t.Kind(n) {
-	case jsontree.String:
-		return contentString, t.Str(n), nil, nil
-	case jsontree.Array:
-		parts := make([]rsPart, 0, t.Len(n))
-		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
-			p, err := d.part(c)
-			if err != nil {
-				return contentArray, "", parts, err
+// content reads a content or output value: a string, or an array of
+// parts. An error in its shape is kept in it (see [rsItem.shape]), the
+// parts after a part in error left out; raw is the value.
+func (d *rsDecoder) content(rd *codec.Reader, it *rsItem) (kind contentKind, str string, parts []rsPart, raw []byte, err error) {
+	switch rd.Kind() {
+	case '"':
+		raw, err = rd.Raw()
+		str, _ = codec.String(raw)
+		return contentString, str, nil, raw, err
+	case '[':
+		var bad error
+		err = rd.Array(func(int) error {
+			if bad != nil {
+				return rd.Skip()
 			}
-			parts = append(parts, p)
-		}
-		return contentArray, "", parts, nil
-	case jsontree.Null:
-		return contentNull, "", nil, nil
+			p, shapeErr, err := d.part(rd)
+			if bad = shapeErr; bad == nil {
+				parts = append(parts, p)
+			}
+			return err
+		})
+		raw = rd.Span()
+		it.shape(bad)
+		return contentArray, "", parts, raw, err
+	case 'n':
+		raw, err = rd.Raw()
+		return contentNull, "", nil, raw, err
 	}
-	return contentAbsent, "", nil, d.b.want(n, "a string or an array of content parts")
+	it.shape(rd.Want("a string or an array of content parts"))
+	raw, err = rd.Raw()
+	return contentAbsent, "", nil, raw, err
 }
 
-func (d *rsDecoder) part(n jsontree.Node) (rsPart, error) {
-	b, t := d.b, d.b.t
-	p := rsPart{node: n}
-	if t.Kind(n) != jsontree.Object {
-		return p, b.want(n, "an object")
+// part reads a content part. shapeErr says what makes it no part; err is
+// an error of reading the body.
+func (d *rsDecoder) part(rd *codec.Reader) (p rsPart, shapeErr, err error) {
+	if rd.Kind() != '{' {
+		return p, rd.Want("an object"), rd.Skip()
 	}
 	hasType := false
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
-		key := b.key(f)
-		isStr := t.Kind(f) == jsontree.String
-		switch string(key) {
+	err = rd.Object(func(key string) error {
+		if shapeErr != nil {
+			return rd.Skip()
+		}
+		isStr := rd.Kind() == '"'
+		switch key {
 		case "type":
-			var err error
-			if p.typ, err = b.str(f); err != nil {
-				return p, err
+			if !isStr {
+				shapeErr = rd.Want("a string")
+				return rd.Skip()
 			}
+			var err error
+			p.typ, err = rd.Str()
 			hasType = true
-			continue
+			return err
 		case "text":
 			if isStr {
-				p.text, p.hasText = t.Str(f), true
-				continue
+				var err error
+				p.text, err = rd.Str()
+				p.hasText = true
+				return err
 			}
-			p.textKind = t.Kind(f)
+			p.textKind = rd.Kind()
 		case "image_url":
 			if isStr {
-				p.imageURL, p.hasURL = t.Str(f), true
-				continue
+				var err error
+				p.imageURL, err = rd.Str()
+				p.hasURL = true
+				return err
 			}
 		case "file_data":
 			if isStr {
-				p.fileData, p.hasFile = t.Str(f), true
-				continue
+				var err error
+				p.fileData, err = rd.Str()
+				p.hasFile = true
+				return err
 			}
 		case "detail":
 			if isStr {
-				if p.detail = t.Str(f); p.detail != "auto" {
+				var err error
+				if p.detail, err = rd.Str(); p.detail != "auto" {
 					p.extra = append(p.extra, "detail")
 				}
-				continue
+				return err
 			}
 		}
-		b.unmodeled(f, key, &p.extra, &p.quiet)
+		return unmodeled(rd, key, &p.extra, &p.quiet)
+	})
+	p.node = rd.Span()
+	switch {
+	case err != nil || shapeErr != nil:
+	case !hasType:
+		shapeErr = rd.Errorf("content part without a type (want input_text, input_image, output_text, ...)")
+	case (p.typ == "input_text" || p.typ == "output_text") && !p.hasText:
+		shapeErr = textError(rd, p.textKind)
 	}
-	if !hasType {
-		return p, b.errorf(n, "content part without a type (want input_text, input_image, output_text, ...)")
-	}
-	switch p.typ {
-	case "input_text", "output_text":
-		if !p.hasText {
-			return p, textError(b, n, p.textKind)
-		}
-	}
-	return p, nil
+	return p, shapeErr, err
 }
 
 // mapPart maps one content part of a message item or a tool output: text,
@@ -541,7 +577,7 @@ func (d *rsDecoder) mapPart(p rsPart, path string, role string) llm.Part {
 			return img
 		}
 	}
-	return d.opaque(ResponsesProvider, p.typ, p.node)
+	return opaque(ResponsesProvider, p.typ, p.node)
 }
 
 func (d *rsDecoder) partExtras(p rsPart, path string) {
@@ -563,7 +599,7 @@ func (d *rsDecoder) partExtras(p rsPart, path string) {
 
 // message maps a message item; join reports whether it may join the
 // assistant message before it.
-func (d *rsDecoder) message(n jsontree.Node, it *rsItem, path string, start int) (int32, bool, error) {
+func (d *rsDecoder) message(rd *codec.Reader, n []byte, it *rsItem, path string) (int32, bool, error) {
 	var role llm.Role
 	switch it.role {
 	case "system", "developer":
@@ -574,9 +610,9 @@ func (d *rsDecoder) message(n jsontree.Node, it *rsItem, path string, start int)
 	case "assistant":
 		role = llm.RoleAssistant
 	case "":
-		return 0, false, &DecodeError{Path: path + ".role", Offset: start, Err: errors.New("missing: a message needs a role (user, assistant, system or developer)")}
+		return 0, false, rd.ErrorAt("role", "missing: a message needs a role (user, assistant, system or developer)")
 	default:
-		return 0, false, &DecodeError{Path: path + ".role", Offset: start, Err: fmt.Errorf("unknown role %q (want user, assistant, system or developer)", it.role)}
+		return 0, false, rd.ErrorAt("role", "unknown role %q (want user, assistant, system or developer)", it.role)
 	}
 	wireRole := it.role
 	if role == llm.RoleSystem {
@@ -584,7 +620,7 @@ func (d *rsDecoder) message(n jsontree.Node, it *rsItem, path string, start int)
 	}
 	switch it.content {
 	case contentAbsent, contentNull:
-		return 0, false, &DecodeError{Path: path + ".content", Offset: start, Err: errors.New("missing: a message needs content (a string or an array of parts)")}
+		return 0, false, rd.ErrorAt("content", "missing: a message needs content (a string or an array of parts)")
 	}
 	x := d.begin(n, role)
 	if role == llm.RoleAssistant {
@@ -596,7 +632,7 @@ func (d *rsDecoder) message(n jsontree.Node, it *rsItem, path string, start int)
 			text = text && (p.typ == "output_text" || p.typ == "input_text")
 		}
 		if !text {
-			d.add(x, block{part: d.opaque(ResponsesProvider, "message", n), node: n, kind: bWhole})
+			d.add(x, block{part: opaque(ResponsesProvider, "message", n), node: n, kind: bWhole})
 			return x, true, nil
 		}
 		msgs := *d.msgs
@@ -628,27 +664,27 @@ func endsInText(m llm.Message) bool {
 	return ok
 }
 
-func (d *rsDecoder) call(n jsontree.Node, it *rsItem, path string, start int) (int32, error) {
+func (d *rsDecoder) call(rd *codec.Reader, n []byte, it *rsItem, path string) (int32, error) {
 	argsKey := "arguments"
 	if it.typ == "custom_tool_call" {
 		argsKey = "input"
 	}
 	switch {
 	case !it.hasCallID:
-		return 0, &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs a call_id", it.typ)}
+		return 0, rd.ErrorAt("call_id", "missing: a %s item needs a call_id", it.typ)
 	case !it.hasName:
-		return 0, &DecodeError{Path: path + ".name", Offset: start, Err: fmt.Errorf("missing: a %s item needs a name", it.typ)}
+		return 0, rd.ErrorAt("name", "missing: a %s item needs a name", it.typ)
 	case !it.hasArgs || it.argsKey != argsKey:
 		hint := ""
 		if argsKey == "arguments" {
 			hint = " (a JSON string; send \"{}\" for a call without arguments)"
 		}
-		return 0, &DecodeError{Path: path + "." + argsKey, Offset: start, Err: fmt.Errorf("missing%s", hint)}
+		return 0, rd.ErrorAt(argsKey, "missing%s", hint)
 	}
 	input := callInput(it.args)
 	if it.typ == "custom_tool_call" {
 		d.note(path, "a custom tool call is read as a call whose input is its text as a JSON string")
-		input, _ = llm.AppendJSONString(nil, it.args)
+		input = codec.AppendString(nil, it.args)
 	}
 	x := d.begin(n, llm.RoleAssistant)
 	d.add(x, block{part: llm.ToolCall{ID: it.callID, Name: it.name, Input: input, ItemID: it.id}, node: n, kind: bWhole})
@@ -656,15 +692,15 @@ func (d *rsDecoder) call(n jsontree.Node, it *rsItem, path string, start int) (i
 	return x, nil
 }
 
-func (d *rsDecoder) output(n jsontree.Node, it *rsItem, path string, start int) (int32, error) {
+func (d *rsDecoder) output(rd *codec.Reader, n []byte, it *rsItem, path string) (int32, error) {
 	if !it.hasCallID {
-		return 0, &DecodeError{Path: path + ".call_id", Offset: start, Err: fmt.Errorf("missing: a %s item needs the call_id of the call it answers", it.typ)}
+		return 0, rd.ErrorAt("call_id", "missing: a %s item needs the call_id of the call it answers", it.typ)
 	}
 	res := llm.ToolResult{CallID: it.callID}
 	blk := block{node: n, kind: bWhole}
 	switch it.output {
 	case contentAbsent, contentNull:
-		return 0, &DecodeError{Path: path + ".output", Offset: start, Err: errors.New("missing: want a string or an array of input_text/input_image parts")}
+		return 0, rd.ErrorAt("output", "missing: want a string or an array of input_text/input_image parts")
 	case contentString:
 		if it.outStr != "" {
 			res.Content = []llm.Part{llm.Text{Text: it.outStr}}
@@ -731,48 +767,50 @@ func (d *rsDecoder) afterItems(store bool) {
 }
 
 // rsTool reads one tool definition; a function tool is flat.
-func rsTool(b *body, n jsontree.Node) (spec llm.ToolSpec, isFunc bool, extra []string, err error) {
-	t := b.t
-	if t.Kind(n) != jsontree.Object {
-		return spec, false, nil, b.want(n, "an object")
+func rsTool(rd *codec.Reader) (spec llm.ToolSpec, isFunc bool, extraKeys []string, raw []byte, err error) {
+	if rd.Kind() != '{' {
+		return spec, false, nil, nil, rd.Want("an object")
 	}
 	typ := ""
 	hasName := false
 	var shapeErr error // only a function tool's fields must have these shapes
-	for f := t.First(n); f != jsontree.None; f = t.Next(f) {
-		key := b.key(f)
-		var err error
-		switch string(key) {
-		case "type":
-			if typ, err = b.str(f); err != nil {
-				return spec, false, nil, err
+	err = rd.Object(func(key string) error {
+		if key == "type" {
+			var err error
+			typ, err = rd.Str()
+			return err
+		}
+		modeled, err := toolField(rd, &spec, key)
+		if !modeled {
+			v, err := rd.Raw()
+			if noted, _ := extra(v); noted {
+				extraKeys = append(extraKeys, key)
 			}
-		default:
-			var modeled bool
-			if modeled, err = b.toolField(&spec, key, f); !modeled {
-				if noted, _ := b.extra(f); noted {
-					extra = append(extra, string(key))
-				}
-			}
-			if string(key) == "name" {
-				hasName = err == nil
-			}
+			return err
+		}
+		if key == "name" {
+			hasName = err == nil
 		}
 		if err != nil && shapeErr == nil {
 			shapeErr = err
 		}
+		if de := (*llm.DecodeError)(nil); errors.As(err, &de) && de.Offset >= 0 {
+			return err // not JSON
+		}
+		return nil
+	})
+	raw = rd.Span()
+	switch {
+	case err != nil:
+		return spec, false, nil, nil, err
+	case typ == "":
+		return spec, false, nil, nil, rd.Errorf("tool without a type (want \"function\", \"web_search\", ...)")
+	case typ != "function":
+		return spec, false, nil, raw, nil
+	case shapeErr != nil:
+		return spec, false, nil, nil, shapeErr
+	case !hasName:
+		return spec, false, nil, nil, rd.ErrorAt("name", "missing: a function tool needs a name")
 	}
-	if typ == "" {
-		return spec, false, nil, b.errorf(n, "tool without a type (want \"function\", \"web_search\", ...)")
-	}
-	if typ != "function" {
-		return spec, false, nil, nil
-	}
-	if shapeErr != nil {
-		return spec, false, nil, shapeErr
-	}
-	if !hasName {
-		return spec, false, nil, b.missing(n, "name", errors.New("missing: a function tool needs a name"))
-	}
-	return spec, true, extra, nil
+	return spec, true, extraKeys, raw, nil
 }

@@ -3,13 +3,13 @@ package openai
 import (
 	"errors"
 	"fmt"
-	"github.com/toolwire/toolwire/internal/callid"
 	"unicode/utf8"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/callid"
+	"github.com/toolwire/toolwire/provider"
+
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // EncodeResponses writes r as a Responses request body (or a bare input
@@ -39,7 +39,7 @@ import (
 //
 // EncodeResponses does not modify r: a request may be encoded any number
 // of times, concurrently.
-func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) {
+func EncodeResponses(r *ResponsesRequest) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("openai: EncodeResponses: nil request")
 	}
@@ -62,12 +62,12 @@ func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) 
 					v, old = r.PreviousResponseID, r.prevNode
 				}
 				switch {
-				case r.src != nil && old >= 0 && (e.mt.isNull(old) && v == "" || e.mt.src.t.Kind(old) == jsontree.String && e.mt.src.t.Str(old) == v):
+				case old != nil && (e.mt.isNull(old) && v == "" || isString(old, v)):
 					dst = appendKey(dst, first, key)
 					return e.mt.raw(dst, old), nil
 				case v != "":
 					dst = appendKey(dst, first, key)
-					dst, _ = llm.AppendJSONString(dst, v)
+					dst = codec.AppendString(dst, v)
 				}
 				return dst, nil
 			case "input":
@@ -75,7 +75,7 @@ func EncodeResponses(r *ResponsesRequest) ([]byte, []transcript.Warning, error) 
 					return dst, nil
 				}
 				dst = appendKey(dst, first, "input")
-				if r.src != nil && r.inputNode >= 0 {
+				if r.src != nil && r.inputNode != nil {
 					if n, ok := e.inputAsIs(); ok {
 						return e.mt.raw(dst, n), nil
 					}
@@ -108,7 +108,7 @@ func hasKey(order []string, k string) bool {
 // inputAsIs returns the body's input value when the body gave it as a
 // string (or null) and the messages still say the same: one user message
 // of that text (or none).
-func (e *rsEncoder) inputAsIs() (jsontree.Node, bool) {
+func (e *rsEncoder) inputAsIs() ([]byte, bool) {
 	r := e.req
 	n := r.inputNode
 	if e.mt.isNull(n) {
@@ -118,7 +118,7 @@ func (e *rsEncoder) inputAsIs() (jsontree.Node, bool) {
 		return n, false
 	}
 	t, ok := r.Messages[0].Parts[0].(llm.Text)
-	return n, ok && t.Text == e.mt.src.t.Str(n)
+	return n, ok && isString(n, t.Text)
 }
 
 // maxCallID is the longest call_id Responses accepts (OAI-RS-CALLID-LEN).
@@ -274,7 +274,7 @@ func (e *rsEncoder) messageItem(i int, llmRole llm.Role, role string, parts []ll
 	pk := origin{whole: -1, tmpl: -1}
 	if i >= 0 {
 		pk = e.mt.pick(i, parts, js, func(x *elem) bool {
-			return x.role == llmRole && e.mt.src.t.Kind(x.node) == jsontree.Object && !x.hidden && e.isMessage(x)
+			return x.role == llmRole && codec.Kind(x.node) == '{' && !x.hidden && e.isMessage(x)
 		})
 	} else {
 		e.mt.ks, e.mt.exact = e.mt.ks[:0], e.mt.exact[:0]
@@ -288,7 +288,7 @@ func (e *rsEncoder) messageItem(i int, llmRole llm.Role, role string, parts []ll
 		return
 	}
 	ks, exact := e.mt.ks, e.mt.exact
-	tmpl := jsontree.None
+	var tmpl []byte
 	if tx != nil {
 		tmpl = tx.node
 	}
@@ -297,23 +297,23 @@ func (e *rsEncoder) messageItem(i int, llmRole llm.Role, role string, parts []ll
 		textType = `{"type":"output_text","text":`
 	}
 	e.put(func(dst []byte) []byte {
-		return e.mt.object(dst, tmpl, rsMessageKeys, func(o *obj, key string, old jsontree.Node) {
+		return e.mt.object(dst, tmpl, rsMessageKeys, func(o *obj, key string, old []byte) {
 			switch key {
 			case "type":
 				switch {
-				case old >= 0:
+				case old != nil:
 					o.key(key)
 					o.dst = e.mt.raw(o.dst, old)
-				case tmpl < 0:
+				case tmpl == nil:
 					o.key(key)
 					o.dst = append(o.dst, `"message"`...) // a new item; a decoded one without a type keeps none
 				}
 			case "role":
 				o.key(key)
-				if old >= 0 {
+				if old != nil {
 					o.dst = e.mt.raw(o.dst, old)
 				} else {
-					o.dst, _ = llm.AppendJSONString(o.dst, role)
+					o.dst = codec.AppendString(o.dst, role)
 				}
 			case "content":
 				o.key(key)
@@ -327,8 +327,8 @@ func (e *rsEncoder) messageItem(i int, llmRole llm.Role, role string, parts []ll
 
 // itemID writes the id of an item written from template tx, old, as it
 // was; not one the codec found repeated (OAI-RS-DUP-ITEM).
-func (e *rsEncoder) itemID(o *obj, old jsontree.Node, tx *elem) {
-	if old >= 0 && tx.fix&fixID == 0 {
+func (e *rsEncoder) itemID(o *obj, old []byte, tx *elem) {
+	if old != nil && tx.fix&fixID == 0 {
 		o.key("id")
 		o.dst = e.mt.raw(o.dst, old)
 	}
@@ -347,8 +347,8 @@ func (e *rsEncoder) isMessage(x *elem) bool {
 // content writes the content of a message item of template tx (its content
 // member old): as it was when its parts did not change, else a string for
 // one text part (unless the template had an array), an array otherwise.
-func (e *rsEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool, tx *elem, old jsontree.Node, textType string) []byte {
-	if old >= 0 && tx != nil && int(tx.count) == len(parts) {
+func (e *rsEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool, tx *elem, old []byte, textType string) []byte {
+	if old != nil && tx != nil && int(tx.count) == len(parts) {
 		same := true
 		for t := range parts {
 			same = same && exact[t] && ks[t] == int(tx.first)+t
@@ -357,7 +357,7 @@ func (e *rsEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool
 			return e.mt.raw(dst, old)
 		}
 	}
-	wasArray := old >= 0 && e.mt.src.t.Kind(old) == jsontree.Array
+	wasArray := codec.Kind(old) == '['
 	if len(parts) == 0 {
 		if wasArray {
 			return append(dst, "[]"...)
@@ -369,25 +369,25 @@ func (e *rsEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool
 			return e.mt.str(dst, t.Text, old)
 		}
 	}
-	return e.partsArray(dst, parts, func(t int) jsontree.Node {
+	return e.partsArray(dst, parts, func(t int) []byte {
 		if t < len(ks) && exact[t] {
 			if b := e.mt.block(ks[t]); b != nil && !b.str && b.kind == bContent {
 				return b.node
 			}
 		}
-		return jsontree.None
+		return nil
 	}, textType)
 }
 
 // partsArray writes parts as a content array: a part whose decoded JSON
 // raw gives is written as it was, any other canonically.
-func (e *rsEncoder) partsArray(dst []byte, parts []llm.Part, raw func(t int) jsontree.Node, textType string) []byte {
+func (e *rsEncoder) partsArray(dst []byte, parts []llm.Part, raw func(t int) []byte, textType string) []byte {
 	dst = append(dst, '[')
 	var list codec.List
 	for t, p := range parts {
 		var start int
 		dst, start = list.Begin(dst)
-		if n := raw(t); n >= 0 {
+		if n := raw(t); n != nil {
 			dst = e.mt.raw(dst, n)
 		} else {
 			dst = appendRsPart(dst, p, textType)
@@ -403,12 +403,12 @@ func appendRsPart(dst []byte, p llm.Part, textType string) []byte {
 	switch p := p.(type) {
 	case llm.Text:
 		dst = append(dst, textType...)
-		dst, _ = llm.AppendJSONString(dst, p.Text)
+		dst = codec.AppendString(dst, p.Text)
 		return append(dst, '}')
 	case llm.Image:
 		if !isImageType(p) {
 			dst = append(dst, `{"type":"input_file","filename":`...)
-			dst, _ = llm.AppendJSONString(dst, fileName(p.MediaType))
+			dst = codec.AppendString(dst, fileName(p.MediaType))
 			dst = append(dst, `,"file_data":`...)
 			dst = appendDataURL(dst, p.MediaType, p.Data)
 			return append(dst, '}')
@@ -431,16 +431,16 @@ func (e *rsEncoder) callItem(i, j int, c llm.ToolCall) {
 		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
 		return
 	}
-	tmpl := jsontree.None
+	var tmpl []byte
 	keys := rsCallKeys
 	if tx != nil {
 		tmpl = tx.node
-		if ty := e.mt.member(tmpl, "type"); ty >= 0 && e.mt.src.t.Kind(ty) == jsontree.String && e.mt.src.t.Str(ty) == "custom_tool_call" {
+		if isString(e.mt.member(tmpl, "type"), "custom_tool_call") {
 			keys = rsCustomKeys
 		}
 	}
 	e.put(func(dst []byte) []byte {
-		return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old jsontree.Node) {
+		return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old []byte) {
 			switch key {
 			case "type":
 				e.mt.fixed(o, key, old, `"function_call"`)
@@ -475,13 +475,13 @@ func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
 		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
 		return
 	}
-	tmpl := jsontree.None
+	var tmpl []byte
 	var inner []block
 	if tx != nil {
 		tmpl, inner = tx.node, b.inner
 	}
 	e.put(func(dst []byte) []byte {
-		return e.mt.object(dst, tmpl, rsOutputKeys, func(o *obj, key string, old jsontree.Node) {
+		return e.mt.object(dst, tmpl, rsOutputKeys, func(o *obj, key string, old []byte) {
 			if key == "id" {
 				e.itemID(o, old, tx)
 				return
@@ -498,22 +498,22 @@ func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
 					same = samePart(inner[q].part, r.Content[q])
 				}
 				switch {
-				case same && old >= 0:
+				case same && old != nil:
 					o.dst = e.mt.raw(o.dst, old)
 				case len(r.Content) == 0:
 					o.dst = append(o.dst, `""`...)
-				case len(r.Content) == 1 && (old < 0 || e.mt.src.t.Kind(old) != jsontree.Array):
+				case len(r.Content) == 1 && codec.Kind(old) != '[':
 					if t, ok := r.Content[0].(llm.Text); ok {
 						o.dst = e.mt.str(o.dst, t.Text, old)
 						return
 					}
 					fallthrough
 				default:
-					o.dst = e.partsArray(o.dst, r.Content, func(q int) jsontree.Node {
+					o.dst = e.partsArray(o.dst, r.Content, func(q int) []byte {
 						if q < len(inner) && !inner[q].str && samePart(inner[q].part, r.Content[q]) {
 							return inner[q].node
 						}
-						return jsontree.None
+						return nil
 					}, `{"type":"input_text","text":`)
 				}
 			}
@@ -526,11 +526,11 @@ func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
 // Responses holds a tool that leaves it out to strict mode's rules when
 // its schema allows.
 func (e *rsEncoder) tool(dst []byte, t llm.ToolSpec, st srcTool) []byte {
-	return e.mt.object(dst, st.node, rsToolKeys, func(o *obj, key string, old jsontree.Node) {
+	return e.mt.object(dst, st.node, rsToolKeys, func(o *obj, key string, old []byte) {
 		if key == "type" {
 			e.mt.fixed(o, key, old, `"function"`)
 			return
 		}
-		e.toolField(o, key, old, t, st.spec, st.node < 0)
+		e.toolField(o, key, old, t, st.spec, st.node == nil)
 	})
 }

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
+
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/gemini"
 )
@@ -119,13 +119,10 @@ func canonical(t *testing.T, dialect string, body []byte) []byte {
 
 func TestSDKAcceptsOurBodies(t *testing.T) {
 	for _, dialect := range []string{"chat", "responses"} {
-		files, _ := filepath.Glob(filepath.Join("testdata", dialect, "*.json"))
+		files, _ := filepath.Glob(filepath.Join("testdata", dialect, "*.txtar"))
 		for _, file := range files {
 			t.Run(dialect+"/"+filepath.Base(file), func(t *testing.T) {
-				body, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
+				body := testBody(t, dialect+"/"+strings.TrimSuffix(filepath.Base(file), ".txtar"))
 				sdkRoundTrip(t, dialect, canonical(t, dialect, body))
 			})
 		}

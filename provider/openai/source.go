@@ -1,17 +1,18 @@
 package openai
 
 import (
-	"bytes"
 	"strconv"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // This file holds what lets an encoder write a decoded body back as it was:
-// the parsed body, every wire element (a Chat message or a Responses item)
-// and a block for every llm part, each pointing at its JSON in the body.
+// every wire element (a Chat message or a Responses item) and a block for
+// every llm part, each with its JSON as the body has it, compact (a node:
+// the bytes of a JSON value, nil for none).
 //
 // Encoding finds, for each element it writes, the blocks its parts came
 // from (codec.Matcher: the part decoded at the same place if it is the
@@ -25,14 +26,14 @@ import (
 
 // source is what a decode saw beyond the exported fields.
 type source struct {
-	t       *jsontree.Tree
+	size    int // the size of the body
 	elems   []elem
 	blocks  []block
 	msgs    []codec.Msg // one per llm message: its blocks (Raw unused)
 	msgElem []int32     // per llm message: the element it starts with
 	tools   []srcTool
-	// toolsNode is the body's tools value (null included), or None.
-	toolsNode jsontree.Node
+	// toolsNode is the body's tools value (null included), or nil.
+	toolsNode []byte
 }
 
 // elemFix is what an encoder changes in an element to write a violation
@@ -58,7 +59,7 @@ const (
 
 // elem is one decoded wire element.
 type elem struct {
-	node         jsontree.Node
+	node         []byte
 	first, count int32 // its blocks
 	// hidden marks an element the llm form has no place for at all (a
 	// legacy function message, an item_reference): it is written back
@@ -85,7 +86,7 @@ const (
 // block is the wire form of one llm part.
 type block struct {
 	part  llm.Part
-	node  jsontree.Node
+	node  []byte
 	elem  int32
 	kind  blockKind
 	str   bool    // node is a string content (the text of a one-part message or result)
@@ -97,7 +98,7 @@ type block struct {
 
 // srcTool is one decoded tool definition.
 type srcTool struct {
-	node   jsontree.Node
+	node   []byte
 	spec   llm.ToolSpec
 	opaque bool // not a function tool: written back as it was
 }
@@ -285,34 +286,27 @@ func (mt *matcher) tail() []int32 {
 	return out
 }
 
-// raw appends node n of the source, compacted.
-func (mt *matcher) raw(dst []byte, n jsontree.Node) []byte { return mt.src.t.AppendCompact(dst, n) }
+// raw appends node n of the source, which is compact.
+func (mt *matcher) raw(dst []byte, n []byte) []byte { return append(dst, n...) }
 
-// member returns member key of object node n (None when n is None or has
-// no such member).
-func (mt *matcher) member(n jsontree.Node, key string) jsontree.Node {
-	if n < 0 || mt.src == nil {
-		return jsontree.None
-	}
-	return mt.src.t.Get(n, key)
-}
+// member returns member key of object node n (nil when n is nil or has no
+// such member).
+func (mt *matcher) member(n []byte, key string) []byte { return codec.Get(n, key) }
 
 // isNull reports whether node n is present and null.
-func (mt *matcher) isNull(n jsontree.Node) bool {
-	return n >= 0 && mt.src.t.Kind(n) == jsontree.Null
-}
+func (mt *matcher) isNull(n []byte) bool { return n != nil && codec.IsNull(n) }
 
 // fixed writes key with the template's value old, or literal (JSON) when
 // the template has none: a member whose value the llm form implies (a
 // role, a type).
-func (mt *matcher) fixed(o *obj, key string, old jsontree.Node, literal string) {
+func (mt *matcher) fixed(o *obj, key string, old []byte, literal string) {
 	o.key(key)
 	o.dst = mt.rawOr(o.dst, old, literal)
 }
 
-// rawOr appends node old as it was, or literal when it is None.
-func (mt *matcher) rawOr(dst []byte, old jsontree.Node, literal string) []byte {
-	if old >= 0 {
+// rawOr appends node old as it was, or literal when it is nil.
+func (mt *matcher) rawOr(dst []byte, old []byte, literal string) []byte {
+	if old != nil {
 		return mt.raw(dst, old)
 	}
 	return append(dst, literal...)
@@ -338,14 +332,19 @@ func (mt *matcher) single(i, j int, p llm.Part, same bool) (origin, *block) {
 	return pk, b
 }
 
+// isString reports whether node n is the JSON string s.
+func isString(n []byte, s string) bool {
+	old, ok := codec.String(n)
+	return ok && old == s
+}
+
 // str appends s as a JSON string: node n as it was when it is that
 // string, so that its escapes stay.
-func (mt *matcher) str(dst []byte, s string, n jsontree.Node) []byte {
-	if n >= 0 && mt.src.t.Kind(n) == jsontree.String && mt.src.t.Str(n) == s {
+func (mt *matcher) str(dst []byte, s string, n []byte) []byte {
+	if old, ok := codec.String(n); ok && old == s {
 		return mt.raw(dst, n)
 	}
-	dst, _ = llm.AppendJSONString(dst, s)
-	return dst
+	return codec.AppendString(dst, s)
 }
 
 // obj writes the members of one JSON object.
@@ -360,62 +359,54 @@ func (o *obj) key(k string) {
 		o.dst = append(o.dst, ',')
 	}
 	o.n++
-	o.dst, _ = llm.AppendJSONString(o.dst, k)
+	o.dst = codec.AppendString(o.dst, k)
 	o.dst = append(o.dst, ':')
 }
 
-// object appends an object: the members of template object tmpl (None:
+// object appends an object: the members of template object tmpl (nil:
 // none) in their order, each one whose key is in keys (the keys the llm
 // form models) written by emit, the others as they were; then emit for
 // each key of keys that tmpl lacks, in order. emit gets the template's
-// member (None when it has none) and writes the key and its value through
+// member (nil when it has none) and writes the key and its value through
 // o, or nothing to leave the key out.
-func (mt *matcher) object(dst []byte, tmpl jsontree.Node, keys []string, emit func(o *obj, key string, old jsontree.Node)) []byte {
+func (mt *matcher) object(dst []byte, tmpl []byte, keys []string, emit func(o *obj, key string, old []byte)) []byte {
 	o := obj{dst: append(dst, '{')}
 	var seen uint32 // keys has at most 32 entries
-	if tmpl >= 0 && mt.src != nil {
-		t := mt.src.t
-		for c := t.First(tmpl); c != jsontree.None; c = t.Next(c) {
-			modeled := -1
-			for x, k := range keys {
-				if seen&(1<<x) == 0 && t.KeyIs(c, k) {
-					modeled = x
-					break
-				}
+	for _, m := range codec.Members(tmpl) {
+		modeled := -1
+		for x, k := range keys {
+			if seen&(1<<x) == 0 && m.Key == k {
+				modeled = x
+				break
 			}
-			if modeled < 0 {
-				if o.n > 0 {
-					o.dst = append(o.dst, ',')
-				}
-				o.n++
-				raw, _ := t.RawKey(c)
-				o.dst = append(o.dst, '"')
-				o.dst = append(o.dst, raw...)
-				o.dst = append(o.dst, '"', ':')
-				o.dst = t.AppendCompact(o.dst, c)
-				continue
-			}
-			seen |= 1 << modeled
-			emit(&o, keys[modeled], c)
 		}
+		if modeled < 0 {
+			o.key(m.Key)
+			o.dst = append(o.dst, m.Val...)
+			continue
+		}
+		seen |= 1 << modeled
+		emit(&o, keys[modeled], m.Val)
 	}
 	for x, k := range keys {
 		if seen&(1<<x) == 0 {
-			emit(&o, k, jsontree.None)
+			emit(&o, k, nil)
 		}
 	}
 	return append(o.dst, '}')
 }
 
 // appendValidJSON appends src, a JSON value, compacted; false when it is
-// not valid JSON.
+// not valid JSON (invalid UTF-8 in strings is read, and kept).
 func appendValidJSON(dst, src []byte) ([]byte, bool) {
-	src = bytes.TrimSpace(src)
-	if len(src) == 0 {
+	if !validJSON(src) {
 		return dst, false
 	}
-	if _, err := parseBody(src, ""); err != nil {
-		return dst, false
-	}
-	return jsontree.AppendCompact(dst, src), true
+	return codec.AppendCompact(dst, src)
+}
+
+// validJSON reports whether src is one JSON value, as the decoders read
+// it: no name repeated in an object, invalid UTF-8 in strings read.
+func validJSON(src []byte) bool {
+	return jsontext.Value(src).IsValid(jsontext.AllowInvalidUTF8(true))
 }

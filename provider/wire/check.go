@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -206,7 +207,7 @@ type Fixed struct {
 	// Changes are the repairs made, with paths into the input body.
 	Changes []transcript.Change
 	// Warnings are what the encoder could not write exactly.
-	Warnings []transcript.Warning
+	Warnings []provider.Warning
 	// Unrepaired is Repair's *transcript.RepairError when it could not fix
 	// everything without guessing (a conflicting duplicate result), else
 	// nil. Its problems have paths into the input body.
@@ -456,7 +457,7 @@ type Converted struct {
 	// Warnings are what could not be carried over exactly: the source's
 	// other top-level fields, unmodeled data, wire violations of the
 	// source, and what the target's encoder could not write.
-	Warnings []transcript.Warning
+	Warnings []provider.Warning
 	// Violations are the rules of the target the converted body breaks, as
 	// read back.
 	Violations []transcript.Violation
@@ -485,7 +486,7 @@ func Convert(data []byte, from, to transcript.Dialect) (*Converted, error) {
 // Converting to the body's own dialect writes it back.
 func (b *Body) Convert(to transcript.Dialect) (*Converted, error) {
 	var out []byte
-	var warns []transcript.Warning
+	var warns []provider.Warning
 	var err error
 	if to == b.dialect {
 		out, warns, err = b.c.encode()
@@ -493,23 +494,23 @@ func (b *Body) Convert(to transcript.Dialect) (*Converted, error) {
 		req := b.conversation()
 		fields, lost := b.c.extras()
 		if len(fields) > 0 {
-			warns = append(warns, transcript.Warning{Message: fmt.Sprintf("not converted (set them for %s yourself): %s", to, strings.Join(fields, ", "))})
+			warns = append(warns, provider.Warning{Message: fmt.Sprintf("not converted (set them for %s yourself): %s", to, strings.Join(fields, ", "))})
 		}
 		for _, w := range lost {
-			warns = append(warns, transcript.Warning{Path: w.Path, Message: "lost in conversion: " + w.Message})
+			warns = append(warns, provider.Warning{Path: w.Path, Message: "lost in conversion: " + w.Message})
 		}
 		for _, v := range b.c.wire() {
-			warns = append(warns, transcript.Warning{Path: v.Path, Message: fmt.Sprintf("%s in the source (%s) is not carried over", v.Rule, v.Message)})
+			warns = append(warns, provider.Warning{Path: v.Path, Message: fmt.Sprintf("%s in the source (%s) is not carried over", v.Rule, v.Message)})
 		}
 		if req.Thinking {
-			warns = append(warns, transcript.Warning{Message: fmt.Sprintf("extended thinking was on in the source; %s has its own setting for it", to)})
+			warns = append(warns, provider.Warning{Message: fmt.Sprintf("extended thinking was on in the source; %s has its own setting for it", to)})
 			req.Thinking = false
 		}
 		var nb *Body
 		if nb, err = New(to, req, b.c.bare()); err != nil {
 			return nil, err
 		}
-		var enc []transcript.Warning
+		var enc []provider.Warning
 		out, enc, err = nb.c.encode()
 		warns = append(warns, enc...)
 	}

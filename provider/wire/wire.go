@@ -22,12 +22,12 @@
 package wire
 
 import (
-	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/go-json-experiment/json"
+
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
@@ -52,13 +52,13 @@ type codecBody interface {
 	// body's other fields.
 	set(r transcript.Request)
 	// encode writes the body back.
-	encode() ([]byte, []transcript.Warning, error)
+	encode() ([]byte, []provider.Warning, error)
 	// fixWire makes encode write what wire lists in a form the provider
 	// accepts rather than as it was (the OpenAI codecs always do).
 	fixWire()
 	// extras names what the body holds beyond messages and tools: its other
 	// top-level fields and the unmodeled parts a conversion loses.
-	extras() (fields []string, lost []transcript.Warning)
+	extras() (fields []string, lost []provider.Warning)
 	bare() bool
 	// bodyPath translates a path computed from the decoded llm form (as
 	// transcript computes them) into the path of the same value in the
@@ -67,21 +67,22 @@ type codecBody interface {
 }
 
 // Decode decodes data as a request body (or a bare message array) of
-// dialect d. Its errors are the codec's decode errors, which name the
-// dotted path of what could not be read. The Body keeps data, to write
+// dialect d. Its errors are the codec's decode errors, [*llm.DecodeError]s
+// that name the dotted path of what could not be read (and the line,
+// column and byte offset of what is not JSON). The Body keeps data, to write
 // what a repair leaves untouched with its bytes: data must not be modified
 // while the Body is in use.
 func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 	var c codecBody
 	switch d {
 	case transcript.OpenAIChat:
-		r, err := openai.DecodeChat(data)
+		r, err := openai.DecodeChatShared(data)
 		if err != nil {
 			return nil, err
 		}
 		c = chatBody{r}
 	case transcript.OpenAIResponses:
-		r, err := openai.DecodeResponses(data)
+		r, err := openai.DecodeResponsesShared(data)
 		if err != nil {
 			return nil, err
 		}
@@ -89,20 +90,12 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 	case transcript.Anthropic:
 		r, err := anthropic.DecodeShared(data)
 		if err != nil {
-			var de *anthropic.DecodeError
-			if errors.As(err, &de) && errors.Is(err, anthropic.ErrSyntax) {
-				return nil, withOffset(err, de.Offset)
-			}
 			return nil, err
 		}
 		c = anthropicBody{r}
 	case transcript.Gemini:
 		r, err := gemini.DecodeShared(data)
 		if err != nil {
-			var de *gemini.DecodeError
-			if errors.As(err, &de) && errors.Is(err, gemini.ErrSyntax) {
-				return nil, withOffset(err, de.Offset)
-			}
 			return nil, err
 		}
 		c = geminiBody{r}
@@ -110,28 +103,6 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 		return nil, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
 	}
 	return &Body{dialect: d, c: c, src: data}, nil
-}
-
-// offsetError is a syntax error of a codec that names the line and column
-// with the byte offset added, as the OpenAI codecs and Detect write it.
-type offsetError struct {
-	err  error
-	text string
-}
-
-func (e *offsetError) Error() string { return e.text }
-func (e *offsetError) Unwrap() error { return e.err }
-
-var lineColumn = regexp.MustCompile(`at line \d+, column \d+`)
-
-// withOffset adds "(byte off)" after the line and column err names.
-func withOffset(err error, off int) error {
-	text := err.Error()
-	loc := lineColumn.FindStringIndex(text)
-	if loc == nil || off < 0 {
-		return err
-	}
-	return &offsetError{err: err, text: fmt.Sprintf("%s (byte %d)%s", text[:loc[1]], off, text[loc[1]:])}
 }
 
 // New returns a body of dialect d holding r and nothing else, a bare
@@ -166,7 +137,7 @@ func (b *Body) Bare() bool { return b.c.bare() }
 
 // Encode writes the body back in its dialect, with the warnings of what
 // could not be written exactly.
-func (b *Body) Encode() ([]byte, []transcript.Warning, error) { return b.c.encode() }
+func (b *Body) Encode() ([]byte, []provider.Warning, error) { return b.c.encode() }
 
 // Fields names the body's top-level fields that are neither its messages
 // nor its tools (model, temperature, ...): a conversion does not carry them.
@@ -175,7 +146,7 @@ func (b *Body) Fields() []string { fields, _ := b.c.extras(); return fields }
 // Unmodeled lists what the body holds that the llm form does not
 // (cache_control, citations, ...), with paths: kept when the body is
 // written back in its own dialect, lost in a conversion.
-func (b *Body) Unmodeled() []transcript.Warning { _, lost := b.c.extras(); return lost }
+func (b *Body) Unmodeled() []provider.Warning { _, lost := b.c.extras(); return lost }
 
 // Wire returns what the provider would reject that only the body's shape
 // shows (the llm form cannot), found while decoding, with body paths.
@@ -212,10 +183,10 @@ func (b chatBody) request() transcript.Request {
 }
 func (b chatBody) wire() []transcript.Violation { return b.r.Wire }
 func (b chatBody) set(r transcript.Request)     { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
-func (b chatBody) encode() ([]byte, []transcript.Warning, error) {
+func (b chatBody) encode() ([]byte, []provider.Warning, error) {
 	return openai.EncodeChat(b.r)
 }
-func (b chatBody) extras() ([]string, []transcript.Warning) {
+func (b chatBody) extras() ([]string, []provider.Warning) {
 	var keys []string
 	for _, f := range b.r.Fields {
 		keys = append(keys, f.Key)
@@ -234,10 +205,10 @@ func (b responsesBody) request() transcript.Request {
 }
 func (b responsesBody) wire() []transcript.Violation { return b.r.Wire }
 func (b responsesBody) set(r transcript.Request)     { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
-func (b responsesBody) encode() ([]byte, []transcript.Warning, error) {
+func (b responsesBody) encode() ([]byte, []provider.Warning, error) {
 	return openai.EncodeResponses(b.r)
 }
-func (b responsesBody) extras() ([]string, []transcript.Warning) {
+func (b responsesBody) extras() ([]string, []provider.Warning) {
 	var keys []string
 	for _, f := range b.r.Fields {
 		keys = append(keys, f.Key)
@@ -272,8 +243,8 @@ func (b anthropicBody) set(r transcript.Request) {
 	}
 	b.r.Thinking = r.Thinking
 }
-func (b anthropicBody) encode() ([]byte, []transcript.Warning, error) { return anthropic.Encode(b.r) }
-func (b anthropicBody) extras() ([]string, []transcript.Warning) {
+func (b anthropicBody) encode() ([]byte, []provider.Warning, error) { return anthropic.Encode(b.r) }
+func (b anthropicBody) extras() ([]string, []provider.Warning) {
 	var keys []string
 	for _, f := range b.r.Fields {
 		if f.Value != nil {
@@ -291,10 +262,10 @@ type geminiBody struct{ r *gemini.Request }
 func (b geminiBody) request() transcript.Request {
 	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Model: model(b.r.Fields, func(f gemini.Field) (string, []byte) { return f.Key, f.Value })}
 }
-func (b geminiBody) wire() []transcript.Violation                  { return b.r.Wire }
-func (b geminiBody) set(r transcript.Request)                      { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
-func (b geminiBody) encode() ([]byte, []transcript.Warning, error) { return gemini.Encode(b.r) }
-func (b geminiBody) extras() ([]string, []transcript.Warning) {
+func (b geminiBody) wire() []transcript.Violation                { return b.r.Wire }
+func (b geminiBody) set(r transcript.Request)                    { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
+func (b geminiBody) encode() ([]byte, []provider.Warning, error) { return gemini.Encode(b.r) }
+func (b geminiBody) extras() ([]string, []provider.Warning) {
 	var keys []string
 	for _, f := range b.r.Fields {
 		if f.Value != nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // Unmarshal decodes a response's JSON into v with the module's strict
@@ -41,7 +43,10 @@ func jsonError(err error) error {
 	}
 	var sem *json.SemanticError
 	if errors.As(err, &sem) {
-		got := kindName(sem.JSONKind)
+		got := ""
+		if sem.JSONKind != 0 {
+			got = codec.Phrase(sem.JSONKind)
+		}
 		want := typeName(sem.GoType)
 		switch {
 		case want != "" && got != "":
@@ -70,24 +75,6 @@ func at(p jsontext.Pointer) string {
 	s = strings.ReplaceAll(s, "/", ".")
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 	return " at " + s
-}
-
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	}
-	return ""
 }
 
 func typeName(t reflect.Type) string {

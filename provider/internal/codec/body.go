@@ -1,12 +1,8 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-
-	"github.com/toolwire/toolwire/internal/jsontree"
-	"github.com/toolwire/toolwire/llm"
 )
 
 // A Field is a top-level field of a request body, as the Anthropic and
@@ -65,7 +61,7 @@ func AppendBody[F ~struct {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst, _ = llm.AppendJSONString(dst, k)
+		dst = AppendString(dst, k)
 		dst = append(dst, ':')
 	}
 	var systemDone, messagesDone, toolsDone bool
@@ -110,12 +106,11 @@ func AppendBody[F ~struct {
 		case b.Tools:
 			tools(f.Key, true)
 		default:
-			v := bytes.TrimSpace(f.Value)
-			if !json.Valid(v) {
+			key(f.Key)
+			var ok bool
+			if dst, ok = AppendCompact(dst, f.Value); !ok {
 				return nil, fmt.Errorf("%s: Fields[%d] (%s): value is not valid JSON", prefix, i, f.Key)
 			}
-			key(f.Key)
-			dst = jsontree.AppendCompact(dst, v)
 		}
 	}
 	if !messagesDone {

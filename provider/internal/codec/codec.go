@@ -1,79 +1,24 @@
-// Package codec holds what the provider codecs share: decode errors with
-// dotted paths, reading a parsed body and noting what the llm form does not
-// hold, finding the decoded blocks that parts being encoded came from,
+// Package codec holds what the provider codecs share: reading a body in one
+// pass with the module's JSON layer ([Reader]: values as their compact
+// bytes, decode errors with dotted paths, notes of what the llm form does
+// not hold), finding the decoded blocks that parts being encoded came from,
 // writing a body's top-level fields back in their order, and the small
 // conversions every dialect makes the same way.
 //
-// Each codec keeps its own public API (its Request, Field and DecodeError
-// types) and its dialect's rules; this package is the machinery under them.
+// Each codec keeps its own public API (its Request and Field types) and its
+// dialect's rules; this package is the machinery under them.
 package codec
 
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
-	"github.com/toolwire/toolwire/transcript"
+	"github.com/toolwire/toolwire/provider"
 )
-
-// A PathError is a decode error: where and what. A codec's Decode returns
-// it to its callers as the package's own DecodeError.
-type PathError struct {
-	Path   string // the dotted path of the offending value; "" for the body
-	Offset int    // the byte offset of a syntax error, or -1
-	Err    error
-}
-
-func (e *PathError) Error() string { return ErrorText("codec", e.Path, e.Err) }
-
-// Unwrap returns the underlying error.
-func (e *PathError) Unwrap() error { return e.Err }
-
-// ErrorText is the text of every codec's DecodeError: "PREFIX: PATH: ERR",
-// or "PREFIX: ERR" when path is "".
-func ErrorText(prefix, path string, err error) string {
-	if path == "" {
-		return prefix + ": " + err.Error()
-	}
-	return prefix + ": " + path + ": " + err.Error()
-}
-
-// Parse parses body, which the tree then aliases. A body that is not JSON
-// gives a *PathError that wraps errSyntax (the codec's ErrSyntax) and names
-// the line and column; its path starts with bare ("messages") when body is
-// an array, as the paths of a [Reader] do.
-func Parse(body []byte, errSyntax error, bare string) (*jsontree.Tree, error) {
-	t, err := jsontree.Parse(body, nil)
-	if err != nil {
-		var se *jsontree.SyntaxError
-		if errors.As(err, &se) {
-			path := se.Path
-			if s := bytes.TrimLeft(body, " \t\r\n"); len(s) > 0 && s[0] == '[' {
-				path = prefixed(bare, path)
-			}
-			return nil, &PathError{Path: path, Offset: se.Offset,
-				Err: fmt.Errorf("%w at line %d, column %d: %s", errSyntax, se.Line, se.Column, se.Msg)}
-		}
-		return nil, &PathError{Offset: -1, Err: err}
-	}
-	return t, nil
-}
-
-// prefixed returns path under prefix.
-func prefixed(prefix, path string) string {
-	switch {
-	case prefix == "":
-		return path
-	case path == "":
-		return prefix
-	}
-	return prefix + "." + path
-}
 
 // PartKind names the kind of a part in warnings: "text", "tool call", ...
 func PartKind(p llm.Part) string {
@@ -221,19 +166,21 @@ const RawInput = `tool call input is not a JSON object; wrapped as {"_raw": <the
 // when it is one, else wrapped as {"_raw": text}, and then wrapped reports
 // true.
 func AppendInput(dst, in []byte) (_ []byte, wrapped bool) {
-	if obj, ok := jsontree.ValidObject(in); ok {
-		return jsontree.AppendCompact(dst, obj), false
+	if obj, ok := ValidObject(in); ok {
+		if out, ok := AppendCompact(dst, obj); ok {
+			return out, false
+		}
 	}
 	dst = append(dst, `{"_raw":`...)
-	dst, _ = llm.AppendJSONString(dst, string(in))
+	dst = AppendString(dst, string(in))
 	return append(dst, '}'), true
 }
 
-// A Member is a field of a wire object that the llm form does not model,
-// kept to be written back: its key and its value's JSON, compact.
-type Member struct {
-	Key string
-	Val []byte
+// AppendString appends s as a JSON string, as every codec writes one: <, >
+// and & as they are, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst, _ = llm.AppendJSONString(dst, s)
+	return dst
 }
 
 // AppendMembers appends ms as the last fields of an object, and the
@@ -241,7 +188,7 @@ type Member struct {
 func AppendMembers(dst []byte, ms []Member) []byte {
 	for _, m := range ms {
 		dst = append(dst, ',')
-		dst, _ = llm.AppendJSONString(dst, m.Key)
+		dst = AppendString(dst, m.Key)
 		dst = append(dst, ':')
 		dst = append(dst, m.Val...)
 	}
@@ -251,12 +198,12 @@ func AppendMembers(dst []byte, ms []Member) []byte {
 // Warner collects an encoder's warnings: what it could not carry over
 // exactly, with dotted paths into the encoded body.
 type Warner struct {
-	Warnings []transcript.Warning
+	Warnings []provider.Warning
 }
 
 // Warn records msg at path.
 func (w *Warner) Warn(path, msg string) {
-	w.Warnings = append(w.Warnings, transcript.Warning{Path: path, Message: msg})
+	w.Warnings = append(w.Warnings, provider.Warning{Path: path, Message: msg})
 }
 
 // Warnf records a formatted message at path.

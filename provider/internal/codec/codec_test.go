@@ -225,32 +225,6 @@ func TestLeadingSystem(t *testing.T) {
 	}
 }
 
-func TestErrorText(t *testing.T) {
-	err := errors.New("want a string, got a number")
-	if got, want := ErrorText("gemini", "contents.0.role", err), "gemini: contents.0.role: want a string, got a number"; got != want {
-		t.Errorf("ErrorText(path) = %q, want %q", got, want)
-	}
-	if got, want := ErrorText("gemini", "", err), "gemini: want a string, got a number"; got != want {
-		t.Errorf("ErrorText(no path) = %q, want %q", got, want)
-	}
-	for _, tt := range []struct {
-		body, path string
-		offset     int
-	}{
-		{`{"a":}`, "a", 5},
-		{` [{"a":}]`, "messages.0.a", 7},
-		{`[`, "messages", 1},
-	} {
-		_, perr := Parse([]byte(tt.body), errSyntaxTest, "messages")
-		var pe *PathError
-		if !errors.As(perr, &pe) || !errors.Is(perr, errSyntaxTest) || pe.Path != tt.path || pe.Offset != tt.offset {
-			t.Errorf("Parse(%q) error = %#v, want a *PathError at %s, byte %d, wrapping the codec's ErrSyntax", tt.body, perr, tt.path, tt.offset)
-		}
-	}
-}
-
-var errSyntaxTest = errors.New("invalid JSON")
-
 func TestList(t *testing.T) {
 	tests := []struct {
 		elems []string // "" writes nothing
@@ -275,6 +249,28 @@ func TestList(t *testing.T) {
 		dst = append(dst, ']')
 		if string(dst) != tt.want || l.Len() != tt.n {
 			t.Errorf("List of %q = %s with Len %d, want %s with Len %d", tt.elems, dst, l.Len(), tt.want, tt.n)
+		}
+	}
+}
+
+func TestIsCompact(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{"a":[1,2],"b":"x y\t"}`, true},
+		{`{"a": 1}`, false},
+		{`["a\"", 1]`, false},
+		{`["a\\", 1]`, false},
+		{`["a\\"]`, true},
+		{`["a\\\" ",1]`, true},
+		{"[1,\n2]", false},
+		{`"  "`, true},
+		{`{}`, true},
+	}
+	for _, tt := range tests {
+		if got := isCompact([]byte(tt.in)); got != tt.want {
+			t.Errorf("isCompact(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

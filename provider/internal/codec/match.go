@@ -9,6 +9,17 @@ type Msg struct {
 	Role         llm.Role
 }
 
+// Buffer returns an empty buffer to encode a body of msgs into: their
+// size, and room for what a repair adds, so that a large body is not
+// copied into a larger buffer at the end.
+func Buffer(msgs []Msg) []byte {
+	size := 64
+	for _, m := range msgs {
+		size += len(m.Raw) + 1
+	}
+	return make([]byte, 0, size+size/16)
+}
+
 // A Matcher finds, while encoding, the decoded blocks that the parts being
 // encoded came from, so that an unchanged message is written back as it was
 // and a part keeps the fields the llm form does not hold, even after the

@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -28,7 +29,7 @@ import (
 // its request type R.
 type Codec[R any] struct {
 	Decode func(body []byte) (R, error)
-	Encode func(r R) ([]byte, []transcript.Warning, error)
+	Encode func(r R) ([]byte, []provider.Warning, error)
 }
 
 // Compact returns b without white space outside strings.
@@ -41,11 +42,25 @@ func Compact(t testing.TB, b []byte) []byte {
 	return buf.Bytes()
 }
 
-// RoundTrip decodes each file that matches glob, wants the encoding to be
-// the file compacted, without warnings, and checks render's account of the
-// decoded request against the golden file testdata/golden/NAME.txt, where
-// NAME is the file's base name without its extension.
-func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *testing.T, r R, enc []byte, warns []transcript.Warning) []byte) {
+// Input returns the input.json of the test case archive at path.
+func Input(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, ok := golden.ParseArchive(data).Get("input.json")
+	if !ok {
+		t.Fatalf("%s has no input.json", path)
+	}
+	return in
+}
+
+// RoundTrip decodes the input.json of each test case archive that matches
+// glob, wants the encoding to be that input compacted, without warnings,
+// and checks render's account of the decoded request against the
+// archive's golden file.
+func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *testing.T, r R, enc []byte, warns []provider.Warning) []byte) {
 	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no test bodies match %s: %v", glob, err)
@@ -53,10 +68,7 @@ func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *test
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		t.Run(name, func(t *testing.T) {
-			in, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := Input(t, file)
 			r, err := c.Decode(in)
 			if err != nil {
 				t.Fatalf("Decode(%s) error: %v", file, err)
@@ -71,7 +83,7 @@ func RoundTrip[R any](t *testing.T, c Codec[R], glob string, render func(t *test
 			if len(warns) != 0 {
 				t.Errorf("Encode(Decode(%s)) warnings = %v, want none", file, warns)
 			}
-			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), render(t, r, enc, warns))
+			golden.CheckFile(t, file, "golden", render(t, r, enc, warns))
 		})
 	}
 }
@@ -84,9 +96,9 @@ type Account struct {
 	Flags     string   // such as "bare=false"
 	Fields    []string // one "key: value" line per top-level field
 	Wire      []transcript.Violation
-	Unmodeled []transcript.Warning
+	Unmodeled []provider.Warning
 	Encoded   []byte
-	Warnings  []transcript.Warning
+	Warnings  []provider.Warning
 }
 
 // Render writes a for a golden file: the messages as indented llm JSON,
@@ -175,7 +187,8 @@ func StableBodies[R any](t *testing.T, c Codec[R], bodies ...string) {
 }
 
 // Seed adds every file that matches glob to the fuzz corpus, besides the
-// committed corpus under testdata/fuzz/.
+// committed corpus under testdata/fuzz/; of a test case archive (.txtar),
+// its input.json.
 func Seed(f *testing.F, glob string) {
 	files, err := filepath.Glob(glob)
 	if err != nil {
@@ -185,6 +198,13 @@ func Seed(f *testing.F, glob string) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
+		}
+		if strings.HasSuffix(file, ".txtar") {
+			in, ok := golden.ParseArchive(b).Get("input.json")
+			if !ok {
+				f.Fatalf("%s has no input.json", file)
+			}
+			b = in
 		}
 		f.Add(b)
 	}
