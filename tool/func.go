@@ -96,7 +96,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		Timeout: opts.Timeout, RequiresApproval: opts.RequiresApproval, Strict: opts.Strict, Shape: opts.Shape}
 	var err error
 	if spec.Parameters = opts.Parameters; spec.Parameters == nil {
-		if spec.Parameters, err = InferSchema[In](true); err != nil {
+		if spec.Parameters, err = inferSchema(reflect.TypeFor[In](), true); err != nil {
 			return nil, fmt.Errorf("tool: func %q: parameters: %w", name, err)
 		}
 	}
@@ -104,7 +104,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		switch reflect.TypeFor[Out]() {
 		case reflect.TypeFor[observe.Envelope](), reflect.TypeFor[json.RawMessage](), reflect.TypeFor[any]():
 		default:
-			if spec.Returns, err = InferSchema[Out](false); err != nil {
+			if spec.Returns, err = InferSchema[Out](); err != nil {
 				return nil, fmt.Errorf("tool: func %q: returns: %w", name, err)
 			}
 		}
@@ -322,15 +322,20 @@ func decodeProblem(err error) string {
 	return shortMessage(err.Error(), "decode failed")
 }
 
-// InferSchema returns the JSON Schema of T as [Func] infers it, with the
-// constraints of T's struct tags (see [Func]). forInput narrows slices and
-// maps to non-null (a model should send [] rather than null); results keep
-// null, which is how encoding/json writes a nil slice.
+// InferSchema returns the JSON Schema of T as [Func] infers a result's,
+// with the constraints of T's struct tags (see [Func]): a slice or map may
+// be null, which is how encoding/json writes a nil one. (For arguments,
+// Func narrows them to non-null: a model should send [] rather than null.)
 //
 // A time.Time is a string of format date-time (RFC 3339), the form
 // encoding/json reads and writes it in.
-func InferSchema[T any](forInput bool) (json.RawMessage, error) {
-	t := reflect.TypeFor[T]()
+func InferSchema[T any]() (json.RawMessage, error) {
+	return inferSchema(reflect.TypeFor[T](), false)
+}
+
+// inferSchema is [InferSchema] of t; forInput narrows slices and maps to
+// non-null.
+func inferSchema(t reflect.Type, forInput bool) (json.RawMessage, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
 	}})
