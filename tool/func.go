@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolwire/toolwire/observe"
@@ -49,9 +51,6 @@ type funcTool[In, Out any] struct {
 	// does them on its own goroutine, and only fn runs under the
 	// attempt's deadline.
 	plainIn, plainOut bool
-	// setIn decodes In from the value the executor validated, in place
-	// of json.Unmarshal of the same JSON; nil if In has no setter.
-	setIn setter
 }
 
 // Func returns a tool that calls fn, with a contract inferred from the Go
@@ -118,9 +117,6 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		plainIn:  plainJSON(in),
 		plainOut: plainJSON(out) && !out.Implements(reflect.TypeFor[Summarizer]()),
 	}
-	if t.plainIn {
-		t.setIn = setterFor(in) // nil when In holds what a setter does not model
-	}
 	return t, nil
 }
 
@@ -142,14 +138,14 @@ func (t *funcTool[In, Out]) contract() *contract { return t.c }
 // decodes them into In and calls fn. Called by an [Executor], validation
 // is not repeated.
 func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-	v, unique, err := decodeUnique(args)
+	v, err := decodeJSON(args)
 	if err != nil {
 		return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
 	}
 	if fes := validate(t.c.params, v); len(fes) > 0 {
 		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
 	}
-	p := prepared{args: args, value: v, unique: unique}
+	p := prepared{args: args, value: v}
 	p.defaulted = t.c.hasDefaults && applyDefaults(t.c.params, v)
 	var in In
 	if err := t.decodeIn(&p, &in); err != nil {
@@ -162,17 +158,8 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (obs
 	return t.encode(out)
 }
 
-// decodeIn decodes prepared arguments into in (which is zero): from the
-// decoded value when In has a setter and the value allows it, else from
-// the JSON.
+// decodeIn decodes prepared arguments into in (which is zero).
 func (t *funcTool[In, Out]) decodeIn(p *prepared, in *In) error {
-	if p.unique && t.setIn != nil {
-		if t.setIn(reflect.ValueOf(in).Elem(), p.value) {
-			return nil
-		}
-		var zero In
-		*in = zero // json.Unmarshal decides, from scratch
-	}
 	args, err := p.json()
 	if err != nil {
 		return err
@@ -182,7 +169,10 @@ func (t *funcTool[In, Out]) decodeIn(p *prepared, in *In) error {
 
 // decode decodes validated arguments into in.
 func (t *funcTool[In, Out]) decode(args json.RawMessage, in *In) error {
-	if err := json.Unmarshal(args, in); err != nil {
+	// Names match as encoding/json matched them, without regard to case
+	// (issue 7's behaviour, which TestDefaultsReachEveryTool holds): the
+	// one place where the strict layer's case-sensitive rule is relaxed.
+	if err := jsonv2.Unmarshal(args, in, jsonv2.MatchCaseInsensitiveNames(true)); err != nil {
 		return Errorf(observe.InvalidArguments, "the arguments do not fit the tool's input: %s", decodeProblem(err))
 	}
 	return nil
@@ -313,13 +303,26 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return true
 }
 
-// decodeProblem rephrases an encoding/json decode error.
+// decodeProblem rephrases a decode error: the dotted path of the value,
+// its JSON kind and the Go type it does not fit.
 func decodeProblem(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("%s: %s does not fit %s", te.Field, te.Value, te.Type)
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) && se.JSONPointer != "" && se.GoType != nil {
+		path := strings.Join(slices.Collect(se.JSONPointer.Tokens()), ".")
+		return fmt.Sprintf("%s: %s does not fit %s", path, kindName(se.JSONKind), se.GoType)
 	}
 	return shortMessage(err.Error(), "decode failed")
+}
+
+// kindName names a JSON kind as encoding/json's errors do.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 't', 'f':
+		return "bool"
+	case 0:
+		return "value"
+	}
+	return k.String()
 }
 
 // InferSchema returns the JSON Schema of T as [Func] infers a result's,

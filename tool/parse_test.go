@@ -90,8 +90,8 @@ func TestParseSpecsErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"empty", ``, `tool: parse specs: the input is empty; want a tools array or a spec file`},
-		{"syntax", "[\n  {\"name\": \"x\",,}\n]", `tool: parse specs: line 2, column 16: not valid JSON: invalid character ',' looking for beginning of object key string`},
-		{"truncated", `[{"name": "x"`, `tool: parse specs: line 1, column 14: not valid JSON: unexpected end of JSON input`},
+		{"syntax", "[\n  {\"name\": \"x\",,}\n]", `tool: parse specs: line 2, column 16: not valid JSON: invalid character ',' at start of string (expecting '"')`},
+		{"truncated", `[{"name": "x"`, `tool: parse specs: line 1, column 14: not valid JSON: the input ends before the document does`},
 		{"scalar", `42`, `tool: parse specs: the input is a number; want a tools array, an object with a "tools" array, an MCP tools/list result or a toolwire spec file`},
 		{"empty array", `[]`, `tool: parse specs: the tools array is empty`},
 		{"no tools", `{"model": "x"}`, `tool: parse specs: no "tools" array; want a tools array, an object with a "tools" array, an MCP tools/list result or a toolwire spec file ({"version": "toolwire/v1", "tools": [...]})`},
