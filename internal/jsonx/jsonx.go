@@ -190,6 +190,27 @@ func readAny(dec *jsontext.Decoder) (any, error) {
 	return tok.String(), nil
 }
 
+// KindPhrase names the kind of a JSON value in an error message: "an
+// object", "a string", ...; the kind 0 (no value: the end of the input)
+// is "nothing".
+func KindPhrase(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '0':
+		return "a number"
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	}
+	return "nothing"
+}
+
 // AppendString appends s to dst as a JSON string the way a model should
 // read it: <, > and & are not escaped, non-ASCII text is kept as is, and
 // invalid UTF-8 is replaced by U+FFFD. It reports whether any replacement
