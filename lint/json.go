@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -12,10 +11,6 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 )
-
-// maxDepth bounds how deeply nested a schema may be before lint gives up on
-// it, so that hostile input cannot exhaust the stack.
-const maxDepth = 200
 
 // kind is the JSON type of a value; its String is the JSON Schema name
 // ("boolean", "object", ...).
@@ -191,9 +186,6 @@ func quote(s string) string {
 	return string(b)
 }
 
-// errTooDeep reports a value nested deeper than maxDepth.
-var errTooDeep = fmt.Errorf("nested deeper than %d levels", maxDepth)
-
 // parse decodes one strict JSON value (internal/jsonx: duplicate names
 // and invalid UTF-8 refused, as every reader of the module refuses them),
 // keeping member order; trailing data after the value is an error.
@@ -205,15 +197,12 @@ func parse(data []byte) (*value, error) {
 		_, _, what := jsonx.Describe(data, err)
 		return nil, what
 	}
-	return read(jsonx.NewDecoder(data), 0)
+	return read(jsonx.NewDecoder(data))
 }
 
-// read builds the value the valid document dec reads next, which sits
-// depth levels deep.
-func read(dec *jsontext.Decoder, depth int) (*value, error) {
-	if depth > maxDepth {
-		return nil, errTooDeep
-	}
+// read builds the value the valid document dec reads next. Its depth is
+// that of the strict layer (jsontext's limit of 10,000 levels).
+func read(dec *jsontext.Decoder) (*value, error) {
 	switch k := dec.PeekKind(); k {
 	case '{', '[':
 		if _, err := dec.ReadToken(); err != nil {
@@ -232,7 +221,7 @@ func read(dec *jsontext.Decoder, depth int) (*value, error) {
 				}
 				key = tok.String()
 			}
-			e, err := read(dec, depth+1)
+			e, err := read(dec)
 			if err != nil {
 				return nil, err
 			}
