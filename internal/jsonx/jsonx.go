@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -27,9 +28,10 @@ func Strict() []jsontext.Options {
 	return []jsontext.Options{jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false)}
 }
 
-// NewDecoder returns a strict decoder reading data.
+// NewDecoder returns a strict decoder reading data. Reading from a
+// bytes.Buffer, jsontext parses data in place, without copying it.
 func NewDecoder(data []byte) *jsontext.Decoder {
-	return jsontext.NewDecoder(bytes.NewReader(data), Strict()...)
+	return jsontext.NewDecoder(bytes.NewBuffer(data), Strict()...)
 }
 
 // ErrTrailingData is the problem of a document that goes on after its one
@@ -124,7 +126,11 @@ func Error(op string, style llm.PathStyle, data []byte, err error) *llm.DecodeEr
 // json.Number (the number's text as written), string, bool or nil. Its
 // errors are those of [Valid].
 func DecodeAny(data []byte) (any, error) {
-	dec := NewDecoder(data)
+	r := anyReaders.Get().(*anyReader)
+	defer anyReaders.Put(r)
+	r.src = *bytes.NewBuffer(data)
+	r.dec.Reset(&r.src, Strict()...)
+	dec := &r.dec
 	v, err := readAny(dec)
 	if err == nil {
 		err = End(dec, data)
@@ -137,6 +143,15 @@ func DecodeAny(data []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// anyReader is a decoder DecodeAny reuses: a jsontext.Decoder is large,
+// and tool calls decode two small documents each (arguments and result).
+type anyReader struct {
+	src bytes.Buffer
+	dec jsontext.Decoder
+}
+
+var anyReaders = sync.Pool{New: func() any { return new(anyReader) }}
 
 func readAny(dec *jsontext.Decoder) (any, error) {
 	switch dec.PeekKind() {
