@@ -20,7 +20,6 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/names"
-	"github.com/toolwire/toolwire/llm"
 )
 
 // Kind is a node's type: JSON's, whichever format the file is in.
@@ -422,7 +421,7 @@ func (n *Node) appendJSON(dst []byte) []byte {
 	case Bool, Number:
 		return append(dst, n.Text...)
 	case String:
-		dst, _ = llm.AppendJSONString(dst, n.Text)
+		dst, _ = jsonx.AppendString(dst, n.Text)
 		return dst
 	case List:
 		dst = append(dst, '[')
@@ -439,7 +438,7 @@ func (n *Node) appendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst, _ = llm.AppendJSONString(dst, f.Key)
+			dst, _ = jsonx.AppendString(dst, f.Key)
 			dst = append(dst, ':')
 			dst = f.Value.appendJSON(dst)
 		}
