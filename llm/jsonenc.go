@@ -7,10 +7,9 @@ import "github.com/go-json-experiment/json/jsontext"
 // invalid UTF-8 is replaced by U+FFFD. It reports whether any replacement was
 // made.
 //
-// Deprecated: JSON writing is not the domain package's business. Inside
-// the module use internal/jsonx.AppendString (the provider codecs still
-// call this until they move onto jsonx; then it goes); elsewhere
-// jsontext.AppendQuote, whose error reports the replacement.
+// JSON writing is not the domain package's business: inside the module,
+// use internal/jsonx.AppendString. Only the provider codecs still call
+// this, until they move onto jsonx (issue 8); then it goes.
 func AppendJSONString(dst []byte, s string) ([]byte, bool) {
 	dst, err := jsontext.AppendQuote(dst, s)
 	return dst, err != nil
