@@ -67,7 +67,7 @@ func (a *Agent) checkOutput(text string) (jsontext.Value, string) {
 // SchemaFor returns the JSON Schema inferred from the Go type T (as
 // [tool.Func] infers a result schema), for Config.Output.
 func SchemaFor[T any]() (jsontext.Value, error) {
-	s, err := tool.InferSchema[T](false)
+	s, err := tool.InferSchema[T]()
 	if err != nil {
 		return nil, fmt.Errorf("toolwire: schema for %T: %w", *new(T), err)
 	}

@@ -77,7 +77,7 @@ func (c *checker) checkReturns() {
 			`declare the JSON Schema of the result (toolwire spec "returns", MCP "outputSchema")`)
 		return
 	}
-	v, err := parse(raw)
+	v, err := parse(c.spec.Returns) // not raw: TrimSpace trims more than JSON white space
 	if err != nil {
 		c.add(SchemaInvalid, "returns", "the return schema cannot be read: "+err.Error(), "make returns a JSON Schema object")
 		return

@@ -2,34 +2,33 @@ package lint
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
-
-// maxDepth bounds how deeply nested a schema may be before lint gives up on
-// it, so that hostile input cannot exhaust the stack.
-const maxDepth = 200
 
 // kind is the JSON type of a value; its String is the JSON Schema name
 // ("boolean", "object", ...).
-type kind = jsontree.Kind
+type kind int
 
 // The kinds of JSON value.
 const (
-	kindNull   = jsontree.Null
-	kindBool   = jsontree.Bool
-	kindNumber = jsontree.Number
-	kindString = jsontree.String
-	kindArray  = jsontree.Array
-	kindObject = jsontree.Object
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
 )
+
+func (k kind) String() string {
+	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
+}
 
 // value is a decoded JSON value that keeps the order of object members, so
 // that findings come out in the order a reader sees them in the file.
@@ -46,7 +45,7 @@ type member struct {
 	val *value
 }
 
-// get returns the last member named key (as encoding/json would), or nil.
+// get returns the member named key (there is at most one), or nil.
 func (v *value) get(key string) *value {
 	if v == nil || v.kind != kindObject {
 		return nil
@@ -183,68 +182,73 @@ func (v *value) write(sb *strings.Builder) {
 
 // quote renders s as a JSON string without escaping <, > and &.
 func quote(s string) string {
-	plain := utf8.ValidString(s)
-	for i := 0; plain && i < len(s); i++ {
-		plain = s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && s[i] != 0x7f
-	}
-	if plain && !strings.ContainsAny(s, "\u2028\u2029") {
-		return `"` + s + `"`
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(buf.String(), "\n")
+	b, _ := jsonx.AppendString(nil, s)
+	return string(b)
 }
 
-// errTooDeep reports a value nested deeper than maxDepth.
-var errTooDeep = fmt.Errorf("nested deeper than %d levels", maxDepth)
-
-// parse decodes one JSON value, keeping member order. It accepts what
-// encoding/json accepts (invalid UTF-8 included, replaced as encoding/json
-// replaces it); trailing data after the value is an error.
+// parse decodes one strict JSON value (internal/jsonx: duplicate names
+// and invalid UTF-8 refused, as every reader of the module refuses them),
+// keeping member order; trailing data after the value is an error.
 func parse(data []byte) (*value, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty input: want a JSON Schema object")
 	}
-	t, err := jsontree.Parse(data, &jsontree.Options{AllowInvalidUTF8: true})
+	if err := jsonx.Valid(data); err != nil {
+		_, _, what := jsonx.Describe(data, err)
+		return nil, what
+	}
+	return read(jsonx.NewDecoder(data))
+}
+
+// read builds the value the valid document dec reads next. Its depth is
+// that of the strict layer (jsontext's limit of 10,000 levels).
+func read(dec *jsontext.Decoder) (*value, error) {
+	switch k := dec.PeekKind(); k {
+	case '{', '[':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		v, end := &value{kind: kindArray}, jsontext.Kind(']')
+		if k == '{' {
+			v.kind, end = kindObject, '}'
+		}
+		for dec.PeekKind() != end {
+			var key string
+			if k == '{' {
+				tok, err := dec.ReadToken()
+				if err != nil {
+					return nil, err
+				}
+				key = tok.String()
+			}
+			e, err := read(dec)
+			if err != nil {
+				return nil, err
+			}
+			if k == '{' {
+				v.members = append(v.members, member{key, e})
+			} else {
+				v.arr = append(v.arr, e)
+			}
+		}
+		if v.kind == kindArray && v.arr == nil {
+			v.arr = []*value{}
+		}
+		_, err := dec.ReadToken()
+		return v, err
+	case '0':
+		raw, err := dec.ReadValue()
+		return &value{kind: kindNumber, str: string(raw)}, err
+	}
+	tok, err := dec.ReadToken()
 	if err != nil {
 		return nil, err
 	}
-	return convert(t, t.Root(), 0)
-}
-
-// convert builds the value of node n, which sits depth levels deep.
-func convert(t *jsontree.Tree, n jsontree.Node, depth int) (*value, error) {
-	if depth > maxDepth {
-		return nil, errTooDeep
+	switch tok.Kind() {
+	case 'n':
+		return &value{kind: kindNull}, nil
+	case 't', 'f':
+		return &value{kind: kindBool, b: tok.Bool()}, nil
 	}
-	v := &value{kind: t.Kind(n)}
-	switch v.kind {
-	case kindBool:
-		v.b = t.IsTrue(n)
-	case kindNumber:
-		v.str = string(t.Raw(n))
-	case kindString:
-		v.str = jsontree.ValidUTF8(t.Str(n))
-	case kindArray:
-		v.arr = make([]*value, 0, t.Len(n))
-		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
-			e, err := convert(t, c, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			v.arr = append(v.arr, e)
-		}
-	case kindObject:
-		v.members = make([]member, 0, t.Len(n))
-		for c := t.First(n); c != jsontree.None; c = t.Next(c) {
-			e, err := convert(t, c, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			v.members = append(v.members, member{jsontree.ValidUTF8(t.Key(c)), e})
-		}
-	}
-	return v, nil
+	return &value{kind: kindString, str: tok.String()}, nil
 }

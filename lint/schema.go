@@ -25,7 +25,7 @@ func (c *checker) checkParameters() {
 	if len(raw) == 0 || string(raw) == "null" {
 		return // no parameters: providers read it as an empty object
 	}
-	v, err := parse(raw)
+	v, err := parse(c.spec.Parameters) // not raw: TrimSpace trims more than JSON white space
 	if err != nil {
 		c.add(SchemaInvalid, "parameters", "the parameters schema cannot be read: "+err.Error(),
 			`make parameters a JSON Schema object: {"type": "object", "properties": {...}, "required": [...], "additionalProperties": false}`)

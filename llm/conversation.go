@@ -1,13 +1,16 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-
+	"io"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // ConversationVersion is the version of the persistence format written by
@@ -133,7 +136,7 @@ func appendPart(dst []byte, p Part) ([]byte, error) {
 			dst = append(dst, p.Input...)
 		default:
 			dst = append(dst, `,"input_raw":`...)
-			dst = appendString(dst, string(p.Input))
+			dst = appendString(dst, p.Input)
 		}
 		if p.ItemID != "" {
 			dst = append(dst, `,"item_id":`...)
@@ -242,111 +245,246 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // see [Conversation]. Errors are [*DecodeError]s. It never panics, whatever
 // the input.
 func (c *Conversation) UnmarshalJSON(b []byte) error {
-	d := convDecoder{r: jsonReader{b: b}}
+	d := convDecoder{src: b, dec: newStrictDecoder(b)}
 	msgs, err := d.conversation()
 	if err != nil {
-		var de *DecodeError
-		if !errors.As(err, &de) {
-			de = &DecodeError{Err: err}
-		}
+		de := asDecodeError(err)
 		de.Op, de.Style = convOp, Indexed
-		var ke *kindError
-		if errors.Is(de.Err, errSyntax) || errors.As(de.Err, &ke) {
-			de.Offset = int64(d.r.i)
-		}
 		return de
 	}
 	c.Messages = msgs
 	return nil
 }
 
+// newStrictDecoder returns a decoder of b with the options of the module's
+// one strict JSON layer (internal/jsonx.Strict, which llm cannot import:
+// jsonx imports llm): duplicate member names and invalid UTF-8 are errors.
+// Reading from a bytes.Buffer, jsontext does not copy b.
+func newStrictDecoder(b []byte) *jsontext.Decoder {
+	return jsontext.NewDecoder(bytes.NewBuffer(b), jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false))
+}
+
+// convDecoder reads the persistence format value by value. It keeps no
+// path: each level prefixes the error of the level below with its key or
+// index ([atKey], [atIndex]), so that a path is built only for the error
+// returned.
 type convDecoder struct {
-	r jsonReader
+	src []byte
+	dec *jsontext.Decoder
 }
 
-// Fields of the conversation and of messages, as bits of a presence mask.
-const (
-	fVersion = 1 << iota
-	fMessages
-)
-
-const (
-	fRole = 1 << iota
-	fParts
-)
-
-var (
-	conversationFieldBits = map[string]int{"version": fVersion, "messages": fMessages}
-	messageFieldBits      = map[string]int{"role": fRole, "parts": fParts}
-)
-
-// field reads the next key of an object whose keys must be known and
-// distinct, and returns its bit; set is the mask of keys seen so far.
-func (d *convDecoder) field(known map[string]int, set int) (int, error) {
-	k, err := d.r.key()
-	if err != nil {
-		return 0, err
+// syntax returns err, the decoder's error where the input stops being
+// JSON, with its line, column and byte offset.
+func (d *convDecoder) syntax(err error) *DecodeError {
+	off, what := d.dec.InputOffset(), err
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		off, what = se.ByteOffset, se.Err
 	}
-	bit := known[string(k)]
 	switch {
-	case bit == 0:
-		return 0, fieldError(string(k), "unknown field %q", k)
-	case set&bit != 0:
-		return 0, fieldError(string(k), "duplicate field")
+	case errors.Is(what, io.ErrUnexpectedEOF) || errors.Is(what, io.EOF):
+		off, what = int64(len(d.src)), errors.New("the input ends before the document does")
+	case errors.Is(what, jsontext.ErrDuplicateName):
+		what = fmt.Errorf("duplicate member name %q", se.JSONPointer.LastToken())
 	}
-	return bit, nil
+	return d.syntaxAt(off, what)
 }
 
-// fieldName returns the name of bit in known, for error paths.
-func fieldName(known map[string]int, bit int) string {
-	for name, b := range known {
-		if b == bit {
-			return name
+// syntaxAt reports that the input is not JSON at off, because of what.
+func (d *convDecoder) syntaxAt(off int64, what error) *DecodeError {
+	off = min(off, int64(len(d.src)))
+	before := d.src[:off]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := len(before) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	msg := fmt.Sprintf("invalid JSON at line %d, column %d", line, col)
+	if what != nil {
+		msg += ": " + what.Error()
+	}
+	return &DecodeError{Offset: off, Err: errors.New(msg)}
+}
+
+// expect reports an error unless the next value is of kind k, which want
+// names ("an object").
+func (d *convDecoder) expect(k jsontext.Kind, want string) error {
+	got := d.dec.PeekKind()
+	if got == k {
+		return nil
+	}
+	if got == 0 { // the end of the input, or not JSON
+		if _, err := d.dec.ReadToken(); err != io.EOF {
+			return d.syntax(err)
 		}
 	}
-	return ""
+	return &DecodeError{Offset: d.valueOffset(), Err: fmt.Errorf("want %s, found %s", want, kindPhrase(got))}
+}
+
+// valueOffset returns the byte offset of the next value.
+func (d *convDecoder) valueOffset() int64 {
+	off := d.dec.InputOffset()
+	for _, c := range d.dec.UnreadBuffer() {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != ':' && c != ',' {
+			break
+		}
+		off++
+	}
+	return off
+}
+
+// kindPhrase names a JSON kind in an error message.
+func kindPhrase(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '0':
+		return "a number"
+	}
+	return "end of input"
+}
+
+// object reads an object, calling member with the name of each of its
+// members; member reads the value. The name is valid until the next read.
+// A name given twice is a "duplicate field".
+func (d *convDecoder) object(member func(name []byte) error) error {
+	if err := d.expect('{', "an object"); err != nil {
+		return err
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return d.syntax(err)
+	}
+	for d.dec.PeekKind() == '"' {
+		v, err := d.dec.ReadValue()
+		if err != nil {
+			var se *jsontext.SyntacticError
+			if errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName) {
+				return fieldError(se.JSONPointer.LastToken(), "duplicate field")
+			}
+			return d.syntax(err)
+		}
+		if err := member(unquote(v)); err != nil {
+			return err
+		}
+	}
+	if _, err := d.dec.ReadToken(); err != nil { // the closing brace, or not JSON
+		return d.syntax(err)
+	}
+	return nil
+}
+
+// array reads an array, calling elem for each element; elem reads it. The
+// path of elem's error starts with the element's index.
+func (d *convDecoder) array(elem func() error) error {
+	if err := d.expect('[', "an array"); err != nil {
+		return err
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return d.syntax(err)
+	}
+	for i := 0; ; i++ {
+		switch d.dec.PeekKind() {
+		case ']', 0: // the end, or not JSON
+			if _, err := d.dec.ReadToken(); err != nil {
+				return d.syntax(err)
+			}
+			return nil
+		}
+		if err := elem(); err != nil {
+			return atIndex(i, err)
+		}
+	}
+}
+
+// unquote returns the text of v, a valid JSON string: a slice of v when it
+// has no escapes, else a new slice.
+func unquote(v jsontext.Value) []byte {
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1]
+	}
+	b, _ := jsontext.AppendUnquote(nil, v)
+	return b
+}
+
+// strBytes reads a string; the bytes are valid until the next read.
+func (d *convDecoder) strBytes() ([]byte, error) {
+	if err := d.expect('"', "a string"); err != nil {
+		return nil, err
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, d.syntax(err)
+	}
+	return unquote(v), nil
+}
+
+// str reads a string.
+func (d *convDecoder) str() (string, error) {
+	b, err := d.strBytes()
+	return string(b), err
+}
+
+// integer reads a JSON integer.
+func (d *convDecoder) integer() (int, error) {
+	if err := d.expect('0', "an integer"); err != nil {
+		return 0, err
+	}
+	off := d.valueOffset()
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return 0, d.syntax(err)
+	}
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return 0, &DecodeError{Offset: off, Err: errors.New("want an integer, found a number")}
+	}
+	return n, nil
+}
+
+// raw reads any value and returns a copy of its bytes, as they are.
+func (d *convDecoder) raw() ([]byte, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, d.syntax(err)
+	}
+	return bytes.Clone(v), nil
 }
 
 func (d *convDecoder) conversation() ([]Message, error) {
 	var msgs []Message
-	set := 0
-	if err := d.r.enter('{'); err != nil {
-		return nil, err
-	}
-	for first := true; ; first = false {
-		more, err := d.r.more('}', first)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		bit, err := d.field(conversationFieldBits, set)
-		if err != nil {
-			return nil, err
-		}
-		set |= bit
-		switch bit {
-		case fVersion:
-			var version int
-			version, err = d.r.int()
+	var hasVersion, hasMessages bool
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "version":
+			hasVersion = true
+			version, err := d.integer()
 			if err == nil && version != ConversationVersion {
 				err = fmt.Errorf("unsupported version %d (this build reads version %d)", version, ConversationVersion)
 			}
-		case fMessages:
+			return atKey("version", err)
+		case "messages":
+			hasMessages = true
+			var err error
 			msgs, err = d.messages()
+			return atKey("messages", err)
 		}
-		if err != nil {
-			return nil, atKey(fieldName(conversationFieldBits, bit), err)
-		}
+		return fieldError(string(name), "unknown field %q", name)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if d.r.peek() != 0 {
-		return nil, d.r.syntaxf("unexpected data after the conversation object")
+	if off := d.valueOffset(); off < int64(len(d.src)) {
+		return nil, d.syntaxAt(off, errors.New("unexpected data after the conversation object"))
 	}
-	if set&fVersion == 0 {
+	if !hasVersion {
 		return nil, fieldError("version", "missing (this format needs \"version\":%d)", ConversationVersion)
 	}
-	if set&fMessages == 0 {
+	if !hasMessages {
 		return nil, fieldError("messages", "missing (use [] for an empty conversation)")
 	}
 	if msgs == nil {
@@ -356,62 +494,47 @@ func (d *convDecoder) conversation() ([]Message, error) {
 }
 
 func (d *convDecoder) messages() ([]Message, error) {
-	if err := d.r.enter('['); err != nil {
+	var msgs []Message
+	err := d.array(func() error {
+		m, err := d.message()
+		msgs = append(msgs, m)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	var msgs []Message
-	for first := true; ; first = false {
-		more, err := d.r.more(']', first)
-		if err != nil || !more {
-			return msgs, err
-		}
-		m, err := d.message()
-		if err != nil {
-			return nil, atIndex(len(msgs), err)
-		}
-		msgs = append(msgs, m)
-	}
+	return msgs, nil
 }
 
 func (d *convDecoder) message() (Message, error) {
 	var m Message
-	set := 0
-	if err := d.r.enter('{'); err != nil {
-		return m, err
-	}
-	for first := true; ; first = false {
-		more, err := d.r.more('}', first)
-		if err != nil {
-			return m, err
-		}
-		if !more {
-			break
-		}
-		bit, err := d.field(messageFieldBits, set)
-		if err != nil {
-			return m, err
-		}
-		set |= bit
-		switch bit {
-		case fRole:
-			var s []byte
-			if s, err = d.r.strBytes(); err == nil {
-				m.Role = internRole(s)
-				if m.Role == "" {
+	var hasRole, hasParts bool
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "role":
+			hasRole = true
+			s, err := d.strBytes()
+			if err == nil {
+				if m.Role = internRole(s); m.Role == "" {
 					err = fmt.Errorf("unknown role %q (want system, user, assistant or tool)", s)
 				}
 			}
-		case fParts:
+			return atKey("role", err)
+		case "parts":
+			hasParts = true
+			var err error
 			m.Parts, err = d.parts(false)
+			return atKey("parts", err)
 		}
-		if err != nil {
-			return m, atKey(fieldName(messageFieldBits, bit), err)
-		}
+		return fieldError(string(name), "unknown field %q", name)
+	})
+	if err != nil {
+		return m, err
 	}
-	if set&fRole == 0 {
+	if !hasRole {
 		return m, fieldError("role", "missing (system, user, assistant or tool)")
 	}
-	if set&fParts == 0 {
+	if !hasParts {
 		return m, fieldError("parts", "missing (use [] for a message without parts)")
 	}
 	results := 0
@@ -451,21 +574,16 @@ func internString(s []byte, known ...string) string {
 }
 
 func (d *convDecoder) parts(inResult bool) ([]Part, error) {
-	if err := d.r.enter('['); err != nil {
+	parts := []Part{}
+	err := d.array(func() error {
+		p, err := d.part(inResult)
+		parts = append(parts, p)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	parts := []Part{}
-	for first := true; ; first = false {
-		more, err := d.r.more(']', first)
-		if err != nil || !more {
-			return parts, err
-		}
-		p, err := d.part(inResult)
-		if err != nil {
-			return nil, atIndex(len(parts), err)
-		}
-		parts = append(parts, p)
-	}
+	return parts, nil
 }
 
 // Part fields, as bits of a presence mask.
@@ -495,6 +613,16 @@ var partFieldBits = map[string]int{
 	"signature": fSignature, "kind": fKind,
 }
 
+// partFieldName returns the name of a part field's bit.
+func partFieldName(bit int) string {
+	for name, b := range partFieldBits {
+		if b == bit {
+			return name
+		}
+	}
+	return ""
+}
+
 // ownFields says which fields each part type has.
 var ownFields = map[string]int{
 	"text":        fType | fText,
@@ -518,77 +646,69 @@ type wirePart struct {
 
 func (d *convDecoder) part(inResult bool) (Part, error) {
 	var w wirePart
-	if err := d.r.enter('{'); err != nil {
-		return nil, err
-	}
-	for first := true; ; first = false {
-		more, err := d.r.more('}', first)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		bit, err := d.field(partFieldBits, w.set)
-		if err != nil {
-			return nil, err
+	err := d.object(func(name []byte) error {
+		bit := partFieldBits[string(name)]
+		if bit == 0 {
+			return fieldError(string(name), "unknown field %q", name)
 		}
 		w.set |= bit
-		var b []byte
-		switch bit {
-		case fType:
-			if b, err = d.r.strBytes(); err == nil {
-				w.typ = internString(b, "text", "tool_call", "tool_result", "image", "reasoning", "opaque")
-			}
-		case fText:
-			w.text, err = d.r.str()
-		case fMediaType:
-			if b, err = d.r.strBytes(); err == nil {
-				w.mediaType = internString(b, "image/png", "image/jpeg", "image/gif", "image/webp")
-			}
-		case fURL:
-			w.url, err = d.r.str()
-		case fID:
-			w.id, err = d.r.str()
-		case fName:
-			w.name, err = d.r.str()
-		case fInputRaw:
-			w.inputRaw, err = d.r.str()
-		case fItemID:
-			w.itemID, err = d.r.str()
-		case fCallID:
-			w.callID, err = d.r.str()
-		case fStatus:
-			if b, err = d.r.strBytes(); err == nil {
-				w.status = internString(b, string(StatusSuccess), string(StatusError), string(StatusPartial))
-			}
-		case fProvider:
-			w.provider, err = d.r.str()
-		case fSignature:
-			w.signature, err = d.r.str()
-		case fKind:
-			w.kind, err = d.r.str()
-		case fData:
-			w.dataIsString = d.r.peek() == '"'
-			w.data, err = d.rawCopy()
-		case fInput:
-			w.input, err = d.rawCopy()
-		case fContent:
-			w.content, err = d.parts(true)
+		if err := d.partField(&w, bit); err != nil {
+			return atKey(partFieldName(bit), err)
 		}
-		if err != nil {
-			return nil, atKey(fieldName(partFieldBits, bit), err)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return w.part(inResult)
 }
 
-func (d *convDecoder) rawCopy() ([]byte, error) {
-	raw, err := d.r.value(0)
-	if err != nil {
-		return nil, err
+// partField reads the value of the field bit into w.
+func (d *convDecoder) partField(w *wirePart, bit int) error {
+	var b []byte
+	var err error
+	switch bit {
+	case fType:
+		if b, err = d.strBytes(); err == nil {
+			w.typ = internString(b, "text", "tool_call", "tool_result", "image", "reasoning", "opaque")
+		}
+	case fText:
+		w.text, err = d.str()
+	case fMediaType:
+		if b, err = d.strBytes(); err == nil {
+			w.mediaType = internString(b, "image/png", "image/jpeg", "image/gif", "image/webp")
+		}
+	case fURL:
+		w.url, err = d.str()
+	case fID:
+		w.id, err = d.str()
+	case fName:
+		w.name, err = d.str()
+	case fInputRaw:
+		w.inputRaw, err = d.str()
+	case fItemID:
+		w.itemID, err = d.str()
+	case fCallID:
+		w.callID, err = d.str()
+	case fStatus:
+		if b, err = d.strBytes(); err == nil {
+			w.status = internString(b, string(StatusSuccess), string(StatusError), string(StatusPartial))
+		}
+	case fProvider:
+		w.provider, err = d.str()
+	case fSignature:
+		w.signature, err = d.str()
+	case fKind:
+		w.kind, err = d.str()
+	case fData:
+		w.dataIsString = d.dec.PeekKind() == '"'
+		w.data, err = d.raw()
+	case fInput:
+		w.input, err = d.raw()
+	case fContent:
+		w.content, err = d.parts(true)
 	}
-	return append([]byte(nil), raw...), nil
+	return err
 }
 
 func (w *wirePart) part(inResult bool) (Part, error) {
@@ -600,11 +720,9 @@ func (w *wirePart) part(inResult bool) (Part, error) {
 		return nil, fieldError("type", "unknown part type %q (want text, image, tool_call, tool_result, reasoning or opaque)", w.typ)
 	}
 	if extra := w.set &^ own; extra != 0 {
-		for name, bit := range partFieldBits {
-			if extra&bit != 0 && extra&(bit-1) == 0 { // lowest extra bit: deterministic
-				return nil, fieldError(name, "field %q does not belong to a %q part", name, w.typ)
-			}
-		}
+		bit := extra & -extra // the lowest: deterministic
+		name := partFieldName(bit)
+		return nil, fieldError(name, "field %q does not belong to a %q part", name, w.typ)
 	}
 	if inResult && w.typ != "text" && w.typ != "image" && w.typ != "opaque" {
 		return nil, fieldError("type", "a tool result's content holds text, image and opaque parts, not %q", w.typ)
@@ -621,14 +739,13 @@ func (w *wirePart) part(inResult bool) (Part, error) {
 			if !w.dataIsString {
 				return nil, fieldError("data", "want a base64 string")
 			}
-			var s string
-			r := jsonReader{b: w.data}
-			s, _ = r.str()
-			data, err := base64.StdEncoding.DecodeString(s)
+			s := unquote(w.data)
+			data := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+			n, err := base64.StdEncoding.Decode(data, s)
 			if err != nil {
 				return nil, fieldError("data", "invalid base64: %v", err)
 			}
-			img.Data = data
+			img.Data = data[:n]
 			if img.MediaType == "" {
 				return nil, fieldError("media_type", "missing: inline image data needs its media type (e.g. \"image/png\")")
 			}

@@ -175,15 +175,25 @@ func TestDecodeStrings(t *testing.T) {
 		{`"a\"b\\c\/d\b\f\n\r\t"`, "a\"b\\c/d\b\f\n\r\t"},
 		{`"\u00e9\u4e2d"`, "é中"},
 		{`"\ud83d\ude00"`, "😀"},
-		{`"\ud83d x"`, "\uFFFD x"},
-		{"\"bad \xff byte\"", "bad \uFFFD byte"},
-		{"\"esc \\n then bad \xff\"", "esc \n then bad \uFFFD"},
 	}
 	for _, tt := range tests {
-		r := jsonReader{b: []byte(tt.in)}
-		got, err := r.str()
-		if err != nil || got != tt.want {
-			t.Errorf("str(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
+		in := `{"version":1,"messages":[{"role":"user","parts":[{"type":"text","text":` + tt.in + `}]}]}`
+		var c Conversation
+		if err := c.UnmarshalJSON([]byte(in)); err != nil {
+			t.Errorf("UnmarshalJSON(%s) = %v", in, err)
+			continue
+		}
+		if got := c.Messages[0].Parts[0].(Text).Text; got != tt.want {
+			t.Errorf("UnmarshalJSON(%s) text = %q, want %q", in, got, tt.want)
+		}
+	}
+	// Invalid UTF-8, raw or as a lone surrogate escape, is refused as
+	// everywhere else in the module.
+	for _, s := range []string{`"\ud83d x"`, "\"bad \xff byte\""} { // "invalid surrogate pair", "invalid UTF-8"
+		in := `{"version":1,"messages":[{"role":"user","parts":[{"type":"text","text":` + s + `}]}]}`
+		var c Conversation
+		if err := c.UnmarshalJSON([]byte(in)); err == nil || !strings.Contains(err.Error(), "invalid JSON") {
+			t.Errorf("UnmarshalJSON(%q) = %v, want an invalid JSON error", in, err)
 		}
 	}
 }

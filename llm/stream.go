@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -333,14 +334,6 @@ func callProblem(c ToolCall) string {
 // off. Malformed but complete input is not truncated: it is passed on, and
 // reported when the call is validated.
 func truncatedJSON(b []byte) bool {
-	if json.Valid(b) {
-		return false
-	}
-	r := jsonReader{b: b}
-	_, err := r.value(0)
-	if err == nil {
-		return false // a valid value followed by more data: malformed
-	}
-	r.ws()
-	return r.i >= len(b)
+	_, err := newStrictDecoder(b).ReadValue()
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -334,7 +335,7 @@ func encodeData(v any) ([]byte, bool, error) {
 			break
 		}
 		if looksText(v) {
-			b, replaced := llm.AppendJSONString(nil, string(v))
+			b, replaced := jsonx.AppendString(nil, string(v))
 			return b, replaced, nil
 		}
 		return blobData(sniff(v), len(v), 0, 0), false, nil
@@ -401,7 +402,7 @@ func (w *writer) raw(s string) { w.dst = append(w.dst, s...) }
 
 func (w *writer) str(s string) {
 	var replaced bool
-	w.dst, replaced = llm.AppendJSONString(w.dst, s)
+	w.dst, replaced = jsonx.AppendString(w.dst, s)
 	w.replaced = w.replaced || replaced
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 )
@@ -101,7 +102,7 @@ func describeBlob(b Blob, ref string) string {
 
 func blobData(mt string, size, w, h int) []byte {
 	d := []byte(`{"media_type":`)
-	d, _ = llm.AppendJSONString(d, mt)
+	d, _ = jsonx.AppendString(d, mt)
 	d = append(d, `,"bytes":`...)
 	d = strconv.AppendInt(d, int64(size), 10)
 	if w > 0 {

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -20,12 +24,11 @@ import (
 // a string"), or the line, column and byte offset of what is not JSON. A
 // null field is the same as none.
 func Parse(b []byte) (Envelope, error) {
-	t, err := jsontree.Parse(b, &jsontree.Options{AllowInvalidUTF8: true})
-	if err != nil {
-		return Envelope{}, fmt.Errorf("observe: parse envelope: %w", err)
+	if err := jsonx.Valid(b); err != nil {
+		return Envelope{}, fmt.Errorf("observe: parse envelope: %w", jsonx.Error("", llm.Dotted, b, err))
 	}
-	p := parser{t: t}
-	e := p.envelope(t.Root())
+	p := parser{dec: jsonx.NewDecoder(b)}
+	e := p.envelope()
 	if p.err != nil {
 		return Envelope{}, fmt.Errorf("observe: parse envelope: %w", p.err)
 	}
@@ -35,90 +38,106 @@ func Parse(b []byte) (Envelope, error) {
 	return e, nil
 }
 
-// parser reads an envelope from its tree, keeping the first error.
+// parser reads an envelope from a decoder of valid, strict JSON (no name
+// given twice), keeping the first error. Each read method reads one
+// value; after an error, nothing more is read.
 type parser struct {
-	t   *jsontree.Tree
+	dec *jsontext.Decoder
 	err error
 }
 
-func (p *parser) fail(n jsontree.Node, format string, args ...any) {
+// fail records the first error, at path (dotted).
+func (p *parser) fail(path, format string, args ...any) {
 	if p.err == nil {
 		msg := fmt.Sprintf(format, args...)
-		if path := p.t.Path(n); path != "" {
+		if path != "" {
 			msg = path + ": " + msg
 		}
 		p.err = errors.New(msg)
 	}
 }
 
-// object calls f with each member of n, an object, and reports a member
-// f does not know or one given twice. fields lists the known keys, for
-// the error.
-func (p *parser) object(n jsontree.Node, what, fields string, f func(key string, v jsontree.Node) bool) {
-	t := p.t
-	if t.Kind(n) != jsontree.Object {
-		p.fail(n, "want %s (an object), got %s", what, t.Kind(n).Phrase())
+// path returns the dotted path of the value just read.
+func (p *parser) path() string {
+	return strings.Join(slices.Collect(p.dec.StackPointer().Tokens()), ".")
+}
+
+// object reads an object, calling f with each member's name once the
+// name is read; f reads the value. A member f does not know is an error.
+// fields lists the known names, for the error.
+func (p *parser) object(what, fields string, f func(key string) bool) {
+	path := p.path()
+	if k := p.dec.PeekKind(); k != '{' {
+		p.fail(path, "want %s (an object), got %s", what, jsonx.KindPhrase(k))
 		return
 	}
-	if d := t.Duplicate(n); d != jsontree.None {
-		p.fail(d, "given twice")
-		return
+	_, _ = p.dec.ReadToken()
+	for p.err == nil && p.dec.PeekKind() == '"' {
+		tok, _ := p.dec.ReadToken()
+		key := tok.String()
+		if p.dec.PeekKind() == 'n' {
+			_ = p.dec.SkipValue() // as if absent
+			continue
+		}
+		if !f(key) {
+			p.fail(path, "unknown field %q (%s has %s)", key, what, fields)
+		}
 	}
-	for m := t.First(n); m != jsontree.None && p.err == nil; m = t.Next(m) {
-		if t.Kind(m) == jsontree.Null {
-			continue // as if absent
-		}
-		if !f(t.Key(m), m) {
-			p.fail(n, "unknown field %q (%s has %s)", t.Key(m), what, fields)
-		}
+	if p.err == nil {
+		_, _ = p.dec.ReadToken()
 	}
 }
 
-func (p *parser) str(n jsontree.Node) string {
-	if p.t.Kind(n) != jsontree.String {
-		p.fail(n, "want a string, got %s", p.t.Kind(n).Phrase())
+func (p *parser) str() string {
+	if k := p.dec.PeekKind(); k != '"' {
+		_ = p.dec.SkipValue()
+		p.fail(p.path(), "want a string, got %s", jsonx.KindPhrase(k))
 		return ""
 	}
-	return p.t.Str(n)
+	tok, _ := p.dec.ReadToken()
+	return tok.String()
 }
 
-func (p *parser) boolean(n jsontree.Node) bool {
-	if p.t.Kind(n) != jsontree.Bool {
-		p.fail(n, "want true or false, got %s", p.t.Kind(n).Phrase())
+func (p *parser) boolean() bool {
+	tok, _ := p.dec.ReadToken()
+	if k := tok.Kind(); k != 't' && k != 'f' {
+		p.fail(p.path(), "want true or false, got %s", jsonx.KindPhrase(k))
 		return false
 	}
-	return p.t.IsTrue(n)
+	return tok.Bool()
 }
 
-func (p *parser) integer(n jsontree.Node) int64 {
-	if p.t.Kind(n) != jsontree.Number {
-		p.fail(n, "want an integer, got %s", p.t.Kind(n).Phrase())
+func (p *parser) integer() int64 {
+	k := p.dec.PeekKind()
+	raw, _ := p.dec.ReadValue()
+	if k != '0' {
+		p.fail(p.path(), "want an integer, got %s", jsonx.KindPhrase(k))
 		return 0
 	}
-	raw := p.t.Raw(n)
 	v, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
-		p.fail(n, "want an integer, got %s", raw)
+		p.fail(p.path(), "want an integer, got %s", raw)
 	}
 	return v
 }
 
-func (p *parser) envelope(n jsontree.Node) Envelope {
+func (p *parser) envelope() Envelope {
 	var e Envelope
-	p.object(n, "an envelope", "status, summary, data, error, suggestion and meta", func(key string, v jsontree.Node) bool {
+	p.object("an envelope", "status, summary, data, error, suggestion and meta", func(key string) bool {
 		switch key {
 		case "status":
-			e.Status = llm.Status(p.str(v))
+			e.Status = llm.Status(p.str())
 		case "summary":
-			e.Summary = p.str(v)
+			e.Summary = p.str()
 		case "data":
-			e.Data = json.RawMessage(bytes.Clone(p.t.Raw(v)))
+			raw, _ := p.dec.ReadValue()
+			e.Data = json.RawMessage(bytes.Clone(raw))
 		case "error":
-			e.Error = p.error(v)
+			e.Error = p.error()
 		case "suggestion":
-			e.Suggestion = p.str(v)
+			e.Suggestion = p.str()
 		case "meta":
-			e.Meta = p.meta(v)
+			e.Meta = p.meta()
 		default:
 			return false
 		}
@@ -127,18 +146,18 @@ func (p *parser) envelope(n jsontree.Node) Envelope {
 	return e
 }
 
-func (p *parser) error(n jsontree.Node) *Error {
+func (p *parser) error() *Error {
 	var e Error
-	p.object(n, "error", "type, message, retryable and retry_after_ms", func(key string, v jsontree.Node) bool {
+	p.object("error", "type, message, retryable and retry_after_ms", func(key string) bool {
 		switch key {
 		case "type":
-			e.Type = ErrorType(p.str(v))
+			e.Type = ErrorType(p.str())
 		case "message":
-			e.Message = p.str(v)
+			e.Message = p.str()
 		case "retryable":
-			e.Retryable = p.boolean(v)
+			e.Retryable = p.boolean()
 		case "retry_after_ms":
-			e.RetryAfter = time.Duration(p.integer(v)) * time.Millisecond
+			e.RetryAfter = time.Duration(p.integer()) * time.Millisecond
 		default:
 			return false
 		}
@@ -147,38 +166,38 @@ func (p *parser) error(n jsontree.Node) *Error {
 	return &e
 }
 
-func (p *parser) meta(n jsontree.Node) Meta {
+func (p *parser) meta() Meta {
 	var m Meta
-	p.object(n, "meta", "source, duration_ms, truncated, omitted, ref, attempts, repaired, invalid_utf8, level, tokens_before, tokens_after, pruned, flattened and trace", func(key string, v jsontree.Node) bool {
+	p.object("meta", "source, duration_ms, truncated, omitted, ref, attempts, repaired, invalid_utf8, level, tokens_before, tokens_after, pruned, flattened and trace", func(key string) bool {
 		switch key {
 		case "source":
-			m.Source = p.str(v)
+			m.Source = p.str()
 		case "duration_ms":
-			m.Duration = time.Duration(p.integer(v)) * time.Millisecond
+			m.Duration = time.Duration(p.integer()) * time.Millisecond
 		case "truncated":
-			m.Truncated = p.boolean(v)
+			m.Truncated = p.boolean()
 		case "omitted":
-			m.Omitted = int(p.integer(v))
+			m.Omitted = int(p.integer())
 		case "ref":
-			m.Ref = p.str(v)
+			m.Ref = p.str()
 		case "attempts":
-			m.Attempts = int(p.integer(v))
+			m.Attempts = int(p.integer())
 		case "repaired":
-			m.Repaired = p.str(v)
+			m.Repaired = p.str()
 		case "invalid_utf8":
-			m.InvalidUTF8 = p.boolean(v)
+			m.InvalidUTF8 = p.boolean()
 		case "level":
-			m.Level = Level(p.str(v))
+			m.Level = Level(p.str())
 		case "tokens_before":
-			m.TokensBefore = int(p.integer(v))
+			m.TokensBefore = int(p.integer())
 		case "tokens_after":
-			m.TokensAfter = int(p.integer(v))
+			m.TokensAfter = int(p.integer())
 		case "pruned":
-			m.Pruned = int(p.integer(v))
+			m.Pruned = int(p.integer())
 		case "flattened":
-			m.Flattened = int(p.integer(v))
+			m.Flattened = int(p.integer())
 		case "trace":
-			m.Trace = p.str(v)
+			m.Trace = p.str()
 		default:
 			return false
 		}

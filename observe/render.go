@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // A renderer writes the nodes of a tree compactly, pruning empty members
@@ -87,7 +87,7 @@ func (r *renderer) record(n *node) {
 			r.dst = append(r.dst, ',')
 		}
 		first = false
-		r.dst, _ = llm.AppendJSONString(r.dst, f)
+		r.dst, _ = jsonx.AppendString(r.dst, f)
 		r.dst = append(r.dst, ':')
 		r.value(v, 1)
 	}
@@ -125,12 +125,12 @@ func (r *renderer) members(n *node, first *bool, depth int) {
 		if len(r.prefix) > 0 {
 			mark := len(r.prefix)
 			r.prefix = append(r.prefix, key...)
-			r.dst, _ = llm.AppendJSONString(r.dst, string(r.prefix))
+			r.dst, _ = jsonx.AppendString(r.dst, string(r.prefix))
 			r.prefix = r.prefix[:mark]
 		} else if k.flags&fEscaped == 0 {
 			r.dst = append(r.dst, r.t.raw(k)...)
 		} else {
-			r.dst, _ = llm.AppendJSONString(r.dst, key)
+			r.dst, _ = jsonx.AppendString(r.dst, key)
 		}
 		r.dst = append(r.dst, ':')
 		saved := r.prefix
@@ -180,7 +180,7 @@ func (r *renderer) string(n *node) {
 		r.clipped = true
 	}
 	var replaced bool
-	r.dst, replaced = llm.AppendJSONString(r.dst, s)
+	r.dst, replaced = jsonx.AppendString(r.dst, s)
 	r.replaced = r.replaced || replaced
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 )
@@ -705,7 +706,7 @@ func (j *job) textPage(lines []string, from, to int, note func(env *Envelope, sh
 // setText makes text the data of env, flagging invalid UTF-8 (replaced
 // by U+FFFD).
 func setText(env *Envelope, text string) {
-	b, replaced := llm.AppendJSONString(nil, text)
+	b, replaced := jsonx.AppendString(nil, text)
 	env.Data = json.RawMessage(b)
 	if replaced {
 		env.Meta.InvalidUTF8 = true

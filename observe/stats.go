@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // maxDistinct bounds how many distinct values of one string field are
@@ -203,7 +203,7 @@ func (a *aggregate) renderRecords(dst []byte, rs *recordSet, o aggOpts, rules Ru
 			schema.WriteByte(')')
 		}
 	}
-	dst, _ = llm.AppendJSONString(dst, schema.String())
+	dst, _ = jsonx.AppendString(dst, schema.String())
 	n := min(len(a.fields), o.maxFields)
 	if n > 0 {
 		dst = append(dst, `,"fields":{`...)
@@ -215,7 +215,7 @@ func (a *aggregate) renderRecords(dst []byte, rs *recordSet, o aggOpts, rules Ru
 			if name == "" {
 				name = "(value)"
 			}
-			dst, _ = llm.AppendJSONString(dst, name)
+			dst, _ = jsonx.AppendString(dst, name)
 			dst = append(dst, ':')
 			dst = f.appendStats(dst, o)
 		}
@@ -283,7 +283,7 @@ func (f *fieldStat) appendStats(dst []byte, o aggOpts) []byte {
 					if i > 0 {
 						dst = append(dst, ',')
 					}
-					dst, _ = llm.AppendJSONString(dst, clipRunes(v.v, o.maxStr))
+					dst, _ = jsonx.AppendString(dst, clipRunes(v.v, o.maxStr))
 					dst = append(dst, ':')
 					dst = strconv.AppendInt(dst, int64(v.c), 10)
 				}

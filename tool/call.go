@@ -10,7 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 )
@@ -19,14 +19,12 @@ import (
 type prepared struct {
 	args      []byte // the JSON as sent or repaired; see json
 	value     any    // the arguments decoded, defaults filled in
-	unique    bool   // args has no duplicate keys, so a setter may decode value for json.Unmarshal
 	defaulted bool   // value has defaults that args lacks
 	repaired  string // the repair made, for meta.repaired
 }
 
 // json returns the arguments as JSON with defaults filled in. Encoding
-// value waits until something needs the bytes: a [Func] tool whose In has
-// a setter decodes value directly.
+// value waits until something needs the bytes.
 func (p *prepared) json() ([]byte, error) {
 	if p.defaulted {
 		b, err := marshalCompact(p.value)
@@ -49,7 +47,7 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 	if len(raw) == 0 {
 		raw, p.repaired = []byte("{}"), "read empty arguments as {}"
 	}
-	v, unique, err := decodeUnique(raw)
+	v, err := decodeJSON(raw)
 	if err != nil {
 		var fixed []byte
 		var what string
@@ -60,23 +58,22 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 			ok = ok && (!truncated || c.spec.Idempotency == Level2)
 		}
 		var fv any
-		var funique bool
 		if ok {
-			fv, funique, err = decodeUnique(fixed)
+			fv, err = decodeJSON(fixed)
 			ok = err == nil && validate(c.params, fv) == nil
 		}
 		if !ok {
 			env := malformed(c, call, raw)
 			return prepared{}, &env
 		}
-		raw, v, unique, p.repaired = fixed, fv, funique, what
+		raw, v, p.repaired = fixed, fv, what
 	}
 	// Arguments sent as a JSON string holding the object ("{\"a\":1}"), as
 	// some models do: unambiguous when the string is an object that fits.
 	if s, isString := v.(string); isString {
-		if inner, iunique, err := decodeUnique([]byte(s)); err == nil {
+		if inner, err := decodeJSON([]byte(s)); err == nil {
 			if _, isObj := inner.(map[string]any); isObj && validate(c.params, inner) == nil {
-				raw, v, unique, p.repaired = []byte(s), inner, iunique, "decoded arguments that were sent as a JSON string"
+				raw, v, p.repaired = []byte(s), inner, "decoded arguments that were sent as a JSON string"
 			}
 		}
 	}
@@ -84,21 +81,16 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 		env := invalid(c, call, v, fes)
 		return p, &env
 	}
-	p.args, p.value, p.unique = raw, v, unique
+	p.args, p.value = raw, v
 	p.defaulted = c.hasDefaults && applyDefaults(c.params, v)
 	return p, nil
 }
 
 // malformed is the result for arguments that are not JSON.
 func malformed(c *contract, call llm.ToolCall, raw []byte) observe.Envelope {
-	_, err := decodeJSONStd(raw) // encoding/json words the error
-	off := len(raw)
-	if err != nil {
-		off = syntaxOffset(raw, err)
-	}
-	line, col := lineCol(raw, off)
-	msg := fmt.Sprintf("the arguments are not valid JSON: %s at line %d, column %d (byte %d)", syntaxMessage(err), line, col, off)
-	if near := snippet(raw, off); near != "" {
+	se := syntaxError(raw, jsonx.Valid(raw))
+	msg := "the arguments are not valid JSON: " + syntaxMessage(raw, se)
+	if near := snippet(raw, se.offset); near != "" {
 		msg += ", near " + near
 	}
 	env := observe.Failure(observe.MalformedArguments, msg)
@@ -309,8 +301,8 @@ func successSummary(brief string, data any) string {
 		case len(t) > 0 && t[0] == '[':
 			// Count the elements without decoding them: a result may
 			// hold thousands.
-			if tree, err := jsontree.Parse(t, &jsontree.Options{AllowInvalidUTF8: true}); err == nil {
-				return fmt.Sprintf("%s: %s", brief, plural(tree.Len(tree.Root()), "item"))
+			if n, ok := arrayLen(t); ok {
+				return fmt.Sprintf("%s: %s", brief, plural(n, "item"))
 			}
 		}
 		return brief + ": done"
@@ -320,6 +312,29 @@ func successSummary(brief string, data any) string {
 		return brief + ": done"
 	}
 	return successSummary(brief, json.RawMessage(b))
+}
+
+// arrayLen returns the number of elements of t, a JSON array, reading
+// them without decoding them.
+func arrayLen(t []byte) (int, bool) {
+	dec := jsonx.NewDecoder(t)
+	if _, err := dec.ReadToken(); err != nil {
+		return 0, false
+	}
+	n := 0
+	for k := dec.PeekKind(); k != ']'; k = dec.PeekKind() {
+		if k == 0 {
+			return 0, false
+		}
+		if err := dec.SkipValue(); err != nil {
+			return 0, false
+		}
+		n++
+	}
+	if _, err := dec.ReadToken(); err != nil || jsonx.End(dec, t) != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 // dataValue encodes an envelope's data once: the JSON to render and the

@@ -201,13 +201,6 @@ func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
 	return *ci, true
 }
 
-// IdempotencyKey returns the call's idempotency key, "" if the tool is not
-// level 1 or ctx is not a call's context.
-func IdempotencyKey(ctx context.Context) string {
-	ci, _ := CallInfoFrom(ctx)
-	return ci.IdempotencyKey
-}
-
 // An Outcome is what one call produced: the result for the model and the
 // envelope it was rendered from.
 type Outcome struct {

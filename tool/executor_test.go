@@ -263,7 +263,8 @@ func TestIdempotencyKeysPerCall(t *testing.T) {
 	seen := map[string]bool{}
 	f := newFake("charge", tool.Level1, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
 		mu.Lock()
-		seen[tool.IdempotencyKey(ctx)] = true
+		ci, _ := tool.CallInfoFrom(ctx)
+		seen[ci.IdempotencyKey] = true
 		mu.Unlock()
 		return observe.Success("charged", nil), nil
 	})

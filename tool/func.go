@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolwire/toolwire/observe"
@@ -49,9 +51,6 @@ type funcTool[In, Out any] struct {
 	// does them on its own goroutine, and only fn runs under the
 	// attempt's deadline.
 	plainIn, plainOut bool
-	// setIn decodes In from the value the executor validated, in place
-	// of json.Unmarshal of the same JSON; nil if In has no setter.
-	setIn setter
 }
 
 // Func returns a tool that calls fn, with a contract inferred from the Go
@@ -96,7 +95,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		Timeout: opts.Timeout, RequiresApproval: opts.RequiresApproval, Strict: opts.Strict, Shape: opts.Shape}
 	var err error
 	if spec.Parameters = opts.Parameters; spec.Parameters == nil {
-		if spec.Parameters, err = InferSchema[In](true); err != nil {
+		if spec.Parameters, err = inferSchema(reflect.TypeFor[In](), true); err != nil {
 			return nil, fmt.Errorf("tool: func %q: parameters: %w", name, err)
 		}
 	}
@@ -104,7 +103,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		switch reflect.TypeFor[Out]() {
 		case reflect.TypeFor[observe.Envelope](), reflect.TypeFor[json.RawMessage](), reflect.TypeFor[any]():
 		default:
-			if spec.Returns, err = InferSchema[Out](false); err != nil {
+			if spec.Returns, err = InferSchema[Out](); err != nil {
 				return nil, fmt.Errorf("tool: func %q: returns: %w", name, err)
 			}
 		}
@@ -117,9 +116,6 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 	t := &funcTool[In, Out]{c: c, fn: fn,
 		plainIn:  plainJSON(in),
 		plainOut: plainJSON(out) && !out.Implements(reflect.TypeFor[Summarizer]()),
-	}
-	if t.plainIn {
-		t.setIn = setterFor(in) // nil when In holds what a setter does not model
 	}
 	return t, nil
 }
@@ -142,14 +138,14 @@ func (t *funcTool[In, Out]) contract() *contract { return t.c }
 // decodes them into In and calls fn. Called by an [Executor], validation
 // is not repeated.
 func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-	v, unique, err := decodeUnique(args)
+	v, err := decodeJSON(args)
 	if err != nil {
 		return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
 	}
 	if fes := validate(t.c.params, v); len(fes) > 0 {
 		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
 	}
-	p := prepared{args: args, value: v, unique: unique}
+	p := prepared{args: args, value: v}
 	p.defaulted = t.c.hasDefaults && applyDefaults(t.c.params, v)
 	var in In
 	if err := t.decodeIn(&p, &in); err != nil {
@@ -162,17 +158,8 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (obs
 	return t.encode(out)
 }
 
-// decodeIn decodes prepared arguments into in (which is zero): from the
-// decoded value when In has a setter and the value allows it, else from
-// the JSON.
+// decodeIn decodes prepared arguments into in (which is zero).
 func (t *funcTool[In, Out]) decodeIn(p *prepared, in *In) error {
-	if p.unique && t.setIn != nil {
-		if t.setIn(reflect.ValueOf(in).Elem(), p.value) {
-			return nil
-		}
-		var zero In
-		*in = zero // json.Unmarshal decides, from scratch
-	}
 	args, err := p.json()
 	if err != nil {
 		return err
@@ -182,7 +169,10 @@ func (t *funcTool[In, Out]) decodeIn(p *prepared, in *In) error {
 
 // decode decodes validated arguments into in.
 func (t *funcTool[In, Out]) decode(args json.RawMessage, in *In) error {
-	if err := json.Unmarshal(args, in); err != nil {
+	// Names match as encoding/json matched them, without regard to case
+	// (issue 7's behaviour, which TestDefaultsReachEveryTool holds): the
+	// one place where the strict layer's case-sensitive rule is relaxed.
+	if err := jsonv2.Unmarshal(args, in, jsonv2.MatchCaseInsensitiveNames(true)); err != nil {
 		return Errorf(observe.InvalidArguments, "the arguments do not fit the tool's input: %s", decodeProblem(err))
 	}
 	return nil
@@ -313,24 +303,42 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return true
 }
 
-// decodeProblem rephrases an encoding/json decode error.
+// decodeProblem rephrases a decode error: the dotted path of the value,
+// its JSON kind and the Go type it does not fit.
 func decodeProblem(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("%s: %s does not fit %s", te.Field, te.Value, te.Type)
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) && se.JSONPointer != "" && se.GoType != nil {
+		path := strings.Join(slices.Collect(se.JSONPointer.Tokens()), ".")
+		return fmt.Sprintf("%s: %s does not fit %s", path, kindName(se.JSONKind), se.GoType)
 	}
 	return shortMessage(err.Error(), "decode failed")
 }
 
-// InferSchema returns the JSON Schema of T as [Func] infers it, with the
-// constraints of T's struct tags (see [Func]). forInput narrows slices and
-// maps to non-null (a model should send [] rather than null); results keep
-// null, which is how encoding/json writes a nil slice.
+// kindName names a JSON kind as encoding/json's errors do.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 't', 'f':
+		return "bool"
+	case 0:
+		return "value"
+	}
+	return k.String()
+}
+
+// InferSchema returns the JSON Schema of T as [Func] infers a result's,
+// with the constraints of T's struct tags (see [Func]): a slice or map may
+// be null, which is how encoding/json writes a nil one. (For arguments,
+// Func narrows them to non-null: a model should send [] rather than null.)
 //
 // A time.Time is a string of format date-time (RFC 3339), the form
 // encoding/json reads and writes it in.
-func InferSchema[T any](forInput bool) (json.RawMessage, error) {
-	t := reflect.TypeFor[T]()
+func InferSchema[T any]() (json.RawMessage, error) {
+	return inferSchema(reflect.TypeFor[T](), false)
+}
+
+// inferSchema is [InferSchema] of t; forInput narrows slices and maps to
+// non-null.
+func inferSchema(t reflect.Type, forInput bool) (json.RawMessage, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
 	}})

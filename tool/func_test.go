@@ -210,7 +210,7 @@ func TestInferSchemaTime(t *testing.T) {
 		All   []time.Time          `json:"all"`
 		ByKey map[string]time.Time `json:"by_key"`
 	}
-	got, err := tool.InferSchema[in](true)
+	got, err := tool.InferSchema[in]()
 	if err != nil {
 		t.Fatal(err)
 	}

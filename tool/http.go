@@ -150,8 +150,8 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 	for k, v := range h.Headers {
 		req.Header.Set(k, v)
 	}
-	if key := IdempotencyKey(ctx); key != "" {
-		req.Header.Set("Idempotency-Key", key)
+	if ci, _ := CallInfoFrom(ctx); ci.IdempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", ci.IdempotencyKey)
 	}
 	host := req.URL.Host
 	resp, err := t.client.Do(req)

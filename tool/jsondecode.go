@@ -1,63 +1,47 @@
 package tool
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
-// decodeJSON parses one JSON value into what encoding/json with UseNumber
-// makes of it (numbers kept exact, as json.Number), rejecting trailing
-// data.
+// decodeJSON decodes one strict JSON value (the module's one JSON layer,
+// internal/jsonx: duplicate names and invalid UTF-8 refused) into what
+// encoding/json with UseNumber makes of it, numbers kept exact as
+// json.Number. Its error says what is wrong and where.
 func decodeJSON(b []byte) (any, error) {
-	v, _, err := decodeUnique(b)
-	return v, err
-}
-
-// decodeUnique is [decodeJSON] that also reports whether every object in b
-// has distinct keys. Only then may a [setter] stand in for json.Unmarshal
-// on v: json.Unmarshal into a struct sees every occurrence of a key, the
-// map in v only the last.
-//
-// Values come from [jsontree.Tree.Value] (FuzzDecodeJSON holds it to
-// encoding/json); errors from encoding/json, whose messages results and
-// spec errors quote.
-func decodeUnique(b []byte) (v any, unique bool, err error) {
-	t, err := jsontree.Parse(b, &jsontree.Options{AllowInvalidUTF8: true})
+	v, err := jsonx.DecodeAny(b)
 	if err != nil {
-		// Not JSON, or 2 GiB or more (which jsontree refuses and
-		// encoding/json reads): encoding/json decides, and says why.
-		v, err := decodeJSONStd(b)
-		return v, false, err
-	}
-	return t.Value(t.Root()), t.FirstDuplicate() == jsontree.None, nil
-}
-
-// decodeJSONStd is decodeJSON by encoding/json alone: the reference, and
-// the source of error messages.
-func decodeJSONStd(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		if err == io.EOF {
-			return nil, errors.New("empty input")
-		}
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &trailingDataError{offset: dec.InputOffset()}
+		return nil, syntaxError(b, err)
 	}
 	return v, nil
 }
 
-// trailingDataError reports more data after a complete JSON value, which
-// encoding/json's Decoder leaves to its caller.
-type trailingDataError struct {
-	offset int64 // where the extra data starts
+// A jsonSyntaxError is where and why bytes are not JSON.
+type jsonSyntaxError struct {
+	offset int // byte offset; len(data) for an input cut off
+	what   error
 }
 
-func (e *trailingDataError) Error() string { return "unexpected data after the JSON value" }
+func (e *jsonSyntaxError) Error() string { return e.what.Error() }
+
+// syntaxError describes err, an error of reading data as JSON.
+func syntaxError(data []byte, err error) *jsonSyntaxError {
+	if errors.Is(err, io.EOF) && len(data) == 0 {
+		return &jsonSyntaxError{offset: 0, what: errors.New("empty input")}
+	}
+	off, _, what := jsonx.Describe(data, err)
+	if off < 0 {
+		off = 0
+	}
+	return &jsonSyntaxError{offset: int(off), what: what}
+}
+
+// syntaxMessage renders a syntax error of data at its line and column.
+func syntaxMessage(data []byte, e *jsonSyntaxError) string {
+	line, col := lineCol(data, e.offset)
+	return fmt.Sprintf("%v at line %d, column %d (byte %d)", e.what, line, col, e.offset)
+}

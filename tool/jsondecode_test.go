@@ -1,46 +1,47 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
-// TestDecodeJSON: decodeUnique gives encoding/json's values and errors,
-// and says whether the keys were unique.
+// TestDecodeJSON: decodeJSON gives encoding/json's values (UseNumber) for
+// strict JSON, and refuses what the module's one JSON layer refuses.
 func TestDecodeJSON(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    any
-		unique  bool
 		wantErr string
 	}{
-		{in: `{"from": "CDG", "seats": 2}`, want: map[string]any{"from": "CDG", "seats": json.Number("2")}, unique: true},
-		{in: `[1, -0, 2.5e-3, 1E+9]`, want: []any{json.Number("1"), json.Number("-0"), json.Number("2.5e-3"), json.Number("1E+9")}, unique: true},
-		{in: `{"s": "a\nb \"c\"", "e": "\u00e9\ud800"}`, want: map[string]any{"s": "a\nb \"c\"", "e": "é\ufffd"}, unique: true},
-		{in: "{\"s\": \"\xff\"}", want: map[string]any{"s": "\ufffd"}, unique: true},
-		{in: `{"a": {"b": 1, "b": 2}}`, want: map[string]any{"a": map[string]any{"b": json.Number("2")}}},
-		{in: `{"n\u0061me": 1, "name": 2}`, want: map[string]any{"name": json.Number("2")}},
-		{in: strings.Repeat("[", 100) + strings.Repeat("]", 100), want: nest(100), unique: true},
-		{in: `{"a": 1,}`, wantErr: "invalid character '}' looking for beginning of object key string"},
-		{in: `{} x`, wantErr: "unexpected data after the JSON value"},
+		{in: `{"from": "CDG", "seats": 2}`, want: map[string]any{"from": "CDG", "seats": json.Number("2")}},
+		{in: `[1, -0, 2.5e-3, 1E+9]`, want: []any{json.Number("1"), json.Number("-0"), json.Number("2.5e-3"), json.Number("1E+9")}},
+		{in: `{"s": "a\nb \"c\"", "e": "\u00e9"}`, want: map[string]any{"s": "a\nb \"c\"", "e": "é"}},
+		{in: strings.Repeat("[", 100) + strings.Repeat("]", 100), want: nest(100)},
+		{in: `{"e": "\ud800"}`, wantErr: "invalid surrogate"},
+		{in: "{\"s\": \"\xff\"}", wantErr: "invalid UTF-8"},
+		{in: `{"a": {"b": 1, "b": 2}}`, wantErr: `duplicate member name "b"`},
+		{in: `{"n\u0061me": 1, "name": 2}`, wantErr: `duplicate member name "name"`},
+		{in: `{"a": 1,}`, wantErr: "invalid character '}'"},
+		{in: `{} x`, wantErr: "invalid character 'x' at start of value"},
 		{in: `01`, wantErr: "unexpected data after the JSON value"},
 		{in: ``, wantErr: "empty input"},
-		{in: `{"a": "b`, wantErr: "unexpected EOF"},
+		{in: `{"a": "b`, wantErr: "the input ends before the document does"},
 	}
 	for _, tt := range tests {
-		got, unique, err := decodeUnique([]byte(tt.in))
+		got, err := decodeJSON([]byte(tt.in))
 		if tt.want == nil {
-			if err == nil || err.Error() != tt.wantErr {
-				t.Errorf("decodeUnique(%q) = %v, want error %q", tt.in, err, tt.wantErr)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("decodeJSON(%q) = %v, want error %q", tt.in, err, tt.wantErr)
 			}
 			continue
 		}
-		if err != nil || !reflect.DeepEqual(got, tt.want) || unique != tt.unique {
-			t.Errorf("decodeUnique(%q) = %#v, %v, %v, want %#v, %v", tt.in, got, unique, err, tt.want, tt.unique)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("decodeJSON(%q) = %#v, %v, want %#v", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -54,21 +55,22 @@ func nest(n int) any {
 	return v
 }
 
-// FuzzDecodeJSON: decodeUnique decodes exactly what encoding/json decodes,
-// to the same value, through jsontree; where encoding/json fails, it fails
-// with encoding/json's error.
+// FuzzDecodeJSON: decodeJSON accepts exactly what jsonx.Valid accepts,
+// and decodes it to what encoding/json (with UseNumber) gives.
 func FuzzDecodeJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, _, err := decodeUnique(b)
-		want, wantErr := decodeJSONStd(b)
-		_, treeErr := jsontree.Parse(b, &jsontree.Options{AllowInvalidUTF8: true})
-		switch {
-		case (treeErr == nil) != (wantErr == nil):
-			t.Fatalf("jsontree.Parse(%q) = %v, but encoding/json gives %v", b, treeErr, wantErr)
-		case wantErr != nil && (err == nil || err.Error() != wantErr.Error()):
-			t.Fatalf("decodeUnique(%q) = %v, want encoding/json's error %v", b, err, wantErr)
-		case wantErr == nil && (err != nil || !reflect.DeepEqual(got, want)):
-			t.Fatalf("decodeUnique(%q) = %#v, %v, want %#v", b, got, err, want)
+		got, err := decodeJSON(b)
+		if valid := jsonx.Valid(b) == nil; valid != (err == nil) {
+			t.Fatalf("decodeJSON(%q) = %v, but jsonx.Valid says valid = %v", b, err, valid)
+		}
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeJSON(%q) = %#v, want %#v (%v)", b, got, want, err)
 		}
 	})
 }

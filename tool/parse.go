@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/observe"
 )
 
@@ -89,25 +90,23 @@ func ParseSpecs(data []byte) ([]Spec, Format, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, "", &ParseError{Err: errors.New("the input is empty; want a tools array or a spec file")}
 	}
-	if !json.Valid(data) {
-		var v any
-		err := json.Unmarshal(data, &v)
+	// One strict reading of the whole document (internal/jsonx): after
+	// it, no object has a name twice and every string is UTF-8, so that
+	// the members read below are the ones every other reader sees.
+	if err := jsonx.Valid(data); err != nil {
 		return nil, "", syntaxParseError(data, err)
-	}
-	if !utf8.Valid(data) {
-		return nil, "", &ParseError{Err: errors.New("the input is not valid UTF-8")}
 	}
 	trimmed := bytes.TrimSpace(data)
 	switch trimmed[0] {
 	case '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(trimmed, &items); err != nil {
+		var items []jsontext.Value
+		if err := jsonv2.Unmarshal(trimmed, &items); err != nil {
 			return nil, "", &ParseError{Err: err}
 		}
 		return parseToolArray(items, "")
 	case '{':
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &obj); err != nil {
+		var obj map[string]jsontext.Value
+		if err := jsonv2.Unmarshal(trimmed, &obj); err != nil {
 			return nil, "", &ParseError{Err: err}
 		}
 		return parseToolObject(obj)
@@ -116,17 +115,17 @@ func ParseSpecs(data []byte) ([]Spec, Format, error) {
 }
 
 // parseToolObject reads a spec file, a request body, or an MCP result.
-func parseToolObject(obj map[string]json.RawMessage) ([]Spec, Format, error) {
+func parseToolObject(obj map[string]jsontext.Value) ([]Spec, Format, error) {
 	if v, ok := obj["version"]; ok {
 		var version string
-		if err := json.Unmarshal(v, &version); err == nil && strings.HasPrefix(version, "toolwire/") {
+		if err := jsonv2.Unmarshal(v, &version); err == nil && strings.HasPrefix(version, "toolwire/") {
 			return parseSpecFile(obj, version)
 		}
 	}
 	prefix := ""
 	if res, ok := obj["result"]; ok && obj["jsonrpc"] != nil { // a JSON-RPC response to tools/list
-		var inner map[string]json.RawMessage
-		if err := json.Unmarshal(res, &inner); err != nil {
+		var inner map[string]jsontext.Value
+		if err := jsonv2.Unmarshal(res, &inner); err != nil {
 			return nil, "", &ParseError{Path: "result", Err: fmt.Errorf("is %s, want an object with a \"tools\" array", rawKind(res))}
 		}
 		obj, prefix = inner, "result."
@@ -137,8 +136,8 @@ func parseToolObject(obj map[string]json.RawMessage) ([]Spec, Format, error) {
 	if !ok {
 		return nil, "", &ParseError{Path: strings.TrimSuffix(prefix, "."), Err: errors.New(`no "tools" array; want a tools array, an object with a "tools" array, an MCP tools/list result or a toolwire spec file ({"version": "` + SpecFileVersion + `", "tools": [...]})`)}
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
+	var items []jsontext.Value
+	if err := jsonv2.Unmarshal(raw, &items); err != nil {
 		return nil, "", &ParseError{Path: prefix + "tools", Err: fmt.Errorf("is %s, want an array of tools", rawKind(raw))}
 	}
 	return parseToolArray(items, prefix+"tools.")
@@ -146,7 +145,7 @@ func parseToolObject(obj map[string]json.RawMessage) ([]Spec, Format, error) {
 
 // parseToolArray detects the format of a tools array from its first
 // element and reads every element in that format.
-func parseToolArray(items []json.RawMessage, prefix string) ([]Spec, Format, error) {
+func parseToolArray(items []jsontext.Value, prefix string) ([]Spec, Format, error) {
 	if len(items) == 0 {
 		return nil, "", &ParseError{Path: strings.TrimSuffix(prefix, "."), Err: errors.New("the tools array is empty")}
 	}
@@ -195,7 +194,7 @@ func parseToolArray(items []json.RawMessage, prefix string) ([]Spec, Format, err
 }
 
 // detect tells which format one element of a tools array is in.
-func detect(obj map[string]json.RawMessage, path string) (Format, error) {
+func detect(obj map[string]jsontext.Value, path string) (Format, error) {
 	typ := stringField(obj, "type")
 	switch {
 	case obj["function"] != nil:
@@ -220,7 +219,7 @@ func detect(obj map[string]json.RawMessage, path string) (Format, error) {
 	return "", &ParseError{Path: path, Err: errors.New(`is not a tool definition this reader knows: want "function" (OpenAI Chat), "type": "function" with "name" (OpenAI Responses), "input_schema" (Anthropic) or "inputSchema" (MCP)`)}
 }
 
-func parseOpenAIChat(obj map[string]json.RawMessage, path string) (Spec, error) {
+func parseOpenAIChat(obj map[string]jsontext.Value, path string) (Spec, error) {
 	if t := stringField(obj, "type"); t != "" && t != "function" {
 		return Spec{}, &ParseError{Path: path + ".type", Err: fmt.Errorf("is %q, want \"function\"", t)}
 	}
@@ -231,15 +230,15 @@ func parseOpenAIChat(obj map[string]json.RawMessage, path string) (Spec, error) 
 	return readCommon(fn, path+".function", "parameters")
 }
 
-func parseOpenAIResponses(obj map[string]json.RawMessage, path string) (Spec, error) {
+func parseOpenAIResponses(obj map[string]jsontext.Value, path string) (Spec, error) {
 	return readCommon(obj, path, "parameters")
 }
 
-func parseAnthropic(obj map[string]json.RawMessage, path string) (Spec, error) {
+func parseAnthropic(obj map[string]jsontext.Value, path string) (Spec, error) {
 	return readCommon(obj, path, "input_schema")
 }
 
-func parseMCP(obj map[string]json.RawMessage, path string) (Spec, error) {
+func parseMCP(obj map[string]jsontext.Value, path string) (Spec, error) {
 	s, err := readCommon(obj, path, "inputSchema")
 	if err != nil {
 		return Spec{}, err
@@ -272,7 +271,7 @@ func parseMCP(obj map[string]json.RawMessage, path string) (Spec, error) {
 
 // readCommon reads name, description, the schema under schemaKey, and
 // strict.
-func readCommon(obj map[string]json.RawMessage, path, schemaKey string) (Spec, error) {
+func readCommon(obj map[string]jsontext.Value, path, schemaKey string) (Spec, error) {
 	var s Spec
 	var err error
 	if s.Name, err = requiredString(obj, "name", path); err != nil {
@@ -329,7 +328,7 @@ var specToolKeys = []string{"name", "description", "parameters", "returns", "ide
 var specShapeKeys = []string{"fields", "sort_by", "order", "max_records"}
 var specHTTPKeys = []string{"method", "url", "headers"}
 
-func parseSpecFile(obj map[string]json.RawMessage, version string) ([]Spec, Format, error) {
+func parseSpecFile(obj map[string]jsontext.Value, version string) ([]Spec, Format, error) {
 	if version != SpecFileVersion {
 		return nil, "", &ParseError{Path: "version", Err: fmt.Errorf("%q is not supported; this toolwire reads %q", version, SpecFileVersion)}
 	}
@@ -340,8 +339,8 @@ func parseSpecFile(obj map[string]json.RawMessage, version string) ([]Spec, Form
 	if !ok {
 		return nil, "", &ParseError{Path: "tools", Err: errors.New("missing; a spec file lists its tools under \"tools\"")}
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
+	var items []jsontext.Value
+	if err := jsonv2.Unmarshal(raw, &items); err != nil {
 		return nil, "", &ParseError{Path: "tools", Err: fmt.Errorf("is %s, want an array of tools", rawKind(raw))}
 	}
 	if len(items) == 0 {
@@ -364,7 +363,7 @@ func parseSpecFile(obj map[string]json.RawMessage, version string) ([]Spec, Form
 	return specs, FormatToolwire, nil
 }
 
-func parseSpecFileTool(item json.RawMessage, path string) (Spec, error) {
+func parseSpecFileTool(item jsontext.Value, path string) (Spec, error) {
 	obj, err := object(item, path)
 	if err != nil {
 		return Spec{}, err
@@ -453,7 +452,7 @@ func parseSpecFileTool(item json.RawMessage, path string) (Spec, error) {
 }
 
 // parseShape reads a spec file's "shape" member into shaping rules.
-func parseShape(raw json.RawMessage, path string) (observe.Rules, error) {
+func parseShape(raw jsontext.Value, path string) (observe.Rules, error) {
 	obj, err := object(raw, path)
 	if err != nil {
 		return observe.Rules{}, err
@@ -516,18 +515,18 @@ func MarshalSpecFile(specs []Spec) ([]byte, error) {
 
 // --- helpers ---
 
-func object(raw json.RawMessage, path string) (map[string]json.RawMessage, error) {
-	var obj map[string]json.RawMessage
+func object(raw jsontext.Value, path string) (map[string]jsontext.Value, error) {
+	var obj map[string]jsontext.Value
 	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("is %s, want an object", rawKind(raw))}
 	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	if err := jsonv2.Unmarshal(raw, &obj); err != nil {
 		return nil, &ParseError{Path: path, Err: err}
 	}
 	return obj, nil
 }
 
-func knownKeys(obj map[string]json.RawMessage, known []string, path string) error {
+func knownKeys(obj map[string]jsontext.Value, known []string, path string) error {
 	var unknown []string
 	for k := range obj {
 		found := false
@@ -558,38 +557,38 @@ func knownKeys(obj map[string]json.RawMessage, known []string, path string) erro
 	return &ParseError{Path: p, Err: errors.New(msg)}
 }
 
-func stringField(obj map[string]json.RawMessage, key string) string {
+func stringField(obj map[string]jsontext.Value, key string) string {
 	var s string
-	_ = json.Unmarshal(obj[key], &s)
+	_ = jsonv2.Unmarshal(obj[key], &s)
 	return s
 }
 
-func requiredString(obj map[string]json.RawMessage, key, path string) (string, error) {
+func requiredString(obj map[string]jsontext.Value, key, path string) (string, error) {
 	if raw, ok := obj[key]; !ok || isNull(raw) {
 		return "", &ParseError{Path: path + "." + key, Err: errors.New("missing")}
 	}
 	return optionalString(obj, key, path)
 }
 
-func optionalString(obj map[string]json.RawMessage, key, path string) (string, error) {
+func optionalString(obj map[string]jsontext.Value, key, path string) (string, error) {
 	raw, ok := obj[key]
 	if !ok || isNull(raw) {
 		return "", nil
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if err := jsonv2.Unmarshal(raw, &s); err != nil {
 		return "", &ParseError{Path: path + "." + key, Err: fmt.Errorf("is %s, want a string", rawKind(raw))}
 	}
 	return s, nil
 }
 
-func boolField(obj map[string]json.RawMessage, key, path string) (bool, error) {
+func boolField(obj map[string]jsontext.Value, key, path string) (bool, error) {
 	raw, ok := obj[key]
 	if !ok || isNull(raw) {
 		return false, nil
 	}
 	var b bool
-	if err := json.Unmarshal(raw, &b); err != nil {
+	if err := jsonv2.Unmarshal(raw, &b); err != nil {
 		return false, &ParseError{Path: path + "." + key, Err: fmt.Errorf("is %s, want true or false", rawKind(raw))}
 	}
 	return b, nil
@@ -597,7 +596,7 @@ func boolField(obj map[string]json.RawMessage, key, path string) (bool, error) {
 
 // schemaMember returns the schema under key, compacted: nil when it is
 // absent or null, an error when it is not an object.
-func schemaMember(obj map[string]json.RawMessage, key, path string) (json.RawMessage, error) {
+func schemaMember(obj map[string]jsontext.Value, key, path string) (json.RawMessage, error) {
 	raw, ok := obj[key]
 	if !ok || isNull(raw) {
 		return nil, nil
@@ -608,19 +607,17 @@ func schemaMember(obj map[string]json.RawMessage, key, path string) (json.RawMes
 	return compact(raw), nil
 }
 
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+func isNull(raw jsontext.Value) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // compact returns raw without insignificant whitespace, in a new slice.
-func compact(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return append(json.RawMessage(nil), raw...)
-	}
-	return b.Bytes()
+func compact(raw jsontext.Value) json.RawMessage {
+	v := jsontext.Value(bytes.Clone(raw))
+	_ = v.Compact() // raw is valid: ParseSpecs read the whole document
+	return json.RawMessage(v)
 }
 
 // rawKind names the JSON type of raw: "a string", "an array", ...
-func rawKind(raw json.RawMessage) string {
+func rawKind(raw jsontext.Value) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "empty"
@@ -642,35 +639,13 @@ func rawKind(raw json.RawMessage) string {
 
 // syntaxParseError reports a JSON syntax error with its line and column.
 func syntaxParseError(data []byte, err error) error {
-	pos := syntaxOffset(data, err)
-	line, col := lineCol(data, pos)
-	return &ParseError{Line: line, Column: col, Err: fmt.Errorf("not valid JSON: %v", syntaxMessage(err))}
-}
-
-// syntaxOffset returns the byte offset where a JSON syntax error was
-// found.
-func syntaxOffset(data []byte, err error) int {
-	var te *trailingDataError
-	if errors.As(err, &te) {
-		off := int(te.offset)
-		for off < len(data) && isJSONSpace(data[off]) {
-			off++
-		}
-		return off
+	se := syntaxError(data, err)
+	if strings.Contains(se.what.Error(), "UTF-8") {
+		return &ParseError{Err: errors.New("the input is not valid UTF-8")}
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// Offset is just past the offending byte; point at the byte,
-		// except at the end of the input, where nothing is there.
-		if int(se.Offset) < len(data) && se.Offset > 0 {
-			return int(se.Offset) - 1
-		}
-		return int(se.Offset)
-	}
-	return len(data)
+	line, col := lineCol(data, se.offset)
+	return &ParseError{Line: line, Column: col, Err: fmt.Errorf("not valid JSON: %v", se.what)}
 }
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // lineCol converts a byte offset to a 1-based line and column (in runes).
 func lineCol(data []byte, off int) (line, col int) {
@@ -684,11 +659,4 @@ func lineCol(data []byte, off int) (line, col int) {
 	start := bytes.LastIndexByte(data[:off], '\n') + 1
 	col = 1 + utf8.RuneCount(data[start:off])
 	return line, col
-}
-
-func syntaxMessage(err error) string {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "unexpected end of input"
-	}
-	return err.Error()
 }

@@ -17,17 +17,22 @@ func TestParseSpecsFormats(t *testing.T) {
 		format tool.Format
 		names  []string
 	}{
-		{"openai_chat.json", tool.FormatOpenAIChat, []string{"get_weather", "list_alerts"}},
-		{"openai_responses.json", tool.FormatOpenAIResponses, []string{"get_weather"}},
-		{"anthropic.json", tool.FormatAnthropic, []string{"get_weather"}},
-		{"mcp.json", tool.FormatMCP, []string{"read_file", "put_file", "send_mail"}},
-		{"toolwire.json", tool.FormatToolwire, []string{"get_weather", "refund_payment"}},
+		{"openai_chat", tool.FormatOpenAIChat, []string{"get_weather", "list_alerts"}},
+		{"openai_responses", tool.FormatOpenAIResponses, []string{"get_weather"}},
+		{"anthropic", tool.FormatAnthropic, []string{"get_weather"}},
+		{"mcp", tool.FormatMCP, []string{"read_file", "put_file", "send_mail"}},
+		{"toolwire", tool.FormatToolwire, []string{"get_weather", "refund_payment"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", "specs", tt.file))
+			path := filepath.Join("testdata", "specs", tt.file+".txtar")
+			archive, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			data, ok := golden.ParseArchive(archive).Get("input.json")
+			if !ok {
+				t.Fatalf("%s has no input.json", path)
 			}
 			specs, format, err := tool.ParseSpecs(data)
 			if err != nil {
@@ -54,7 +59,7 @@ func TestParseSpecsFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("testdata", "specs", "golden", tt.file), out)
+			golden.CheckFile(t, path, "spec-file.json", out)
 			// The spec file round-trips.
 			again, f2, err := tool.ParseSpecs(out)
 			if err != nil || f2 != tool.FormatToolwire {
@@ -69,7 +74,8 @@ func TestParseSpecsFormats(t *testing.T) {
 }
 
 func TestParseSpecsMCPHints(t *testing.T) {
-	data, _ := os.ReadFile("testdata/specs/mcp.json")
+	archive, _ := os.ReadFile("testdata/specs/mcp.txtar")
+	data, _ := golden.ParseArchive(archive).Get("input.json")
 	specs, _, err := tool.ParseSpecs(data)
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +96,8 @@ func TestParseSpecsErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"empty", ``, `tool: parse specs: the input is empty; want a tools array or a spec file`},
-		{"syntax", "[\n  {\"name\": \"x\",,}\n]", `tool: parse specs: line 2, column 16: not valid JSON: invalid character ',' looking for beginning of object key string`},
-		{"truncated", `[{"name": "x"`, `tool: parse specs: line 1, column 14: not valid JSON: unexpected end of JSON input`},
+		{"syntax", "[\n  {\"name\": \"x\",,}\n]", `tool: parse specs: line 2, column 16: not valid JSON: invalid character ',' at start of string (expecting '"')`},
+		{"truncated", `[{"name": "x"`, `tool: parse specs: line 1, column 14: not valid JSON: the input ends before the document does`},
 		{"scalar", `42`, `tool: parse specs: the input is a number; want a tools array, an object with a "tools" array, an MCP tools/list result or a toolwire spec file`},
 		{"empty array", `[]`, `tool: parse specs: the tools array is empty`},
 		{"no tools", `{"model": "x"}`, `tool: parse specs: no "tools" array; want a tools array, an object with a "tools" array, an MCP tools/list result or a toolwire spec file ({"version": "toolwire/v1", "tools": [...]})`},

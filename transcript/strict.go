@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // OpenAI strict-mode limits (docs/provider-rules.md, OAI-STRICT-LIMITS).
@@ -39,10 +41,9 @@ func CheckStrictSchema(tool string, schema json.RawMessage, path string) []Viola
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return nil
 	}
-	var root any
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	if err := dec.Decode(&root); err != nil {
+	root, err := jsonx.DecodeAny(schema)
+	if err != nil {
+		_, _, err = jsonx.Describe(schema, err)
 		return []Violation{{
 			Rule:    ruleStrictRoot,
 			Path:    path,

@@ -142,3 +142,19 @@ func TestLintReadmeOutput(t *testing.T) {
 		t.Errorf("examples/tools/README.md shows output that differs from toolwire lint examples/tools/bad.json; paste the new output:\n%s", stdout)
 	}
 }
+
+// toolwire lint and toolwire check read the same bytes the same way: a
+// tool whose name is given twice is refused by both, not read as the last
+// name by one of them.
+func TestLintAndCheckAgreeOnDuplicateNames(t *testing.T) {
+	const tools = `[{"type":"function","function":{"name":"a","name":"b","parameters":{"type":"object"}}}]`
+	_, lintErr, lintCode := runCmd(t, tools, "lint", "-")
+	if lintCode == 0 || !strings.Contains(lintErr, `duplicate member name "name"`) {
+		t.Errorf("lint(%s) = exit %d, %q; want a refusal naming the duplicate", tools, lintCode, lintErr)
+	}
+	body := `{"model":"m","messages":[{"role":"user","content":"q"}],"tools":` + tools + `}`
+	checkOut, checkErr, checkCode := runCmd(t, body, "check", "--dialect", "openai-chat", "-")
+	if checkCode == 0 {
+		t.Errorf("check(%s) = exit 0, %q %q; want a refusal", body, checkOut, checkErr)
+	}
+}

@@ -182,7 +182,8 @@ func (s *Set) createTicket() tool.Tool {
 	return tool.MustFunc("create_ticket",
 		"Opens a support ticket and returns its number. Each call opens one ticket; a retry of the same call (same idempotency key) returns the same ticket.",
 		func(ctx context.Context, a in) (out, error) {
-			key := tool.IdempotencyKey(ctx)
+			ci, _ := tool.CallInfoFrom(ctx)
+			key := ci.IdempotencyKey
 			if key == "" {
 				return out{}, tool.Errorf(observe.InternalError, "no idempotency key: create_ticket must run through the executor as a level-1 tool")
 			}

@@ -11,27 +11,28 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/names"
-	"github.com/toolwire/toolwire/llm"
 )
 
 // Kind is a node's type: JSON's, whichever format the file is in.
-type Kind = jsontree.Kind
+type Kind int
 
 // The kinds of node; a YAML sequence is a List, a mapping a Map.
 const (
-	Null   = jsontree.Null
-	Bool   = jsontree.Bool
-	Number = jsontree.Number
-	String = jsontree.String
-	List   = jsontree.Array
-	Map    = jsontree.Object
+	Null Kind = iota
+	Bool
+	Number
+	String
+	List
+	Map
 )
 
 // Phrase names a kind as the files' authors do: YAML's words.
@@ -129,58 +130,62 @@ func (n *Node) Errorf(format string, args ...any) *Error {
 func (n *Node) Path() string { return n.path }
 
 func parseJSON(file string, data []byte) (*Node, error) {
-	t, err := jsontree.Parse(data, nil)
-	if err != nil {
-		var se *jsontree.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &Error{File: file, Line: se.Line, Col: se.Column, Msg: "not valid JSON: " + se.Msg}
+	if err := jsonx.Valid(data); err != nil {
+		off, ptr, what := jsonx.Describe(data, err)
+		if errors.Is(err, jsontext.ErrDuplicateName) {
+			line, col := position(data, int(off))
+			parent := strings.Join(slices.Collect(ptr.Tokens()), ".")
+			parent = parent[:max(strings.LastIndexByte(parent, '.'), 0)]
+			return nil, &Error{File: file, Line: line, Col: col, Path: parent, Msg: fmt.Sprintf("the key %q appears twice", ptr.LastToken())}
 		}
-		return nil, &Error{File: file, Msg: err.Error()}
+		if off < 0 {
+			return nil, &Error{File: file, Msg: what.Error()}
+		}
+		line, col := position(data, int(off))
+		return nil, &Error{File: file, Line: line, Col: col, Msg: "not valid JSON: " + what.Error()}
 	}
-	var conv func(n jsontree.Node, path string) (*Node, error)
-	conv = func(n jsontree.Node, path string) (*Node, error) {
-		line, col := position(data, t.Offset(n))
+	dec := jsonx.NewDecoder(data)
+	var conv func(path string) *Node
+	conv = func(path string) *Node {
+		off := int(dec.InputOffset())
+		off += len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n:,"))
+		line, col := position(data, off)
 		out := &Node{Line: line, Col: col, file: file, path: path}
-		switch t.Kind(n) {
-		case jsontree.Null:
-			out.Kind = Null
-		case jsontree.Bool:
-			out.Kind, out.Text = Bool, strconv.FormatBool(t.IsTrue(n))
-		case jsontree.Number:
-			out.Kind, out.Text = Number, string(t.Raw(n))
-		case jsontree.String:
-			out.Kind, out.Text = String, t.Str(n)
-		case jsontree.Array:
+		switch k := dec.PeekKind(); k {
+		case '[':
 			out.Kind = List
-			i := 0
-			for c := t.First(n); c != jsontree.None; c = t.Next(c) {
-				item, err := conv(c, join(path, strconv.Itoa(i)))
-				if err != nil {
-					return nil, err
-				}
-				out.Items = append(out.Items, item)
-				i++
+			_, _ = dec.ReadToken()
+			for i := 0; dec.PeekKind() != ']'; i++ {
+				out.Items = append(out.Items, conv(join(path, strconv.Itoa(i))))
 			}
-		case jsontree.Object:
+			_, _ = dec.ReadToken()
+		case '{':
 			out.Kind = Map
-			seen := map[string]bool{}
-			for c := t.First(n); c != jsontree.None; c = t.Next(c) {
-				k := t.Key(c)
-				if seen[k] {
-					kl, kc := position(data, t.KeyOffset(c))
-					return nil, &Error{File: file, Line: kl, Col: kc, Path: path, Msg: fmt.Sprintf("the key %q appears twice", k)}
-				}
-				seen[k] = true
-				v, err := conv(c, join(path, k))
-				if err != nil {
-					return nil, err
-				}
-				out.Fields = append(out.Fields, Field{Key: k, Value: v})
+			_, _ = dec.ReadToken()
+			for dec.PeekKind() != '}' {
+				tok, _ := dec.ReadToken()
+				key := tok.String()
+				out.Fields = append(out.Fields, Field{Key: key, Value: conv(join(path, key))})
+			}
+			_, _ = dec.ReadToken()
+		case '0':
+			raw, _ := dec.ReadValue()
+			out.Kind, out.Text = Number, string(raw)
+		default:
+			tok, _ := dec.ReadToken()
+			switch k {
+			case 'n':
+				out.Kind = Null
+			case 't', 'f':
+				out.Kind, out.Text = Bool, strconv.FormatBool(tok.Bool())
+			default:
+				out.Kind, out.Text = String, tok.String()
 			}
 		}
-		return out, nil
+		return out
 	}
-	return conv(t.Root(), "")
+	// data is valid: the reads cannot fail.
+	return conv(""), nil
 }
 
 // position returns the line and column, from 1, of byte off of src.
@@ -416,7 +421,7 @@ func (n *Node) appendJSON(dst []byte) []byte {
 	case Bool, Number:
 		return append(dst, n.Text...)
 	case String:
-		dst, _ = llm.AppendJSONString(dst, n.Text)
+		dst, _ = jsonx.AppendString(dst, n.Text)
 		return dst
 	case List:
 		dst = append(dst, '[')
@@ -433,7 +438,7 @@ func (n *Node) appendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst, _ = llm.AppendJSONString(dst, f.Key)
+			dst, _ = jsonx.AppendString(dst, f.Key)
 			dst = append(dst, ':')
 			dst = f.Value.appendJSON(dst)
 		}

@@ -9,10 +9,12 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -26,9 +28,75 @@ func Strict() []jsontext.Options {
 	return []jsontext.Options{jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false)}
 }
 
-// NewDecoder returns a strict decoder reading data.
+// NewDecoder returns a strict decoder reading data. Reading from a
+// bytes.Buffer, jsontext parses data in place, without copying it.
 func NewDecoder(data []byte) *jsontext.Decoder {
-	return jsontext.NewDecoder(bytes.NewReader(data), Strict()...)
+	return jsontext.NewDecoder(bytes.NewBuffer(data), Strict()...)
+}
+
+// ErrTrailingData is the problem of a document that goes on after its one
+// value.
+var ErrTrailingData = errors.New("unexpected data after the JSON value")
+
+// errEnd is the problem of a document cut off.
+var errEnd = errors.New("the input ends before the document does")
+
+// Valid returns nil when data holds exactly one strict JSON value, with
+// white space around it allowed; else the reason it does not, for
+// [Describe] and [Error]: a *jsontext.SyntacticError, or io.EOF for an
+// input of white space only.
+func Valid(data []byte) error {
+	dec := NewDecoder(data)
+	if _, err := dec.ReadValue(); err != nil {
+		return err
+	}
+	return End(dec, data)
+}
+
+// End returns nil when dec, reading data, has nothing left but white
+// space, else a *jsontext.SyntacticError at the first byte of what is
+// left.
+func End(dec *jsontext.Decoder, data []byte) error {
+	off := dec.InputOffset()
+	rest := data[min(off, int64(len(data))):]
+	off += int64(len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")))
+	_, err := dec.ReadToken()
+	switch {
+	case err == io.EOF:
+		return nil
+	case err == nil: // a second value: jsontext reads streams of them
+		err = &jsontext.SyntacticError{ByteOffset: off, Err: ErrTrailingData}
+	}
+	return err
+}
+
+// Describe returns where in data err, an error of reading it, was found
+// and what the problem is, in jsontext's words: the byte offset (the
+// length of data for an input cut off, -1 for an empty one), the JSON
+// pointer of the value it is in, and the problem ("invalid character ','
+// at start of string", "duplicate member name \"a\"", "the input ends
+// before the document does").
+func Describe(data []byte, err error) (offset int64, ptr jsontext.Pointer, what error) {
+	var se *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &se):
+		offset, ptr, what = se.ByteOffset, se.JSONPointer, se.Err
+		switch {
+		case what == nil:
+			what = errors.New("invalid JSON")
+		case errors.Is(what, io.ErrUnexpectedEOF):
+			offset, what = int64(len(data)), errEnd
+		case errors.Is(what, jsontext.ErrDuplicateName):
+			what = fmt.Errorf("duplicate member name %q", se.JSONPointer.LastToken())
+		}
+		return offset, ptr, what
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		if len(bytes.TrimSpace(data)) == 0 {
+			return -1, "", errors.New("empty input: want a JSON document")
+		}
+		return int64(len(data)), "", errEnd
+	}
+	return -1, "", err
 }
 
 // Error returns err, an error of decoding data, as an [llm.DecodeError] of
@@ -44,30 +112,127 @@ func Error(op string, style llm.PathStyle, data []byte, err error) *llm.DecodeEr
 		}
 		return de
 	}
-	var se *jsontext.SyntacticError
-	if errors.As(err, &se) {
-		line, col := LineColumn(data, se.ByteOffset)
-		what := se.Err
-		switch {
-		case what == nil:
-			what = errors.New("invalid JSON")
-		case errors.Is(what, io.ErrUnexpectedEOF):
-			what = errors.New("the input ends before the document does")
-		case errors.Is(what, jsontext.ErrDuplicateName):
-			what = fmt.Errorf("duplicate member name %q", se.JSONPointer.LastToken())
-		}
-		return &llm.DecodeError{Op: op, Path: PointerPath(se.JSONPointer), Style: style, Offset: se.ByteOffset,
-			Err: fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, what)}
+	off, ptr, what := Describe(data, err)
+	if off < 0 {
+		return &llm.DecodeError{Op: op, Style: style, Offset: -1, Err: what}
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return &llm.DecodeError{Op: op, Style: style, Offset: -1, Err: errors.New("empty input: want a JSON document")}
-		}
-		line, col := LineColumn(data, int64(len(data)))
-		return &llm.DecodeError{Op: op, Style: style, Offset: int64(len(data)),
-			Err: fmt.Errorf("invalid JSON at line %d, column %d: the input ends before the document does", line, col)}
+	line, col := LineColumn(data, off)
+	return &llm.DecodeError{Op: op, Path: PointerPath(ptr), Style: style, Offset: off,
+		Err: fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, what)}
+}
+
+// DecodeAny decodes data, one strict JSON value, into what encoding/json
+// gives an any with UseNumber: map[string]any, []any (empty, not nil),
+// json.Number (the number's text as written), string, bool or nil. Its
+// errors are those of [Valid].
+func DecodeAny(data []byte) (any, error) {
+	r := anyReaders.Get().(*anyReader)
+	defer anyReaders.Put(r)
+	r.src = *bytes.NewBuffer(data)
+	r.dec.Reset(&r.src, Strict()...)
+	dec := &r.dec
+	v, err := readAny(dec)
+	if err == nil {
+		err = End(dec, data)
 	}
-	return &llm.DecodeError{Op: op, Style: style, Offset: -1, Err: err}
+	if err != nil {
+		if verr := Valid(data); verr != nil {
+			err = verr // the same words as every other reader's
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+// anyReader is a decoder DecodeAny reuses: a jsontext.Decoder is large,
+// and tool calls decode two small documents each (arguments and result).
+type anyReader struct {
+	src bytes.Buffer
+	dec jsontext.Decoder
+}
+
+var anyReaders = sync.Pool{New: func() any { return new(anyReader) }}
+
+func readAny(dec *jsontext.Decoder) (any, error) {
+	switch dec.PeekKind() {
+	case '0':
+		v, err := dec.ReadValue()
+		return json.Number(v), err
+	case '{':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		m := map[string]any{}
+		for dec.PeekKind() == '"' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			k := tok.String() // before the next read voids tok
+			v, err := readAny(dec)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+		_, err := dec.ReadToken() // '}', or the error
+		return m, err
+	case '[':
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		a := []any{}
+		for k := dec.PeekKind(); k != ']' && k != 0; k = dec.PeekKind() {
+			v, err := readAny(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.ReadToken() // ']', or the error
+		return a, err
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case 'n':
+		return nil, nil
+	case 't', 'f':
+		return tok.Bool(), nil
+	}
+	return tok.String(), nil
+}
+
+// KindPhrase names the kind of a JSON value in an error message: "an
+// object", "a string", ...; the kind 0 (no value: the end of the input)
+// is "nothing".
+func KindPhrase(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '0':
+		return "a number"
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	}
+	return "nothing"
+}
+
+// AppendString appends s to dst as a JSON string the way a model should
+// read it: <, > and & are not escaped, non-ASCII text is kept as is, and
+// invalid UTF-8 is replaced by U+FFFD. It reports whether any replacement
+// was made.
+func AppendString[S ~string | ~[]byte](dst []byte, s S) ([]byte, bool) {
+	dst, err := jsontext.AppendQuote(dst, s)
+	return dst, err != nil
 }
 
 // PointerPath returns the path a JSON pointer names. A pointer does not say

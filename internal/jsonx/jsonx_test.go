@@ -1,6 +1,8 @@
 package jsonx
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,5 +35,51 @@ func TestError(t *testing.T) {
 func TestPointerPath(t *testing.T) {
 	if got := PointerPath(jsontext.Pointer("/messages/4/content/0/a~1b")).Format(llm.Indexed); got != "messages[4].content[0].a/b" {
 		t.Errorf("PointerPath = %q", got)
+	}
+}
+
+func TestValid(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // "" for valid; else part of Describe's problem
+		off  int64
+	}{
+		{` {"a": [1, "x", null]} `, "", 0},
+		{`{"a": 1, "a": 2}`, `duplicate member name "a"`, 9},
+		{`{"a": 1} {"b": 2}`, "unexpected data after the JSON value", 9},
+		{`01`, "unexpected data after the JSON value", 1},
+		{"\"\xff\"", "invalid UTF-8", 1},
+		{`[1, 2`, "the input ends before the document does", 5},
+		{" ", "empty input", -1},
+	}
+	for _, tt := range tests {
+		err := Valid([]byte(tt.in))
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("Valid(%q) = %v, want nil", tt.in, err)
+			}
+			continue
+		}
+		off, _, what := Describe([]byte(tt.in), err)
+		if err == nil || !strings.Contains(what.Error(), tt.want) || off != tt.off {
+			t.Errorf("Valid(%q) = %v, described as %v at %d; want %q at %d", tt.in, err, what, off, tt.want, tt.off)
+		}
+	}
+}
+
+func TestDecodeAny(t *testing.T) {
+	got, err := DecodeAny([]byte(`{"n": 1.50, "s": "\u00e9", "a": [], "o": {"t": true, "z": null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"n": json.Number("1.50"), "s": "é", "a": []any{}, "o": map[string]any{"t": true, "z": nil}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DecodeAny = %#v, want %#v", got, want)
+	}
+	for _, in := range []string{`{"a": 1,}`, `{"a": 1, "a": 1}`, `[1] 2`} {
+		_, err := DecodeAny([]byte(in))
+		if verr := Valid([]byte(in)); err == nil || verr == nil || err.Error() != verr.Error() {
+			t.Errorf("DecodeAny(%q) = %v, want Valid's error %v", in, err, verr)
+		}
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/docfile"
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -180,7 +181,7 @@ func conversation(n *docfile.Node, needQuestion bool) (Conversation, error) {
 				call.Args = json.RawMessage(`{}`)
 			case a.Kind == docfile.Map:
 				call.Args = a.JSON()
-			case a.Kind == docfile.String && json.Valid([]byte(a.Text)) && strings.HasPrefix(strings.TrimSpace(a.Text), "{"):
+			case a.Kind == docfile.String && jsonx.Valid([]byte(a.Text)) == nil && strings.HasPrefix(strings.TrimSpace(a.Text), "{"):
 				call.Args = json.RawMessage(a.Text)
 			default:
 				return c, a.Errorf("want the arguments as a mapping (args: {city: Paris}) or a JSON object string")

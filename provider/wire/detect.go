@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -67,7 +68,7 @@ func Detect(data []byte) (Detection, error) {
 		if err := syntaxError(data, nil); err != nil {
 			return Detection{}, fmt.Errorf("not a JSON object or array: %w", err)
 		}
-		return Detection{}, fmt.Errorf("not a JSON object or array: the input is %s; want a provider request body (a JSON object) or a bare message array", kindPhrase(firstKind(s[0])))
+		return Detection{}, fmt.Errorf("not a JSON object or array: the input is %s; want a provider request body (a JSON object) or a bare message array", jsonx.KindPhrase(firstKind(s[0])))
 	}
 	sc := scanner{cands: allDialects}
 	if err := sc.body(data); err != nil {
@@ -378,7 +379,7 @@ func (sc *scanner) items(arr []byte, path string) error {
 		at := elemPath(path, i)
 		if dec.PeekKind() != '{' {
 			if path == "" {
-				return fmt.Errorf("%s: want a message (a JSON object), got %s", at, kindPhrase(dec.PeekKind()))
+				return fmt.Errorf("%s: want a message (a JSON object), got %s", at, jsonx.KindPhrase(dec.PeekKind()))
 			}
 			if dec.SkipValue() != nil {
 				return nil
@@ -410,24 +411,6 @@ func firstKind(c byte) jsontext.Kind {
 		return jsontext.Kind(c)
 	}
 	return '0'
-}
-
-func kindPhrase(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case '[':
-		return "an array"
-	case '{':
-		return "an object"
-	}
-	return "nothing"
 }
 
 // readItem reads one object of a message array.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
@@ -268,8 +268,10 @@ func DecodeResult(b []byte) (*llm.ToolResult, error) {
 // CheckJSON reports whether b is one JSON value, by the module's strict
 // reader.
 func CheckJSON(b []byte) error {
-	_, err := jsontree.Parse(b, nil)
-	return err
+	if err := jsonx.Valid(b); err != nil {
+		return jsonx.Error("", llm.Dotted, b, err)
+	}
+	return nil
 }
 
 // Corrupt returns a [*session.CorruptError].
