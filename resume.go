@@ -194,6 +194,9 @@ func (a *Agent) recoverSnapshot(ctx context.Context, id string) (*State, *sessio
 	if err != nil {
 		return nil, nil, fmt.Errorf("toolwire: resume %s: %w", id, err)
 	}
+	if len(snap.State) == 0 && snap.Session.Step == 0 {
+		return nil, nil, &ResumeError{Session: id, Problem: "the run stopped before its first step was saved: there is nothing to resume; ask the question again"}
+	}
 	if len(snap.State) == 0 {
 		return nil, nil, &session.CorruptError{Session: id, Item: fmt.Sprintf("state of step %d", snap.Session.Step), Err: errors.New("no state is stored: the session was not written by a toolwire run")}
 	}

@@ -54,7 +54,13 @@ func openStore(ctx context.Context, e *env, dsn string) (session.Store, func(), 
 		}
 		return s, pool.Close, nil
 	}
-	db, err := sql.Open("sqlite", dsn)
+	// Every connection waits for another process's lock from the start,
+	// also while the store switches a new file to WAL mode.
+	source := dsn
+	if !strings.ContainsAny(dsn, "?#") && !strings.HasPrefix(dsn, "file:") {
+		source = "file:" + dsn + "?_pragma=busy_timeout(10000)"
+	}
+	db, err := sql.Open("sqlite", source)
 	if err != nil {
 		return nil, nil, usageError("--db %s: %v", dsn, err)
 	}
