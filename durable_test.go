@@ -17,7 +17,7 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-func memStore(t *testing.T) *memory.Store {
+func memStore(t testing.TB) *memory.Store {
 	s, err := memory.New(nil)
 	must(t, err)
 	return s
