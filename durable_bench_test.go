@@ -96,4 +96,3 @@ func BenchmarkDurableTurn(b *testing.B) {
 		})
 	}
 }
-
