@@ -22,6 +22,7 @@ import (
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/sessiontest"
 	"github.com/toolwire/toolwire/session/sqlite"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -384,24 +385,20 @@ func TestParallelSQLite(t *testing.T) {
 // .ci/with-postgres starts a server). Without one the test fails in CI
 // and is skipped elsewhere.
 func TestParallelPostgres(t *testing.T) {
-	url := os.Getenv("TOOLWIRE_TEST_POSTGRES_URL")
-	unusable := func(why string) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s: the PostgreSQL tests must run in CI (.ci/run starts a cluster)", why)
+	url := sessiontest.PostgresURL(t, func(ctx context.Context, url string) error {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return err
 		}
-		t.Skipf("%s; run .ci/with-postgres go test ./cmd/toolwire", why)
-	}
-	if url == "" {
-		unusable("TOOLWIRE_TEST_POSTGRES_URL is not set")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+		defer conn.Close(ctx)
+		return conn.Ping(ctx)
+	})
+	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		unusable(fmt.Sprintf("PostgreSQL is not reachable: %v", err))
+		t.Fatal(err)
 	}
-	defer conn.Close(context.Background())
+	defer conn.Close(ctx)
 	schema := fmt.Sprintf("tw_cli_%d", time.Now().UnixNano())
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
