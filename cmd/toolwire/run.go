@@ -378,6 +378,9 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 			if !ok {
 				return nil, usageError("%s: no example tool is named %q (the example tools: %s)", ref.At, ref.Example, strings.Join(agent.Names(), ", "))
 			}
+			if ref.Approval {
+				t = needsApproval{t}
+			}
 			if err := reg.Add(t); err != nil {
 				return nil, usageError("%s: %v", ref.At, err)
 			}
@@ -400,6 +403,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 			if s.HTTP == nil {
 				return nil, usageError("%s: the tool %s in %s has no http binding; toolwire run calls only HTTP tools from spec files", ref.At, s.Name, ref.Spec)
 			}
+			s.RequiresApproval = s.RequiresApproval || ref.Approval
 			t, err := tool.NewHTTP(s, nil)
 			if err != nil {
 				return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
@@ -577,4 +581,14 @@ func (p *printer) stop() {
 		close(done)
 		p.wg.Wait()
 	}
+}
+
+// needsApproval is a tool whose calls wait for a person's approval (an
+// agent file's approval: true).
+type needsApproval struct{ tool.Tool }
+
+func (t needsApproval) Spec() tool.Spec {
+	s := t.Tool.Spec()
+	s.RequiresApproval = true
+	return s
 }
