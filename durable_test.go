@@ -292,16 +292,16 @@ func TestRecover(t *testing.T) {
 // calls were recorded, as a crash before it would.
 type crashingStore struct {
 	*memory.Store
-	recorded bool
+	recorded atomic.Bool // Record is called by the calls of a turn at once
 }
 
 func (c *crashingStore) Record(ctx context.Context, id string, v int64, calls ...session.Call) error {
-	c.recorded = true
+	c.recorded.Store(true)
 	return c.Store.Record(ctx, id, v, calls...)
 }
 
 func (c *crashingStore) Commit(ctx context.Context, s *session.Step) (session.Session, error) {
-	if c.recorded {
+	if c.recorded.Load() {
 		return session.Session{}, errors.New("crash")
 	}
 	return c.Store.Commit(ctx, s)
