@@ -308,3 +308,41 @@ func (c *crashingStore) Commit(ctx context.Context, s *session.Step) (session.Se
 }
 
 var _ = observe.Interrupted
+
+// A session may pause several times; each resume, by a new agent (as
+// another process would), answers the calls waiting then.
+func TestSeveralInterrupts(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		calls(call("book_trip", `{"city":"Paris"}`)),
+		calls(paris, call("book_trip", `{"city":"Lyon"}`)),
+		llmtest.Turn{Text: "Booked both."})
+	store := memStore(t)
+	var ran atomic.Int32
+	agent := func() *toolwire.Agent {
+		a, _ := newAgent(t, dialects(true)[0].new(t, srv), &toolwire.Config{Tools: registry(weatherTool(), bookTool(&ran)), Sessions: store})
+		return a
+	}
+	ctx := context.Background()
+	res, err := agent().Run(ctx, "Book Paris, then Lyon.")
+	if !errors.Is(err, toolwire.Paused) {
+		t.Fatalf("Run = %v, want paused", err)
+	}
+	id := res.Session
+	for i, want := range []string{"paused", "answered"} {
+		pending := res.State.Next.Calls[len(res.State.Next.Calls)-1].Call.ID
+		res, err = agent().Resume(ctx, id, &toolwire.Decisions{Calls: map[string]toolwire.Decision{pending: toolwire.Approve()}})
+		if string(res.Stop) != want {
+			t.Fatalf("resume %d = %s, %v; want %s", i+1, res.Stop, err, want)
+		}
+	}
+	if ran.Load() != 2 || res.Answer != "Booked both." {
+		t.Errorf("book_trip ran %d times, answer %q", ran.Load(), res.Answer)
+	}
+	snap, _ := store.Load(ctx, id)
+	if vs := transcript.Check(snap.Messages, transcript.OpenAIChat); !transcript.Accepted(vs) {
+		t.Errorf("Check = %v", vs)
+	}
+	if got := renderAll(snap.Messages); strings.Count(got, "tool:") != 2 {
+		t.Errorf("stored:\n%s", got)
+	}
+}
