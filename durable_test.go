@@ -3,6 +3,7 @@ package toolwire_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -345,4 +346,40 @@ func TestSeveralInterrupts(t *testing.T) {
 	if got := renderAll(snap.Messages); strings.Count(got, "tool:") != 2 {
 		t.Errorf("stored:\n%s", got)
 	}
+}
+
+// A result offloaded before a pause is read back with read_result by the
+// agent that resumes the session: the ref is the session's.
+func TestOffloadedSurvivesResume(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(call("search_orders", `{}`), call("book_trip", `{"city":"Paris"}`)))
+	store := memStore(t)
+	var ran atomic.Int32
+	cfg := func() *toolwire.Config {
+		return &toolwire.Config{Tools: registry(ordersTool(), bookTool(&ran)), Sessions: store}
+	}
+	a, _ := newAgent(t, dialects(true)[0].new(t, srv), cfg())
+	res, err := a.Run(context.Background(), "Refunded orders?")
+	if !errors.Is(err, toolwire.Paused) {
+		t.Fatalf("Run = %v", err)
+	}
+	ref := regexp.MustCompile(`r-[0-9a-z]{14}`).FindString(resultLine(*res.State.Next.Calls[0].Result) + string(mustText(res.State.Next.Calls[0].Result)))
+	if ref == "" {
+		t.Fatalf("no session ref in %s", resultLine(*res.State.Next.Calls[0].Result))
+	}
+	srv.Add(calls(call("read_result", `{"ref":"`+ref+`","offset":0,"limit":2}`)), llmtest.Turn{Text: "ok"})
+	b, _ := newAgent(t, dialects(true)[0].new(t, srv), cfg())
+	res, err = b.Resume(context.Background(), res.Session, &toolwire.Decisions{Calls: map[string]toolwire.Decision{res.State.Next.Calls[1].Call.ID: toolwire.Reject("no")}})
+	must(t, err)
+	msgs := res.State.Messages
+	rr := msgs[len(msgs)-2].ToolResults()[0]
+	if rr.Name != "read_result" || rr.Status != llm.StatusSuccess {
+		t.Errorf("read_result after resume = %s", resultLine(rr))
+	}
+}
+
+func mustText(r *llm.ToolResult) string {
+	if t, ok := r.Content[0].(llm.Text); ok {
+		return t.Text
+	}
+	return ""
 }
