@@ -299,10 +299,10 @@ func (e *Executor) Call(ctx context.Context, call llm.ToolCall) Outcome {
 
 func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int) Outcome {
 	start := time.Now()
-	var last *lastAttempt
-	env, known := e.call(ctx, call, budget, &last)
+	var rec recording
+	env, known := e.call(ctx, call, budget, &rec)
 	if env.Meta.Duration == 0 {
-		env.Meta.Duration = time.Since(start)
+		env.Meta.Duration = time.Since(start) - rec.spent // the call's, not its records'
 	}
 	if env.Meta.Source == "" && known {
 		env.Meta.Source = call.Name
@@ -313,7 +313,7 @@ func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int
 			out = Outcome{Result: shaped.Result(call.ID, call.Name), Envelope: shaped.Envelope, Shaping: &shaped.Report}
 		}
 	}
-	if last != nil {
+	if last := rec.last; last != nil {
 		// The last attempt's finished record holds the result exactly as
 		// the model reads it; it is written even when ctx is done.
 		last.rec.Finish(context.WithoutCancel(ctx), last.at, out.Result, time.Since(last.start))
@@ -357,6 +357,14 @@ type recorderKey struct{}
 // approval refused) have no attempt.
 func WithRecorder(ctx context.Context, r Recorder) context.Context {
 	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+// recording is what one call's records left for the caller: the attempt
+// whose finished record waits for the shaped result, and the time spent
+// writing records, which is not the call's.
+type recording struct {
+	last  *lastAttempt
+	spent time.Duration
 }
 
 // lastAttempt is the attempt whose finished record waits for the call's
@@ -406,7 +414,7 @@ func (e *Executor) Close(ctx context.Context) error {
 
 // call runs the whole validate-and-call pipeline for one call; known
 // reports whether the registry has the tool.
-func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, last **lastAttempt) (env observe.Envelope, known bool) {
+func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec *recording) (env observe.Envelope, known bool) {
 	ent := e.reg.entry(call.Name)
 	if err := ctx.Err(); err != nil {
 		return notRun(observe.Cancelled, call, "the call was cancelled before it started"), ent != nil
@@ -414,13 +422,13 @@ func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, last
 	if ent == nil {
 		return e.unknownTool(call), false
 	}
-	return e.callTool(ctx, ent, call, budget, last), true
+	return e.callTool(ctx, ent, call, budget, rec), true
 }
 
 // callTool runs a registered tool's validate-and-call pipeline. With a
-// Recorder in ctx, it sets *last to the attempt whose finished record
+// Recorder in ctx, it sets rec.last to the attempt whose finished record
 // the caller writes once the result is shaped.
-func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int, last **lastAttempt) observe.Envelope {
+func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int, out *recording) observe.Envelope {
 	p, fail := prepare(ent.c, call, !e.cfg.NoRepair)
 	if fail != nil {
 		fail.Meta.Repaired = p.repaired
@@ -462,7 +470,10 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 		ci.Attempt = attempt
 		at := Attempt{Call: call, Idempotency: level, Key: ci.IdempotencyKey, Number: attempt}
 		if rec != nil {
-			if err := rec.Start(ctx, at); err != nil {
+			t := time.Now()
+			err := rec.Start(ctx, at)
+			out.spent += time.Since(t)
+			if err != nil {
 				env = observe.Failure(observe.InternalError, "the call could not be recorded before it ran, so it did not run ("+shortMessage(err.Error(), "unknown error")+")")
 				break
 			}
@@ -486,12 +497,14 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 		}
 		if final {
 			if rec != nil {
-				*last = &lastAttempt{rec: rec, at: at, start: start}
+				out.last = &lastAttempt{rec: rec, at: at, start: start}
 			}
 			break
 		}
 		if rec != nil {
+			t := time.Now()
 			rec.Finish(ctx, at, env.Result(call.ID, call.Name), time.Since(start))
+			out.spent += time.Since(t)
 		}
 	}
 	if env.Meta.Attempts == 1 {
