@@ -11,6 +11,7 @@ import (
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -27,6 +28,7 @@ type Agent struct {
 	specs   []llm.ToolSpec // the same slice for every call, so clients cache its encoding
 	level   map[string]tool.Idempotency
 	approve map[string]bool
+	params  map[string]*tool.Schema // the argument schemas of tools that need approval, for edits
 	exec    *tool.Executor
 	counter budget.Counter
 	store   observe.Store
@@ -73,6 +75,9 @@ func New(model llm.Model, cfg *Config) (*Agent, error) {
 	a.store = c.Store
 	if a.store == nil {
 		a.store = observe.NewMemoryStore(0)
+		if r, ok := c.Sessions.(session.Results); ok {
+			a.store = sessionResults{r: r, fallback: a.store}
+		}
 	}
 	shaper, err := observe.NewShaper(a.counter, a.store, nil)
 	if err != nil {
@@ -98,15 +103,26 @@ func New(model llm.Model, cfg *Config) (*Agent, error) {
 	a.specs = a.reg.ToolSpecs()
 	a.level = map[string]tool.Idempotency{}
 	a.approve = map[string]bool{}
+	a.params = map[string]*tool.Schema{}
 	for _, s := range a.reg.Specs() {
 		a.level[s.Name] = s.Idempotency
 		a.approve[s.Name] = s.RequiresApproval
+		if s.RequiresApproval && len(s.Parameters) > 0 {
+			if a.params[s.Name], err = tool.CompileSchema(s.Name, s.Parameters); err != nil {
+				return nil, fmt.Errorf("toolwire: new agent: %w", err)
+			}
+		}
 	}
 	var ec tool.Config
 	if c.Executor != nil {
 		ec = *c.Executor
 	}
 	ec.Shaper = shaper
+	if ec.Approver == nil {
+		// Calls that need approval pause the run; at Resume, the person's
+		// decisions reach the executor through the context.
+		ec.Approver = tool.ApproverFunc(decided)
+	}
 	ec.Images = budget.ImagePolicy(a.fitWith, c.Limits)
 	if ec.Logger == nil {
 		ec.Logger = c.Logger

@@ -11,6 +11,7 @@ import (
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
 )
 
@@ -49,8 +50,18 @@ type Config struct {
 	// (budget.NewCounter).
 	Counter budget.Counter
 	// Store keeps the full results that shaping offloads, for read_result;
-	// nil means an in-memory store of the agent's own.
+	// nil means the session's when Sessions keeps results
+	// ([session.Results]), else an in-memory store of the agent's own.
 	Store observe.Store
+	// Sessions, when set, makes every run durable: a run is stored as a
+	// session named by its [State.ID]; every step's new messages and state
+	// are committed atomically; every tool call attempt is recorded
+	// before it runs and when it returns; offloaded results are kept with
+	// the session. [Agent.Resume] continues a stored session: after a
+	// pause for approval, or after a crash. nil keeps runs in memory.
+	Sessions session.Store
+	// Name names the agent in the sessions it stores. Optional.
+	Name string
 	// Executor configures the tool executor (parallelism, timeouts,
 	// retries, the approver); its Shaper and Images are set by the agent.
 	// nil means the executor's defaults. Without an Approver, a call of a

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/toolwire/toolwire/budget"
@@ -82,6 +83,8 @@ type run struct {
 	base     int                     // the history's length when the turn's call was made
 	outcomes map[string]tool.Outcome // by call id
 	lastErr  error                   // the model call's error, for StopError
+	// With Config.Sessions: the session.
+	sess *runSession
 }
 
 func (a *Agent) newRun() (*run, error) {
@@ -108,6 +111,17 @@ func (a *Agent) newRun() (*run, error) {
 }
 
 func (r *run) loop(ctx context.Context, st *State, yield func(Event, error) bool) {
+	if r.a.cfg.Sessions != nil && r.sess == nil {
+		rs, err := r.a.open(ctx, st)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		r.sess = rs
+	}
+	if r.sess != nil {
+		ctx = withSession(ctx, r.sess.id)
+	}
 	for {
 		switch st.Next.Kind {
 		case Done, AwaitApproval:
@@ -122,7 +136,7 @@ func (r *run) loop(ctx context.Context, st *State, yield func(Event, error) bool
 			return
 		}
 		if err := ctx.Err(); err != nil {
-			res := &Result{Stop: Cancelled, Turns: st.Turn, Usage: st.Usage, State: st,
+			res := &Result{Stop: Cancelled, Turns: st.Turn, Usage: st.Usage, State: st, Session: r.sessionID(),
 				Message: fmt.Sprintf("cancelled after %d turn(s); every call made is answered, and the run can be continued from its state", st.Turn)}
 			if yield(DoneEvent{Result: res}, nil) {
 				yield(nil, &StopError{Reason: Cancelled, Message: res.Message, Err: err})
@@ -130,6 +144,7 @@ func (r *run) loop(ctx context.Context, st *State, yield func(Event, error) bool
 			return
 		}
 		var out Outcome
+		began := time.Now()
 		if st.Next.Kind == CallModel {
 			o, ok := r.callModel(ctx, st, yield)
 			if !ok {
@@ -144,11 +159,53 @@ func (r *run) loop(ctx context.Context, st *State, yield func(Event, error) bool
 			yield(nil, err)
 			return
 		}
+		if r.sess != nil {
+			if err := r.persist(ctx, st, next, out, time.Since(began)); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
 		if !r.emit(ctx, st, next, out, yield) {
 			return
 		}
 		st = next
 	}
+}
+
+// sessionID is the run's session id, "" without one.
+func (r *run) sessionID() string {
+	if r.sess == nil {
+		return ""
+	}
+	return r.sess.id
+}
+
+// persist commits the step from st to next: the messages it added, the
+// state, and what it did. A call record that could not be written fails
+// the step: the session no longer says what ran.
+func (r *run) persist(ctx context.Context, st, next *State, out Outcome, took time.Duration) error {
+	base := len(st.Messages)
+	tr := StepTrace{Did: st.Next.Kind, DurationNS: int64(took)}
+	switch o := out.(type) {
+	case ModelOutcome:
+		sent := st.Messages
+		if o.Messages != nil {
+			sent, base = o.Messages, len(o.Messages)
+			tr.Fitted, tr.Cleared, tr.Removed = true, r.rep.Fit.Cleared, r.rep.Fit.Removed
+		}
+		tr.Sent, tr.Tokens = len(sent), r.fitter.Tokens(sent)
+		if o.Response != nil {
+			tr.Usage = usageJSON(o.Response.Usage)
+		}
+		if o.Err != nil {
+			tr.Error = o.Err.Error()
+		}
+	case ToolsOutcome:
+		if err := r.sess.rec.takeErr(); err != nil {
+			return err
+		}
+	}
+	return r.sess.commit(ctx, next, next.Messages[min(base, len(next.Messages)):], tr)
 }
 
 // emit yields what a step did: the calls of a new answer, the results of
@@ -299,11 +356,18 @@ func (r *run) runTools(ctx context.Context, st *State) ToolsOutcome {
 	idx := st.Next.Runnable(approver)
 	calls := make([]llm.ToolCall, len(idx))
 	keys := map[string]string{}
+	var decisions map[string]*Decision // for the agent's approver
 	for k, i := range idx {
 		pc := st.Next.Calls[i]
 		calls[k] = pc.Call
 		if pc.Key != "" {
 			keys[pc.Call.ID] = pc.Key
+		}
+		if pc.Decision != nil {
+			if decisions == nil {
+				decisions = map[string]*Decision{}
+			}
+			decisions[pc.Call.ID] = pc.Decision
 		}
 	}
 	room, err := budget.Room(a.cfg.Limits, r.fitter.Tokens(st.Messages), a.cfg.Room)
@@ -311,7 +375,14 @@ func (r *run) runTools(ctx context.Context, st *State) ToolsOutcome {
 		a.cfg.Logger.Warn("the room for results could not be computed; the shaper's default applies", "err", err)
 		room = 0
 	}
-	outcomes := a.exec.RunWithin(tool.WithIdempotencyKeys(ctx, keys), calls, room)
+	ctx = tool.WithIdempotencyKeys(ctx, keys)
+	if r.sess != nil {
+		ctx = tool.WithRecorder(ctx, r.sess.rec)
+	}
+	if decisions != nil {
+		ctx = context.WithValue(ctx, decisionsKey{}, decisions)
+	}
+	outcomes := a.exec.RunWithin(ctx, calls, room)
 	if r.outcomes == nil {
 		r.outcomes = map[string]tool.Outcome{}
 	}
@@ -390,7 +461,7 @@ func (r *run) finishTurn(ctx context.Context, st *State) {
 
 // result is how the run ended in st, and its error.
 func (r *run) result(st *State) (*Result, error) {
-	res := &Result{Turns: st.Turn, Usage: st.Usage, State: st}
+	res := &Result{Turns: st.Turn, Usage: st.Usage, State: st, Session: r.sessionID()}
 	if st.Next.Kind == AwaitApproval {
 		var names []string
 		for _, pc := range st.Next.Calls {

@@ -123,4 +123,8 @@ type Result struct {
 	// State is the run's last state, from which it can be continued
 	// ([Agent.Continue]) when it paused or was cancelled.
 	State *State
+	// Session is the id of the session the run is stored as, with
+	// Config.Sessions; "" without. Continue a paused, cancelled or
+	// crashed run with [Agent.Resume].
+	Session string
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
+	"github.com/toolwire/toolwire/session/memory"
 	"github.com/toolwire/toolwire/tool"
 )
 
@@ -82,4 +83,39 @@ func ExampleAgent_Stream() {
 	// turn 2: get_weather {"city":"Paris"}
 	// stopped after 2 turns (the maximum) without a final answer
 	// error: toolwire: stopped after 2 turns (the maximum) without a final answer
+}
+
+// With Config.Sessions, a run is stored as a session; a call of a tool
+// that needs approval pauses it, and Resume — in this process or another
+// one over the same store — answers the call and runs on.
+func ExampleAgent_Resume() {
+	srv := llmtest.NewServer(nil,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "refund", Args: `{"order":"o-42"}`}}},
+		llmtest.Turn{Text: "Refunded o-42."})
+	defer srv.Close()
+	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+	reg := tool.NewRegistry()
+	reg.MustAdd(tool.MustFunc("refund", "Refunds an order.",
+		func(ctx context.Context, in struct {
+			Order string `json:"order"`
+		}) (string, error) {
+			return "refunded " + in.Order, nil
+		}, &tool.FuncOptions{RequiresApproval: true, Idempotency: tool.Level1}))
+	store, _ := memory.New(nil) // or sqlite.New, postgres.New
+	agent, _ := toolwire.New(model, &toolwire.Config{Tools: reg, Sessions: store})
+
+	res, _ := agent.Run(context.Background(), "Refund o-42.")
+	fmt.Println(res.Stop, res.Message)
+	call := res.State.Next.Calls[0].Call.ID
+	res, err := agent.Resume(context.Background(), res.Session, &toolwire.Decisions{
+		Calls: map[string]toolwire.Decision{call: toolwire.Approve()},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Stop, res.Answer)
+	// Output:
+	// paused paused in turn 1: refund (call_1_0) wait(s) for a person's approval
+	// answered Refunded o-42.
 }

@@ -74,6 +74,10 @@ type Effect struct {
 	Calls []PendingCall
 	// Stop says why the run ended, for Done.
 	Stop *Stop
+	// Then are messages to append after the turn's tool message, once
+	// every call is answered: a person's message given at [Agent.Resume],
+	// which must never come between a call and its result.
+	Then []llm.Message
 }
 
 // A PendingCall is one call of a turn and where it stands.
@@ -87,6 +91,11 @@ type PendingCall struct {
 	// Result is set once the call is answered: it ran, or it was answered
 	// without running (cut off by the output limit, rejected).
 	Result *llm.ToolResult
+	// Decision is a person's decision about a call that needs approval,
+	// given at [Agent.Resume]; nil until then. An edit's arguments are in
+	// Call.Input, and the result tells the model the arguments it ran
+	// with.
+	Decision *Decision
 }
 
 // StopReason says why a run ended.
@@ -184,6 +193,7 @@ type effectJSON struct {
 	Calls    []pendingJSON     `json:"calls,omitzero"`
 	Messages *llm.Conversation `json:"call_messages,omitzero"`
 	Stop     *Stop             `json:"stop,omitzero"`
+	Then     *llm.Conversation `json:"then,omitzero"`
 }
 
 // usageJSON is llm.Usage with the names of the persistence format.
@@ -199,6 +209,10 @@ type pendingJSON struct {
 	Key      string `json:"key,omitzero"`
 	Approval bool   `json:"approval,omitzero"`
 	Answered bool   `json:"answered,omitzero"`
+	// Decision and Reason: a person's decision at resume; an edited
+	// call's arguments are in the call message.
+	Decision DecisionKind `json:"decision,omitzero"`
+	Reason   string       `json:"reason,omitzero"`
 }
 
 var jsonOpts = json.JoinOptions(json.Deterministic(true), jsontext.EscapeForHTML(false))
@@ -215,6 +229,9 @@ func (s State) MarshalJSON() ([]byte, error) {
 		for _, pc := range s.Next.Calls {
 			call.Parts = append(call.Parts, pc.Call)
 			pj := pendingJSON{Key: pc.Key, Approval: pc.Approval}
+			if pc.Decision != nil {
+				pj.Decision, pj.Reason = pc.Decision.Kind, pc.Decision.Reason
+			}
 			if pc.Result != nil {
 				pj.Answered = true
 				res.Parts = append(res.Parts, *pc.Result)
@@ -226,6 +243,9 @@ func (s State) MarshalJSON() ([]byte, error) {
 			conv.Messages = append(conv.Messages, res)
 		}
 		out.Next.Messages = &conv
+	}
+	if len(s.Next.Then) > 0 {
+		out.Next.Then = &llm.Conversation{Messages: s.Next.Then}
 	}
 	b, err := json.Marshal(out, jsonOpts)
 	if err != nil {
@@ -252,6 +272,9 @@ func (s *State) UnmarshalJSON(b []byte) error {
 	}
 	out := State{ID: in.ID, Messages: in.Messages.Messages, Turn: in.Turn, Usage: llm.Usage(in.Usage), Fits: in.Fits, Guard: in.Guard,
 		Next: Effect{Kind: in.Next.Kind, Refit: in.Next.Refit, Stop: in.Next.Stop}}
+	if in.Next.Then != nil {
+		out.Next.Then = in.Next.Then.Messages
+	}
 	if n := len(in.Next.Calls); n > 0 {
 		if in.Next.Messages == nil || len(in.Next.Messages.Messages) == 0 {
 			return errors.New("toolwire: decode state: next.calls without next.call_messages")
@@ -266,6 +289,13 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		}
 		for i, pj := range in.Next.Calls {
 			pc := PendingCall{Call: calls[i], Key: pj.Key, Approval: pj.Approval}
+			switch pj.Decision {
+			case "":
+			case Approved, Rejected, Edited:
+				pc.Decision = &Decision{Kind: pj.Decision, Reason: pj.Reason}
+			default:
+				return fmt.Errorf("toolwire: decode state: next.calls.%d.decision %q is not approve, reject or edit", i, pj.Decision)
+			}
 			if pj.Answered {
 				if len(results) == 0 {
 					return fmt.Errorf("toolwire: decode state: next.calls.%d is answered, but no result is left for it", i)

@@ -91,6 +91,7 @@ func (s *State) clone() *State {
 	n := *s
 	n.Messages = s.Messages[:len(s.Messages):len(s.Messages)]
 	n.Next.Calls = slices.Clone(s.Next.Calls)
+	n.Next.Then = slices.Clip(s.Next.Then)
 	n.Guard.Calls = slices.Clone(s.Guard.Calls)
 	n.Guard.Failures = maps.Clone(s.Guard.Failures)
 	return &n
@@ -295,6 +296,9 @@ func (a *Agent) afterTools(n *State, run []int, outcomes []tool.Outcome) {
 		} else {
 			delete(n.Guard.Failures, pc.Call.Name)
 		}
+		if pc.Decision != nil && pc.Decision.Kind == Edited {
+			nudges = append(nudges, "A person edited this call's arguments before it ran; it ran with "+string(pc.Call.Input))
+		}
 		r := o.Result
 		if len(nudges) > 0 {
 			r = withSuggestion(r, env, nudges)
@@ -317,6 +321,7 @@ func (a *Agent) endTurn(n *State, repeated bool) {
 		results[i] = *pc.Result
 	}
 	n.Messages = append(n.Messages, llm.Tool(results...))
+	n.Messages = append(n.Messages, n.Next.Then...) // after every result
 	switch {
 	case repeated:
 		n.finish(RepeatedCalls, fmt.Sprintf("stopped in turn %d: the model kept repeating a call with the same result after it was told so", n.Turn), a.gathered(n))

@@ -292,19 +292,80 @@ func (e *Executor) Call(ctx context.Context, call llm.ToolCall) Outcome {
 
 func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int) Outcome {
 	start := time.Now()
-	env, known := e.call(ctx, call, budget)
+	var rec recording
+	env, known := e.call(ctx, call, budget, &rec)
 	if env.Meta.Duration == 0 {
-		env.Meta.Duration = time.Since(start)
+		env.Meta.Duration = time.Since(start) - rec.spent // the call's, not its records'
 	}
 	if env.Meta.Source == "" && known {
 		env.Meta.Source = call.Name
 	}
+	out := Outcome{Result: env.Result(call.ID, call.Name), Envelope: env}
 	if e.cfg.Shaper != nil && env.Meta.Level == "" {
 		if shaped, ok := e.shape(ctx, call, env, budget); ok {
-			return Outcome{Result: shaped.Result(call.ID, call.Name), Envelope: shaped.Envelope, Shaping: &shaped.Report}
+			out = Outcome{Result: shaped.Result(call.ID, call.Name), Envelope: shaped.Envelope, Shaping: &shaped.Report}
 		}
 	}
-	return Outcome{Result: env.Result(call.ID, call.Name), Envelope: env}
+	if last := rec.last; last != nil {
+		// The last attempt's finished record holds the result exactly as
+		// the model reads it; it is written even when ctx is done.
+		last.rec.Finish(context.WithoutCancel(ctx), last.at, out.Result, time.Since(last.start))
+	}
+	return out
+}
+
+// A Recorder is told about every attempt of a call: before it runs and
+// after it returns. A durable loop writes its write-ahead records through
+// it (see [WithRecorder]). Its methods may be called concurrently, for
+// the calls of one turn.
+type Recorder interface {
+	// Start is called before an attempt runs. An error stops the call:
+	// the attempt does not run, and the call's result is an
+	// internal_error saying that it did not run.
+	Start(ctx context.Context, a Attempt) error
+	// Finish is called once for every attempt that Start let run, with
+	// its result and how long it ran: for the call's last attempt, the
+	// result exactly as the model reads it (shaped); for an attempt that
+	// is retried, the result of that attempt.
+	Finish(ctx context.Context, a Attempt, r llm.ToolResult, d time.Duration)
+}
+
+// An Attempt is one attempt of one call, as a [Recorder] sees it.
+type Attempt struct {
+	// Call is the call as the model made it (or as a person edited it).
+	Call llm.ToolCall
+	// Idempotency is the tool's declared level.
+	Idempotency Idempotency
+	// Key is the idempotency key of a level-1 call, "" for other levels.
+	Key string
+	// Number counts the call's attempts in this run, from 1.
+	Number int
+}
+
+type recorderKey struct{}
+
+// WithRecorder returns a context under which [Executor.Run] tells r about
+// every attempt of every call of a registered tool that passed its
+// checks: calls refused before running (unknown tool, invalid arguments,
+// approval refused) have no attempt.
+func WithRecorder(ctx context.Context, r Recorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+// recording is what one call's records left for the caller: the attempt
+// whose finished record waits for the shaped result, and the time spent
+// writing records, which is not the call's.
+type recording struct {
+	last  *lastAttempt
+	spent time.Duration
+}
+
+// lastAttempt is the attempt whose finished record waits for the call's
+// shaped result.
+type lastAttempt struct {
+	rec   Recorder
+	at    Attempt
+	start time.Time
 }
 
 // shape shapes a call's envelope with its tool's rules; ok is false
@@ -346,7 +407,7 @@ func (e *Executor) Close(ctx context.Context) error {
 
 // call runs the whole validate-and-call pipeline for one call; known
 // reports whether the registry has the tool.
-func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int) (env observe.Envelope, known bool) {
+func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec *recording) (env observe.Envelope, known bool) {
 	ent := e.reg.entry(call.Name)
 	if err := ctx.Err(); err != nil {
 		return notRun(observe.Cancelled, call, "the call was cancelled before it started"), ent != nil
@@ -354,11 +415,13 @@ func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int) (env
 	if ent == nil {
 		return e.unknownTool(call), false
 	}
-	return e.callTool(ctx, ent, call, budget), true
+	return e.callTool(ctx, ent, call, budget, rec), true
 }
 
-// callTool runs a registered tool's validate-and-call pipeline.
-func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int) observe.Envelope {
+// callTool runs a registered tool's validate-and-call pipeline. With a
+// Recorder in ctx, it sets rec.last to the attempt whose finished record
+// the caller writes once the result is shaped.
+func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int, out *recording) observe.Envelope {
 	p, fail := prepare(ent.c, call, !e.cfg.NoRepair)
 	if fail != nil {
 		fail.Meta.Repaired = p.repaired
@@ -394,24 +457,47 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 	if level == Level1 || level == Level2 {
 		maxAttempts = e.cfg.MaxAttempts
 	}
+	rec, _ := ctx.Value(recorderKey{}).(Recorder)
 	var env observe.Envelope
 	for attempt := 1; ; attempt++ {
 		ci.Attempt = attempt
+		at := Attempt{Call: call, Idempotency: level, Key: ci.IdempotencyKey, Number: attempt}
+		if rec != nil {
+			t := time.Now()
+			err := rec.Start(ctx, at)
+			out.spent += time.Since(t)
+			if err != nil {
+				env = observe.Failure(observe.InternalError, "the call could not be recorded before it ran, so it did not run ("+shortMessage(err.Error(), "unknown error")+")")
+				break
+			}
+		}
+		start := time.Now()
 		env = e.attempt(ctx, ent, ci, &p, timeout, level)
 		env.Meta.Attempts = attempt
-		if env.Status != llm.StatusError || env.Error == nil || !env.Error.Retryable ||
-			attempt >= maxAttempts || ctx.Err() != nil {
-			break
-		}
-		wait := e.backoff(attempt)
-		if ra := env.Error.RetryAfter; ra > 0 {
-			if ra > e.cfg.MaxRetryAfter {
-				break // too long to wait here; the model decides
+		final := env.Status != llm.StatusError || env.Error == nil || !env.Error.Retryable ||
+			attempt >= maxAttempts || ctx.Err() != nil
+		if !final {
+			wait := e.backoff(attempt)
+			if ra := env.Error.RetryAfter; ra > 0 {
+				if ra > e.cfg.MaxRetryAfter {
+					final = true // too long to wait here; the model decides
+				}
+				wait = max(wait, ra)
 			}
-			wait = max(wait, ra)
+			if !final && !sleep(ctx, wait) {
+				final = true
+			}
 		}
-		if !sleep(ctx, wait) {
+		if final {
+			if rec != nil {
+				out.last = &lastAttempt{rec: rec, at: at, start: start}
+			}
 			break
+		}
+		if rec != nil {
+			t := time.Now()
+			rec.Finish(ctx, at, env.Result(call.ID, call.Name), time.Since(start))
+			out.spent += time.Since(t)
 		}
 	}
 	if env.Meta.Attempts == 1 {

@@ -67,7 +67,8 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 		}
 	}()
 	root := newRootCmd(stdin, stdout, stderr)
-	root.AddCommand(newRunCmd(&env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}))
+	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re))
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -89,7 +90,15 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	getenv         func(string) string // nil outside toolwire run
+	getenv         func(string) string // nil outside toolwire run, resume and sessions
+}
+
+// env returns the environment variable k, "" when there is none.
+func (e *env) env(k string) string {
+	if e.getenv == nil {
+		return ""
+	}
+	return e.getenv(k)
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"os"
@@ -24,15 +25,17 @@ import (
 	"github.com/toolwire/toolwire/internal/agentfile"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/provider/replay"
+	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
 )
 
 func newRunCmd(e *env) *cobra.Command {
-	var modelFlag, baseURL, dump string
+	var modelFlag, baseURL, dump, db string
 	var logTurns bool
 	cmd := &cobra.Command{
 		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--dump DIR] AGENT QUESTION",
@@ -54,6 +57,11 @@ at any compatible server (vLLM, Ollama, llama.cpp), which may need no key.
 --dump DIR writes the exact body of every request sent to the model.
 Ctrl-C stops the run cleanly.
 
+Every run is saved as a session in --db: a SQLite file (default
+./toolwire.db) or a postgres:// URL. The run prints its session id
+first; toolwire sessions show ID prints it again, toolwire resume ID
+continues it after a pause for approval or a crash.
+
 Exit codes: 0 the model answered; 1 the run stopped without an answer (a
 loop guard, the model failing, a tool waiting for approval, Ctrl-C); 2 the
 agent file, the question or the command line cannot be used; 3 an internal
@@ -70,19 +78,26 @@ error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns})
+			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns, db: db})
 		},
 	}
 	cmd.Flags().StringVar(&modelFlag, "model", "", "the model: openai:NAME, openai-responses:NAME, anthropic:NAME, gemini:NAME or replay:FILE (default: the agent file's)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
 	cmd.Flags().StringVar(&dump, "dump", "", "write the body of each request sent to the model into `DIR`")
 	cmd.Flags().BoolVar(&logTurns, "log", false, "also write the loop's structured log line for each turn to standard error")
+	dbFlag(cmd, &db)
 	return cmd
 }
 
 type runOptions struct {
 	agent, question, model, baseURL, dump string
 	log                                   bool
+	// db is where sessions are saved: a SQLite path or a postgres:// URL.
+	db string
+	// resume, when set, continues the session of that id instead of
+	// asking question.
+	resume    string
+	decisions *toolwire.Decisions
 }
 
 // keyVars are the environment variables that hold each provider's key.
@@ -94,11 +109,34 @@ var keyVars = map[string][]string{
 }
 
 func runAgent(ctx context.Context, e *env, o runOptions) error {
+	faults, err := parseFaults(e.env(killVar))
+	if err != nil {
+		return usageError("%s: %v", killVar, err)
+	}
+	var store session.Store
+	if o.resume != "" {
+		// The session names its agent file; the store is opened first.
+		st, closeStore, err := openStore(ctx, e, o.db)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		store = st
+		snap, err := store.Load(ctx, o.resume)
+		if err != nil {
+			return storeError(o.db, err)
+		}
+		if o.agent == "" {
+			if o.agent = snap.Session.Agent; o.agent == "" {
+				return usageError("session %s names no agent file; pass --agent FILE", o.resume)
+			}
+		}
+	}
 	def, err := agentfile.Load(o.agent)
 	if err != nil {
 		return usageError("%s", strings.TrimPrefix(err.Error(), "agent file: "))
 	}
-	if strings.TrimSpace(o.question) == "" {
+	if o.resume == "" && strings.TrimSpace(o.question) == "" {
 		return usageError("the question is empty; ask something, e.g. %q", "北京今天适合穿什么衣服")
 	}
 	spec, explicit := o.model, o.model != ""
@@ -140,7 +178,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 			model = &dumpModel{Model: model, d: dumper}
 		}
 	}
-	set := agent.NewSet(nil)
+	set := agent.NewSet(&agent.Options{Ledger: e.env("TOOLWIRE_LEDGER")})
 	reg, err := buildTools(def, set)
 	if err != nil {
 		return err
@@ -153,7 +191,25 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if o.log {
 		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
 	}
-	a, err := toolwire.New(model, &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger})
+	if store == nil {
+		st, closeStore, err := openStore(ctx, e, o.db)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		store = st
+	}
+	model, store = faults.wrap(model, store)
+	agentPath, _ := filepath.Abs(def.File)
+	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
+		Sessions: store, Name: agentPath}
+	if provider == "replay" {
+		// Recorded turns name the refs of the store they were recorded
+		// with (r1, r2, ...): a replayed run keeps its offloaded results
+		// in memory, numbered as they were.
+		cfg.Store = observe.NewMemoryStore(0)
+	}
+	a, err := toolwire.New(model, cfg)
 	if err != nil {
 		return usageError("%s: %v", def.File, strings.TrimPrefix(err.Error(), "toolwire: "))
 	}
@@ -174,8 +230,18 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	var res *toolwire.Result
 	var runErr error
 	turn := 0
+	var events iter.Seq2[toolwire.Event, error]
+	id := o.resume
+	if o.resume != "" {
+		events = a.ResumeStream(ctx, o.resume, o.decisions)
+	} else {
+		st := a.Start(o.question)
+		id = st.ID
+		events = a.Continue(ctx, st)
+	}
+	p.line("session " + id)
 	p.waiting("waiting for the model")
-	for ev, err := range a.Stream(ctx, o.question) {
+	for ev, err := range events {
 		if err != nil {
 			runErr = err
 			break
@@ -224,7 +290,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		if runErr == nil {
 			runErr = errors.New("the run ended without a result")
 		}
-		return &exitError{code: exitInternal, err: runErr}
+		return runFailure(o, id, runErr)
 	}
 	p.line("")
 	calls := 0
@@ -245,6 +311,9 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		p.line(res.Answer)
 	}
 	p.line(summary)
+	if res.Stop == toolwire.Paused {
+		p.line(resumeHint(res))
+	}
 	var he *toolwire.HistoryError
 	if errors.As(runErr, &he) {
 		return &exitError{code: exitInternal, err: runErr}
@@ -309,6 +378,9 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 			if !ok {
 				return nil, usageError("%s: no example tool is named %q (the example tools: %s)", ref.At, ref.Example, strings.Join(agent.Names(), ", "))
 			}
+			if ref.Approval {
+				t = needsApproval{t}
+			}
 			if err := reg.Add(t); err != nil {
 				return nil, usageError("%s: %v", ref.At, err)
 			}
@@ -331,6 +403,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 			if s.HTTP == nil {
 				return nil, usageError("%s: the tool %s in %s has no http binding; toolwire run calls only HTTP tools from spec files", ref.At, s.Name, ref.Spec)
 			}
+			s.RequiresApproval = s.RequiresApproval || ref.Approval
 			t, err := tool.NewHTTP(s, nil)
 			if err != nil {
 				return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
@@ -508,4 +581,14 @@ func (p *printer) stop() {
 		close(done)
 		p.wg.Wait()
 	}
+}
+
+// needsApproval is a tool whose calls wait for a person's approval (an
+// agent file's approval: true).
+type needsApproval struct{ tool.Tool }
+
+func (t needsApproval) Spec() tool.Spec {
+	s := t.Tool.Spec()
+	s.RequiresApproval = true
+	return s
 }

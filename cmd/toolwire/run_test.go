@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,11 +14,22 @@ import (
 func runWith(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
+	if len(args) > 0 && (args[0] == "run" || args[0] == "resume") && !slices.Contains(args, "--db") {
+		args = append([]string{args[0], "--db", tempDB(t)}, args[1:]...)
+	}
 	code = runEnv(args, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
 	return out.String(), errOut.String(), code
 }
 
 var durations = regexp.MustCompile(`"duration_ms":\d+,`)
+
+// runIDs matches the session ids that runs print; the README shows one.
+var runIDs = regexp.MustCompile(`run_[0-9a-f]{24}`)
+
+const readmeRunID = "run_5d1c0e6a9b2f47e8a3c6d901"
+
+// tempDB returns a database path under the test's temporary directory.
+func tempDB(t *testing.T) string { return filepath.Join(t.TempDir(), "toolwire.db") }
 
 // The README's first command prints what the README shows.
 func TestRunREADME(t *testing.T) {
@@ -32,11 +44,11 @@ func TestRunREADME(t *testing.T) {
 		t.Fatalf("README.md has no console block starting %q", cmd)
 	}
 	want, _, _ := strings.Cut(block, "```")
-	stdout, stderr, code := runWith(t, nil, "run", "examples/agent/agent.yaml", "北京今天适合穿什么衣服")
+	stdout, stderr, code := runWith(t, nil, "run", "--db", tempDB(t), "examples/agent/agent.yaml", "北京今天适合穿什么衣服")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
-	if got := durations.ReplaceAllString(stdout, ""); got != want {
+	if got := runIDs.ReplaceAllString(durations.ReplaceAllString(stdout, ""), readmeRunID); got != want {
 		t.Errorf("toolwire run prints\n%s\nthe README shows\n%s", got, want)
 	}
 	if !strings.HasPrefix(stdout, "toolwire: OPENAI_API_KEY is not set, so this run replays") {
@@ -53,7 +65,7 @@ func TestRunExampleQuestions(t *testing.T) {
 		{"Open a ticket about the late delivery of order o-00042", `"data":{"ticket":"T-1001","new":true}`},
 		{"Is CO-0042 in stock, and can you build this week's report?", `"error":{"type":"timeout"`},
 	} {
-		stdout, stderr, code := runWith(t, nil, "run", "examples/agent/agent.yaml", tc.question)
+		stdout, stderr, code := runWith(t, nil, "run", "--db", tempDB(t), "examples/agent/agent.yaml", tc.question)
 		if code != 0 || !strings.Contains(stdout, tc.want) {
 			t.Errorf("run %q: exit %d, stderr %s, stdout lacks %s:\n%s", tc.question, code, stderr, tc.want, stdout)
 		}
@@ -110,7 +122,7 @@ func TestRunBadInput(t *testing.T) {
 // --dump writes what the model was asked at each turn.
 func TestRunDump(t *testing.T) {
 	dir := t.TempDir()
-	_, stderr, code := runWith(t, nil, "run", "--dump", dir, filepath.Join("..", "..", "examples", "agent", "agent.yaml"), "北京今天适合穿什么衣服")
+	_, stderr, code := runWith(t, nil, "run", "--db", tempDB(t), "--dump", dir, filepath.Join("..", "..", "examples", "agent", "agent.yaml"), "北京今天适合穿什么衣服")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -10,7 +10,10 @@
 //   - create_ticket: a side effect made safe to retry by an idempotency
 //     key; the set counts its effects (crash tests count them);
 //   - build_report: never finishes, so that its timeout answers for it;
-//   - check_inventory: fails with a typed error and a suggestion.
+//   - check_inventory: fails with a typed error and a suggestion;
+//   - notify_customer: a side effect that cannot be made safe to repeat
+//     (level_0): it is never run twice, and a crash mid-call leaves it
+//     interrupted.
 package agent
 
 import (
@@ -20,6 +23,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,10 +34,11 @@ import (
 
 // Options configure a [Set]. A nil *Options means the defaults.
 type Options struct {
-	// Ledger, when set, is a file that create_ticket appends one line to
-	// for each side effect (the ticket and its idempotency key), so that
-	// effects can be counted across processes. "" keeps the count in
-	// memory only.
+	// Ledger, when set, is a file that create_ticket and notify_customer
+	// append one line to for each side effect ("T-1001 KEY", "notify
+	// CALL-ID"), so that effects can be counted across processes; a
+	// ticket's key found in it is not ticketed again, as a service that
+	// deduplicates by key would do. "" keeps the count in memory only.
 	Ledger string
 	// ReportTimeout bounds build_report; 0 means 200ms.
 	ReportTimeout time.Duration
@@ -69,13 +74,14 @@ func NewSet(opts *Options) *Set {
 		"create_ticket":   s.createTicket(),
 		"build_report":    s.buildReport(),
 		"check_inventory": s.checkInventory(),
+		"notify_customer": s.notifyCustomer(),
 	}
 	return s
 }
 
 // Names returns the names of the example tools, sorted.
 func Names() []string {
-	return []string{"build_report", "check_inventory", "create_ticket", "get_weather", "search_orders"}
+	return []string{"build_report", "check_inventory", "create_ticket", "get_weather", "notify_customer", "search_orders"}
 }
 
 // Tool returns the example tool called name.
@@ -192,6 +198,9 @@ func (s *Set) createTicket() tool.Tool {
 			if n, ok := s.tickets[key]; ok {
 				return out{Ticket: "T-" + strconv.Itoa(1000+n), New: false}, nil
 			}
+			if ticket, ok := s.ledgered(key); ok {
+				return out{Ticket: ticket, New: false}, nil
+			}
 			n := len(s.tickets) + 1
 			if s.opts.Ledger != "" {
 				f, err := os.OpenFile(s.opts.Ledger, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -236,4 +245,50 @@ func (s *Set) checkInventory() tool.Tool {
 			env.Suggestion = observe.Options("retry after 06:00 UTC", "tell the user the stock cannot be checked right now")
 			return env, nil
 		}, &tool.FuncOptions{Idempotency: tool.Level2})
+}
+
+// ledgered returns the ticket the ledger holds for key, written by this
+// process or an earlier one.
+func (s *Set) ledgered(key string) (string, bool) {
+	if s.opts.Ledger == "" {
+		return "", false
+	}
+	data, err := os.ReadFile(s.opts.Ledger)
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if ticket, k, ok := strings.Cut(line, " "); ok && k == key && strings.HasPrefix(ticket, "T-") {
+			return ticket, true
+		}
+	}
+	return "", false
+}
+
+func (s *Set) notifyCustomer() tool.Tool {
+	type in struct {
+		Order   string `json:"order" pattern:"^o-[0-9]{5}$" jsonschema:"The order the message is about, e.g. o-00042."`
+		Message string `json:"message" minLength:"1" maxLength:"500" jsonschema:"What to tell the customer."`
+	}
+	return tool.MustFunc("notify_customer",
+		"Sends the customer of an order a message. It cannot be undone or deduplicated: each call sends one message.",
+		func(ctx context.Context, a in) (string, error) {
+			ci, _ := tool.CallInfoFrom(ctx)
+			if s.opts.Ledger != "" {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				f, err := os.OpenFile(s.opts.Ledger, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					return "", tool.Errorf(observe.InternalError, "the message ledger cannot be opened: %v", err)
+				}
+				_, err = fmt.Fprintf(f, "notify %s\n", ci.ID)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return "", tool.Errorf(observe.InternalError, "the message could not be recorded: %v", err)
+				}
+			}
+			return "sent to the customer of " + a.Order, nil
+		}, &tool.FuncOptions{Idempotency: tool.Level0})
 }

@@ -54,6 +54,9 @@ type ToolRef struct {
 	// Dir); Only, when set, picks tools of it by name.
 	Spec string
 	Only []string
+	// Approval makes every call of the entry's tools wait for a person's
+	// approval (toolwire resume --approve).
+	Approval bool
 	// At is where the entry is, for errors: "agent.yaml:7:5".
 	At string
 }
@@ -108,7 +111,7 @@ func Parse(file string, data []byte) (*Definition, error) {
 			d.Tools = append(d.Tools, ToolRef{Example: n.Text, At: at(n)})
 			continue
 		}
-		if err := n.Keys("example", "spec", "only"); err != nil {
+		if err := n.Keys("example", "spec", "only", "approval"); err != nil {
 			return nil, err
 		}
 		var r ToolRef
@@ -117,6 +120,9 @@ func Parse(file string, data []byte) (*Definition, error) {
 			return nil, err
 		}
 		if r.Spec, err = n.Str("spec", false); err != nil {
+			return nil, err
+		}
+		if r.Approval, err = n.Bool("approval"); err != nil {
 			return nil, err
 		}
 		if (r.Example == "") == (r.Spec == "") {

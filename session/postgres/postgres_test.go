@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,34 +17,21 @@ import (
 	"github.com/toolwire/toolwire/session/sessiontest"
 )
 
-// serverURL returns the URL of the test server, TOOLWIRE_TEST_POSTGRES_URL
-// (.ci/run and .ci/with-postgres start one and set it). Without a
-// reachable server the test fails in CI (CI=true) and is skipped
-// elsewhere.
+// serverURL returns the URL of the test server (see
+// sessiontest.PostgresURL): the test fails in CI without one.
 func serverURL(t testing.TB) string {
 	t.Helper()
-	url := os.Getenv("TOOLWIRE_TEST_POSTGRES_URL")
-	unusable := func(why string) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s: the PostgreSQL tests must run in CI (.ci/run starts a cluster)", why)
-		}
-		t.Skipf("%s; run .ci/with-postgres go test ./session/postgres to test against a throwaway cluster", why)
-	}
-	if url == "" {
-		unusable("TOOLWIRE_TEST_POSTGRES_URL is not set")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	return sessiontest.PostgresURL(t, ping)
+}
+
+// ping connects to url and pings it.
+func ping(ctx context.Context, url string) error {
 	conn, err := pgx.Connect(ctx, url)
-	if err == nil {
-		err = conn.Ping(ctx)
-		conn.Close(ctx)
-	}
 	if err != nil {
-		unusable(fmt.Sprintf("PostgreSQL at TOOLWIRE_TEST_POSTGRES_URL is not reachable: %v", err))
+		return err
 	}
-	return url
+	defer conn.Close(ctx)
+	return conn.Ping(ctx)
 }
 
 // newSchema creates an empty schema for one store and drops it when the

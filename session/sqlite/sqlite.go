@@ -121,14 +121,21 @@ func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
 	}
 	name := "the database"
 	var file string
-	if err := db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
+	if err := whileBusy(ctx, c.BusyTimeout, func() error {
+		return db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file)
+	}); err != nil {
 		return nil, fmt.Errorf("session/sqlite: open: %w", damagedFile(err))
 	}
 	if file != "" {
 		name = file
 	}
 	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+	// Processes that open a new file at once race to switch it to WAL
+	// mode, and SQLite answers the losers SQLITE_BUSY at once, without
+	// its busy handler: they try again.
+	if err := whileBusy(ctx, c.BusyTimeout, func() error {
+		return db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+	}); err != nil {
 		return nil, fmt.Errorf("session/sqlite: open %s: setting WAL mode: %w", name, damagedFile(err))
 	}
 	if !strings.EqualFold(mode, "wal") {
@@ -155,6 +162,25 @@ func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
 		return nil, damagedFile(err)
 	}
 	return &Store{s: s}, nil
+}
+
+// whileBusy calls f until it does not fail with SQLITE_BUSY or timeout
+// has passed.
+func whileBusy(ctx context.Context, timeout time.Duration, f func() error) error {
+	deadline := time.Now().Add(timeout)
+	wait := time.Millisecond
+	for {
+		err := f()
+		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") && !strings.Contains(err.Error(), "database is locked") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
 }
 
 // damaged reports whether err is SQLite's SQLITE_CORRUPT or SQLITE_NOTADB,

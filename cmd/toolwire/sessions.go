@@ -1,0 +1,433 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+	_ "modernc.org/sqlite" // the SQLite driver of session/sqlite
+
+	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/internal/units"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/postgres"
+	"github.com/toolwire/toolwire/session/sqlite"
+)
+
+// defaultDB is where sessions are saved without --db.
+const defaultDB = "./toolwire.db"
+
+// dbFlag adds --db to cmd.
+func dbFlag(cmd *cobra.Command, db *string) {
+	cmd.Flags().StringVar(db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, or a postgres:// URL")
+}
+
+// isPostgres reports whether dsn is a PostgreSQL URL.
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// openStore opens the session store dsn names and returns it with the
+// function that closes it.
+func openStore(ctx context.Context, e *env, dsn string) (session.Store, func(), error) {
+	if dsn == "" {
+		return nil, nil, usageError("--db is empty: give a SQLite file path or a postgres:// URL")
+	}
+	if isPostgres(dsn) {
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			return nil, nil, usageError("--db: %s", redact(err.Error(), dsn))
+		}
+		s, err := postgres.New(ctx, pool, nil)
+		if err != nil {
+			pool.Close()
+			return nil, nil, storeError(dsn, err)
+		}
+		return s, pool.Close, nil
+	}
+	// Every connection waits for another process's lock from the start,
+	// also while the store switches a new file to WAL mode.
+	source := dsn
+	if !strings.ContainsAny(dsn, "?#") && !strings.HasPrefix(dsn, "file:") {
+		source = "file:" + dsn + "?_pragma=busy_timeout(10000)"
+	}
+	db, err := sql.Open("sqlite", source)
+	if err != nil {
+		return nil, nil, usageError("--db %s: %v", dsn, err)
+	}
+	db.SetMaxOpenConns(8)
+	s, err := sqlite.New(ctx, db, nil)
+	if err != nil {
+		db.Close()
+		return nil, nil, storeError(dsn, err)
+	}
+	return s, func() { db.Close() }, nil
+}
+
+// redact removes the password of a URL from a message.
+func redact(msg, dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		if at := strings.LastIndex(dsn, "@"); at > i {
+			if colon := strings.Index(dsn[i+3:at], ":"); colon >= 0 {
+				msg = strings.ReplaceAll(msg, dsn[i+3+colon+1:at], "…")
+			}
+		}
+	}
+	return msg
+}
+
+// storeError is what a user reads for an error of the session store: no
+// Go type names, the store's package prefix dropped, exit 2 for what the
+// user named (a missing session, a damaged or foreign database), 1 for a
+// conflict with another process.
+func storeError(dsn string, err error) error {
+	msg := err.Error()
+	for _, p := range []string{"toolwire: ", "session/sqlite: ", "session/postgres: ", "session/memory: ", "session: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	msg = redact(msg, dsn)
+	switch {
+	case errors.Is(err, session.ErrConflict):
+		return &exitError{code: exitRejected, err: errors.New(msg)}
+	case errors.Is(err, session.ErrNotFound):
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s (in %s; toolwire sessions list shows the sessions there)", msg, redact(dsn, dsn))}
+	case errors.Is(err, session.ErrSchema), errors.Is(err, session.ErrCorrupt), errors.Is(err, session.ErrInvalid):
+		return &exitError{code: exitUsage, err: errors.New(msg)}
+	}
+	var re *toolwire.ResumeError
+	if errors.As(err, &re) {
+		return &exitError{code: exitUsage, err: errors.New(msg)}
+	}
+	return &exitError{code: exitInternal, err: errors.New(msg)}
+}
+
+// runFailure is the error of a run that ended without a result.
+func runFailure(o runOptions, id string, err error) error {
+	var se *toolwire.StopError
+	if errors.As(err, &se) {
+		return &exitError{code: exitRejected, err: err}
+	}
+	return storeError(o.db, err)
+}
+
+// resumeHint says how to resume a paused run.
+func resumeHint(res *toolwire.Result) string {
+	var ids []string
+	for _, pc := range res.State.Next.Calls {
+		if pc.Result == nil {
+			ids = append(ids, pc.Call.ID)
+		}
+	}
+	return fmt.Sprintf("session %s is paused; resume it with: toolwire resume %s --approve %s (or --reject CALL --reason TEXT, or --edit CALL --args JSON)",
+		res.Session, res.Session, strings.Join(ids, " --approve "))
+}
+
+func newResumeCmd(e *env) *cobra.Command {
+	var o runOptions
+	var approve, reject, reasons, edit, args []string
+	cmd := &cobra.Command{
+		Use:   "resume ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] [\"new message\"]",
+		Short: "Continue a saved session: after a pause for approval, or after a crash",
+		Long: `resume continues the session ID saved in --db, with the agent file it
+was run with (--agent overrides it) and the model of that file (--model
+overrides it).
+
+A session paused for approval needs a decision for every waiting call:
+--approve CALL runs it; --reject CALL --reason TEXT answers it
+rejected_by_user with the reason; --edit CALL --args JSON runs it with
+other arguments, checked against the tool's schema first. A new message
+given as the last argument is placed after every tool result of the turn.
+
+A session that a crash left running is recovered first: a call that
+finished keeps its stored result; one that started and never finished runs
+again if its tool is level_2, again with its stored idempotency key if
+level_1, and is answered interrupted if level_0 (it never runs twice).
+
+Of two processes resuming the same session at once, one goes on and the
+other stops with a conflict error.
+
+Exit codes: 0 the model answered; 1 the run stopped without an answer, or
+another process resumed the session first; 2 the session, a decision or
+the command line cannot be used; 3 an internal error.`,
+		Example: `  toolwire resume run_8f3a… --approve call_1_1
+  toolwire resume run_8f3a… --reject call_1_1 --reason "too expensive" "Book the train instead."
+  toolwire resume run_8f3a… --edit call_1_1 --args '{"city":"Lyon"}'`,
+		Args: func(cmd *cobra.Command, a []string) error {
+			if len(a) < 1 || len(a) > 2 {
+				return usageError("resume takes a session id and, optionally, a new message (got %d arguments); e.g. toolwire resume ID --approve CALL", len(a))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, a []string) error {
+			d := &toolwire.Decisions{Calls: map[string]toolwire.Decision{}}
+			if len(a) == 2 {
+				d.Message = a[1]
+			}
+			add := func(id string, dc toolwire.Decision) error {
+				if _, dup := d.Calls[id]; dup {
+					return usageError("call %s has two decisions; give one", id)
+				}
+				d.Calls[id] = dc
+				return nil
+			}
+			for _, id := range approve {
+				if err := add(id, toolwire.Approve()); err != nil {
+					return err
+				}
+			}
+			if len(reasons) != len(reject) {
+				return usageError("give one --reason for each --reject (%d --reject, %d --reason)", len(reject), len(reasons))
+			}
+			for i, id := range reject {
+				if err := add(id, toolwire.Reject(reasons[i])); err != nil {
+					return err
+				}
+			}
+			if len(args) != len(edit) {
+				return usageError("give one --args for each --edit (%d --edit, %d --args)", len(edit), len(args))
+			}
+			for i, id := range edit {
+				if err := add(id, toolwire.Edit([]byte(args[i]))); err != nil {
+					return err
+				}
+			}
+			o.resume, o.decisions = a[0], d
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runAgent(ctx, e, o)
+		},
+	}
+	cmd.Flags().StringArrayVar(&approve, "approve", nil, "run the waiting call `CALL` (repeatable)")
+	cmd.Flags().StringArrayVar(&reject, "reject", nil, "do not run the waiting call `CALL`; give --reason (repeatable)")
+	cmd.Flags().StringArrayVar(&reasons, "reason", nil, "why the call of the matching --reject is refused, told to the model")
+	cmd.Flags().StringArrayVar(&edit, "edit", nil, "run the waiting call `CALL` with other arguments; give --args (repeatable)")
+	cmd.Flags().StringArrayVar(&args, "args", nil, "the `JSON` arguments of the matching --edit")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent file (default: the one the session was run with)")
+	cmd.Flags().StringVar(&o.model, "model", "", "the model (default: the agent file's)")
+	cmd.Flags().StringVar(&o.baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
+	cmd.Flags().BoolVar(&o.log, "log", false, "also write the loop's structured log line for each turn to standard error")
+	dbFlag(cmd, &o.db)
+	return cmd
+}
+
+func newSessionsCmd(e *env) *cobra.Command {
+	var db string
+	cmd := &cobra.Command{
+		Use:   "sessions {list|show ID|rm ID}",
+		Short: "List, show and delete the sessions saved by toolwire run",
+		Args: func(cmd *cobra.Command, a []string) error {
+			return usageError("sessions needs a subcommand: list, show ID or rm ID")
+		},
+		RunE: func(cmd *cobra.Command, a []string) error { return nil },
+	}
+	cmd.PersistentFlags().StringVar(&db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, or a postgres:// URL")
+	withCatalog := func(ctx context.Context, f func(session.Store, session.Catalog) error) error {
+		if !isPostgres(db) {
+			if _, err := os.Stat(db); err != nil {
+				return usageError("--db %s: no such database (toolwire run saves sessions there)", db)
+			}
+		}
+		s, closeStore, err := openStore(ctx, e, db)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		return f(s, s.(session.Catalog))
+	}
+	oneID := func(what string) cobra.PositionalArgs {
+		return func(cmd *cobra.Command, a []string) error {
+			if len(a) != 1 {
+				return usageError("sessions %s takes one session id (got %d arguments)", what, len(a))
+			}
+			return nil
+		}
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the saved sessions, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withCatalog(cmd.Context(), func(_ session.Store, c session.Catalog) error {
+				opts := &session.ListOptions{Limit: 1000}
+				n := 0
+				for {
+					page, err := c.List(cmd.Context(), opts)
+					if err != nil {
+						return storeError(db, err)
+					}
+					for _, s := range page.Sessions {
+						if n == 0 {
+							fmt.Fprintf(e.stdout, "%-28s  %-7s  %5s  %8s  %-19s  %s\n", "ID", "STATUS", "STEPS", "MESSAGES", "UPDATED (UTC)", "TITLE")
+						}
+						n++
+						fmt.Fprintf(e.stdout, "%-28s  %-7s  %5d  %8d  %-19s  %s\n", s.ID, s.Status, s.Step, s.Messages, s.Updated.UTC().Format("2006-01-02 15:04:05"), s.Title)
+					}
+					if page.Next == "" {
+						break
+					}
+					opts.Cursor = page.Next
+				}
+				if n == 0 {
+					fmt.Fprintf(e.stdout, "no sessions in %s\n", redact(db, db))
+				}
+				return nil
+			})
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a session's full trace: each turn, what the model saw, each tool message, timings, tokens",
+		Args:  oneID("show"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return withCatalog(cmd.Context(), func(_ session.Store, c session.Catalog) error {
+				tr, err := c.Show(cmd.Context(), a[0])
+				if err != nil {
+					return storeError(db, err)
+				}
+				printTrace(e, tr)
+				return nil
+			})
+		},
+	}
+	rm := &cobra.Command{
+		Use:   "rm ID",
+		Short: "Delete a session with its messages, steps, call records and offloaded results",
+		Args:  oneID("rm"),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return withCatalog(cmd.Context(), func(_ session.Store, c session.Catalog) error {
+				if err := c.Delete(cmd.Context(), a[0]); err != nil {
+					return storeError(db, err)
+				}
+				fmt.Fprintf(e.stdout, "deleted session %s\n", a[0])
+				return nil
+			})
+		},
+	}
+	cmd.AddCommand(list, show, rm)
+	return cmd
+}
+
+// printTrace writes a session's trace for people.
+func printTrace(e *env, tr *session.Trace) {
+	w := e.stdout
+	s := tr.Session
+	fmt.Fprintf(w, "session %s · %s · %d step(s), %d message(s) · created %s, updated %s\n", s.ID, s.Status, s.Step, s.Messages,
+		s.Created.UTC().Format(time.RFC3339), s.Updated.UTC().Format(time.RFC3339))
+	if s.Title != "" {
+		fmt.Fprintf(w, "title: %s\n", s.Title)
+	}
+	if s.Agent != "" {
+		fmt.Fprintf(w, "agent: %s\n", s.Agent)
+	}
+	calls := map[string][]session.Call{}
+	for _, c := range tr.Calls {
+		calls[c.ID] = append(calls[c.ID], c)
+	}
+	var total llm.Usage
+	turn := 0
+	for _, st := range tr.Steps {
+		cp, err := toolwire.ParseCheckpoint(st.State)
+		if err != nil {
+			fmt.Fprintf(w, "\nstep %d: its state cannot be read (%s)\n", st.Number, strings.TrimPrefix(err.Error(), "toolwire: "))
+			continue
+		}
+		t := cp.Trace
+		head := fmt.Sprintf("step %d · %s · %s", st.Number, st.Created.UTC().Format("15:04:05.000"), t.Did)
+		switch t.Did {
+		case toolwire.CallModel:
+			turn = cp.State.Turn
+			u := t.UsageOf()
+			total = total.Add(u)
+			head = fmt.Sprintf("\n── turn %d · %s · model call %s", turn, head, t.Duration().Round(time.Millisecond))
+			fmt.Fprintln(w, head)
+			saw := fmt.Sprintf("   the model saw %d message(s), %s tokens", t.Sent, units.Count(t.Tokens))
+			if t.Fitted {
+				saw += fmt.Sprintf(" (fitted: %d result(s) cleared, %d round(s) summarized)", t.Cleared, t.Removed)
+			} else {
+				saw += fmt.Sprintf(": messages 1–%d below", t.Sent)
+			}
+			fmt.Fprintln(w, saw)
+			fmt.Fprintf(w, "   usage: %s in, %s out", units.Count(u.InputTokens), units.Count(u.OutputTokens))
+			if u.CacheReadTokens > 0 {
+				fmt.Fprintf(w, ", %s cached", units.Count(u.CacheReadTokens))
+			}
+			fmt.Fprintln(w)
+			if t.Error != "" {
+				fmt.Fprintf(w, "   the call failed: %s\n", t.Error)
+			}
+		case toolwire.RunTools:
+			fmt.Fprintf(w, "%s · tools %s\n", head, t.Duration().Round(time.Millisecond))
+		default:
+			fmt.Fprintln(w, head)
+		}
+		for i := st.First; i < st.First+st.Messages && i < len(tr.Messages); i++ {
+			printMessage(w, i+1, tr.Messages[i], calls)
+		}
+		switch cp.State.Next.Kind {
+		case toolwire.AwaitApproval:
+			for _, pc := range cp.State.Next.Calls {
+				if pc.Result == nil {
+					fmt.Fprintf(w, "   waits for approval: %s %s [%s]\n", pc.Call.Name, pc.Call.Input, pc.Call.ID)
+				}
+			}
+		case toolwire.Done:
+			if stop := cp.State.Next.Stop; stop != nil {
+				fmt.Fprintf(w, "   ended: %s: %s\n", stop.Reason, stop.Message)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d turn(s) · usage: %s input tokens, %s output tokens", turn, units.Count(total.InputTokens), units.Count(total.OutputTokens))
+	if len(tr.Results) > 0 {
+		var size int64
+		for _, r := range tr.Results {
+			size += r.Size
+		}
+		fmt.Fprintf(w, " · %d offloaded result(s), %s bytes", len(tr.Results), units.Count(int(size)))
+	}
+	fmt.Fprintln(w)
+}
+
+// printMessage writes message n of a trace, with the call records of its
+// calls.
+func printMessage(w interface{ Write([]byte) (int, error) }, n int, m llm.Message, calls map[string][]session.Call) {
+	switch m.Role {
+	case llm.RoleTool:
+		for _, r := range m.ToolResults() {
+			fmt.Fprintf(w, "   %d tool ← %s %s [%s]: %s\n", n, r.Name, r.Status, r.CallID, resultText(r))
+			for _, c := range calls[r.CallID] {
+				state := "unfinished"
+				if c.Result != nil {
+					state = "finished in " + c.Duration.Round(100*time.Microsecond).String()
+				}
+				key := ""
+				if c.IdempotencyKey != "" {
+					key = " key " + c.IdempotencyKey
+				}
+				level := string(c.Idempotency)
+				if level == "" {
+					level = "no level"
+				}
+				fmt.Fprintf(w, "      attempt %d (%s%s) started %s, %s\n", c.Attempt, level, key, c.Started.UTC().Format("15:04:05.000"), state)
+			}
+		}
+	default:
+		text := m.Text()
+		if text != "" {
+			fmt.Fprintf(w, "   %d %s: %s\n", n, m.Role, text)
+		} else if len(m.ToolCalls()) == 0 {
+			fmt.Fprintf(w, "   %d %s\n", n, m.Role)
+		}
+		for _, c := range m.ToolCalls() {
+			fmt.Fprintf(w, "   %d %s → %s %s [%s]\n", n, m.Role, c.Name, c.Input, c.ID)
+		}
+	}
+}

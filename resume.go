@@ -1,0 +1,342 @@
+package toolwire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/tool"
+)
+
+// DecisionKind says what a person decided about a paused call.
+type DecisionKind string
+
+// The kinds of decision.
+const (
+	// Approved: run the call as the model made it.
+	Approved DecisionKind = "approve"
+	// Rejected: do not run it; its result is rejected_by_user, with the
+	// reason.
+	Rejected DecisionKind = "reject"
+	// Edited: run it with other arguments, validated against the tool's
+	// schema first.
+	Edited DecisionKind = "edit"
+)
+
+// A Decision answers one call that waits for approval.
+type Decision struct {
+	Kind DecisionKind
+	// Reason, for a rejection, is told to the model.
+	Reason string
+	// Args, for an edit, are the arguments to run the call with.
+	Args jsontext.Value
+}
+
+// Approve returns the decision to run a call as it is.
+func Approve() Decision { return Decision{Kind: Approved} }
+
+// Reject returns the decision not to run a call, for reason.
+func Reject(reason string) Decision { return Decision{Kind: Rejected, Reason: reason} }
+
+// Edit returns the decision to run a call with args instead.
+func Edit(args jsontext.Value) Decision { return Decision{Kind: Edited, Args: args} }
+
+// Decisions are what a person gives [Agent.Resume].
+type Decisions struct {
+	// Calls decide the calls that wait for approval, by call id; every
+	// waiting call needs one.
+	Calls map[string]Decision
+	// Message, when not empty, is a new message from the person. After a
+	// pause it is placed after every tool result of the turn, never
+	// between a call and its result; after a finished run it asks the
+	// model again.
+	Message string
+}
+
+// A ResumeError says why a session cannot be resumed as asked: it is not
+// paused, a waiting call has no decision, an edit breaks the tool's
+// schema. Nothing was written.
+type ResumeError struct {
+	Session string
+	Problem string
+}
+
+func (e *ResumeError) Error() string { return "toolwire: resume " + e.Session + ": " + e.Problem }
+
+type decisionsKey struct{}
+
+// decided is the agent's approver when the program gives none: it
+// approves what a person decided at Resume ([PendingCall].Decision, which
+// the driver puts in the context), and nothing else.
+func decided(ctx context.Context, spec tool.Spec, call llm.ToolCall, _ []byte) (bool, string, error) {
+	d, ok := ctx.Value(decisionsKey{}).(map[string]*Decision)[call.ID]
+	if !ok {
+		return false, "", errors.New("nobody decided on this call")
+	}
+	return d.Kind != Rejected, d.Reason, nil
+}
+
+// Resume continues a stored session (Config.Sessions) and runs it until
+// it answers, stops or pauses again, as [Agent.Run] does. It loads the
+// session; recovers what a crash left (see [Agent.Recover]); applies the
+// decisions to the calls that wait for approval; commits that, so that of
+// two processes resuming the same session exactly one goes on (the other
+// gets an error wrapping [session.ErrConflict]); and drives the loop.
+// A process other than the one that paused the session resumes it the
+// same way.
+func (a *Agent) Resume(ctx context.Context, sessionID string, d *Decisions) (*Result, error) {
+	var res *Result
+	for ev, err := range a.ResumeStream(ctx, sessionID, d) {
+		if err != nil {
+			return res, err
+		}
+		if de, ok := ev.(DoneEvent); ok {
+			res = de.Result
+		}
+	}
+	return res, nil
+}
+
+// ResumeStream is [Agent.Resume] as a stream of events, as
+// [Agent.Stream] yields them.
+func (a *Agent) ResumeStream(ctx context.Context, sessionID string, d *Decisions) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		st, rs, err := a.resume(ctx, sessionID, d)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		r, err := a.newRun()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		r.sess = rs
+		r.loop(ctx, st, yield)
+	}
+}
+
+// resume loads, recovers and decides a session, and commits the result.
+func (a *Agent) resume(ctx context.Context, id string, d *Decisions) (*State, *runSession, error) {
+	if d == nil {
+		d = &Decisions{}
+	}
+	st, snap, err := a.recoverSnapshot(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var added []llm.Message
+	switch st.Next.Kind {
+	case AwaitApproval:
+		if err := a.decide(id, st, d); err != nil {
+			return nil, nil, err
+		}
+	case Done:
+		if len(d.Calls) > 0 {
+			return nil, nil, &ResumeError{Session: id, Problem: fmt.Sprintf("no call waits for a decision: the run has ended (%s)", st.Next.Stop.Reason)}
+		}
+		if strings.TrimSpace(d.Message) == "" {
+			return nil, nil, &ResumeError{Session: id, Problem: fmt.Sprintf("the run has ended (%s): nothing to resume; give a new message to ask the model again", st.Next.Stop.Reason)}
+		}
+		added = []llm.Message{llm.User(d.Message)}
+		st.Messages = append(st.Messages[:len(st.Messages):len(st.Messages)], added...)
+		st.Next = Effect{Kind: CallModel}
+	default:
+		if len(d.Calls) > 0 {
+			return nil, nil, &ResumeError{Session: id, Problem: "no call waits for a decision: the session is not paused for approval"}
+		}
+		if d.Message != "" {
+			if st.Next.Kind == RunTools {
+				st.Next.Then = append(slices.Clip(st.Next.Then), llm.User(d.Message))
+			} else {
+				added = []llm.Message{llm.User(d.Message)}
+				st.Messages = append(st.Messages[:len(st.Messages):len(st.Messages)], added...)
+			}
+		}
+	}
+	rs := &runSession{store: a.cfg.Sessions, id: id, version: snap.Session.Version, step: snap.Session.Step}
+	rs.rec = &recorder{rs: rs, before: attempts(snap.Calls)}
+	// The point of no return: a second process resuming from the same
+	// version now gets a conflict instead of running the same calls.
+	if err := rs.commit(ctx, st, added, StepTrace{Did: didResume}); err != nil {
+		return nil, nil, err
+	}
+	return st, rs, nil
+}
+
+// Recover loads a stored session and returns the state to continue it
+// from, without writing anything. When the last assistant turn has calls
+// without results, it answers them from the write-ahead records: a call
+// whose attempt finished gets its stored result as it is; a call that
+// started and never finished is left to run again if its tool is
+// level_2, or level_1 with its stored idempotency key, and answered
+// interrupted if its tool is level_0 (or declares no level) — it never
+// runs twice; a call that never started is left to run. The state's
+// messages, once the remaining calls are answered, pass transcript.Check.
+func (a *Agent) Recover(ctx context.Context, sessionID string) (*State, error) {
+	st, _, err := a.recoverSnapshot(ctx, sessionID)
+	return st, err
+}
+
+func (a *Agent) recoverSnapshot(ctx context.Context, id string) (*State, *session.Snapshot, error) {
+	if a.cfg.Sessions == nil {
+		return nil, nil, errors.New("toolwire: resume: the agent has no Config.Sessions to load the session from")
+	}
+	snap, err := a.cfg.Sessions.Load(ctx, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("toolwire: resume %s: %w", id, err)
+	}
+	if len(snap.State) == 0 && snap.Session.Step == 0 {
+		return nil, nil, &ResumeError{Session: id, Problem: "the run stopped before its first step was saved: there is nothing to resume; ask the question again"}
+	}
+	if len(snap.State) == 0 {
+		return nil, nil, &session.CorruptError{Session: id, Item: fmt.Sprintf("state of step %d", snap.Session.Step), Err: errors.New("no state is stored: the session was not written by a toolwire run")}
+	}
+	cp, err := ParseCheckpoint(snap.State)
+	if err != nil {
+		return nil, nil, &session.CorruptError{Session: id, Item: fmt.Sprintf("state of step %d", snap.Session.Step), Err: err}
+	}
+	st := cp.State
+	st.Messages = snap.Messages
+	if st.Next.Kind == RunTools {
+		recoverCalls(st, snap.Calls)
+	}
+	return st, snap, nil
+}
+
+// recoverCalls answers the pending calls of st from their write-ahead
+// records, by the rules of [Agent.Recover].
+func recoverCalls(st *State, records []session.Call) {
+	latest := map[string]session.Call{}
+	for _, c := range records {
+		if c.Attempt >= latest[c.ID].Attempt {
+			latest[c.ID] = c
+		}
+	}
+	for i := range st.Next.Calls {
+		pc := &st.Next.Calls[i]
+		c, ok := latest[pc.Call.ID]
+		if pc.Result != nil || !ok {
+			continue
+		}
+		switch {
+		case c.Result != nil:
+			r := *c.Result
+			pc.Result = &r
+		case c.Idempotency == tool.Level2:
+			// Safe to run again.
+		case c.Idempotency == tool.Level1:
+			pc.Key = c.IdempotencyKey // the service deduplicates on it
+		default:
+			r := interrupted(pc.Call)
+			pc.Result = &r
+		}
+	}
+}
+
+// interrupted answers a level-0 call that started and whose outcome the
+// crash hid.
+func interrupted(c llm.ToolCall) llm.ToolResult {
+	env := observe.Failure(observe.Interrupted, "the run stopped while this call was running, so its outcome is unknown: it may or may not have taken effect; it was not run again")
+	env.Summary = c.Name + " was interrupted: its outcome is unknown"
+	env.Suggestion = observe.Options("verify whether the action took effect before calling " + c.Name + " again")
+	return env.Result(c.ID, c.Name)
+}
+
+// attempts counts the recorded attempts of each call.
+func attempts(records []session.Call) map[string]int {
+	out := map[string]int{}
+	for _, c := range records {
+		out[c.ID] = max(out[c.ID], c.Attempt)
+	}
+	return out
+}
+
+// decide applies d to the calls of st that wait for approval.
+func (a *Agent) decide(id string, st *State, d *Decisions) error {
+	var waiting []string
+	pending := map[string]bool{}
+	for _, pc := range st.Next.Calls {
+		if pc.Result == nil {
+			waiting = append(waiting, pc.Call.ID+" ("+pc.Call.Name+")")
+			pending[pc.Call.ID] = true
+		}
+	}
+	for cid := range d.Calls {
+		if !pending[cid] {
+			return &ResumeError{Session: id, Problem: fmt.Sprintf("call %s does not wait for a decision; the calls waiting are %s", cid, strings.Join(waiting, ", "))}
+		}
+	}
+	var missing []string
+	for _, pc := range st.Next.Calls {
+		if pc.Result == nil {
+			if _, ok := d.Calls[pc.Call.ID]; !ok {
+				missing = append(missing, pc.Call.ID+" ("+pc.Call.Name+")")
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return &ResumeError{Session: id, Problem: fmt.Sprintf("%s wait(s) for a decision: approve, reject (with a reason) or edit each", strings.Join(missing, ", "))}
+	}
+	for i := range st.Next.Calls {
+		pc := &st.Next.Calls[i]
+		dc, ok := d.Calls[pc.Call.ID]
+		if !ok || pc.Result != nil {
+			continue
+		}
+		switch dc.Kind {
+		case Approved, Rejected:
+		case Edited:
+			if err := a.checkEdit(pc.Call.Name, dc.Args); err != nil {
+				return &ResumeError{Session: id, Problem: fmt.Sprintf("the edited arguments of call %s (%s) %v", pc.Call.ID, pc.Call.Name, err)}
+			}
+			v := jsontext.Value(slices.Clone(dc.Args))
+			_ = v.Compact()
+			pc.Call.Input = []byte(v)
+		default:
+			return &ResumeError{Session: id, Problem: fmt.Sprintf("call %s: the decision %q is not approve, reject or edit", pc.Call.ID, dc.Kind)}
+		}
+		pc.Approval = false // decided: it runs, and the approver says how
+		pc.Decision = &Decision{Kind: dc.Kind, Reason: dc.Reason}
+	}
+	st.Next.Kind = RunTools
+	if d.Message != "" {
+		st.Next.Then = append(slices.Clip(st.Next.Then), llm.User(d.Message))
+	}
+	return nil
+}
+
+// checkEdit validates edited arguments against the tool's schema.
+func (a *Agent) checkEdit(name string, args jsontext.Value) error {
+	if !jsontext.Value(args).IsValid() {
+		return errors.New("are not valid JSON")
+	}
+	s := a.params[name]
+	if s == nil {
+		return nil
+	}
+	fes, err := s.Validate(args)
+	if err != nil {
+		return fmt.Errorf("are not valid JSON: %v", err)
+	}
+	if len(fes) > 0 {
+		var msgs []string
+		for _, fe := range fes {
+			path := fe.Path
+			if path == "" {
+				path = "the arguments"
+			}
+			msgs = append(msgs, path+": "+fe.Message)
+		}
+		return errors.New("break the tool's schema: " + strings.Join(msgs, "; "))
+	}
+	return nil
+}
