@@ -361,6 +361,11 @@ func checkCases() []checkCase {
 			req:       Request{Model: "gemini-2.5-pro", Messages: []llm.Message{usr("q"), asst(call("", "shot")), tool(llm.ToolResult{Name: "shot", Status: llm.StatusSuccess, Content: []llm.Part{img()}})}},
 			want:      []string{"GEM-MULTIMODAL-RESP contents.2.parts.0"},
 			repairErr: []string{"GEM-MULTIMODAL-RESP"}},
+		// A model content whose text comes before a response: the response
+		// opens a user turn inside the first content (Check used to panic).
+		{name: "gemini/a model content with text, then a response", d: Gemini,
+			req:  msgs(asst(txt("hi"), res("c1", "a", "1"))),
+			want: []string{"GEM-RESP-AFTER-CALL contents.0", "TW-PART-PLACEMENT contents.0.parts.1"}},
 		{name: "gemini/orphan response", d: Gemini,
 			req:  msgs(usr("q"), tool(res("", "a", "1"))),
 			want: []string{"GEM-RESP-AFTER-CALL contents.1"}},

@@ -306,7 +306,11 @@ func (g *gemCheck) before() string {
 	if g.turns == 1 {
 		return "the contents start with the user turn it is in"
 	}
-	return "the model turn before it, which ends at " + g.c.msgPath(g.start-1) + ", makes no function calls"
+	end := g.start - 1
+	if end < 0 {
+		end = 0 // the model turn is in the first content, which mixes it with this one
+	}
+	return "the model turn before it, which ends at " + g.c.msgPath(end) + ", makes no function calls"
 }
 
 // multimodal checks GEM-MULTIMODAL-RESP for the response at part j of
