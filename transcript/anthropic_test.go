@@ -371,7 +371,7 @@ func TestRepairEmptyUser(t *testing.T) {
 func changeLines(changes []Change) string {
 	var b strings.Builder
 	for _, c := range changes {
-		b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+		b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
 	}
 	return b.String()
 }

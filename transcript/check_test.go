@@ -385,7 +385,7 @@ func checkCases() []checkCase {
 func ruleList(vs []Violation) []string {
 	var out []string
 	for _, v := range vs {
-		s := v.Rule + " " + v.Path
+		s := string(v.Rule) + " " + v.Path
 		if v.Warning {
 			s += " (warning)"
 		}
@@ -433,7 +433,7 @@ func TestRepairCases(t *testing.T) {
 				for _, want := range tt.repairErr {
 					found := false
 					for _, p := range re.Problems {
-						found = found || p.Rule == want
+						found = found || p.Rule == RuleID(want)
 					}
 					if !found {
 						t.Errorf("RepairRequest() problems = %v, want one with rule %s", re.Problems, want)

@@ -100,7 +100,7 @@ const (
 // A Change is one repair: which rule it satisfies, where (the dotted path
 // in the original request body), what was done and why.
 type Change struct {
-	Rule   string
+	Rule   RuleID
 	Path   string
 	Action Action
 	Reason string
@@ -138,7 +138,7 @@ func (e *RepairError) Error() string {
 
 // unrepairable reports whether rule can only be fixed by information the
 // transcript does not have.
-func unrepairable(rule string) bool {
+func unrepairable(rule RuleID) bool {
 	switch rule {
 	case ruleGemThoughtSig, ruleGemMultimodal, ruleCCEmptyMessages, ruleAntNoMessages, ruleGemNoContents, ruleAntMaxMessages, ruleRole, ruleCCPartType,
 		ruleAntDupTool, ruleGemDupTool: // what is left of them after Repair: definitions that differ
@@ -251,7 +251,7 @@ func (rp *repairer) thinkingOff(vs []Violation) {
 }
 
 // hasRule reports whether vs hold a violation of rule.
-func hasRule(vs []Violation, rule string) bool {
+func hasRule(vs []Violation, rule RuleID) bool {
 	for _, v := range vs {
 		if v.Rule == rule {
 			return true
@@ -292,7 +292,7 @@ type repairer struct {
 	opaqueCalls map[string]bool // call ids of opaque calls, made on first use
 }
 
-func (rp *repairer) change(rule, path string, a Action, reason string) {
+func (rp *repairer) change(rule RuleID, path string, a Action, reason string) {
 	rp.changes = append(rp.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
 }
 
@@ -814,7 +814,10 @@ type turn struct {
 }
 
 // turnWhy says why a turn is rebuilt: the rule and a phrase for the change.
-type turnWhy struct{ rule, text string }
+type turnWhy struct {
+	rule RuleID
+	text string
+}
 
 type pairing struct {
 	calls    []callRef
@@ -1131,21 +1134,21 @@ func placeholder(r llm.ToolResult) bool {
 // finished.
 var abortedText = regexp.MustCompile(`(?i)\b(abort(ed)?|interrupt(ed)?|cancell?ed)\b`)
 
-func (rp *repairer) dupRule() string {
+func (rp *repairer) dupRule() RuleID {
 	return pick(rp.d, ruleCCDupResult, ruleRSDupCallID, ruleAntSingleResult, ruleGemRespCount)
 }
 
-func (rp *repairer) orphanRule() string {
+func (rp *repairer) orphanRule() RuleID {
 	return pick(rp.d, ruleCCNoOrphan, ruleRSNoOrphan, ruleAntNoOrphan, ruleGemRespAfterCall)
 }
 
-func (rp *repairer) unansweredRule() string {
+func (rp *repairer) unansweredRule() RuleID {
 	return pick(rp.d, ruleCCAnswerAll, ruleRSAnswerAll, ruleAntResultNext, ruleGemRespCount)
 }
 
 // pick returns the rule of dialect d among the four ("" for an unknown
 // dialect).
-func pick(d Dialect, chat, responses, anthropic, gemini string) string {
+func pick(d Dialect, chat, responses, anthropic, gemini RuleID) RuleID {
 	switch d {
 	case OpenAIChat:
 		return chat
@@ -1185,7 +1188,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 	var shared []bool // Gemini: call -> another call of its turn has its id; made on first use
 	for ci := range pr.calls {
 		c := &pr.calls[ci]
-		rule := ""
+		rule := RuleID("")
 		switch {
 		case rp.d == Gemini:
 		case c.id == "":
@@ -1346,7 +1349,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 	if (T.c1 - T.c0) == 0 {
 		return
 	}
-	bad := func(rule, text string) {
+	bad := func(rule RuleID, text string) {
 		if !T.rebuild {
 			T.rebuild = true
 			if pr.why == nil {
@@ -1840,7 +1843,7 @@ func (rp *repairer) newPost(n int) *post {
 	return &post{rp: rp, out: make([]llm.Message, 0, n), first: -1}
 }
 
-func (ps *post) change(rule, path string, a Action, reason string) {
+func (ps *post) change(rule RuleID, path string, a Action, reason string) {
 	ps.changes = append(ps.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
 }
 

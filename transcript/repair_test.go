@@ -145,7 +145,7 @@ messages.1 OAI-CC-NULL-CONTENT drop
 			}
 			var b strings.Builder
 			for _, c := range changes {
-				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+				b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
 				if c.Reason == "" {
 					t.Errorf("change %v has no reason", c)
 				}
@@ -234,7 +234,7 @@ contents.0 GEM-CALL-AFTER-USER insert
 			}
 			var b strings.Builder
 			for _, c := range changes {
-				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+				b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
 			}
 			if got := b.String(); got != tt.changes {
 				t.Errorf("Repair(%q, gemini) changes =\n%s\nwant\n%s", render(tt.in), got, tt.changes)

@@ -7,85 +7,85 @@ import "strings"
 // requirement without naming it.
 const (
 	// OpenAI Chat Completions.
-	ruleCCAnswerAll     = "OAI-CC-ANSWER-ALL"
-	ruleCCNoOrphan      = "OAI-CC-NO-ORPHAN-RESULT"
-	ruleCCResultID      = "OAI-CC-RESULT-ID-REQUIRED"
-	ruleCCDupResult     = "OAI-CC-DUP-RESULT"
-	ruleCCNullContent   = "OAI-CC-NULL-CONTENT"
-	ruleCCToolImage     = "OAI-CC-TOOL-IMAGE"
-	ruleCCToolNamePat   = "OAI-CC-TOOLNAME-PATTERN"
-	ruleCCToolNameLen   = "OAI-CC-TOOLNAME-LEN"
-	ruleCCMaxTools      = "OAI-CC-MAX-TOOLS"
-	ruleCCMaxToolCalls  = "OAI-CC-MAX-TOOLCALLS"
-	ruleCCIDLen         = "OAI-CC-ID-LEN"
-	ruleCCEmptyMessages = "OAI-CC-EMPTY-MESSAGES"
-	ruleCCPartType      = "OAI-CC-PART-TYPE"
-	ruleCCDupTool       = "OAI-CC-DUP-TOOL" // [DERIVED]
+	ruleCCAnswerAll     RuleID = "OAI-CC-ANSWER-ALL"
+	ruleCCNoOrphan      RuleID = "OAI-CC-NO-ORPHAN-RESULT"
+	ruleCCResultID      RuleID = "OAI-CC-RESULT-ID-REQUIRED"
+	ruleCCDupResult     RuleID = "OAI-CC-DUP-RESULT"
+	ruleCCNullContent   RuleID = "OAI-CC-NULL-CONTENT"
+	ruleCCToolImage     RuleID = "OAI-CC-TOOL-IMAGE"
+	ruleCCToolNamePat   RuleID = "OAI-CC-TOOLNAME-PATTERN"
+	ruleCCToolNameLen   RuleID = "OAI-CC-TOOLNAME-LEN"
+	ruleCCMaxTools      RuleID = "OAI-CC-MAX-TOOLS"
+	ruleCCMaxToolCalls  RuleID = "OAI-CC-MAX-TOOLCALLS"
+	ruleCCIDLen         RuleID = "OAI-CC-ID-LEN"
+	ruleCCEmptyMessages RuleID = "OAI-CC-EMPTY-MESSAGES"
+	ruleCCPartType      RuleID = "OAI-CC-PART-TYPE"
+	ruleCCDupTool       RuleID = "OAI-CC-DUP-TOOL" // [DERIVED]
 
 	// OpenAI Responses.
-	ruleRSAnswerAll    = "OAI-RS-ANSWER-ALL"
-	ruleRSNoOrphan     = "OAI-RS-NO-ORPHAN-OUTPUT"
-	ruleRSDupItem      = "OAI-RS-DUP-ITEM"
-	ruleRSDupCallID    = "OAI-RS-DUP-CALLID" // [DERIVED]
-	ruleRSReasonPair   = "OAI-RS-REASONING-PAIR"
-	ruleRSReasonFollow = "OAI-RS-REASONING-FOLLOW"
-	ruleRSCallIDLen    = "OAI-RS-CALLID-LEN"
-	ruleRSToolNamePat  = "OAI-RS-TOOLNAME-PATTERN"
-	ruleRSDupTool      = "OAI-RS-DUP-TOOL" // [DERIVED]
+	ruleRSAnswerAll    RuleID = "OAI-RS-ANSWER-ALL"
+	ruleRSNoOrphan     RuleID = "OAI-RS-NO-ORPHAN-OUTPUT"
+	ruleRSDupItem      RuleID = "OAI-RS-DUP-ITEM"
+	ruleRSDupCallID    RuleID = "OAI-RS-DUP-CALLID" // [DERIVED]
+	ruleRSReasonPair   RuleID = "OAI-RS-REASONING-PAIR"
+	ruleRSReasonFollow RuleID = "OAI-RS-REASONING-FOLLOW"
+	ruleRSCallIDLen    RuleID = "OAI-RS-CALLID-LEN"
+	ruleRSToolNamePat  RuleID = "OAI-RS-TOOLNAME-PATTERN"
+	ruleRSDupTool      RuleID = "OAI-RS-DUP-TOOL" // [DERIVED]
 
 	// Anthropic Messages.
-	ruleAntResultNext    = "ANT-RESULT-NEXT"
-	ruleAntResultFirst   = "ANT-RESULT-FIRST"
-	ruleAntNoOrphan      = "ANT-NO-ORPHAN-RESULT"
-	ruleAntUniqueID      = "ANT-UNIQUE-TOOLUSE-ID"
-	ruleAntSingleResult  = "ANT-SINGLE-RESULT"
-	ruleAntIDPattern     = "ANT-ID-PATTERN"
-	ruleAntToolName      = "ANT-TOOLNAME"
-	ruleAntToolUseName   = "ANT-TOOLUSE-NAME"
-	ruleAntTextNonEmpty  = "ANT-TEXT-NONEMPTY"
-	ruleAntTextSpace     = "ANT-TEXT-WHITESPACE"
-	ruleAntUserNonEmpty  = "ANT-USER-NONEMPTY"
-	ruleAntNonEmpty      = "ANT-NONEMPTY"
-	ruleAntFirstUser     = "ANT-FIRST-USER"
-	ruleAntSystemRole    = "ANT-SYSTEM-ROLE"
-	ruleAntThinkingFirst = "ANT-THINKING-FIRST"
-	ruleAntMaxMessages   = "ANT-MAX-MESSAGES"
-	ruleAntNoMessages    = "ANT-EMPTY-MESSAGES" // [DERIVED]
-	ruleAntDupTool       = "ANT-DUP-TOOL"       // [DERIVED]
+	ruleAntResultNext    RuleID = "ANT-RESULT-NEXT"
+	ruleAntResultFirst   RuleID = "ANT-RESULT-FIRST"
+	ruleAntNoOrphan      RuleID = "ANT-NO-ORPHAN-RESULT"
+	ruleAntUniqueID      RuleID = "ANT-UNIQUE-TOOLUSE-ID"
+	ruleAntSingleResult  RuleID = "ANT-SINGLE-RESULT"
+	ruleAntIDPattern     RuleID = "ANT-ID-PATTERN"
+	ruleAntToolName      RuleID = "ANT-TOOLNAME"
+	ruleAntToolUseName   RuleID = "ANT-TOOLUSE-NAME"
+	ruleAntTextNonEmpty  RuleID = "ANT-TEXT-NONEMPTY"
+	ruleAntTextSpace     RuleID = "ANT-TEXT-WHITESPACE"
+	ruleAntUserNonEmpty  RuleID = "ANT-USER-NONEMPTY"
+	ruleAntNonEmpty      RuleID = "ANT-NONEMPTY"
+	ruleAntFirstUser     RuleID = "ANT-FIRST-USER"
+	ruleAntSystemRole    RuleID = "ANT-SYSTEM-ROLE"
+	ruleAntThinkingFirst RuleID = "ANT-THINKING-FIRST"
+	ruleAntMaxMessages   RuleID = "ANT-MAX-MESSAGES"
+	ruleAntNoMessages    RuleID = "ANT-EMPTY-MESSAGES" // [DERIVED]
+	ruleAntDupTool       RuleID = "ANT-DUP-TOOL"       // [DERIVED]
 
 	// Gemini generateContent.
-	ruleGemRespAfterCall = "GEM-RESP-AFTER-CALL"
-	ruleGemRespCount     = "GEM-RESP-COUNT"
-	ruleGemRespMatch     = "GEM-RESP-MATCH" // [DERIVED]
-	ruleGemCallAfterUser = "GEM-CALL-AFTER-USER"
-	ruleGemNoMix         = "GEM-NO-MIX"
-	ruleGemPartsNonEmpty = "GEM-PARTS-NONEMPTY"
-	ruleGemName          = "GEM-NAME"
-	ruleGemThoughtSig    = "GEM-THOUGHT-SIG"
-	ruleGemMultimodal    = "GEM-MULTIMODAL-RESP"
-	ruleGemOrder         = "GEM-ORDER"
-	ruleGemSystem        = "GEM-SYSTEM-PLACEMENT" // [DERIVED]
-	ruleGemSameRole      = "GEM-SAME-ROLE"        // [DERIVED]
-	ruleGemNoContents    = "GEM-EMPTY-CONTENTS"   // [DERIVED]
-	ruleGemDupTool       = "GEM-DUP-TOOL"         // [DERIVED]
+	ruleGemRespAfterCall RuleID = "GEM-RESP-AFTER-CALL"
+	ruleGemRespCount     RuleID = "GEM-RESP-COUNT"
+	ruleGemRespMatch     RuleID = "GEM-RESP-MATCH" // [DERIVED]
+	ruleGemCallAfterUser RuleID = "GEM-CALL-AFTER-USER"
+	ruleGemNoMix         RuleID = "GEM-NO-MIX"
+	ruleGemPartsNonEmpty RuleID = "GEM-PARTS-NONEMPTY"
+	ruleGemName          RuleID = "GEM-NAME"
+	ruleGemThoughtSig    RuleID = "GEM-THOUGHT-SIG"
+	ruleGemMultimodal    RuleID = "GEM-MULTIMODAL-RESP"
+	ruleGemOrder         RuleID = "GEM-ORDER"
+	ruleGemSystem        RuleID = "GEM-SYSTEM-PLACEMENT" // [DERIVED]
+	ruleGemSameRole      RuleID = "GEM-SAME-ROLE"        // [DERIVED]
+	ruleGemNoContents    RuleID = "GEM-EMPTY-CONTENTS"   // [DERIVED]
+	ruleGemDupTool       RuleID = "GEM-DUP-TOOL"         // [DERIVED]
 
 	// OpenAI strict mode (both OpenAI APIs).
-	ruleStrictAddl        = "OAI-STRICT-ADDL"
-	ruleStrictProps       = "OAI-STRICT-PROPS"
-	ruleStrictRequired    = "OAI-STRICT-REQUIRED"
-	ruleStrictRoot        = "OAI-STRICT-ROOT"         // [DERIVED]
-	ruleStrictKeyword     = "OAI-STRICT-KEYWORD"      // [DERIVED]
-	ruleStrictType        = "OAI-STRICT-TYPE"         // [DERIVED]
-	ruleStrictFormat      = "OAI-STRICT-FORMAT"       // [DERIVED]
-	ruleStrictItems       = "OAI-STRICT-ITEMS"        // [DERIVED]
-	ruleStrictRefSiblings = "OAI-STRICT-REF-SIBLINGS" // [DERIVED]
-	ruleStrictDepth       = "OAI-STRICT-DEPTH"        // [DERIVED]
-	ruleStrictLimits      = "OAI-STRICT-LIMITS"       // [DERIVED]
+	ruleStrictAddl        RuleID = "OAI-STRICT-ADDL"
+	ruleStrictProps       RuleID = "OAI-STRICT-PROPS"
+	ruleStrictRequired    RuleID = "OAI-STRICT-REQUIRED"
+	ruleStrictRoot        RuleID = "OAI-STRICT-ROOT"         // [DERIVED]
+	ruleStrictKeyword     RuleID = "OAI-STRICT-KEYWORD"      // [DERIVED]
+	ruleStrictType        RuleID = "OAI-STRICT-TYPE"         // [DERIVED]
+	ruleStrictFormat      RuleID = "OAI-STRICT-FORMAT"       // [DERIVED]
+	ruleStrictItems       RuleID = "OAI-STRICT-ITEMS"        // [DERIVED]
+	ruleStrictRefSiblings RuleID = "OAI-STRICT-REF-SIBLINGS" // [DERIVED]
+	ruleStrictDepth       RuleID = "OAI-STRICT-DEPTH"        // [DERIVED]
+	ruleStrictLimits      RuleID = "OAI-STRICT-LIMITS"       // [DERIVED]
 
 	// toolwire's own: the llm transcript breaks the llm package's shape,
 	// so no codec can encode it faithfully.
-	ruleShape = "TW-PART-PLACEMENT"
-	ruleRole  = "TW-ROLE"
+	ruleShape RuleID = "TW-PART-PLACEMENT"
+	ruleRole  RuleID = "TW-ROLE"
 )
 
 // Provider error texts, from PROVIDER-RULES.md, with placeholders filled in

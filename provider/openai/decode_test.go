@@ -372,7 +372,7 @@ func TestDecodeResponsesWire(t *testing.T) {
 			}
 			var got []string
 			for _, v := range r.Wire {
-				s := v.Rule + " " + v.Path
+				s := string(v.Rule) + " " + v.Path
 				if v.Warning {
 					s += " (warning)"
 				}
