@@ -528,13 +528,3 @@ func TestProviderErrorFilled(t *testing.T) {
 		t.Errorf("Check() provider error = %v, want %q", vs, want)
 	}
 }
-
-func TestIDByte(t *testing.T) {
-	for i := 0; i < 256; i++ {
-		b := byte(i)
-		want := b == '_' || b == '-' || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9')
-		if got := idByte(b); got != want {
-			t.Errorf("idByte(%q) = %v, want %v", b, got, want)
-		}
-	}
-}

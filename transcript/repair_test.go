@@ -327,7 +327,7 @@ func TestRepairDuplicateResults(t *testing.T) {
 				out, changes, err := Repair(tt.in, d, tt.pol)
 				var re *RepairError
 				if tt.conflict {
-					if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Rule != (&repairer{d: d}).dupRule() {
+					if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Rule != rulesOf(d).duplicate {
 						t.Fatalf("Repair(%s) error = %v, want one conflict problem", d, err)
 					}
 					return
@@ -356,7 +356,7 @@ func TestRepairDuplicateResults(t *testing.T) {
 				}
 				var acts []string
 				for _, c := range changes {
-					if c.Rule == (&repairer{d: d}).dupRule() {
+					if c.Rule == rulesOf(d).duplicate {
 						acts = append(acts, string(c.Action))
 					}
 				}
