@@ -37,6 +37,14 @@ type Model interface {
 	Dialect() string
 }
 
+// Named is the optional capability of a [Model] to say which model it
+// calls ("gpt-5", "claude-sonnet-4-5"), found by type assertion. The loop
+// keys on it what depends on the model: the rules transcript applies
+// (transcript.Request.Model) and the default context window.
+type Named interface {
+	Name() string
+}
+
 // A Request is what a [Model] is asked: the conversation, the tools it may
 // call, and how to answer. The zero value of each option means the
 // provider's default.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 )
@@ -306,9 +307,10 @@ func successSummary(brief string, data any) string {
 		case string(t) == "[]" || string(t) == "{}" || string(t) == "null" || string(t) == `""`:
 			return brief + ": nothing found"
 		case len(t) > 0 && t[0] == '[':
-			var items []json.RawMessage
-			if json.Unmarshal(t, &items) == nil {
-				return fmt.Sprintf("%s: %s", brief, plural(len(items), "item"))
+			// Count the elements without decoding them: a result may
+			// hold thousands.
+			if tree, err := jsontree.Parse(t, &jsontree.Options{AllowInvalidUTF8: true}); err == nil {
+				return fmt.Sprintf("%s: %s", brief, plural(tree.Len(tree.Root()), "item"))
 			}
 		}
 		return brief + ": done"

@@ -389,7 +389,9 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 	level := spec.Idempotency
 	ci := CallInfo{ID: call.ID, Name: call.Name, Budget: budget}
 	if level == Level1 {
-		ci.IdempotencyKey = newKey()
+		if ci.IdempotencyKey = keyFrom(ctx, call.ID); ci.IdempotencyKey == "" {
+			ci.IdempotencyKey = newKey()
+		}
 	}
 	timeout := spec.Timeout
 	if timeout <= 0 {
@@ -712,6 +714,23 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+type keysKey struct{}
+
+// WithIdempotencyKeys returns a context under which [Executor.Run] gives
+// each level-1 call whose id keys maps to that key instead of a new one:
+// a loop that records the key before the call runs passes the same key
+// again when it runs the call again after a restart. Calls not in keys
+// get new keys.
+func WithIdempotencyKeys(ctx context.Context, keys map[string]string) context.Context {
+	return context.WithValue(ctx, keysKey{}, keys)
+}
+
+// keyFrom returns the key ctx gives the call id, or "".
+func keyFrom(ctx context.Context, id string) string {
+	keys, _ := ctx.Value(keysKey{}).(map[string]string)
+	return keys[id]
 }
 
 // newKey returns a fresh idempotency key.

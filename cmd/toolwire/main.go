@@ -50,9 +50,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run executes the CLI and returns its exit code. It never panics: an
-// internal failure is reported in one line.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+// run executes the CLI with the process's environment and returns its
+// exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runEnv(args, stdin, stdout, stderr, os.Getenv)
+}
+
+// runEnv executes the CLI, reading environment variables (the API keys
+// of toolwire run) with getenv. It never panics: an internal failure is
+// reported in one line.
+func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "toolwire: internal error: %v (please report it)\n", r)
@@ -60,6 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	root := newRootCmd(stdin, stdout, stderr)
+	root.AddCommand(newRunCmd(&env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}))
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -81,6 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	getenv         func(string) string // nil outside toolwire run
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

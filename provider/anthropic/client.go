@@ -159,6 +159,9 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 }
 
 // Dialect returns "anthropic".
+// Name returns the model the client calls.
+func (c *Client) Name() string { return c.model }
+
 func (c *Client) Dialect() string { return string(Dialect) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].

@@ -116,6 +116,9 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 }
 
 // Dialect returns "gemini".
+// Name returns the model the client calls.
+func (c *Client) Name() string { return c.model }
+
 func (c *Client) Dialect() string { return string(Dialect) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].

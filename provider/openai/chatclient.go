@@ -52,6 +52,9 @@ func NewChat(model string, cfg *Config) (*Chat, error) {
 }
 
 // Dialect returns "openai-chat".
+// Name returns the model the client calls.
+func (c *Chat) Name() string { return c.t.model }
+
 func (c *Chat) Dialect() string { return string(transcript.OpenAIChat) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
@@ -67,6 +70,20 @@ func (c *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event
 
 // body writes the request body for req.
 func (c *Chat) body(req *llm.Request) ([]byte, error) {
+	fields, err := c.fields(req)
+	if err != nil {
+		return nil, err
+	}
+	body, _, err := EncodeChat(&ChatRequest{Messages: req.Messages, Tools: req.Tools, Fields: fields})
+	if err != nil {
+		return nil, fmt.Errorf("openai chat: %w", err)
+	}
+	return body, nil
+}
+
+// fields returns the top-level fields of the request body for req, other
+// than messages and tools, in the order they are written.
+func (c *Chat) fields(req *llm.Request) ([]Field, error) {
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("openai chat: %w", err)
 	}
@@ -86,12 +103,7 @@ func (c *Chat) body(req *llm.Request) ([]byte, error) {
 	if req.Effort != "" {
 		fields = append(fields, strField("reasoning_effort", string(req.Effort)))
 	}
-	fields = append(fields, c.t.fields...)
-	body, _, err := EncodeChat(&ChatRequest{Messages: req.Messages, Tools: req.Tools, Fields: fields})
-	if err != nil {
-		return nil, fmt.Errorf("openai chat: %w", err)
-	}
-	return body, nil
+	return append(fields, c.t.fields...), nil
 }
 
 // toolChoice returns the tool_choice field for req, in the Chat shape

@@ -50,6 +50,9 @@ func NewResponses(model string, cfg *Config) (*Responses, error) {
 }
 
 // Dialect returns "openai-responses".
+// Name returns the model the client calls.
+func (c *Responses) Name() string { return c.t.model }
+
 func (c *Responses) Dialect() string { return string(transcript.OpenAIResponses) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].

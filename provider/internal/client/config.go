@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -92,5 +94,34 @@ func Read(resp *http.Response, whole func(data []byte) error, event func(data []
 		if err != nil || done {
 			return err
 		}
+	}
+}
+
+// PostSegments is [Post] for a body given in pieces, which are written
+// to the connection one after the other, never joined into one buffer:
+// a loop's cached message encodings go out as they are. The pieces must
+// not change while requests are made from them.
+func PostSegments(url string, header http.Header, segs [][]byte) func(ctx context.Context) (*http.Request, error) {
+	n := 0
+	for _, s := range segs {
+		n += len(s)
+	}
+	body := func() io.ReadCloser {
+		b := net.Buffers(slices.Clone(segs))
+		return io.NopCloser(&b)
+	}
+	return func(ctx context.Context) (*http.Request, error) {
+		r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body()
+		r.GetBody = func() (io.ReadCloser, error) { return body(), nil }
+		r.ContentLength = int64(n)
+		for k, vs := range header {
+			r.Header[k] = vs
+		}
+		r.Header.Set("Content-Type", "application/json")
+		return r, nil
 	}
 }

@@ -1,0 +1,167 @@
+package toolwire
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// An Agent runs the tool-call loop of one model with one set of tools. It
+// is safe for concurrent use: each run has its own state.
+type Agent struct {
+	model   llm.Model
+	name    string             // the model's name (llm.Named), or ""
+	dialect transcript.Dialect // "" for a model without wire rules
+	fitWith transcript.Dialect // the rules fitting keeps: dialect, or Chat's
+	cfg     *Config
+	reg     *tool.Registry
+	specs   []llm.ToolSpec // the same slice for every call, so clients cache its encoding
+	level   map[string]tool.Idempotency
+	approve map[string]bool
+	exec    *tool.Executor
+	counter budget.Counter
+	store   observe.Store
+	output  *tool.Schema
+	system  string
+}
+
+// New returns an agent that calls model with the tools of cfg. A nil cfg
+// means the defaults: no system prompt, no tools but read_result, 12
+// turns at most. New fails on a configuration it cannot use, and on a
+// model whose dialect transcript does not know.
+func New(model llm.Model, cfg *Config) (*Agent, error) {
+	if model == nil {
+		return nil, errors.New("toolwire: new agent: the model is nil")
+	}
+	c := cfg.WithDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	a := &Agent{model: model, cfg: c, fitWith: transcript.OpenAIChat, system: c.System}
+	if n, ok := model.(llm.Named); ok {
+		a.name = n.Name()
+	}
+	if cfg == nil || cfg.Limits == (budget.Limits{}) {
+		// No limits given: the model's own, where the table knows it.
+		if l, ok := budget.DefaultTable().Lookup(a.name); ok {
+			c.Limits = l
+		}
+	}
+	if d := model.Dialect(); d != "" {
+		pd, err := transcript.ParseDialect(d)
+		if err != nil {
+			return nil, fmt.Errorf("toolwire: new agent: the model's dialect: %w", err)
+		}
+		a.dialect, a.fitWith = pd, pd
+	}
+	a.counter = c.Counter
+	if a.counter == nil {
+		var err error
+		if a.counter, err = budget.NewCounter(c.Limits.Encoding); err != nil {
+			return nil, fmt.Errorf("toolwire: new agent: %w", err)
+		}
+	}
+	a.store = c.Store
+	if a.store == nil {
+		a.store = observe.NewMemoryStore(0)
+	}
+	shaper, err := observe.NewShaper(a.counter, a.store, nil)
+	if err != nil {
+		return nil, fmt.Errorf("toolwire: new agent: %w", err)
+	}
+	// The agent's own registry: the caller's tools and read_result.
+	a.reg = tool.NewRegistry()
+	for _, name := range c.Tools.Names() {
+		t, _ := c.Tools.Lookup(name)
+		if err := a.reg.Add(t); err != nil {
+			return nil, fmt.Errorf("toolwire: new agent: %w", err)
+		}
+	}
+	if _, ok := a.reg.Lookup(tool.ReadResultName); !ok {
+		rr, err := tool.ReadResult(shaper)
+		if err != nil {
+			return nil, fmt.Errorf("toolwire: new agent: %w", err)
+		}
+		if err := a.reg.Add(rr); err != nil {
+			return nil, fmt.Errorf("toolwire: new agent: %w", err)
+		}
+	}
+	a.specs = a.reg.ToolSpecs()
+	a.level = map[string]tool.Idempotency{}
+	a.approve = map[string]bool{}
+	for _, s := range a.reg.Specs() {
+		a.level[s.Name] = s.Idempotency
+		a.approve[s.Name] = s.RequiresApproval
+	}
+	var ec tool.Config
+	if c.Executor != nil {
+		ec = *c.Executor
+	}
+	ec.Shaper = shaper
+	ec.Images = budget.ImagePolicy(a.fitWith, c.Limits)
+	if ec.Logger == nil {
+		ec.Logger = c.Logger
+	}
+	if a.exec, err = tool.NewExecutor(a.reg, &ec); err != nil {
+		return nil, fmt.Errorf("toolwire: new agent: %w", err)
+	}
+	if len(c.Output) > 0 {
+		if a.output, err = tool.CompileSchema("output", []byte(c.Output)); err != nil {
+			return nil, fmt.Errorf("toolwire: new agent: Output: %w", err)
+		}
+		a.system = outputInstructions(c.System, c.Output)
+	}
+	return a, nil
+}
+
+// Tools returns what the model is told about the agent's tools, read_result
+// included, in registration order.
+func (a *Agent) Tools() []llm.ToolSpec { return append([]llm.ToolSpec(nil), a.specs...) }
+
+// Dialect returns the dialect whose rules the history is checked by before
+// every model call, "" when the model has none.
+func (a *Agent) Dialect() transcript.Dialect { return a.dialect }
+
+// Start returns the first state of a run that asks question: the system
+// prompt, the question, and a model call to make. It has a new run ID.
+func (a *Agent) Start(question string) *State {
+	var msgs []llm.Message
+	if a.system != "" {
+		msgs = append(msgs, llm.System(a.system))
+	}
+	msgs = append(msgs, llm.User(question))
+	return &State{ID: newRunID(), Messages: msgs, Next: Effect{Kind: CallModel}}
+}
+
+// newRunID returns a new random run id.
+func newRunID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // never fails on supported platforms
+	return "run_" + hex.EncodeToString(b[:])
+}
+
+// idempotencyKey derives the key of a level-1 call from the run and the
+// call id: the same call gets the same key in every process.
+func idempotencyKey(run, call string) string {
+	sum := sha256.Sum256([]byte(run + "\x00" + call))
+	return "idem_" + hex.EncodeToString(sum[:16])
+}
+
+// Close waits until every tool call that ignored its cancellation, which
+// the executor stopped waiting for, has returned, or ctx is done; see
+// tool.Executor.Close. The agent stays usable.
+func (a *Agent) Close(ctx context.Context) error {
+	if err := a.exec.Close(ctx); err != nil {
+		return fmt.Errorf("toolwire: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,511 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/examples/agent"
+	"github.com/toolwire/toolwire/internal/agentfile"
+	"github.com/toolwire/toolwire/internal/units"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/anthropic"
+	"github.com/toolwire/toolwire/provider/gemini"
+	"github.com/toolwire/toolwire/provider/openai"
+	"github.com/toolwire/toolwire/provider/replay"
+	"github.com/toolwire/toolwire/tool"
+)
+
+func newRunCmd(e *env) *cobra.Command {
+	var modelFlag, baseURL, dump string
+	var logTurns bool
+	cmd := &cobra.Command{
+		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--dump DIR] AGENT QUESTION",
+		Short: "Run an agent: ask a model, run the tools it calls, until it answers",
+		Long: `run reads an agent definition file (YAML or JSON: system prompt, model,
+tools) and asks the model QUESTION, running the tools it calls and feeding
+their results back until it answers. It prints each turn as it happens —
+the model's text as it streams, each tool call, each tool message exactly
+as the model reads it, the context budget used — then the answer and the
+run's token usage.
+
+--model is openai:NAME (Chat Completions), openai-responses:NAME,
+anthropic:NAME, gemini:NAME, or replay:FILE (recorded model turns; no
+network); it overrides the agent file's model. API keys come from
+OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY (or GOOGLE_API_KEY).
+When the agent file's model has no key set and the file names a replay,
+the run replays it and says so first. --base-url points an OpenAI client
+at any compatible server (vLLM, Ollama, llama.cpp), which may need no key.
+--dump DIR writes the exact body of every request sent to the model.
+Ctrl-C stops the run cleanly.
+
+Exit codes: 0 the model answered; 1 the run stopped without an answer (a
+loop guard, the model failing, a tool waiting for approval, Ctrl-C); 2 the
+agent file, the question or the command line cannot be used; 3 an internal
+error.`,
+		Example: `  toolwire run examples/agent/agent.yaml "北京今天适合穿什么衣服"
+  toolwire run --model anthropic:claude-sonnet-4-5 examples/agent/agent.yaml "Which orders were refunded?"
+  toolwire run --model openai:qwen3:8b --base-url http://localhost:11434/v1 examples/agent/agent.yaml "Weather in Paris?"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError("run takes an agent file and a question (got %d arguments); e.g. toolwire run examples/agent/agent.yaml \"Weather in Paris?\"", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns})
+		},
+	}
+	cmd.Flags().StringVar(&modelFlag, "model", "", "the model: openai:NAME, openai-responses:NAME, anthropic:NAME, gemini:NAME or replay:FILE (default: the agent file's)")
+	cmd.Flags().StringVar(&baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
+	cmd.Flags().StringVar(&dump, "dump", "", "write the body of each request sent to the model into `DIR`")
+	cmd.Flags().BoolVar(&logTurns, "log", false, "also write the loop's structured log line for each turn to standard error")
+	return cmd
+}
+
+type runOptions struct {
+	agent, question, model, baseURL, dump string
+	log                                   bool
+}
+
+// keyVars are the environment variables that hold each provider's key.
+var keyVars = map[string][]string{
+	"openai":           {"OPENAI_API_KEY"},
+	"openai-responses": {"OPENAI_API_KEY"},
+	"anthropic":        {"ANTHROPIC_API_KEY"},
+	"gemini":           {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+}
+
+func runAgent(ctx context.Context, e *env, o runOptions) error {
+	def, err := agentfile.Load(o.agent)
+	if err != nil {
+		return usageError("%s", strings.TrimPrefix(err.Error(), "agent file: "))
+	}
+	if strings.TrimSpace(o.question) == "" {
+		return usageError("the question is empty; ask something, e.g. %q", "北京今天适合穿什么衣服")
+	}
+	spec, explicit := o.model, o.model != ""
+	if spec == "" {
+		spec = def.Model
+	}
+	if spec == "" {
+		return usageError("%s names no model and --model is not given; pass e.g. --model openai:gpt-4o-mini", def.File)
+	}
+	provider, name, _ := strings.Cut(spec, ":")
+	if name == "" {
+		return usageError("--model %q: want PROVIDER:NAME (openai:gpt-4o-mini, openai-responses:gpt-5, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash) or replay:FILE", spec)
+	}
+	var notice string
+	if vars, ok := keyVars[provider]; ok && o.baseURL == "" && keyOf(e, vars) == "" {
+		switch {
+		case !explicit && def.Replay != "":
+			notice = fmt.Sprintf("toolwire: %s is not set, so this run replays the recorded model turns of %s (real tools, real shaping, real checks)", vars[0], def.Replay)
+			provider, name = "replay", def.Replay
+		default:
+			return usageError("%s is not set: set it to your %s API key, or run with --model replay:FILE", strings.Join(vars, " or "), provider)
+		}
+	}
+	var httpClient *http.Client
+	var dumper *dumpTransport
+	if o.dump != "" {
+		if err := os.MkdirAll(o.dump, 0o755); err != nil {
+			return usageError("--dump %s: %v", o.dump, err)
+		}
+		dumper = &dumpTransport{dir: o.dump, base: http.DefaultTransport}
+		httpClient = &http.Client{Transport: dumper}
+	}
+	model, limitsName, err := newModel(e, provider, name, o.baseURL, httpClient)
+	if err != nil {
+		return err
+	}
+	if dumper != nil {
+		if _, isReplay := model.(*replay.Model); isReplay {
+			model = &dumpModel{Model: model, d: dumper}
+		}
+	}
+	set := agent.NewSet(nil)
+	reg, err := buildTools(def, set)
+	if err != nil {
+		return err
+	}
+	limits, ok := budget.DefaultTable().Lookup(limitsName)
+	if !ok {
+		limits = budget.Limits{}
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if o.log {
+		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
+	}
+	a, err := toolwire.New(model, &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger})
+	if err != nil {
+		return usageError("%s: %v", def.File, strings.TrimPrefix(err.Error(), "toolwire: "))
+	}
+	p := newPrinter(e.stdout)
+	defer p.stop()
+	if notice != "" {
+		p.line(notice)
+	}
+	shown := spec
+	if provider == "replay" && !explicit {
+		shown = "replay:" + name
+	}
+	p.line(fmt.Sprintf("agent %s (%s): model %s, %s rules, %d tools, at most %d turns", orName(def.Name, filepath.Base(def.File)), def.File, shown, dialectName(a), len(a.Tools()), turnsOf(def.MaxTurns)))
+	window := limits.Window
+	if window == 0 {
+		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
+	}
+	var res *toolwire.Result
+	var runErr error
+	turn := 0
+	p.waiting("waiting for the model")
+	for ev, err := range a.Stream(ctx, o.question) {
+		if err != nil {
+			runErr = err
+			break
+		}
+		switch ev := ev.(type) {
+		case toolwire.TextDelta:
+			if ev.Turn != turn {
+				turn = ev.Turn
+				p.line("")
+				p.line(fmt.Sprintf("── turn %d", turn))
+			}
+			p.text(ev.Text)
+		case toolwire.CallEvent:
+			if ev.Turn != turn {
+				turn = ev.Turn
+				p.line("")
+				p.line(fmt.Sprintf("── turn %d", turn))
+			}
+			approval := ""
+			if ev.Approval {
+				approval = "  (needs approval)"
+			}
+			p.line(fmt.Sprintf("→ %s %s  [%s]%s", ev.Call.Name, ev.Call.Input, ev.Call.ID, approval))
+			p.waiting("running " + ev.Call.Name)
+		case toolwire.ResultEvent:
+			p.line(fmt.Sprintf("← %s %s: %s", ev.Result.Name, ev.Result.Status, resultText(ev.Result)))
+		case toolwire.TurnEvent:
+			r := ev.Report
+			if r.Turn != turn {
+				turn = r.Turn
+				p.line("")
+				p.line(fmt.Sprintf("── turn %d", turn))
+			}
+			p.line(fmt.Sprintf("   budget: %s of %s tokens in the history, %s left · shaped: %s · fitted: %s · model usage: %s in, %s out",
+				units.Count(r.Tokens), units.Count(window), units.Count(r.Headroom), yesNo(r.Truncated), yesNo(r.Fitted), units.Count(r.Usage.InputTokens), units.Count(r.Usage.OutputTokens)))
+			p.waiting("waiting for the model")
+		case toolwire.DoneEvent:
+			res = ev.Result
+		}
+	}
+	p.stop()
+	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_ = a.Close(closeCtx) // tools that ignored Ctrl-C get a moment to return
+	cancel()
+	if res == nil {
+		if runErr == nil {
+			runErr = errors.New("the run ended without a result")
+		}
+		return &exitError{code: exitInternal, err: runErr}
+	}
+	p.line("")
+	calls := 0
+	for _, m := range res.State.Messages {
+		calls += len(m.ToolCalls())
+	}
+	summary := fmt.Sprintf("%s in %d turn(s), %d tool call(s) · usage: %s input tokens, %s output tokens",
+		res.Stop, res.Turns, calls, units.Count(res.Usage.InputTokens), units.Count(res.Usage.OutputTokens))
+	if res.Stop == toolwire.Answered {
+		p.line("answer:")
+		p.line(res.Answer)
+		p.line("")
+		p.line(summary)
+		return nil
+	}
+	p.line("stopped: " + res.Message)
+	if res.Answer != "" {
+		p.line(res.Answer)
+	}
+	p.line(summary)
+	var he *toolwire.HistoryError
+	if errors.As(runErr, &he) {
+		return &exitError{code: exitInternal, err: runErr}
+	}
+	var le *llm.Error
+	if errors.As(runErr, &le) && le.Op == "replay" {
+		return &exitError{code: exitUsage, err: errors.New(le.ProviderMessage)}
+	}
+	if errors.As(runErr, &le) && le.Kind == llm.Auth {
+		return &exitError{code: exitUsage, err: fmt.Errorf("the provider refused the API key: %v", le)}
+	}
+	return &exitError{code: exitRejected}
+}
+
+func keyOf(e *env, vars []string) string {
+	for _, v := range vars {
+		if e.getenv != nil {
+			if k := e.getenv(v); k != "" {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// newModel makes the client of a provider; limitsName is the model whose
+// limits apply.
+func newModel(e *env, provider, name, baseURL string, hc *http.Client) (llm.Model, string, error) {
+	var m llm.Model
+	var err error
+	key := keyOf(e, keyVars[provider])
+	switch provider {
+	case "openai":
+		m, err = openai.NewChat(name, &openai.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+	case "openai-responses":
+		m, err = openai.NewResponses(name, &openai.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+	case "anthropic":
+		m, err = anthropic.NewClient(name, &anthropic.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+	case "gemini":
+		m, err = gemini.NewClient(name, &gemini.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+	case "replay":
+		r, rerr := replay.Load(name)
+		if rerr != nil {
+			return nil, "", usageError("%s", strings.TrimPrefix(rerr.Error(), "replay: "))
+		}
+		return r, r.Name(), nil
+	default:
+		return nil, "", usageError("--model %s:%s: unknown provider %q (want openai, openai-responses, anthropic, gemini or replay)", provider, name, provider)
+	}
+	if err != nil {
+		return nil, "", usageError("--model %s:%s: %v", provider, name, err)
+	}
+	return m, name, nil
+}
+
+// buildTools makes the registry of the definition's tools.
+func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, error) {
+	reg := tool.NewRegistry()
+	for _, ref := range def.Tools {
+		if ref.Example != "" {
+			t, ok := set.Tool(ref.Example)
+			if !ok {
+				return nil, usageError("%s: no example tool is named %q (the example tools: %s)", ref.At, ref.Example, strings.Join(agent.Names(), ", "))
+			}
+			if err := reg.Add(t); err != nil {
+				return nil, usageError("%s: %v", ref.At, err)
+			}
+			continue
+		}
+		data, err := os.ReadFile(ref.Spec)
+		if err != nil {
+			return nil, usageError("%s: %v", ref.At, err)
+		}
+		specs, _, err := tool.ParseSpecs(data)
+		if err != nil {
+			return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
+		}
+		picked := 0
+		for _, s := range specs {
+			if ref.Only != nil && !containsName(ref.Only, s.Name) {
+				continue
+			}
+			picked++
+			if s.HTTP == nil {
+				return nil, usageError("%s: the tool %s in %s has no http binding; toolwire run calls only HTTP tools from spec files", ref.At, s.Name, ref.Spec)
+			}
+			t, err := tool.NewHTTP(s, nil)
+			if err != nil {
+				return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
+			}
+			if err := reg.Add(t); err != nil {
+				return nil, usageError("%s: %v", ref.At, err)
+			}
+		}
+		for _, n := range ref.Only {
+			if !specHas(specs, n) {
+				return nil, usageError("%s: %s has no tool named %q", ref.At, ref.Spec, n)
+			}
+		}
+		if picked == 0 {
+			return nil, usageError("%s: %s has no tools", ref.At, ref.Spec)
+		}
+	}
+	return reg, nil
+}
+
+func containsName(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+func specHas(specs []tool.Spec, n string) bool {
+	for _, s := range specs {
+		if s.Name == n {
+			return true
+		}
+	}
+	return false
+}
+
+func orName(name, fallback string) string {
+	if name != "" {
+		return name
+	}
+	return fallback
+}
+
+func turnsOf(n int) int {
+	if n == 0 {
+		return toolwire.DefaultMaxTurns
+	}
+	return n
+}
+
+func dialectName(a *toolwire.Agent) string {
+	if d := a.Dialect(); d != "" {
+		return string(d)
+	}
+	return "no provider"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// resultText is a tool result as the model reads it: its text parts,
+// and a note per image.
+func resultText(r llm.ToolResult) string {
+	var b strings.Builder
+	for _, p := range r.Content {
+		switch p := p.(type) {
+		case llm.Text:
+			b.WriteString(p.Text)
+		case llm.Image:
+			fmt.Fprintf(&b, " [image %s, %d bytes]", p.MediaType, len(p.Data))
+		}
+	}
+	return b.String()
+}
+
+// printer writes the run as it happens: plain lines, and on a terminal a
+// spinner line while the loop waits, erased before the next output.
+type printer struct {
+	mu       sync.Mutex
+	w        io.Writer
+	tty      bool
+	midLine  bool // text was written without its newline
+	status   string
+	spinning bool
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+func newPrinter(w io.Writer) *printer {
+	p := &printer{w: w}
+	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		p.tty = true
+		p.done = make(chan struct{})
+		p.wg.Add(1)
+		go p.spin()
+	}
+	return p
+}
+
+var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (p *printer) spin() {
+	defer p.wg.Done()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		if p.status != "" && !p.midLine {
+			fmt.Fprintf(p.w, "\r\033[K%s %s…", frames[i%len(frames)], p.status)
+			p.spinning = true
+		}
+		p.mu.Unlock()
+	}
+}
+
+// clear erases the spinner line; p.mu is held.
+func (p *printer) clear() {
+	if p.spinning {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.spinning = false
+	}
+	p.status = ""
+}
+
+func (p *printer) waiting(status string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		p.status = status
+	}
+}
+
+func (p *printer) text(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	fmt.Fprint(p.w, s)
+	p.midLine = !strings.HasSuffix(s, "\n")
+}
+
+func (p *printer) line(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	if p.midLine {
+		fmt.Fprintln(p.w)
+		p.midLine = false
+	}
+	fmt.Fprintln(p.w, s)
+}
+
+// stop ends the spinner; it may be called twice.
+func (p *printer) stop() {
+	p.mu.Lock()
+	p.clear()
+	if p.midLine {
+		fmt.Fprintln(p.w)
+		p.midLine = false
+	}
+	done := p.done
+	p.done = nil
+	p.mu.Unlock()
+	if done != nil {
+		close(done)
+		p.wg.Wait()
+	}
+}

@@ -1,0 +1,288 @@
+package toolwire
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/llm"
+)
+
+// StateVersion is the version of the JSON encoding of a [State] that this
+// release writes and the only one it reads.
+const StateVersion = 1
+
+// A State is everything the loop knows about a run between two steps: the
+// history the model sees, the turn, the usage so far, the guards'
+// bookkeeping, and the effect it wants performed next. The loop is a pure
+// transition over it ([Agent.Step]) and a driver that performs the effects
+// ([Agent.Continue]), so a State can be saved after any step, as JSON, and
+// the run continued from it later, in another process.
+//
+// A State is a value: [Agent.Step] returns a new one and never modifies
+// the one it is given. Its Messages are shared between states; treat them
+// as read-only.
+type State struct {
+	// ID names the run. It seeds the idempotency keys of its level-1 tool
+	// calls, so that a call run again after a restart gets the same key.
+	ID string
+	// Messages is the history as the model sees it, system messages
+	// included: fitting may have cleared old results or replaced old
+	// rounds by a summary.
+	Messages []llm.Message
+	// Turn counts the model's answers so far.
+	Turn int
+	// Usage adds up the token counts the provider reported.
+	Usage llm.Usage
+	// Fits counts the times fitting changed the history.
+	Fits int
+	// Next is what the loop wants done next.
+	Next Effect
+	// Guard is the loop guards' bookkeeping.
+	Guard Guard
+}
+
+// EffectKind names what a [State] wants done next.
+type EffectKind string
+
+// The kinds of effect.
+const (
+	// CallModel: fit the history and call the model with it.
+	CallModel EffectKind = "model"
+	// RunTools: run the calls of the last assistant message.
+	RunTools EffectKind = "tools"
+	// AwaitApproval: some calls need a person's approval; the others
+	// have run, their results kept in the effect until every call of the
+	// turn is answered.
+	AwaitApproval EffectKind = "approval"
+	// Done: the run has ended; Effect.Stop says how.
+	Done EffectKind = "done"
+)
+
+// An Effect is what the loop wants performed: a model call, a batch of
+// tool calls, a person's decisions, or nothing more.
+type Effect struct {
+	// Kind is what is wanted.
+	Kind EffectKind
+	// Refit asks for a harder fit before the model call: the provider
+	// said the history is longer than its context window.
+	Refit bool
+	// Calls are the calls of the last assistant message, in order, for
+	// RunTools and AwaitApproval.
+	Calls []PendingCall
+	// Stop says why the run ended, for Done.
+	Stop *Stop
+}
+
+// A PendingCall is one call of a turn and where it stands.
+type PendingCall struct {
+	// Call is the call as the model made it.
+	Call llm.ToolCall
+	// Key is the idempotency key a level-1 tool gets for this call.
+	Key string
+	// Approval is set when the tool needs a person's approval.
+	Approval bool
+	// Result is set once the call is answered: it ran, or it was answered
+	// without running (cut off by the output limit, rejected).
+	Result *llm.ToolResult
+}
+
+// StopReason says why a run ended.
+type StopReason string
+
+// The stop reasons; docs/loop.md says what each one means.
+const (
+	// Answered: the model answered without calling a tool.
+	Answered StopReason = "answered"
+	// MaxTurns: the run reached Config.MaxTurns without an answer.
+	MaxTurns StopReason = "max_turns"
+	// RepeatedCalls: the model kept making a call that it had made before
+	// with the same result, after it was told so.
+	RepeatedCalls StopReason = "repeated_calls"
+	// EmptyAnswer: the model answered with an empty message twice.
+	EmptyAnswer StopReason = "empty_answer"
+	// ContextLength: the provider refused the history as too long, also
+	// after it was fitted again.
+	ContextLength StopReason = "context_length"
+	// ModelError: the model call failed: rate limited beyond the client's
+	// retries, authentication, a refused request, the network.
+	ModelError StopReason = "model_error"
+	// InvalidOutput: the final answer did not match Config.Output, also
+	// after one corrective turn.
+	InvalidOutput StopReason = "invalid_output"
+	// InvalidHistory: the history broke a rule of the model's provider
+	// before a call (a bug: the loop never sends such a request).
+	InvalidHistory StopReason = "invalid_history"
+)
+
+// A Stop says how a run ended.
+type Stop struct {
+	// Reason is why.
+	Reason StopReason `json:"reason"`
+	// Message says it for people: what happened and what was gathered.
+	Message string `json:"message"`
+	// Answer is the final answer: the model's, or, when a guard stopped
+	// the run, a summary of what the run gathered.
+	Answer string `json:"answer,omitzero"`
+	// Output is the final answer as JSON, when Config.Output is set and
+	// the answer matches it.
+	Output jsontext.Value `json:"output,omitzero"`
+}
+
+// Guard is the loop guards' bookkeeping.
+type Guard struct {
+	// Calls remembers each distinct call (tool and arguments) made so far
+	// and its latest result.
+	Calls []CallRecord `json:"calls,omitzero"`
+	// Failures counts each tool's consecutive error results.
+	Failures map[string]int `json:"failures,omitzero"`
+	// EmptyRetried is set once an empty answer was asked again.
+	EmptyRetried bool `json:"empty_retried,omitzero"`
+	// Refitted is set once a context-length error was answered by a
+	// harder fit.
+	Refitted bool `json:"refitted,omitzero"`
+	// Corrected is set once a final answer that broke Config.Output was
+	// sent back for a correction.
+	Corrected bool `json:"corrected,omitzero"`
+}
+
+// A CallRecord is one distinct call, for the repeated-call guard.
+type CallRecord struct {
+	// Tool and Args identify the call; Args is canonical JSON.
+	Tool string `json:"tool"`
+	Args string `json:"args"`
+	// Turn is the turn of the call's latest result that brought new
+	// information.
+	Turn int `json:"turn"`
+	// Digest identifies that result, meta left out.
+	Digest string `json:"digest"`
+	// Repeats counts the turns since then that made the call again with
+	// the same result.
+	Repeats int `json:"repeats,omitzero"`
+}
+
+// stateJSON is the encoding of a State; messages go through the
+// persistence format of llm.Conversation.
+type stateJSON struct {
+	Version  int              `json:"version"`
+	ID       string           `json:"id"`
+	Messages llm.Conversation `json:"messages"`
+	Turn     int              `json:"turn"`
+	Usage    usageJSON        `json:"usage"`
+	Fits     int              `json:"fits,omitzero"`
+	Next     effectJSON       `json:"next"`
+	Guard    Guard            `json:"guard"`
+}
+
+type effectJSON struct {
+	Kind  EffectKind `json:"kind"`
+	Refit bool       `json:"refit,omitzero"`
+	// Calls: the calls and their results go through llm.Conversation too,
+	// as one assistant message and one tool message.
+	Calls    []pendingJSON     `json:"calls,omitzero"`
+	Messages *llm.Conversation `json:"call_messages,omitzero"`
+	Stop     *Stop             `json:"stop,omitzero"`
+}
+
+// usageJSON is llm.Usage with the names of the persistence format.
+type usageJSON struct {
+	InputTokens      int `json:"input_tokens,omitzero"`
+	OutputTokens     int `json:"output_tokens,omitzero"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitzero"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitzero"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitzero"`
+}
+
+type pendingJSON struct {
+	Key      string `json:"key,omitzero"`
+	Approval bool   `json:"approval,omitzero"`
+	Answered bool   `json:"answered,omitzero"`
+}
+
+var jsonOpts = json.JoinOptions(json.Deterministic(true), jsontext.EscapeForHTML(false))
+
+// MarshalJSON encodes s: {"version":1,"id":…,"messages":{"version":1,
+// "messages":[…]},"turn":…,"usage":…,"next":{…},"guard":{…}}.
+func (s State) MarshalJSON() ([]byte, error) {
+	out := stateJSON{Version: StateVersion, ID: s.ID, Messages: llm.Conversation{Messages: s.Messages},
+		Turn: s.Turn, Usage: usageJSON(s.Usage), Fits: s.Fits, Guard: s.Guard,
+		Next: effectJSON{Kind: s.Next.Kind, Refit: s.Next.Refit, Stop: s.Next.Stop}}
+	if len(s.Next.Calls) > 0 {
+		call := llm.Message{Role: llm.RoleAssistant}
+		res := llm.Message{Role: llm.RoleTool}
+		for _, pc := range s.Next.Calls {
+			call.Parts = append(call.Parts, pc.Call)
+			pj := pendingJSON{Key: pc.Key, Approval: pc.Approval}
+			if pc.Result != nil {
+				pj.Answered = true
+				res.Parts = append(res.Parts, *pc.Result)
+			}
+			out.Next.Calls = append(out.Next.Calls, pj)
+		}
+		conv := llm.Conversation{Messages: []llm.Message{call}}
+		if len(res.Parts) > 0 {
+			conv.Messages = append(conv.Messages, res)
+		}
+		out.Next.Messages = &conv
+	}
+	b, err := json.Marshal(out, jsonOpts)
+	if err != nil {
+		return nil, fmt.Errorf("toolwire: encode state: %w", err)
+	}
+	return b, nil
+}
+
+// UnmarshalJSON decodes what [State.MarshalJSON] wrote. Decoding is
+// strict: an unknown field, another version, or calls and results that do
+// not line up is an error that says where.
+func (s *State) UnmarshalJSON(b []byte) error {
+	var in stateJSON
+	if err := json.Unmarshal(b, &in, json.RejectUnknownMembers(true)); err != nil {
+		return fmt.Errorf("toolwire: decode state: %w", err)
+	}
+	if in.Version != StateVersion {
+		return fmt.Errorf("toolwire: decode state: version %d, but this release reads version %d", in.Version, StateVersion)
+	}
+	switch in.Next.Kind {
+	case CallModel, RunTools, AwaitApproval, Done:
+	default:
+		return fmt.Errorf("toolwire: decode state: next.kind %q is not model, tools, approval or done", in.Next.Kind)
+	}
+	out := State{ID: in.ID, Messages: in.Messages.Messages, Turn: in.Turn, Usage: llm.Usage(in.Usage), Fits: in.Fits, Guard: in.Guard,
+		Next: Effect{Kind: in.Next.Kind, Refit: in.Next.Refit, Stop: in.Next.Stop}}
+	if n := len(in.Next.Calls); n > 0 {
+		if in.Next.Messages == nil || len(in.Next.Messages.Messages) == 0 {
+			return errors.New("toolwire: decode state: next.calls without next.call_messages")
+		}
+		calls := in.Next.Messages.Messages[0].ToolCalls()
+		var results []llm.ToolResult
+		if len(in.Next.Messages.Messages) > 1 {
+			results = in.Next.Messages.Messages[1].ToolResults()
+		}
+		if len(calls) != n {
+			return fmt.Errorf("toolwire: decode state: next.calls has %d entries for %d calls", n, len(calls))
+		}
+		for i, pj := range in.Next.Calls {
+			pc := PendingCall{Call: calls[i], Key: pj.Key, Approval: pj.Approval}
+			if pj.Answered {
+				if len(results) == 0 {
+					return fmt.Errorf("toolwire: decode state: next.calls.%d is answered, but no result is left for it", i)
+				}
+				r := results[0]
+				results = results[1:]
+				if r.CallID != pc.Call.ID {
+					return fmt.Errorf("toolwire: decode state: next.calls.%d: the result answers %q, not the call %q", i, r.CallID, pc.Call.ID)
+				}
+				pc.Result = &r
+			}
+			out.Next.Calls = append(out.Next.Calls, pc)
+		}
+		if len(results) > 0 {
+			return fmt.Errorf("toolwire: decode state: %d results more than answered calls", len(results))
+		}
+	}
+	*s = out
+	return nil
+}
