@@ -435,7 +435,7 @@ func TestLayoutPointsIntoTheBody(t *testing.T) {
 			for i, msg := range msgs {
 				for j, p := range msg.Parts {
 					loc := m.Part(i, j)
-					if loc.Index < 0 {
+					if loc.Place != transcript.InArray {
 						continue
 					}
 					path := bodyPath(loc.Path)
