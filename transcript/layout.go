@@ -44,6 +44,7 @@ type Map struct {
 	msgs  []llm.Message
 	first int   // the first message that is not a system message
 	start []int // the array entry message i starts at
+	at    []loc // the location of message i
 	n     int   // entries in the body's message array
 }
 
@@ -91,7 +92,7 @@ func Layout(msgs []llm.Message, d Dialect) *Map {
 
 // newMap is Layout for the dialect with rules d.
 func newMap(msgs []llm.Message, d *dialect) *Map {
-	l := &Map{d: d, msgs: msgs, first: firstNonSystem(msgs), start: make([]int, len(msgs))}
+	l := &Map{d: d, msgs: msgs, first: firstNonSystem(msgs), start: make([]int, len(msgs)), at: make([]loc, len(msgs))}
 	var parts []loc
 	w := 0
 	for i, m := range msgs {
@@ -99,7 +100,7 @@ func newMap(msgs []llm.Message, d *dialect) *Map {
 		if cap(parts) < len(m.Parts) {
 			parts = make([]loc, len(m.Parts))
 		}
-		_, w = l.place(i, parts[:len(m.Parts)])
+		l.at[i], w = l.place(i, parts[:len(m.Parts)])
 	}
 	l.n = w
 	return l
@@ -128,10 +129,7 @@ func (l *Map) place(i int, parts []loc) (loc, int) {
 }
 
 // msg returns the location of message i.
-func (l *Map) msg(i int) loc {
-	x, _ := l.place(i, make([]loc, len(l.msgs[i].Parts)))
-	return x
-}
+func (l *Map) msg(i int) loc { return l.at[i] }
 
 // part returns the location of part j of message i.
 func (l *Map) part(i, j int) loc {

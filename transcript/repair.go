@@ -636,6 +636,7 @@ type pairing struct {
 	why      map[int]turnWhy // rebuilt turn -> why
 	conflict []bool          // turn -> one of its calls has conflicting results
 	mark     []int           // call -> turn that found it answered in place
+	kept     []int           // the array of the last residual's kept, reused
 }
 
 // resAt returns the index of the result at part k of message m.
@@ -1059,14 +1060,14 @@ func newCallID(old string, ids idRules, om, op int, used map[string]bool) string
 
 // residual is what a tool message becomes given the fates of its results.
 type residual struct {
-	kept     []int // result indices staying in place
+	kept     []int // result indices staying in place (valid until the next residual)
 	note     bool  // notes follow
 	trailing bool  // its text and images stay with it
 	vanish   bool
 }
 
 func (rp *repairer) residual(pr *pairing, m int) residual {
-	var r residual
+	r := residual{kept: pr.kept[:0]}
 	consumed := false
 	hasTrailing := false
 	for k, p := range rp.w[m].parts {
@@ -1088,6 +1089,7 @@ func (rp *repairer) residual(pr *pairing, m int) residual {
 	}
 	r.trailing = hasTrailing && (len(r.kept) > 0 || r.note || !consumed)
 	r.vanish = len(r.kept) == 0 && !r.note && !r.trailing
+	pr.kept = r.kept
 	return r
 }
 
@@ -1139,7 +1141,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 		return ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep
 	}
 	word := rp.d.resultWord()
-	among := "another " + word + " sat among its " + word + "s"
+	among := func() string { return "another " + word + " sat among its " + word + "s" }
 	switch rp.d.pairing {
 	case pairRun:
 		// The tool messages right after the turn.
@@ -1157,7 +1159,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 			}
 			for _, ri := range res.kept {
 				if foreign(ri) {
-					bad(rp.d.foreign, among)
+					bad(rp.d.foreign, among())
 					break run
 				}
 				setMine(pr.results[ri].call)
@@ -1186,7 +1188,7 @@ func (rp *repairer) judge(pr *pairing, t int) {
 					break turn
 				}
 				if foreign(ri) {
-					bad(rp.d.foreign, among)
+					bad(rp.d.foreign, among())
 					break turn
 				}
 				setMine(pr.results[ri].call)
