@@ -51,7 +51,7 @@ const (
 	tmplAntSystemRole   = "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role."
 	tmplAntThinking     = "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
-	// tmplAntDupTool is not in the research notes; the text is
+	// tmplAntDupTool is not in docs/provider-rules.md; the text is
 	// Anthropic's own, quoted in anthropics/claude-code#10687 and
 	// eclipse-theia/theia#16122.
 	tmplAntDupTool = "tools: Tool names must be unique."

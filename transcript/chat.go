@@ -44,8 +44,9 @@ const (
 	tmplCCMaxCalls    = "Invalid 'messages[{i}].tool_calls': array too long. Expected an array with maximum length 128, but got an array with length {n} instead."
 	tmplCCIDLen       = "Invalid 'messages[{i}].tool_calls[{k}].id': string too long. Expected a string with maximum length 40, but got a string with length {n} instead."
 	tmplCCEmpty       = "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead."
-	// tmplCCPartType is the text OpenAI returned for a recorded body
-	// (real-traffic rejected/openai-chat/crewai-content-part-missing-type).
+	// tmplCCPartType is the text OpenAI returned for a recorded body (the
+	// rejected case crewai-content-part-missing-type of the corpus
+	// provider/wire's RealTraffic test replays).
 	tmplCCPartType = "Missing required parameter: 'messages[{i}].content[{j}].type'."
 )
 

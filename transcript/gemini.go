@@ -33,7 +33,7 @@ const (
 
 // The provider's error texts, with placeholders for fill.
 const (
-	// tmplGemDupTool is not in the research notes; the text is Gemini's
+	// tmplGemDupTool is not in docs/provider-rules.md; the text is Gemini's
 	// own, quoted in googleapis/dotnet-genai#189 and smarter-sh/smarter#537.
 	tmplGemDupTool = "Duplicate function declaration found: {name}"
 

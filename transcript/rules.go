@@ -34,8 +34,9 @@ const (
 	tmplStrictAddl  = "Invalid schema for function '{name}': In context=({path}), 'additionalProperties' is required to be supplied and to be false."
 	tmplStrictProps = "Invalid schema for function '{name}': In context=({path}), object schema missing properties."
 	// tmplStrictRequired is the text OpenAI returned for a recorded body
-	// (real-traffic rejected/openai-responses/mirascope-strict-required-missing),
-	// which the research notes had only from memory.
+	// (the rejected case mirascope-strict-required-missing of the corpus
+	// provider/wire's RealTraffic test replays), which
+	// docs/provider-rules.md had only from memory.
 	tmplStrictRequired = "Invalid schema for function '{name}': In context=({path}), 'required' is required to be supplied and to be an array including every key in properties. Missing '{key}'."
 )
 
