@@ -57,13 +57,19 @@ func CheckRequest(r Request, d Dialect) []Violation {
 	if rules == nil {
 		return []Violation{{Rule: ruleDialect, Message: fmt.Sprintf("unknown dialect %q (want %s)", d, dialectNames("or"))}}
 	}
-	c := checker{msgs: r.Messages, d: rules, req: r}
+	return check(r, rules).out
+}
+
+// check runs the checks of dialect d on r; the checker it returns holds
+// the sorted violations and the layout, if reporting them made one.
+func check(r Request, d *dialect) *checker {
+	c := &checker{msgs: r.Messages, d: d, req: r}
 	c.shape()
-	rules.check(&c)
+	d.check(c)
 	c.dupTools()
-	rules.checkTools(&c)
+	d.checkTools(c)
 	SortViolations(c.out)
-	return c.out
+	return c
 }
 
 // checker accumulates the violations of one request: the walks every

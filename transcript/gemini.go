@@ -501,13 +501,8 @@ func (c *checker) gemSigned() bool {
 	return false
 }
 
-// gemMixed reports whether m holds both tool calls and tool results: one
-// Gemini content that mixes function calls and responses (GEM-NO-MIX).
-func gemMixed(m llm.Message) bool {
-	return hasCall(m) && countResults(m.Parts) > 0
-}
-
-// mixesCalls is gemMixed for a message being repaired.
+// mixesCalls is mixed for a message being repaired: one Gemini content
+// that mixes function calls and responses (GEM-NO-MIX).
 func mixesCalls(m wmsg) bool {
 	calls, results := false, false
 	for _, p := range m.parts {

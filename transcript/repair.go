@@ -174,13 +174,14 @@ func Repair(msgs []llm.Message, d Dialect, p *Policy) ([]llm.Message, []Change, 
 // lacks its thinking block (ANT-THINKING-FIRST): a signed thinking block
 // cannot be made up. It changes no other setting of the request.
 func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error) {
-	vs := CheckRequest(req, d)
-	if Accepted(vs) {
-		return req, nil, nil
-	}
 	rules := rulesOf(d)
 	if rules == nil {
-		return req, nil, &RepairError{Problems: vs}
+		return req, nil, &RepairError{Problems: CheckRequest(req, d)}
+	}
+	before := check(req, rules)
+	vs := before.out
+	if Accepted(vs) {
+		return req, nil, nil
 	}
 	pol := Policy{}
 	if p != nil {
@@ -189,7 +190,7 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	if pol.Placeholder == "" {
 		pol.Placeholder = DefaultPlaceholder
 	}
-	rp := &repairer{d: rules, pol: pol, req: req, orig: newMap(req.Messages, rules)}
+	rp := &repairer{d: rules, pol: pol, req: req, orig: before.layout()}
 	rp.load()
 	rp.shape()
 	rp.system()
