@@ -31,7 +31,6 @@ const (
 	ruleAntMaxMessages   RuleID = "ANT-MAX-MESSAGES"
 	ruleAntNoMessages    RuleID = "ANT-EMPTY-MESSAGES" // [DERIVED]
 	ruleAntDupTool       RuleID = "ANT-DUP-TOOL"       // [DERIVED]
-
 )
 
 // The provider's error texts, with placeholders for fill.

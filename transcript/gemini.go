@@ -28,7 +28,6 @@ const (
 	ruleGemSameRole      RuleID = "GEM-SAME-ROLE"        // [DERIVED]
 	ruleGemNoContents    RuleID = "GEM-EMPTY-CONTENTS"   // [DERIVED]
 	ruleGemDupTool       RuleID = "GEM-DUP-TOOL"         // [DERIVED]
-
 )
 
 // The provider's error texts, with placeholders for fill.

@@ -26,7 +26,6 @@ const (
 	ruleStrictRefSiblings RuleID = "OAI-STRICT-REF-SIBLINGS" // [DERIVED]
 	ruleStrictDepth       RuleID = "OAI-STRICT-DEPTH"        // [DERIVED]
 	ruleStrictLimits      RuleID = "OAI-STRICT-LIMITS"       // [DERIVED]
-
 )
 
 // The provider's error texts for strict mode, with placeholders for fill.
