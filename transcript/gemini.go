@@ -371,7 +371,7 @@ func (g *gemCheck) response(i, j int, r llm.ToolResult) {
 	g.nResp++
 	if g.respMsg < 0 {
 		g.respMsg = i
-		g.answered = make([]bool, len(g.pending))
+		g.answered = append(g.answered[:0], make([]bool, len(g.pending))...) // reuses the array
 	}
 	g.lastResp = i
 	if hasImage(r.Content) {
