@@ -353,6 +353,9 @@ func (rp *repairer) message(m *wmsg) llm.Message {
 // ---- stage 1: the llm shape ----
 
 func (rp *repairer) shape() {
+	if !slices.ContainsFunc(rp.w, func(m wmsg) bool { return !m.role.Valid() || !wellFormed(m) }) {
+		return // the loop below would copy every message as it is
+	}
 	out := make([]wmsg, 0, len(rp.w))
 	for _, m := range rp.w {
 		if !m.role.Valid() {
