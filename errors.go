@@ -61,7 +61,7 @@ func (e *HistoryError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(v.Rule + " at " + v.Path + ": " + v.Message)
+		b.WriteString(string(v.Rule) + " at " + v.Path + ": " + v.Message)
 	}
 	b.WriteString(" (a toolwire bug: please report it)")
 	return b.String()

@@ -69,7 +69,7 @@ func TestShapedImagesPerDialect(t *testing.T) {
 				if !v.Warning {
 					t.Errorf("Check(%s) rejects the shaped image: %s %s", tt.d, v.Rule, v.Message)
 				}
-				warnings = append(warnings, v.Rule)
+				warnings = append(warnings, string(v.Rule))
 			}
 			if strings.Join(warnings, ",") != strings.Join(tt.warnings, ",") {
 				t.Errorf("Check(%s) warnings = %v, want %v", tt.d, warnings, tt.warnings)

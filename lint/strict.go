@@ -49,7 +49,7 @@ func strictMessage(name string, v transcript.Violation) string {
 			msg = after
 		}
 	}
-	return v.Rule + ": " + msg
+	return string(v.Rule) + ": " + msg
 }
 
 // strictFix says how to fix one strict-mode violation.
@@ -66,7 +66,7 @@ func strictFix(v transcript.Violation) string {
 		}
 		return sprintf("remove %s and say what it meant in the description", quote(keyword))
 	}
-	if fix, ok := strictFixes[v.Rule]; ok {
+	if fix, ok := strictFixes[string(v.Rule)]; ok {
 		return fix
 	}
 	return "change the schema to the subset strict mode accepts (docs/provider-rules.md §6)"

@@ -55,7 +55,7 @@ func anthropicCases() []checkCase {
 			req:  thinkingOn(asst(think("anthropic", "s1"), call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))),
 			want: []string{"ANT-FIRST-USER messages.0 (warning)"}},
 
-		// ANT-SYSTEM-ROLE: keyed on the model (models_anthropic.go).
+		// ANT-SYSTEM-ROLE: keyed on the model (antFamilies, in anthropic.go).
 		{name: "anthropic/system role: a model from before the feature rejects it", d: Anthropic,
 			req:  Request{Model: "claude-sonnet-4-20250514", Messages: []llm.Message{usr("q"), sys("be brief"), asst(txt("a"))}},
 			want: []string{"ANT-SYSTEM-ROLE messages.1"}},
@@ -371,7 +371,7 @@ func TestRepairEmptyUser(t *testing.T) {
 func changeLines(changes []Change) string {
 	var b strings.Builder
 	for _, c := range changes {
-		b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+		b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
 	}
 	return b.String()
 }

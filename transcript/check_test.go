@@ -3,6 +3,8 @@ package transcript
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -361,6 +363,11 @@ func checkCases() []checkCase {
 			req:       Request{Model: "gemini-2.5-pro", Messages: []llm.Message{usr("q"), asst(call("", "shot")), tool(llm.ToolResult{Name: "shot", Status: llm.StatusSuccess, Content: []llm.Part{img()}})}},
 			want:      []string{"GEM-MULTIMODAL-RESP contents.2.parts.0"},
 			repairErr: []string{"GEM-MULTIMODAL-RESP"}},
+		// A model content whose text comes before a response: the response
+		// opens a user turn inside the first content (Check used to panic).
+		{name: "gemini/a model content with text, then a response", d: Gemini,
+			req:  msgs(asst(txt("hi"), res("c1", "a", "1"))),
+			want: []string{"GEM-RESP-AFTER-CALL contents.0", "TW-PART-PLACEMENT contents.0.parts.1"}},
 		{name: "gemini/orphan response", d: Gemini,
 			req:  msgs(usr("q"), tool(res("", "a", "1"))),
 			want: []string{"GEM-RESP-AFTER-CALL contents.1"}},
@@ -380,7 +387,7 @@ func checkCases() []checkCase {
 func ruleList(vs []Violation) []string {
 	var out []string
 	for _, v := range vs {
-		s := v.Rule + " " + v.Path
+		s := string(v.Rule) + " " + v.Path
 		if v.Warning {
 			s += " (warning)"
 		}
@@ -428,7 +435,7 @@ func TestRepairCases(t *testing.T) {
 				for _, want := range tt.repairErr {
 					found := false
 					for _, p := range re.Problems {
-						found = found || p.Rule == want
+						found = found || p.Rule == RuleID(want)
 					}
 					if !found {
 						t.Errorf("RepairRequest() problems = %v, want one with rule %s", re.Problems, want)
@@ -453,52 +460,116 @@ func TestRepairCases(t *testing.T) {
 	}
 }
 
-func TestCheckCaseCount(t *testing.T) {
-	per := map[Dialect]int{}
-	for _, c := range checkCases() {
-		per[c.d]++
-	}
-	for _, d := range Dialects() {
-		if per[d] < 12 {
-			t.Errorf("%s has %d table cases, want at least 12", d, per[d])
+// TestDialectRulesReported checks that every rule a dialect's value names
+// for Check to report is one that Check reports, on a table case of that
+// dialect: a rule ID in the value that no transcript can trigger is a
+// mistake in the value.
+func TestDialectRulesReported(t *testing.T) {
+	reported := map[Dialect]map[RuleID]bool{}
+	for _, tt := range checkCases() {
+		if reported[tt.d] == nil {
+			reported[tt.d] = map[RuleID]bool{}
+		}
+		for _, v := range CheckRequest(tt.req, tt.d) {
+			reported[tt.d][v.Rule] = true
 		}
 	}
-	if n := len(checkCases()); n < 60 {
-		t.Errorf("len(checkCases()) = %d, want at least 60", n)
+	for _, d := range dialects {
+		rules := map[string]RuleID{
+			"unanswered": d.unanswered, "orphan": d.orphan, "duplicate": d.duplicate,
+			"late": d.late, "foreign": d.foreign, "resultFirst": d.resultFirst,
+			"noMix": d.noMix, "firstUser": d.firstUser, "ids.invalid": d.ids.invalid,
+			"ids.missing": d.ids.missing, "ids.tooLong": d.ids.tooLong, "ids.reused": d.ids.reused,
+			"nameRule": d.nameRule, "emptyRule": d.emptyRule, "resultImages": d.resultImages,
+			"lateSystem": d.lateSystem, "dupTool": d.dupTool.rule, "thinking": d.thinking,
+		}
+		for field, rule := range rules {
+			if rule != "" && !reported[d.name][rule] {
+				t.Errorf("%s: %s is %s, which no %s case reports", d.name, field, rule, d.name)
+			}
+		}
 	}
 }
 
-// TestCheckGolden writes each case's full violations (messages and
-// provider errors) to a golden file.
-func TestCheckGolden(t *testing.T) {
-	var b strings.Builder
+// TestGolden holds each table case against its file under
+// testdata/cases: one txtar archive per case, with the request ("input"),
+// CheckRequest's violations with their messages and provider errors
+// ("check"), and for a rejected case the repaired messages ("repaired"),
+// RepairRequest's changes ("changes") and its error ("error", when it
+// fails). Run with -update to rewrite them.
+func TestGolden(t *testing.T) {
+	seen := map[string]string{}
 	for _, tt := range checkCases() {
-		vs := CheckRequest(tt.req, tt.d)
-		if len(vs) == 0 {
-			continue
+		path := filepath.Join("testdata", "cases", caseFile(tt.name))
+		if other, ok := seen[path]; ok {
+			t.Fatalf("cases %q and %q share the file %s", other, tt.name, path)
 		}
-		b.WriteString("== " + tt.name + "\n" + renderViolations(vs))
+		seen[path] = tt.name
+		t.Run(tt.name, func(t *testing.T) {
+			if golden.Updating() {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := os.Stat(path); err != nil {
+					if err := os.WriteFile(path, []byte(tt.name+" ("+string(tt.d)+")\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			golden.CheckFile(t, path, "input", []byte(renderRequest(tt.req)))
+			golden.CheckFile(t, path, "check", []byte(renderViolations(CheckRequest(tt.req, tt.d))))
+			if tt.accepted {
+				return
+			}
+			out, changes, err := RepairRequest(tt.req, tt.d, nil)
+			golden.CheckFile(t, path, "repaired", []byte(renderRequest(out)))
+			golden.CheckFile(t, path, "changes", []byte(renderChanges(changes)))
+			if err != nil {
+				golden.CheckFile(t, path, "error", []byte(err.Error()+"\n"))
+			}
+		})
 	}
-	golden.Check(t, filepath.Join("testdata", "check.golden"), []byte(b.String()))
 }
 
-// TestRepairGolden writes each rejected case's repaired transcript and
-// changes to a golden file.
-func TestRepairGolden(t *testing.T) {
+// caseFile names the golden file of the case called name:
+// "chat/orphan result" is chat/orphan-result.txtar.
+func caseFile(name string) string {
+	dir, rest, _ := strings.Cut(name, "/")
 	var b strings.Builder
-	for _, tt := range checkCases() {
-		if tt.accepted {
-			continue
-		}
-		out, changes, err := RepairRequest(tt.req, tt.d, nil)
-		b.WriteString("== " + tt.name + "\n")
-		b.WriteString(render(out.Messages))
-		b.WriteString("-- changes\n" + renderChanges(changes))
-		if err != nil {
-			b.WriteString("-- error\n" + err.Error() + "\n")
+	dash := false
+	for _, r := range strings.ToLower(rest) {
+		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
 		}
 	}
-	golden.Check(t, filepath.Join("testdata", "repair.golden"), []byte(b.String()))
+	return filepath.Join(dir, strings.TrimSuffix(b.String(), "-")+".txtar")
+}
+
+// renderRequest writes r's messages as render does, after the settings
+// and tools that change the rules.
+func renderRequest(r Request) string {
+	var b strings.Builder
+	if r.Model != "" {
+		b.WriteString("model " + r.Model + "\n")
+	}
+	if r.ReasoningEffort != "" {
+		b.WriteString("reasoning effort " + r.ReasoningEffort + "\n")
+	}
+	if r.Thinking {
+		b.WriteString("thinking on\n")
+	}
+	if r.PreviousResponse {
+		b.WriteString("continues a stored response\n")
+	}
+	for k, tl := range r.Tools {
+		fmt.Fprintf(&b, "tool %d %q strict=%v %s\n", k, tl.Name, tl.Strict, tl.Parameters)
+	}
+	b.WriteString(render(r.Messages))
+	return b.String()
 }
 
 func TestCheckUnknownDialect(t *testing.T) {
@@ -521,15 +592,5 @@ func TestProviderErrorFilled(t *testing.T) {
 	want = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 	if len(vs) != 1 || vs[0].ProviderError != want {
 		t.Errorf("Check() provider error = %v, want %q", vs, want)
-	}
-}
-
-func TestIDByte(t *testing.T) {
-	for i := 0; i < 256; i++ {
-		b := byte(i)
-		want := b == '_' || b == '-' || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9')
-		if got := idByte(b); got != want {
-			t.Errorf("idByte(%q) = %v, want %v", b, got, want)
-		}
 	}
 }

@@ -5,8 +5,116 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
 )
+
+// Gemini is Gemini generateContent.
+const Gemini Dialect = "gemini"
+
+// Rule IDs of Gemini generateContent (docs/provider-rules.md).
+const (
+	ruleGemRespAfterCall RuleID = "GEM-RESP-AFTER-CALL"
+	ruleGemRespCount     RuleID = "GEM-RESP-COUNT"
+	ruleGemRespMatch     RuleID = "GEM-RESP-MATCH" // [DERIVED]
+	ruleGemCallAfterUser RuleID = "GEM-CALL-AFTER-USER"
+	ruleGemNoMix         RuleID = "GEM-NO-MIX"
+	ruleGemPartsNonEmpty RuleID = "GEM-PARTS-NONEMPTY"
+	ruleGemName          RuleID = "GEM-NAME"
+	ruleGemThoughtSig    RuleID = "GEM-THOUGHT-SIG"
+	ruleGemMultimodal    RuleID = "GEM-MULTIMODAL-RESP"
+	ruleGemOrder         RuleID = "GEM-ORDER"
+	ruleGemSystem        RuleID = "GEM-SYSTEM-PLACEMENT" // [DERIVED]
+	ruleGemSameRole      RuleID = "GEM-SAME-ROLE"        // [DERIVED]
+	ruleGemNoContents    RuleID = "GEM-EMPTY-CONTENTS"   // [DERIVED]
+	ruleGemDupTool       RuleID = "GEM-DUP-TOOL"         // [DERIVED]
+)
+
+// The provider's error texts, with placeholders for fill.
+const (
+	// tmplGemDupTool is not in docs/provider-rules.md; the text is Gemini's
+	// own, quoted in googleapis/dotnet-genai#189 and smarter-sh/smarter#537.
+	tmplGemDupTool = "Duplicate function declaration found: {name}"
+
+	tmplGemRespAfterCall = "Please ensure that function response turn comes immediately after a function call turn."
+	tmplGemRespCount     = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+	tmplGemCallAfterUser = "Please ensure that function call turn comes immediately after a user turn or after a function response turn."
+	tmplGemNoMix         = "Please ensure that function call turn contains at least one function_call part which can not be mixed with function_response parts."
+	tmplGemPartsEmpty    = "* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty."
+	tmplGemName          = "* GenerateContentRequest.tools[0].function_declarations[{k}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64."
+	tmplGemThoughtSig    = "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{name}` , position {p}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+	tmplGemMultimodal    = "Unable to submit request because `function_response.parts` is not supported for this model. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/function-calling"
+)
+
+// gemini is Gemini generateContent: contents of role user and model;
+// consecutive contents of one role are one turn; a function-call turn
+// follows a user turn, and the next user turn holds one response per call,
+// matched by id, else by name or position; ids are optional; system
+// prompts go to systemInstruction.
+var gemini = &dialect{
+	name:        Gemini,
+	array:       "contents",
+	system:      "systemInstruction",
+	systemParts: true,
+	reasoning:   true,
+	place:       placeEach(memberParts),
+
+	pairing:    pairNextTurn,
+	mergeTurns: true,
+	byName:     true,
+	unanswered: ruleGemRespCount,
+	orphan:     ruleGemRespAfterCall,
+	duplicate:  ruleGemRespCount,
+	late:       ruleGemRespAfterCall,
+	foreign:    ruleGemRespCount,
+	response:   "response",
+	noMix:      ruleGemNoMix,
+	firstUser:  ruleGemCallAfterUser,
+
+	ids:      idRules{keep: true, result: ruleGemRespMatch, nameMatch: ruleGemRespMatch},
+	badName:  func(name string, def bool) bool { return def && !gemNameOK(name) },
+	toolName: nameRules{extra: ".:", letterFirst: true},
+	nameRule: ruleGemName,
+	toolPath: "tools.0.functionDeclarations.%d",
+	callName: "name",
+
+	emptyRule:  ruleGemPartsNonEmpty,
+	lateSystem: ruleGemSystem,
+	systemName: "systemInstruction",
+	dupTool: dupToolRule{rule: ruleGemDupTool, providerError: tmplGemDupTool,
+		say: "; function names must be unique in a request"},
+	unrepairable: []RuleID{ruleGemThoughtSig, ruleGemMultimodal, ruleGemNoContents, ruleGemDupTool},
+
+	check:      checkGemini,
+	checkTools: checkGeminiTools,
+	split:      gemSplit,
+}
+
+func checkGeminiTools(c *checker) {
+	for k, t := range c.req.Tools {
+		if !gemNameOK(t.Name) {
+			c.add(Violation{Rule: ruleGemName, Path: c.d.pathOfTool(k) + ".name",
+				Message:       fmt.Sprintf("function %q: names must start with a letter or an underscore, then letters, digits, '_', '.', ':' or '-', at most 64 characters", t.Name),
+				ProviderError: fill(tmplGemName, "{k}", strconv.Itoa(k))})
+		}
+	}
+}
+
+// gemNameOK reports whether name is a valid Gemini function name.
+func gemNameOK(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	if b := name[0]; b != '_' && !('a' <= b && b <= 'z') && !('A' <= b && b <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if b := name[i]; !callid.Safe(b) && b != '.' && b != ':' {
+			return false
+		}
+	}
+	return true
+}
 
 // The Gemini check reads the contents as Gemini does: consecutive contents
 // of one role are one turn (the Gemini API joins them before it pairs
@@ -52,16 +160,18 @@ type gemCheck struct {
 	pendMsg int
 	// The responses of the user turn being read.
 	nResp    int
-	respMsg  int  // the first content with responses, or -1
-	lastResp int  // the last content with responses, or -1
-	lastK    int  // the call the last response matched
-	ordered  bool // every response matched a later call than the one before
-	orphan   bool // reported: these responses answer no call turn
+	answered []bool // the calls of pending its responses answered
+	respMsg  int    // the first content with responses, or -1
+	lastResp int    // the last content with responses, or -1
+	lastK    int    // the call the last response matched
+	ordered  bool   // every response matched a later call than the one before
+	orphan   bool   // reported: these responses answer no call turn
 }
 
-func (c *checker) gemini() {
+// checkGemini reads the contents turn by turn (see gemCheck).
+func checkGemini(c *checker) {
 	first := firstNonSystem(c.msgs)
-	if wireLen(c.msgs, c.d) == 0 {
+	if first == len(c.msgs) { // the leading system messages go to systemInstruction
 		c.add(Violation{Rule: ruleGemNoContents, Path: "contents", Message: "the request has no contents (system prompts go to systemInstruction); Gemini needs at least one user content"})
 	}
 	g := gemCheck{c: c, fam: geminiFamily(c.req.Model), cur: -1, callMsg: -1, pendMsg: -1, respMsg: -1, lastResp: -1}
@@ -74,21 +184,16 @@ func (c *checker) gemini() {
 		}
 	}
 	for i := first; i < len(c.msgs); i++ {
-		if c.stopped() {
-			return
-		}
 		g.content(i)
 	}
-	if !c.stopped() {
-		g.enter(len(c.msgs), "")
-	}
+	g.enter(len(c.msgs), "")
 }
 
 // content reads content i.
 func (g *gemCheck) content(i int) {
 	c := g.c
 	m := c.msgs[i]
-	errs := c.errors
+	before := len(c.out)
 	if m.Role == llm.RoleSystem {
 		c.add(Violation{Rule: ruleGemSystem, Path: c.msgPath(i),
 			Message: fmt.Sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", c.msgPath(i))})
@@ -112,7 +217,7 @@ func (g *gemCheck) content(i int) {
 		switch p := p.(type) {
 		case llm.Text:
 			open(role)
-			if p.Text == "" && !(j > 0 && signatureOnly(m.Parts[j-1])) && c.warnings() {
+			if p.Text == "" && !(j > 0 && signatureOnly(m.Parts[j-1])) {
 				c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.partPath(i, j), Warning: true,
 					Message: fmt.Sprintf("%s is an empty text part; Vertex AI rejects empty text", c.partPath(i, j))})
 			}
@@ -150,7 +255,7 @@ func (g *gemCheck) content(i int) {
 			Message:       fmt.Sprintf("%s holds both function calls and function responses; calls go in a model content and their responses in the user content after it", c.msgPath(i)),
 			ProviderError: tmplGemNoMix})
 	}
-	if continues && c.errors == errs && c.warnings() {
+	if continues && !rejects(c.out[before:]) {
 		g.sameRole(i, calls, results)
 	}
 }
@@ -235,9 +340,6 @@ func (g *gemCheck) signature(i, j int, tc llm.ToolCall) {
 		// The body does not say its model. Signatures in the transcript
 		// mean a thinking model, which may be Gemini 3 (it rejects the
 		// step) or 2.5 (it accepts it).
-		if !c.warnings() {
-			return
-		}
 		if !g.known {
 			g.signed, g.known = c.gemSigned(), true
 		}
@@ -255,7 +357,7 @@ func (g *gemCheck) signature(i, j int, tc llm.ToolCall) {
 	}
 	v := Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j), Warning: warn,
 		Message:       fmt.Sprintf("the first function call of the model step %s (%s) has no thoughtSignature; Gemini 3 requires the signature it returned on the first call of every step of the current turn", c.msgPath(i), tc.Name),
-		ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(int(c.layout().msgLoc(i).msg)+1))}
+		ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(c.layout().msg(i).entry+1))}
 	if warn {
 		v.Message += "; the request does not name its model, and Gemini 2.5 accepts it"
 	}
@@ -269,7 +371,7 @@ func (g *gemCheck) response(i, j int, r llm.ToolResult) {
 	g.nResp++
 	if g.respMsg < 0 {
 		g.respMsg = i
-		c.answered = append(c.answered[:0], make([]bool, len(g.pending))...)
+		g.answered = append(g.answered[:0], make([]bool, len(g.pending))...) // reuses the array
 	}
 	g.lastResp = i
 	if hasImage(r.Content) {
@@ -284,13 +386,13 @@ func (g *gemCheck) response(i, j int, r llm.ToolResult) {
 		}
 		return
 	}
-	k := gemMatch(g.pending, c.answered, r)
+	k := gemMatch(g.pending, g.answered, r)
 	if k < 0 {
 		c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(i, j),
 			Message: fmt.Sprintf("the function response %s (%s%s) matches no unanswered call of %s", c.partPath(i, j), r.Name, idSuffixParen(r.CallID), c.msgPath(g.pendMsg))})
 		return
 	}
-	c.answered[k] = true
+	g.answered[k] = true
 	if r.Name != "" && r.Name != g.pending[k].Name {
 		c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(i, j) + ".functionResponse.name",
 			Message: fmt.Sprintf("the function response %s names %q, but call %s is %q; the names must be equal", c.partPath(i, j), r.Name, quoteID(g.pending[k].ID), g.pending[k].Name)})
@@ -306,7 +408,11 @@ func (g *gemCheck) before() string {
 	if g.turns == 1 {
 		return "the contents start with the user turn it is in"
 	}
-	return "the model turn before it, which ends at " + g.c.msgPath(g.start-1) + ", makes no function calls"
+	end := g.start - 1
+	if end < 0 {
+		end = 0 // the model turn is in the first content, which mixes it with this one
+	}
+	return "the model turn before it, which ends at " + g.c.msgPath(end) + ", makes no function calls"
 }
 
 // multimodal checks GEM-MULTIMODAL-RESP for the response at part j of
@@ -321,9 +427,6 @@ func (g *gemCheck) multimodal(i, j int) {
 	case gemBefore3:
 		v.Message += fmt.Sprintf(", and the request is for %s", c.req.Model)
 	default:
-		if !c.warnings() {
-			return
-		}
 		v.Warning = true
 	}
 	c.add(v)
@@ -351,7 +454,7 @@ func (g *gemCheck) endUser() {
 			Message:       fmt.Sprintf("%s holds %d function response(s) for the %d call(s) of %s; the counts must be equal", where, g.nResp, len(calls), c.msgPath(g.pendMsg)),
 			ProviderError: tmplGemRespCount})
 	}
-	if !g.ordered && c.warnings() {
+	if !g.ordered {
 		c.add(Violation{Rule: ruleGemOrder, Path: c.msgPath(g.respMsg), Warning: true,
 			Message: fmt.Sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(g.respMsg), c.msgPath(g.pendMsg))})
 	}
@@ -397,13 +500,8 @@ func (c *checker) gemSigned() bool {
 	return false
 }
 
-// gemMixed reports whether m holds both tool calls and tool results: one
-// Gemini content that mixes function calls and responses (GEM-NO-MIX).
-func gemMixed(m llm.Message) bool {
-	return hasCall(m) && countResults(m.Parts) > 0
-}
-
-// mixesCalls is gemMixed for a message being repaired.
+// mixesCalls is mixed for a message being repaired: one Gemini content
+// that mixes function calls and responses (GEM-NO-MIX).
 func mixesCalls(m wmsg) bool {
 	calls, results := false, false
 	for _, p := range m.parts {
@@ -424,7 +522,7 @@ func mixesCalls(m wmsg) bool {
 // the user's other parts after them), a thought signature goes with the
 // part it signs, and every other part keeps the content's own role. Where
 // the author changes, a new content starts.
-func (rp *repairer) gemSplit(m wmsg, out []wmsg) []wmsg {
+func gemSplit(rp *repairer, m wmsg, out []wmsg) []wmsg {
 	own := llm.RoleUser
 	if m.role == llm.RoleAssistant {
 		own = llm.RoleAssistant
@@ -467,4 +565,57 @@ func (rp *repairer) gemSplit(m wmsg, out []wmsg) []wmsg {
 	}
 	rp.change(ruleGemNoMix, rp.msgPath(m), ActionReshape, fmt.Sprintf("split the content, which mixed function calls and responses, into %d contents (%s), each part kept in order with its author: calls in model contents, responses in user contents", len(out)-n, strings.Join(roles, ", ")))
 	return out
+}
+
+// ---- Gemini model families ----
+
+// gemFamily is what the Gemini rules that depend on the model know of it
+// (docs/provider-rules.md, "Gemini model families").
+type gemFamily uint8
+
+const (
+	// gemUnknown: no model, or a name toolwire cannot place (an alias such
+	// as gemini-flash-latest). A Gemini body names its model in the URL,
+	// so a decoded body has none: the rules below are then warnings.
+	gemUnknown gemFamily = iota
+	// gemBefore3: Gemini 1.x and 2.x. Thought signatures are not enforced
+	// (a 2.5 step replayed without its signature is accepted), and
+	// functionResponse.parts is refused.
+	gemBefore3
+	// gem3: Gemini 3 and later. The first call of every step of the
+	// current turn must carry its thought signature; functionResponse.parts
+	// is accepted.
+	gem3
+	// gem3Image: the Gemini 3 image models, which do not enforce thought
+	// signatures.
+	gem3Image
+)
+
+// geminiFamily places a model name: "gemini-2.5-flash",
+// "models/gemini-3-pro-preview", a Vertex resource name ending in
+// "/models/gemini-3-flash-preview".
+func geminiFamily(model string) gemFamily {
+	if i := strings.LastIndexByte(model, '/'); i >= 0 {
+		model = model[i+1:]
+	}
+	rest, ok := strings.CutPrefix(strings.ToLower(model), "gemini-")
+	if !ok {
+		return gemUnknown
+	}
+	major := 0
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' && n < 3 {
+		major = major*10 + int(rest[n]-'0')
+		n++
+	}
+	if n == 0 || (n < len(rest) && rest[n] != '.' && rest[n] != '-') {
+		return gemUnknown
+	}
+	switch {
+	case major < 3:
+		return gemBefore3
+	case strings.Contains(rest, "-image"):
+		return gem3Image
+	}
+	return gem3
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -100,7 +101,7 @@ const (
 // A Change is one repair: which rule it satisfies, where (the dotted path
 // in the original request body), what was done and why.
 type Change struct {
-	Rule   string
+	Rule   RuleID
 	Path   string
 	Action Action
 	Reason string
@@ -138,14 +139,7 @@ func (e *RepairError) Error() string {
 
 // unrepairable reports whether rule can only be fixed by information the
 // transcript does not have.
-func unrepairable(rule string) bool {
-	switch rule {
-	case ruleGemThoughtSig, ruleGemMultimodal, ruleCCEmptyMessages, ruleAntNoMessages, ruleGemNoContents, ruleAntMaxMessages, ruleRole, ruleCCPartType,
-		ruleAntDupTool, ruleGemDupTool: // what is left of them after Repair: definitions that differ
-		return true
-	}
-	return false
-}
+func (d *dialect) unrepairableRule(rule RuleID) bool { return slices.Contains(d.unrepairable, rule) }
 
 // Repair returns msgs changed so that they pass [Check] for dialect d, and
 // the list of changes, each with the rule it satisfies. A transcript Check
@@ -180,14 +174,14 @@ func Repair(msgs []llm.Message, d Dialect, p *Policy) ([]llm.Message, []Change, 
 // lacks its thinking block (ANT-THINKING-FIRST): a signed thinking block
 // cannot be made up. It changes no other setting of the request.
 func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error) {
-	vs, lay := check(req, d, true) // only the verdict and ANT-THINKING-FIRST are needed
+	rules := rulesOf(d)
+	if rules == nil {
+		return req, nil, &RepairError{Problems: CheckRequest(req, d)}
+	}
+	before := check(req, rules)
+	vs := before.out
 	if Accepted(vs) {
 		return req, nil, nil
-	}
-	switch d {
-	case OpenAIChat, OpenAIResponses, Anthropic, Gemini:
-	default:
-		return req, nil, &RepairError{Problems: vs}
 	}
 	pol := Policy{}
 	if p != nil {
@@ -196,12 +190,14 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	if pol.Placeholder == "" {
 		pol.Placeholder = DefaultPlaceholder
 	}
-	rp := &repairer{d: d, pol: pol, req: req, orig: lay}
+	rp := &repairer{d: rules, pol: pol, req: req, orig: before.layout()}
 	rp.load()
 	rp.shape()
 	rp.system()
 	rp.content()
-	rp.antCallsLast()
+	if rules.arrange != nil {
+		rules.arrange(rp)
+	}
 	rp.names()
 	rp.dupTools()
 	rp.pair() // and post
@@ -209,23 +205,20 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	out := req
 	out.Messages = rp.built
 	out.Tools = rp.tools
-	after, _ := check(out, d, true) // warnings do not matter here
-	if out.Thinking && hasRule(after, ruleAntThinkingFirst) {
+	after := CheckRequest(out, d)
+	if out.Thinking && rules.thinking != "" && hasRule(after, rules.thinking) {
 		rp.thinkingOff(vs)
 		out.Thinking = false
-		after, _ = check(out, d, true)
-	}
-	if !Accepted(after) {
-		after = CheckRequest(out, d) // report all that remains
+		after = CheckRequest(out, d)
 	}
 	problems := rp.problems
 	var remaining []Violation
 	for _, v := range after {
 		switch {
-		case v.Warning:
-		case unrepairable(v.Rule) && v.Rule != ruleRole:
+		case v.Warning || v.Rule == ruleRole: // ruleRole: in rp.problems
+		case rules.unrepairableRule(v.Rule):
 			problems = append(problems, v)
-		case v.Rule != ruleRole:
+		default:
 			remaining = append(remaining, v)
 		}
 	}
@@ -235,23 +228,23 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	return out, rp.changes, nil
 }
 
-// thinkingOff records turning Anthropic extended thinking off, the fix for
-// ANT-THINKING-FIRST once the messages are repaired: the request's
+// thinkingOff records turning extended thinking off, the fix for the
+// dialect's thinking rule once the messages are repaired: the request's
 // settings change only when nothing else can fix it. vs are the
 // violations of the request before repair; the change has the path of the
 // message that lacked its thinking block there, else that of the setting.
 func (rp *repairer) thinkingOff(vs []Violation) {
 	path := "thinking"
 	for _, v := range vs {
-		if v.Rule == ruleAntThinkingFirst {
+		if v.Rule == rp.d.thinking {
 			path = v.Path
 		}
 	}
-	rp.change(ruleAntThinkingFirst, path, ActionDisableThinking, "extended thinking is turned off for this request, the only fix: the assistant turn the request continues (a tool loop) does not start with a thinking block, and a signed thinking block cannot be made up")
+	rp.change(rp.d.thinking, path, ActionDisableThinking, "extended thinking is turned off for this request, the only fix: the assistant turn the request continues (a tool loop) does not start with a thinking block, and a signed thinking block cannot be made up")
 }
 
 // hasRule reports whether vs hold a violation of rule.
-func hasRule(vs []Violation, rule string) bool {
+func hasRule(vs []Violation, rule RuleID) bool {
 	for _, v := range vs {
 		if v.Rule == rule {
 			return true
@@ -264,59 +257,50 @@ func hasRule(vs []Violation, rule string) bool {
 // and part index in the original; om < 0 for parts Repair made).
 type wpart struct {
 	p      llm.Part
-	om, op int32
+	om, op int
 }
 
 // wmsg is a message being repaired.
 type wmsg struct {
 	role    llm.Role
 	parts   []wpart
-	om      int32 // original index, or -1
-	changed bool  // parts differ from the original message's
+	om      int  // original index, or -1
+	changed bool // parts differ from the original message's
 }
 
+// A repairer repairs one request in stages, each reading the dialect's
+// rules: shape, system messages, empty content, the dialect's arrangement
+// of turns, tool names, tool definitions, pairing (which writes the
+// result, through post), strict mode.
 type repairer struct {
-	d        Dialect
+	d        *dialect
 	pol      Policy
 	req      Request
-	orig     *lazyMap // where the original messages are in the body; use layout()
+	orig     *Map // where the original messages are in the body
 	w        []wmsg
 	tools    []llm.ToolSpec
 	changes  []Change
 	problems []Violation
-	// interrupted caches the result for an unanswered call, by tool name.
-	interrupted map[string]llm.ToolResult
-	sv          survey          // what load found
-	dirty       bool            // a stage changed rp.w since load: sv may no longer hold
-	built       []llm.Message   // the result, which rebuild makes through post
-	opaqueCalls map[string]bool // call ids of opaque calls, made on first use
+	built    []llm.Message   // the result, which rebuild makes through post
+	opaque   map[string]bool // call ids of opaque calls, made on first use
 }
 
-func (rp *repairer) change(rule, path string, a Action, reason string) {
+func (rp *repairer) change(rule RuleID, path string, a Action, reason string) {
 	rp.changes = append(rp.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
 }
 
-// layout returns where the original messages are in the body: Check's
-// lazyMap, or one made on first use.
-func (rp *repairer) layout() *lazyMap {
-	if rp.orig == nil {
-		rp.orig = newLazyMap(rp.req.Messages, rp.d)
-	}
-	return rp.orig
-}
-
 // origPath is the original path of a part (or of its message when op < 0).
-func (rp *repairer) origPath(om, op int32) string {
+func (rp *repairer) origPath(om, op int) string {
 	if om < 0 {
 		return ""
 	}
-	l := rp.layout()
+	l := rp.orig
 	if op >= 0 {
-		if p := l.path(l.partLoc(int(om), int(op))); p != "" {
+		if p := l.path(l.part(om, op)); p != "" {
 			return p
 		}
 	}
-	if p := l.path(l.msgLoc(int(om))); p != "" {
+	if p := l.path(l.msg(om)); p != "" {
 		return p
 	}
 	return fmt.Sprintf("message %d", om)
@@ -334,21 +318,7 @@ func (rp *repairer) msgPath(m wmsg) string {
 	return rp.origPath(m.om, -1)
 }
 
-// survey is what load learns about the transcript in the pass that copies
-// it, so that the stages before pairing can skip a transcript that needs
-// none of their repairs (most need only pairing repairs). It holds for
-// rp.w until a stage changes it (repairer.dirty).
-type survey struct {
-	shapeOK   bool // every message has a known role and is wellFormed: shape has nothing to do
-	lateSys   bool // a system message comes after the first other one: system moves it
-	contentOK bool // content has nothing to do (see contentNeeded)
-	namesOK   bool // no call names a tool the dialect rejects
-	// calls, results and turns size pair's tables: tool calls, tool
-	// results, and assistant messages that can start a turn.
-	calls, results, turns int
-}
-
-// load copies the messages into rp.w and surveys them.
+// load copies the messages into rp.w, their parts into one array.
 func (rp *repairer) load() {
 	rp.w = make([]wmsg, len(rp.req.Messages))
 	total := 0
@@ -356,109 +326,15 @@ func (rp *repairer) load() {
 		total += len(m.Parts)
 	}
 	flat := make([]wpart, total)
-	sv := survey{shapeOK: true, contentOK: true, namesOK: true}
-	nonSystem := false // a message other than a system message came
-	good := ""         // the last call name found good: most calls repeat a few names
 	for i, m := range rp.req.Messages {
 		parts := flat[:len(m.Parts):len(m.Parts)]
 		flat = flat[len(m.Parts):]
-		role := m.Role
-		wf := role.Valid() // wellFormed, and a known role
-		results := 0
-		other := false     // a part that is not a result came (in a tool message, results come first)
-		n := 0             // parts the dialect can express (and that are not bare Gemini signatures)
-		last := -1         // the last of them
-		emptyText := false // an empty text part
-		call := false
 		for j, p := range m.Parts {
-			parts[j] = wpart{p: p, om: int32(i), op: int32(j)}
-			switch pp := p.(type) {
-			case nil:
-				wf = false
-				continue
-			case llm.Text:
-				emptyText = emptyText || pp.Text == ""
-			case llm.Image:
-				wf = wf && role != llm.RoleSystem
-			case llm.ToolCall:
-				sv.calls++
-				call = true
-				wf = wf && role == llm.RoleAssistant
-				if pp.Name != good || good == "" {
-					if badName(rp.d, pp.Name, false) {
-						sv.namesOK = false
-					} else {
-						good = pp.Name
-					}
-				}
-			case llm.Reasoning:
-				wf = wf && role == llm.RoleAssistant
-				if !expressible(pp, rp.d) || signatureOnly(pp) {
-					other = true
-					continue
-				}
-			case llm.Opaque:
-				if emptyPart(pp) {
-					other = true
-					continue
-				}
-			case llm.ToolResult:
-				sv.results++
-				results++
-				wf = wf && role == llm.RoleTool && !other
-				n, last = n+1, j
-				continue
-			}
-			other = true
-			n, last = n+1, j
+			parts[j] = wpart{p: p, om: i, op: j}
 		}
-		if role == llm.RoleTool && results == 0 {
-			wf = false
-		}
-		sv.shapeOK = sv.shapeOK && wf
-		if role == llm.RoleSystem && nonSystem {
-			sv.lateSys = true
-		}
-		nonSystem = nonSystem || role != llm.RoleSystem
-		if role == llm.RoleAssistant && (call || rp.d == Anthropic) {
-			sv.turns++
-		}
-		if sv.contentOK && contentNeeded(rp.d, role, n, emptyText, last, m.Parts) {
-			sv.contentOK = false
-		}
-		rp.w[i] = wmsg{role: role, parts: parts, om: int32(i)}
+		rp.w[i] = wmsg{role: m.Role, parts: parts, om: i}
 	}
-	rp.sv = sv
 	rp.tools = rp.req.Tools
-}
-
-// contentNeeded reports whether content changes a message of role whose
-// parts have n it can express (the last at index last), as it stands after
-// load: for Anthropic, an empty text part, or a whitespace-only text that
-// is the only content of a message other than a system prompt; in every
-// dialect but Responses, no content at all (an empty Anthropic assistant
-// message is left as it is).
-func contentNeeded(d Dialect, role llm.Role, n int, emptyText bool, last int, parts []llm.Part) bool {
-	if d == Anthropic {
-		if emptyText {
-			return true
-		}
-		if role != llm.RoleSystem && n == 1 {
-			if t, ok := parts[last].(llm.Text); ok && blank(t.Text) {
-				return true
-			}
-		}
-	}
-	if n > 0 || d == OpenAIResponses {
-		return false
-	}
-	switch role {
-	case llm.RoleUser, llm.RoleSystem:
-		return true
-	case llm.RoleAssistant:
-		return d != Anthropic
-	}
-	return false
 }
 
 // message returns m as an llm message: the original one when m is
@@ -477,10 +353,9 @@ func (rp *repairer) message(m *wmsg) llm.Message {
 // ---- stage 1: the llm shape ----
 
 func (rp *repairer) shape() {
-	if rp.sv.shapeOK {
-		return
+	if !slices.ContainsFunc(rp.w, func(m wmsg) bool { return !m.role.Valid() || !wellFormed(m) }) {
+		return // the loop below would copy every message as it is
 	}
-	rp.dirty = true
 	out := make([]wmsg, 0, len(rp.w))
 	for _, m := range rp.w {
 		if !m.role.Valid() {
@@ -492,8 +367,8 @@ func (rp *repairer) shape() {
 			out = append(out, m)
 			continue
 		}
-		if rp.d == Gemini && mixesCalls(m) {
-			out = rp.gemSplit(m, out)
+		if rp.d.split != nil && mixesCalls(m) {
+			out = rp.d.split(rp, m, out)
 			continue
 		}
 		var before, after []wmsg
@@ -624,11 +499,8 @@ func isPrefix(res, all []wpart) bool {
 // ---- stage 2: system messages ----
 
 func (rp *repairer) system() {
-	if (rp.d != Anthropic && rp.d != Gemini) || (!rp.dirty && !rp.sv.lateSys) {
-		return
-	}
-	if rp.d == Anthropic && antMidSystem(rp.req.Model) == antAccepts {
-		return // the model takes system messages where they are (ANT-SYSTEM-ROLE)
+	if rp.d.lateSystem == "" || rp.d.keepsLateSystem != nil && rp.d.keepsLateSystem(rp.req.Model) {
+		return // the dialect, or the model, takes system messages where they are
 	}
 	first := len(rp.w)
 	for i, m := range rp.w {
@@ -646,13 +518,9 @@ func (rp *repairer) system() {
 	}
 	var moved []wmsg
 	rest := make([]wmsg, 0, len(rp.w)-first)
-	rule, where := ruleAntSystemRole, "the top-level system field"
-	if rp.d == Gemini {
-		rule, where = ruleGemSystem, "systemInstruction"
-	}
 	for _, m := range rp.w[first:] {
 		if m.role == llm.RoleSystem {
-			rp.change(rule, rp.msgPath(m), ActionMove, "moved a system message from the middle of the conversation to "+where+" (after the system text already there)")
+			rp.change(rp.d.lateSystem, rp.msgPath(m), ActionMove, "moved a system message from the middle of the conversation to "+rp.d.systemName+" (after the system text already there)")
 			moved = append(moved, m)
 			continue
 		}
@@ -660,22 +528,11 @@ func (rp *repairer) system() {
 	}
 	out := append(rp.w[:first:first], moved...)
 	rp.w = append(out, rest...)
-	rp.dirty = true
 }
 
 // ---- stage 3: empty content ----
 
 func (rp *repairer) content() {
-	if !rp.dirty && rp.sv.contentOK {
-		return
-	}
-	rp.contentAll()
-}
-
-// contentAll is content without the survey.
-func (rp *repairer) contentAll() {
-	before := len(rp.changes) // every edit is a change
-	defer func() { rp.dirty = rp.dirty || len(rp.changes) != before }()
 	k := 0 // rp.w[:k] are the messages kept, in place
 	for i := range rp.w {
 		m := &rp.w[i]
@@ -688,18 +545,18 @@ func (rp *repairer) contentAll() {
 	rp.w = rp.w[:k]
 }
 
-// contentMsg makes the content of m acceptable to the dialect: empty and
-// whitespace-only text (Anthropic), and messages with nothing the dialect
-// can express. It reports whether m stays; a message that goes is
-// recorded as a change. The content stage applies it to every message,
-// and rebuild again to each message pairing makes or changes: dropping a
-// result or a call can leave a message whose content was fine while the
-// result or call was there (ANT-TEXT-WHITESPACE, an empty message).
-// Applied to its own output it changes nothing.
+// contentMsg makes the content of m acceptable to the dialect: its text
+// (the dialect's text rule), and messages with nothing the dialect can
+// express. It reports whether m stays; a message that goes is recorded as
+// a change. The content stage applies it to every message, and rebuild
+// again to each message pairing makes or changes: dropping a result or a
+// call can leave a message whose content was fine while the result or
+// call was there (ANT-TEXT-WHITESPACE, an empty message). Applied to its
+// own output it changes nothing.
 func (rp *repairer) contentMsg(m *wmsg) bool {
 	n := 0 // parts the dialect can express
-	if rp.d == Anthropic {
-		n = rp.antText(m)
+	if rp.d.text != nil {
+		n = rp.d.text(rp, m)
 	} else {
 		for _, p := range m.parts {
 			if expressible(p.p, rp.d) && !signatureOnly(p.p) && !emptyPart(p.p) {
@@ -707,72 +564,26 @@ func (rp *repairer) contentMsg(m *wmsg) bool {
 			}
 		}
 	}
-	if n > 0 || rp.d == OpenAIResponses {
+	if n > 0 || rp.d.emptyRule == "" {
 		return true
 	}
-	rule := pick(rp.d, ruleCCNullContent, "", ruleAntUserNonEmpty, ruleGemPartsNonEmpty)
+	rule := rp.d.emptyRule
 	switch m.role {
 	case llm.RoleUser:
 		rp.change(rule, rp.msgPath(*m), ActionReplaceText, fmt.Sprintf("the user message had no content: it now reads %q", rp.pol.Placeholder))
 		m.parts = append(m.parts[:len(m.parts):len(m.parts)], wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: m.om, op: -1})
 		m.changed = true
 	case llm.RoleAssistant, llm.RoleSystem:
-		if rp.d == Anthropic && m.role == llm.RoleAssistant && !m.changed {
-			break // an empty assistant message is accepted (ANT-NONEMPTY is a warning)
+		if rp.d.emptyAssistant && m.role == llm.RoleAssistant && !m.changed {
+			break // an empty assistant message is accepted (a warning)
 		}
-		if rule == ruleAntUserNonEmpty {
-			rule = ruleAntTextNonEmpty
+		if rp.d.emptyDrop != "" {
+			rule = rp.d.emptyDrop
 		}
 		rp.change(rule, rp.msgPath(*m), ActionDrop, fmt.Sprintf("dropped the %s message, which had no content", m.role))
 		return false
 	}
 	return true
-}
-
-// antText drops empty text blocks and replaces a whitespace-only text block
-// that is a message's only content. It returns the number of parts of m
-// Anthropic can express.
-func (rp *repairer) antText(m *wmsg) int {
-	if rp.antEmptyUser(m) {
-		return 1
-	}
-	empty := false
-	for _, p := range m.parts {
-		if t, ok := p.p.(llm.Text); ok && t.Text == "" {
-			empty = true
-			break
-		}
-	}
-	if empty { // copy: the parts may be shared with the input
-		keep := m.parts[:0:0]
-		for _, p := range m.parts {
-			if t, ok := p.p.(llm.Text); ok && t.Text == "" {
-				rp.change(ruleAntTextNonEmpty, rp.origPath(p.om, p.op), ActionDrop, "dropped an empty text block")
-				m.changed = true
-				continue
-			}
-			keep = append(keep, p)
-		}
-		m.parts = keep
-	}
-	only, n := -1, 0
-	for k, p := range m.parts {
-		if expressible(p.p, Anthropic) {
-			only, n = k, n+1
-		}
-	}
-	if m.role != llm.RoleSystem && n == 1 {
-		if t, ok := m.parts[only].p.(llm.Text); ok && blank(t.Text) {
-			p := m.parts[only]
-			rp.change(ruleAntTextSpace, rp.origPath(p.om, p.op), ActionReplaceText, fmt.Sprintf("replaced whitespace-only text, the message's only content, with %q", rp.pol.Placeholder))
-			parts := make([]wpart, len(m.parts))
-			copy(parts, m.parts)
-			parts[only] = wpart{p: llm.Text{Text: rp.pol.Placeholder}, om: p.om, op: p.op}
-			m.parts = parts
-			m.changed = true
-		}
-	}
-	return n
 }
 
 // ---- stage 4: pairing ----
@@ -814,67 +625,55 @@ type turn struct {
 }
 
 // turnWhy says why a turn is rebuilt: the rule and a phrase for the change.
-type turnWhy struct{ rule, text string }
+type turnWhy struct {
+	rule RuleID
+	text string
+}
 
 type pairing struct {
 	calls    []callRef
 	results  []resRef
 	turns    []turn
-	resOff   []int32         // message -> offset of its parts in resAt
-	resAtF   []int32         // part -> result index, or -1
-	turnAt   []int32         // message -> turn index starting there, or -1
+	off      []int           // message -> offset of its parts in result
+	result   []int           // part -> result index, or -1
+	turnAt   []int           // message -> turn index starting there, or -1
 	why      map[int]turnWhy // rebuilt turn -> why
 	conflict []bool          // turn -> one of its calls has conflicting results
-	mark     []int32         // call -> turn that found it answered in place
-	kept     []int           // scratch array of residual
+	mark     []int           // call -> turn that found it answered in place
+	kept     []int           // the array of the last residual's kept, reused
 }
 
 // resAt returns the index of the result at part k of message m.
 func (pr *pairing) resAt(m, k int) (int, bool) {
-	ri := pr.resAtF[int(pr.resOff[m])+k]
-	return int(ri), ri >= 0
+	ri := pr.result[pr.off[m]+k]
+	return ri, ri >= 0
 }
 
+// pair pairs every result with a call, decides the fate of the others,
+// rewrites ids, judges each turn, and rebuilds the messages.
 func (rp *repairer) pair() {
-	pr := &pairing{turnAt: make([]int32, len(rp.w)), resOff: make([]int32, len(rp.w)+1)}
-	total := 0
+	pr := &pairing{turnAt: make([]int, len(rp.w)), off: make([]int, len(rp.w))}
+	total, calls, results := 0, 0, 0
 	for i := range rp.w {
-		pr.resOff[i] = int32(total)
+		pr.off[i] = total
 		total += len(rp.w[i].parts)
-	}
-	pr.resOff[len(rp.w)] = int32(total)
-	pr.resAtF = make([]int32, total)
-	for i := range pr.resAtF {
-		pr.resAtF[i] = -1
-	}
-	for i := range pr.turnAt {
 		pr.turnAt[i] = -1
-	}
-	// nTurns: at most one per assistant message (Anthropic) or per one with calls
-	nCalls, nResults, nTurns := rp.sv.calls, rp.sv.results, rp.sv.turns
-	if rp.dirty {
-		nCalls, nResults, nTurns = 0, 0, 0
-		for i := range rp.w {
-			m := &rp.w[i]
-			callMsg := false
-			for _, p := range m.parts {
-				switch p.p.(type) {
-				case llm.ToolCall:
-					nCalls++
-					callMsg = true
-				case llm.ToolResult:
-					nResults++
-				}
-			}
-			if m.role == llm.RoleAssistant && (callMsg || rp.d == Anthropic) {
-				nTurns++
+		for _, p := range rp.w[i].parts {
+			switch p.p.(type) {
+			case llm.ToolCall:
+				calls++
+			case llm.ToolResult:
+				results++
 			}
 		}
 	}
-	pr.calls = make([]callRef, 0, nCalls)
-	pr.results = make([]resRef, 0, nResults)
-	pr.turns = make([]turn, 0, nTurns)
-	last := make(map[string]int, nCalls)
+	pr.result = make([]int, total)
+	for i := range pr.result {
+		pr.result[i] = -1
+	}
+	pr.calls = make([]callRef, 0, calls)
+	pr.results = make([]resRef, 0, results)
+	last := make(map[string]int, calls) // call id -> the last call with it
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
 	run := -1    // the turn whose run of results message i is in, or -1
@@ -886,26 +685,20 @@ func (rp *repairer) pair() {
 		}
 		switch m.role {
 		case llm.RoleAssistant:
-			hasCall := false
-			for _, p := range m.parts {
-				if _, ok := p.p.(llm.ToolCall); ok {
-					hasCall = true
-				}
-			}
-			// Anthropic and Gemini merge consecutive assistant messages
-			// into one turn (an Anthropic message that splits the turn
-			// aside).
-			merge := i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant &&
-				(rp.d == Gemini || rp.d == Anthropic && !(pr.turns[prevIn].c1 > pr.turns[prevIn].c0 && antSplitsTurn(m)))
+			// Where the dialect merges consecutive assistant messages into
+			// one turn, this one joins the turn before (unless the dialect
+			// says it splits it).
+			merge := rp.d.mergeTurns && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant &&
+				!(rp.d.splitsTurn != nil && pr.turns[prevIn].c1 > pr.turns[prevIn].c0 && rp.d.splitsTurn(m))
 			if merge {
 				cur = prevIn
 				pr.turns[cur].last = i
-			} else if hasCall || rp.d == Anthropic {
+			} else if hasCallPart(*m) || rp.d.turnPerAssistant {
 				pr.turns = append(pr.turns, turn{first: i, last: i, c0: len(pr.calls), c1: len(pr.calls)})
 				cur = len(pr.turns) - 1
-				pr.turnAt[i] = int32(cur)
+				pr.turnAt[i] = cur
 			}
-			if pr.turnAt[i] >= 0 || rp.d == Anthropic || merge {
+			if pr.turnAt[i] >= 0 || merge {
 				in = cur
 				run = cur
 			}
@@ -933,7 +726,7 @@ func (rp *repairer) pair() {
 				}
 				ri := len(pr.results)
 				pr.results = append(pr.results, resRef{m: i, k: k, call: -1, dupOf: -1, owner: -1})
-				pr.resAtF[int(pr.resOff[i])+k] = int32(ri)
+				pr.result[pr.off[i]+k] = ri
 				rp.match(pr, ri, r, last, cur, run)
 			}
 		}
@@ -945,7 +738,7 @@ func (rp *repairer) pair() {
 			pr.conflict[pr.calls[r.dupOf].turn] = true
 		}
 	}
-	pr.mark = make([]int32, len(pr.calls))
+	pr.mark = make([]int, len(pr.calls))
 	for i := range pr.mark {
 		pr.mark[i] = -1
 	}
@@ -971,7 +764,7 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 			}
 		}
 	}
-	byName := cand < 0 && dup < 0 && cur >= 0 && (r.CallID == "" || rp.d == Gemini)
+	byName := cand < 0 && dup < 0 && cur >= 0 && (r.CallID == "" || rp.d.byName)
 	if byName {
 		pending, only := 0, -1
 		for ci := pr.turns[cur].c0; ci < pr.turns[cur].c1; ci++ {
@@ -1002,7 +795,7 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 		pr.calls[cand].res = ri
 	case dup >= 0 && pr.calls[dup].res >= 0:
 		rp.second(pr, ri, r, dup, run == pr.calls[dup].turn)
-	case rp.d == OpenAIResponses && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)):
+	case rp.d.storedCalls && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)):
 		res.fate = fateExternal // the call is stored, or one the llm form does not model
 	case rp.pol.Orphans == DropOrphan:
 		res.fate = fateGone
@@ -1018,17 +811,17 @@ func (rp *repairer) opaqueCall(id string) bool {
 	if id == "" {
 		return false
 	}
-	if rp.opaqueCalls == nil {
-		rp.opaqueCalls = map[string]bool{}
+	if rp.opaque == nil {
+		rp.opaque = map[string]bool{}
 		for _, m := range rp.w {
 			for _, p := range m.parts {
 				if o, ok := p.p.(llm.Opaque); ok && o.CallID != "" && expressible(o, rp.d) {
-					rp.opaqueCalls[o.CallID] = true
+					rp.opaque[o.CallID] = true
 				}
 			}
 		}
 	}
-	return rp.opaqueCalls[id]
+	return rp.opaque[id]
 }
 
 // second decides the fate of result ri, a second result for call dup,
@@ -1052,11 +845,11 @@ func (rp *repairer) second(pr *pairing, ri int, r llm.ToolResult, dup int, inRun
 	switch {
 	case sameResult(fr, r):
 		res.fate = fateDup
-	case rp.d == Gemini && rp.sharedID(pr, dup):
+	case rp.d.byName && rp.sharedID(pr, dup):
 		// Gemini pairs a response with the first unanswered call with its
 		// id: which result stands where decides what each answers.
 		res.fate = fateConflict
-		rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
+		rp.problems = append(rp.problems, Violation{Rule: rp.d.duplicate, Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
 			Message: fmt.Sprintf("call %s (%s) shares its id with another call of its turn and has two results (the first at %s); Gemini pairs them by position, and Repair does not guess which answers which: give the calls distinct ids", quoteID(pr.calls[dup].id), name, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
 	case !agree(fr.Name) || !agree(r.Name):
 		// A result that names another function than the call: the ids
@@ -1067,7 +860,7 @@ func (rp *repairer) second(pr *pairing, ri int, r llm.ToolResult, dup int, inRun
 		if agree(other) {
 			other = fr.Name
 		}
-		rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
+		rp.problems = append(rp.problems, Violation{Rule: rp.d.duplicate, Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
 			Message: fmt.Sprintf("call %s (%s) has two results, one of them for %s (the first at %s); Repair does not guess which call each answers: give the calls distinct ids", quoteID(pr.calls[dup].id), name, other, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
 	case pf && !pr2:
 		keep(fateStandIn)
@@ -1102,7 +895,7 @@ func (rp *repairer) conflict(pr *pairing, ri, dup int) {
 	res := &pr.results[ri]
 	first := pr.results[pr.calls[dup].res]
 	res.fate = fateConflict
-	rp.problems = append(rp.problems, Violation{Rule: rp.dupRule(), Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
+	rp.problems = append(rp.problems, Violation{Rule: rp.d.duplicate, Path: rp.origPath(rp.w[res.m].parts[res.k].om, rp.w[res.m].parts[res.k].op),
 		Message: fmt.Sprintf("call %s (%s) has two results with different content (the first at %s); Repair does not choose between them: remove the wrong one, or have Repair keep the first or the last (Policy.Duplicates; toolwire check --fix --duplicates first|last)", quoteID(pr.calls[dup].id), pr.calls[dup].name, rp.origPath(rp.w[first.m].parts[first.k].om, rp.w[first.m].parts[first.k].op))})
 }
 
@@ -1131,34 +924,6 @@ func placeholder(r llm.ToolResult) bool {
 // finished.
 var abortedText = regexp.MustCompile(`(?i)\b(abort(ed)?|interrupt(ed)?|cancell?ed)\b`)
 
-func (rp *repairer) dupRule() string {
-	return pick(rp.d, ruleCCDupResult, ruleRSDupCallID, ruleAntSingleResult, ruleGemRespCount)
-}
-
-func (rp *repairer) orphanRule() string {
-	return pick(rp.d, ruleCCNoOrphan, ruleRSNoOrphan, ruleAntNoOrphan, ruleGemRespAfterCall)
-}
-
-func (rp *repairer) unansweredRule() string {
-	return pick(rp.d, ruleCCAnswerAll, ruleRSAnswerAll, ruleAntResultNext, ruleGemRespCount)
-}
-
-// pick returns the rule of dialect d among the four ("" for an unknown
-// dialect).
-func pick(d Dialect, chat, responses, anthropic, gemini string) string {
-	switch d {
-	case OpenAIChat:
-		return chat
-	case OpenAIResponses:
-		return responses
-	case Anthropic:
-		return anthropic
-	case Gemini:
-		return gemini
-	}
-	return ""
-}
-
 func sameResult(a, b llm.ToolResult) bool {
 	if a.CallID != b.CallID || a.Status != b.Status || (a.Name != b.Name && a.Name != "" && b.Name != "") {
 		return false
@@ -1175,27 +940,28 @@ func sameResult(a, b llm.ToolResult) bool {
 // every call that has it. The set of ids in use is only made when an id
 // must change.
 //
-// Gemini keeps call ids as they are, and a result without one is paired
-// by name; it gets its call's id only when no other call of the turn has
-// that id. Gemini matches a response with an id to the first unanswered
-// call with that id, so an id its turn shares could pair it with another
-// call than the one it answers.
+// A dialect that keeps ids (Gemini) leaves them as they are, and a result
+// without one is paired by name; it gets its call's id only when no other
+// call of the turn has that id. Gemini matches a response with an id to
+// the first unanswered call with that id, so an id its turn shares could
+// pair it with another call than the one it answers.
 func (rp *repairer) rewriteIDs(pr *pairing) {
+	ids := rp.d.ids
 	var used map[string]bool
-	var shared []bool // Gemini: call -> another call of its turn has its id; made on first use
+	var shared []bool // call -> another call of its turn has its id; made on first use
 	for ci := range pr.calls {
 		c := &pr.calls[ci]
-		rule := ""
+		rule := RuleID("")
 		switch {
-		case rp.d == Gemini:
+		case ids.keep:
 		case c.id == "":
-			rule = pick(rp.d, ruleCCAnswerAll, ruleRSCallIDLen, ruleAntIDPattern, "")
-		case rp.d == Anthropic && !idOK(c.id):
-			rule = ruleAntIDPattern
-		case rp.d == OpenAIResponses && len([]rune(c.id)) > 64:
-			rule = ruleRSCallIDLen
+			rule = ids.missing
+		case ids.valid != nil && !ids.valid(c.id):
+			rule = ids.invalid
+		case ids.tooLong != "" && utf8.RuneCountInString(c.id) > ids.max:
+			rule = ids.tooLong
 		case c.prevID >= 0:
-			rule = pick(rp.d, ruleCCDupResult, ruleRSDupCallID, ruleAntUniqueID, "")
+			rule = ids.reused
 		}
 		newID := c.id
 		if rule != "" {
@@ -1203,7 +969,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 				used = rp.callIDs(pr)
 			}
 			orig := rp.w[c.m].parts[c.k]
-			newID = newCallID(c.id, rp.d, orig.om, orig.op, used)
+			newID = newCallID(c.id, ids, orig.om, orig.op, used)
 			what := "id " + strconv.Quote(c.id)
 			if c.id == "" {
 				what = "no id"
@@ -1222,7 +988,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 		if c.res >= 0 {
 			r := pr.results[c.res]
 			tr := rp.w[r.m].parts[r.k].p.(llm.ToolResult)
-			if tr.CallID != newID && rp.d == Gemini && tr.CallID == "" {
+			if tr.CallID != newID && ids.keep && tr.CallID == "" {
 				if shared == nil {
 					shared = sharedTurnIDs(pr)
 				}
@@ -1230,9 +996,9 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 					newID = "" // leave it to match by name
 				}
 			}
-			if tr.CallID != newID && (rp.d != Gemini || tr.CallID == "") {
+			if tr.CallID != newID && (!ids.keep || tr.CallID == "") {
 				if rule == "" {
-					rp.change(pick(rp.d, ruleCCResultID, ruleRSCallIDLen, ruleAntNoOrphan, ruleGemRespMatch),
+					rp.change(ids.result,
 						rp.origPath(rp.w[r.m].parts[r.k].om, rp.w[r.m].parts[r.k].op), ActionRewriteID,
 						fmt.Sprintf("the result had no call id; it answers the only pending call of %s, %s", c.name, quoteID(newID)))
 				}
@@ -1240,8 +1006,8 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 				rp.w[r.m].parts[r.k].p = tr
 				rp.w[r.m].changed = true
 			}
-			if rp.d == Gemini && tr.Name != c.name {
-				rp.change(ruleGemRespMatch, rp.origPath(rp.w[r.m].parts[r.k].om, rp.w[r.m].parts[r.k].op), ActionRewriteID,
+			if ids.nameMatch != "" && tr.Name != c.name {
+				rp.change(ids.nameMatch, rp.origPath(rp.w[r.m].parts[r.k].om, rp.w[r.m].parts[r.k].op), ActionRewriteID,
 					fmt.Sprintf("the function response for %s named %q; it now names the call's function %q", quoteID(c.id), tr.Name, c.name))
 				tr.Name = c.name
 				rp.w[r.m].parts[r.k].p = tr
@@ -1276,38 +1042,29 @@ func (rp *repairer) callIDs(pr *pairing) map[string]bool {
 }
 
 // newCallID gives the call at part op of original message om, whose id
-// old dialect d refuses or an earlier call has, a new id not in used, and
-// adds it to used. It follows internal/callid, the scheme the encoders use
-// when converting (docs/dialect-mapping.md): a call without an id gets
-// the prefix and its position ("toolu_3_1"); an id with bytes outside
-// [a-zA-Z0-9_-] (Anthropic) has them replaced and a hash of the original
-// after it; an id too long is cut with the hash; and "_2", "_3", ... keep
-// it apart from every other id. The same transcript always gets the same
-// ids.
-func newCallID(old string, d Dialect, om, op int32, used map[string]bool) string {
-	max := 64
-	if d == OpenAIChat {
-		max = 40 // what Azure OpenAI accepts (OAI-CC-ID-LEN)
-	}
-	prefix := "call_"
-	if d == Anthropic {
-		prefix = "toolu_"
-	}
+// old the dialect refuses or an earlier call has, a new id not in used,
+// and adds it to used. It follows internal/callid, the scheme the encoders
+// use when converting (docs/dialect-mapping.md): a call without an id gets
+// the prefix and its position ("toolu_3_1"); an id with bytes the dialect
+// refuses (Anthropic) has them replaced and a hash of the original after
+// it; an id too long is cut with the hash; and "_2", "_3", ... keep it
+// apart from every other id. The same transcript always gets the same ids.
+func newCallID(old string, ids idRules, om, op int, used map[string]bool) string {
 	base := old
 	switch {
 	case old == "":
-		base = callid.Made(prefix, int(om), int(op))
-	case d == Anthropic && !idOK(old):
-		base = callid.Sanitize(old, "toolu")
-	case utf8.RuneCountInString(old) > max:
-		base = callid.Shorten(old, max)
+		base = callid.Made(ids.prefix, om, op)
+	case ids.valid != nil && !ids.valid(old):
+		base = callid.Sanitize(old, strings.TrimSuffix(ids.prefix, "_"))
+	case utf8.RuneCountInString(old) > ids.max:
+		base = callid.Shorten(old, ids.max)
 	}
-	return callid.Unique(base, used, max)
+	return callid.Unique(base, used, ids.max)
 }
 
 // residual is what a tool message becomes given the fates of its results.
 type residual struct {
-	kept     []int // result indices staying in place; valid until the next call of residual
+	kept     []int // result indices staying in place (valid until the next residual)
 	note     bool  // notes follow
 	trailing bool  // its text and images stay with it
 	vanish   bool
@@ -1336,17 +1093,19 @@ func (rp *repairer) residual(pr *pairing, m int) residual {
 	}
 	r.trailing = hasTrailing && (len(r.kept) > 0 || r.note || !consumed)
 	r.vanish = len(r.kept) == 0 && !r.note && !r.trailing
-	pr.kept = r.kept[:0] // reuse the array next time
+	pr.kept = r.kept
 	return r
 }
 
-// judge decides whether turn t can stay as it is.
+// judge decides whether turn t can stay as it is: each of its calls has a
+// result, and the results stand where the dialect's pairing wants them,
+// with nothing else among them.
 func (rp *repairer) judge(pr *pairing, t int) {
 	T := &pr.turns[t]
 	if (T.c1 - T.c0) == 0 {
 		return
 	}
-	bad := func(rule, text string) {
+	bad := func(rule RuleID, text string) {
 		if !T.rebuild {
 			T.rebuild = true
 			if pr.why == nil {
@@ -1358,113 +1117,110 @@ func (rp *repairer) judge(pr *pairing, t int) {
 	for ci := T.c0; ci < T.c1; ci++ {
 		c := pr.calls[ci]
 		if c.res < 0 {
-			bad(rp.unansweredRule(), "a call had no result")
+			bad(rp.d.unanswered, "a call had no result")
 			continue
 		}
-		if rp.d == OpenAIChat {
+		if rp.d.resultImages != "" {
 			r := pr.results[c.res]
 			if hasImage(rp.w[r.m].parts[r.k].p.(llm.ToolResult).Content) {
-				bad(ruleCCToolImage, "a result held an image")
+				bad(rp.d.resultImages, "a result held an image")
 			}
 		}
 	}
 	if pr.conflict[t] {
-		bad(rp.dupRule(), "a call had conflicting results")
-	}
-	if !T.rebuild {
-		// mine marks the calls of t answered in place: pr.mark[ci] == t.
-		mineN := 0
-		mine := func(ci int) bool { return pr.mark[ci] == int32(t) }
-		setMine := func(ci int) { pr.mark[ci] = int32(t); mineN++ }
-		last := T.last
-		switch rp.d {
-		case OpenAIChat:
-		scanChat:
-			for j := last + 1; j < len(rp.w); j++ {
-				if rp.w[j].role != llm.RoleTool {
-					break
-				}
-				res := rp.residual(pr, j)
-				if res.vanish {
-					continue
-				}
-				if len(res.kept) == 0 {
-					break
-				}
-				for _, ri := range res.kept {
-					ci := pr.results[ri].call
-					if ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep {
-						bad(ruleCCNoOrphan, "another result sat among its results")
-						break scanChat
-					}
-					setMine(ci)
-				}
-				if res.trailing || res.note {
-					break
-				}
-			}
-		case Anthropic:
-			text := false
-		scanAnt:
-			for j := last + 1; j < len(rp.w); j++ {
-				m := rp.w[j]
-				if m.role == llm.RoleAssistant || m.role == llm.RoleSystem {
-					break
-				}
-				if m.role == llm.RoleUser {
-					text = true
-					continue
-				}
-				res := rp.residual(pr, j)
-				for _, ri := range res.kept {
-					ci := pr.results[ri].call
-					if text {
-						bad(ruleAntResultFirst, "text came before a result in the next user turn")
-						break scanAnt
-					}
-					if ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep {
-						bad(ruleAntNoOrphan, "another result sat among its results")
-						break scanAnt
-					}
-					setMine(ci)
-				}
-				if res.trailing || res.note {
-					text = true
-				}
-			}
-		case Gemini:
-			// Its responses are those of the user turn after it: Gemini
-			// joins consecutive user contents into one turn.
-		scanGem:
-			for j := last + 1; j < len(rp.w) && rp.w[j].role != llm.RoleAssistant; j++ {
-				if rp.w[j].role != llm.RoleTool {
-					continue
-				}
-				for _, ri := range rp.residual(pr, j).kept {
-					ci := pr.results[ri].call
-					if ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep {
-						bad(ruleGemRespCount, "another response sat among its responses")
-						break scanGem
-					}
-					setMine(ci)
-				}
-			}
-		case OpenAIResponses:
-			for ci := T.c0; ci < T.c1; ci++ {
-				setMine(ci)
-			}
-		}
-		if !T.rebuild && mineN != (T.c1-T.c0) {
-			rule := pick(rp.d, ruleCCAnswerAll, "", ruleAntResultNext, ruleGemRespAfterCall)
-			bad(rule, "its results did not directly follow it")
-		}
+		bad(rp.d.duplicate, "a call had conflicting results")
 	}
 	if T.rebuild {
-		for ci := T.c0; ci < T.c1; ci++ {
-			if ri := pr.calls[ci].res; ri >= 0 {
-				pr.results[ri].fate = fateConsumed
-				pr.results[ri].owner = t
+		rp.consume(pr, t)
+		return
+	}
+	// mine marks the calls of t answered in place: pr.mark[ci] == t.
+	mineN := 0
+	mine := func(ci int) bool { return pr.mark[ci] == t }
+	setMine := func(ci int) { pr.mark[ci] = t; mineN++ }
+	// foreign reports whether kept result ri is not one of t's, or one of
+	// a call already answered here.
+	foreign := func(ri int) bool {
+		ci := pr.results[ri].call
+		return ci < 0 || pr.calls[ci].turn != t || mine(ci) || pr.results[ri].fate != fateKeep
+	}
+	word := rp.d.resultWord()
+	among := func() string { return "another " + word + " sat among its " + word + "s" }
+	switch rp.d.pairing {
+	case pairRun:
+		// The tool messages right after the turn.
+	run:
+		for j := T.last + 1; j < len(rp.w); j++ {
+			if rp.w[j].role != llm.RoleTool {
+				break
 			}
+			res := rp.residual(pr, j)
+			if res.vanish {
+				continue
+			}
+			if len(res.kept) == 0 {
+				break
+			}
+			for _, ri := range res.kept {
+				if foreign(ri) {
+					bad(rp.d.foreign, among())
+					break run
+				}
+				setMine(pr.results[ri].call)
+			}
+			if res.trailing || res.note {
+				break
+			}
+		}
+	case pairNextTurn:
+		// The user turn after it: consecutive user and tool messages.
+		text := false
+	turn:
+		for j := T.last + 1; j < len(rp.w); j++ {
+			m := rp.w[j]
+			if m.role == llm.RoleAssistant || m.role == llm.RoleSystem {
+				break
+			}
+			if m.role == llm.RoleUser {
+				text = true
+				continue
+			}
+			res := rp.residual(pr, j)
+			for _, ri := range res.kept {
+				if text && rp.d.resultFirst != "" {
+					bad(rp.d.resultFirst, "text came before a result in the next user turn")
+					break turn
+				}
+				if foreign(ri) {
+					bad(rp.d.foreign, among())
+					break turn
+				}
+				setMine(pr.results[ri].call)
+			}
+			if res.trailing || res.note {
+				text = true
+			}
+		}
+	case pairAfter:
+		for ci := T.c0; ci < T.c1; ci++ {
+			setMine(ci)
+		}
+	}
+	if !T.rebuild && mineN != (T.c1-T.c0) {
+		bad(rp.d.late, "its results did not directly follow it")
+	}
+	if T.rebuild {
+		rp.consume(pr, t)
+	}
+}
+
+// consume gives the results of turn t, which is rebuilt, to the turn.
+func (rp *repairer) consume(pr *pairing, t int) {
+	T := pr.turns[t]
+	for ci := T.c0; ci < T.c1; ci++ {
+		if ri := pr.calls[ci].res; ri >= 0 {
+			pr.results[ri].fate = fateConsumed
+			pr.results[ri].owner = t
 		}
 	}
 }
@@ -1472,17 +1228,17 @@ func (rp *repairer) judge(pr *pairing, t int) {
 // rebuild writes the repaired messages, through post, into rp.built.
 func (rp *repairer) rebuild(pr *pairing) {
 	// Which turn takes each tool message's trailing parts along.
-	trailOwner := make([]int32, len(rp.w))
+	trailOwner := make([]int, len(rp.w))
 	for i := range trailOwner {
 		trailOwner[i] = -1
 	}
 	for _, r := range pr.results {
 		if r.fate == fateConsumed && trailOwner[r.m] < 0 {
-			trailOwner[r.m] = int32(r.owner)
+			trailOwner[r.m] = r.owner
 		}
 	}
 	trailing := make([]bool, len(rp.w)) // tool message -> its own text and images stay with it
-	var ownedTrail map[int32][]int      // turn -> messages whose trailing parts it takes
+	var ownedTrail map[int][]int        // turn -> messages whose trailing parts it takes
 	extra := 0                          // messages out has beyond len(rp.w): a tool message per rebuilt turn, a note after kept results
 	for t := range pr.turns {
 		if pr.turns[t].rebuild {
@@ -1500,14 +1256,14 @@ func (rp *repairer) rebuild(pr *pairing) {
 		}
 		if !trailing[i] && trailOwner[i] >= 0 {
 			if ownedTrail == nil {
-				ownedTrail = map[int32][]int{}
+				ownedTrail = map[int][]int{}
 			}
 			ownedTrail[trailOwner[i]] = append(ownedTrail[trailOwner[i]], i)
 		}
 	}
 	// The repaired messages go through post to the llm messages build
 	// returns, a few at a time through out.
-	ps := rp.newPost(len(rp.w) + extra + 1) // + 1: Gemini may start with an inserted user turn
+	ps := rp.newPost(len(rp.w) + extra + 1) // + 1: a user turn post may insert
 	var out []wmsg
 	for i := 0; i < len(rp.w); i++ {
 		role := rp.w[i].role
@@ -1546,11 +1302,11 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 		if c.res < 0 {
 			if rp.pol.Unanswered == StripCall {
 				stripped[[2]int{c.m, c.k}] = true
-				rp.change(rp.unansweredRule(), rp.origPath(callPart.om, callPart.op), ActionStripCall, fmt.Sprintf("removed the call %s (%s), which had no result", quoteID(c.id), c.name))
+				rp.change(rp.d.unanswered, rp.origPath(callPart.om, callPart.op), ActionStripCall, fmt.Sprintf("removed the call %s (%s), which had no result", quoteID(c.id), c.name))
 				continue
 			}
-			results = append(results, wpart{p: rp.interruptedResult(c.id, c.name), om: callPart.om, op: -1})
-			rp.change(rp.unansweredRule(), rp.origPath(callPart.om, callPart.op), ActionAnswer, fmt.Sprintf("the call %s (%s) had no result: added an error result of type interrupted that says its outcome is unknown", quoteID(c.id), c.name))
+			results = append(results, wpart{p: interruptedResult(c.id, c.name), om: callPart.om, op: -1})
+			rp.change(rp.d.unanswered, rp.origPath(callPart.om, callPart.op), ActionAnswer, fmt.Sprintf("the call %s (%s) had no result: added an error result of type interrupted that says its outcome is unknown", quoteID(c.id), c.name))
 			continue
 		}
 		r := pr.results[c.res]
@@ -1563,7 +1319,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 		} else {
 			answered = append(answered, c.name+" (no id)")
 		}
-		if rp.d == OpenAIChat {
+		if rp.d.resultImages != "" {
 			tr := p.p.(llm.ToolResult)
 			if hasImage(tr.Content) {
 				var keep []llm.Part
@@ -1582,7 +1338,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 				p.p = tr
 				lifted = append(lifted, wpart{p: llm.Text{Text: fmt.Sprintf("[images from the result of tool call %s (%s)]", quoteID(c.id), c.name)}, om: p.om, op: -1})
 				lifted = append(lifted, imgs...)
-				rp.change(ruleCCToolImage, rp.origPath(p.om, p.op), ActionLiftImage, fmt.Sprintf("moved %d image(s) from the result of %s into a user message after the tool messages", len(imgs), quoteID(c.id)))
+				rp.change(rp.d.resultImages, rp.origPath(p.om, p.op), ActionLiftImage, fmt.Sprintf("moved %d image(s) from the result of %s into a user message after the tool messages", len(imgs), quoteID(c.id)))
 			}
 		}
 		results = append(results, p)
@@ -1601,7 +1357,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 				m.parts, m.changed = keep, true
 			}
 			if len(keep) == 0 {
-				rp.change(rp.unansweredRule(), rp.msgPath(m), ActionDrop, "dropped the assistant message, left empty by stripping its calls")
+				rp.change(rp.d.unanswered, rp.msgPath(m), ActionDrop, "dropped the assistant message, left empty by stripping its calls")
 				continue
 			}
 		}
@@ -1626,7 +1382,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 		}
 	}
 	why := pr.why[t]
-	if len(answered) > 0 && (len(wedged) > 0 || !inPlace || why.rule == ruleCCToolImage) {
+	if len(answered) > 0 && (len(wedged) > 0 || !inPlace || rp.d.resultImages != "" && why.rule == rp.d.resultImages) {
 		reason := fmt.Sprintf("put the results of %s in one tool message directly after their calls, in call order (%s)", strings.Join(answered, ", "), why.text)
 		if len(wedged) > 0 {
 			reason += fmt.Sprintf("; moved %s after them", strings.Join(wedged, ", "))
@@ -1649,25 +1405,12 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 }
 
 // interruptedResult answers an unanswered call with an error of type
-// interrupted that says the outcome is unknown. The envelope depends only
-// on the tool name, so it is rendered once per name.
-func (rp *repairer) interruptedResult(id, name string) llm.ToolResult {
-	r, ok := rp.interrupted[name]
-	if !ok {
-		env := observe.Failure(observe.Interrupted, name+" was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.")
-		env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
-		env.Meta.Source = "toolwire transcript repair"
-		r = env.Result("", name)
-		if rp.interrupted == nil {
-			rp.interrupted = map[string]llm.ToolResult{}
-		}
-		rp.interrupted[name] = r
-	}
-	r.CallID = id
-	// Each result gets its own content slice (the rendered part itself is
-	// immutable), so that changing one result never changes another.
-	r.Content = append([]llm.Part(nil), r.Content...)
-	return r
+// interrupted that says the outcome is unknown.
+func interruptedResult(id, name string) llm.ToolResult {
+	env := observe.Failure(observe.Interrupted, name+" was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.")
+	env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
+	env.Meta.Source = "toolwire transcript repair"
+	return env.Result(id, name)
 }
 
 func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []wmsg) []wmsg {
@@ -1693,16 +1436,16 @@ func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []w
 		tr := p.p.(llm.ToolResult)
 		switch r.fate {
 		case fateDup:
-			rp.change(rp.dupRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped an exact duplicate of the result of %s", quoteID(tr.CallID)))
+			rp.change(rp.d.duplicate, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped an exact duplicate of the result of %s", quoteID(tr.CallID)))
 		case fateStandIn:
-			rp.change(rp.dupRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a placeholder result of %s, which says only that the call was stopped: the call has a real result, %s", quoteID(tr.CallID), rp.resultPath(pr, r.dupOf)))
+			rp.change(rp.d.duplicate, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a placeholder result of %s, which says only that the call was stopped: the call has a real result, %s", quoteID(tr.CallID), rp.resultPath(pr, r.dupOf)))
 		case fateGone:
-			rp.change(rp.orphanRule(), rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped the result of %s, whose call is not in the transcript", quoteID(tr.CallID)))
+			rp.change(rp.d.orphan, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped the result of %s, whose call is not in the transcript", quoteID(tr.CallID)))
 		case fateNote:
-			text, rule := noteText(tr), rp.orphanRule()
+			text, rule := noteText(tr), rp.d.orphan
 			reason := fmt.Sprintf("the result of %s has no call in the transcript: kept its content as a user note", quoteID(tr.CallID))
 			if r.dupOf >= 0 {
-				text, rule, reason = secondNoteText(tr), rp.dupRule(), rp.secondReason(pr, r)
+				text, rule, reason = secondNoteText(tr), rp.d.duplicate, rp.secondReason(pr, r)
 			}
 			notes = append(notes, wpart{p: llm.Text{Text: text}, om: p.om, op: p.op})
 			for _, cp := range tr.Content {
@@ -1815,55 +1558,40 @@ func noteHead(r llm.ToolResult, head string) string {
 	return b.String()
 }
 
-// ---- stage 5: dialect fix-ups after pairing ----
+// ---- stage 5: the dialect's fix-ups after pairing ----
 
 // A post takes the repaired messages in order, as rebuild emits them,
 // applies the fix-ups that need the repaired order, and writes the llm
-// messages build returns. Gemini: the contents start with a user turn.
-// Responses: reasoning items that no item follows, and second uses of an
-// item id, go. Its changes come after all of pairing's.
+// messages Repair returns: the dialect's items hook edits each assistant
+// message, and with firstUser the messages start with a user turn. Its
+// changes come after all of pairing's.
 type post struct {
-	rp       *repairer
-	out      []llm.Message
-	seen     map[string]bool // Responses: item ids so far
-	clearIDs bool            // Responses: clear the item ids of calls (OAI-RS-REASONING-PAIR)
-	changes  []Change
-	first    int  // index in out of the first message that is not a system message, or -1
-	firstM   wmsg // that message
-	// Gemini: the model turn the contents start with makes calls (the
-	// first message, or one of the assistant messages right after it).
-	startCall bool
-	startOpen bool // the messages so far are that turn's
+	rp      *repairer
+	out     []llm.Message
+	changes []Change
+	first   int  // index in out of the first message that is not a system message, or -1
+	firstM  wmsg // that message
+	// startCall: the model turn the messages start with (the first
+	// message, and the assistant messages right after it) makes calls;
+	// startOpen: the messages so far are that turn's.
+	startCall, startOpen bool
+	// The state of the items hook (Responses): item ids so far, and
+	// whether to clear the item ids of calls (OAI-RS-REASONING-PAIR).
+	seen     map[string]bool
+	clearIDs bool
 }
 
 func (rp *repairer) newPost(n int) *post {
 	return &post{rp: rp, out: make([]llm.Message, 0, n), first: -1}
 }
 
-func (ps *post) change(rule, path string, a Action, reason string) {
+func (ps *post) change(rule RuleID, path string, a Action, reason string) {
 	ps.changes = append(ps.changes, Change{Rule: rule, Path: path, Action: a, Reason: reason})
 }
 
 // take takes the next repaired message; it does not keep m.
 func (ps *post) take(m *wmsg) {
-	switch ps.rp.d {
-	case Gemini:
-		ps.emit(m)
-	case OpenAIResponses:
-		if m.role == llm.RoleAssistant {
-			c := *m // respItems edits it
-			ps.respItems(&c)
-			m = &c
-		}
-		ps.out = append(ps.out, ps.rp.message(m))
-	default:
-		ps.out = append(ps.out, ps.rp.message(m))
-	}
-}
-
-// emit writes a Gemini message, noting the first that is not a system
-// message and whether the model turn it starts makes calls.
-func (ps *post) emit(m *wmsg) {
+	d := ps.rp.d
 	if ps.first < 0 && m.role != llm.RoleSystem {
 		ps.first, ps.firstM = len(ps.out), *m
 		ps.startOpen = m.role == llm.RoleAssistant
@@ -1875,13 +1603,18 @@ func (ps *post) emit(m *wmsg) {
 			ps.startOpen = false
 		}
 	}
+	if d.items != nil && m.role == llm.RoleAssistant {
+		c := *m // items edits it
+		d.items(ps, &c)
+		m = &c
+	}
 	ps.out = append(ps.out, ps.rp.message(m))
 }
 
 // finish returns the messages, and puts the changes after rp's.
 func (ps *post) finish() []llm.Message {
-	if rp := ps.rp; rp.d == Gemini && ps.startCall {
-		ps.change(ruleGemCallAfterUser, rp.msgPath(ps.firstM), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
+	if rp := ps.rp; rp.d.firstUser != "" && ps.startCall {
+		ps.change(rp.d.firstUser, rp.msgPath(ps.firstM), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
 		u := wmsg{role: llm.RoleUser, parts: []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: -1, op: -1}}, om: -1, changed: true}
 		ps.out = append(ps.out, llm.Message{})
 		copy(ps.out[ps.first+1:], ps.out[ps.first:])
@@ -1900,142 +1633,12 @@ func hasCallPart(m wmsg) bool {
 	return false
 }
 
-// respItems drops reasoning items with no following item and duplicate
-// item ids from the assistant message m of a Responses input, and clears
-// the item ids of a reasoning model's calls when the input holds no
-// reasoning item (OAI-RS-REASONING-PAIR).
-func (ps *post) respItems(m *wmsg) {
-	if ps.seen == nil {
-		ps.seen = map[string]bool{}
-		ps.clearIDs = ps.rp.pairFails()
-	}
-	seen := ps.seen
-	rp := ps.rp
-	// keep is made on the first change; until then the parts stay.
-	var keep []wpart
-	edit := func(k int) {
-		if keep == nil {
-			keep = append(make([]wpart, 0, len(m.parts)), m.parts[:k]...)
-		}
-	}
-	for k, p := range m.parts {
-		switch pp := p.p.(type) {
-		case llm.Reasoning:
-			if !expressible(pp, OpenAIResponses) {
-				break
-			}
-			id := reasoningID(pp)
-			if id != "" && seen[id] {
-				ps.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped a second copy of reasoning item %s", id))
-				m.changed = true
-				edit(k)
-				continue
-			}
-			if nextItemW(m.parts, k+1) < 0 {
-				ps.change(ruleRSReasonFollow, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning item %s, which no item follows in its turn", quoteID(id)))
-				m.changed = true
-				edit(k)
-				continue
-			}
-			if id != "" {
-				seen[id] = true
-			}
-		case llm.ToolCall:
-			switch {
-			case pp.ItemID != "" && seen[pp.ItemID]:
-				ps.change(ruleRSDupItem, rp.origPath(p.om, p.op), ActionRewriteID, fmt.Sprintf("cleared the item id %s of function_call %s, already used by an earlier item", pp.ItemID, pp.ID))
-				pp.ItemID = ""
-				p.p = pp
-				m.changed = true
-				edit(k)
-			case pp.ItemID != "" && ps.clearIDs:
-				ps.change(ruleRSReasonPair, rp.origPath(p.om, p.op), ActionRewriteID, fmt.Sprintf("cleared the item id %s of function_call %s: the server holds that call with the reasoning item the input lacks, and takes a call without an id as a new one", pp.ItemID, pp.ID))
-				pp.ItemID = ""
-				p.p = pp
-				m.changed = true
-				edit(k)
-			case pp.ItemID != "":
-				seen[pp.ItemID] = true
-			}
-		}
-		if keep != nil {
-			keep = append(keep, p)
-		}
-	}
-	if keep != nil {
-		m.parts = keep
-	}
-}
-
-// pairFails reports whether the calls of the request break
-// OAI-RS-REASONING-PAIR as Check judges it: a known reasoning model, no
-// reasoning item in the input, no stored conversation.
-func (rp *repairer) pairFails() bool {
-	if rp.req.PreviousResponse {
-		return false
-	}
-	if yes, known := reasons(rp.req.Model, rp.req.ReasoningEffort); !yes || !known {
-		return false
-	}
-	for _, m := range rp.w {
-		for _, p := range m.parts {
-			if r, ok := p.p.(llm.Reasoning); ok && expressible(r, OpenAIResponses) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// ---- tool definitions ----
-
-// dupTools drops a tool definition that repeats an earlier one exactly
-// (ANT-DUP-TOOL, GEM-DUP-TOOL); two different definitions under one name
-// are left for the caller, who knows which one calls mean. OpenAI takes
-// repeated names (a warning), so its tools are left alone.
-func (rp *repairer) dupTools() {
-	if rp.d != Anthropic && rp.d != Gemini {
-		return
-	}
-	var tools []llm.ToolSpec
-	for k, t := range rp.tools {
-		if x := firstTool(rp.tools, k); x >= 0 && sameSpec(t, rp.tools[x]) {
-			if tools == nil {
-				tools = append(make([]llm.ToolSpec, 0, len(rp.tools)), rp.tools[:k]...)
-			}
-			path := "tools." + strconv.Itoa(k) + ".name"
-			if rp.d == Gemini {
-				path = "tools.0.functionDeclarations." + strconv.Itoa(k) + ".name"
-			}
-			rp.change(pick(rp.d, "", "", ruleAntDupTool, ruleGemDupTool), path, ActionDrop, fmt.Sprintf("dropped the second definition of tool %q, the same as tools.%d", t.Name, x))
-			continue
-		}
-		if tools != nil {
-			tools = append(tools, t)
-		}
-	}
-	if tools != nil {
-		rp.tools = tools
-	}
-}
-
-// nextItemW returns the index of the first part from which is a
-// Responses item other than reasoning, or -1.
-func nextItemW(parts []wpart, from int) int {
-	for j := from; j < len(parts); j++ {
-		if _, ok := parts[j].p.(llm.Reasoning); !ok && expressible(parts[j].p, OpenAIResponses) {
-			return j
-		}
-	}
-	return -1
-}
-
 // ---- stage 6: tool names ----
 
+// names renames the tools whose names the dialect rejects, in
+// definitions, calls and results alike.
 func (rp *repairer) names() {
-	bad := func(name string, def bool) bool { return badName(rp.d, name, def) }
-	// Most transcripts have no bad name: the set of names in use and the
-	// paths are only made for one.
+	bad := rp.d.badName
 	var rename map[string]string
 	var used map[string]bool
 	var order, where []string
@@ -2047,53 +1650,33 @@ func (rp *repairer) names() {
 			used = rp.toolNames()
 			rename = map[string]string{}
 		}
-		rename[name] = newToolName(name, rp.d, used)
+		rename[name] = newToolName(name, rp.d.toolName, used)
 		order = append(order, name)
 		where = append(where, path)
 	}
 	for k, t := range rp.tools {
-		if !bad(t.Name, true) {
-			continue
+		if bad(t.Name, true) {
+			consider(t.Name, rp.d.pathOfTool(k)+".name")
 		}
-		path := "tools." + strconv.Itoa(k) + ".name"
-		switch rp.d {
-		case OpenAIChat:
-			path = "tools." + strconv.Itoa(k) + ".function.name"
-		case Gemini:
-			path = "tools.0.functionDeclarations." + strconv.Itoa(k) + ".name"
-		}
-		consider(t.Name, path)
 	}
-	if rp.dirty || !rp.sv.namesOK { // else load found every call name good
-		good := "" // the last call name found good: most calls repeat a few names
-		for i := range rp.w {
-			for _, p := range rp.w[i].parts {
-				tc, ok := p.p.(llm.ToolCall)
-				if !ok || (tc.Name == good && good != "") {
-					continue
-				}
-				if !bad(tc.Name, false) {
-					good = tc.Name
-					continue
-				}
-				path := rp.origPath(p.om, p.op)
-				if path != "" {
-					if rp.d == OpenAIChat {
-						path += ".function.name"
-					} else {
-						path += ".name"
-					}
-				}
-				consider(tc.Name, path)
+	for i := range rp.w {
+		for _, p := range rp.w[i].parts {
+			tc, ok := p.p.(llm.ToolCall)
+			if !ok || !bad(tc.Name, false) {
+				continue
 			}
+			path := rp.origPath(p.om, p.op)
+			if path != "" {
+				path += "." + rp.d.callName
+			}
+			consider(tc.Name, path)
 		}
 	}
 	if len(rename) == 0 {
 		return
 	}
-	rule := pick(rp.d, ruleCCToolNamePat, ruleRSToolNamePat, ruleAntToolName, ruleGemName)
 	for k, old := range order {
-		rp.change(rule, where[k], ActionRenameTool, fmt.Sprintf("renamed tool %q to %q in definitions, calls and results (the dialect rejects the name); map it back when dispatching calls", old, rename[old]))
+		rp.change(rp.d.nameRule, where[k], ActionRenameTool, fmt.Sprintf("renamed tool %q to %q in definitions, calls and results (the dialect rejects the name); map it back when dispatching calls", old, rename[old]))
 	}
 	if len(rp.tools) > 0 {
 		tools := make([]llm.ToolSpec, len(rp.tools))
@@ -2126,22 +1709,6 @@ func (rp *repairer) names() {
 	}
 }
 
-// badName reports whether dialect d rejects a tool of that name, in a
-// definition (def) or in a call.
-func badName(d Dialect, name string, def bool) bool {
-	switch d {
-	case OpenAIChat:
-		return !nameOK(name, 0) || (def && len(name) > 64)
-	case OpenAIResponses:
-		return !nameOK(name, 0)
-	case Anthropic:
-		return !nameOK(name, 128)
-	case Gemini:
-		return def && !gemNameOK(name)
-	}
-	return false
-}
-
 // toolNames returns the set of tool names the request uses, in
 // definitions and calls.
 func (rp *repairer) toolNames() map[string]bool {
@@ -2159,43 +1726,14 @@ func (rp *repairer) toolNames() map[string]bool {
 	return used
 }
 
-// strict turns strict mode off for OpenAI tools whose schema strict mode
-// rejects: rewriting the schema would change what the tool accepts.
-func (rp *repairer) strict() {
-	if rp.d != OpenAIChat && rp.d != OpenAIResponses {
-		return
-	}
-	var tools []llm.ToolSpec
-	for k, t := range rp.tools {
-		if !t.Strict {
-			continue
-		}
-		vs := CheckStrictSchema(t.Name, t.Parameters, "")
-		if len(vs) == 0 {
-			continue
-		}
-		if tools == nil {
-			tools = make([]llm.ToolSpec, len(rp.tools))
-			copy(tools, rp.tools)
-		}
-		tools[k].Strict = false
-		path := "tools." + strconv.Itoa(k)
-		if rp.d == OpenAIChat {
-			path += ".function"
-		}
-		rp.change(vs[0].Rule, path+".strict", ActionDrop, fmt.Sprintf("turned strict mode off for tool %s: its schema breaks %d strict-mode rule(s) (first: %s); fix the schema to turn it back on", t.Name, len(vs), vs[0].Rule))
-	}
-	if tools != nil {
-		rp.tools = tools
-	}
-}
-
-// newToolName derives a valid name for dialect d from old.
-func newToolName(old string, d Dialect, used map[string]bool) string {
+// newToolName derives a name the dialect takes from old, not in used,
+// and adds it to used: at most 64 bytes, "_2", "_3", ... against
+// collisions.
+func newToolName(old string, nr nameRules, used map[string]bool) string {
 	b := make([]byte, 0, len(old))
 	for i := 0; i < len(old); i++ {
 		c := old[i]
-		if idByte(c) || (d == Gemini && (c == '.' || c == ':')) {
+		if callid.Safe(c) || strings.IndexByte(nr.extra, c) >= 0 {
 			b = append(b, c)
 		} else {
 			b = append(b, '_')
@@ -2204,7 +1742,7 @@ func newToolName(old string, d Dialect, used map[string]bool) string {
 	if len(b) == 0 {
 		b = append(b, "tool"...)
 	}
-	if d == Gemini && !(b[0] == '_' || ('a' <= b[0] && b[0] <= 'z') || ('A' <= b[0] && b[0] <= 'Z')) {
+	if nr.letterFirst && !(b[0] == '_' || ('a' <= b[0] && b[0] <= 'z') || ('A' <= b[0] && b[0] <= 'Z')) {
 		b = append([]byte{'_'}, b...)
 	}
 	base := string(b)
@@ -2222,4 +1760,61 @@ func newToolName(old string, d Dialect, used map[string]bool) string {
 	}
 	used[name] = true
 	return name
+}
+
+// ---- stage 7: tool definitions ----
+
+// dupTools drops a tool definition that repeats an earlier one exactly,
+// where the dialect rejects a name defined twice (ANT-DUP-TOOL,
+// GEM-DUP-TOOL); two different definitions under one name are left for
+// the caller, who knows which one calls mean. Where a repeated name is a
+// warning (OpenAI), the tools are left alone.
+func (rp *repairer) dupTools() {
+	dt := rp.d.dupTool
+	if dt.warning || dt.rule == "" {
+		return
+	}
+	var tools []llm.ToolSpec
+	for k, t := range rp.tools {
+		if x := firstTool(rp.tools, k); x >= 0 && sameSpec(t, rp.tools[x]) {
+			if tools == nil {
+				tools = append(make([]llm.ToolSpec, 0, len(rp.tools)), rp.tools[:k]...)
+			}
+			rp.change(dt.rule, rp.d.pathOfTool(k)+".name", ActionDrop, fmt.Sprintf("dropped the second definition of tool %q, the same as tools.%d", t.Name, x))
+			continue
+		}
+		if tools != nil {
+			tools = append(tools, t)
+		}
+	}
+	if tools != nil {
+		rp.tools = tools
+	}
+}
+
+// strict turns strict mode off for OpenAI tools whose schema strict mode
+// rejects: rewriting the schema would change what the tool accepts.
+func (rp *repairer) strict() {
+	if !rp.d.strict {
+		return
+	}
+	var tools []llm.ToolSpec
+	for k, t := range rp.tools {
+		if !t.Strict {
+			continue
+		}
+		vs := CheckStrictSchema(t.Name, t.Parameters, "")
+		if len(vs) == 0 {
+			continue
+		}
+		if tools == nil {
+			tools = make([]llm.ToolSpec, len(rp.tools))
+			copy(tools, rp.tools)
+		}
+		tools[k].Strict = false
+		rp.change(vs[0].Rule, rp.d.pathOfTool(k)+".strict", ActionDrop, fmt.Sprintf("turned strict mode off for tool %s: its schema breaks %d strict-mode rule(s) (first: %s); fix the schema to turn it back on", t.Name, len(vs), vs[0].Rule))
+	}
+	if tools != nil {
+		rp.tools = tools
+	}
 }

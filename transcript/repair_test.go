@@ -145,7 +145,7 @@ messages.1 OAI-CC-NULL-CONTENT drop
 			}
 			var b strings.Builder
 			for _, c := range changes {
-				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+				b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
 				if c.Reason == "" {
 					t.Errorf("change %v has no reason", c)
 				}
@@ -234,7 +234,7 @@ contents.0 GEM-CALL-AFTER-USER insert
 			}
 			var b strings.Builder
 			for _, c := range changes {
-				b.WriteString(c.Path + " " + c.Rule + " " + string(c.Action) + "\n")
+				b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
 			}
 			if got := b.String(); got != tt.changes {
 				t.Errorf("Repair(%q, gemini) changes =\n%s\nwant\n%s", render(tt.in), got, tt.changes)
@@ -327,7 +327,7 @@ func TestRepairDuplicateResults(t *testing.T) {
 				out, changes, err := Repair(tt.in, d, tt.pol)
 				var re *RepairError
 				if tt.conflict {
-					if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Rule != (&repairer{d: d}).dupRule() {
+					if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Rule != rulesOf(d).duplicate {
 						t.Fatalf("Repair(%s) error = %v, want one conflict problem", d, err)
 					}
 					return
@@ -356,7 +356,7 @@ func TestRepairDuplicateResults(t *testing.T) {
 				}
 				var acts []string
 				for _, c := range changes {
-					if c.Rule == (&repairer{d: d}).dupRule() {
+					if c.Rule == rulesOf(d).duplicate {
 						acts = append(acts, string(c.Action))
 					}
 				}

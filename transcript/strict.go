@@ -153,7 +153,7 @@ func (c ctx) dotted() string {
 	return strings.Join(parts, ".")
 }
 
-func (s *strictChecker) add(rule string, c ctx, providerError, msg string) {
+func (s *strictChecker) add(rule RuleID, c ctx, providerError, msg string) {
 	p := s.base
 	if d := c.dotted(); d != "" {
 		if p != "" {

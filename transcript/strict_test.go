@@ -42,7 +42,7 @@ func TestCheckStrictSchema(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, v := range CheckStrictSchema("f", json.RawMessage(tt.schema), "p") {
-				got = append(got, v.Rule+" "+v.Path)
+				got = append(got, string(v.Rule)+" "+v.Path)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("CheckStrictSchema(%q) = %q, want %q", tt.schema, got, tt.want)

@@ -2,11 +2,15 @@ package transcript
 
 import "fmt"
 
+// A RuleID names a rule of docs/provider-rules.md, such as
+// "ANT-RESULT-NEXT". IDs are stable: scripts may match on them.
+type RuleID string
+
 // A Violation is one thing a provider would reject (or, for portability
 // rules, might reject) in a request.
 type Violation struct {
 	// Rule is the rule's ID in docs/provider-rules.md, e.g. "ANT-RESULT-NEXT".
-	Rule string
+	Rule RuleID
 	// Path locates the offending value in the provider's request body, in
 	// dotted form: "messages.4.content.0", "input.3", "contents.2.parts.0",
 	// "tools.1.function.name".

@@ -327,7 +327,7 @@ type conversionWarning struct {
 func jsonViolations(vs []transcript.Violation, d transcript.Dialect) []violationJSON {
 	out := make([]violationJSON, len(vs))
 	for i, v := range vs {
-		out[i] = violationJSON{Rule: v.Rule, Path: v.Path, Message: v.Message, ProviderError: v.ProviderError, Warning: v.Warning, Dialect: d}
+		out[i] = violationJSON{Rule: string(v.Rule), Path: v.Path, Message: v.Message, ProviderError: v.ProviderError, Warning: v.Warning, Dialect: d}
 	}
 	return out
 }
@@ -335,7 +335,7 @@ func jsonViolations(vs []transcript.Violation, d transcript.Dialect) []violation
 func jsonChanges(cs []transcript.Change) []changeJSON {
 	out := make([]changeJSON, len(cs))
 	for i, c := range cs {
-		out[i] = changeJSON{Rule: c.Rule, Path: c.Path, Action: string(c.Action), Reason: c.Reason}
+		out[i] = changeJSON{Rule: string(c.Rule), Path: c.Path, Action: string(c.Action), Reason: c.Reason}
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func TestFixWire(t *testing.T) {
 			}
 			var rules []string
 			for _, v := range r.Wire {
-				rules = append(rules, v.Rule)
+				rules = append(rules, string(v.Rule))
 			}
 			if len(rules) != len(tt.rules) || len(rules) > 0 && rules[0] != tt.rules[0] {
 				t.Fatalf("Decode(%s) Wire = %v, want %v", tt.body, r.Wire, tt.rules)

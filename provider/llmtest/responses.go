@@ -98,7 +98,7 @@ func (responsesDialect) check(x *exchange) (string, string) {
 			if !v.Warning {
 				msg := v.ProviderError
 				if msg == "" {
-					msg = v.Message + " [" + v.Rule + "]"
+					msg = v.Message + " [" + string(v.Rule) + "]"
 				}
 				return "", "input (after previous_response_id " + prev + "): " + msg
 			}

@@ -366,7 +366,7 @@ func (s *Server) judge(x *exchange) string {
 				}
 				return v.Path + ": " + v.ProviderError
 			}
-			return v.Path + ": " + v.Message + " [" + v.Rule + "]"
+			return v.Path + ": " + v.Message + " [" + string(v.Rule) + "]"
 		}
 	}
 	return ""

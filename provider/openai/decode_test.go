@@ -365,7 +365,7 @@ func TestDecodeResponsesWire(t *testing.T) {
 			}
 			var got []string
 			for _, v := range r.Wire {
-				s := v.Rule + " " + v.Path
+				s := string(v.Rule) + " " + v.Path
 				if v.Warning {
 					s += " (warning)"
 				}
@@ -428,7 +428,7 @@ func TestLayoutPointsIntoTheBody(t *testing.T) {
 			for i, msg := range msgs {
 				for j, p := range msg.Parts {
 					loc := m.Part(i, j)
-					if loc.Index < 0 {
+					if loc.Place != transcript.InArray {
 						continue
 					}
 					path := bodyPath(loc.Path)

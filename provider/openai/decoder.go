@@ -63,7 +63,7 @@ func (d *decoder) note(path, msg string) {
 // violation records a breach of a provider rule that the llm form cannot
 // show.
 func (d *decoder) violation(rule, path, msg, providerErr string) {
-	*d.violations = append(*d.violations, transcript.Violation{Rule: rule, Path: path, Message: msg, ProviderError: providerErr})
+	*d.violations = append(*d.violations, transcript.Violation{Rule: transcript.RuleID(rule), Path: path, Message: msg, ProviderError: providerErr})
 }
 
 // system reads the role of a system message ("system" or "developer").

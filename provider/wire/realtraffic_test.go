@@ -118,7 +118,7 @@ func TestRealTrafficRejected(t *testing.T) {
 			if rep.Accepted() {
 				t.Fatalf("accepted (a false negative); want %s", want)
 			}
-			if !slices.ContainsFunc(rep.Violations, func(v transcript.Violation) bool { return v.Rule == want && !v.Warning }) {
+			if !slices.ContainsFunc(rep.Violations, func(v transcript.Violation) bool { return v.Rule == transcript.RuleID(want) && !v.Warning }) {
 				t.Errorf("rejected by %v, want %s among them", errorsOf(rep.Violations), want)
 			}
 			f, err := Fix(data, d, nil)
@@ -142,7 +142,7 @@ func errorsOf(vs []transcript.Violation) []string {
 	var out []string
 	for _, v := range vs {
 		if !v.Warning {
-			out = append(out, v.Rule+"@"+v.Path)
+			out = append(out, string(v.Rule)+"@"+v.Path)
 		}
 	}
 	return out
