@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -527,19 +528,20 @@ func expandedWords(name string) []string {
 	return words
 }
 
+// hasAny reports whether words holds any of ws.
+func hasAny(words, ws []string) bool {
+	for _, x := range ws {
+		if slices.Contains(words, x) {
+			return true
+		}
+	}
+	return false
+}
+
 // stringFix suggests a constraint for a string, from its name.
 func stringFix(name string, strict bool) string {
 	words := expandedWords(name)
-	has := func(ws ...string) bool {
-		for _, w := range words {
-			for _, x := range ws {
-				if w == x {
-					return true
-				}
-			}
-		}
-		return false
-	}
+	has := func(ws ...string) bool { return hasAny(words, ws) }
 	last := ""
 	if len(words) > 0 {
 		last = words[len(words)-1]
@@ -583,16 +585,7 @@ func stringFix(name string, strict bool) string {
 // numberFix suggests bounds for a number, from its name.
 func numberFix(name string, lo, hi bool) string {
 	words := expandedWords(name)
-	has := func(ws ...string) bool {
-		for _, w := range words {
-			for _, x := range ws {
-				if w == x {
-					return true
-				}
-			}
-		}
-		return false
-	}
+	has := func(ws ...string) bool { return hasAny(words, ws) }
 	var lower, upper string
 	switch {
 	case has("lat", "latitude"):
