@@ -276,6 +276,10 @@ type Retention struct {
 	MaxBytes int64
 }
 
+// Valid reports whether r is a retention a store accepts: neither limit is
+// negative.
+func (r Retention) Valid() bool { return r.MaxAge >= 0 && r.MaxBytes >= 0 }
+
 // Pruned counts what [Pruner.Prune] deleted.
 type Pruned struct {
 	Results int   // offloaded results deleted

@@ -26,6 +26,23 @@ type BookOut struct {
 	Price int    `json:"price"`
 }
 
+// benchBook calls the book_flight tool of reg with input through an
+// executor with the default config, b.N times, each call succeeding.
+func benchBook(b *testing.B, reg *tool.Registry, input string) {
+	ex, err := tool.NewExecutor(reg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := llm.ToolCall{ID: "c", Name: "book_flight", Input: json.RawMessage(input)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if o := ex.Call(ctx, call); o.Result.Status != llm.StatusSuccess {
+			b.Fatal(o.Envelope.Summary)
+		}
+	}
+}
+
 // BenchmarkValidateAndCall measures the executor's own overhead per call
 // (parse, validate, defaults, decode, output validation, rendering) for a
 // 5-field schema; the tool does no work.
@@ -34,18 +51,7 @@ func BenchmarkValidateAndCall(b *testing.B) {
 	reg.MustAdd(tool.MustFunc("book_flight", "Book a flight.", func(ctx context.Context, in BookIn) (BookOut, error) {
 		return BookOut{ID: "bk_1", Price: 420}, nil
 	}, &tool.FuncOptions{Idempotency: tool.Level1}))
-	ex, err := tool.NewExecutor(reg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	call := llm.ToolCall{ID: "c", Name: "book_flight", Input: json.RawMessage(`{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2, "class": "business"}`)}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if o := ex.Call(ctx, call); o.Result.Status != llm.StatusSuccess {
-			b.Fatal(o.Envelope.Summary)
-		}
-	}
+	benchBook(b, reg, `{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2, "class": "business"}`)
 }
 
 // BenchmarkValidateAndCallDefaults is BenchmarkValidateAndCall with the
@@ -58,18 +64,7 @@ func BenchmarkValidateAndCallDefaults(b *testing.B) {
 		}
 		return BookOut{ID: "bk_1", Price: 420}, nil
 	}, &tool.FuncOptions{Idempotency: tool.Level1}))
-	ex, err := tool.NewExecutor(reg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	call := llm.ToolCall{ID: "c", Name: "book_flight", Input: json.RawMessage(`{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2}`)}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if o := ex.Call(ctx, call); o.Result.Status != llm.StatusSuccess {
-			b.Fatal(o.Envelope.Summary)
-		}
-	}
+	benchBook(b, reg, `{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2}`)
 }
 
 // BenchmarkParallel8x100ms runs 8 calls of a 100 ms tool per batch; with

@@ -204,22 +204,11 @@ func (t *httpTool) envelope(resp *http.Response, data []byte, method, host strin
 		what += ": " + detail
 	}
 	var env observe.Envelope
-	switch {
-	case code == http.StatusTooManyRequests:
-		env = observe.Failure(observe.RateLimited, what)
-	case code == http.StatusNotFound || code == http.StatusGone:
-		env = observe.Failure(observe.NotFound, what)
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		env = observe.Failure(observe.PermissionDenied, what)
-	case code == http.StatusConflict:
-		env = observe.Failure(observe.Conflict, what)
-	case code == http.StatusBadRequest || code == http.StatusUnprocessableEntity:
-		env = observe.Failure(observe.InvalidArguments, what)
-	case code == http.StatusRequestTimeout || code == http.StatusGatewayTimeout:
-		env = observe.Failure(observe.Timeout, what)
-	case code >= 500:
+	if t, ok := statusError(code); ok {
+		env = observe.Failure(t, what)
+	} else if code >= 500 {
 		env = observe.Failure(observe.UpstreamError, what)
-	default:
+	} else {
 		env = observe.Failure(observe.UpstreamError, what)
 		env.Error.Retryable = false
 	}
@@ -227,6 +216,25 @@ func (t *httpTool) envelope(resp *http.Response, data []byte, method, host strin
 		env.Error.RetryAfter = ra
 	}
 	return env
+}
+
+// statusError classifies the HTTP statuses that name what went wrong.
+func statusError(code int) (observe.ErrorType, bool) {
+	switch code {
+	case http.StatusTooManyRequests:
+		return observe.RateLimited, true
+	case http.StatusNotFound, http.StatusGone:
+		return observe.NotFound, true
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return observe.PermissionDenied, true
+	case http.StatusConflict:
+		return observe.Conflict, true
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return observe.InvalidArguments, true
+	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
+		return observe.Timeout, true
+	}
+	return "", false
 }
 
 // statusText renders "404 Not Found".

@@ -209,20 +209,15 @@ func fieldErrors(ve *jsonschema.ValidationError, root any, s *jsonschema.Schema)
 		fe.Message = fmt.Sprintf("%s is not %s", brief(k.Got), brief(k.Want))
 		fe.Hint = fmt.Sprintf("set %s to %s", nameOr(path), brief(k.Want))
 	case *kind.Maximum:
-		fe.Message = fmt.Sprintf("%s is above maximum %s", rat(k.Got), rat(k.Want))
-		fe.Hint = fmt.Sprintf("%s at most %s", nameOr(path), rat(k.Want))
+		fe.Message, fe.Hint = ratBound(path, k.Got, k.Want, "is above maximum", "at most")
 	case *kind.Minimum:
-		fe.Message = fmt.Sprintf("%s is below minimum %s", rat(k.Got), rat(k.Want))
-		fe.Hint = fmt.Sprintf("%s at least %s", nameOr(path), rat(k.Want))
+		fe.Message, fe.Hint = ratBound(path, k.Got, k.Want, "is below minimum", "at least")
 	case *kind.ExclusiveMaximum:
-		fe.Message = fmt.Sprintf("%s is not below exclusive maximum %s", rat(k.Got), rat(k.Want))
-		fe.Hint = fmt.Sprintf("%s below %s", nameOr(path), rat(k.Want))
+		fe.Message, fe.Hint = ratBound(path, k.Got, k.Want, "is not below exclusive maximum", "below")
 	case *kind.ExclusiveMinimum:
-		fe.Message = fmt.Sprintf("%s is not above exclusive minimum %s", rat(k.Got), rat(k.Want))
-		fe.Hint = fmt.Sprintf("%s above %s", nameOr(path), rat(k.Want))
+		fe.Message, fe.Hint = ratBound(path, k.Got, k.Want, "is not above exclusive minimum", "above")
 	case *kind.MultipleOf:
-		fe.Message = fmt.Sprintf("%s is not a multiple of %s", rat(k.Got), rat(k.Want))
-		fe.Hint = fmt.Sprintf("%s a multiple of %s", nameOr(path), rat(k.Want))
+		fe.Message, fe.Hint = ratBound(path, k.Got, k.Want, "is not a multiple of", "a multiple of")
 	case *kind.MinLength:
 		fe.Message = fmt.Sprintf("%s has %d characters, below minLength %d", brief(val), k.Got, k.Want)
 		fe.Hint = fmt.Sprintf("%s with at least %s", nameOr(path), plural(k.Want, "character"))
@@ -412,6 +407,12 @@ func article(t string) string {
 }
 
 // rat renders a number the way it was most likely written.
+// ratBound words a numeric bound that a value breaks: the message "7 is
+// above maximum 5" and the hint "path at most 5".
+func ratBound(path string, got, want *big.Rat, is, fix string) (message, hint string) {
+	return fmt.Sprintf("%s %s %s", rat(got), is, rat(want)), fmt.Sprintf("%s %s %s", nameOr(path), fix, rat(want))
+}
+
 func rat(r *big.Rat) string {
 	if r == nil {
 		return "?"

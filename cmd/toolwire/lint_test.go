@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/toolwire/toolwire/internal/golden"
 )
 
 // TestLint drives toolwire lint from the repository root, so that file
@@ -18,26 +16,11 @@ func TestLint(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	notJSON := write("broken.json", "[\n  {\"type\": \"function\",\n")
-	mixed := write("mixed.json", `[{"type":"function","function":{"name":"a","parameters":{"type":"object"}}},{"name":"b","input_schema":{"type":"object"}}]`)
+	notJSON := writeFile(t, dir, "broken.json", "[\n  {\"type\": \"function\",\n")
+	mixed := writeFile(t, dir, "mixed.json", `[{"type":"function","function":{"name":"a","parameters":{"type":"object"}}},{"name":"b","input_schema":{"type":"object"}}]`)
 	t.Chdir("../..")
 
-	tests := []struct {
-		name     string
-		stdin    string
-		args     []string
-		code     int
-		golden   string // stdout, under cmd/toolwire/testdata
-		stdout   string // exact, when not golden
-		inStderr string
-	}{
+	tests := []cmdCase{ // golden files under cmd/toolwire/testdata
 		{name: "bad", args: []string{"lint", "examples/tools/bad.json"}, golden: "lint_bad.txt"},
 		{name: "bad json", args: []string{"lint", "--json", "examples/tools/bad.json"}, golden: "lint_bad.json"},
 		{name: "good", args: []string{"lint", "--min-score", "90", "examples/tools/good.json"}, golden: "lint_good.txt"},
@@ -57,20 +40,7 @@ func TestLint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runCmd(t, tt.stdin, tt.args...)
-			if code != tt.code {
-				t.Fatalf("toolwire %q exit = %d, want %d (stderr: %s)", tt.args, code, tt.code, stderr)
-			}
-			switch {
-			case tt.golden != "":
-				golden.Check(t, filepath.Join(testdata, tt.golden), []byte(stdout))
-			case stdout != tt.stdout:
-				t.Errorf("toolwire %q stdout = %q, want %q", tt.args, stdout, tt.stdout)
-			}
-			if !strings.Contains(stderr, tt.inStderr) {
-				t.Errorf("toolwire %q stderr = %q, want it to contain %q", tt.args, stderr, tt.inStderr)
-			}
-			if tt.inStderr == "" && stderr != "" {
+			if stderr := tt.check(t, testdata); tt.inStderr == "" && stderr != "" {
 				t.Errorf("toolwire %q stderr = %q, want nothing", tt.args, stderr)
 			}
 		})

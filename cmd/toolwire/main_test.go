@@ -19,21 +19,58 @@ func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 	return out.String(), errOut.String(), code
 }
 
+// writeFile writes content to the file name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A cmdCase is one run of the CLI and what it should print.
+type cmdCase struct {
+	name     string
+	stdin    string
+	args     []string
+	code     int
+	golden   string // stdout, a file under testdata
+	stdout   string // exact, when not golden
+	inStderr string
+}
+
+// check runs c and checks its exit code, its stdout against the golden file
+// c.golden under testdata (or c.stdout when there is none), that its stderr
+// holds c.inStderr, and that it printed no Go stack. It returns the stderr.
+func (c cmdCase) check(t *testing.T, testdata string) (stderr string) {
+	t.Helper()
+	stdout, stderr, code := runCmd(t, c.stdin, c.args...)
+	if code != c.code {
+		t.Fatalf("toolwire %q exit = %d, want %d (stderr: %s)", c.args, code, c.code, stderr)
+	}
+	switch {
+	case c.golden != "":
+		golden.Check(t, filepath.Join(testdata, c.golden), []byte(stdout))
+	case stdout != c.stdout:
+		t.Errorf("toolwire %q stdout = %q, want %q", c.args, stdout, c.stdout)
+	}
+	if !strings.Contains(stderr, c.inStderr) {
+		t.Errorf("toolwire %q stderr = %q, want it to contain %q", c.args, stderr, c.inStderr)
+	}
+	if strings.Contains(stderr, "goroutine ") {
+		t.Errorf("toolwire %q printed a stack trace: %s", c.args, stderr)
+	}
+	return stderr
+}
+
 func TestRender(t *testing.T) {
 	dir := t.TempDir()
 	valid := filepath.Join(dir, "ok.json")
 	if err := os.WriteFile(valid, []byte(`{"status":"success","summary":"lookup(id=7):\nfound","data":{"b":1,"a":"<x>"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name     string
-		stdin    string
-		args     []string
-		code     int
-		stdout   string // exact, when not golden
-		golden   string
-		inStderr string
-	}{
+	tests := []cmdCase{
 		{name: "example", args: []string{"render", "--example"}, golden: "render_example.txt"},
 		{name: "file", args: []string{"render", valid}, stdout: `{"status":"success","summary":"lookup(id=7): found","data":{"b":1,"a":"<x>"}}` + "\n"},
 		{name: "stdin", stdin: `{"status":"error","summary":"x failed","error":{"type":"timeout","message":"slow","retryable":true}}`, args: []string{"render", "-"},
@@ -49,24 +86,7 @@ func TestRender(t *testing.T) {
 		{name: "unknown command", args: []string{"bogus"}, code: exitUsage, inStderr: `unknown command "bogus"`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runCmd(t, tt.stdin, tt.args...)
-			if code != tt.code {
-				t.Fatalf("toolwire %q exit = %d, want %d (stderr: %s)", tt.args, code, tt.code, stderr)
-			}
-			switch {
-			case tt.golden != "":
-				golden.Check(t, filepath.Join("testdata", tt.golden), []byte(stdout))
-			case stdout != tt.stdout:
-				t.Errorf("toolwire %q stdout = %q, want %q", tt.args, stdout, tt.stdout)
-			}
-			if !strings.Contains(stderr, tt.inStderr) {
-				t.Errorf("toolwire %q stderr = %q, want it to contain %q", tt.args, stderr, tt.inStderr)
-			}
-			if strings.Contains(stderr, "goroutine ") {
-				t.Errorf("toolwire %q printed a stack trace: %s", tt.args, stderr)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { tt.check(t, "testdata") })
 	}
 }
 

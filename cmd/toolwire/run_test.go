@@ -75,13 +75,7 @@ func TestRunExampleQuestions(t *testing.T) {
 // Bad input gets a clear error, and exit 2.
 func TestRunBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
 	replayFile := filepath.Join("..", "..", "examples", "agent", "replay.yaml")
 	tests := []struct {

@@ -17,13 +17,7 @@ func TestShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	empty := write("empty.json", "")
 	big := filepath.Join(dir, "big.json")
 	f, err := os.Create(big)

@@ -330,12 +330,12 @@ func (p *parser) value(parent Node, pos, kstart, kend int32, kesc bool) error {
 	case c == '{':
 		p.t.nodes[idx].kind = Object
 		if err = p.enter(); err == nil {
-			err = p.object(idx)
+			err = p.members(idx, '}', "an object value")
 		}
 	case c == '[':
 		p.t.nodes[idx].kind = Array
 		if err = p.enter(); err == nil {
-			err = p.array(idx)
+			err = p.members(idx, ']', "an array element")
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		p.t.nodes[idx].kind = Number
@@ -369,9 +369,12 @@ func (p *parser) enter() error {
 	return nil
 }
 
-func (p *parser) object(idx Node) error {
+// members parses the members of the object (closing '}') or array
+// (closing ']') at idx: for an object each a key, ':' and a value, for an
+// array each a value; after names a member in errors ("an object value").
+func (p *parser) members(idx Node, closing byte, after string) error {
 	src := p.t.src
-	empty, ws := p.open('}')
+	empty, ws := p.open(closing)
 	if empty {
 		p.t.nodes[idx].ws = ws
 		return nil
@@ -379,56 +382,19 @@ func (p *parser) object(idx Node) error {
 	prev := None
 	var count int32
 	for {
-		if p.i >= len(src) || src[p.i] != '"' {
-			return p.syntaxf("want an object key, found %s", p.found())
+		var ks, ke int32
+		var kesc bool
+		if closing == '}' {
+			var err error
+			if ks, ke, kesc, ws, err = p.key(ws); err != nil {
+				return err
+			}
 		}
-		ks := p.i + 1
-		kesc, err := p.str()
-		if err != nil {
-			return err
-		}
-		ke := p.i - 1
-		ws = p.space() || ws
-		if p.i >= len(src) || src[p.i] != ':' {
-			return p.syntaxf("want ':' after an object key, found %s", p.found())
-		}
-		p.i++
-		ws = p.space() || ws
 		if p.i >= len(src) {
 			return p.syntaxf("want a value, found end of input")
 		}
 		child := Node(len(p.t.nodes))
-		if err := p.value(idx, count, int32(ks), int32(ke), kesc); err != nil {
-			return err
-		}
-		p.link(idx, prev, child)
-		ws = ws || p.t.nodes[child].ws
-		prev = child
-		count++
-		var done bool
-		if done, ws, err = p.next('}', "an object value", ws); err != nil || done {
-			n := &p.t.nodes[idx]
-			n.n, n.ws = count, ws
-			return err
-		}
-	}
-}
-
-func (p *parser) array(idx Node) error {
-	src := p.t.src
-	empty, ws := p.open(']')
-	if empty {
-		p.t.nodes[idx].ws = ws
-		return nil
-	}
-	prev := None
-	var count int32
-	for {
-		if p.i >= len(src) {
-			return p.syntaxf("want a value, found end of input")
-		}
-		child := Node(len(p.t.nodes))
-		if err := p.value(idx, count, 0, 0, false); err != nil {
+		if err := p.value(idx, count, ks, ke, kesc); err != nil {
 			return err
 		}
 		p.link(idx, prev, child)
@@ -437,12 +403,34 @@ func (p *parser) array(idx Node) error {
 		count++
 		var done bool
 		var err error
-		if done, ws, err = p.next(']', "an array element", ws); err != nil || done {
+		if done, ws, err = p.next(closing, after, ws); err != nil || done {
 			n := &p.t.nodes[idx]
 			n.n, n.ws = count, ws
 			return err
 		}
 	}
+}
+
+// key moves past an object key, the ':' after it and the white space
+// around it, and returns the bounds of the key's text inside its quotes,
+// whether it has escapes, and ws or whether it met white space.
+func (p *parser) key(ws bool) (start, end int32, esc, _ bool, err error) {
+	src := p.t.src
+	if p.i >= len(src) || src[p.i] != '"' {
+		return 0, 0, false, ws, p.syntaxf("want an object key, found %s", p.found())
+	}
+	ks := p.i + 1
+	if esc, err = p.str(); err != nil {
+		return 0, 0, false, ws, err
+	}
+	ke := p.i - 1
+	ws = p.space() || ws
+	if p.i >= len(src) || src[p.i] != ':' {
+		return 0, 0, false, ws, p.syntaxf("want ':' after an object key, found %s", p.found())
+	}
+	p.i++
+	ws = p.space() || ws
+	return int32(ks), int32(ke), esc, ws, nil
 }
 
 // open moves past the opening byte of the array or object at p.i, and past

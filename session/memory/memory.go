@@ -46,7 +46,7 @@ func (c *Config) WithDefaults() *Config {
 }
 
 func (c *Config) validate() error {
-	if c.Retention.MaxAge < 0 || c.Retention.MaxBytes < 0 {
+	if !c.Retention.Valid() {
 		return errors.New("session/memory: invalid config: Retention.MaxAge and Retention.MaxBytes must not be negative")
 	}
 	return nil

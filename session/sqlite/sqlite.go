@@ -83,7 +83,7 @@ func (c *Config) WithDefaults() *Config {
 
 func (c *Config) validate() error {
 	var problems []string
-	if c.Retention.MaxAge < 0 || c.Retention.MaxBytes < 0 {
+	if !c.Retention.Valid() {
 		problems = append(problems, "Retention.MaxAge and Retention.MaxBytes must not be negative")
 	}
 	if c.BusyTimeout < time.Millisecond {
