@@ -281,3 +281,38 @@ func BenchFloor[T any](b *testing.B, body []byte) {
 		}
 	}
 }
+
+// BenchTranscript returns a conversation for the decode+encode benchmark:
+// a system prompt, then rounds of a question, an assistant turn with two
+// parallel tool calls, their results and three follow-up exchanges, cut
+// to n+1 messages; 10,000 messages hold 2,000 calls. Call ids are
+// idPrefix, a six-digit round and "a" or "b"; named results carry their
+// call's name, for a dialect that pairs results by name.
+func BenchTranscript(n int, idPrefix string, named bool) []llm.Message {
+	filler := strings.Repeat("Some ordinary prose about the task at hand, with <tags> & symbols. ", 3)
+	var msgs []llm.Message
+	msgs = append(msgs, llm.System("You are a careful assistant. "+filler))
+	name := func(s string) string {
+		if named {
+			return s
+		}
+		return ""
+	}
+	for round := 0; len(msgs) < n+1; round++ {
+		id1, id2 := fmt.Sprintf("%s%06da", idPrefix, round), fmt.Sprintf("%s%06db", idPrefix, round)
+		msgs = append(msgs,
+			llm.User("Question "+fmt.Sprint(round)+": "+filler),
+			llm.Assistant(llm.Text{Text: "Let me look that up."},
+				llm.ToolCall{ID: id1, Name: "search", Input: []byte(`{"query":"item ` + fmt.Sprint(round) + `","limit":10}`)},
+				llm.ToolCall{ID: id2, Name: "fetch", Input: []byte(`{"url":"https://example.com/` + fmt.Sprint(round) + `"}`)}),
+			llm.Tool(
+				llm.ToolResult{CallID: id1, Name: name("search"), Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: `{"status":"success","summary":"3 results","data":[1,2,3]}`}}},
+				llm.ToolResult{CallID: id2, Name: name("fetch"), Status: llm.StatusError, Content: []llm.Part{llm.Text{Text: "upstream returned 503"}}}),
+			llm.Assistant(llm.Text{Text: "Here is what I found. " + filler}),
+		)
+		for k := 0; k < 3; k++ {
+			msgs = append(msgs, llm.User("Follow-up. "+filler), llm.Assistant(llm.Text{Text: "Answer. " + filler}))
+		}
+	}
+	return msgs[:n+1]
+}
