@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/transcript"
@@ -22,16 +22,11 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-var weatherTool = []llm.ToolSpec{{Name: "get_weather", Description: "Current weather in a city.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
-
-func ask(q string) *llm.Request {
-	return &llm.Request{Messages: []llm.Message{llm.System("Be brief."), llm.User(q)}, Tools: weatherTool}
-}
-
-func call(id, name, args string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(args)}
-}
+var (
+	weatherTool = clienttest.Tools
+	ask         = clienttest.Ask
+	call        = clienttest.Call
+)
 
 // fastRetries makes retries wait a millisecond.
 func fastRetries(cfg *openai.Config) *openai.Config {
@@ -184,52 +179,25 @@ func TestChatNoIDs(t *testing.T) {
 // TestChatErrors: each failure is classified once, retried when it may
 // pass, and given back with the provider's own words.
 func TestChatErrors(t *testing.T) {
-	tests := []struct {
-		name     string
-		turns    []llmtest.Turn
-		kind     llm.ErrorKind // "" for success
-		requests int
-		text     string
-	}{
-		{"429 then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, "", 2, ""},
-		{"500 twice then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Text: "ok"}}, "", 3, ""},
-		{"500 three times", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}},
-			llm.Overloaded, 3, "openai chat: provider overloaded (HTTP 500 server_error): The server had an error while processing your request. Sorry about that!"},
-		{"retry-after longer than the wait allowed", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Hour}}},
-			llm.RateLimited, 1, "(retry after 1h0m0s)"},
-		{"context length", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}},
-			llm.ContextLength, 1, "openai chat: context length exceeded (HTTP 400 context_length_exceeded): This model's maximum context length is 128000 tokens."},
-		{"bad key", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Auth}}}, llm.Auth, 1, "Incorrect API key provided"},
-		{"html from a proxy", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}},
-			llm.Overloaded, 3, `openai chat: provider overloaded (HTTP 502): the answer is an HTML page titled "502 Bad Gateway" (a proxy's?), not an OpenAI error JSON`},
-		{"error inside the stream before any content", []llmtest.Turn{{Text: "lost", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, {Text: "ok"}}, "", 2, ""},
-		{"error inside the stream after content", []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 2}}},
-			llm.Overloaded, 1, "openai chat: provider overloaded (server_error): The server had an error"},
-		{"truncated stream", []llmtest.Turn{{Text: "This answer will be cut short.", Chunk: 3, Misbehave: llmtest.Truncate}},
-			llm.Transport, 1, "openai chat: transport failure: the stream ended before the answer did (no finish_reason and no [DONE])"},
+	tests := []clienttest.Failure{
+		{Name: "429 then success", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, Requests: 2, Text: "ok"},
+		{Name: "500 twice then success", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Text: "ok"}}, Requests: 3, Text: "ok"},
+		{Name: "500 three times", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}},
+			Kind: llm.Overloaded, Requests: 3, Text: "openai chat: provider overloaded (HTTP 500 server_error): The server had an error while processing your request. Sorry about that!"},
+		{Name: "retry-after longer than the wait allowed", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Hour}}},
+			Kind: llm.RateLimited, Requests: 1, Text: "(retry after 1h0m0s)"},
+		{Name: "context length", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}},
+			Kind: llm.ContextLength, Requests: 1, Text: "openai chat: context length exceeded (HTTP 400 context_length_exceeded): This model's maximum context length is 128000 tokens."},
+		{Name: "bad key", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Auth}}}, Kind: llm.Auth, Requests: 1, Text: "Incorrect API key provided"},
+		{Name: "html from a proxy", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}},
+			Kind: llm.Overloaded, Requests: 3, Text: `openai chat: provider overloaded (HTTP 502): the answer is an HTML page titled "502 Bad Gateway" (a proxy's?), not an OpenAI error JSON`},
+		{Name: "error inside the stream before any content", Turns: []llmtest.Turn{{Text: "lost", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, {Text: "ok"}}, Requests: 2, Text: "ok"},
+		{Name: "error inside the stream after content", Turns: []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 2}}},
+			Kind: llm.Overloaded, Requests: 1, Text: "openai chat: provider overloaded (server_error): The server had an error"},
+		{Name: "truncated stream", Turns: []llmtest.Turn{{Text: "This answer will be cut short.", Chunk: 3, Misbehave: llmtest.Truncate}},
+			Kind: llm.Transport, Requests: 1, Text: "openai chat: transport failure: the stream ended before the answer did (no finish_reason and no [DONE])"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, tt.turns...)
-			resp, err := llm.Generate(context.Background(), newChat(t, srv, false), ask("hi"))
-			if got := len(srv.Requests()); got != tt.requests {
-				t.Errorf("requests = %d, want %d", got, tt.requests)
-			}
-			if tt.kind == "" {
-				if err != nil || resp.Message.Text() != "ok" {
-					t.Fatalf("Generate() = %v, %v, want ok", resp, err)
-				}
-				return
-			}
-			var le *llm.Error
-			if !errors.As(err, &le) || le.Kind != tt.kind {
-				t.Fatalf("Generate() error = %v, want kind %v", err, tt.kind)
-			}
-			if !strings.Contains(err.Error(), tt.text) {
-				t.Errorf("Generate() error = %q, want it to contain %q", err, tt.text)
-			}
-		})
-	}
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newChat(t, srv, false) })
 }
 
 // TestChatRejectedRequest: a history the provider would reject gets the
