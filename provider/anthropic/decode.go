@@ -26,13 +26,7 @@ func DecodeShared(body []byte) (*Request, error) {
 	err := codec.Decode(codec.Dialect{Op: "anthropic", Name: "Anthropic", Bare: "messages", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a messages array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.messages(rd) },
-		func(rd *codec.Reader) error {
-			root, err := rd.ReadObject()
-			if err != nil {
-				return err
-			}
-			return d.body(rd, &root)
-		})
+		codec.ObjectBody(d.body))
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,13 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
-	"github.com/go-json-experiment/json"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
@@ -575,13 +575,9 @@ func isTextType(mt string) bool {
 // or url source for a PDF, a text source for text), never image blocks. It
 // reports false (after a warning) when Anthropic cannot carry it.
 func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
-	mt, data := img.MediaType, img.Data
-	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
-		var ok bool
-		if mt, data, ok = codec.DataURL(img.URL); !ok {
-			e.Warnf(path, "image data URL is malformed; dropped")
-			return dst, false
-		}
+	mt, data, ok := e.Media(img, path)
+	if !ok {
+		return dst, false
 	}
 	switch {
 	case len(data) > 0:
@@ -601,10 +597,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			e.Warnf(path, "content of media type %q cannot be expressed in Anthropic (images, PDF and plain text only); dropped", mt)
 			return dst, false
 		}
-		dst = codec.AppendString(dst, mt)
-		dst = append(dst, `,"data":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, data)
-		return append(dst, `"}`...), true
+		return codec.AppendBase64(dst, mt, data), true
 	case img.URL != "":
 		switch {
 		case mt == mediaPDF:
@@ -618,7 +611,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 		dst = codec.AppendString(dst, img.URL)
 		return append(dst, '}'), true
 	}
-	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	e.NoMedia(path)
 	return dst, false
 }
 

@@ -31,13 +31,7 @@ func DecodeShared(body []byte) (*Request, error) {
 	err := codec.Decode(codec.Dialect{Op: "gemini", Name: "Gemini", Bare: "contents", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a contents array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.contents(rd) },
-		func(rd *codec.Reader) error {
-			root, err := rd.ReadObject()
-			if err != nil {
-				return err
-			}
-			return d.body(rd, &root)
-		})
+		codec.ObjectBody(d.body))
 	if err != nil {
 		return nil, err
 	}

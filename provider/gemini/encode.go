@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"slices"
 	"sort"
@@ -597,13 +596,9 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 // media writes an inlineData or fileData part without its closing brace,
 // or reports false (after a warning) when it cannot.
 func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
-	mt, data := img.MediaType, img.Data
-	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
-		var ok bool
-		if mt, data, ok = codec.DataURL(img.URL); !ok {
-			e.Warnf(path, "image data URL is malformed; dropped")
-			return dst, false
-		}
+	mt, data, ok := e.Media(img, path)
+	if !ok {
+		return dst, false
 	}
 	switch {
 	case len(data) > 0 || (img.URL == "" && data != nil):
@@ -612,10 +607,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			return dst, false
 		}
 		dst = append(dst, `{"inlineData":{"mimeType":`...)
-		dst = codec.AppendString(dst, mt)
-		dst = append(dst, `,"data":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, data)
-		return append(dst, `"}`...), true
+		return codec.AppendBase64(dst, mt, data), true
 	case img.URL != "":
 		dst = append(dst, `{"fileData":{`...)
 		if mt != "" {
@@ -629,7 +621,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 		dst = codec.AppendString(dst, img.URL)
 		return append(dst, '}'), true
 	}
-	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	e.NoMedia(path)
 	return dst, false
 }
 
