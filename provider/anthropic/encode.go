@@ -39,7 +39,7 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 		fromField = -1 // all of them
 	}
 	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, fromField),
-		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
 	if r.src == nil {
 		e.ids = codec.PlanIDs(r.Messages, idRules())
 	}
@@ -363,26 +363,6 @@ func (e *encoder) match(i, j int, p llm.Part) (int, bool) {
 	return e.blocks.Match(i, j, p, func(k int) bool { return equalPart(e.src.blocks[k].part, p) }, true)
 }
 
-// identity keys a part for matching: a tool call by its id, a result by
-// its call id, anything else by its content.
-func identity(p llm.Part) string {
-	switch p := p.(type) {
-	case llm.ToolCall:
-		return "c\x00" + p.ID
-	case llm.ToolResult:
-		return "r\x00" + p.CallID
-	case llm.Text:
-		return "t\x00" + p.Text
-	case llm.Image:
-		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
-	case llm.Reasoning:
-		return "z\x00" + p.Signature + "\x00" + string(p.Data)
-	case llm.Opaque:
-		return "o\x00" + string(p.Data)
-	}
-	return ""
-}
-
 // equalPart reports whether a and b are the same on the Anthropic wire.
 func equalPart(a, b llm.Part) bool { return codec.SamePart(a, b, sameResult) }
 
@@ -682,3 +662,6 @@ func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []codec.Member, k int)
 	}
 	return codec.AppendMembers(dst, extras)
 }
+
+// identity keys a part for the matcher: the fields this dialect writes.
+var identity = codec.Identity{Signature: true}

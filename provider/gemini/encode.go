@@ -32,7 +32,7 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 		src = &source{leadSys: -1}
 	}
 	e := &encoder{r: r, src: src, names: make(map[string]string), lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
-		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
 	dst := codec.Buffer(src.msgs)
 	var err error
 	if r.Bare {
@@ -356,24 +356,6 @@ func hasID(p llm.Part) bool {
 		return p.CallID != ""
 	}
 	return false
-}
-
-func identity(p llm.Part) string {
-	switch p := p.(type) {
-	case llm.ToolCall:
-		return "c\x00" + p.ID + "\x00" + p.Name
-	case llm.ToolResult:
-		return "r\x00" + p.CallID + "\x00" + p.Name
-	case llm.Text:
-		return "t\x00" + p.Text
-	case llm.Image:
-		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
-	case llm.Reasoning:
-		return "z\x00" + p.Signature + "\x00" + p.Text + "\x00" + string(p.Data)
-	case llm.Opaque:
-		return "o\x00" + p.Kind + "\x00" + string(p.Data)
-	}
-	return ""
 }
 
 // equalPart reports whether a and b are the same on the Gemini wire (a
@@ -781,3 +763,6 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []cod
 	}
 	return codec.AppendMembers(dst, extras)
 }
+
+// identity keys a part for the matcher: the fields this dialect writes.
+var identity = codec.Identity{Names: true, Signature: true, ReasoningText: true, OpaqueKind: true}
