@@ -251,6 +251,40 @@ func DecodeErrors[R any, E error](t *testing.T, c Codec[R], cases []struct{ Body
 	}
 }
 
+// Convert encodes r, messages from another dialect, and checks the body
+// and its warnings against the golden section of file; it returns the
+// body.
+func Convert[R any](t *testing.T, c Codec[R], r R, file string) []byte {
+	t.Helper()
+	enc, warns, err := c.Encode(r)
+	if err != nil {
+		t.Fatalf("Encode error: %v", err)
+	}
+	var b bytes.Buffer
+	b.Write(enc)
+	b.WriteString("\n== warnings\n")
+	for _, w := range warns {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	golden.CheckFile(t, file, "golden", b.Bytes())
+	return enc
+}
+
+// EncodeErrors checks the error Encode gives each request that cannot be
+// written.
+func EncodeErrors[R any](t *testing.T, c Codec[R], cases []struct {
+	R    R
+	Want string
+}) {
+	t.Helper()
+	for _, tc := range cases {
+		_, _, err := c.Encode(tc.R)
+		if fmt.Sprint(err) != tc.Want {
+			t.Errorf("Encode(%+v) error = %v, want %s", tc.R, err, tc.Want)
+		}
+	}
+}
+
 // BenchDecodeEncode measures Decode followed by Encode of body.
 func BenchDecodeEncode[R any](b *testing.B, c Codec[R], body []byte) {
 	b.SetBytes(int64(len(body)))
