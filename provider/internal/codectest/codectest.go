@@ -285,6 +285,19 @@ func EncodeErrors[R any](t *testing.T, c Codec[R], cases []struct {
 	}
 }
 
+// BenchCodec encodes r and measures Decode+Encode of the body, as the
+// sub-benchmark name, next to encoding/json unmarshalling the same bytes
+// into any and marshalling them back (the floor, "encoding_json").
+func BenchCodec[R any](b *testing.B, name string, c Codec[R], r R) {
+	b.Helper()
+	body, _, err := c.Encode(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(name, func(b *testing.B) { BenchDecodeEncode(b, c, body) })
+	b.Run("encoding_json", func(b *testing.B) { BenchFloor[any](b, body) })
+}
+
 // BenchDecodeEncode measures Decode followed by Encode of body.
 func BenchDecodeEncode[R any](b *testing.B, c Codec[R], body []byte) {
 	b.SetBytes(int64(len(body)))
