@@ -168,10 +168,7 @@ func (d *decoder) messages(rd *codec.Reader) error {
 	}
 	leading := true
 	err := rd.Array(func(int) error {
-		if rd.Kind() != '{' {
-			return rd.Want("a message object")
-		}
-		msg, err := rd.ReadObject()
+		msg, err := rd.ReadObjectOf("a message object")
 		if err != nil {
 			return err
 		}
@@ -287,10 +284,7 @@ func (w where) String() string {
 // whose source is a file id or inline content blocks, a block type toolwire
 // does not know) is an [llm.Opaque] that holds the block verbatim.
 func (d *decoder) block(rd *codec.Reader, w where) (block, error) {
-	if rd.Kind() != '{' {
-		return block{}, rd.Want("a content block object")
-	}
-	o, err := rd.ReadObject()
+	o, err := rd.ReadObjectOf("a content block object")
 	if err != nil {
 		return block{}, err
 	}
@@ -566,10 +560,7 @@ func (d *decoder) tools(rd *codec.Reader) error {
 		return rd.Want("an array of tools")
 	}
 	err := rd.Array(func(int) error {
-		if rd.Kind() != '{' {
-			return rd.Want("a tool object")
-		}
-		o, err := rd.ReadObject()
+		o, err := rd.ReadObjectOf("a tool object")
 		if err != nil {
 			return err
 		}

@@ -51,10 +51,7 @@ type decoder struct {
 // field twice in its two spellings ([checkSpellings]); what names the
 // object wanted.
 func object(rd *codec.Reader, what string) (codec.Object, error) {
-	if rd.Kind() != '{' {
-		return codec.Object{}, rd.Want(what)
-	}
-	o, err := rd.ReadObject()
+	o, err := rd.ReadObjectOf(what)
 	if err != nil {
 		return o, err
 	}

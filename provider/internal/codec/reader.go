@@ -406,6 +406,15 @@ func (o *Object) Member(key string) Member {
 	return Member{}
 }
 
+// ReadObjectOf is ReadObject for a value that must be an object: any
+// other value is an error that wants what ("a tool object").
+func (r *Reader) ReadObjectOf(what string) (Object, error) {
+	if r.Kind() != '{' {
+		return Object{}, r.Want(what)
+	}
+	return r.ReadObject()
+}
+
 // ReadObject reads the next value, an object, whole. A Reader reads all of
 // its members' values before the caller looks at any, so that a body that
 // is not JSON is reported as such, not as what the caller found wrong.
