@@ -285,6 +285,25 @@ func EncodeErrors[R any](t *testing.T, c Codec[R], cases []struct {
 	}
 }
 
+// Edited encodes r, a decoded request edited as a repair would, and
+// checks that it encodes without a warning to a body holding each of
+// wants (what the llm form does not hold, kept with its part).
+func Edited[R any](t *testing.T, c Codec[R], r R, wants ...string) {
+	t.Helper()
+	enc, warns, err := c.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings = %v, want none", warns)
+	}
+	for _, want := range wants {
+		if !bytes.Contains(enc, []byte(want)) {
+			t.Errorf("Encode(edited) = %s\nwant it to contain %s", enc, want)
+		}
+	}
+}
+
 // BenchCodec encodes r and measures Decode+Encode of the body, as the
 // sub-benchmark name, next to encoding/json unmarshalling the same bytes
 // into any and marshalling them back (the floor, "encoding_json").
