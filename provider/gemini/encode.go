@@ -72,13 +72,10 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 	return codec.AppendBody(dst, "gemini: encode", r.Fields, &b)
 }
 
+// hasOpaqueTools reports whether the source body has tools the codec
+// writes back as they were.
 func hasOpaqueTools(s *source) bool {
-	for _, t := range s.tools {
-		if t.opaque {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.tools, func(t srcTool) bool { return t.opaque })
 }
 
 func (e *encoder) bare(dst []byte) []byte {
