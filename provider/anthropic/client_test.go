@@ -18,12 +18,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-var (
-	tools = clienttest.Tools
-	ask   = clienttest.Ask
-	call  = clienttest.Call
-)
-
 func result(id, text string) llm.ToolResult {
 	return llm.ToolResult{CallID: id, Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: text}}}
 }
@@ -45,7 +39,7 @@ func TestClientAnswers(t *testing.T) {
 		{Name: "text", Turn: llmtest.Turn{Text: "Sunny, 18°C <ok>."}, Want: llm.Assistant(llm.Text{Text: "Sunny, 18°C <ok>."}), Finish: llm.FinishStop},
 		{Name: "thinking, text and calls", Turn: llmtest.Turn{Reasoning: "Two cities.", Text: "Checking both.", Calls: two, Chunk: 3},
 			Want: llm.Assistant(llm.Reasoning{Provider: "anthropic", Text: "Two cities.", Signature: "EqQBCkYIBhgCIkA1"}, llm.Text{Text: "Checking both."},
-				call("toolu_a", "get_weather", `{"city":"Paris"}`), call("toolu_b", "get_weather", `{"city":"北京"}`)),
+				clienttest.Call("toolu_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("toolu_b", "get_weather", `{"city":"北京"}`)),
 			Finish: llm.FinishToolCalls},
 		{Name: "empty message", Turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
 			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
@@ -61,7 +55,7 @@ func TestClientMaxTokensMidCall(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{ID: "toolu_a", Name: "get_weather", Args: `{"city":"Paris"}`}}, Misbehave: llmtest.LengthMidCall},
 		llmtest.Turn{Text: "ok"})
 	c := newClient(t, srv, anthropic.Config{})
-	req := ask("Weather?")
+	req := clienttest.Ask("Weather?")
 	resp, err := llm.Generate(context.Background(), c, req)
 	var ie *llm.IncompleteError
 	if !errors.As(err, &ie) || ie.Finish.Reason != llm.FinishLength || ie.Calls[0].ID != "toolu_a" {
@@ -88,10 +82,10 @@ func TestClientMaxTokensMidCall(t *testing.T) {
 // reads in the usage.
 func TestClientUsageAndCache(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Done.", Usage: llm.Usage{InputTokens: 5000, OutputTokens: 7, CacheReadTokens: 4000, CacheWriteTokens: 900}})
-	req := ask("Weather in Paris, then Rome?")
+	req := clienttest.Ask("Weather in Paris, then Rome?")
 	req.Messages = append(req.Messages,
-		llm.Assistant(call("toolu_1", "get_weather", `{"city":"Paris"}`)), llm.Tool(result("toolu_1", "18C")),
-		llm.Assistant(call("toolu_2", "get_weather", `{"city":"Rome"}`)), llm.Tool(result("toolu_2", "21C")))
+		llm.Assistant(clienttest.Call("toolu_1", "get_weather", `{"city":"Paris"}`)), llm.Tool(result("toolu_1", "18C")),
+		llm.Assistant(clienttest.Call("toolu_2", "get_weather", `{"city":"Rome"}`)), llm.Tool(result("toolu_2", "21C")))
 	resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{}), req)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +140,7 @@ func TestClientAuth(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	c := newClient(t, srv, anthropic.Config{})
 	srv.APIKey = "another"
-	_, err := llm.Generate(context.Background(), c, ask("hi"))
+	_, err := llm.Generate(context.Background(), c, clienttest.Ask("hi"))
 	if !errors.Is(err, llm.Auth) || !strings.Contains(err.Error(), "invalid x-api-key") || len(srv.Requests()) != 1 {
 		t.Fatalf("Generate() error = %v after %d requests, want one Auth error", err, len(srv.Requests()))
 	}

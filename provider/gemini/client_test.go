@@ -17,11 +17,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-var (
-	tools = clienttest.Tools
-	ask   = clienttest.Ask
-)
-
 func newClient(t *testing.T, srv *llmtest.Server, noStream bool) *gemini.Client {
 	t.Helper()
 	srv.APIKey = "AIza-test"
@@ -76,7 +71,7 @@ func TestClientMadeIDsRoundTrip(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}, {Name: "get_weather", Args: `{"city":"Rome"}`}}},
 		llmtest.Turn{Text: "Both sunny."})
 	c := newClient(t, srv, false)
-	req := ask("Weather in Paris and Rome?")
+	req := clienttest.Ask("Weather in Paris and Rome?")
 	resp, err := llm.Generate(context.Background(), c, req)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +112,7 @@ func TestClientErrors(t *testing.T) {
 // error of the client's: one request, finish reason length.
 func TestClientMaxTokens(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Partial.", Misbehave: llmtest.LengthMidCall, Calls: []llmtest.Call{{Name: "get_weather", Args: `{}`}}})
-	resp, err := llm.Generate(context.Background(), newClient(t, srv, false), ask("hi"))
+	resp, err := llm.Generate(context.Background(), newClient(t, srv, false), clienttest.Ask("hi"))
 	if got := len(srv.Requests()); got != 1 {
 		t.Errorf("requests = %d, want 1", got)
 	}

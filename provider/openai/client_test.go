@@ -22,12 +22,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-var (
-	weatherTool = clienttest.Tools
-	ask         = clienttest.Ask
-	call        = clienttest.Call
-)
-
 // fastRetries makes retries wait a millisecond.
 func fastRetries(cfg *openai.Config) *openai.Config {
 	cfg.RetryBackoff = time.Millisecond
@@ -64,25 +58,25 @@ func TestChatAnswers(t *testing.T) {
 			want:   llm.Assistant(llm.Reasoning{Provider: "openai-chat", Text: "The user wants weather."}, llm.Text{Text: "Sunny."}),
 			finish: llm.FinishStop},
 		{name: "parallel calls", turn: llmtest.Turn{Text: "Checking.", Calls: three, Chunk: 3},
-			want:   llm.Assistant(llm.Text{Text: "Checking."}, call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`), call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(llm.Text{Text: "Checking."}, clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`), clienttest.Call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "parallel calls interleaved", turn: llmtest.Turn{Calls: three, Chunk: 2, Interleave: true},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`), call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`), clienttest.Call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "every call at index 0", turn: llmtest.Turn{Calls: three, Misbehave: llmtest.IndexZero},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`), call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`), clienttest.Call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "the same id twice", turn: llmtest.Turn{Calls: three, Misbehave: llmtest.DuplicateIDs},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_a_2", "get_weather", `{"city":"北京"}`), call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_a_2", "get_weather", `{"city":"北京"}`), clienttest.Call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "the same id twice at index 0", turn: llmtest.Turn{Calls: three, Misbehave: llmtest.DuplicateIDs | llmtest.IndexZero, Chunk: 4},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_a_2", "get_weather", `{"city":"北京"}`), call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_a_2", "get_weather", `{"city":"北京"}`), clienttest.Call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "arguments as an object", turn: llmtest.Turn{Calls: three[:2], Misbehave: llmtest.ArgsAsObject},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "finish length mid-call", turn: llmtest.Turn{Calls: three[:1], Misbehave: llmtest.LengthMidCall},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":`)),
 			finish: llm.FinishLength, wantErr: llm.ErrIncompleteCall},
 		{name: "empty message", turn: llmtest.Turn{Text: "lost", Misbehave: llmtest.EmptyMessage},
 			want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, finish: llm.FinishStop, wantErr: llm.ErrEmptyMessage},
@@ -93,7 +87,7 @@ func TestChatAnswers(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				srv := llmtest.NewServer(t, tt.turn, llmtest.Turn{Text: "ok"})
 				m := newChat(t, srv, noStream)
-				req := ask("Weather in Paris and Beijing?")
+				req := clienttest.Ask("Weather in Paris and Beijing?")
 				resp, err := llm.Generate(context.Background(), m, req)
 				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
@@ -151,7 +145,7 @@ func TestChatNoIDs(t *testing.T) {
 		for run := 0; run < 2; run++ {
 			srv := llmtest.NewServer(t, llmtest.Turn{Calls: calls, Misbehave: misbehave}, llmtest.Turn{Text: "Sunny in both."})
 			m := newChat(t, srv, false)
-			req := ask("Weather in Paris and Rome?")
+			req := clienttest.Ask("Weather in Paris and Rome?")
 			resp, err := llm.Generate(context.Background(), m, req)
 			if err != nil {
 				t.Fatal(err)
@@ -204,8 +198,8 @@ func TestChatErrors(t *testing.T) {
 // provider's 400, classified Invalid, with the provider's message.
 func TestChatRejectedRequest(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	req := ask("hi")
-	req.Messages = append(req.Messages, llm.Assistant(call("call_1", "get_weather", `{}`)), llm.User("and?"))
+	req := clienttest.Ask("hi")
+	req.Messages = append(req.Messages, llm.Assistant(clienttest.Call("call_1", "get_weather", `{}`)), llm.User("and?"))
 	_, err := llm.Generate(context.Background(), newChat(t, srv, false), req)
 	if !errors.Is(err, llm.Invalid) || !strings.Contains(err.Error(), "tool_call_ids did not have response messages: call_1") {
 		t.Fatalf("Generate() error = %v, want the provider's OAI-CC-ANSWER-ALL error", err)
@@ -220,7 +214,7 @@ func TestChatRejectedRequest(t *testing.T) {
 func TestStreamStopsEarly(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: strings.Repeat("word ", 200), Chunk: 5})
 	n := 0
-	for _, err := range newChat(t, srv, false).Stream(context.Background(), ask("talk")) {
+	for _, err := range newChat(t, srv, false).Stream(context.Background(), clienttest.Ask("talk")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +245,7 @@ func TestStreamCancelled(t *testing.T) {
 	defer cancel()
 	var got []llm.Event
 	var last error
-	for ev, err := range m.Stream(ctx, ask("hi")) {
+	for ev, err := range m.Stream(ctx, clienttest.Ask("hi")) {
 		if err != nil {
 			last = err
 			break
@@ -288,7 +282,7 @@ func TestNewChatConfig(t *testing.T) {
 func TestChatOptions(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "ok"}, llmtest.Turn{Text: "ok"})
 	temp := 0.2
-	req := ask("hi")
+	req := clienttest.Ask("hi")
 	req.Temperature, req.MaxOutputTokens, req.Effort, req.ToolChoice = &temp, 300, llm.EffortLow, llm.ToolChoice{Name: "get_weather"}
 	m, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", NoStream: true, MaxTokensField: "max_tokens",
 		Fields: []openai.Field{{Key: "seed", Value: []byte(`7`)}}})

@@ -38,11 +38,11 @@ func TestResponsesAnswers(t *testing.T) {
 	tests := []clienttest.Answer{
 		{Name: "text", Turn: llmtest.Turn{Text: "Sunny, 18°C."}, Want: llm.Assistant(llm.Text{Text: "Sunny, 18°C."}), Finish: llm.FinishStop},
 		{Name: "calls", Turn: llmtest.Turn{Calls: two, Chunk: 3},
-			Want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"Rome"}`))...), Finish: llm.FinishToolCalls},
+			Want: llm.Assistant(withItemIDs("1", clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"Rome"}`))...), Finish: llm.FinishToolCalls},
 		{Name: "calls interleaved", Turn: llmtest.Turn{Calls: two, Chunk: 2, Interleave: true},
-			Want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"Rome"}`))...), Finish: llm.FinishToolCalls},
+			Want: llm.Assistant(withItemIDs("1", clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"Rome"}`))...), Finish: llm.FinishToolCalls},
 		{Name: "cut off by max_output_tokens", Turn: llmtest.Turn{Calls: two[:1], Misbehave: llmtest.LengthMidCall},
-			Want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":`))...), Finish: llm.FinishLength, WantErr: llm.ErrIncompleteCall},
+			Want: llm.Assistant(withItemIDs("1", clienttest.Call("call_a", "get_weather", `{"city":`))...), Finish: llm.FinishLength, WantErr: llm.ErrIncompleteCall},
 		{Name: "empty message", Turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
 			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
 	}
@@ -59,7 +59,7 @@ func TestResponsesReasoningReplayed(t *testing.T) {
 		llmtest.Turn{Reasoning: "Need the weather.", Calls: []llmtest.Call{{ID: "call_a", Name: "get_weather", Args: `{"city":"Paris"}`}}},
 		llmtest.Turn{Text: "Sunny."})
 	m := newResponses(t, srv, false, false)
-	req := ask("Weather?")
+	req := clienttest.Ask("Weather?")
 	resp, err := llm.Generate(context.Background(), m, req)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 	}
 	srv := llmtest.NewServer(t, weather("Paris"), weather("Rome"), weather("Oslo"), llmtest.Turn{Text: "Done."})
 	m := newResponses(t, srv, true, false)
-	req := ask("Weather in Paris, Rome and Oslo?")
+	req := clienttest.Ask("Weather in Paris, Rome and Oslo?")
 	for turn := 0; turn < 4; turn++ {
 		if turn == 2 {
 			srv.Lose("resp_") // no such id: nothing lost yet
