@@ -159,21 +159,16 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	return c, err
 }
 
-// Dialect returns "anthropic".
 // Name returns the model the client calls.
 func (c *Client) Name() string { return c.model }
 
+// Dialect returns "anthropic".
 func (c *Client) Dialect() string { return string(Dialect) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return client.Stream(func(emit func(llm.Event) bool) error {
-		body, err := c.body(req)
-		if err != nil {
-			return err
-		}
-		return c.c.Call(ctx, client.Post(c.url, c.header, body), func() client.Decoder { return newMessageReader().decode }, emit)
-	})
+	return c.c.Post(ctx, c.url, c.header, func() ([]byte, error) { return c.body(req) },
+		func() client.Decoder { return newMessageReader().decode })
 }
 
 // budgets are the thinking budgets of the efforts.

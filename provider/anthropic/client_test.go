@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,21 +12,11 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/anthropic"
+	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-var tools = []llm.ToolSpec{{Name: "get_weather", Description: "Current weather in a city.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
-
-func ask(q string) *llm.Request {
-	return &llm.Request{Messages: []llm.Message{llm.System("Be brief."), llm.User(q)}, Tools: tools}
-}
-
-func call(id, name, args string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(args)}
-}
 
 func result(id, text string) llm.ToolResult {
 	return llm.ToolResult{CallID: id, Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: text}}}
@@ -46,38 +35,18 @@ func newClient(t *testing.T, srv *llmtest.Server, cfg anthropic.Config) *anthrop
 
 func TestClientAnswers(t *testing.T) {
 	two := []llmtest.Call{{ID: "toolu_a", Name: "get_weather", Args: `{"city":"Paris"}`}, {ID: "toolu_b", Name: "get_weather", Args: `{"city":"北京"}`}}
-	tests := []struct {
-		name    string
-		turn    llmtest.Turn
-		want    llm.Message
-		finish  llm.FinishReason
-		wantErr error
-	}{
-		{name: "text", turn: llmtest.Turn{Text: "Sunny, 18°C <ok>."}, want: llm.Assistant(llm.Text{Text: "Sunny, 18°C <ok>."}), finish: llm.FinishStop},
-		{name: "thinking, text and calls", turn: llmtest.Turn{Reasoning: "Two cities.", Text: "Checking both.", Calls: two, Chunk: 3},
-			want: llm.Assistant(llm.Reasoning{Provider: "anthropic", Text: "Two cities.", Signature: "EqQBCkYIBhgCIkA1"}, llm.Text{Text: "Checking both."},
-				call("toolu_a", "get_weather", `{"city":"Paris"}`), call("toolu_b", "get_weather", `{"city":"北京"}`)),
-			finish: llm.FinishToolCalls},
-		{name: "empty message", turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
-			want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, finish: llm.FinishStop, wantErr: llm.ErrEmptyMessage},
+	tests := []clienttest.Answer{
+		{Name: "text", Turn: llmtest.Turn{Text: "Sunny, 18°C <ok>."}, Want: llm.Assistant(llm.Text{Text: "Sunny, 18°C <ok>."}), Finish: llm.FinishStop},
+		{Name: "thinking, text and calls", Turn: llmtest.Turn{Reasoning: "Two cities.", Text: "Checking both.", Calls: two, Chunk: 3},
+			Want: llm.Assistant(llm.Reasoning{Provider: "anthropic", Text: "Two cities.", Signature: "EqQBCkYIBhgCIkA1"}, llm.Text{Text: "Checking both."},
+				clienttest.Call("toolu_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("toolu_b", "get_weather", `{"city":"北京"}`)),
+			Finish: llm.FinishToolCalls},
+		{Name: "empty message", Turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
+			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
 	}
-	for _, tt := range tests {
-		for _, noStream := range []bool{false, true} {
-			t.Run(tt.name+map[bool]string{false: " streamed", true: " whole"}[noStream], func(t *testing.T) {
-				srv := llmtest.NewServer(t, tt.turn)
-				resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{NoStream: noStream}), ask("Weather?"))
-				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
-					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
-				}
-				if !reflect.DeepEqual(resp.Message, tt.want) {
-					t.Errorf("Generate() message = %#v\nwant %#v", resp.Message, tt.want)
-				}
-				if resp.Finish.Reason != tt.finish || resp.Usage.InputTokens == 0 || resp.Usage.OutputTokens == 0 {
-					t.Errorf("Generate() finish = %v, usage %+v, want %v", resp.Finish, resp.Usage, tt.finish)
-				}
-			})
-		}
-	}
+	clienttest.Answers(t, tests, true, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
+		return newClient(t, srv, anthropic.Config{NoStream: noStream})
+	}, nil)
 }
 
 // TestClientMaxTokensMidCall: a stream cut by max_tokens inside a tool_use
@@ -86,7 +55,7 @@ func TestClientMaxTokensMidCall(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{ID: "toolu_a", Name: "get_weather", Args: `{"city":"Paris"}`}}, Misbehave: llmtest.LengthMidCall},
 		llmtest.Turn{Text: "ok"})
 	c := newClient(t, srv, anthropic.Config{})
-	req := ask("Weather?")
+	req := clienttest.Ask("Weather?")
 	resp, err := llm.Generate(context.Background(), c, req)
 	var ie *llm.IncompleteError
 	if !errors.As(err, &ie) || ie.Finish.Reason != llm.FinishLength || ie.Calls[0].ID != "toolu_a" {
@@ -113,10 +82,10 @@ func TestClientMaxTokensMidCall(t *testing.T) {
 // reads in the usage.
 func TestClientUsageAndCache(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Done.", Usage: llm.Usage{InputTokens: 5000, OutputTokens: 7, CacheReadTokens: 4000, CacheWriteTokens: 900}})
-	req := ask("Weather in Paris, then Rome?")
+	req := clienttest.Ask("Weather in Paris, then Rome?")
 	req.Messages = append(req.Messages,
-		llm.Assistant(call("toolu_1", "get_weather", `{"city":"Paris"}`)), llm.Tool(result("toolu_1", "18C")),
-		llm.Assistant(call("toolu_2", "get_weather", `{"city":"Rome"}`)), llm.Tool(result("toolu_2", "21C")))
+		llm.Assistant(clienttest.Call("toolu_1", "get_weather", `{"city":"Paris"}`)), llm.Tool(result("toolu_1", "18C")),
+		llm.Assistant(clienttest.Call("toolu_2", "get_weather", `{"city":"Rome"}`)), llm.Tool(result("toolu_2", "21C")))
 	resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{}), req)
 	if err != nil {
 		t.Fatal(err)
@@ -150,43 +119,20 @@ func TestClientUsageAndCache(t *testing.T) {
 
 func TestClientErrors(t *testing.T) {
 	overloaded := llmtest.Turn{Error: &llmtest.Error{Kind: llm.Overloaded}}
-	tests := []struct {
-		name     string
-		turns    []llmtest.Turn
-		kind     llm.ErrorKind
-		requests int
-		text     string
-	}{
-		{"529 then success", []llmtest.Turn{overloaded, {Text: "ok"}}, "", 2, ""},
-		{"429 with retry-after then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, "", 2, ""},
-		{"529 three times", []llmtest.Turn{overloaded, overloaded, overloaded}, llm.Overloaded, 3,
-			"anthropic messages: provider overloaded (HTTP 529 overloaded_error): Overloaded"},
-		{"context length", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}}, llm.ContextLength, 1,
-			"anthropic messages: context length exceeded (HTTP 400 invalid_request_error): prompt is too long: 208310 tokens > 200000 maximum"},
-		{"overloaded right after message_start, then success", []llmtest.Turn{{Text: "lost", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, {Text: "ok"}}, "", 2, ""},
-		{"overloaded inside the stream", []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 4}}}, llm.Overloaded, 1,
-			"anthropic messages: provider overloaded (overloaded_error): Overloaded"},
-		{"truncated stream", []llmtest.Turn{{Text: "This will be cut.", Misbehave: llmtest.Truncate}}, llm.Transport, 1,
-			"anthropic messages: transport failure: the stream ended before the answer did (no message_stop)"},
+	tests := []clienttest.Failure{
+		{Name: "529 then success", Turns: []llmtest.Turn{overloaded, {Text: "ok"}}, Requests: 2, Text: "ok"},
+		{Name: "429 with retry-after then success", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, Requests: 2, Text: "ok"},
+		{Name: "529 three times", Turns: []llmtest.Turn{overloaded, overloaded, overloaded}, Kind: llm.Overloaded, Requests: 3,
+			Text: "anthropic messages: provider overloaded (HTTP 529 overloaded_error): Overloaded"},
+		{Name: "context length", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}}, Kind: llm.ContextLength, Requests: 1,
+			Text: "anthropic messages: context length exceeded (HTTP 400 invalid_request_error): prompt is too long: 208310 tokens > 200000 maximum"},
+		{Name: "overloaded right after message_start, then success", Turns: []llmtest.Turn{{Text: "lost", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, {Text: "ok"}}, Requests: 2, Text: "ok"},
+		{Name: "overloaded inside the stream", Turns: []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 4}}}, Kind: llm.Overloaded, Requests: 1,
+			Text: "anthropic messages: provider overloaded (overloaded_error): Overloaded"},
+		{Name: "truncated stream", Turns: []llmtest.Turn{{Text: "This will be cut.", Misbehave: llmtest.Truncate}}, Kind: llm.Transport, Requests: 1,
+			Text: "anthropic messages: transport failure: the stream ended before the answer did (no message_stop)"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, tt.turns...)
-			resp, err := llm.Generate(context.Background(), newClient(t, srv, anthropic.Config{}), ask("hi"))
-			if got := len(srv.Requests()); got != tt.requests {
-				t.Errorf("requests = %d, want %d", got, tt.requests)
-			}
-			if tt.kind == "" {
-				if err != nil || resp.Message.Text() != "ok" {
-					t.Fatalf("Generate() = %v, %v, want ok", resp, err)
-				}
-				return
-			}
-			if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.text) {
-				t.Fatalf("Generate() error = %v, want kind %v containing %q", err, tt.kind, tt.text)
-			}
-		})
-	}
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, anthropic.Config{}) })
 }
 
 // TestClientAuth: a wrong key is an Auth error, not retried.
@@ -194,7 +140,7 @@ func TestClientAuth(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	c := newClient(t, srv, anthropic.Config{})
 	srv.APIKey = "another"
-	_, err := llm.Generate(context.Background(), c, ask("hi"))
+	_, err := llm.Generate(context.Background(), c, clienttest.Ask("hi"))
 	if !errors.Is(err, llm.Auth) || !strings.Contains(err.Error(), "invalid x-api-key") || len(srv.Requests()) != 1 {
 		t.Fatalf("Generate() error = %v after %d requests, want one Auth error", err, len(srv.Requests()))
 	}

@@ -2,14 +2,13 @@ package anthropic
 
 import (
 	"bytes"
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"testing"
 
-	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 // fromOpenAI is a transcript as another dialect's codec decodes it: ids
@@ -53,17 +52,7 @@ func fromOpenAI() *Request {
 // and that it says so.
 func TestConvert(t *testing.T) {
 	r := fromOpenAI()
-	enc, warns, err := Encode(r)
-	if err != nil {
-		t.Fatalf("Encode error: %v", err)
-	}
-	var b bytes.Buffer
-	b.Write(enc)
-	b.WriteString("\n== warnings\n")
-	for _, w := range warns {
-		fmt.Fprintf(&b, "%s\n", w)
-	}
-	golden.CheckFile(t, filepath.Join("testdata", "convert_from_openai.txtar"), "golden", b.Bytes())
+	enc := codectest.Convert(t, tested, r, filepath.Join("testdata", "convert_from_openai.txtar"))
 
 	// Every id is valid, and every result answers the call before it.
 	back, err := Decode(enc)
@@ -146,21 +135,16 @@ func TestBareWarnings(t *testing.T) {
 
 // TestEncodeErrors checks the few Requests that cannot be written.
 func TestEncodeErrors(t *testing.T) {
-	for _, tc := range []struct {
-		r    *Request
-		want string
+	codectest.EncodeErrors(t, tested, []struct {
+		R    *Request
+		Want string
 	}{
 		{nil, "anthropic: encode: nil Request"},
 		{&Request{Messages: []llm.Message{{Role: "robot"}}}, `anthropic: encode: Messages[0]: unknown role "robot"`},
 		{&Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}}, "anthropic: encode: Messages[0].Parts[0]: a nil part cannot be encoded"},
 		{&Request{Fields: []Field{{Key: "model", Value: []byte(`{`)}}}, "anthropic: encode: Fields[0] (model): value is not valid JSON"},
 		{&Request{Fields: []Field{{Key: "model", Value: []byte(`1`)}, {Key: "model", Value: []byte(`2`)}}}, `anthropic: encode: Fields[1]: field "model" repeats`},
-	} {
-		_, _, err := Encode(tc.r)
-		if fmt.Sprint(err) != tc.want {
-			t.Errorf("Encode(%+v) error = %v, want %s", tc.r, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestThinkingWarning checks that Thinking without a budget is reported.

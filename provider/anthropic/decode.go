@@ -26,13 +26,7 @@ func DecodeShared(body []byte) (*Request, error) {
 	err := codec.Decode(codec.Dialect{Op: "anthropic", Name: "Anthropic", Bare: "messages", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a messages array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.messages(rd) },
-		func(rd *codec.Reader) error {
-			root, err := rd.ReadObject()
-			if err != nil {
-				return err
-			}
-			return d.body(rd, &root)
-		})
+		codec.ObjectBody(d.body))
 	if err != nil {
 		return nil, err
 	}
@@ -174,10 +168,7 @@ func (d *decoder) messages(rd *codec.Reader) error {
 	}
 	leading := true
 	err := rd.Array(func(int) error {
-		if rd.Kind() != '{' {
-			return rd.Want("a message object")
-		}
-		msg, err := rd.ReadObject()
+		msg, err := rd.ReadObjectOf("a message object")
 		if err != nil {
 			return err
 		}
@@ -293,10 +284,7 @@ func (w where) String() string {
 // whose source is a file id or inline content blocks, a block type toolwire
 // does not know) is an [llm.Opaque] that holds the block verbatim.
 func (d *decoder) block(rd *codec.Reader, w where) (block, error) {
-	if rd.Kind() != '{' {
-		return block{}, rd.Want("a content block object")
-	}
-	o, err := rd.ReadObject()
+	o, err := rd.ReadObjectOf("a content block object")
 	if err != nil {
 		return block{}, err
 	}
@@ -572,10 +560,7 @@ func (d *decoder) tools(rd *codec.Reader) error {
 		return rd.Want("an array of tools")
 	}
 	err := rd.Array(func(int) error {
-		if rd.Kind() != '{' {
-			return rd.Want("a tool object")
-		}
-		o, err := rd.ReadObject()
+		o, err := rd.ReadObjectOf("a tool object")
 		if err != nil {
 			return err
 		}

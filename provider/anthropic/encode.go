@@ -2,13 +2,13 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
-	"github.com/go-json-experiment/json"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
@@ -39,7 +39,7 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 		fromField = -1 // all of them
 	}
 	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, fromField),
-		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
 	if r.src == nil {
 		e.ids = codec.PlanIDs(r.Messages, idRules())
 	}
@@ -175,13 +175,10 @@ func (e *encoder) maxTokens() (int64, bool) {
 	return mt, true
 }
 
+// hasOpaqueTools reports whether the source body has tools the codec
+// writes back as they were.
 func hasOpaqueTools(s *source) bool {
-	for _, t := range s.tools {
-		if t.opaque {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.tools, func(t srcTool) bool { return t.opaque })
 }
 
 func (e *encoder) bare(dst []byte) []byte {
@@ -361,26 +358,6 @@ func (e *encoder) fits(role llm.Role, p llm.Part, path string) bool {
 // extra fields still apply).
 func (e *encoder) match(i, j int, p llm.Part) (int, bool) {
 	return e.blocks.Match(i, j, p, func(k int) bool { return equalPart(e.src.blocks[k].part, p) }, true)
-}
-
-// identity keys a part for matching: a tool call by its id, a result by
-// its call id, anything else by its content.
-func identity(p llm.Part) string {
-	switch p := p.(type) {
-	case llm.ToolCall:
-		return "c\x00" + p.ID
-	case llm.ToolResult:
-		return "r\x00" + p.CallID
-	case llm.Text:
-		return "t\x00" + p.Text
-	case llm.Image:
-		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
-	case llm.Reasoning:
-		return "z\x00" + p.Signature + "\x00" + string(p.Data)
-	case llm.Opaque:
-		return "o\x00" + string(p.Data)
-	}
-	return ""
 }
 
 // equalPart reports whether a and b are the same on the Anthropic wire.
@@ -575,13 +552,9 @@ func isTextType(mt string) bool {
 // or url source for a PDF, a text source for text), never image blocks. It
 // reports false (after a warning) when Anthropic cannot carry it.
 func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
-	mt, data := img.MediaType, img.Data
-	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
-		var ok bool
-		if mt, data, ok = codec.DataURL(img.URL); !ok {
-			e.Warnf(path, "image data URL is malformed; dropped")
-			return dst, false
-		}
+	mt, data, ok := e.Media(img, path)
+	if !ok {
+		return dst, false
 	}
 	switch {
 	case len(data) > 0:
@@ -601,10 +574,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			e.Warnf(path, "content of media type %q cannot be expressed in Anthropic (images, PDF and plain text only); dropped", mt)
 			return dst, false
 		}
-		dst = codec.AppendString(dst, mt)
-		dst = append(dst, `,"data":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, data)
-		return append(dst, `"}`...), true
+		return codec.AppendBase64(dst, mt, data), true
 	case img.URL != "":
 		switch {
 		case mt == mediaPDF:
@@ -618,7 +588,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 		dst = codec.AppendString(dst, img.URL)
 		return append(dst, '}'), true
 	}
-	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	e.NoMedia(path)
 	return dst, false
 }
 
@@ -689,3 +659,6 @@ func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []codec.Member, k int)
 	}
 	return codec.AppendMembers(dst, extras)
 }
+
+// identity keys a part for the matcher: the fields this dialect writes.
+var identity = codec.Identity{Signature: true}

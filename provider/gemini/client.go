@@ -116,25 +116,20 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	return c, err
 }
 
-// Dialect returns "gemini".
 // Name returns the model the client calls.
 func (c *Client) Name() string { return c.model }
 
+// Dialect returns "gemini".
 func (c *Client) Dialect() string { return string(Dialect) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return client.Stream(func(emit func(llm.Event) bool) error {
-		body, err := c.body(req)
-		if err != nil {
-			return err
-		}
-		u := c.base + "/models/" + c.model + ":generateContent"
-		if c.stream {
-			u = c.base + "/models/" + c.model + ":streamGenerateContent?alt=sse"
-		}
-		return c.c.Call(ctx, client.Post(u, c.header, body), func() client.Decoder { return newContentReader(req.Messages).decode }, emit)
-	})
+	u := c.base + "/models/" + c.model + ":generateContent"
+	if c.stream {
+		u = c.base + "/models/" + c.model + ":streamGenerateContent?alt=sse"
+	}
+	return c.c.Post(ctx, u, c.header, func() ([]byte, error) { return c.body(req) },
+		func() client.Decoder { return newContentReader(req.Messages).decode })
 }
 
 // budgets are the thinking budgets of the efforts.

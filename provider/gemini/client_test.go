@@ -2,8 +2,6 @@ package gemini_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,17 +11,11 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/gemini"
+	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-var tools = []llm.ToolSpec{{Name: "get_weather", Description: "Current weather in a city.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
-
-func ask(q string) *llm.Request {
-	return &llm.Request{Messages: []llm.Message{llm.System("Be brief."), llm.User(q)}, Tools: tools}
-}
 
 func newClient(t *testing.T, srv *llmtest.Server, noStream bool) *gemini.Client {
 	t.Helper()
@@ -36,23 +28,17 @@ func newClient(t *testing.T, srv *llmtest.Server, noStream bool) *gemini.Client 
 }
 
 func TestClientAnswers(t *testing.T) {
-	tests := []struct {
-		name    string
-		turn    llmtest.Turn
-		check   func(t *testing.T, m llm.Message)
-		finish  llm.FinishReason
-		wantErr error
-	}{
-		{name: "text in fragments", turn: llmtest.Turn{Reasoning: "Think.", Text: "北京今天晴，18°C。", Chunk: 4}, finish: llm.FinishStop,
-			check: func(t *testing.T, m llm.Message) {
+	tests := []clienttest.Answer{
+		{Name: "text in fragments", Turn: llmtest.Turn{Reasoning: "Think.", Text: "北京今天晴，18°C。", Chunk: 4}, Finish: llm.FinishStop,
+			Check: func(t *testing.T, m llm.Message) {
 				want := llm.Assistant(llm.Reasoning{Provider: "gemini", Text: "Think."}, llm.Text{Text: "北京今天晴，18°C。"})
 				if !reflect.DeepEqual(m, want) {
 					t.Errorf("message = %#v, want %#v", m, want)
 				}
 			}},
-		{name: "parallel calls without ids", turn: llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}, {Name: "get_weather", Args: `{"city":"Rome"}`}}},
-			finish: llm.FinishToolCalls,
-			check: func(t *testing.T, m llm.Message) {
+		{Name: "parallel calls without ids", Turn: llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}, {Name: "get_weather", Args: `{"city":"Rome"}`}}},
+			Finish: llm.FinishToolCalls,
+			Check: func(t *testing.T, m llm.Message) {
 				sig, ok := m.Parts[0].(llm.Reasoning)
 				calls := m.ToolCalls()
 				if !ok || sig.Signature != "CiQB0e2Kb1" || len(calls) != 2 || calls[0].ID == "" || calls[0].ID == calls[1].ID ||
@@ -60,36 +46,23 @@ func TestClientAnswers(t *testing.T) {
 					t.Errorf("message = %#v, want the signature, then two calls with distinct made ids", m)
 				}
 			}},
-		{name: "a call with its own id", turn: llmtest.Turn{Calls: []llmtest.Call{{ID: "fc-1", Name: "get_weather", Args: `{"city":"Paris"}`}}},
-			finish: llm.FinishToolCalls,
-			check: func(t *testing.T, m llm.Message) {
+		{Name: "a call with its own id", Turn: llmtest.Turn{Calls: []llmtest.Call{{ID: "fc-1", Name: "get_weather", Args: `{"city":"Paris"}`}}},
+			Finish: llm.FinishToolCalls,
+			Check: func(t *testing.T, m llm.Message) {
 				if c := m.ToolCalls(); len(c) != 1 || c[0].ID != "fc-1" {
 					t.Errorf("calls = %+v, want the id Gemini sent", c)
 				}
 			}},
-		{name: "empty message", turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage}, finish: llm.FinishStop, wantErr: llm.ErrEmptyMessage},
+		{Name: "empty message", Turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
+			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
 	}
-	for _, tt := range tests {
-		for _, noStream := range []bool{false, true} {
-			t.Run(tt.name+map[bool]string{false: " streamed", true: " whole"}[noStream], func(t *testing.T) {
-				srv := llmtest.NewServer(t, tt.turn)
-				resp, err := llm.Generate(context.Background(), newClient(t, srv, noStream), ask("Weather?"))
-				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
-					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
-				}
-				if tt.check != nil {
-					tt.check(t, resp.Message)
-				}
-				if resp.Finish.Reason != tt.finish || resp.Usage.InputTokens == 0 {
-					t.Errorf("finish = %v, usage %+v, want %v", resp.Finish, resp.Usage, tt.finish)
-				}
-				r := srv.Requests()[0]
-				if want := map[bool]string{false: "/v1beta/models/gemini-2.5-flash:streamGenerateContent", true: "/v1beta/models/gemini-2.5-flash:generateContent"}[noStream]; r.Path != want {
-					t.Errorf("path = %s, want %s", r.Path, want)
-				}
-			})
-		}
-	}
+	clienttest.Answers(t, tests, false, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model { return newClient(t, srv, noStream) },
+		func(t *testing.T, srv *llmtest.Server, _ *llm.Response, noStream bool) {
+			r := srv.Requests()[0]
+			if want := map[bool]string{false: "/v1beta/models/gemini-2.5-flash:streamGenerateContent", true: "/v1beta/models/gemini-2.5-flash:generateContent"}[noStream]; r.Path != want {
+				t.Errorf("path = %s, want %s", r.Path, want)
+			}
+		})
 }
 
 // TestClientMadeIDsRoundTrip: the made ids and the thought signature go
@@ -98,7 +71,7 @@ func TestClientMadeIDsRoundTrip(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}, {Name: "get_weather", Args: `{"city":"Rome"}`}}},
 		llmtest.Turn{Text: "Both sunny."})
 	c := newClient(t, srv, false)
-	req := ask("Weather in Paris and Rome?")
+	req := clienttest.Ask("Weather in Paris and Rome?")
 	resp, err := llm.Generate(context.Background(), c, req)
 	if err != nil {
 		t.Fatal(err)
@@ -121,43 +94,32 @@ func TestClientMadeIDsRoundTrip(t *testing.T) {
 }
 
 func TestClientErrors(t *testing.T) {
-	tests := []struct {
-		name     string
-		turns    []llmtest.Turn
-		kind     llm.ErrorKind
-		requests int
-		text     string
-	}{
-		{"429 with RetryInfo then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, "", 2, ""},
-		{"overloaded inside the stream after text", []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}}, llm.Overloaded, 1,
-			"gemini: provider overloaded (UNAVAILABLE): The model is overloaded. Please try again later."},
-		{"503 then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Text: "ok"}}, "", 2, ""},
-		{"context length", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}}, llm.ContextLength, 1,
-			"gemini: context length exceeded (HTTP 400 INVALID_ARGUMENT): The input token count (1245184) exceeds the maximum number of tokens allowed (1048576)."},
-		{"bad key", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Auth}}}, llm.Auth, 1, "gemini: authentication failed (HTTP 400 API_KEY_INVALID): API key not valid."},
-		{"truncated", []llmtest.Turn{{Text: "This is cut short.", Chunk: 3, Misbehave: llmtest.Truncate}}, llm.Transport, 1,
-			"gemini: transport failure: the stream ended before the answer did (no finishReason)"},
-		{"max tokens", []llmtest.Turn{{Text: "Partial.", Misbehave: llmtest.LengthMidCall, Calls: []llmtest.Call{{Name: "get_weather", Args: `{}`}}}}, "", 1, ""},
+	tests := []clienttest.Failure{
+		{Name: "429 with RetryInfo then success", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, Requests: 2},
+		{Name: "overloaded inside the stream after text", Turns: []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}}, Kind: llm.Overloaded, Requests: 1,
+			Text: "gemini: provider overloaded (UNAVAILABLE): The model is overloaded. Please try again later."},
+		{Name: "503 then success", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Text: "ok"}}, Requests: 2},
+		{Name: "context length", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}}, Kind: llm.ContextLength, Requests: 1,
+			Text: "gemini: context length exceeded (HTTP 400 INVALID_ARGUMENT): The input token count (1245184) exceeds the maximum number of tokens allowed (1048576)."},
+		{Name: "bad key", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Auth}}}, Kind: llm.Auth, Requests: 1, Text: "gemini: authentication failed (HTTP 400 API_KEY_INVALID): API key not valid."},
+		{Name: "truncated", Turns: []llmtest.Turn{{Text: "This is cut short.", Chunk: 3, Misbehave: llmtest.Truncate}}, Kind: llm.Transport, Requests: 1,
+			Text: "gemini: transport failure: the stream ended before the answer did (no finishReason)"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, tt.turns...)
-			resp, err := llm.Generate(context.Background(), newClient(t, srv, false), ask("hi"))
-			if got := len(srv.Requests()); got != tt.requests {
-				t.Errorf("requests = %d, want %d", got, tt.requests)
-			}
-			if tt.kind == "" {
-				if err != nil {
-					t.Fatalf("Generate() error = %v", err)
-				}
-				if tt.name == "max tokens" && resp.Finish.Reason != llm.FinishLength {
-					t.Errorf("finish = %v, want length", resp.Finish)
-				}
-				return
-			}
-			if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.text) {
-				t.Fatalf("Generate() error = %v, want kind %v containing %q", err, tt.kind, tt.text)
-			}
-		})
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, false) })
+}
+
+// TestClientMaxTokens: an answer cut by the token limit mid-call is not an
+// error of the client's: one request, finish reason length.
+func TestClientMaxTokens(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Partial.", Misbehave: llmtest.LengthMidCall, Calls: []llmtest.Call{{Name: "get_weather", Args: `{}`}}})
+	resp, err := llm.Generate(context.Background(), newClient(t, srv, false), clienttest.Ask("hi"))
+	if got := len(srv.Requests()); got != 1 {
+		t.Errorf("requests = %d, want 1", got)
+	}
+	if err != nil {
+		t.Fatalf("Generate() error = %v", err)
+	}
+	if resp.Finish.Reason != llm.FinishLength {
+		t.Errorf("finish = %v, want length", resp.Finish)
 	}
 }

@@ -2,12 +2,11 @@ package gemini
 
 import (
 	"bytes"
-	"fmt"
 	"path/filepath"
 	"testing"
 
-	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 // fromAnthropic is a transcript as another dialect's codec decodes it:
@@ -46,17 +45,7 @@ func fromAnthropic() *Request {
 // TestConvert checks what Encode changes in messages from another dialect,
 // and that it says so.
 func TestConvert(t *testing.T) {
-	enc, warns, err := Encode(fromAnthropic())
-	if err != nil {
-		t.Fatalf("Encode error: %v", err)
-	}
-	var b bytes.Buffer
-	b.Write(enc)
-	b.WriteString("\n== warnings\n")
-	for _, w := range warns {
-		fmt.Fprintf(&b, "%s\n", w)
-	}
-	golden.CheckFile(t, filepath.Join("testdata", "convert_from_anthropic.txtar"), "golden", b.Bytes())
+	enc := codectest.Convert(t, tested, fromAnthropic(), filepath.Join("testdata", "convert_from_anthropic.txtar"))
 	back, err := Decode(enc)
 	if err != nil {
 		t.Fatalf("Decode(Encode) error: %v", err)
@@ -73,21 +62,16 @@ func TestConvert(t *testing.T) {
 
 // TestEncodeErrors checks the few Requests that cannot be written.
 func TestEncodeErrors(t *testing.T) {
-	for _, tc := range []struct {
-		r    *Request
-		want string
+	codectest.EncodeErrors(t, tested, []struct {
+		R    *Request
+		Want string
 	}{
 		{nil, "gemini: encode: nil Request"},
 		{&Request{Messages: []llm.Message{{Role: "robot"}}}, `gemini: encode: Messages[0]: unknown role "robot"`},
 		{&Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{nil}}}}, "gemini: encode: Messages[0].Parts[0]: a nil part cannot be encoded"},
 		{&Request{Fields: []Field{{Key: "generationConfig", Value: []byte(`{`)}}}, "gemini: encode: Fields[0] (generationConfig): value is not valid JSON"},
 		{&Request{Fields: []Field{{Key: "tools"}, {Key: "tools"}}}, `gemini: encode: Fields[1]: field "tools" repeats`},
-	} {
-		_, _, err := Encode(tc.r)
-		if fmt.Sprint(err) != tc.want {
-			t.Errorf("Encode(%+v) error = %v, want %s", tc.r, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestBare checks that what a bare array cannot hold is reported.

@@ -31,13 +31,7 @@ func DecodeShared(body []byte) (*Request, error) {
 	err := codec.Decode(codec.Dialect{Op: "gemini", Name: "Gemini", Bare: "contents", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a contents array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.contents(rd) },
-		func(rd *codec.Reader) error {
-			root, err := rd.ReadObject()
-			if err != nil {
-				return err
-			}
-			return d.body(rd, &root)
-		})
+		codec.ObjectBody(d.body))
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +51,7 @@ type decoder struct {
 // field twice in its two spellings ([checkSpellings]); what names the
 // object wanted.
 func object(rd *codec.Reader, what string) (codec.Object, error) {
-	if rd.Kind() != '{' {
-		return codec.Object{}, rd.Want(what)
-	}
-	o, err := rd.ReadObject()
+	o, err := rd.ReadObjectOf(what)
 	if err != nil {
 		return o, err
 	}

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"slices"
 	"sort"
@@ -33,7 +32,7 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 		src = &source{leadSys: -1}
 	}
 	e := &encoder{r: r, src: src, names: make(map[string]string), lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
-		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity)}
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
 	dst := codec.Buffer(src.msgs)
 	var err error
 	if r.Bare {
@@ -73,13 +72,10 @@ func (e *encoder) body(dst []byte) ([]byte, error) {
 	return codec.AppendBody(dst, "gemini: encode", r.Fields, &b)
 }
 
+// hasOpaqueTools reports whether the source body has tools the codec
+// writes back as they were.
 func hasOpaqueTools(s *source) bool {
-	for _, t := range s.tools {
-		if t.opaque {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.tools, func(t srcTool) bool { return t.opaque })
 }
 
 func (e *encoder) bare(dst []byte) []byte {
@@ -359,24 +355,6 @@ func hasID(p llm.Part) bool {
 	return false
 }
 
-func identity(p llm.Part) string {
-	switch p := p.(type) {
-	case llm.ToolCall:
-		return "c\x00" + p.ID + "\x00" + p.Name
-	case llm.ToolResult:
-		return "r\x00" + p.CallID + "\x00" + p.Name
-	case llm.Text:
-		return "t\x00" + p.Text
-	case llm.Image:
-		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
-	case llm.Reasoning:
-		return "z\x00" + p.Signature + "\x00" + p.Text + "\x00" + string(p.Data)
-	case llm.Opaque:
-		return "o\x00" + p.Kind + "\x00" + string(p.Data)
-	}
-	return ""
-}
-
 // equalPart reports whether a and b are the same on the Gemini wire (a
 // call's ItemID is not written there; a result's status is, through its
 // response).
@@ -597,13 +575,9 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 // media writes an inlineData or fileData part without its closing brace,
 // or reports false (after a warning) when it cannot.
 func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
-	mt, data := img.MediaType, img.Data
-	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
-		var ok bool
-		if mt, data, ok = codec.DataURL(img.URL); !ok {
-			e.Warnf(path, "image data URL is malformed; dropped")
-			return dst, false
-		}
+	mt, data, ok := e.Media(img, path)
+	if !ok {
+		return dst, false
 	}
 	switch {
 	case len(data) > 0 || (img.URL == "" && data != nil):
@@ -612,10 +586,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 			return dst, false
 		}
 		dst = append(dst, `{"inlineData":{"mimeType":`...)
-		dst = codec.AppendString(dst, mt)
-		dst = append(dst, `,"data":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, data)
-		return append(dst, `"}`...), true
+		return codec.AppendBase64(dst, mt, data), true
 	case img.URL != "":
 		dst = append(dst, `{"fileData":{`...)
 		if mt != "" {
@@ -629,7 +600,7 @@ func (e *encoder) media(dst []byte, img llm.Image, path string) ([]byte, bool) {
 		dst = codec.AppendString(dst, img.URL)
 		return append(dst, '}'), true
 	}
-	e.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
+	e.NoMedia(path)
 	return dst, false
 }
 
@@ -789,3 +760,6 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []cod
 	}
 	return codec.AppendMembers(dst, extras)
 }
+
+// identity keys a part for the matcher: the fields this dialect writes.
+var identity = codec.Identity{Names: true, Signature: true, ReasoningText: true, OpaqueKind: true}

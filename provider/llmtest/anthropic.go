@@ -60,17 +60,16 @@ func (anthropicDialect) errorBody(status int, code, message string, _ time.Durat
 }
 
 func (anthropicDialect) failure(k llm.ErrorKind) (int, string, string) {
-	switch k {
-	case llm.RateLimited:
-		return 429, "rate_limit_error", "This request would exceed the rate limit for your organization (llmtest) of 50,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits."
-	case llm.Overloaded:
-		return 529, "overloaded_error", "Overloaded"
-	case llm.ContextLength:
-		return 400, "invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum"
-	case llm.Auth:
-		return 401, "authentication_error", "invalid x-api-key"
-	}
-	return 400, "invalid_request_error", "Invalid request."
+	return anthropicFailures.of(k)
+}
+
+// anthropicFailures are the errors this provider answers with.
+var anthropicFailures = failures{
+	llm.RateLimited:   {429, "rate_limit_error", "This request would exceed the rate limit for your organization (llmtest) of 50,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits."},
+	llm.Overloaded:    {529, "overloaded_error", "Overloaded"},
+	llm.ContextLength: {400, "invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum"},
+	llm.Auth:          {401, "authentication_error", "invalid x-api-key"},
+	"":                {400, "invalid_request_error", "Invalid request."},
 }
 
 func (anthropicDialect) check(x *exchange) (string, string) {

@@ -57,18 +57,15 @@ func openaiErrorBody(status int, code, message string) []byte {
 	return marshal(e)
 }
 
-func (chatDialect) failure(k llm.ErrorKind) (int, string, string) {
-	switch k {
-	case llm.RateLimited:
-		return 429, "rate_limit_exceeded", "Rate limit reached for gpt-4.1 in organization org-llmtest on tokens per min (TPM): Limit 30000, Used 30000, Requested 1200. Please try again in 2.4s. Visit https://platform.openai.com/account/rate-limits to learn more."
-	case llm.Overloaded:
-		return 500, "", "The server had an error while processing your request. Sorry about that!"
-	case llm.ContextLength:
-		return 400, "context_length_exceeded", "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages."
-	case llm.Auth:
-		return 401, "invalid_api_key", "Incorrect API key provided: sk-wrong. You can find your API key at https://platform.openai.com/account/api-keys."
-	}
-	return 400, "", "Invalid request."
+func (chatDialect) failure(k llm.ErrorKind) (int, string, string) { return chatFailures.of(k) }
+
+// chatFailures are the errors this provider answers with.
+var chatFailures = failures{
+	llm.RateLimited:   {429, "rate_limit_exceeded", "Rate limit reached for gpt-4.1 in organization org-llmtest on tokens per min (TPM): Limit 30000, Used 30000, Requested 1200. Please try again in 2.4s. Visit https://platform.openai.com/account/rate-limits to learn more."},
+	llm.Overloaded:    {500, "", "The server had an error while processing your request. Sorry about that!"},
+	llm.ContextLength: {400, "context_length_exceeded", "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages."},
+	llm.Auth:          {401, "invalid_api_key", "Incorrect API key provided: sk-wrong. You can find your API key at https://platform.openai.com/account/api-keys."},
+	"":                {400, "", "Invalid request."},
 }
 
 func (chatDialect) check(x *exchange) (string, string) {

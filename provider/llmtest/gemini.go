@@ -64,18 +64,15 @@ func (geminiDialect) errorBody(status int, code, message string, retryAfter time
 	return marshal(e)
 }
 
-func (geminiDialect) failure(k llm.ErrorKind) (int, string, string) {
-	switch k {
-	case llm.RateLimited:
-		return 429, "", "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."
-	case llm.Overloaded:
-		return 503, "", "The model is overloaded. Please try again later."
-	case llm.ContextLength:
-		return 400, "", "The input token count (1245184) exceeds the maximum number of tokens allowed (1048576)."
-	case llm.Auth:
-		return 400, "API_KEY_INVALID", "API key not valid. Please pass a valid API key."
-	}
-	return 400, "", "Request contains an invalid argument."
+func (geminiDialect) failure(k llm.ErrorKind) (int, string, string) { return geminiFailures.of(k) }
+
+// geminiFailures are the errors this provider answers with.
+var geminiFailures = failures{
+	llm.RateLimited:   {429, "", "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."},
+	llm.Overloaded:    {503, "", "The model is overloaded. Please try again later."},
+	llm.ContextLength: {400, "", "The input token count (1245184) exceeds the maximum number of tokens allowed (1048576)."},
+	llm.Auth:          {400, "API_KEY_INVALID", "API key not valid. Please pass a valid API key."},
+	"":                {400, "", "Request contains an invalid argument."},
 }
 
 func (geminiDialect) check(x *exchange) (string, string) {

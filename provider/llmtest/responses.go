@@ -28,11 +28,13 @@ func (responsesDialect) errorBody(status int, code, message string, _ time.Durat
 }
 
 func (responsesDialect) failure(k llm.ErrorKind) (int, string, string) {
-	if k == llm.ContextLength {
-		return 400, "context_length_exceeded", "Your input exceeds the context window of this model. Please adjust your input and try again."
-	}
-	return chatDialect{}.failure(k)
+	return responsesFailures.of(k)
 }
+
+// responsesFailures are Chat Completions' errors but for the context
+// length message.
+var responsesFailures = chatFailures.with(llm.ContextLength,
+	failure{400, "context_length_exceeded", "Your input exceeds the context window of this model. Please adjust your input and try again."})
 
 func (responsesDialect) streamError(status int, code, message string) sse.Event {
 	var e struct {

@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -271,6 +272,33 @@ type dialect interface {
 	events(x *exchange) (events []sse.Event, last []sse.Event)
 	// streamError is an error event inside a stream.
 	streamError(status int, code, message string) sse.Event
+}
+
+// A failure is what a provider answers for a kind of error: its HTTP
+// status, its error code ("" for none) and its usual message.
+type failure struct {
+	status        int
+	code, message string
+}
+
+// failures are a dialect's failures by kind; the one under "" answers
+// every other kind.
+type failures map[llm.ErrorKind]failure
+
+// of returns the failure of kind k.
+func (fs failures) of(k llm.ErrorKind) (status int, code, message string) {
+	f, ok := fs[k]
+	if !ok {
+		f = fs[""]
+	}
+	return f.status, f.code, f.message
+}
+
+// with returns a copy of fs in which kind k has failure f.
+func (fs failures) with(k llm.ErrorKind, f failure) failures {
+	out := maps.Clone(fs)
+	out[k] = f
+	return out
 }
 
 // exchange is one request being answered.

@@ -108,15 +108,7 @@ var (
 )
 
 func (e *chatEncoder) messages(dst []byte) ([]byte, error) {
-	e.dst = append(dst, '[')
-	e.list = codec.List{}
-	for i, m := range e.req.Messages {
-		if err := e.message(i, m); err != nil {
-			return nil, err
-		}
-	}
-	e.hidden(e.mt.tail())
-	return append(e.dst, ']'), nil
+	return e.elements(dst, e.req.Messages, e.message)
 }
 
 func (e *chatEncoder) message(i int, m llm.Message) error {
@@ -171,26 +163,11 @@ func roleIs(r llm.Role) func(x *elem) bool { return func(x *elem) bool { return 
 // parts, the parts of llm message i at indices js (i < 0: parts made by the
 // encoder).
 func (e *chatEncoder) textMessage(i int, llmRole llm.Role, role string, parts []llm.Part, js []int) {
-	var pk origin
-	if i >= 0 {
-		pk = e.mt.pick(i, parts, js, roleIs(llmRole))
-	} else {
-		pk = origin{whole: -1, tmpl: -1}
-		e.mt.ks, e.mt.exact = e.mt.ks[:0], e.mt.exact[:0]
-		for range parts {
-			e.mt.ks, e.mt.exact = append(e.mt.ks, -1), append(e.mt.exact, false)
-		}
-	}
-	whole, tx := e.from(pk)
-	if whole != nil {
-		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+	tx, tmpl, done := e.from(e.origin(i, parts, js, roleIs(llmRole)))
+	if done {
 		return
 	}
 	ks, exact := e.mt.ks, e.mt.exact
-	var tmpl []byte
-	if tx != nil {
-		tmpl = tx.node
-	}
 	e.put(func(dst []byte) []byte {
 		return e.mt.object(dst, tmpl, chatTextKeys, func(o *obj, key string, old []byte) {
 			o.key(key)
@@ -367,17 +344,14 @@ func (e *chatEncoder) assistant(i int, m llm.Message) error {
 		parts = append(parts, p)
 		js = append(js, j)
 	}
-	pk := e.mt.pick(i, parts, js, roleIs(llm.RoleAssistant))
-	whole, tx := e.from(pk)
-	if whole != nil {
-		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+	tx, tmpl, done := e.from(e.mt.pick(i, parts, js, roleIs(llm.RoleAssistant)))
+	if done {
 		return nil
 	}
 	ks, exact := e.mt.ks, e.mt.exact
-	var tmpl []byte
 	var fix elemFix
 	if tx != nil {
-		tmpl, fix = tx.node, tx.fix
+		fix = tx.fix
 	}
 	path := e.outPath()
 	e.put(func(dst []byte) []byte {
@@ -513,16 +487,14 @@ func appendArguments(dst []byte, input []byte) []byte {
 // images).
 func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 	pk, b := e.mt.single(i, j, orig, samePart(res, orig))
-	whole, tx := e.from(pk)
-	if whole != nil {
-		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+	tx, tmpl, done := e.from(pk)
+	if done {
 		return
 	}
-	var tmpl []byte
 	var inner []block
 	var fix elemFix
 	if tx != nil {
-		tmpl, inner, fix = tx.node, b.inner, tx.fix
+		inner, fix = b.inner, tx.fix
 	}
 	e.put(func(dst []byte) []byte {
 		return e.mt.object(dst, tmpl, chatToolKeys, func(o *obj, key string, old []byte) {

@@ -60,13 +60,8 @@ func (c *Chat) Dialect() string { return string(transcript.OpenAIChat) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return client.Stream(func(emit func(llm.Event) bool) error {
-		body, err := c.body(req)
-		if err != nil {
-			return err
-		}
-		return c.t.c.Call(ctx, c.t.newRequest(body), func() client.Decoder { return newChatReader(req.Messages).decode }, emit)
-	})
+	return c.t.c.Post(ctx, c.t.url, c.t.header, func() ([]byte, error) { return c.body(req) },
+		func() client.Decoder { return newChatReader(req.Messages).decode })
 }
 
 // body writes the request body for req.

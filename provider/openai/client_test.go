@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -15,23 +14,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/transcript"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-var weatherTool = []llm.ToolSpec{{Name: "get_weather", Description: "Current weather in a city.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
-
-func ask(q string) *llm.Request {
-	return &llm.Request{Messages: []llm.Message{llm.System("Be brief."), llm.User(q)}, Tools: weatherTool}
-}
-
-func call(id, name, args string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(args)}
-}
 
 // fastRetries makes retries wait a millisecond.
 func fastRetries(cfg *openai.Config) *openai.Config {
@@ -69,25 +58,25 @@ func TestChatAnswers(t *testing.T) {
 			want:   llm.Assistant(llm.Reasoning{Provider: "openai-chat", Text: "The user wants weather."}, llm.Text{Text: "Sunny."}),
 			finish: llm.FinishStop},
 		{name: "parallel calls", turn: llmtest.Turn{Text: "Checking.", Calls: three, Chunk: 3},
-			want:   llm.Assistant(llm.Text{Text: "Checking."}, call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`), call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(llm.Text{Text: "Checking."}, clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`), clienttest.Call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "parallel calls interleaved", turn: llmtest.Turn{Calls: three, Chunk: 2, Interleave: true},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`), call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`), clienttest.Call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "every call at index 0", turn: llmtest.Turn{Calls: three, Misbehave: llmtest.IndexZero},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`), call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`), clienttest.Call("call_c", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "the same id twice", turn: llmtest.Turn{Calls: three, Misbehave: llmtest.DuplicateIDs},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_a_2", "get_weather", `{"city":"北京"}`), call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_a_2", "get_weather", `{"city":"北京"}`), clienttest.Call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "the same id twice at index 0", turn: llmtest.Turn{Calls: three, Misbehave: llmtest.DuplicateIDs | llmtest.IndexZero, Chunk: 4},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_a_2", "get_weather", `{"city":"北京"}`), call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_a_2", "get_weather", `{"city":"北京"}`), clienttest.Call("call_a_3", "get_time", `{"tz":"Europe/Paris"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "arguments as an object", turn: llmtest.Turn{Calls: three[:2], Misbehave: llmtest.ArgsAsObject},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"北京"}`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"北京"}`)),
 			finish: llm.FinishToolCalls},
 		{name: "finish length mid-call", turn: llmtest.Turn{Calls: three[:1], Misbehave: llmtest.LengthMidCall},
-			want:   llm.Assistant(call("call_a", "get_weather", `{"city":`)),
+			want:   llm.Assistant(clienttest.Call("call_a", "get_weather", `{"city":`)),
 			finish: llm.FinishLength, wantErr: llm.ErrIncompleteCall},
 		{name: "empty message", turn: llmtest.Turn{Text: "lost", Misbehave: llmtest.EmptyMessage},
 			want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, finish: llm.FinishStop, wantErr: llm.ErrEmptyMessage},
@@ -98,7 +87,7 @@ func TestChatAnswers(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				srv := llmtest.NewServer(t, tt.turn, llmtest.Turn{Text: "ok"})
 				m := newChat(t, srv, noStream)
-				req := ask("Weather in Paris and Beijing?")
+				req := clienttest.Ask("Weather in Paris and Beijing?")
 				resp, err := llm.Generate(context.Background(), m, req)
 				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
@@ -156,7 +145,7 @@ func TestChatNoIDs(t *testing.T) {
 		for run := 0; run < 2; run++ {
 			srv := llmtest.NewServer(t, llmtest.Turn{Calls: calls, Misbehave: misbehave}, llmtest.Turn{Text: "Sunny in both."})
 			m := newChat(t, srv, false)
-			req := ask("Weather in Paris and Rome?")
+			req := clienttest.Ask("Weather in Paris and Rome?")
 			resp, err := llm.Generate(context.Background(), m, req)
 			if err != nil {
 				t.Fatal(err)
@@ -184,60 +173,33 @@ func TestChatNoIDs(t *testing.T) {
 // TestChatErrors: each failure is classified once, retried when it may
 // pass, and given back with the provider's own words.
 func TestChatErrors(t *testing.T) {
-	tests := []struct {
-		name     string
-		turns    []llmtest.Turn
-		kind     llm.ErrorKind // "" for success
-		requests int
-		text     string
-	}{
-		{"429 then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, "", 2, ""},
-		{"500 twice then success", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Text: "ok"}}, "", 3, ""},
-		{"500 three times", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}},
-			llm.Overloaded, 3, "openai chat: provider overloaded (HTTP 500 server_error): The server had an error while processing your request. Sorry about that!"},
-		{"retry-after longer than the wait allowed", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Hour}}},
-			llm.RateLimited, 1, "(retry after 1h0m0s)"},
-		{"context length", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}},
-			llm.ContextLength, 1, "openai chat: context length exceeded (HTTP 400 context_length_exceeded): This model's maximum context length is 128000 tokens."},
-		{"bad key", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Auth}}}, llm.Auth, 1, "Incorrect API key provided"},
-		{"html from a proxy", []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}},
-			llm.Overloaded, 3, `openai chat: provider overloaded (HTTP 502): the answer is an HTML page titled "502 Bad Gateway" (a proxy's?), not an OpenAI error JSON`},
-		{"error inside the stream before any content", []llmtest.Turn{{Text: "lost", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, {Text: "ok"}}, "", 2, ""},
-		{"error inside the stream after content", []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 2}}},
-			llm.Overloaded, 1, "openai chat: provider overloaded (server_error): The server had an error"},
-		{"truncated stream", []llmtest.Turn{{Text: "This answer will be cut short.", Chunk: 3, Misbehave: llmtest.Truncate}},
-			llm.Transport, 1, "openai chat: transport failure: the stream ended before the answer did (no finish_reason and no [DONE])"},
+	tests := []clienttest.Failure{
+		{Name: "429 then success", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Millisecond}}, {Text: "ok"}}, Requests: 2, Text: "ok"},
+		{Name: "500 twice then success", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Text: "ok"}}, Requests: 3, Text: "ok"},
+		{Name: "500 three times", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}, {Error: &llmtest.Error{Kind: llm.Overloaded}}},
+			Kind: llm.Overloaded, Requests: 3, Text: "openai chat: provider overloaded (HTTP 500 server_error): The server had an error while processing your request. Sorry about that!"},
+		{Name: "retry-after longer than the wait allowed", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.RateLimited, RetryAfter: time.Hour}}},
+			Kind: llm.RateLimited, Requests: 1, Text: "(retry after 1h0m0s)"},
+		{Name: "context length", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}},
+			Kind: llm.ContextLength, Requests: 1, Text: "openai chat: context length exceeded (HTTP 400 context_length_exceeded): This model's maximum context length is 128000 tokens."},
+		{Name: "bad key", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Auth}}}, Kind: llm.Auth, Requests: 1, Text: "Incorrect API key provided"},
+		{Name: "html from a proxy", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}, {Error: &llmtest.Error{Kind: llm.Overloaded, Status: 502, HTML: true}}},
+			Kind: llm.Overloaded, Requests: 3, Text: `openai chat: provider overloaded (HTTP 502): the answer is an HTML page titled "502 Bad Gateway" (a proxy's?), not an OpenAI error JSON`},
+		{Name: "error inside the stream before any content", Turns: []llmtest.Turn{{Text: "lost", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true}}, {Text: "ok"}}, Requests: 2, Text: "ok"},
+		{Name: "error inside the stream after content", Turns: []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 2}}},
+			Kind: llm.Overloaded, Requests: 1, Text: "openai chat: provider overloaded (server_error): The server had an error"},
+		{Name: "truncated stream", Turns: []llmtest.Turn{{Text: "This answer will be cut short.", Chunk: 3, Misbehave: llmtest.Truncate}},
+			Kind: llm.Transport, Requests: 1, Text: "openai chat: transport failure: the stream ended before the answer did (no finish_reason and no [DONE])"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, tt.turns...)
-			resp, err := llm.Generate(context.Background(), newChat(t, srv, false), ask("hi"))
-			if got := len(srv.Requests()); got != tt.requests {
-				t.Errorf("requests = %d, want %d", got, tt.requests)
-			}
-			if tt.kind == "" {
-				if err != nil || resp.Message.Text() != "ok" {
-					t.Fatalf("Generate() = %v, %v, want ok", resp, err)
-				}
-				return
-			}
-			var le *llm.Error
-			if !errors.As(err, &le) || le.Kind != tt.kind {
-				t.Fatalf("Generate() error = %v, want kind %v", err, tt.kind)
-			}
-			if !strings.Contains(err.Error(), tt.text) {
-				t.Errorf("Generate() error = %q, want it to contain %q", err, tt.text)
-			}
-		})
-	}
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newChat(t, srv, false) })
 }
 
 // TestChatRejectedRequest: a history the provider would reject gets the
 // provider's 400, classified Invalid, with the provider's message.
 func TestChatRejectedRequest(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	req := ask("hi")
-	req.Messages = append(req.Messages, llm.Assistant(call("call_1", "get_weather", `{}`)), llm.User("and?"))
+	req := clienttest.Ask("hi")
+	req.Messages = append(req.Messages, llm.Assistant(clienttest.Call("call_1", "get_weather", `{}`)), llm.User("and?"))
 	_, err := llm.Generate(context.Background(), newChat(t, srv, false), req)
 	if !errors.Is(err, llm.Invalid) || !strings.Contains(err.Error(), "tool_call_ids did not have response messages: call_1") {
 		t.Fatalf("Generate() error = %v, want the provider's OAI-CC-ANSWER-ALL error", err)
@@ -252,7 +214,7 @@ func TestChatRejectedRequest(t *testing.T) {
 func TestStreamStopsEarly(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: strings.Repeat("word ", 200), Chunk: 5})
 	n := 0
-	for _, err := range newChat(t, srv, false).Stream(context.Background(), ask("talk")) {
+	for _, err := range newChat(t, srv, false).Stream(context.Background(), clienttest.Ask("talk")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +245,7 @@ func TestStreamCancelled(t *testing.T) {
 	defer cancel()
 	var got []llm.Event
 	var last error
-	for ev, err := range m.Stream(ctx, ask("hi")) {
+	for ev, err := range m.Stream(ctx, clienttest.Ask("hi")) {
 		if err != nil {
 			last = err
 			break
@@ -320,7 +282,7 @@ func TestNewChatConfig(t *testing.T) {
 func TestChatOptions(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "ok"}, llmtest.Turn{Text: "ok"})
 	temp := 0.2
-	req := ask("hi")
+	req := clienttest.Ask("hi")
 	req.Temperature, req.MaxOutputTokens, req.Effort, req.ToolChoice = &temp, 300, llm.EffortLow, llm.ToolChoice{Name: "get_weather"}
 	m, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", NoStream: true, MaxTokensField: "max_tokens",
 		Fields: []openai.Field{{Key: "seed", Value: []byte(`7`)}}})

@@ -96,18 +96,50 @@ func (e *encoder) hidden(xs []int32) {
 }
 
 // from takes the element pk found for what is being written: it writes
-// the hidden elements before it, and returns the element written as it
-// was (whole) or the template (tmpl), each nil when there is none.
-func (e *encoder) from(pk origin) (whole, tmpl *elem) {
+// the hidden elements before it, then the element as it was when pk found
+// one to write whole (done). Otherwise it returns the template element
+// (nil when there is none) and its JSON.
+func (e *encoder) from(pk origin) (tx *elem, tmpl []byte, done bool) {
 	switch {
 	case pk.whole >= 0:
 		e.hidden(e.mt.take(pk.whole))
-		return e.mt.elem(pk.whole), nil
+		whole := e.mt.elem(pk.whole)
+		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+		return nil, nil, true
 	case pk.tmpl >= 0:
 		e.hidden(e.mt.take(pk.tmpl))
-		return nil, e.mt.elem(pk.tmpl)
+		tx = e.mt.elem(pk.tmpl)
+		return tx, tx.node, false
 	}
-	return nil, nil
+	return nil, nil, false
+}
+
+// elements writes the wire array of the request's messages, each with
+// message, then the hidden source elements after the last.
+func (e *encoder) elements(dst []byte, msgs []llm.Message, message func(i int, m llm.Message) error) ([]byte, error) {
+	e.dst = append(dst, '[')
+	e.list = codec.List{}
+	for i, m := range msgs {
+		if err := message(i, m); err != nil {
+			return nil, err
+		}
+	}
+	e.hidden(e.mt.tail())
+	return append(e.dst, ']'), nil
+}
+
+// origin returns where the given parts of llm message i (at indices js)
+// come from: the source element pick finds with keep, or for parts the
+// encoder made (i < 0) none, with no source blocks.
+func (e *encoder) origin(i int, parts []llm.Part, js []int, keep func(x *elem) bool) origin {
+	if i >= 0 {
+		return e.mt.pick(i, parts, js, keep)
+	}
+	e.mt.ks, e.mt.exact = e.mt.ks[:0], e.mt.exact[:0]
+	for range parts {
+		e.mt.ks, e.mt.exact = append(e.mt.ks, -1), append(e.mt.exact, false)
+	}
+	return origin{whole: -1, tmpl: -1}
 }
 
 // own reports whether o is this dialect's opaque data, which it writes

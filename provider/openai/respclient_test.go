@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
 )
@@ -35,40 +35,20 @@ func withItemIDs(turn string, calls ...llm.ToolCall) []llm.Part {
 
 func TestResponsesAnswers(t *testing.T) {
 	two := []llmtest.Call{{ID: "call_a", Name: "get_weather", Args: `{"city":"Paris"}`}, {ID: "call_b", Name: "get_weather", Args: `{"city":"Rome"}`}}
-	tests := []struct {
-		name    string
-		turn    llmtest.Turn
-		want    llm.Message
-		finish  llm.FinishReason
-		wantErr error
-	}{
-		{name: "text", turn: llmtest.Turn{Text: "Sunny, 18°C."}, want: llm.Assistant(llm.Text{Text: "Sunny, 18°C."}), finish: llm.FinishStop},
-		{name: "calls", turn: llmtest.Turn{Calls: two, Chunk: 3},
-			want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"Rome"}`))...), finish: llm.FinishToolCalls},
-		{name: "calls interleaved", turn: llmtest.Turn{Calls: two, Chunk: 2, Interleave: true},
-			want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":"Paris"}`), call("call_b", "get_weather", `{"city":"Rome"}`))...), finish: llm.FinishToolCalls},
-		{name: "cut off by max_output_tokens", turn: llmtest.Turn{Calls: two[:1], Misbehave: llmtest.LengthMidCall},
-			want: llm.Assistant(withItemIDs("1", call("call_a", "get_weather", `{"city":`))...), finish: llm.FinishLength, wantErr: llm.ErrIncompleteCall},
-		{name: "empty message", turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
-			want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, finish: llm.FinishStop, wantErr: llm.ErrEmptyMessage},
+	tests := []clienttest.Answer{
+		{Name: "text", Turn: llmtest.Turn{Text: "Sunny, 18°C."}, Want: llm.Assistant(llm.Text{Text: "Sunny, 18°C."}), Finish: llm.FinishStop},
+		{Name: "calls", Turn: llmtest.Turn{Calls: two, Chunk: 3},
+			Want: llm.Assistant(withItemIDs("1", clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"Rome"}`))...), Finish: llm.FinishToolCalls},
+		{Name: "calls interleaved", Turn: llmtest.Turn{Calls: two, Chunk: 2, Interleave: true},
+			Want: llm.Assistant(withItemIDs("1", clienttest.Call("call_a", "get_weather", `{"city":"Paris"}`), clienttest.Call("call_b", "get_weather", `{"city":"Rome"}`))...), Finish: llm.FinishToolCalls},
+		{Name: "cut off by max_output_tokens", Turn: llmtest.Turn{Calls: two[:1], Misbehave: llmtest.LengthMidCall},
+			Want: llm.Assistant(withItemIDs("1", clienttest.Call("call_a", "get_weather", `{"city":`))...), Finish: llm.FinishLength, WantErr: llm.ErrIncompleteCall},
+		{Name: "empty message", Turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
+			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
 	}
-	for _, tt := range tests {
-		for _, noStream := range []bool{false, true} {
-			t.Run(tt.name+map[bool]string{false: " streamed", true: " whole"}[noStream], func(t *testing.T) {
-				srv := llmtest.NewServer(t, tt.turn)
-				resp, err := llm.Generate(context.Background(), newResponses(t, srv, false, noStream), ask("Weather?"))
-				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
-					t.Fatalf("Generate() error = %v, want %v", err, tt.wantErr)
-				}
-				if !reflect.DeepEqual(resp.Message, tt.want) {
-					t.Errorf("Generate() message = %#v\nwant %#v", resp.Message, tt.want)
-				}
-				if resp.Finish.Reason != tt.finish || resp.Usage.InputTokens == 0 {
-					t.Errorf("Generate() finish = %v, usage %+v, want %v", resp.Finish, resp.Usage, tt.finish)
-				}
-			})
-		}
-	}
+	clienttest.Answers(t, tests, false, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
+		return newResponses(t, srv, false, noStream)
+	}, nil)
 }
 
 // TestResponsesReasoningReplayed: without Store, the reasoning item comes
@@ -79,7 +59,7 @@ func TestResponsesReasoningReplayed(t *testing.T) {
 		llmtest.Turn{Reasoning: "Need the weather.", Calls: []llmtest.Call{{ID: "call_a", Name: "get_weather", Args: `{"city":"Paris"}`}}},
 		llmtest.Turn{Text: "Sunny."})
 	m := newResponses(t, srv, false, false)
-	req := ask("Weather?")
+	req := clienttest.Ask("Weather?")
 	resp, err := llm.Generate(context.Background(), m, req)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +89,7 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 	}
 	srv := llmtest.NewServer(t, weather("Paris"), weather("Rome"), weather("Oslo"), llmtest.Turn{Text: "Done."})
 	m := newResponses(t, srv, true, false)
-	req := ask("Weather in Paris, Rome and Oslo?")
+	req := clienttest.Ask("Weather in Paris, Rome and Oslo?")
 	for turn := 0; turn < 4; turn++ {
 		if turn == 2 {
 			srv.Lose("resp_") // no such id: nothing lost yet
@@ -172,26 +152,13 @@ func lastResponse(t *testing.T, srv *llmtest.Server) string {
 }
 
 func TestResponsesErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		turn llmtest.Turn
-		kind llm.ErrorKind
-		text string
-	}{
-		{"context length", llmtest.Turn{Error: &llmtest.Error{Kind: llm.ContextLength}}, llm.ContextLength,
-			"openai responses: context length exceeded (HTTP 400 context_length_exceeded): Your input exceeds the context window of this model."},
-		{"error event", llmtest.Turn{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 5}}, llm.Overloaded,
-			"openai responses: provider overloaded (server_error): The server had an error"},
-		{"truncated", llmtest.Turn{Text: "cut short", Misbehave: llmtest.Truncate}, llm.Transport,
-			"openai responses: transport failure: the stream ended before the answer did (no response.completed)"},
+	tests := []clienttest.Failure{
+		{Name: "context length", Turns: []llmtest.Turn{{Error: &llmtest.Error{Kind: llm.ContextLength}}}, Kind: llm.ContextLength, Requests: 1,
+			Text: "openai responses: context length exceeded (HTTP 400 context_length_exceeded): Your input exceeds the context window of this model."},
+		{Name: "error event", Turns: []llmtest.Turn{{Text: "partial", Error: &llmtest.Error{Kind: llm.Overloaded, InStream: true, After: 5}}}, Kind: llm.Overloaded, Requests: 1,
+			Text: "openai responses: provider overloaded (server_error): The server had an error"},
+		{Name: "truncated", Turns: []llmtest.Turn{{Text: "cut short", Misbehave: llmtest.Truncate}}, Kind: llm.Transport, Requests: 1,
+			Text: "openai responses: transport failure: the stream ended before the answer did (no response.completed)"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, tt.turn)
-			_, err := llm.Generate(context.Background(), newResponses(t, srv, false, false), ask("hi"))
-			if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.text) {
-				t.Fatalf("Generate() error = %v, want kind %v containing %q", err, tt.kind, tt.text)
-			}
-		})
-	}
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newResponses(t, srv, false, false) })
 }

@@ -153,15 +153,7 @@ var (
 )
 
 func (e *rsEncoder) items(dst []byte) ([]byte, error) {
-	e.dst = append(dst, '[')
-	e.list = codec.List{}
-	for i, m := range e.req.Messages {
-		if err := e.message(i, m); err != nil {
-			return nil, err
-		}
-	}
-	e.hidden(e.mt.tail())
-	return append(e.dst, ']'), nil
+	return e.elements(dst, e.req.Messages, e.message)
 }
 
 func (e *rsEncoder) message(i int, m llm.Message) error {
@@ -271,27 +263,13 @@ func (e *rsEncoder) wholeItem(i, j int, p llm.Part) bool {
 // messageItem writes a message item of the given parts, the parts of llm
 // message i at indices js (i < 0: parts made by the encoder).
 func (e *rsEncoder) messageItem(i int, llmRole llm.Role, role string, parts []llm.Part, js []int) {
-	pk := origin{whole: -1, tmpl: -1}
-	if i >= 0 {
-		pk = e.mt.pick(i, parts, js, func(x *elem) bool {
-			return x.role == llmRole && codec.Kind(x.node) == '{' && !x.hidden && e.isMessage(x)
-		})
-	} else {
-		e.mt.ks, e.mt.exact = e.mt.ks[:0], e.mt.exact[:0]
-		for range parts {
-			e.mt.ks, e.mt.exact = append(e.mt.ks, -1), append(e.mt.exact, false)
-		}
-	}
-	whole, tx := e.from(pk)
-	if whole != nil {
-		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+	tx, tmpl, done := e.from(e.origin(i, parts, js, func(x *elem) bool {
+		return x.role == llmRole && codec.Kind(x.node) == '{' && !x.hidden && e.isMessage(x)
+	}))
+	if done {
 		return
 	}
 	ks, exact := e.mt.ks, e.mt.exact
-	var tmpl []byte
-	if tx != nil {
-		tmpl = tx.node
-	}
 	textType := `{"type":"input_text","text":`
 	if role == "assistant" {
 		textType = `{"type":"output_text","text":`
@@ -426,18 +404,13 @@ func appendRsPart(dst []byte, p llm.Part, textType string) []byte {
 func (e *rsEncoder) callItem(i, j int, c llm.ToolCall) {
 	pk, _ := e.mt.single(i, j, c, true)
 	c.ID = e.callID(i, j, c, e.outPath()+".call_id")
-	whole, tx := e.from(pk)
-	if whole != nil {
-		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+	tx, tmpl, done := e.from(pk)
+	if done {
 		return
 	}
-	var tmpl []byte
 	keys := rsCallKeys
-	if tx != nil {
-		tmpl = tx.node
-		if isString(e.mt.member(tmpl, "type"), "custom_tool_call") {
-			keys = rsCustomKeys
-		}
+	if tx != nil && isString(e.mt.member(tmpl, "type"), "custom_tool_call") {
+		keys = rsCustomKeys
 	}
 	e.put(func(dst []byte) []byte {
 		return e.mt.object(dst, tmpl, keys, func(o *obj, key string, old []byte) {
@@ -470,15 +443,13 @@ func (e *rsEncoder) callItem(i, j int, c llm.ToolCall) {
 // the message holds it; r has the id to write).
 func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
 	pk, b := e.mt.single(i, j, orig, samePart(r, orig))
-	whole, tx := e.from(pk)
-	if whole != nil {
-		e.put(func(dst []byte) []byte { return e.mt.raw(dst, whole.node) })
+	tx, tmpl, done := e.from(pk)
+	if done {
 		return
 	}
-	var tmpl []byte
 	var inner []block
 	if tx != nil {
-		tmpl, inner = tx.node, b.inner
+		inner = b.inner
 	}
 	e.put(func(dst []byte) []byte {
 		return e.mt.object(dst, tmpl, rsOutputKeys, func(o *obj, key string, old []byte) {

@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"strconv"
-
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
@@ -106,26 +104,6 @@ type srcTool struct {
 // Part returns the llm part of block k, for the [codec.Matcher].
 func (s *source) Part(k int) llm.Part { return s.blocks[k].part }
 
-// identity keys a part for finding its block elsewhere: a call by its id,
-// a result by its call id, anything else by its content.
-func identity(p llm.Part) string {
-	switch p := p.(type) {
-	case llm.ToolCall:
-		return "c\x00" + p.ID
-	case llm.ToolResult:
-		return "r\x00" + p.CallID
-	case llm.Text:
-		return "t\x00" + p.Text
-	case llm.Image:
-		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
-	case llm.Reasoning:
-		return "z\x00" + string(p.Data)
-	case llm.Opaque:
-		return "o\x00" + p.Kind + "\x00" + string(p.Data)
-	}
-	return ""
-}
-
 // samePart reports whether a and b are written the same in an OpenAI body:
 // codec.SamePart, and for a call its item id too (Responses writes it).
 func samePart(a, b llm.Part) bool {
@@ -155,7 +133,7 @@ func newMatcher(src *source) *matcher {
 	if src == nil {
 		return &matcher{}
 	}
-	return &matcher{src: src, m: codec.NewMatcher(src.msgs, src, len(src.blocks), identity), used: make([]bool, len(src.elems))}
+	return &matcher{src: src, m: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key), used: make([]bool, len(src.elems))}
 }
 
 // match finds the block of part p, at index j of llm message i.
@@ -410,3 +388,6 @@ func appendValidJSON(dst, src []byte) ([]byte, bool) {
 func validJSON(src []byte) bool {
 	return jsontext.Value(src).IsValid(jsontext.AllowInvalidUTF8(true))
 }
+
+// identity keys a part for the matcher: the fields this dialect writes.
+var identity = codec.Identity{OpaqueKind: true}

@@ -60,12 +60,13 @@ func dialectOf(t *testing.T, file string) transcript.Dialect {
 	return d
 }
 
-// TestRealTrafficAccepted checks every body a provider answered with 200:
-// toolwire reads it, accepts it, and check --fix gives back its bytes
-// unchanged.
-func TestRealTrafficAccepted(t *testing.T) {
-	for _, file := range corpus(t, "accepted") {
-		name := strings.TrimPrefix(file, filepath.Join(realTraffic, "accepted")+"/")
+// eachBody runs f, as a subtest named after the file, on every body under
+// kind with its dialect and the report Check made of it (a body Check
+// cannot read fails the subtest).
+func eachBody(t *testing.T, kind string, f func(t *testing.T, name string, data []byte, d transcript.Dialect, rep *Report)) {
+	t.Helper()
+	for _, file := range corpus(t, kind) {
+		name := strings.TrimPrefix(file, filepath.Join(realTraffic, kind)+"/")
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(file)
 			if err != nil {
@@ -76,18 +77,27 @@ func TestRealTrafficAccepted(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unreadable: %v", err)
 			}
-			if !rep.Accepted() {
-				t.Fatalf("rejected (a false positive): %v", errorsOf(rep.Violations))
-			}
-			f, err := Fix(data, d, nil)
-			if err != nil {
-				t.Fatalf("Fix: %v", err)
-			}
-			if !bytes.Equal(f.Body, data) {
-				t.Errorf("Fix changed an accepted body (changes %v)\n got: %.600s\nwant: %.600s", f.Changes, f.Body, data)
-			}
+			f(t, name, data, d, rep)
 		})
 	}
+}
+
+// TestRealTrafficAccepted checks every body a provider answered with 200:
+// toolwire reads it, accepts it, and check --fix gives back its bytes
+// unchanged.
+func TestRealTrafficAccepted(t *testing.T) {
+	eachBody(t, "accepted", func(t *testing.T, _ string, data []byte, d transcript.Dialect, rep *Report) {
+		if !rep.Accepted() {
+			t.Fatalf("rejected (a false positive): %v", errorsOf(rep.Violations))
+		}
+		f, err := Fix(data, d, nil)
+		if err != nil {
+			t.Fatalf("Fix: %v", err)
+		}
+		if !bytes.Equal(f.Body, data) {
+			t.Errorf("Fix changed an accepted body (changes %v)\n got: %.600s\nwant: %.600s", f.Changes, f.Body, data)
+		}
+	})
 }
 
 // TestRealTrafficRejected checks every body a provider answered with 400:
@@ -95,41 +105,29 @@ func TestRealTrafficAccepted(t *testing.T) {
 // the provider gave, and its repair is accepted.
 func TestRealTrafficRejected(t *testing.T) {
 	seen := map[string]bool{}
-	for _, file := range corpus(t, "rejected") {
-		name := strings.TrimPrefix(file, filepath.Join(realTraffic, "rejected")+"/")
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := dialectOf(t, file)
-			rep, err := Check(data, d)
-			if err != nil {
-				t.Fatalf("unreadable: %v", err)
-			}
-			if strings.HasPrefix(filepath.Base(file), "oos-") {
-				return // rejected for a reason outside the tool-message rules
-			}
-			seen[name] = true
-			want, ok := rejectedRule[name]
-			if !ok {
-				t.Fatalf("an in-scope rejected body with no expected rule: add it to rejectedRule")
-			}
-			if rep.Accepted() {
-				t.Fatalf("accepted (a false negative); want %s", want)
-			}
-			if !slices.ContainsFunc(rep.Violations, func(v transcript.Violation) bool { return v.Rule == transcript.RuleID(want) && !v.Warning }) {
-				t.Errorf("rejected by %v, want %s among them", errorsOf(rep.Violations), want)
-			}
-			f, err := Fix(data, d, nil)
-			if err != nil {
-				t.Fatalf("Fix: %v", err)
-			}
-			if !f.Accepted() {
-				t.Errorf("the repaired body is still rejected: %v\n%s", errorsOf(f.Violations), f.Body)
-			}
-		})
-	}
+	eachBody(t, "rejected", func(t *testing.T, name string, data []byte, d transcript.Dialect, rep *Report) {
+		if strings.HasPrefix(filepath.Base(name), "oos-") {
+			return // rejected for a reason outside the tool-message rules
+		}
+		seen[name] = true
+		want, ok := rejectedRule[name]
+		if !ok {
+			t.Fatalf("an in-scope rejected body with no expected rule: add it to rejectedRule")
+		}
+		if rep.Accepted() {
+			t.Fatalf("accepted (a false negative); want %s", want)
+		}
+		if !slices.ContainsFunc(rep.Violations, func(v transcript.Violation) bool { return v.Rule == transcript.RuleID(want) && !v.Warning }) {
+			t.Errorf("rejected by %v, want %s among them", errorsOf(rep.Violations), want)
+		}
+		f, err := Fix(data, d, nil)
+		if err != nil {
+			t.Fatalf("Fix: %v", err)
+		}
+		if !f.Accepted() {
+			t.Errorf("the repaired body is still rejected: %v\n%s", errorsOf(f.Violations), f.Body)
+		}
+	})
 	for name := range rejectedRule {
 		if !seen[name] && !t.Failed() {
 			t.Errorf("rejectedRule names %s, which is not in the corpus", name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 
 	"github.com/toolwire/toolwire/llm"
@@ -59,6 +60,20 @@ func (c *Client) answerError(ctx context.Context, err error) error {
 		return le
 	}
 	return &llm.Error{Kind: llm.Transport, Op: c.op, Err: err}
+}
+
+// Post is an [llm.Model.Stream] of the answer to the request body that
+// body writes, posted to url with header (as [Post]) and decoded by a
+// decoder from newDecoder, as Call does. A body that cannot be written is
+// the stream's error.
+func (c *Client) Post(ctx context.Context, url string, header http.Header, body func() ([]byte, error), newDecoder func() Decoder) iter.Seq2[llm.Event, error] {
+	return Stream(func(emit func(llm.Event) bool) error {
+		b, err := body()
+		if err != nil {
+			return err
+		}
+		return c.Call(ctx, Post(url, header, b), newDecoder, emit)
+	})
 }
 
 // Stream adapts Call to the shape of [llm.Model.Stream].

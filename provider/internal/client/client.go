@@ -22,29 +22,16 @@ import (
 	"github.com/toolwire/toolwire/llm"
 )
 
-// Options are the transport settings every client's Config carries. A zero
-// field means its default.
+// Options are the transport settings every client's Config carries, with
+// the meaning and the defaults that Config documents: a zero field means
+// its default (withDefaults), a negative MaxRetries none.
 type Options struct {
-	// HTTPClient sends the requests; nil means a client of its own with
-	// no overall timeout (each attempt has Timeout and IdleTimeout).
-	HTTPClient *http.Client
-	// Timeout is how long one attempt may wait for the response headers;
-	// 0 means 10 minutes (a non-streamed answer arrives whole).
-	Timeout time.Duration
-	// IdleTimeout is how long a response body may stay silent; 0 means 5
-	// minutes.
-	IdleTimeout time.Duration
-	// MaxRetries is how many times a failed attempt is retried (429, 5xx,
-	// a connection failure); 0 means 2, negative means none.
-	MaxRetries int
-	// RetryBackoff is the first wait between attempts when the provider
-	// does not say how long to wait; it doubles up to 16 times its value,
-	// with jitter. 0 means 500ms.
-	RetryBackoff time.Duration
-	// MaxRetryWait is the longest the client waits before a retry; a
-	// provider that asks for longer gets the error back, with its
-	// RetryAfter, for the caller to decide. 0 means 1 minute.
-	MaxRetryWait time.Duration
+	HTTPClient   *http.Client
+	Timeout      time.Duration // one attempt's wait for the headers
+	IdleTimeout  time.Duration // how long a body may stay silent
+	MaxRetries   int
+	RetryBackoff time.Duration // the first wait; it doubles, with jitter
+	MaxRetryWait time.Duration // the longest wait the client accepts
 }
 
 // Validate reports a setting that cannot be used.
@@ -60,6 +47,14 @@ func (o *Options) Validate() error {
 	return nil
 }
 
+// withDefaults fills in the defaults: a client of its own with no overall
+// timeout (each attempt has Timeout and IdleTimeout); 10 minutes for an
+// attempt's headers (a non-streamed answer arrives whole); 5 minutes of
+// silence; 2 retries (none for a negative MaxRetries) of a failed attempt
+// (429, 5xx, a connection failure); a first wait of 500ms when the provider
+// does not say how long to wait, doubling up to 16 times its value, with
+// jitter; and a longest wait of a minute (a provider that asks for longer
+// gets the error back, with its RetryAfter, for the caller to decide).
 func (o Options) withDefaults() Options {
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}

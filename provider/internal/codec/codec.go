@@ -211,6 +211,35 @@ func (w *Warner) Warnf(path, format string, args ...any) {
 	w.Warn(path, fmt.Sprintf(format, args...))
 }
 
+// Media returns the media type and the inline bytes of img: its Data, or
+// those of a data URL given as its URL. A malformed data URL is dropped
+// with a warning at path: ok is false.
+func (w *Warner) Media(img llm.Image, path string) (mediaType string, data []byte, ok bool) {
+	mediaType, data = img.MediaType, img.Data
+	if len(data) == 0 && strings.HasPrefix(img.URL, "data:") {
+		if mediaType, data, ok = DataURL(img.URL); !ok {
+			w.Warnf(path, "image data URL is malformed; dropped")
+			return "", nil, false
+		}
+	}
+	return mediaType, data, true
+}
+
+// NoMedia drops, with a warning at path, an image that has neither data
+// nor a URL.
+func (w *Warner) NoMedia(path string) {
+	w.Warnf(path, "an image with neither data nor a URL cannot be expressed; dropped")
+}
+
+// AppendBase64 appends mediaType as a JSON string, then
+// `,"data":"<data in base64>"}`: the end of an inline source.
+func AppendBase64(dst []byte, mediaType string, data []byte) []byte {
+	dst = AppendString(dst, mediaType)
+	dst = append(dst, `,"data":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, data)
+	return append(dst, `"}`...)
+}
+
 // A List writes the elements of a JSON array, leaving out an element that
 // writes nothing (a part dropped with a warning) together with its comma:
 //

@@ -274,3 +274,32 @@ func TestIsCompact(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityKey pins the keys each dialect's Identity makes: the fields
+// it names are in the key, the others are not.
+func TestIdentityKey(t *testing.T) {
+	all := Identity{Names: true, Signature: true, ReasoningText: true, OpaqueKind: true}
+	tests := []struct {
+		id   Identity
+		p    llm.Part
+		want string
+	}{
+		{Identity{}, llm.ToolCall{ID: "c1", Name: "f"}, "c\x00c1"},
+		{all, llm.ToolCall{ID: "c1", Name: "f"}, "c\x00c1\x00f"},
+		{Identity{}, llm.ToolResult{CallID: "c1", Name: "f"}, "r\x00c1"},
+		{all, llm.ToolResult{CallID: "c1", Name: "f"}, "r\x00c1\x00f"},
+		{all, llm.Text{Text: "hi"}, "t\x00hi"},
+		{Identity{}, llm.Image{MediaType: "image/png", URL: "u", Data: []byte("abc")}, "i\x00image/png\x00u\x003"},
+		{Identity{}, llm.Reasoning{Signature: "s", Text: "x", Data: []byte("d")}, "z\x00d"},
+		{Identity{Signature: true}, llm.Reasoning{Signature: "s", Text: "x", Data: []byte("d")}, "z\x00s\x00d"},
+		{all, llm.Reasoning{Signature: "s", Text: "x", Data: []byte("d")}, "z\x00s\x00x\x00d"},
+		{Identity{}, llm.Opaque{Kind: "k", Data: []byte("d")}, "o\x00d"},
+		{all, llm.Opaque{Kind: "k", Data: []byte("d")}, "o\x00k\x00d"},
+		{all, nil, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.id.Key(tt.p); got != tt.want {
+			t.Errorf("%+v.Key(%#v) = %q, want %q", tt.id, tt.p, got, tt.want)
+		}
+	}
+}

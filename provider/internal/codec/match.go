@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/toolwire/toolwire/llm"
+import (
+	"strconv"
+
+	"github.com/toolwire/toolwire/llm"
+)
 
 // A Msg is a decoded wire message: its JSON and where its blocks are.
 type Msg struct {
@@ -37,6 +41,53 @@ type Matcher struct {
 type Blocks interface {
 	// Part returns the llm part of block k.
 	Part(k int) llm.Part
+}
+
+// Identity says what keys a part for a [Matcher] on a dialect's wire: a
+// tool call by its id, a result by its call id, anything else by its
+// content, each with the fields the dialect also writes.
+type Identity struct {
+	// Names adds the name to a call's and a result's key.
+	Names bool
+	// Signature and ReasoningText add those to a reasoning part's data.
+	Signature, ReasoningText bool
+	// OpaqueKind adds the kind to an opaque part's data.
+	OpaqueKind bool
+}
+
+// Key returns the key of p, "" for a part of no known type.
+func (id Identity) Key(p llm.Part) string {
+	switch p := p.(type) {
+	case llm.ToolCall:
+		if id.Names {
+			return "c\x00" + p.ID + "\x00" + p.Name
+		}
+		return "c\x00" + p.ID
+	case llm.ToolResult:
+		if id.Names {
+			return "r\x00" + p.CallID + "\x00" + p.Name
+		}
+		return "r\x00" + p.CallID
+	case llm.Text:
+		return "t\x00" + p.Text
+	case llm.Image:
+		return "i\x00" + p.MediaType + "\x00" + p.URL + "\x00" + strconv.Itoa(len(p.Data))
+	case llm.Reasoning:
+		k := "z\x00"
+		if id.Signature {
+			k += p.Signature + "\x00"
+		}
+		if id.ReasoningText {
+			k += p.Text + "\x00"
+		}
+		return k + string(p.Data)
+	case llm.Opaque:
+		if id.OpaqueKind {
+			return "o\x00" + p.Kind + "\x00" + string(p.Data)
+		}
+		return "o\x00" + string(p.Data)
+	}
+	return ""
 }
 
 // NewMatcher returns a Matcher over the decoded messages msgs and the n

@@ -406,6 +406,15 @@ func (o *Object) Member(key string) Member {
 	return Member{}
 }
 
+// ReadObjectOf is ReadObject for a value that must be an object: any
+// other value is an error that wants what ("a tool object").
+func (r *Reader) ReadObjectOf(what string) (Object, error) {
+	if r.Kind() != '{' {
+		return Object{}, r.Want(what)
+	}
+	return r.ReadObject()
+}
+
 // ReadObject reads the next value, an object, whole. A Reader reads all of
 // its members' values before the caller looks at any, so that a body that
 // is not JSON is reported as such, not as what the caller found wrong.
@@ -642,6 +651,19 @@ type Dialect struct {
 	Notes *[]provider.Warning
 	// Options are added to jsonx's strict options.
 	Options []jsontext.Options
+}
+
+// ObjectBody adapts f, which reads a body from its members, to [Decode]'s
+// object: it reads the object at the Reader with [Reader.ReadObject] and
+// passes its members to f.
+func ObjectBody(f func(*Reader, *Object) error) func(*Reader) error {
+	return func(r *Reader) error {
+		root, err := r.ReadObject()
+		if err != nil {
+			return err
+		}
+		return f(r, &root)
+	}
 }
 
 // Decode reads body, a request body of dialect dl, with object (for a body

@@ -251,6 +251,72 @@ func DecodeErrors[R any, E error](t *testing.T, c Codec[R], cases []struct{ Body
 	}
 }
 
+// Convert encodes r, messages from another dialect, and checks the body
+// and its warnings against the golden section of file; it returns the
+// body.
+func Convert[R any](t *testing.T, c Codec[R], r R, file string) []byte {
+	t.Helper()
+	enc, warns, err := c.Encode(r)
+	if err != nil {
+		t.Fatalf("Encode error: %v", err)
+	}
+	var b bytes.Buffer
+	b.Write(enc)
+	b.WriteString("\n== warnings\n")
+	for _, w := range warns {
+		fmt.Fprintf(&b, "%s\n", w)
+	}
+	golden.CheckFile(t, file, "golden", b.Bytes())
+	return enc
+}
+
+// EncodeErrors checks the error Encode gives each request that cannot be
+// written.
+func EncodeErrors[R any](t *testing.T, c Codec[R], cases []struct {
+	R    R
+	Want string
+}) {
+	t.Helper()
+	for _, tc := range cases {
+		_, _, err := c.Encode(tc.R)
+		if fmt.Sprint(err) != tc.Want {
+			t.Errorf("Encode(%+v) error = %v, want %s", tc.R, err, tc.Want)
+		}
+	}
+}
+
+// Edited encodes r, a decoded request edited as a repair would, and
+// checks that it encodes without a warning to a body holding each of
+// wants (what the llm form does not hold, kept with its part).
+func Edited[R any](t *testing.T, c Codec[R], r R, wants ...string) {
+	t.Helper()
+	enc, warns, err := c.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings = %v, want none", warns)
+	}
+	for _, want := range wants {
+		if !bytes.Contains(enc, []byte(want)) {
+			t.Errorf("Encode(edited) = %s\nwant it to contain %s", enc, want)
+		}
+	}
+}
+
+// BenchCodec encodes r and measures Decode+Encode of the body, as the
+// sub-benchmark name, next to encoding/json unmarshalling the same bytes
+// into any and marshalling them back (the floor, "encoding_json").
+func BenchCodec[R any](b *testing.B, name string, c Codec[R], r R) {
+	b.Helper()
+	body, _, err := c.Encode(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(name, func(b *testing.B) { BenchDecodeEncode(b, c, body) })
+	b.Run("encoding_json", func(b *testing.B) { BenchFloor[any](b, body) })
+}
+
 // BenchDecodeEncode measures Decode followed by Encode of body.
 func BenchDecodeEncode[R any](b *testing.B, c Codec[R], body []byte) {
 	b.SetBytes(int64(len(body)))
@@ -280,4 +346,39 @@ func BenchFloor[T any](b *testing.B, body []byte) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchTranscript returns a conversation for the decode+encode benchmark:
+// a system prompt, then rounds of a question, an assistant turn with two
+// parallel tool calls, their results and three follow-up exchanges, cut
+// to n+1 messages; 10,000 messages hold 2,000 calls. Call ids are
+// idPrefix, a six-digit round and "a" or "b"; named results carry their
+// call's name, for a dialect that pairs results by name.
+func BenchTranscript(n int, idPrefix string, named bool) []llm.Message {
+	filler := strings.Repeat("Some ordinary prose about the task at hand, with <tags> & symbols. ", 3)
+	var msgs []llm.Message
+	msgs = append(msgs, llm.System("You are a careful assistant. "+filler))
+	name := func(s string) string {
+		if named {
+			return s
+		}
+		return ""
+	}
+	for round := 0; len(msgs) < n+1; round++ {
+		id1, id2 := fmt.Sprintf("%s%06da", idPrefix, round), fmt.Sprintf("%s%06db", idPrefix, round)
+		msgs = append(msgs,
+			llm.User("Question "+fmt.Sprint(round)+": "+filler),
+			llm.Assistant(llm.Text{Text: "Let me look that up."},
+				llm.ToolCall{ID: id1, Name: "search", Input: []byte(`{"query":"item ` + fmt.Sprint(round) + `","limit":10}`)},
+				llm.ToolCall{ID: id2, Name: "fetch", Input: []byte(`{"url":"https://example.com/` + fmt.Sprint(round) + `"}`)}),
+			llm.Tool(
+				llm.ToolResult{CallID: id1, Name: name("search"), Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: `{"status":"success","summary":"3 results","data":[1,2,3]}`}}},
+				llm.ToolResult{CallID: id2, Name: name("fetch"), Status: llm.StatusError, Content: []llm.Part{llm.Text{Text: "upstream returned 503"}}}),
+			llm.Assistant(llm.Text{Text: "Here is what I found. " + filler}),
+		)
+		for k := 0; k < 3; k++ {
+			msgs = append(msgs, llm.User("Follow-up. "+filler), llm.Assistant(llm.Text{Text: "Answer. " + filler}))
+		}
+	}
+	return msgs[:n+1]
 }
