@@ -914,27 +914,6 @@ func hex4(h []byte) rune {
 	return r
 }
 
-// ValidUTF8 returns s with every byte that is not part of a valid UTF-8
-// sequence replaced by U+FFFD, one replacement per byte, which is what
-// encoding/json makes of such a string. It returns s itself when s is
-// valid.
-func ValidUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	b := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, "\uFFFD"...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return string(b)
-}
-
 // ValidObject reports whether src, less the white space around it, is one
 // valid JSON object, and returns it so trimmed.
 func ValidObject(src []byte) ([]byte, bool) {

@@ -3,6 +3,8 @@ package jsontree
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // Value returns n decoded into the Go values that encoding/json gives an
@@ -68,7 +70,7 @@ func (d *valueDecoder) str(start, end int32, esc bool) string {
 		s = d.s[start-d.base : end-d.base]
 	}
 	if d.fixUTF8 {
-		s = ValidUTF8(s)
+		s = jsonx.ValidUTF8(s)
 	}
 	return s
 }

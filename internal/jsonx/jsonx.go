@@ -15,6 +15,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -260,4 +261,25 @@ func LineColumn(data []byte, offset int64) (line, column int) {
 	line = bytes.Count(before, []byte{'\n'}) + 1
 	column = int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
 	return line, column
+}
+
+// ValidUTF8 returns s with every byte that is not part of a valid UTF-8
+// sequence replaced by U+FFFD, one replacement per byte, which is what
+// encoding/json makes of such a string. It returns s itself when s is
+// valid.
+func ValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
 }

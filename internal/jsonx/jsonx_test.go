@@ -83,3 +83,21 @@ func TestDecodeAny(t *testing.T) {
 		}
 	}
 }
+
+func TestValidUTF8(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ok é", "ok é"},
+		{"a\xffb", "a\ufffdb"},
+		{"\xf0\x9f0", "\ufffd\ufffd0"},
+		{"\xed\xa0\x80", "\ufffd\ufffd\ufffd"},
+	}
+	for _, tt := range tests {
+		if got := ValidUTF8(tt.in); got != tt.want {
+			t.Errorf("ValidUTF8(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		var want string
+		if err := json.Unmarshal([]byte(`"`+tt.in+`"`), &want); err != nil || want != tt.want {
+			t.Errorf("json.Unmarshal(%q) = %q, %v, want %q", tt.in, want, err, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codec"
@@ -466,7 +467,7 @@ func customInput(in []byte) string {
 // when there is none; old, the arguments it came from, as it was when it
 // says the same.
 func (e *encoder) arguments(dst []byte, input []byte, old []byte) []byte {
-	if s, ok := codec.String(old); ok && validUTF8(s) == string(input) {
+	if s, ok := codec.String(old); ok && jsonx.ValidUTF8(s) == string(input) {
 		return e.mt.raw(dst, old)
 	}
 	return appendArguments(dst, input)

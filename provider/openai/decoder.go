@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codec"
@@ -131,27 +131,7 @@ func (d *decoder) place(x int32, bi int, join bool, kept []int, str bool) {
 // callInput returns a call's arguments string as its llm Input: verbatim,
 // but with invalid UTF-8 replaced as encoding replaces it, so that the
 // llm form survives a cycle.
-func callInput(args string) []byte { return []byte(validUTF8(args)) }
-
-// validUTF8 returns s with each byte of an invalid UTF-8 sequence replaced
-// by U+FFFD, one replacement per byte, which is what encoding/json makes of
-// such a string; s itself when it is valid.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	b := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, "\uFFFD"...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return string(b)
-}
+func callInput(args string) []byte { return []byte(jsonx.ValidUTF8(args)) }
 
 // opaque returns the Opaque part of element or part node of kind.
 func opaque(provider, kind string, node []byte) llm.Opaque {

@@ -518,23 +518,7 @@ func (m Member) Kept() Member { return Member{Key: m.Key, Val: m.Compact(), comp
 
 // Phrase names a kind of JSON value as errors do: "null", "a boolean", "a
 // number", "a string", "an array", "an object", or "nothing".
-func Phrase(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	case '0':
-		return "a number"
-	case '"':
-		return "a string"
-	case '[':
-		return "an array"
-	case '{':
-		return "an object"
-	}
-	return "nothing"
-}
+func Phrase(k jsontext.Kind) string { return jsonx.KindPhrase(k) }
 
 // String returns the text of v when it is a JSON string.
 func String(v []byte) (string, bool) {
