@@ -147,7 +147,7 @@ func (s *Store) Commit(ctx context.Context, st *session.Step) (session.Session, 
 	}
 	e.writeCalls(enc.Calls, actions, next.Updated)
 	e.messages = append(e.messages, enc.Messages...)
-	rec.State = clone(rec.State)
+	rec.State = slices.Clone(rec.State)
 	e.steps = append(e.steps, rec)
 	e.s = next
 	return e.s, nil
@@ -201,7 +201,7 @@ func (e *entry) writeCalls(calls []rows.Call, actions []rows.Action, now time.Ti
 		k := callKey{c.ID, c.Attempt}
 		switch actions[i] {
 		case rows.Insert:
-			c.Arguments = clone(c.Arguments)
+			c.Arguments = slices.Clone(c.Arguments)
 			c.Started = now
 			if c.Result != nil {
 				c.Finished = now
@@ -225,7 +225,7 @@ func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) 
 	}
 	snap := &session.Snapshot{Session: e.s, Messages: msgs}
 	if n := len(e.steps); n > 0 {
-		snap.State = clone(e.steps[n-1].State)
+		snap.State = slices.Clone(e.steps[n-1].State)
 	}
 	for _, c := range e.calls {
 		if c.Step >= e.s.Step {
@@ -259,7 +259,7 @@ func (s *Store) read(ctx context.Context, id string) (*entry, []llm.Message, err
 // store and is not shared, so it is returned as is.
 func (e *entry) decodeCall(c rows.Call) session.Call {
 	out := c.Call
-	out.Arguments = clone(c.Arguments)
+	out.Arguments = slices.Clone(c.Arguments)
 	if c.Result != nil {
 		r, _ := rows.DecodeResult(c.Result) // written by rows.EncodeResult, which checked it reads back
 		out.Result = r
@@ -303,7 +303,7 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 	}
 	tr := &session.Trace{Session: e.s, Messages: msgs}
 	for _, rec := range e.steps {
-		rec.State = clone(rec.State)
+		rec.State = slices.Clone(rec.State)
 		tr.Steps = append(tr.Steps, rec)
 	}
 	for _, c := range e.calls {
@@ -311,7 +311,7 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 	}
 	for _, ref := range e.refs {
 		r := s.results[ref].r
-		r.Data, r.Rules = nil, clone(r.Rules)
+		r.Data, r.Rules = nil, slices.Clone(r.Rules)
 		tr.Results = append(tr.Results, r)
 	}
 	return tr, nil
@@ -353,10 +353,8 @@ func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (
 	for s.results[r.Ref] != nil {
 		r.Ref = rows.NewRef()
 	}
-	r.Data, r.Rules = clone(r.Data), clone(r.Rules)
-	if r.Data == nil {
-		r.Data = []byte{}
-	}
+	// CheckOffloaded made a nil Data []byte{}, and slices.Clone keeps it so.
+	r.Data, r.Rules = slices.Clone(r.Data), slices.Clone(r.Rules)
 	s.ord++
 	s.results[r.Ref] = &offloaded{r: r, ord: s.ord}
 	e.refs = append(e.refs, r.Ref)
@@ -375,7 +373,7 @@ func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, 
 		return session.Offloaded{}, fmt.Errorf("session/memory: result %s of session %s: %w", ref, id, session.ErrNotFound)
 	}
 	r := o.r
-	r.Data, r.Rules = clone(r.Data), clone(r.Rules)
+	r.Data, r.Rules = slices.Clone(r.Data), slices.Clone(r.Rules)
 	return r, nil
 }
 
@@ -416,11 +414,4 @@ func (s *Store) drop(r session.Offloaded) {
 	if e := s.sessions[r.Session]; e != nil {
 		e.refs = slices.DeleteFunc(e.refs, func(ref string) bool { return ref == r.Ref })
 	}
-}
-
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return slices.Clone(b)
 }
