@@ -80,10 +80,10 @@ func (c *Config) validate() error {
 }
 
 // Store is a [session.Store] in PostgreSQL, with the optional
-// [session.Catalog], [session.Results] and [session.Pruner]: its methods
-// are those of the one SQL store that session/sqlite shares, each a
-// transaction (see the package documentation). It is safe for concurrent
-// use by goroutines, processes and machines that use the same database.
+// [session.Catalog], [session.Results] and [session.Pruner], over the
+// same code as session/sqlite; each method is one transaction (see the
+// package documentation). It is safe for concurrent use by goroutines,
+// processes and machines that use the same database.
 type Store struct {
 	*store
 }

@@ -96,10 +96,10 @@ func (c *Config) validate() error {
 }
 
 // Store is a [session.Store] in a SQLite database, with the optional
-// [session.Catalog], [session.Results] and [session.Pruner]: its methods
-// are those of the one SQL store that session/postgres shares, each a
-// transaction (see the package documentation). It is safe for concurrent
-// use by goroutines, and by processes that open the same file.
+// [session.Catalog], [session.Results] and [session.Pruner], over the
+// same code as session/postgres; each method is one transaction (see the
+// package documentation). It is safe for concurrent use by goroutines,
+// and by processes that open the same file.
 type Store struct {
 	*store
 }
