@@ -67,7 +67,7 @@ type Store struct {
 type entry struct {
 	s        session.Session
 	messages [][]byte
-	steps    []step
+	steps    []session.StepRecord // State is the store's own copy
 	calls    []rows.Call
 	index    map[callKey]int // into calls
 	refs     []string        // offloaded results, in the order stored
@@ -76,11 +76,6 @@ type entry struct {
 type callKey struct {
 	id      string
 	attempt int
-}
-
-type step struct {
-	rec   session.StepRecord
-	state []byte
 }
 
 type offloaded struct {
@@ -135,32 +130,26 @@ func (s *Store) Commit(ctx context.Context, st *session.Step) (session.Session, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var (
+		next    session.Session
+		rec     session.StepRecord
+		actions []rows.Action
+	)
 	e, err := s.current(st.Session, st.Version)
-	if err == nil && st.Number <= e.s.Step {
-		err = fmt.Errorf("%w: step %d is not after the session's latest step %d", session.ErrInvalid, st.Number, e.s.Step)
+	if err == nil {
+		next, rec, err = rows.Advance(e.s, st, len(enc.Messages), s.now())
 	}
 	if err == nil {
-		err = e.checkCalls(enc.Calls)
+		actions, err = e.plan(enc.Calls)
 	}
 	if err != nil {
 		return session.Session{}, fmt.Errorf("session/memory: commit %s: %w", st.Session, err)
 	}
-	now := s.now()
-	e.writeCalls(enc.Calls, now)
-	first := len(e.messages)
+	e.writeCalls(enc.Calls, actions, next.Updated)
 	e.messages = append(e.messages, enc.Messages...)
-	e.s.Version++
-	e.s.Step = st.Number
-	e.s.Messages = len(e.messages)
-	if st.Status != "" {
-		e.s.Status = st.Status
-	}
-	e.s.Updated = now
-	e.steps = append(e.steps, step{
-		rec: session.StepRecord{Number: st.Number, Version: e.s.Version, Status: e.s.Status,
-			First: first, Messages: len(enc.Messages), Created: now},
-		state: clone(st.State),
-	})
+	rec.State = slices.Clone(rec.State)
+	e.steps = append(e.steps, rec)
+	e.s = next
 	return e.s, nil
 }
 
@@ -175,73 +164,54 @@ func (s *Store) Record(ctx context.Context, id string, version int64, calls ...s
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var actions []rows.Action
 	e, err := s.current(id, version)
 	if err == nil {
-		for i := range enc {
-			if enc[i].Step == 0 {
-				enc[i].Step = e.s.Step
-			}
-		}
-		err = e.checkCalls(enc)
+		rows.Latest(enc, e.s.Step)
+		actions, err = e.plan(enc)
 	}
 	if err != nil {
 		return fmt.Errorf("session/memory: record %s: %w", id, err)
 	}
-	e.writeCalls(enc, s.now())
+	e.writeCalls(enc, actions, s.now())
 	return nil
 }
 
 // current returns the session id if it is at version.
 func (s *Store) current(id string, version int64) (*entry, error) {
 	e, ok := s.sessions[id]
-	switch {
-	case !ok:
+	if !ok {
 		return nil, session.ErrNotFound
-	case e.s.Version != version:
-		return nil, &session.ConflictError{Session: id, Read: version, Current: e.s.Version}
 	}
-	return e, nil
+	return e, rows.Current(e.s, version)
 }
 
-// checkCalls reports the first call record that conflicts with those
-// stored or with an earlier one of calls.
-func (e *entry) checkCalls(calls []rows.Call) error {
-	seen := map[callKey]bool{} // finished, for attempts written by calls
-	for i := range calls {
-		c := &calls[i]
-		k := callKey{c.ID, c.Attempt}
-		finished, exists := seen[k]
-		if !exists {
-			var j int
-			if j, exists = e.index[k]; exists {
-				finished = e.calls[j].Result != nil
-			}
-		}
-		if rows.Decide(exists, finished, c) == rows.Conflict {
-			return &session.ConflictError{Session: e.s.ID, Read: e.s.Version, Current: e.s.Version, Call: c.ID, Attempt: c.Attempt}
-		}
-		seen[k] = finished || c.Result != nil
-	}
-	return nil
+// plan decides what writing calls does to the stored records; see
+// [rows.Plan].
+func (e *entry) plan(calls []rows.Call) ([]rows.Action, error) {
+	return rows.Plan(e.s.ID, e.s.Version, calls, func(id string, attempt int) (exists, finished bool) {
+		j, ok := e.index[callKey{id, attempt}]
+		return ok, ok && e.calls[j].Result != nil
+	})
 }
 
-// writeCalls applies call records that checkCalls accepted.
-func (e *entry) writeCalls(calls []rows.Call, now time.Time) {
-	for _, c := range calls {
-		c.Arguments = clone(c.Arguments)
+// writeCalls applies call records as plan decided.
+func (e *entry) writeCalls(calls []rows.Call, actions []rows.Action, now time.Time) {
+	for i, c := range calls {
 		k := callKey{c.ID, c.Attempt}
-		j, ok := e.index[k]
-		if !ok {
+		switch actions[i] {
+		case rows.Insert:
+			c.Arguments = slices.Clone(c.Arguments)
 			c.Started = now
 			if c.Result != nil {
 				c.Finished = now
 			}
 			e.index[k] = len(e.calls)
 			e.calls = append(e.calls, c)
-			continue
+		case rows.Finish:
+			old := &e.calls[e.index[k]]
+			old.Result, old.Status, old.Duration, old.Finished = c.Result, c.Status, c.Duration, now
 		}
-		old := &e.calls[j]
-		old.Result, old.Status, old.Duration, old.Finished = c.Result, c.Status, c.Duration, now
 	}
 }
 
@@ -255,7 +225,7 @@ func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) 
 	}
 	snap := &session.Snapshot{Session: e.s, Messages: msgs}
 	if n := len(e.steps); n > 0 {
-		snap.State = clone(e.steps[n-1].state)
+		snap.State = slices.Clone(e.steps[n-1].State)
 	}
 	for _, c := range e.calls {
 		if c.Step >= e.s.Step {
@@ -289,7 +259,7 @@ func (s *Store) read(ctx context.Context, id string) (*entry, []llm.Message, err
 // store and is not shared, so it is returned as is.
 func (e *entry) decodeCall(c rows.Call) session.Call {
 	out := c.Call
-	out.Arguments = clone(c.Arguments)
+	out.Arguments = slices.Clone(c.Arguments)
 	if c.Result != nil {
 		r, _ := rows.DecodeResult(c.Result) // written by rows.EncodeResult, which checked it reads back
 		out.Result = r
@@ -332,9 +302,8 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 		return nil, fmt.Errorf("session/memory: show %s: %w", id, err)
 	}
 	tr := &session.Trace{Session: e.s, Messages: msgs}
-	for _, st := range e.steps {
-		rec := st.rec
-		rec.State = clone(st.state)
+	for _, rec := range e.steps {
+		rec.State = slices.Clone(rec.State)
 		tr.Steps = append(tr.Steps, rec)
 	}
 	for _, c := range e.calls {
@@ -342,7 +311,7 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 	}
 	for _, ref := range e.refs {
 		r := s.results[ref].r
-		r.Data, r.Rules = nil, clone(r.Rules)
+		r.Data, r.Rules = nil, slices.Clone(r.Rules)
 		tr.Results = append(tr.Results, r)
 	}
 	return tr, nil
@@ -384,10 +353,8 @@ func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (
 	for s.results[r.Ref] != nil {
 		r.Ref = rows.NewRef()
 	}
-	r.Data, r.Rules = clone(r.Data), clone(r.Rules)
-	if r.Data == nil {
-		r.Data = []byte{}
-	}
+	// CheckOffloaded made a nil Data []byte{}, and slices.Clone keeps it so.
+	r.Data, r.Rules = slices.Clone(r.Data), slices.Clone(r.Rules)
 	s.ord++
 	s.results[r.Ref] = &offloaded{r: r, ord: s.ord}
 	e.refs = append(e.refs, r.Ref)
@@ -406,7 +373,7 @@ func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, 
 		return session.Offloaded{}, fmt.Errorf("session/memory: result %s of session %s: %w", ref, id, session.ErrNotFound)
 	}
 	r := o.r
-	r.Data, r.Rules = clone(r.Data), clone(r.Rules)
+	r.Data, r.Rules = slices.Clone(r.Data), slices.Clone(r.Rules)
 	return r, nil
 }
 
@@ -447,11 +414,4 @@ func (s *Store) drop(r session.Offloaded) {
 	if e := s.sessions[r.Session]; e != nil {
 		e.refs = slices.DeleteFunc(e.refs, func(ref string) bool { return ref == r.Ref })
 	}
-}
-
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return slices.Clone(b)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolwire/toolwire/session"
@@ -110,27 +111,13 @@ func exec(t *testing.T, pool *pgxpool.Pool, query string, args ...any) {
 // dump describes the tables of the pool's schema and their row counts.
 func dump(t *testing.T, pool *pgxpool.Pool) string {
 	t.Helper()
-	ctx := context.Background()
-	rows, err := pool.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for rows.Next() {
-		var name string
-		rows.Scan(&name)
-		names = append(names, name)
-	}
-	rows.Close()
-	var b strings.Builder
-	for _, name := range names {
-		var n int
-		if err := pool.QueryRow(ctx, "SELECT COUNT(*) FROM "+name).Scan(&n); err != nil {
-			t.Fatal(err)
+	return sessiontest.Dump(t, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename", func(query string) ([]string, error) {
+		rows, err := pool.Query(context.Background(), query)
+		if err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(&b, "%s:%d ", name, n)
-	}
-	return b.String()
+		return pgx.CollectRows(rows, pgx.RowTo[string])
+	})
 }
 
 func TestConfig(t *testing.T) {

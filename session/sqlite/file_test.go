@@ -114,26 +114,22 @@ func TestFutureSchema(t *testing.T) {
 func dump(t *testing.T, path string) string {
 	t.Helper()
 	db := openDB(t, path)
-	rows, err := db.Query("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for rows.Next() {
-		var name string
-		rows.Scan(&name)
-		names = append(names, name)
-	}
-	rows.Close()
-	var b strings.Builder
-	for _, name := range names {
-		var n int
-		if err := db.QueryRow("SELECT COUNT(*) FROM " + name).Scan(&n); err != nil {
-			t.Fatal(err)
+	return sessiontest.Dump(t, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", func(query string) ([]string, error) {
+		rows, err := db.Query(query)
+		if err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(&b, "%s:%d ", name, n)
-	}
-	return b.String()
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, rows.Err()
+	})
 }
 
 func TestDamagedFile(t *testing.T) {

@@ -56,7 +56,7 @@ var migrationFiles embed.FS
 // documented default.
 type Config struct {
 	// Retention bounds how long offloaded results are kept; see
-	// [Store.Prune]. The zero value keeps them all.
+	// [session.Pruner]. The zero value keeps them all.
 	Retention session.Retention
 	// Now is the clock for the times the store sets. Default time.Now.
 	Now func() time.Time
@@ -95,11 +95,18 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// Store is a [session.Store] in a SQLite database. It is safe for
-// concurrent use by goroutines, and by processes that open the same file.
+// Store is a [session.Store] in a SQLite database, with the optional
+// [session.Catalog], [session.Results] and [session.Pruner], over the
+// same code as session/postgres; each method is one transaction (see the
+// package documentation). It is safe for concurrent use by goroutines,
+// and by processes that open the same file.
 type Store struct {
-	s *sqlstore.Store
+	*store
 }
+
+// store is the shared SQL store, embedded under an unexported name so that
+// its methods are Store's while the internal type stays out of the API.
+type store = sqlstore.Store
 
 var (
 	_ session.Store   = (*Store)(nil)
@@ -161,7 +168,7 @@ func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
 		}
 		return nil, damagedFile(err)
 	}
-	return &Store{s: s}, nil
+	return &Store{s}, nil
 }
 
 // whileBusy calls f until it does not fail with SQLITE_BUSY or timeout
@@ -272,54 +279,3 @@ func (r sqlRows) Next() bool             { return r.r.Next() }
 func (r sqlRows) Scan(dest ...any) error { return r.r.Scan(dest...) }
 func (r sqlRows) Err() error             { return r.r.Err() }
 func (r sqlRows) Close()                 { _ = r.r.Close() }
-
-// Create stores a new session; see [session.Store].
-func (s *Store) Create(ctx context.Context, in session.Session) (session.Session, error) {
-	return s.s.Create(ctx, in)
-}
-
-// Commit writes a step in one transaction; see [session.Store].
-func (s *Store) Commit(ctx context.Context, step *session.Step) (session.Session, error) {
-	return s.s.Commit(ctx, step)
-}
-
-// Record writes call records in one transaction; see [session.Store].
-func (s *Store) Record(ctx context.Context, id string, version int64, calls ...session.Call) error {
-	return s.s.Record(ctx, id, version, calls...)
-}
-
-// Load reads a session in one transaction; see [session.Store].
-func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) {
-	return s.s.Load(ctx, id)
-}
-
-// List returns a page of sessions, newest first; see [session.Catalog].
-func (s *Store) List(ctx context.Context, opts *session.ListOptions) (session.Page, error) {
-	return s.s.List(ctx, opts)
-}
-
-// Show returns everything stored about a session; see [session.Catalog].
-func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
-	return s.s.Show(ctx, id)
-}
-
-// Delete removes a session and all it holds; see [session.Catalog].
-func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.s.Delete(ctx, id)
-}
-
-// PutResult stores an offloaded result; see [session.Results].
-func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (string, error) {
-	return s.s.PutResult(ctx, id, r)
-}
-
-// Result returns an offloaded result; see [session.Results].
-func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, error) {
-	return s.s.Result(ctx, id, ref)
-}
-
-// Prune deletes the offloaded results that [Config.Retention] no longer
-// keeps, in one transaction; see [session.Pruner].
-func (s *Store) Prune(ctx context.Context) (session.Pruned, error) {
-	return s.s.Prune(ctx)
-}

@@ -195,23 +195,87 @@ func checkCall(c session.Call) (Call, error) {
 // An Action is what writing a call record does to the stored ones.
 type Action int
 
-// The actions of [Decide].
+// The actions of [Plan].
 const (
-	Insert   Action = iota // no record of that attempt yet: add one
-	Finish                 // complete the started record with the result
-	Conflict               // the attempt is already started (or finished)
+	Insert Action = iota // no record of that attempt yet: add one
+	Finish               // complete the started record with the result
 )
 
-// Decide says what writing c does, given whether its attempt is already
-// recorded and whether that record is finished.
-func Decide(exists, finished bool, c *Call) Action {
-	switch {
-	case !exists:
-		return Insert
-	case c.Result == nil || finished:
-		return Conflict
+// Plan decides, in order, what writing each of calls does, given stored,
+// which reports whether an attempt is already recorded and whether that
+// record is finished. A started record for an attempt already recorded,
+// or a finished record for an attempt already finished (by a stored
+// record or by an earlier one of calls), is a conflict: Plan returns the
+// [*session.ConflictError] of the first, for session id at version.
+func Plan(id string, version int64, calls []Call, stored func(callID string, attempt int) (exists, finished bool)) ([]Action, error) {
+	type key struct {
+		id      string
+		attempt int
 	}
-	return Finish
+	written := map[key]bool{} // finished, for the attempts that calls write
+	out := make([]Action, len(calls))
+	for i := range calls {
+		c := &calls[i]
+		k := key{c.ID, c.Attempt}
+		finished, exists := written[k]
+		if !exists {
+			exists, finished = stored(c.ID, c.Attempt)
+		}
+		switch {
+		case !exists:
+			out[i] = Insert
+		case c.Result == nil || finished:
+			return nil, CallConflict(id, version, c)
+		default:
+			out[i] = Finish
+		}
+		written[k] = finished || c.Result != nil
+	}
+	return out, nil
+}
+
+// CallConflict returns the [*session.ConflictError] of a call record that
+// another writer wrote first, in session id at version.
+func CallConflict(id string, version int64, c *Call) error {
+	return &session.ConflictError{Session: id, Read: version, Current: version, Call: c.ID, Attempt: c.Attempt}
+}
+
+// Latest gives the records of calls whose Step is 0 the session's latest
+// step, as [session.Store.Record] does.
+func Latest(calls []Call, step int) {
+	for i := range calls {
+		if calls[i].Step == 0 {
+			calls[i].Step = step
+		}
+	}
+}
+
+// Current checks that sess, read for a write, is still at version, the
+// version the writer read: if it is not, another writer committed first.
+func Current(sess session.Session, version int64) error {
+	if sess.Version != version {
+		return &session.ConflictError{Session: sess.ID, Read: version, Current: sess.Version}
+	}
+	return nil
+}
+
+// Advance returns sess after the step st, committed at now, which appends
+// added messages, and the record of that step. The step must come after
+// the session's latest one ([session.ErrInvalid] otherwise).
+func Advance(sess session.Session, st *session.Step, added int, now time.Time) (session.Session, session.StepRecord, error) {
+	if st.Number <= sess.Step {
+		return sess, session.StepRecord{}, fmt.Errorf("%w: step %d is not after the session's latest step %d", session.ErrInvalid, st.Number, sess.Step)
+	}
+	rec := session.StepRecord{Number: st.Number, First: sess.Messages, Messages: added, State: st.State, Created: now}
+	sess.Version++
+	sess.Step = st.Number
+	sess.Messages += added
+	if st.Status != "" {
+		sess.Status = st.Status
+	}
+	sess.Updated = now
+	rec.Version, rec.Status = sess.Version, sess.Status
+	return sess, rec, nil
 }
 
 // EncodeMessage encodes m in the persistence format, as a conversation of

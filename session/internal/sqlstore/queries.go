@@ -36,35 +36,28 @@ const (
 
 func newQueries(bind func(string) string, d *Dialect) queries {
 	q := queries{
-		sessionVersion:    "SELECT version FROM toolwire_sessions WHERE id = ?",
-		insertSession:     "INSERT INTO toolwire_sessions (" + sessionCols + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		selectSession:     "SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?",
-		lockForUpdate:     "SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?" + d.ForUpdate,
-		lockForShare:      "SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?" + d.ForShare,
-		updateSession:     "UPDATE toolwire_sessions SET version = ?, step = ?, messages = ?, status = ?, updated = ? WHERE id = ?",
-		selectMessages:    "SELECT seq, data FROM toolwire_messages WHERE session_id = ? ORDER BY seq",
-		insertStep:        "INSERT INTO toolwire_steps (session_id, number, version, status, first_seq, messages, state, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		selectState:       "SELECT state FROM toolwire_steps WHERE session_id = ? AND number = ?",
-		selectSteps:       "SELECT number, version, status, first_seq, messages, state, created FROM toolwire_steps WHERE session_id = ? ORDER BY number",
-		finishCall:        "UPDATE toolwire_calls SET finished = ?, status = ?, result = ?, duration = ? WHERE session_id = ? AND call_id = ? AND attempt = ? AND finished IS NULL",
-		selectCalls:       "SELECT " + callCols + " FROM toolwire_calls WHERE session_id = ? AND step >= ? ORDER BY ord",
-		selectAllCalls:    "SELECT " + callCols + " FROM toolwire_calls WHERE session_id = ? ORDER BY ord",
-		refTaken:          "SELECT 1 FROM toolwire_results WHERE ref = ?",
-		insertResult:      "INSERT INTO toolwire_results (ref, session_id, tool, kind, media_type, data, rules, size, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		selectResult:      "SELECT tool, kind, media_type, data, rules, size, created FROM toolwire_results WHERE ref = ? AND session_id = ?",
-		selectResultInfos: "SELECT ref, tool, kind, media_type, rules, size, created FROM toolwire_results WHERE session_id = ? ORDER BY ord",
-		listSessions:      "SELECT " + sessionCols + " FROM toolwire_sessions ORDER BY created DESC, id DESC LIMIT ?",
-		listSessionsAfter: "SELECT " + sessionCols + " FROM toolwire_sessions WHERE created < ? OR (created = ? AND id < ?) ORDER BY created DESC, id DESC LIMIT ?",
-		pruneAge:          "DELETE FROM toolwire_results WHERE created < ? RETURNING size",
-		pruneSize: "DELETE FROM toolwire_results WHERE ord IN (SELECT ord FROM " +
-			"(SELECT ord, SUM(size) OVER (ORDER BY ord DESC) AS kept FROM toolwire_results) AS r WHERE kept > ?) RETURNING size",
-	}
-	for _, p := range []*string{&q.sessionVersion, &q.insertSession, &q.selectSession, &q.lockForUpdate, &q.lockForShare,
-		&q.updateSession, &q.selectMessages, &q.insertStep,
-		&q.selectState, &q.selectSteps, &q.finishCall, &q.selectCalls, &q.selectAllCalls, &q.refTaken,
-		&q.insertResult, &q.selectResult, &q.selectResultInfos, &q.listSessions, &q.listSessionsAfter,
-		&q.pruneAge, &q.pruneSize} {
-		*p = bind(*p)
+		sessionVersion:    bind("SELECT version FROM toolwire_sessions WHERE id = ?"),
+		insertSession:     bind("INSERT INTO toolwire_sessions (" + sessionCols + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		selectSession:     bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?"),
+		lockForUpdate:     bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?" + d.ForUpdate),
+		lockForShare:      bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?" + d.ForShare),
+		updateSession:     bind("UPDATE toolwire_sessions SET version = ?, step = ?, messages = ?, status = ?, updated = ? WHERE id = ?"),
+		selectMessages:    bind("SELECT seq, data FROM toolwire_messages WHERE session_id = ? ORDER BY seq"),
+		insertStep:        bind("INSERT INTO toolwire_steps (session_id, number, version, status, first_seq, messages, state, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+		selectState:       bind("SELECT state FROM toolwire_steps WHERE session_id = ? AND number = ?"),
+		selectSteps:       bind("SELECT number, version, status, first_seq, messages, state, created FROM toolwire_steps WHERE session_id = ? ORDER BY number"),
+		finishCall:        bind("UPDATE toolwire_calls SET finished = ?, status = ?, result = ?, duration = ? WHERE session_id = ? AND call_id = ? AND attempt = ? AND finished IS NULL"),
+		selectCalls:       bind("SELECT " + callCols + " FROM toolwire_calls WHERE session_id = ? AND step >= ? ORDER BY ord"),
+		selectAllCalls:    bind("SELECT " + callCols + " FROM toolwire_calls WHERE session_id = ? ORDER BY ord"),
+		refTaken:          bind("SELECT 1 FROM toolwire_results WHERE ref = ?"),
+		insertResult:      bind("INSERT INTO toolwire_results (ref, session_id, tool, kind, media_type, data, rules, size, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		selectResult:      bind("SELECT tool, kind, media_type, data, rules, size, created FROM toolwire_results WHERE ref = ? AND session_id = ?"),
+		selectResultInfos: bind("SELECT ref, tool, kind, media_type, rules, size, created FROM toolwire_results WHERE session_id = ? ORDER BY ord"),
+		listSessions:      bind("SELECT " + sessionCols + " FROM toolwire_sessions ORDER BY created DESC, id DESC LIMIT ?"),
+		listSessionsAfter: bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE created < ? OR (created = ? AND id < ?) ORDER BY created DESC, id DESC LIMIT ?"),
+		pruneAge:          bind("DELETE FROM toolwire_results WHERE created < ? RETURNING size"),
+		pruneSize: bind("DELETE FROM toolwire_results WHERE ord IN (SELECT ord FROM " +
+			"(SELECT ord, SUM(size) OVER (ORDER BY ord DESC) AS kept FROM toolwire_results) AS r WHERE kept > ?) RETURNING size"),
 	}
 	// Bound when the placeholders that follow are known.
 	q.insertMessages = "INSERT INTO toolwire_messages (session_id, seq, step, data) VALUES "

@@ -328,8 +328,8 @@ func (s *Store) lock(ctx context.Context, q Querier, query, id string, version i
 		return session.Session{}, session.ErrNotFound
 	}
 	sess, err := row.session()
-	if err == nil && version != anyVersion && sess.Version != version {
-		err = &session.ConflictError{Session: id, Read: version, Current: sess.Version}
+	if err == nil && version != anyVersion {
+		err = rows.Current(sess, version)
 	}
 	return sess, err
 }
@@ -346,34 +346,23 @@ func (s *Store) Commit(ctx context.Context, st *session.Step) (session.Session, 
 		if err != nil {
 			return err
 		}
-		if st.Number <= sess.Step {
-			return fmt.Errorf("%w: step %d is not after the session's latest step %d", session.ErrInvalid, st.Number, sess.Step)
+		next, rec, err := rows.Advance(sess, st, len(enc.Messages), s.now())
+		if err != nil {
+			return err
 		}
-		now := s.now()
+		now := s.d.Time(next.Updated)
 		if err := s.writeCalls(ctx, q, st.Session, sess.Version, enc.Calls, now); err != nil {
 			return err
 		}
-		first := int64(sess.Messages)
-		if err := s.insertMessages(ctx, q, st.Session, st.Number, first, enc.Messages); err != nil {
+		if err := s.insertMessages(ctx, q, st.Session, st.Number, int64(rec.First), enc.Messages); err != nil {
 			return err
 		}
-		sess.Version++
-		sess.Step = st.Number
-		sess.Messages += len(enc.Messages)
-		if st.Status != "" {
-			sess.Status = st.Status
-		}
-		sess.Updated = now
-		var state []byte
-		if st.State != nil {
-			state = st.State
-		}
-		if _, err := q.Exec(ctx, s.q.insertStep, st.Session, int64(st.Number), sess.Version, string(sess.Status),
-			first, int64(len(enc.Messages)), state, s.d.Time(now)); err != nil {
+		if _, err := q.Exec(ctx, s.q.insertStep, st.Session, int64(rec.Number), rec.Version, string(rec.Status),
+			int64(rec.First), int64(rec.Messages), []byte(rec.State), now); err != nil {
 			return err
 		}
-		_, err = q.Exec(ctx, s.q.updateSession, sess.Version, int64(sess.Step), int64(sess.Messages), string(sess.Status), s.d.Time(now), st.Session)
-		out = sess
+		_, err = q.Exec(ctx, s.q.updateSession, next.Version, int64(next.Step), int64(next.Messages), string(next.Status), now, st.Session)
+		out = next
 		return err
 	})
 	if err != nil {
@@ -417,12 +406,8 @@ func (s *Store) Record(ctx context.Context, id string, version int64, calls ...s
 		if err != nil {
 			return err
 		}
-		for i := range enc {
-			if enc[i].Step == 0 {
-				enc[i].Step = sess.Step
-			}
-		}
-		return s.writeCalls(ctx, q, id, version, enc, s.now())
+		rows.Latest(enc, sess.Step)
+		return s.writeCalls(ctx, q, id, version, enc, s.d.Time(s.now()))
 	})
 	if err != nil {
 		return fmt.Errorf("%s: record %s: %w", s.d.Name, id, err)
@@ -430,9 +415,10 @@ func (s *Store) Record(ctx context.Context, id string, version int64, calls ...s
 	return nil
 }
 
-// writeCalls writes call records in order: new attempts are inserted,
-// started ones completed, and any other is a conflict.
-func (s *Store) writeCalls(ctx context.Context, q Querier, id string, version int64, calls []rows.Call, now time.Time) error {
+// writeCalls writes call records in order, at now (a query argument): new
+// attempts are inserted, started ones completed, and any other is a
+// conflict ([rows.Plan]).
+func (s *Store) writeCalls(ctx context.Context, q Querier, id string, version int64, calls []rows.Call, now any) error {
 	if len(calls) == 0 {
 		return nil
 	}
@@ -464,54 +450,51 @@ func (s *Store) writeCalls(ctx context.Context, q Querier, id string, version in
 		}
 		rest = rest[n:]
 	}
-	conflict := func(c rows.Call) error {
-		return &session.ConflictError{Session: id, Read: version, Current: version, Call: c.ID, Attempt: c.Attempt}
+	actions, err := rows.Plan(id, version, calls, func(callID string, attempt int) (exists, finished bool) {
+		finished, exists = stored[key{callID, int64(attempt)}]
+		return exists, finished
+	})
+	if err != nil {
+		return err
+	}
+	// A concurrent writer that inserted the same attempt first makes the
+	// insert a unique violation: a conflict too.
+	insert := func(inserts []any, n int, c *rows.Call) error {
+		err := s.insertCalls(ctx, q, inserts, n)
+		if err != nil && s.d.Unique(err) {
+			return rows.CallConflict(id, version, c)
+		}
+		return err
 	}
 	var inserts []any
 	n := 0
-	for _, c := range calls {
-		k := key{c.ID, int64(c.Attempt)}
-		fin, exists := stored[k]
-		switch rows.Decide(exists, fin, &c) {
-		case rows.Conflict:
-			return conflict(c)
+	for i := range calls {
+		c := &calls[i]
+		switch actions[i] {
 		case rows.Insert:
 			var finishedAt, status, duration any
 			if c.Result != nil {
-				finishedAt, status, duration = s.d.Time(now), c.Status, int64(c.Duration)
+				finishedAt, status, duration = now, c.Status, int64(c.Duration)
 			}
 			inserts = append(inserts, id, c.ID, int64(c.Attempt), int64(c.Step), c.Tool, string(c.Idempotency),
-				c.IdempotencyKey, []byte(c.Arguments), s.d.Time(now), finishedAt, status, c.Result, duration)
+				c.IdempotencyKey, []byte(c.Arguments), now, finishedAt, status, c.Result, duration)
 			n++
 		case rows.Finish:
 			// The attempt may be in inserts, not yet written: flush first.
-			if err := s.insertCalls(ctx, q, inserts, n); err != nil {
-				return s.callError(err, c, conflict)
+			if err := insert(inserts, n, c); err != nil {
+				return err
 			}
 			inserts, n = nil, 0
-			done, err := q.Exec(ctx, s.q.finishCall, s.d.Time(now), c.Status, c.Result, int64(c.Duration), id, c.ID, int64(c.Attempt))
+			done, err := q.Exec(ctx, s.q.finishCall, now, c.Status, c.Result, int64(c.Duration), id, c.ID, int64(c.Attempt))
 			if err != nil {
 				return err
 			}
 			if done == 0 { // another writer finished it since it was read
-				return conflict(c)
+				return rows.CallConflict(id, version, c)
 			}
 		}
-		stored[k] = fin || c.Result != nil
 	}
-	if err := s.insertCalls(ctx, q, inserts, n); err != nil {
-		return s.callError(err, calls[len(calls)-1], conflict)
-	}
-	return nil
-}
-
-// callError turns the unique violation of a concurrent writer that
-// inserted the same attempt first into a conflict.
-func (s *Store) callError(err error, c rows.Call, conflict func(rows.Call) error) error {
-	if s.d.Unique(err) {
-		return conflict(c)
-	}
-	return err
+	return insert(inserts, n, &calls[len(calls)-1])
 }
 
 // callColumns counts the columns insertCalls writes: session_id and callCols.
