@@ -278,7 +278,7 @@ func (f *Fitter) clear(ctx context.Context, m llm.Message) (llm.Message, int, er
 			continue
 		}
 		if !ok {
-			env = observe.Envelope{Status: r.Status, Summary: firstLine(resultText(r), 160)}
+			env = observe.Envelope{Status: r.Status, Summary: firstLine(r.Text(), 160)}
 			if !env.Status.Valid() {
 				env.Status = llm.StatusSuccess
 			}
@@ -292,7 +292,7 @@ func (f *Fitter) clear(ctx context.Context, m llm.Message) (llm.Message, int, er
 		ref := env.Meta.Ref
 		if ref == "" && f.cfg.Store != nil {
 			var err error
-			ref, err = f.cfg.Store.Put(ctx, observe.Stored{Tool: r.Name, Kind: observe.KindText, Data: []byte(resultText(r))})
+			ref, err = f.cfg.Store.Put(ctx, observe.Stored{Tool: r.Name, Kind: observe.KindText, Data: []byte(r.Text())})
 			if err != nil && ctx.Err() != nil {
 				return m, 0, fmt.Errorf("budget: fit: %w", ctx.Err())
 			}
@@ -325,19 +325,6 @@ func resultEnvelope(r llm.ToolResult) (observe.Envelope, bool) {
 		}
 	}
 	return observe.Envelope{}, false
-}
-
-func resultText(r llm.ToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		switch c := c.(type) {
-		case llm.Text:
-			b.WriteString(c.Text)
-		case llm.Image:
-			fmt.Fprintf(&b, "[image %s, %d bytes]", c.MediaType, len(c.Data))
-		}
-	}
-	return b.String()
 }
 
 // firstLine returns the first line of s, at most n runes.

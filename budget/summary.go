@@ -75,7 +75,7 @@ func outcomeOf(r llm.ToolResult) (llm.Status, string, string) {
 	}
 	env, ok := resultEnvelope(r)
 	if !ok {
-		return status, firstLine(resultText(r), 160), ""
+		return status, firstLine(r.Text(), 160), ""
 	}
 	outcome := firstLine(env.Summary, 160)
 	if env.Error != nil && !strings.Contains(outcome, string(env.Error.Type)) {

@@ -4,12 +4,13 @@
 // format.
 //
 // Every other toolwire package may import llm; llm imports only the standard
-// library.
+// library and the module's one JSON layer, github.com/go-json-experiment/json.
 package llm
 
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Role says who wrote a [Message].
@@ -84,25 +85,20 @@ func (m Message) Text() string {
 }
 
 // ToolCalls returns the tool calls in the message, in order.
-func (m Message) ToolCalls() []ToolCall {
-	var calls []ToolCall
-	for _, p := range m.Parts {
-		if c, ok := p.(ToolCall); ok {
-			calls = append(calls, c)
-		}
-	}
-	return calls
-}
+func (m Message) ToolCalls() []ToolCall { return partsOf[ToolCall](m.Parts) }
 
 // ToolResults returns the tool results in the message, in order.
-func (m Message) ToolResults() []ToolResult {
-	var results []ToolResult
-	for _, p := range m.Parts {
-		if r, ok := p.(ToolResult); ok {
-			results = append(results, r)
+func (m Message) ToolResults() []ToolResult { return partsOf[ToolResult](m.Parts) }
+
+// partsOf returns the parts of type P, in order; nil when there are none.
+func partsOf[P Part](parts []Part) []P {
+	var out []P
+	for _, p := range parts {
+		if q, ok := p.(P); ok {
+			out = append(out, q)
 		}
 	}
-	return results
+	return out
 }
 
 // A Part is one piece of a [Message]. The set of parts is closed: [Text],
@@ -178,6 +174,27 @@ type ToolResult struct {
 
 // IsError reports whether the result's status is [StatusError].
 func (r ToolResult) IsError() bool { return r.Status == StatusError }
+
+// Text returns the result's content as text for a person or a summary: its
+// text parts in order, and a note in their place for each image,
+// "[image image/png, 5120 bytes]" (or "[image URL]" for one the model
+// fetches).
+func (r ToolResult) Text() string {
+	var b strings.Builder
+	for _, p := range r.Content {
+		switch p := p.(type) {
+		case Text:
+			b.WriteString(p.Text)
+		case Image:
+			if len(p.Data) == 0 && p.URL != "" {
+				fmt.Fprintf(&b, "[image %s]", p.URL)
+			} else {
+				fmt.Fprintf(&b, "[image %s, %d bytes]", p.MediaType, len(p.Data))
+			}
+		}
+	}
+	return b.String()
+}
 
 // Merge returns the result of appending chunk to r, for tool results that
 // arrive in pieces: the content concatenates in order, and the call id, name

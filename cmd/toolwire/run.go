@@ -267,7 +267,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 			p.line(fmt.Sprintf("→ %s %s  [%s]%s", ev.Call.Name, ev.Call.Input, ev.Call.ID, approval))
 			p.waiting("running " + ev.Call.Name)
 		case toolwire.ResultEvent:
-			p.line(fmt.Sprintf("← %s %s: %s", ev.Result.Name, ev.Result.Status, resultText(ev.Result)))
+			p.line(fmt.Sprintf("← %s %s: %s", ev.Result.Name, ev.Result.Status, ev.Result.Text()))
 		case toolwire.TurnEvent:
 			r := ev.Report
 			if r.Turn != turn {
@@ -468,21 +468,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// resultText is a tool result as the model reads it: its text parts,
-// and a note per image.
-func resultText(r llm.ToolResult) string {
-	var b strings.Builder
-	for _, p := range r.Content {
-		switch p := p.(type) {
-		case llm.Text:
-			b.WriteString(p.Text)
-		case llm.Image:
-			fmt.Fprintf(&b, " [image %s, %d bytes]", p.MediaType, len(p.Data))
-		}
-	}
-	return b.String()
 }
 
 // printer writes the run as it happens: plain lines, and on a terminal a

@@ -402,7 +402,7 @@ func printMessage(w interface{ Write([]byte) (int, error) }, n int, m llm.Messag
 	switch m.Role {
 	case llm.RoleTool:
 		for _, r := range m.ToolResults() {
-			fmt.Fprintf(w, "   %d tool ← %s %s [%s]: %s\n", n, r.Name, r.Status, r.CallID, resultText(r))
+			fmt.Fprintf(w, "   %d tool ← %s %s [%s]: %s\n", n, r.Name, r.Status, r.CallID, r.Text())
 			for _, c := range calls[r.CallID] {
 				state := "unfinished"
 				if c.Result != nil {
