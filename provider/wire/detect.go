@@ -79,7 +79,8 @@ func Detect(data []byte) (Detection, error) {
 // syntaxError returns err, the error of the streaming reader on data, as
 // every toolwire reader words a syntax error (internal/jsonx.Error): the
 // path of the value it is in, the line, the column and the byte offset,
-// as in "messages.0: invalid JSON at line 3, column 21: ... (at byte 38)".
+// as in "messages.0: invalid JSON at line 3, column 20: invalid character
+// ',' at start of value (at byte 37)".
 func syntaxError(data []byte, err error) error {
 	return jsonx.Error("", llm.Dotted, data, err)
 }
