@@ -2,19 +2,6 @@ package llm
 
 import "github.com/go-json-experiment/json/jsontext"
 
-// AppendJSONString appends s to dst as a JSON string the way a model should
-// read it: <, > and & are not escaped, non-ASCII text is kept as is, and
-// invalid UTF-8 is replaced by U+FFFD. It reports whether any replacement was
-// made.
-//
-// JSON writing is not the domain package's business: inside the module,
-// use internal/jsonx.AppendString. Only the provider codecs still call
-// this, until they move onto jsonx (issue 8); then it goes.
-func AppendJSONString(dst []byte, s string) ([]byte, bool) {
-	dst, err := jsontext.AppendQuote(dst, s)
-	return dst, err != nil
-}
-
 // appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
 func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst, _ = jsontext.AppendQuote(dst, s)

@@ -9,11 +9,31 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
+	"github.com/toolwire/toolwire/llm"
 )
 
 // goInternals matches what a message must never show a user: Go type
 // names, encoding/json and strconv wording, a bare EOF.
 var goInternals = regexp.MustCompile(`json: |Go (value|struct)|strconv\.|\bEOF\b|map\[|\[\]byte|interface ?\{|reflect\.|%!|\*[a-z]+\.[A-Z][A-Za-z]*|runtime error|unexpected end of JSON input|invalid character|goroutine`)
+
+// jsonxSyntax matches the start of a syntax error as internal/jsonx words
+// it for every toolwire reader (the codecs, detection, tool arguments,
+// spec files): where ("invalid JSON at line 3, column 20:"), then the
+// problem in jsontext's words, which for a character out of place start
+// "invalid character ',' at start of value". In that frame the words are
+// the module's own and say where to look; without it, "invalid character"
+// is encoding/json's ("invalid character 'x' looking for beginning of
+// value") and a Go internal.
+var jsonxSyntax = regexp.MustCompile(`invalid JSON at line \d+, column \d+: invalid character '(?:\\'|[^'])+'`)
+
+// showsGoInternals reports whether line shows a user Go internals: the
+// whole line is matched against goInternals, with only the character that
+// a jsonx syntax error names taken out.
+func showsGoInternals(line string) bool {
+	return goInternals.MatchString(jsonxSyntax.ReplaceAllString(line, "invalid JSON at line N, column N: a character"))
+}
 
 // TestMalformedInputs runs check, check --fix and convert on bodies broken
 // in every way a sweep can make them: each value of the example bodies
@@ -43,7 +63,7 @@ func TestMalformedInputs(t *testing.T) {
 				if !strings.HasPrefix(line, "toolwire: ") {
 					continue
 				}
-				if goInternals.MatchString(line) {
+				if showsGoInternals(line) {
 					t.Errorf("toolwire %q on %q: a message shows Go internals:\n%s", args, in, line)
 				}
 				seen[digits.ReplaceAllString(line, "N")]++
@@ -114,4 +134,31 @@ func mutations(t *testing.T, body string) []string {
 	}
 	walk(doc, func(n any) { doc = n })
 	return out
+}
+
+// TestShowsGoInternals holds the sweep's judge to what it must catch:
+// encoding/json's syntax errors, and jsontext's bare ones that name an
+// invalid character, are Go internals; the same problems as jsonx words
+// them for a user are not.
+func TestShowsGoInternals(t *testing.T) {
+	for _, in := range []string{"x", "\x00", `{"a" 1}`, `[1 2]`, `{"a":tru}`, `{"a":"\x"}`, `[1.]`, `{} x`, `{"a":1,}`, `["'"x]`} {
+		var v any
+		stdErr := json.Unmarshal([]byte(in), &v)
+		verr := jsonx.Valid([]byte(in))
+		if stdErr == nil || verr == nil {
+			t.Fatalf("%q: encoding/json says %v, jsonx says %v; want both to refuse it", in, stdErr, verr)
+		}
+		for _, tt := range []struct {
+			msg  string
+			want bool
+		}{
+			{stdErr.Error(), true},
+			{verr.Error(), strings.Contains(verr.Error(), "invalid character")}, // out of the frame
+			{jsonx.Error("", llm.Dotted, []byte(in), verr).Error(), false},
+		} {
+			if got := showsGoInternals("toolwire: standard input: " + tt.msg); got != tt.want {
+				t.Errorf("showsGoInternals(%q) = %v, want %v", tt.msg, got, tt.want)
+			}
+		}
+	}
 }

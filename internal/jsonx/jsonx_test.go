@@ -101,3 +101,45 @@ func TestValidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeAny holds the strict layer to encoding/json: it accepts what
+// encoding/json accepts but for duplicate names, invalid UTF-8 and lone
+// surrogate escapes, decodes it to the same value, and places every error
+// within the input. The seeds in testdata/fuzz/FuzzDecodeAny came with
+// the parser it replaced (internal/jsontree's FuzzParse).
+func FuzzDecodeAny(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2.5e3,"x\u00e9\n",true,false,null],"b":{}}`, `"\ud83d\ude00"`, ` [ ] `,
+		`{"a":1}x`, `{"a" 1}`, `1e400`, "\"\xff\"", `{"a":1,"a":2}`, `[01]`, `"\ud800"`, "{\"k\":\"\t\"}", `-0.0E+1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := DecodeAny(data)
+		if verr := Valid(data); (err == nil) != (verr == nil) {
+			t.Fatalf("DecodeAny(%q) = %v, Valid = %v; want both to accept it or both to refuse it", data, err, verr)
+		}
+		if !json.Valid(data) {
+			if err == nil {
+				t.Fatalf("DecodeAny(%q) accepts what encoding/json refuses", data)
+			}
+		}
+		if err != nil {
+			off, _, what := Describe(data, err)
+			if off < -1 || off > int64(len(data)) || off == -1 && len(strings.TrimSpace(string(data))) > 0 {
+				t.Fatalf("Describe(%q) = %v at %d, outside the input", data, what, off)
+			}
+			if json.Valid(data) && !strings.Contains(what.Error(), "duplicate member name") && !strings.Contains(what.Error(), "UTF-8") && !strings.Contains(what.Error(), "surrogate") {
+				t.Fatalf("DecodeAny(%q) = %v; encoding/json accepts it, and it is not a duplicate name or invalid UTF-8", data, what)
+			}
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("encoding/json Decode(%q) = %v after json.Valid accepted it", data, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeAny(%q) = %#v, want %#v (encoding/json)", data, got, want)
+		}
+	})
+}

@@ -471,7 +471,7 @@ func names(v any, p llm.Part) bool {
 	case llm.Text:
 		switch x := v.(type) {
 		case string:
-			return x == jsontreeValid(p.Text)
+			return x == validUTF8(p.Text)
 		case []any: // the checker names a lone text part by its content field
 			for _, e := range x {
 				if names(e, p) {
@@ -481,7 +481,7 @@ func names(v any, p llm.Part) bool {
 			return false
 		}
 		s, _ := obj["text"].(string)
-		return s == jsontreeValid(p.Text)
+		return s == validUTF8(p.Text)
 	case llm.ToolCall:
 		id, _ := obj["id"].(string)
 		callID, _ := obj["call_id"].(string)
@@ -496,4 +496,6 @@ func names(v any, p llm.Part) bool {
 	return false
 }
 
-func jsontreeValid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+// validUTF8 returns s with each run of invalid UTF-8 replaced by U+FFFD,
+// to compare a decoded text with what json.Unmarshal reads in the body.
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }

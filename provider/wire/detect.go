@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/toolwire/toolwire/internal/jsontree"
 	"github.com/toolwire/toolwire/internal/jsonx"
+	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -65,7 +64,7 @@ func Detect(data []byte) (Detection, error) {
 		return Detection{}, errors.New("empty input: want a provider request body (a JSON object) or a bare message array")
 	}
 	if s[0] != '{' && s[0] != '[' {
-		if err := syntaxError(data, nil); err != nil {
+		if err := scalarError(data); err != nil {
 			return Detection{}, fmt.Errorf("not a JSON object or array: %w", err)
 		}
 		return Detection{}, fmt.Errorf("not a JSON object or array: the input is %s; want a provider request body (a JSON object) or a bare message array", jsonx.KindPhrase(firstKind(s[0])))
@@ -77,29 +76,27 @@ func Detect(data []byte) (Detection, error) {
 	return sc.result(), nil
 }
 
-// syntaxError returns the syntax error of data as the codecs' parser,
-// internal/jsontree, words it ("invalid JSON at line 3, column 7 (byte
-// 41): ..."), or err (the streaming reader's own) should that parser take
-// data; nil when both do.
+// syntaxError returns err, the error of the streaming reader on data, as
+// every toolwire reader words a syntax error (internal/jsonx.Error): the
+// path of the value it is in, the line, the column and the byte offset,
+// as in "messages.0: invalid JSON at line 3, column 20: invalid character
+// ',' at start of value (at byte 37)".
 func syntaxError(data []byte, err error) error {
-	_, perr := jsontree.Parse(data, &jsontree.Options{AllowInvalidUTF8: true})
-	var se *jsontree.SyntaxError
-	switch {
-	case errors.As(perr, &se):
-		return se
-	case perr != nil:
-		return perr
-	case err == nil:
-		return nil
+	return jsonx.Error("", llm.Dotted, data, err)
+}
+
+// scalarError returns the syntax error of data, a document that is not an
+// object or array, or nil when it is one JSON value.
+func scalarError(data []byte) error {
+	dec := newDecoder(data)
+	_, err := dec.ReadValue()
+	if err == nil {
+		err = jsonx.End(dec, data)
 	}
-	var te *jsontext.SyntacticError
-	if errors.As(err, &te) {
-		off := int(te.ByteOffset)
-		line := 1 + bytes.Count(data[:off], []byte{'\n'})
-		col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
-		return fmt.Errorf("invalid JSON at line %d, column %d (byte %d)", line, col, off)
+	if err != nil {
+		return syntaxError(data, err)
 	}
-	return fmt.Errorf("invalid JSON: %w", err)
+	return nil
 }
 
 // dialects is a set of dialects, one bit each in the order of
@@ -259,7 +256,7 @@ func (sc *scanner) body(data []byte) error {
 		}
 		sc.what = "a body with " + describeContainer(msgs)
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
+	if err := jsonx.End(dec, data); err != nil {
 		return syntaxError(data, err)
 	}
 	for _, m := range msgs {

@@ -73,34 +73,13 @@ type codecBody interface {
 // what a repair leaves untouched with its bytes: data must not be modified
 // while the Body is in use.
 func Decode(data []byte, d transcript.Dialect) (*Body, error) {
-	var c codecBody
-	switch d {
-	case transcript.OpenAIChat:
-		r, err := openai.DecodeChatShared(data)
-		if err != nil {
-			return nil, err
-		}
-		c = chatBody{r}
-	case transcript.OpenAIResponses:
-		r, err := openai.DecodeResponsesShared(data)
-		if err != nil {
-			return nil, err
-		}
-		c = responsesBody{r}
-	case transcript.Anthropic:
-		r, err := anthropic.DecodeShared(data)
-		if err != nil {
-			return nil, err
-		}
-		c = anthropicBody{r}
-	case transcript.Gemini:
-		r, err := gemini.DecodeShared(data)
-		if err != nil {
-			return nil, err
-		}
-		c = geminiBody{r}
-	default:
-		return nil, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
+	cd, err := codecOf(d)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cd.decode(data)
+	if err != nil {
+		return nil, err
 	}
 	return &Body{dialect: d, c: c, src: data}, nil
 }
@@ -108,21 +87,60 @@ func Decode(data []byte, d transcript.Dialect) (*Body, error) {
 // New returns a body of dialect d holding r and nothing else, a bare
 // message array when bare is set.
 func New(d transcript.Dialect, r transcript.Request, bare bool) (*Body, error) {
-	var c codecBody
-	switch d {
-	case transcript.OpenAIChat:
-		c = chatBody{&openai.ChatRequest{Bare: bare}}
-	case transcript.OpenAIResponses:
-		c = responsesBody{&openai.ResponsesRequest{Bare: bare}}
-	case transcript.Anthropic:
-		c = anthropicBody{&anthropic.Request{Bare: bare}}
-	case transcript.Gemini:
-		c = geminiBody{&gemini.Request{Bare: bare}}
-	default:
-		return nil, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
+	cd, err := codecOf(d)
+	if err != nil {
+		return nil, err
 	}
+	c := cd.empty(bare)
 	c.set(r)
 	return &Body{dialect: d, c: c}, nil
+}
+
+// A codec is how this package makes a body of one dialect: by decoding
+// one, aliasing the bytes (the codecs' DecodeShared), or empty.
+type codec struct {
+	decode func(data []byte) (codecBody, error)
+	empty  func(bare bool) codecBody
+}
+
+var codecs = map[transcript.Dialect]codec{
+	transcript.OpenAIChat: {
+		decode: func(data []byte) (codecBody, error) {
+			r, err := openai.DecodeChatShared(data)
+			return chatBody{r}, err
+		},
+		empty: func(bare bool) codecBody { return chatBody{&openai.ChatRequest{Bare: bare}} },
+	},
+	transcript.OpenAIResponses: {
+		decode: func(data []byte) (codecBody, error) {
+			r, err := openai.DecodeResponsesShared(data)
+			return responsesBody{r}, err
+		},
+		empty: func(bare bool) codecBody { return responsesBody{&openai.ResponsesRequest{Bare: bare}} },
+	},
+	transcript.Anthropic: {
+		decode: func(data []byte) (codecBody, error) {
+			r, err := anthropic.DecodeShared(data)
+			return anthropicBody{r}, err
+		},
+		empty: func(bare bool) codecBody { return anthropicBody{&anthropic.Request{Bare: bare}} },
+	},
+	transcript.Gemini: {
+		decode: func(data []byte) (codecBody, error) {
+			r, err := gemini.DecodeShared(data)
+			return geminiBody{r}, err
+		},
+		empty: func(bare bool) codecBody { return geminiBody{&gemini.Request{Bare: bare}} },
+	},
+}
+
+// codecOf returns the codec of dialect d.
+func codecOf(d transcript.Dialect) (codec, error) {
+	c, ok := codecs[d]
+	if !ok {
+		return codec{}, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
+	}
+	return c, nil
 }
 
 // Dialect returns the body's dialect.

@@ -138,14 +138,14 @@ func TestDetectErrors(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{"", "empty input: want a provider request body"},
 		{" \n", "empty input"},
-		{"hello", "not a JSON object or array: invalid JSON at line 1, column 1 (byte 0): want a value, found 'h'"},
+		{"hello", "not a JSON object or array: invalid JSON at line 1, column 1: invalid character 'h' at start of value (at byte 0)"},
 		{"null", "not a JSON object or array: the input is null"},
 		{`"x"`, "not a JSON object or array: the input is a string"},
 		{"[1]", "element 0: want a message (a JSON object), got a number"},
 		{"{}", `a JSON object without "messages", "input" or "contents"`},
 		{`{"prompt":"x"}`, `a JSON object without "messages", "input" or "contents"`},
-		{"{\n  \"messages\": [\n    {\"role\": \"user\",}\n  ]\n}", `messages.0: invalid JSON at line 3, column 21 (byte 38): want an object key, found '}'`},
-		{`{"messages":[]} {}`, "invalid JSON at line 1, column 17 (byte 16): unexpected data after the top-level value"},
+		{"{\n  \"messages\": [\n    {\"role\": \"user\",}\n  ]\n}", `messages.0: invalid JSON at line 3, column 20: invalid character ',' at start of value (at byte 37)`},
+		{`{"messages":[]} {}`, "invalid JSON at line 1, column 17: unexpected data after the JSON value (at byte 16)"},
 	}
 	for _, tt := range tests {
 		_, err := Detect([]byte(tt.body))

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider"
@@ -176,10 +177,11 @@ func AppendInput(dst, in []byte) (_ []byte, wrapped bool) {
 	return append(dst, '}'), true
 }
 
-// AppendString appends s as a JSON string, as every codec writes one: <, >
-// and & as they are, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
+// AppendString appends s as a JSON string, as every codec writes one
+// ([jsonx.AppendString]): <, >, &, U+2028 and U+2029 as they are, invalid
+// UTF-8 as U+FFFD.
 func AppendString(dst []byte, s string) []byte {
-	dst, _ = llm.AppendJSONString(dst, s)
+	dst, _ = jsonx.AppendString(dst, s)
 	return dst
 }
 

@@ -178,11 +178,11 @@ func (r *Reader) End() error {
 	return r.syntaxAt(int64(len(r.src)-len(rest)), fmt.Sprintf("unexpected data after the top-level value: %q", rune(rest[0])))
 }
 
-// syntaxAt returns the error of invalid JSON at offset in the body.
+// syntaxAt returns the error of invalid JSON at offset in the body, which
+// the decoder does not see (what follows the document, an empty body),
+// worded as [Reader.syntax] words the decoder's own.
 func (r *Reader) syntaxAt(offset int64, what string) error {
-	line, col := jsonx.LineColumn(r.src, offset)
-	return &llm.DecodeError{Op: r.op, Path: r.base(r.baseN), Style: llm.Dotted, Offset: offset,
-		Err: fmt.Errorf("invalid JSON at line %d, column %d: %s", line, col, what)}
+	return r.syntax(&jsontext.SyntacticError{ByteOffset: offset, Err: errors.New(what)})
 }
 
 // Drain reads the rest of the document, for the syntax error it may hold:
