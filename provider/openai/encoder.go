@@ -88,10 +88,10 @@ func newEncoder(f *format, r request) encoder {
 	return e
 }
 
-// encode writes the request, the parts the format writes its own way by
-// w: a bare array of its messages, after warning that its tools and its
-// other fields have no place in one, or the top-level object, its members
-// in the body's order.
+// encode writes the request, with w writing what the format writes its
+// own way: a bare array of its messages, after warning that its tools and
+// its other fields have no place in one, or the top-level object, its
+// members in the body's order.
 func (e *encoder) encode(w writer) ([]byte, []provider.Warning, error) {
 	r := &e.req
 	dst := make([]byte, 0, sizeHint(r.src, r.messages, e.perMessage))
