@@ -12,13 +12,16 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// anthropicDialect is the Anthropic Messages API: POST /v1/messages.
-type anthropicDialect struct{}
-
-func (anthropicDialect) id() transcript.Dialect { return transcript.Anthropic }
-
-func (anthropicDialect) authorized(r *http.Request, key string) bool {
-	return r.Header.Get("x-api-key") == key
+// anthropic is the Anthropic Messages API: POST /v1/messages.
+var anthropic = &dialect{
+	id:          transcript.Anthropic,
+	authorized:  func(r *http.Request, key string) bool { return r.Header.Get("x-api-key") == key },
+	failures:    anthropicFailures,
+	errorBody:   anthropicErrorBody,
+	check:       anthropicCheck,
+	whole:       anthropicWhole,
+	events:      anthropicEvents,
+	streamError: anthropicStreamError,
 }
 
 type anthropicError struct {
@@ -50,17 +53,13 @@ func anthropicErrorType(status int) string {
 	return "invalid_request_error"
 }
 
-func (anthropicDialect) errorBody(status int, code, message string, _ time.Duration) []byte {
+func anthropicErrorBody(status int, code, message string, _ time.Duration) []byte {
 	var e anthropicError
 	e.Type, e.Error.Type, e.Error.Message, e.RequestID = "error", code, message, "req_011CLLMTEST"
 	if code == "" {
 		e.Error.Type = anthropicErrorType(status)
 	}
 	return marshal(e)
-}
-
-func (anthropicDialect) failure(k llm.ErrorKind) (int, string, string) {
-	return anthropicFailures.of(k)
 }
 
 // anthropicFailures are the errors this provider answers with.
@@ -72,7 +71,7 @@ var anthropicFailures = failures{
 	"":                {400, "invalid_request_error", "Invalid request."},
 }
 
-func (anthropicDialect) check(x *exchange) (string, string) {
+func anthropicCheck(x *exchange) (string, string) {
 	switch {
 	case x.r.Header.Get("anthropic-version") == "":
 		return "invalid_request_error", "anthropic-version: header is required"
@@ -87,7 +86,7 @@ func (anthropicDialect) check(x *exchange) (string, string) {
 	return "", ""
 }
 
-func (anthropicDialect) streamError(status int, code, message string) sse.Event {
+func anthropicStreamError(status int, code, message string) sse.Event {
 	var e anthropicError
 	e.Type, e.Error.Type, e.Error.Message = "error", code, message
 	if code == "" {
@@ -159,7 +158,7 @@ func (x *exchange) antStop() string {
 	return "end_turn"
 }
 
-func (anthropicDialect) whole(x *exchange) []byte {
+func anthropicWhole(x *exchange) []byte {
 	stop := x.antStop()
 	m := antMessage{ID: x.s.id("msg_01LLMTEST"), Type: "message", Role: "assistant", Model: x.opts.Model, Content: []jsontext.Value{},
 		StopReason: &stop, Usage: newAntUsage(x.usage())}
@@ -169,7 +168,7 @@ func (anthropicDialect) whole(x *exchange) []byte {
 	return marshal(m)
 }
 
-func (anthropicDialect) events(x *exchange) ([]sse.Event, []sse.Event) {
+func anthropicEvents(x *exchange) ([]sse.Event, []sse.Event) {
 	ev := func(typ string, v map[string]any) sse.Event {
 		v["type"] = typ
 		return sse.Event{Type: typ, Data: marshal(v)}

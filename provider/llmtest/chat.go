@@ -11,12 +11,23 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// chatDialect is OpenAI Chat Completions: POST /v1/chat/completions.
-type chatDialect struct{}
+// chat is OpenAI Chat Completions: POST /v1/chat/completions.
+var chat = &dialect{
+	id:         transcript.OpenAIChat,
+	authorized: bearer,
+	failures:   chatFailures,
+	errorBody:  openaiErrorBody,
+	check:      chatCheck,
+	whole:      chatWhole,
+	events:     chatEvents,
+	streamError: func(status int, code, message string) sse.Event {
+		return sse.Event{Data: openaiErrorBody(status, code, message, 0)}
+	},
+}
 
-func (chatDialect) id() transcript.Dialect { return transcript.OpenAIChat }
-
-func (chatDialect) authorized(r *http.Request, key string) bool {
+// bearer reports whether the request carries key as OpenAI takes it:
+// Authorization: Bearer.
+func bearer(r *http.Request, key string) bool {
 	return r.Header.Get("Authorization") == "Bearer "+key
 }
 
@@ -30,11 +41,9 @@ type openaiError struct {
 	} `json:"error"`
 }
 
-func (chatDialect) errorBody(status int, code, message string, _ time.Duration) []byte {
-	return openaiErrorBody(status, code, message)
-}
-
-func openaiErrorBody(status int, code, message string) []byte {
+// openaiErrorBody is OpenAI's error body; a retry delay is said in the
+// headers only.
+func openaiErrorBody(status int, code, message string, _ time.Duration) []byte {
 	var e openaiError
 	e.Error.Message = message
 	switch {
@@ -57,8 +66,6 @@ func openaiErrorBody(status int, code, message string) []byte {
 	return marshal(e)
 }
 
-func (chatDialect) failure(k llm.ErrorKind) (int, string, string) { return chatFailures.of(k) }
-
 // chatFailures are the errors this provider answers with.
 var chatFailures = failures{
 	llm.RateLimited:   {429, "rate_limit_exceeded", "Rate limit reached for gpt-4.1 in organization org-llmtest on tokens per min (TPM): Limit 30000, Used 30000, Requested 1200. Please try again in 2.4s. Visit https://platform.openai.com/account/rate-limits to learn more."},
@@ -68,15 +75,11 @@ var chatFailures = failures{
 	"":                {400, "", "Invalid request."},
 }
 
-func (chatDialect) check(x *exchange) (string, string) {
+func chatCheck(x *exchange) (string, string) {
 	if x.opts.Model == "" {
 		return "", "you must provide a model parameter"
 	}
 	return "", ""
-}
-
-func (chatDialect) streamError(status int, code, message string) sse.Event {
-	return sse.Event{Data: openaiErrorBody(status, code, message)}
 }
 
 type chatCompletion struct {
@@ -170,7 +173,7 @@ func (x *exchange) chatIndex(i int) *int {
 	return &i
 }
 
-func (chatDialect) whole(x *exchange) []byte {
+func chatWhole(x *exchange) []byte {
 	text := x.text()
 	msg := &chatMessage{Role: "assistant", ReasoningContent: x.turn.Reasoning}
 	if text != "" || x.turn.Misbehave&EmptyMessage != 0 {
@@ -190,7 +193,7 @@ func (chatDialect) whole(x *exchange) []byte {
 	})
 }
 
-func (chatDialect) events(x *exchange) ([]sse.Event, []sse.Event) {
+func chatEvents(x *exchange) ([]sse.Event, []sse.Event) {
 	id := x.s.id("chatcmpl-")
 	chunk := func(delta *chatMessage, finish *string) sse.Event {
 		return sse.Event{Data: marshal(chatCompletion{ID: id, Object: "chat.completion.chunk", Created: 1700000000, Model: x.opts.Model,

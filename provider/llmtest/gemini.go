@@ -12,14 +12,22 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// geminiDialect is the Gemini API: POST /v1beta/models/MODEL:generateContent
+// gemini is the Gemini API: POST /v1beta/models/MODEL:generateContent
 // and :streamGenerateContent.
-type geminiDialect struct{}
-
-func (geminiDialect) id() transcript.Dialect { return transcript.Gemini }
-
-func (geminiDialect) authorized(r *http.Request, key string) bool {
-	return r.Header.Get("x-goog-api-key") == key || r.URL.Query().Get("key") == key
+var gemini = &dialect{
+	id: transcript.Gemini,
+	authorized: func(r *http.Request, key string) bool {
+		return r.Header.Get("x-goog-api-key") == key || r.URL.Query().Get("key") == key
+	},
+	failures:  geminiFailures,
+	errorBody: geminiErrorBody,
+	check:     geminiCheck,
+	whole:     geminiWhole,
+	events:    geminiEvents,
+	streamError: func(status int, code, message string) sse.Event {
+		return sse.Event{Data: geminiErrorBody(status, code, message, 0)}
+	},
+	arrayStream: true,
 }
 
 type geminiError struct {
@@ -51,7 +59,7 @@ func grpcStatus(status int) string {
 	return "INTERNAL"
 }
 
-func (geminiDialect) errorBody(status int, code, message string, retryAfter time.Duration) []byte {
+func geminiErrorBody(status int, code, message string, retryAfter time.Duration) []byte {
 	var e geminiError
 	e.Error.Code, e.Error.Message, e.Error.Status = status, message, grpcStatus(status)
 	if code == "API_KEY_INVALID" {
@@ -64,8 +72,6 @@ func (geminiDialect) errorBody(status int, code, message string, retryAfter time
 	return marshal(e)
 }
 
-func (geminiDialect) failure(k llm.ErrorKind) (int, string, string) { return geminiFailures.of(k) }
-
 // geminiFailures are the errors this provider answers with.
 var geminiFailures = failures{
 	llm.RateLimited:   {429, "", "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."},
@@ -75,7 +81,7 @@ var geminiFailures = failures{
 	"":                {400, "", "Request contains an invalid argument."},
 }
 
-func (geminiDialect) check(x *exchange) (string, string) {
+func geminiCheck(x *exchange) (string, string) {
 	if geminiModel(x.r) == "" {
 		return "", "model is not specified"
 	}
@@ -93,10 +99,6 @@ func geminiModel(r *http.Request) string {
 		m = m[:j]
 	}
 	return m
-}
-
-func (geminiDialect) streamError(status int, code, message string) sse.Event {
-	return sse.Event{Data: geminiDialect{}.errorBody(status, code, message, 0)}
 }
 
 type gemResponse struct {
@@ -181,7 +183,7 @@ func (x *exchange) gemResponse(parts []gemPart, finish string, u *gemUsage) gemR
 		UsageMetadata: u, ModelVersion: geminiModel(x.r), ResponseID: "llmtest-" + strconv.Itoa(x.n)}
 }
 
-func (geminiDialect) whole(x *exchange) []byte {
+func geminiWhole(x *exchange) []byte {
 	var parts []gemPart
 	if r := x.turn.Reasoning; r != "" {
 		parts = append(parts, gemPart{Text: &r, Thought: true})
@@ -193,7 +195,7 @@ func (geminiDialect) whole(x *exchange) []byte {
 	return marshal(x.gemResponse(parts, x.gemFinish(), newGemUsage(x.usage())))
 }
 
-func (geminiDialect) events(x *exchange) ([]sse.Event, []sse.Event) {
+func geminiEvents(x *exchange) ([]sse.Event, []sse.Event) {
 	var evs []sse.Event
 	if r := x.turn.Reasoning; r != "" {
 		for _, f := range chunks(r, x.turn.Chunk) {

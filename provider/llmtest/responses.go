@@ -1,9 +1,7 @@
 package llmtest
 
 import (
-	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/sse"
@@ -13,22 +11,17 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// responsesDialect is OpenAI Responses: POST /v1/responses, with stored
+// responses is OpenAI Responses: POST /v1/responses, with stored
 // responses for previous_response_id.
-type responsesDialect struct{}
-
-func (responsesDialect) id() transcript.Dialect { return transcript.OpenAIResponses }
-
-func (responsesDialect) authorized(r *http.Request, key string) bool {
-	return r.Header.Get("Authorization") == "Bearer "+key
-}
-
-func (responsesDialect) errorBody(status int, code, message string, _ time.Duration) []byte {
-	return openaiErrorBody(status, code, message)
-}
-
-func (responsesDialect) failure(k llm.ErrorKind) (int, string, string) {
-	return responsesFailures.of(k)
+var responses = &dialect{
+	id:          transcript.OpenAIResponses,
+	authorized:  bearer,
+	failures:    responsesFailures,
+	errorBody:   openaiErrorBody,
+	check:       responsesCheck,
+	whole:       responsesWhole,
+	events:      responsesEvents,
+	streamError: responsesStreamError,
 }
 
 // responsesFailures are Chat Completions' errors but for the context
@@ -36,7 +29,7 @@ func (responsesDialect) failure(k llm.ErrorKind) (int, string, string) {
 var responsesFailures = chatFailures.with(llm.ContextLength,
 	failure{400, "context_length_exceeded", "Your input exceeds the context window of this model. Please adjust your input and try again."})
 
-func (responsesDialect) streamError(status int, code, message string) sse.Event {
+func responsesStreamError(status int, code, message string) sse.Event {
 	var e struct {
 		Type    string  `json:"type"`
 		Code    *string `json:"code"`
@@ -57,7 +50,7 @@ func (responsesDialect) streamError(status int, code, message string) sse.Event 
 // check finds the conversation a request continues and judges the whole
 // of it, as the server does: an item the stored response already holds
 // may not be sent again, and every call must be answered.
-func (responsesDialect) check(x *exchange) (string, string) {
+func responsesCheck(x *exchange) (string, string) {
 	if x.opts.Model == "" {
 		return "", "Missing required parameter: 'model'."
 	}
@@ -98,11 +91,7 @@ func (responsesDialect) check(x *exchange) (string, string) {
 		full := transcript.Request{Messages: append(append([]llm.Message(nil), h...), x.msgs...), Tools: req.Tools, Model: req.Model}
 		for _, v := range transcript.CheckRequest(full, transcript.OpenAIResponses) {
 			if !v.Warning {
-				msg := v.ProviderError
-				if msg == "" {
-					msg = v.Message + " [" + string(v.Rule) + "]"
-				}
-				return "", "input (after previous_response_id " + prev + "): " + msg
+				return "", "input (after previous_response_id " + prev + "): " + refusal(v)
 			}
 		}
 	}
@@ -247,12 +236,12 @@ func joinJSON(vs []jsontext.Value) []byte {
 	return b
 }
 
-func (responsesDialect) whole(x *exchange) []byte {
+func responsesWhole(x *exchange) []byte {
 	items, status := x.rsItems()
 	return marshal(x.rsResponse(items, status))
 }
 
-func (responsesDialect) events(x *exchange) ([]sse.Event, []sse.Event) {
+func responsesEvents(x *exchange) ([]sse.Event, []sse.Event) {
 	seq := 0
 	ev := func(typ string, fields rsEvent) sse.Event {
 		fields["type"] = typ

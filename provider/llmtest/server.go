@@ -252,26 +252,30 @@ func (s *Server) Stored() []string {
 	return ids
 }
 
-// dialect is one provider's protocol: how it reads the request's options,
-// refuses a request, and writes an answer.
-type dialect interface {
+// A dialect is one provider's protocol: how it reads the request's
+// options, refuses a request, and writes an answer. Each provider's file
+// holds its value.
+type dialect struct {
 	// id is the transcript dialect.
-	id() transcript.Dialect
+	id transcript.Dialect
 	// authorized reports whether the request carries key.
-	authorized(r *http.Request, key string) bool
+	authorized func(r *http.Request, key string) bool
+	// failures are the errors the provider answers with.
+	failures failures
 	// errorBody writes the provider's error body.
-	errorBody(status int, code, message string, retryAfter time.Duration) []byte
-	// failure returns the status, code and usual message of a kind.
-	failure(k llm.ErrorKind) (status int, code, message string)
+	errorBody func(status int, code, message string, retryAfter time.Duration) []byte
 	// check judges what wire.Check does not: required fields, limits.
-	check(x *exchange) (code, message string)
+	check func(x *exchange) (code, message string)
 	// whole writes a non-streamed answer.
-	whole(x *exchange) []byte
-	// events returns a streamed answer's events, and the one that ends the
-	// stream (nil when there is none).
-	events(x *exchange) (events []sse.Event, last []sse.Event)
+	whole func(x *exchange) []byte
+	// events returns a streamed answer's events, and the ones that end the
+	// stream (nil when there are none).
+	events func(x *exchange) (events []sse.Event, last []sse.Event)
 	// streamError is an error event inside a stream.
-	streamError(status int, code, message string) sse.Event
+	streamError func(status int, code, message string) sse.Event
+	// arrayStream is set when a stream asked for without ?alt=sse is a
+	// JSON array, sent as the chunks come (Gemini's streamGenerateContent).
+	arrayStream bool
 }
 
 // A failure is what a provider answers for a kind of error: its HTTP
@@ -304,7 +308,7 @@ func (fs failures) with(k llm.ErrorKind, f failure) failures {
 // exchange is one request being answered.
 type exchange struct {
 	s      *Server
-	d      dialect
+	d      *dialect
 	r      *http.Request
 	body   []byte
 	opts   options
@@ -340,7 +344,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "llmtest: no route for "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 		return
 	}
-	rec.Dialect = d.id()
+	rec.Dialect = d.id
 	x := &exchange{s: s, d: d, r: r, body: body}
 	_ = json.Unmarshal(body, &x.opts) // wire.Check reports a body that is not JSON
 	x.stream = stream || x.opts.Stream
@@ -350,7 +354,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.APIKey != "" && !d.authorized(r, s.APIKey) {
-		status, code, msg := d.failure(llm.Auth)
+		status, code, msg := d.failures.of(llm.Auth)
 		s.refuse(w, rec, x, status, code, msg)
 		return
 	}
@@ -379,7 +383,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // judge returns why the provider would reject the body, or "".
 func (s *Server) judge(x *exchange) string {
-	rep, err := wire.Check(x.body, x.d.id())
+	rep, err := wire.Check(x.body, x.d.id)
 	if err != nil {
 		return err.Error()
 	}
@@ -388,16 +392,22 @@ func (s *Server) judge(x *exchange) string {
 			if v.Warning {
 				continue
 			}
-			if v.ProviderError != "" {
-				if strings.HasPrefix(v.ProviderError, v.Path) {
-					return v.ProviderError // Anthropic's messages name the path themselves
-				}
-				return v.Path + ": " + v.ProviderError
+			if v.ProviderError != "" && strings.HasPrefix(v.ProviderError, v.Path) {
+				return v.ProviderError // Anthropic's messages name the path themselves
 			}
-			return v.Path + ": " + v.Message + " [" + string(v.Rule) + "]"
+			return v.Path + ": " + refusal(v)
 		}
 	}
 	return ""
+}
+
+// refusal is what the provider says for violation v: its own error
+// text, else the rule's message and ID.
+func refusal(v transcript.Violation) string {
+	if v.ProviderError != "" {
+		return v.ProviderError
+	}
+	return v.Message + " [" + string(v.Rule) + "]"
 }
 
 func (s *Server) record(rec Request) {
@@ -416,7 +426,7 @@ func (s *Server) refuse(w http.ResponseWriter, rec Request, x *exchange, status 
 // answer writes the turn: its error, or its content, streamed or whole.
 func (s *Server) answer(w http.ResponseWriter, x *exchange) {
 	if e := x.turn.Error; e != nil && !e.InStream {
-		status, code, msg := x.d.failure(e.Kind)
+		status, code, msg := x.d.failures.of(e.Kind)
 		if e.Status != 0 {
 			status = e.Status
 		}
@@ -446,16 +456,14 @@ func (s *Server) answer(w http.ResponseWriter, x *exchange) {
 		events, last = events[:(len(events)+1)/2], nil
 	}
 	if e := x.turn.Error; e != nil {
-		status, code, msg := x.d.failure(e.Kind)
+		status, code, msg := x.d.failures.of(e.Kind)
 		if e.Message != "" {
 			msg = e.Message
 		}
 		n := max(e.After, 1)
 		events, last = append(events[:min(n, len(events))], x.d.streamError(status, code, msg)), nil
 	}
-	if _, gem := x.d.(geminiDialect); gem && x.r.URL.Query().Get("alt") != "sse" {
-		// streamGenerateContent without alt=sse: a JSON array, sent as the
-		// chunks come.
+	if x.d.arrayStream && x.r.URL.Query().Get("alt") != "sse" {
 		var arr []byte
 		for i, ev := range append(events, last...) {
 			arr = append(arr, "[,"[min(i, 1)])
@@ -488,19 +496,19 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 
 // route finds the dialect of a request's path, and whether the path asks
 // for a stream (Gemini's streamGenerateContent).
-func route(r *http.Request) (dialect, bool) {
+func route(r *http.Request) (*dialect, bool) {
 	p := r.URL.Path
 	switch {
 	case strings.HasSuffix(p, "/chat/completions"):
-		return chatDialect{}, false
+		return chat, false
 	case strings.HasSuffix(p, "/responses"):
-		return responsesDialect{}, false
+		return responses, false
 	case strings.HasSuffix(p, "/messages"):
-		return anthropicDialect{}, false
+		return anthropic, false
 	case strings.Contains(p, "/models/") && strings.HasSuffix(p, ":generateContent"):
-		return geminiDialect{}, false
+		return gemini, false
 	case strings.Contains(p, "/models/") && strings.HasSuffix(p, ":streamGenerateContent"):
-		return geminiDialect{}, true
+		return gemini, true
 	}
 	return nil, false
 }

@@ -120,40 +120,20 @@ type floorResponses struct {
 	} `json:"input"`
 }
 
-func BenchmarkChatRoundTrip(b *testing.B) {
+// BenchmarkDecodeEncode measures Decode+Encode of Chat Completions and
+// Responses bodies of 1,000 and 10,000 messages and, for 10,000, the
+// floors above.
+func BenchmarkDecodeEncode(b *testing.B) {
+	chatCodec := codectest.Codec[*ChatRequest]{Decode: DecodeChat, Encode: EncodeChat}
+	rsCodec := codectest.Codec[*ResponsesRequest]{Decode: DecodeResponses, Encode: EncodeResponses}
 	for _, n := range []int{1000, 10000} {
-		chat, _ := benchBodies(b, n)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			codectest.BenchDecodeEncode(b, codectest.Codec[*ChatRequest]{Decode: DecodeChat, Encode: EncodeChat}, chat)
-		})
+		chat, rs := benchBodies(b, n)
+		b.Run(fmt.Sprintf("chat/n=%d", n), func(b *testing.B) { codectest.BenchDecodeEncode(b, chatCodec, chat) })
+		b.Run(fmt.Sprintf("responses/n=%d", n), func(b *testing.B) { codectest.BenchDecodeEncode(b, rsCodec, rs) })
 	}
-}
-
-func BenchmarkChatFloorAny(b *testing.B) {
-	chat, _ := benchBodies(b, 10000)
-	codectest.BenchFloor[any](b, chat)
-}
-
-func BenchmarkChatFloorStruct(b *testing.B) {
-	chat, _ := benchBodies(b, 10000)
-	codectest.BenchFloor[floorChat](b, chat)
-}
-
-func BenchmarkResponsesRoundTrip(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		_, rs := benchBodies(b, n)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			codectest.BenchDecodeEncode(b, codectest.Codec[*ResponsesRequest]{Decode: DecodeResponses, Encode: EncodeResponses}, rs)
-		})
-	}
-}
-
-func BenchmarkResponsesFloorAny(b *testing.B) {
-	_, rs := benchBodies(b, 10000)
-	codectest.BenchFloor[any](b, rs)
-}
-
-func BenchmarkResponsesFloorStruct(b *testing.B) {
-	_, rs := benchBodies(b, 10000)
-	codectest.BenchFloor[floorResponses](b, rs)
+	chat, rs := benchBodies(b, 10000)
+	b.Run("chat/encoding_json", func(b *testing.B) { codectest.BenchFloor[any](b, chat) })
+	b.Run("chat/encoding_json_struct", func(b *testing.B) { codectest.BenchFloor[floorChat](b, chat) })
+	b.Run("responses/encoding_json", func(b *testing.B) { codectest.BenchFloor[any](b, rs) })
+	b.Run("responses/encoding_json_struct", func(b *testing.B) { codectest.BenchFloor[floorResponses](b, rs) })
 }

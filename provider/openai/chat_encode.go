@@ -54,33 +54,23 @@ func EncodeChat(r *ChatRequest) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("openai: EncodeChat: nil request")
 	}
-	e := &chatEncoder{encoder: encoder{array: "messages", provider: ChatProvider, mt: newMatcher(r.src)}, req: r}
-	if !r.decoded {
-		e.planIDs(r.Messages, chatIDRules())
-	}
-	hint := sizeHint(r.src, r.Messages, 48)
-	if r.Bare {
-		return e.bare(make([]byte, 0, hint), len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0), len(r.Fields) > 0, "model, ...", e.messages)
-	}
-	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, []string{"messages", "tools"},
-		func(dst []byte, key string, first *bool) ([]byte, error) {
-			switch key {
-			case "messages":
-				dst = appendKey(dst, first, "messages")
-				return e.messages(dst)
-			case "tools":
-				if !e.hasTools(r.Tools) {
-					return dst, nil
-				}
-				dst = appendKey(dst, first, "tools")
-				return e.tools(dst, r.Tools, e.tool)
-			}
-			return dst, nil
-		})
-	if err != nil {
-		return nil, nil, err
-	}
-	return dst, e.Warnings, nil
+	e := &chatEncoder{newEncoder(&chatBody, request{
+		messages: r.Messages, tools: r.Tools, fields: r.Fields, systemRole: r.SystemRole,
+		order: r.order, src: r.src, decoded: r.decoded, bare: r.Bare, bareLoses: len(r.Fields) > 0,
+	})}
+	return e.encode(e)
+}
+
+// chatBody is the format of a Chat Completions body.
+var chatBody = format{
+	name:       "Chat Completions",
+	provider:   ChatProvider,
+	array:      "messages",
+	resultID:   "tool_call_id",
+	modeled:    []string{"messages", "tools"},
+	others:     "model, ...",
+	perMessage: 48,
+	idRules:    chatIDRules,
 }
 
 // chatIDRules returns the id rules of Chat Completions: any id but "" (a
@@ -91,8 +81,9 @@ func chatIDRules() codec.IDRules {
 
 type chatEncoder struct {
 	encoder
-	req *ChatRequest
 }
+
+var _ writer = (*chatEncoder)(nil)
 
 // The members of a Chat message the llm form models, in the order the
 // encoder writes them.
@@ -108,53 +99,30 @@ var (
 	chatFuncDefKeys   = []string{"name", "description", "parameters", "strict"}
 )
 
-func (e *chatEncoder) messages(dst []byte) ([]byte, error) {
-	return e.elements(dst, e.req.Messages, e.message)
+// member writes the messages array, the one top-level member besides the
+// tools that the request models.
+func (e *chatEncoder) member(dst []byte, key string, first *bool) ([]byte, error) {
+	dst = appendKey(dst, first, key)
+	return e.elements(dst, e)
 }
 
-func (e *chatEncoder) message(i int, m llm.Message) error {
-	switch m.Role {
-	case llm.RoleSystem, llm.RoleUser:
-		parts, js, err := e.userParts(i, m)
-		if err != nil {
-			return err
+// result writes a tool message for r; its images, which a tool message
+// cannot hold, are returned to go into the user message after the tool
+// messages.
+func (e *chatEncoder) result(i, j int, orig llm.Part, r llm.ToolResult) (moved []llm.Part) {
+	res, imgs := splitToolImages(r)
+	if len(imgs) > 0 {
+		e.Warn(e.outPath(), fmt.Sprintf("a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the %d image(s) of the result of call %q move into a user message after the tool messages", len(imgs), r.CallID))
+		label := fmt.Sprintf("Image(s) returned by the call %s", r.CallID)
+		if r.Name != "" {
+			label += " (" + r.Name + ")"
 		}
-		role := "user"
-		if m.Role == llm.RoleSystem {
-			role = e.req.SystemRole.wire()
-		}
-		e.textMessage(i, m.Role, role, parts, js)
-	case llm.RoleAssistant:
-		return e.assistant(i, m)
-	case llm.RoleTool:
-		var moved []llm.Part
-		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
-			r = e.resultID(i, j, r, e.outPath()+".tool_call_id")
-			res, imgs := splitToolImages(r)
-			if len(imgs) > 0 {
-				e.Warn(e.outPath(), fmt.Sprintf("a Chat Completions tool message cannot hold images (OAI-CC-TOOL-IMAGE); the %d image(s) of the result of call %q move into a user message after the tool messages", len(imgs), r.CallID))
-				label := fmt.Sprintf("Image(s) returned by the call %s", r.CallID)
-				if r.Name != "" {
-					label += " (" + r.Name + ")"
-				}
-				moved = append(moved, llm.Text{Text: label + ":"})
-				moved = append(moved, imgs...)
-			}
-			if wr := statusWarning(e.outPath(), res); wr != nil {
-				e.Warnings = append(e.Warnings, *wr)
-			}
-			e.toolMessage(i, j, m.Parts[j], res)
-		})
-		if err != nil {
-			return err
-		}
-		if extra := append(moved, trailing...); len(extra) > 0 {
-			e.textMessage(-1, llm.RoleUser, "user", extra, nil)
-		}
-	default:
-		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
+		moved = append(moved, llm.Text{Text: label + ":"})
+		moved = append(moved, imgs...)
 	}
-	return nil
+	e.warnStatus(res)
+	e.toolMessage(i, j, orig, res)
+	return moved
 }
 
 // roleIs returns the template test for elements of an llm role.
@@ -229,50 +197,17 @@ func (e *chatEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bo
 	return e.contentValue(dst, parts, ks, exact, nil, old)
 }
 
-// contentValue writes parts as Chat content: a string for one text part
-// (unless old, the content it replaces, was an array), else an array in
-// which each part that did not change keeps its JSON. idx selects the
-// parts (and their blocks) when not nil.
+// contentValue writes parts (those at idx, when not nil) as Chat content,
+// by [encoder.appendContent]: a part that did not change keeps its JSON.
 func (e *chatEncoder) contentValue(dst []byte, parts []llm.Part, ks []int, exact []bool, idx []int, old []byte) []byte {
-	n := len(parts)
-	if idx != nil {
-		n = len(idx)
-	}
-	at := func(q int) int {
-		if idx != nil {
-			return idx[q]
-		}
-		return q
-	}
-	wasArray := codec.Kind(old) == '['
-	if n == 0 {
-		if wasArray {
-			return append(dst, "[]"...)
-		}
-		return append(dst, `""`...)
-	}
-	if n == 1 && !wasArray {
-		if t, ok := parts[at(0)].(llm.Text); ok {
-			return e.mt.str(dst, t.Text, old)
-		}
-	}
-	dst = append(dst, '[')
-	var list codec.List
-	for q := range n {
-		t := at(q)
-		var start int
-		dst, start = list.Begin(dst)
+	return e.appendContent(dst, parts, idx, old, func(t int) []byte {
 		if t < len(ks) && exact[t] {
 			if b := e.mt.block(ks[t]); b != nil && !b.str && !b.typeless {
-				dst = e.mt.raw(dst, b.node)
-				dst = list.End(dst, start)
-				continue
+				return b.node
 			}
 		}
-		dst = appendChatPart(dst, parts[t])
-		dst = list.End(dst, start)
-	}
-	return append(dst, ']')
+		return nil
+	}, appendChatPart)
 }
 
 // appendChatPart writes a part of a content array: text, an image as
@@ -527,32 +462,18 @@ func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 }
 
 // resultValue writes a result's content (text and opaque parts; images
-// were moved out): a string for one text part unless it was an array,
-// else an array in which each part decoded at the same place keeps its
-// JSON.
+// were moved out): "" for none, else as [encoder.appendContent] writes it,
+// each part decoded at the same place keeping its JSON.
 func (e *chatEncoder) resultValue(dst []byte, content []llm.Part, inner []block, old []byte) []byte {
-	wasArray := codec.Kind(old) == '['
 	if len(content) == 0 {
 		return append(dst, `""`...)
 	}
-	if len(content) == 1 && !wasArray {
-		if t, ok := content[0].(llm.Text); ok {
-			return e.mt.str(dst, t.Text, old)
+	return e.appendContent(dst, content, nil, old, func(q int) []byte {
+		if q < len(inner) && !inner[q].str && !inner[q].typeless && samePart(inner[q].part, content[q]) {
+			return inner[q].node
 		}
-	}
-	dst = append(dst, '[')
-	var list codec.List
-	for q, p := range content {
-		var start int
-		dst, start = list.Begin(dst)
-		if q < len(inner) && !inner[q].str && !inner[q].typeless && samePart(inner[q].part, p) {
-			dst = e.mt.raw(dst, inner[q].node)
-		} else {
-			dst = appendChatPart(dst, p)
-		}
-		dst = list.End(dst, start)
-	}
-	return append(dst, ']')
+		return nil
+	}, appendChatPart)
 }
 
 // tool writes a function tool definition, merged into the decoded tool it

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -89,16 +90,8 @@ func appendKey(dst []byte, first *bool, key string) []byte {
 // appendTopLevel writes an object's fields: the body's original key order when
 // known, the modeled ones through emit. Fields not in the order come after.
 func appendTopLevel(dst []byte, order []string, fields []Field, modeled []string, emit func(dst []byte, key string, first *bool) ([]byte, error)) ([]byte, error) {
-	isModeled := func(k string) bool {
-		for _, m := range modeled {
-			if m == k {
-				return true
-			}
-		}
-		return false
-	}
 	for _, f := range fields {
-		if isModeled(f.Key) {
+		if slices.Contains(modeled, f.Key) {
 			return nil, fmt.Errorf("openai: field %q is modeled by the request type; set it there, not in Fields", f.Key)
 		}
 	}
@@ -126,7 +119,7 @@ func appendTopLevel(dst []byte, order []string, fields []Field, modeled []string
 		return nil
 	}
 	for _, key := range order {
-		if isModeled(key) {
+		if slices.Contains(modeled, key) {
 			if err := writeModeled(key); err != nil {
 				return nil, err
 			}

@@ -12,27 +12,116 @@ import (
 )
 
 // This file holds what the Chat Completions and Responses encoders share:
-// the array of wire elements being written, warnings with paths into the
-// encoded body, which parts of a message the OpenAI formats can hold, and
-// the tools array.
+// the walk over a request (its top-level members, its messages, the
+// parts of each message the OpenAI formats can hold), the array of wire
+// elements being written, warnings with paths into the encoded body,
+// content values, and the tools array. What each format writes its own
+// way is its [format] value and its [writer].
 
-// encoder is the part of a Chat or Responses encoder that does not depend
-// on the dialect.
-type encoder struct {
-	codec.Warner
-	mt       *matcher
-	provider string        // the provider of the Opaque parts this dialect writes back
-	array    string        // the body's array: "messages" or "input"
-	out      int           // the index of the next wire element
-	ids      *codec.IDPlan // the ids of a conversion; nil for a decoded request
-	dst      []byte
-	list     codec.List
+// A format holds what the Chat Completions and Responses bodies do
+// differently where their encoders otherwise agree.
+type format struct {
+	name       string               // "Chat Completions" or "Responses", for warnings
+	provider   string               // the provider of the Opaque parts it writes back
+	array      string               // the body's array: "messages" or "input"
+	resultID   string               // the member of a result that names its call
+	modeled    []string             // the top-level members the request type models
+	others     string               // the other fields a bare array has no place for, for its warning
+	perMessage int                  // bytes of framing per message, for the size hint
+	idRules    func() codec.IDRules // the rules for the ids of a conversion
 }
 
-// planIDs plans the ids of msgs, messages converted from another dialect,
-// by rules (see [codec.IDPlan]).
-func (e *encoder) planIDs(msgs []llm.Message, rules codec.IDRules) {
-	e.ids = codec.PlanIDs(msgs, rules)
+// request is what the two encoders read alike of a [ChatRequest] or a
+// [ResponsesRequest]: the fields of the same names.
+type request struct {
+	messages   []llm.Message
+	tools      []llm.ToolSpec
+	fields     []Field
+	systemRole SystemRole
+	order      []string
+	src        *source
+	decoded    bool
+	bare       bool
+	bareLoses  bool // the request holds fields besides tools that a bare array has no place for
+}
+
+// A writer writes what a format writes its own way.
+type writer interface {
+	// member writes top-level member key, one the format models other
+	// than tools (which [encoder.encode] writes), with its key when there
+	// is one to write.
+	member(dst []byte, key string, first *bool) ([]byte, error)
+	// textMessage writes a system, developer or user message (role) of
+	// parts, the parts of llm message i at indices js (i < 0: parts made
+	// by the encoder).
+	textMessage(i int, llmRole llm.Role, role string, parts []llm.Part, js []int)
+	// assistant writes assistant message i.
+	assistant(i int, m llm.Message) error
+	// result writes tool result r, part j of message i (orig as the
+	// message holds it; r has the id to write), and returns what is to be
+	// written in a user message after the message's results.
+	result(i, j int, orig llm.Part, r llm.ToolResult) (after []llm.Part)
+	// tool writes a function tool.
+	tool(dst []byte, t llm.ToolSpec, st srcTool) []byte
+}
+
+// encoder is the part of a Chat or Responses encoder that does not depend
+// on the format.
+type encoder struct {
+	codec.Warner
+	*format
+	req  request
+	mt   *matcher
+	out  int           // the index of the next wire element
+	ids  *codec.IDPlan // the ids of a conversion; nil for a decoded request
+	dst  []byte
+	list codec.List
+}
+
+// newEncoder returns the encoder of r in format f; it plans the ids of
+// messages converted from another dialect (see [codec.IDPlan]).
+func newEncoder(f *format, r request) encoder {
+	e := encoder{format: f, req: r, mt: newMatcher(r.src)}
+	if !r.decoded {
+		e.ids = codec.PlanIDs(r.messages, f.idRules())
+	}
+	return e
+}
+
+// encode writes the request, with w writing what the format writes its
+// own way: a bare array of its messages, after warning that its tools and
+// its other fields have no place in one, or the top-level object, its
+// members in the body's order.
+func (e *encoder) encode(w writer) ([]byte, []provider.Warning, error) {
+	r := &e.req
+	dst := make([]byte, 0, sizeHint(r.src, r.messages, e.perMessage))
+	if r.bare {
+		if len(r.tools) > 0 || (r.src != nil && len(r.src.tools) > 0) {
+			e.Warn("tools", "a bare "+e.array+" array has no place for tools; they are left out")
+		}
+		if r.bareLoses {
+			e.Warn("", "a bare "+e.array+" array has no place for the other fields ("+e.others+"); they are left out")
+		}
+		dst, err := e.elements(dst, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		return dst, e.Warnings, nil
+	}
+	dst, err := appendTopLevel(dst, r.order, r.fields, e.modeled, func(dst []byte, key string, first *bool) ([]byte, error) {
+		if key != "tools" {
+			return w.member(dst, key, first)
+		}
+		if !e.hasTools(r.tools) {
+			return dst, nil
+		}
+		dst = appendKey(dst, first, key)
+		return e.tools(dst, r.tools, w.tool)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return dst, e.Warnings, nil
 }
 
 // callID returns the id to write for call j of message i, and warns at path
@@ -45,32 +134,22 @@ func (e *encoder) callID(i, j int, c llm.ToolCall, path string) string {
 	return id
 }
 
-// resultID returns result r, part j of message i, with the call id to
-// write, and warns at path when it is not the result's own.
-func (e *encoder) resultID(i, j int, r llm.ToolResult, path string) llm.ToolResult {
+// withResultID returns result r, part j of message i, with the call id to
+// write, and warns when it is not the result's own.
+func (e *encoder) withResultID(i, j int, r llm.ToolResult) llm.ToolResult {
 	id, warning := e.ids.Result(i, j, r.CallID)
 	if warning != "" {
-		e.Warn(path, warning)
+		e.Warn(e.outPath()+"."+e.resultID, warning)
 	}
 	r.CallID = id
 	return r
 }
 
-// bare writes a request as a bare array with write, after warning that
-// its tools and its other fields (which others names) have no place in
-// one.
-func (e *encoder) bare(dst []byte, tools, fields bool, others string, write func([]byte) ([]byte, error)) ([]byte, []provider.Warning, error) {
-	if tools {
-		e.Warn("tools", "a bare "+e.array+" array has no place for tools; they are left out")
+// warnStatus warns when result r's status says more than its content.
+func (e *encoder) warnStatus(r llm.ToolResult) {
+	if wr := statusWarning(e.outPath(), r); wr != nil {
+		e.Warnings = append(e.Warnings, *wr)
 	}
-	if fields {
-		e.Warn("", "a bare "+e.array+" array has no place for the other fields ("+others+"); they are left out")
-	}
-	dst, err := write(dst)
-	if err != nil {
-		return nil, nil, err
-	}
-	return dst, e.Warnings, nil
 }
 
 // outPath is the path of the next wire element, for warnings.
@@ -114,18 +193,53 @@ func (e *encoder) from(pk origin) (tx *elem, tmpl []byte, done bool) {
 	return nil, nil, false
 }
 
-// elements writes the wire array of the request's messages, each with
-// message, then the hidden source elements after the last.
-func (e *encoder) elements(dst []byte, msgs []llm.Message, message func(i int, m llm.Message) error) ([]byte, error) {
+// elements writes the wire array of the request's messages, then the
+// hidden source elements after the last.
+func (e *encoder) elements(dst []byte, w writer) ([]byte, error) {
 	e.dst = append(dst, '[')
 	e.list = codec.List{}
-	for i, m := range msgs {
-		if err := message(i, m); err != nil {
+	for i, m := range e.req.messages {
+		if err := e.message(w, i, m); err != nil {
 			return nil, err
 		}
 	}
 	e.hidden(e.mt.tail())
 	return append(e.dst, ']'), nil
+}
+
+// message writes llm message i: a system or user message of what it holds
+// that the format can hold, an assistant message, or each result of a
+// tool message and then, in a user message, what w moved out of them and
+// the text and images beside them.
+func (e *encoder) message(w writer, i int, m llm.Message) error {
+	switch m.Role {
+	case llm.RoleSystem, llm.RoleUser:
+		parts, js, err := e.userParts(i, m)
+		if err != nil {
+			return err
+		}
+		role := "user"
+		if m.Role == llm.RoleSystem {
+			role = e.req.systemRole.wire()
+		}
+		w.textMessage(i, m.Role, role, parts, js)
+	case llm.RoleAssistant:
+		return w.assistant(i, m)
+	case llm.RoleTool:
+		var after []llm.Part
+		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
+			after = append(after, w.result(i, j, m.Parts[j], e.withResultID(i, j, r))...)
+		})
+		if err != nil {
+			return err
+		}
+		if after = append(after, trailing...); len(after) > 0 {
+			w.textMessage(-1, llm.RoleUser, "user", after, nil)
+		}
+	default:
+		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
+	}
+	return nil
 }
 
 // origin returns where the given parts of llm message i (at indices js)
@@ -152,15 +266,8 @@ func (e *encoder) own(o llm.Opaque) bool {
 	if o.Kind != "" {
 		what = fmt.Sprintf("opaque %q data", o.Kind)
 	}
-	e.Warn(e.outPath(), fmt.Sprintf("%s from %s has no %s form; it is left out", what, providerName(o.Provider), dialectName(e.provider)))
+	e.Warn(e.outPath(), fmt.Sprintf("%s from %s has no %s form; it is left out", what, providerName(o.Provider), e.name))
 	return false
-}
-
-func dialectName(provider string) string {
-	if provider == ChatProvider {
-		return "Chat Completions"
-	}
-	return "Responses"
 }
 
 // isImageType reports whether an image is a picture (or of no stated
@@ -178,7 +285,7 @@ func (e *encoder) image(img llm.Image) bool {
 		return false
 	}
 	if !isImageType(img) && img.Data == nil {
-		e.Warn(e.outPath(), fmt.Sprintf("a document of type %q given by URL has no %s form (a file part takes inline data); it is left out", img.MediaType, dialectName(e.provider)))
+		e.Warn(e.outPath(), fmt.Sprintf("a document of type %q given by URL has no %s form (a file part takes inline data); it is left out", img.MediaType, e.name))
 		return false
 	}
 	return true
@@ -271,6 +378,50 @@ func (e *encoder) resultContent(i, j int, r llm.ToolResult) (llm.ToolResult, err
 	}
 	r.Content = content
 	return r, nil
+}
+
+// appendContent writes parts (those at idx, when not nil) as a content
+// value: a string for one text part, unless old, the content it replaces,
+// was an array; for no parts "[]" if old was an array, else ""; else an
+// array in which part t is written as it was decoded when raw(t) gives its
+// JSON, and by part otherwise.
+func (e *encoder) appendContent(dst []byte, parts []llm.Part, idx []int, old []byte, raw func(t int) []byte, part func(dst []byte, p llm.Part) []byte) []byte {
+	n := len(parts)
+	if idx != nil {
+		n = len(idx)
+	}
+	at := func(q int) int {
+		if idx != nil {
+			return idx[q]
+		}
+		return q
+	}
+	wasArray := codec.Kind(old) == '['
+	if n == 0 {
+		if wasArray {
+			return append(dst, "[]"...)
+		}
+		return append(dst, `""`...)
+	}
+	if n == 1 && !wasArray {
+		if t, ok := parts[at(0)].(llm.Text); ok {
+			return e.mt.str(dst, t.Text, old)
+		}
+	}
+	dst = append(dst, '[')
+	var list codec.List
+	for q := range n {
+		t := at(q)
+		var start int
+		dst, start = list.Begin(dst)
+		if node := raw(t); node != nil {
+			dst = e.mt.raw(dst, node)
+		} else {
+			dst = part(dst, parts[t])
+		}
+		dst = list.End(dst, start)
+	}
+	return append(dst, ']')
 }
 
 // placement returns the error for a part in a message whose role may not

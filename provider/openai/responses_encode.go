@@ -3,6 +3,7 @@ package openai
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/callid"
@@ -43,73 +44,67 @@ func EncodeResponses(r *ResponsesRequest) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("openai: EncodeResponses: nil request")
 	}
-	e := &rsEncoder{encoder: encoder{array: "input", provider: ResponsesProvider, mt: newMatcher(r.src)}, req: r}
-	if !r.decoded {
-		e.planIDs(r.Messages, rsIDRules())
-	}
-	hint := sizeHint(r.src, r.Messages, 64)
-	if r.Bare {
-		return e.bare(make([]byte, 0, hint), len(r.Tools) > 0 || (r.src != nil && len(r.src.tools) > 0),
-			len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "", "model, instructions, ...", e.items)
-	}
-	modeled := []string{"instructions", "input", "tools", "previous_response_id"}
-	dst, err := appendTopLevel(make([]byte, 0, hint), r.order, r.Fields, modeled,
-		func(dst []byte, key string, first *bool) ([]byte, error) {
-			switch key {
-			case "instructions", "previous_response_id":
-				v, old := r.Instructions, r.instrNode
-				if key == "previous_response_id" {
-					v, old = r.PreviousResponseID, r.prevNode
-				}
-				switch {
-				case old != nil && (e.mt.isNull(old) && v == "" || isString(old, v)):
-					dst = appendKey(dst, first, key)
-					return e.mt.raw(dst, old), nil
-				case v != "":
-					dst = appendKey(dst, first, key)
-					dst = codec.AppendString(dst, v)
-				}
-				return dst, nil
-			case "input":
-				if len(r.Messages) == 0 && !hasKey(r.order, "input") {
-					return dst, nil
-				}
-				dst = appendKey(dst, first, "input")
-				if r.src != nil && r.inputNode != nil {
-					if n, ok := e.inputAsIs(); ok {
-						return e.mt.raw(dst, n), nil
-					}
-				}
-				return e.items(dst)
-			case "tools":
-				if !e.hasTools(r.Tools) {
-					return dst, nil
-				}
-				dst = appendKey(dst, first, "tools")
-				return e.tools(dst, r.Tools, e.tool)
-			}
-			return dst, nil
-		})
-	if err != nil {
-		return nil, nil, err
-	}
-	return dst, e.Warnings, nil
+	e := &rsEncoder{newEncoder(&responsesBody, request{
+		messages: r.Messages, tools: r.Tools, fields: r.Fields, systemRole: r.SystemRole,
+		order: r.order, src: r.src, decoded: r.decoded, bare: r.Bare,
+		bareLoses: len(r.Fields) > 0 || r.Instructions != "" || r.PreviousResponseID != "",
+	}), r}
+	return e.encode(e)
 }
 
-func hasKey(order []string, k string) bool {
-	for _, o := range order {
-		if o == k {
-			return true
+// responsesBody is the format of a Responses body.
+var responsesBody = format{
+	name:       "Responses",
+	provider:   ResponsesProvider,
+	array:      "input",
+	resultID:   "call_id",
+	modeled:    []string{"instructions", "input", "tools", "previous_response_id"},
+	others:     "model, instructions, ...",
+	perMessage: 64,
+	idRules:    rsIDRules,
+}
+
+// member writes a top-level member the request models: instructions and
+// previous_response_id as they were when they say the same, the input as
+// it was when it was a string (or null) that the messages still say, else
+// the input array.
+func (e *rsEncoder) member(dst []byte, key string, first *bool) ([]byte, error) {
+	r := e.rs
+	switch key {
+	case "instructions", "previous_response_id":
+		v, old := r.Instructions, r.instrNode
+		if key == "previous_response_id" {
+			v, old = r.PreviousResponseID, r.prevNode
 		}
+		switch {
+		case old != nil && (e.mt.isNull(old) && v == "" || isString(old, v)):
+			dst = appendKey(dst, first, key)
+			return e.mt.raw(dst, old), nil
+		case v != "":
+			dst = appendKey(dst, first, key)
+			dst = codec.AppendString(dst, v)
+		}
+		return dst, nil
+	case "input":
+		if len(r.Messages) == 0 && !slices.Contains(r.order, "input") {
+			return dst, nil
+		}
+		dst = appendKey(dst, first, "input")
+		if r.src != nil && r.inputNode != nil {
+			if n, ok := e.inputAsIs(); ok {
+				return e.mt.raw(dst, n), nil
+			}
+		}
+		return e.elements(dst, e)
 	}
-	return false
+	return dst, nil
 }
 
 // inputAsIs returns the body's input value when the body gave it as a
 // string (or null) and the messages still say the same: one user message
 // of that text (or none).
 func (e *rsEncoder) inputAsIs() ([]byte, bool) {
-	r := e.req
+	r := e.rs
 	n := r.inputNode
 	if e.mt.isNull(n) {
 		return n, len(r.Messages) == 0
@@ -139,8 +134,10 @@ func shortenID(id string) string { return callid.Shorten(id, maxCallID) }
 
 type rsEncoder struct {
 	encoder
-	req *ResponsesRequest
+	rs *ResponsesRequest
 }
+
+var _ writer = (*rsEncoder)(nil)
 
 // The members of a Responses item the llm form models, in the order the
 // encoder writes them.
@@ -152,94 +149,72 @@ var (
 	rsToolKeys    = []string{"type", "name", "description", "parameters", "strict"}
 )
 
-func (e *rsEncoder) items(dst []byte) ([]byte, error) {
-	return e.elements(dst, e.req.Messages, e.message)
+// assistant writes assistant message i as items: each run of its text as
+// a message item, each call a function_call, this dialect's reasoning and
+// opaque items as they were; a message with none of them as an empty
+// message item.
+func (e *rsEncoder) assistant(i int, m llm.Message) error {
+	var run []llm.Part
+	var runJ []int
+	flush := func() {
+		if len(run) > 0 {
+			e.textMessage(i, llm.RoleAssistant, "assistant", run, runJ)
+			run, runJ = nil, nil
+		}
+	}
+	wrote := false
+	for j, part := range m.Parts {
+		switch p := part.(type) {
+		case llm.Text:
+			run, runJ = append(run, part), append(runJ, j)
+			wrote = true
+		case llm.ToolCall:
+			flush()
+			e.callItem(i, j, p)
+			wrote = true
+		case llm.Reasoning:
+			if p.Provider != ResponsesProvider {
+				e.Warn(e.outPath(), fmt.Sprintf("%s reasoning cannot be replayed to OpenAI Responses; it is dropped", providerName(p.Provider)))
+				continue
+			}
+			flush()
+			if e.wholeItem(i, j, p) {
+				wrote = true
+				continue
+			}
+			data, ok := appendValidJSON(nil, p.Data)
+			if !ok || data[0] != '{' {
+				e.Warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
+				continue
+			}
+			e.put(func(dst []byte) []byte { return append(dst, data...) })
+			wrote = true
+		case llm.Opaque:
+			if !e.own(p) {
+				continue
+			}
+			flush()
+			if !e.wholeItem(i, j, p) {
+				e.put(func(dst []byte) []byte { dst, _ = appendValidJSON(dst, p.Data); return dst })
+			}
+			wrote = true
+		case llm.Image:
+			e.Warn(e.outPath(), "an assistant message cannot hold an image in Responses; it is left out")
+		default:
+			return placement(i, j, m.Role, p)
+		}
+	}
+	flush()
+	if !wrote {
+		e.textMessage(i, llm.RoleAssistant, "assistant", nil, nil)
+	}
+	return nil
 }
 
-func (e *rsEncoder) message(i int, m llm.Message) error {
-	switch m.Role {
-	case llm.RoleSystem, llm.RoleUser:
-		parts, js, err := e.userParts(i, m)
-		if err != nil {
-			return err
-		}
-		role := "user"
-		if m.Role == llm.RoleSystem {
-			role = e.req.SystemRole.wire()
-		}
-		e.messageItem(i, m.Role, role, parts, js)
-	case llm.RoleAssistant:
-		var run []llm.Part
-		var runJ []int
-		flush := func() {
-			if len(run) > 0 {
-				e.messageItem(i, llm.RoleAssistant, "assistant", run, runJ)
-				run, runJ = nil, nil
-			}
-		}
-		wrote := false
-		for j, part := range m.Parts {
-			switch p := part.(type) {
-			case llm.Text:
-				run, runJ = append(run, part), append(runJ, j)
-				wrote = true
-			case llm.ToolCall:
-				flush()
-				e.callItem(i, j, p)
-				wrote = true
-			case llm.Reasoning:
-				if p.Provider != ResponsesProvider {
-					e.Warn(e.outPath(), fmt.Sprintf("%s reasoning cannot be replayed to OpenAI Responses; it is dropped", providerName(p.Provider)))
-					continue
-				}
-				flush()
-				if e.wholeItem(i, j, p) {
-					wrote = true
-					continue
-				}
-				data, ok := appendValidJSON(nil, p.Data)
-				if !ok || data[0] != '{' {
-					e.Warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
-					continue
-				}
-				e.put(func(dst []byte) []byte { return append(dst, data...) })
-				wrote = true
-			case llm.Opaque:
-				if !e.own(p) {
-					continue
-				}
-				flush()
-				if !e.wholeItem(i, j, p) {
-					e.put(func(dst []byte) []byte { dst, _ = appendValidJSON(dst, p.Data); return dst })
-				}
-				wrote = true
-			case llm.Image:
-				e.Warn(e.outPath(), "an assistant message cannot hold an image in Responses; it is left out")
-			default:
-				return placement(i, j, m.Role, p)
-			}
-		}
-		flush()
-		if !wrote {
-			e.messageItem(i, llm.RoleAssistant, "assistant", nil, nil)
-		}
-	case llm.RoleTool:
-		trailing, err := e.toolParts(i, m, func(j int, r llm.ToolResult) {
-			r = e.resultID(i, j, r, e.outPath()+".call_id")
-			if wr := statusWarning(e.outPath(), r); wr != nil {
-				e.Warnings = append(e.Warnings, *wr)
-			}
-			e.outputItem(i, j, m.Parts[j], r)
-		})
-		if err != nil {
-			return err
-		}
-		if len(trailing) > 0 {
-			e.messageItem(-1, llm.RoleUser, "user", trailing, nil)
-		}
-	default:
-		return fmt.Errorf("openai: messages[%d]: unknown role %q", i, m.Role)
-	}
+// result writes function_call_output r.
+func (e *rsEncoder) result(i, j int, orig llm.Part, r llm.ToolResult) []llm.Part {
+	e.warnStatus(r)
+	e.outputItem(i, j, orig, r)
 	return nil
 }
 
@@ -260,9 +235,9 @@ func (e *rsEncoder) wholeItem(i, j int, p llm.Part) bool {
 	return true
 }
 
-// messageItem writes a message item of the given parts, the parts of llm
+// textMessage writes a message item of the given parts, the parts of llm
 // message i at indices js (i < 0: parts made by the encoder).
-func (e *rsEncoder) messageItem(i int, llmRole llm.Role, role string, parts []llm.Part, js []int) {
+func (e *rsEncoder) textMessage(i int, llmRole llm.Role, role string, parts []llm.Part, js []int) {
 	tx, tmpl, done := e.from(e.origin(i, parts, js, func(x *elem) bool {
 		return x.role == llmRole && codec.Kind(x.node) == '{' && !x.hidden && e.isMessage(x)
 	}))
@@ -323,8 +298,9 @@ func (e *rsEncoder) isMessage(x *elem) bool {
 }
 
 // content writes the content of a message item of template tx (its content
-// member old): as it was when its parts did not change, else a string for
-// one text part (unless the template had an array), an array otherwise.
+// member old): as it was when its parts did not change, else as
+// [encoder.appendContent] writes it, a part that did not change keeping
+// its JSON.
 func (e *rsEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool, tx *elem, old []byte, textType string) []byte {
 	if old != nil && tx != nil && int(tx.count) == len(parts) {
 		same := true
@@ -335,44 +311,14 @@ func (e *rsEncoder) content(dst []byte, parts []llm.Part, ks []int, exact []bool
 			return e.mt.raw(dst, old)
 		}
 	}
-	wasArray := codec.Kind(old) == '['
-	if len(parts) == 0 {
-		if wasArray {
-			return append(dst, "[]"...)
-		}
-		return append(dst, `""`...)
-	}
-	if len(parts) == 1 && !wasArray {
-		if t, ok := parts[0].(llm.Text); ok {
-			return e.mt.str(dst, t.Text, old)
-		}
-	}
-	return e.partsArray(dst, parts, func(t int) []byte {
+	return e.appendContent(dst, parts, nil, old, func(t int) []byte {
 		if t < len(ks) && exact[t] {
 			if b := e.mt.block(ks[t]); b != nil && !b.str && b.kind == bContent {
 				return b.node
 			}
 		}
 		return nil
-	}, textType)
-}
-
-// partsArray writes parts as a content array: a part whose decoded JSON
-// raw gives is written as it was, any other canonically.
-func (e *rsEncoder) partsArray(dst []byte, parts []llm.Part, raw func(t int) []byte, textType string) []byte {
-	dst = append(dst, '[')
-	var list codec.List
-	for t, p := range parts {
-		var start int
-		dst, start = list.Begin(dst)
-		if n := raw(t); n != nil {
-			dst = e.mt.raw(dst, n)
-		} else {
-			dst = appendRsPart(dst, p, textType)
-		}
-		dst = list.End(dst, start)
-	}
-	return append(dst, ']')
+	}, func(dst []byte, p llm.Part) []byte { return appendRsPart(dst, p, textType) })
 }
 
 // appendRsPart writes one content part: text, an image, a document given
@@ -473,23 +419,23 @@ func (e *rsEncoder) outputItem(i, j int, orig llm.Part, r llm.ToolResult) {
 					o.dst = e.mt.raw(o.dst, old)
 				case len(r.Content) == 0:
 					o.dst = append(o.dst, `""`...)
-				case len(r.Content) == 1 && codec.Kind(old) != '[':
-					if t, ok := r.Content[0].(llm.Text); ok {
-						o.dst = e.mt.str(o.dst, t.Text, old)
-						return
-					}
-					fallthrough
 				default:
-					o.dst = e.partsArray(o.dst, r.Content, func(q int) []byte {
+					o.dst = e.appendContent(o.dst, r.Content, nil, old, func(q int) []byte {
 						if q < len(inner) && !inner[q].str && samePart(inner[q].part, r.Content[q]) {
 							return inner[q].node
 						}
 						return nil
-					}, `{"type":"input_text","text":`)
+					}, appendInputPart)
 				}
 			}
 		})
 	})
+}
+
+// appendInputPart writes a part of a function_call_output: text as
+// input_text.
+func appendInputPart(dst []byte, p llm.Part) []byte {
+	return appendRsPart(dst, p, `{"type":"input_text","text":`)
 }
 
 // tool writes a flat function tool, merged into the decoded tool it came
