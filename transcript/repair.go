@@ -375,40 +375,39 @@ func (rp *repairer) shape() {
 		keep := m.parts[:0:0]
 		var calls, results, images []wpart
 		for _, p := range m.parts {
+			// A part out of place is dropped (to == nil) or moved to a
+			// message of its own role (to).
+			var to *[]wpart
+			action, reason := Action(""), ""
 			switch pp := p.p.(type) {
 			case nil:
-				rp.change(ruleShape, rp.origPath(p.om, p.op), ActionDrop, "dropped a nil part")
-				m.changed = true
-				continue
+				action, reason = ActionDrop, "dropped a nil part"
 			case llm.Reasoning:
 				if m.role != llm.RoleAssistant {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning from a %s message (reasoning belongs to assistant messages)", m.role))
-					m.changed = true
-					continue
+					action, reason = ActionDrop, fmt.Sprintf("dropped reasoning from a %s message (reasoning belongs to assistant messages)", m.role)
 				}
 			case llm.ToolCall:
 				if m.role != llm.RoleAssistant {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, fmt.Sprintf("moved tool call %s out of a %s message into an assistant message before it", quoteID(pp.ID), m.role))
-					calls = append(calls, p)
-					m.changed = true
-					continue
+					action, reason, to = ActionReshape, fmt.Sprintf("moved tool call %s out of a %s message into an assistant message before it", quoteID(pp.ID), m.role), &calls
 				}
 			case llm.ToolResult:
 				if m.role != llm.RoleTool {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, fmt.Sprintf("moved the result of %s out of a %s message into a tool message before it", quoteID(pp.CallID), m.role))
-					results = append(results, p)
-					m.changed = true
-					continue
+					action, reason, to = ActionReshape, fmt.Sprintf("moved the result of %s out of a %s message into a tool message before it", quoteID(pp.CallID), m.role), &results
 				}
 			case llm.Image:
 				if m.role == llm.RoleSystem {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, "moved an image out of a system message into a user message after it")
-					images = append(images, p)
-					m.changed = true
-					continue
+					action, reason, to = ActionReshape, "moved an image out of a system message into a user message after it", &images
 				}
 			}
-			keep = append(keep, p)
+			if action == "" {
+				keep = append(keep, p)
+				continue
+			}
+			rp.change(ruleShape, rp.origPath(p.om, p.op), action, reason)
+			if to != nil {
+				*to = append(*to, p)
+			}
+			m.changed = true
 		}
 		m.parts = keep
 		if len(calls) > 0 {
