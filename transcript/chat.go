@@ -75,8 +75,7 @@ var chat = &dialect{
 	emptyRule:    ruleCCNullContent,
 	resultImages: ruleCCToolImage,
 	strict:       true,
-	dupTool: dupToolRule{rule: ruleCCDupTool, warning: true,
-		say: "; OpenAI accepts it, but a call names either one: give each tool its own name"},
+	dupTool:      openAIDupTool(ruleCCDupTool),
 	unrepairable: []RuleID{ruleCCEmptyMessages, ruleCCPartType},
 
 	check:      checkChat,

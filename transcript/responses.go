@@ -61,9 +61,8 @@ var responses = &dialect{
 	toolPath: "tools.%d",
 	callName: "name",
 
-	strict: true,
-	dupTool: dupToolRule{rule: ruleRSDupTool, warning: true,
-		say: "; OpenAI accepts it, but a call names either one: give each tool its own name"},
+	strict:  true,
+	dupTool: openAIDupTool(ruleRSDupTool),
 
 	check:      checkResponses,
 	checkTools: checkResponsesTools,
