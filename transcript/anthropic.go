@@ -149,18 +149,18 @@ func checkAnthropic(c *checker) {
 		c.add(Violation{Rule: ruleAntNoMessages, Path: "messages", Message: "the request has no messages (system prompts go to the top-level system field); Anthropic needs at least one user message"})
 	}
 	if n > 100000 {
-		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
+		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: c.sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
 	}
 	if first < len(c.msgs) && antRole(c.msgs[first].Role) == llm.RoleAssistant {
 		c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
-			Message:       fmt.Sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
+			Message:       c.sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
 			ProviderError: tmplAntFirstUser})
 	}
 	// System prompts: empty text blocks.
 	for i := 0; i < first; i++ {
 		for j, p := range c.msgs[i].Parts {
 			if t, ok := p.(llm.Text); ok && t.Text == "" {
-				c.add(Violation{Rule: ruleAntTextNonEmpty, Path: "system", Message: fmt.Sprintf("system message %d, part %d is an empty text block", i, j), ProviderError: tmplAntTextNonEmpty})
+				c.add(Violation{Rule: ruleAntTextNonEmpty, Path: "system", Message: c.sprintf("system message %d, part %d is an empty text block", i, j), ProviderError: tmplAntTextNonEmpty})
 			}
 		}
 	}
@@ -246,21 +246,21 @@ func checkAnthropic(c *checker) {
 							why = fmt.Sprintf("the previous assistant turn (%s) has no tool_use with that id", c.msgPath(expect[0].i))
 						}
 						c.add(Violation{Rule: ruleAntNoOrphan, Path: path(),
-							Message:       fmt.Sprintf("the tool_result %s answers %s, but %s; a tool_result must answer a tool_use of the message right before it", path(), quoteID(r.CallID), why),
-							ProviderError: fill(tmplAntNoOrphan, "{i}", wi(), "{j}", wj(), "{id}", r.CallID)})
+							Message:       c.sprintf("the tool_result %s answers %s, but %s; a tool_result must answer a tool_use of the message right before it", path(), quoteID(r.CallID), why),
+							ProviderError: c.fill(tmplAntNoOrphan, "{i}", wi(), "{j}", wj(), "{id}", r.CallID)})
 						continue
 					case expect[k].answered:
 						c.add(Violation{Rule: ruleAntSingleResult, Path: path(),
-							Message:       fmt.Sprintf("the tool_result %s answers %s a second time; each tool_use takes one tool_result", path(), r.CallID),
-							ProviderError: fill(tmplAntSingle, "{id}", r.CallID)})
+							Message:       c.sprintf("the tool_result %s answers %s a second time; each tool_use takes one tool_result", path(), r.CallID),
+							ProviderError: c.fill(tmplAntSingle, "{id}", r.CallID)})
 						continue
 					}
 					expect[k].answered = true
 					if text {
 						c.add(Violation{Rule: ruleAntResultFirst, Path: path(),
-							Message: fmt.Sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path(), r.CallID),
+							Message: c.sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path(), r.CallID),
 							// Anthropic reports this case with the RESULT-NEXT text.
-							ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)})
+							ProviderError: c.fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)})
 					}
 				}
 			}
@@ -297,7 +297,7 @@ func (c *checker) antSystem(i int, next antTurn) {
 	switch antMidSystem(model) {
 	case antRejects:
 		c.add(Violation{Rule: ruleAntSystemRole, Path: path,
-			Message:       fmt.Sprintf("%s is a system message after the conversation started; %s takes system text only in the top-level system field", path, model),
+			Message:       c.sprintf("%s is a system message after the conversation started; %s takes system text only in the top-level system field", path, model),
 			ProviderError: tmplAntSystemRole})
 	case antUnknown:
 		named := "the request names no model"
@@ -305,7 +305,7 @@ func (c *checker) antSystem(i int, next antTurn) {
 			named = fmt.Sprintf("toolwire does not know whether %s does", model)
 		}
 		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
-			Message:       fmt.Sprintf("%s is a system message after the conversation started; Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5 accept one, older models reject it, and %s (the top-level system field is safe with every model)", path, named),
+			Message:       c.sprintf("%s is a system message after the conversation started; Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5 accept one, older models reject it, and %s (the top-level system field is safe with every model)", path, named),
 			ProviderError: tmplAntSystemRole})
 	case antAccepts:
 		prev := llm.Role("")
@@ -320,7 +320,7 @@ func (c *checker) antSystem(i int, next antTurn) {
 			return
 		}
 		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
-			Message: fmt.Sprintf("%s is a system message after the conversation started, which %s accepts where Anthropic documents it: after a user message (or an assistant message that ends in a server tool use), and last or before an assistant message", path, model)})
+			Message: c.sprintf("%s is a system message after the conversation started, which %s accepts where Anthropic documents it: after a user message (or an assistant message that ends in a server tool use), and last or before an assistant message", path, model)})
 	}
 }
 
@@ -344,8 +344,8 @@ func (c *checker) antUnanswered(i int, ids []string, next int) {
 		after = c.describe(next)
 	}
 	c.add(Violation{Rule: ruleAntResultNext, Path: c.msgPath(i),
-		Message:       fmt.Sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
-		ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, ", "))})
+		Message:       c.sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
+		ProviderError: c.fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, ", "))})
 }
 
 // antTextAfterCall reports ANT-RESULT-NEXT for text at part j of message
@@ -360,8 +360,8 @@ func (c *checker) antTextAfterCall(i, j int, ids []string, next int) {
 		at = c.wireIndex(next)
 	}
 	c.add(Violation{Rule: ruleAntResultNext, Path: c.partPath(i, j),
-		Message:       fmt.Sprintf("%s is text after tool_use %s in the same assistant turn; the tool_use blocks must end the assistant turn, directly before their tool_result blocks: move the text before the first tool_use", c.partPath(i, j), strings.Join(ids, ", ")),
-		ProviderError: fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, ", "))})
+		Message:       c.sprintf("%s is text after tool_use %s in the same assistant turn; the tool_use blocks must end the assistant turn, directly before their tool_result blocks: move the text before the first tool_use", c.partPath(i, j), strings.Join(ids, ", ")),
+		ProviderError: c.fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, ", "))})
 }
 
 // antCall checks one tool_use block.
@@ -371,24 +371,24 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 	wj := func() string { _, y := c.partWire(i, j); return y }
 	if !idOK(tc.ID) {
 		c.add(Violation{Rule: ruleAntIDPattern, Path: path() + ".id",
-			Message:       fmt.Sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
-			ProviderError: fill(tmplAntIDPattern, "{i}", wi(), "{j}", wj())})
+			Message:       c.sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
+			ProviderError: c.fill(tmplAntIDPattern, "{i}", wi(), "{j}", wj())})
 	} else if at, dup := ids[tc.ID]; dup {
 		first := c.partPath(at[0], at[1])
 		c.add(Violation{Rule: ruleAntUniqueID, Path: path() + ".id",
-			Message:       fmt.Sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
-			ProviderError: fill(tmplAntUniqueID, "{i}", wi(), "{j}", wj())})
+			Message:       c.sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
+			ProviderError: c.fill(tmplAntUniqueID, "{i}", wi(), "{j}", wj())})
 	} else {
 		ids[tc.ID] = [2]int{i, j}
 	}
 	switch l := len(tc.Name); {
 	case !nameOK(tc.Name, 128):
 		c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name",
-			Message:       fmt.Sprintf("tool_use %s names the tool %q; names must match ^[a-zA-Z0-9_-]{1,64}$", quoteID(tc.ID), tc.Name),
-			ProviderError: fill(tmplAntToolUseName, "{i}", wi(), "{j}", wj())})
+			Message:       c.sprintf("tool_use %s names the tool %q; names must match ^[a-zA-Z0-9_-]{1,64}$", quoteID(tc.ID), tc.Name),
+			ProviderError: c.fill(tmplAntToolUseName, "{i}", wi(), "{j}", wj())})
 	case l > 64:
 		c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name", Warning: true,
-			Message: fmt.Sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
+			Message: c.sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
 	}
 }
 
@@ -409,21 +409,21 @@ func (c *checker) antContent(i int, final bool) {
 		// content: "" (or empty text blocks only): the message is empty,
 		// as the recorded 400 for a user message "" says.
 		c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i),
-			Message:       fmt.Sprintf("the user message %s has no content: its text is empty", c.msgPath(i)),
-			ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+			Message:       c.sprintf("the user message %s has no content: its text is empty", c.msgPath(i)),
+			ProviderError: c.fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
 		return
 	}
 	if blocks == 0 {
 		switch m.Role {
 		case llm.RoleUser, llm.RoleTool:
 			c.add(Violation{Rule: ruleAntUserNonEmpty, Path: c.msgPath(i),
-				Message:       fmt.Sprintf("the user message %s has no content", c.msgPath(i)),
-				ProviderError: fill(tmplAntUserNonEmpty, "{i}", c.wireIndex(i))})
+				Message:       c.sprintf("the user message %s has no content", c.msgPath(i)),
+				ProviderError: c.fill(tmplAntUserNonEmpty, "{i}", c.wireIndex(i))})
 		case llm.RoleAssistant:
 			if !final {
 				c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i), Warning: true,
-					Message:       fmt.Sprintf("the assistant message %s has no content; only a final assistant message may be empty (the current API accepts it, older versions reject it)", c.msgPath(i)),
-					ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+					Message:       c.sprintf("the assistant message %s has no content; only a final assistant message may be empty (the current API accepts it, older versions reject it)", c.msgPath(i)),
+					ProviderError: c.fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
 			}
 		}
 		return
@@ -436,11 +436,11 @@ func (c *checker) antContent(i int, final bool) {
 		switch {
 		case t.Text == "":
 			c.add(Violation{Rule: ruleAntTextNonEmpty, Path: c.partPath(i, j),
-				Message:       fmt.Sprintf("%s is an empty text block; drop it", c.partPath(i, j)),
+				Message:       c.sprintf("%s is an empty text block; drop it", c.partPath(i, j)),
 				ProviderError: tmplAntTextNonEmpty})
 		case blocks == 1 && blank(t.Text):
 			c.add(Violation{Rule: ruleAntTextSpace, Path: c.partPath(i, j),
-				Message:       fmt.Sprintf("%s is whitespace only and the only content of its message", c.partPath(i, j)),
+				Message:       c.sprintf("%s is whitespace only and the only content of its message", c.partPath(i, j)),
 				ProviderError: tmplAntTextSpace})
 		}
 	}
@@ -533,8 +533,8 @@ func (c *checker) antThinking(turns []antTurn) {
 		found = "nothing"
 	}
 	c.add(Violation{Rule: ruleAntThinkingFirst, Path: c.msgPath(at) + ".content.0",
-		Message:       fmt.Sprintf("extended thinking is on and the request continues the assistant turn that starts at %s (a tool loop: the last user message holds only tool results), but that message does not start with its thinking block; only the first assistant message of a turn needs one: replay its signed thinking block first, or turn thinking off for this request", c.msgPath(at)),
-		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(at), "{found}", found)})
+		Message:       c.sprintf("extended thinking is on and the request continues the assistant turn that starts at %s (a tool loop: the last user message holds only tool results), but that message does not start with its thinking block; only the first assistant message of a turn needs one: replay its signed thinking block first, or turn thinking off for this request", c.msgPath(at)),
+		ProviderError: c.fill(tmplAntThinking, "{i}", c.wireIndex(at), "{found}", found)})
 }
 
 func checkAnthropicTools(c *checker) {
@@ -543,11 +543,11 @@ func checkAnthropicTools(c *checker) {
 		switch {
 		case !nameOK(t.Name, 128):
 			c.add(Violation{Rule: ruleAntToolName, Path: path + ".name",
-				Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]{1,128}$", t.Name),
-				ProviderError: fill(tmplAntToolName, "{k}", strconv.Itoa(k))})
+				Message:       c.sprintf("tool %q: names must match ^[a-zA-Z0-9_-]{1,128}$", t.Name),
+				ProviderError: c.fill(tmplAntToolName, "{k}", strconv.Itoa(k))})
 		case len(t.Name) > 64:
 			c.add(Violation{Rule: ruleAntToolName, Path: path + ".name", Warning: true,
-				Message: fmt.Sprintf("tool %q is %d characters long; the API accepts up to 128, the documentation says 64", t.Name, len(t.Name))})
+				Message: c.sprintf("tool %q is %d characters long; the API accepts up to 128, the documentation says 64", t.Name, len(t.Name))})
 		}
 		if t.Strict {
 			for _, v := range CheckStrictSchema(t.Name, t.Parameters, path+".input_schema") {

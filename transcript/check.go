@@ -57,13 +57,15 @@ func CheckRequest(r Request, d Dialect) []Violation {
 	if rules == nil {
 		return []Violation{{Rule: ruleDialect, Message: fmt.Sprintf("unknown dialect %q (want %s)", d, dialectNames("or"))}}
 	}
-	return check(r, rules).out
+	return check(r, rules, false).out
 }
 
 // check runs the checks of dialect d on r; the checker it returns holds
-// the sorted violations and the layout, if reporting them made one.
-func check(r Request, d *dialect) *checker {
-	c := &checker{msgs: r.Messages, d: d, req: r}
+// the sorted violations and the layout, if reporting them made one. With
+// quiet, the violations have no Message and no ProviderError: the caller
+// reads only their rules, paths and warnings.
+func check(r Request, d *dialect, quiet bool) *checker {
+	c := &checker{msgs: r.Messages, d: d, req: r, quiet: quiet}
 	c.shape()
 	d.check(c)
 	c.dupTools()
@@ -84,9 +86,29 @@ type checker struct {
 	// calls and results count the tool calls and results (shape), to size
 	// the dialects' maps of ids.
 	calls, results int
+	// quiet: no one reads the violations' explanations (Repair's first
+	// check wants only to know what is broken and where), so sprintf and
+	// fill write none.
+	quiet bool
 }
 
 func (c *checker) add(v Violation) { c.out = append(c.out, v) }
+
+// sprintf is fmt.Sprintf for a violation's Message; "" when c is quiet.
+func (c *checker) sprintf(format string, a ...any) string {
+	if c.quiet {
+		return ""
+	}
+	return fmt.Sprintf(format, a...)
+}
+
+// fill is fill for a violation's ProviderError; "" when c is quiet.
+func (c *checker) fill(template string, kv ...string) string {
+	if c.quiet {
+		return ""
+	}
+	return fill(template, kv...)
+}
 
 // layout returns where the messages go in the body.
 func (c *checker) layout() *Map {
@@ -137,7 +159,7 @@ func (c *checker) describe(i int) string {
 func (c *checker) shape() {
 	for i, m := range c.msgs {
 		if !m.Role.Valid() {
-			c.add(Violation{Rule: ruleRole, Path: c.msgPath(i), Message: fmt.Sprintf("message %d has role %q; want system, user, assistant or tool", i, m.Role)})
+			c.add(Violation{Rule: ruleRole, Path: c.msgPath(i), Message: c.sprintf("message %d has role %q; want system, user, assistant or tool", i, m.Role)})
 			continue
 		}
 		results := 0
@@ -172,11 +194,11 @@ func (c *checker) shape() {
 				}
 			}
 			if bad != "" && !(c.d.noMix != "" && mixed(m)) { // the dialect's rule, which its check reports
-				c.add(Violation{Rule: ruleShape, Path: c.partPath(i, j), Message: fmt.Sprintf("message %d, part %d: %s", i, j, bad)})
+				c.add(Violation{Rule: ruleShape, Path: c.partPath(i, j), Message: c.sprintf("message %d, part %d: %s", i, j, bad)})
 			}
 		}
 		if m.Role == llm.RoleTool && results == 0 {
-			c.add(Violation{Rule: ruleShape, Path: c.msgPath(i), Message: fmt.Sprintf("message %d is a tool message without tool results; make it a user message", i)})
+			c.add(Violation{Rule: ruleShape, Path: c.msgPath(i), Message: c.sprintf("message %d is a tool message without tool results; make it a user message", i)})
 		}
 	}
 }
@@ -198,9 +220,9 @@ func (c *checker) dupTools() {
 			same = "the same definition"
 		}
 		v := Violation{Rule: dt.rule, Path: c.d.pathOfTool(k) + ".name", Warning: dt.warning,
-			Message: fmt.Sprintf("tools %d and %d are both named %q (%s)%s", first, k, name, same, dt.say)}
+			Message: c.sprintf("tools %d and %d are both named %q (%s)%s", first, k, name, same, dt.say)}
 		if dt.providerError != "" {
-			v.ProviderError = fill(dt.providerError, "{name}", name)
+			v.ProviderError = c.fill(dt.providerError, "{name}", name)
 		}
 		c.add(v)
 	}

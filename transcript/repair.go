@@ -178,7 +178,7 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	if rules == nil {
 		return req, nil, &RepairError{Problems: CheckRequest(req, d)}
 	}
-	before := check(req, rules)
+	before := check(req, rules, true) // its violations say only what to repair
 	vs := before.out
 	if Accepted(vs) {
 		return req, nil, nil

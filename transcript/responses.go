@@ -177,8 +177,8 @@ func checkResponses(c *checker) {
 		if first, dup := items[id]; dup {
 			path := c.partPath(i, j)
 			c.add(Violation{Rule: ruleRSDupItem, Path: path + ".id",
-				Message:       fmt.Sprintf("the %s item %s has the id %s of an earlier item (%s); each item id may appear once", kind, path, id, c.partPath(first[0], first[1])),
-				ProviderError: fill(tmplRSDupItem, "{id}", id)})
+				Message:       c.sprintf("the %s item %s has the id %s of an earlier item (%s); each item id may appear once", kind, path, id, c.partPath(first[0], first[1])),
+				ProviderError: c.fill(tmplRSDupItem, "{id}", id)})
 			return
 		}
 		items[id] = [2]int{i, j}
@@ -198,38 +198,38 @@ func checkResponses(c *checker) {
 					itemID(i, j, id, "reasoning")
 					if nextItem(m.Parts, j+1, c.d) < 0 {
 						c.add(Violation{Rule: ruleRSReasonFollow, Path: c.partPath(i, j),
-							Message:       fmt.Sprintf("the reasoning item %s %sis the last item of its assistant turn; a reasoning item must be followed by the item the model produced after it (a function_call or message)", c.partPath(i, j), idSuffix(id)),
-							ProviderError: fill(tmplRSReasonFollow, "{id}", id)})
+							Message:       c.sprintf("the reasoning item %s %sis the last item of its assistant turn; a reasoning item must be followed by the item the model produced after it (a function_call or message)", c.partPath(i, j), idSuffix(id)),
+							ProviderError: c.fill(tmplRSReasonFollow, "{id}", id)})
 					}
 				case llm.ToolCall:
 					path := func() string { return c.partPath(i, j) }
 					itemID(i, j, p.ItemID, "function_call")
 					if !nameOK(p.Name, 0) {
 						c.add(Violation{Rule: ruleRSToolNamePat, Path: path() + ".name",
-							Message: fmt.Sprintf("function_call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name)})
+							Message: c.sprintf("function_call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name)})
 					}
 					if l := utf8.RuneCountInString(p.ID); l == 0 || l > 64 {
 						c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
-							Message:       fmt.Sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
-							ProviderError: callIDLenError(c.wireIndex(i), l)})
+							Message:       c.sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
+							ProviderError: c.callIDLenError(c.wireIndex(i), l)})
 						continue
 					}
 					if k, dup := byID[p.ID]; dup {
 						prev := calls[k]
 						c.add(Violation{Rule: ruleRSDupCallID, Path: path() + ".call_id",
-							Message: fmt.Sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path(), p.ID, c.partPath(prev.i, prev.j))})
+							Message: c.sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path(), p.ID, c.partPath(prev.i, prev.j))})
 						continue
 					}
 					switch {
 					case p.ItemID == "" || c.req.PreviousResponse:
 					case sawReasoning && !hasReasoning:
 						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
-							Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
+							Message: c.sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
 					case sawReasoning:
 					case pairYes:
 						c.add(Violation{Rule: ruleRSReasonPair, Path: path(),
-							Message:       fmt.Sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; %s reasons before each call (docs/provider-rules.md, OpenAI reasoning models), so the server holds the call with the reasoning item that came before it and rejects it alone: replay the reasoning items (include \"reasoning.encrypted_content\" with store false), or send the call without its id", path(), p.ItemID, c.req.Model),
-							ProviderError: fill(tmplRSReasonPair, "{fc_id}", p.ItemID, "{rs_id}", "rs_…")})
+							Message:       c.sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; %s reasons before each call (docs/provider-rules.md, OpenAI reasoning models), so the server holds the call with the reasoning item that came before it and rejects it alone: replay the reasoning items (include \"reasoning.encrypted_content\" with store false), or send the call without its id", path(), p.ItemID, c.req.Model),
+							ProviderError: c.fill(tmplRSReasonPair, "{fc_id}", p.ItemID, "{rs_id}", "rs_…")})
 					case !pairKnown:
 						model := c.req.Model
 						if model == "" {
@@ -238,7 +238,7 @@ func checkResponses(c *checker) {
 							model = fmt.Sprintf("model %q is not in toolwire's table", model)
 						}
 						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
-							Message: fmt.Sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; if a reasoning model made it, OpenAI rejects it without its reasoning item (%s)", path(), p.ItemID, model)})
+							Message: c.sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; if a reasoning model made it, OpenAI rejects it without its reasoning item (%s)", path(), p.ItemID, model)})
 					}
 					byID[p.ID] = len(calls)
 					calls = append(calls, call{i: i, j: j, id: p.ID})
@@ -253,8 +253,8 @@ func checkResponses(c *checker) {
 				path := func() string { return c.partPath(i, j) }
 				if l := utf8.RuneCountInString(r.CallID); l == 0 || l > 64 {
 					c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
-						Message:       fmt.Sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
-						ProviderError: callIDLenError(strconv.Itoa(c.layout().part(i, j).entry), l)})
+						Message:       c.sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
+						ProviderError: c.callIDLenError(strconv.Itoa(c.layout().part(i, j).entry), l)})
 					continue
 				}
 				var cl *call
@@ -268,11 +268,11 @@ func checkResponses(c *checker) {
 					// the client runs).
 				case cl == nil:
 					c.add(Violation{Rule: ruleRSNoOrphan, Path: path(),
-						Message:       fmt.Sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path(), r.CallID),
-						ProviderError: fill(tmplRSNoOrphan, "{id}", r.CallID)})
+						Message:       c.sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path(), r.CallID),
+						ProviderError: c.fill(tmplRSNoOrphan, "{id}", r.CallID)})
 				case cl.answered:
 					c.add(Violation{Rule: ruleRSDupCallID, Path: path(),
-						Message: fmt.Sprintf("function_call_output %s answers %s a second time; each call takes one output", path(), r.CallID)})
+						Message: c.sprintf("function_call_output %s answers %s a second time; each call takes one output", path(), r.CallID)})
 				default:
 					cl.answered = true
 				}
@@ -282,8 +282,8 @@ func checkResponses(c *checker) {
 	for _, cl := range calls {
 		if id := cl.id; !cl.answered {
 			c.add(Violation{Rule: ruleRSAnswerAll, Path: c.partPath(cl.i, cl.j),
-				Message:       fmt.Sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
-				ProviderError: fill(tmplRSAnswerAll, "{id}", id)})
+				Message:       c.sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
+				ProviderError: c.fill(tmplRSAnswerAll, "{id}", id)})
 		}
 	}
 }
@@ -299,11 +299,11 @@ func nextItem(parts []llm.Part, from int, d *dialect) int {
 	return -1
 }
 
-func callIDLenError(i string, l int) string {
+func (c *checker) callIDLenError(i string, l int) string {
 	if l == 0 {
 		return ""
 	}
-	return fill(tmplRSCallIDLen, "{i}", i, "{n}", strconv.Itoa(l))
+	return c.fill(tmplRSCallIDLen, "{i}", i, "{n}", strconv.Itoa(l))
 }
 
 // reasoningID returns the "id" of a Responses reasoning item kept whole in
@@ -326,8 +326,8 @@ func checkResponsesTools(c *checker) {
 		path := c.d.pathOfTool(k)
 		if !nameOK(t.Name, 0) {
 			c.add(Violation{Rule: ruleRSToolNamePat, Path: path + ".name",
-				Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
-				ProviderError: fill(tmplRSToolName, "{k}", strconv.Itoa(k))})
+				Message:       c.sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
+				ProviderError: c.fill(tmplRSToolName, "{k}", strconv.Itoa(k))})
 		}
 		c.strictSchema(t, path+".parameters")
 	}
