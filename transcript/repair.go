@@ -652,11 +652,14 @@ func (pr *pairing) resAt(m, k int) (int, bool) {
 // rewrites ids, judges each turn, and rebuilds the messages.
 func (rp *repairer) pair() {
 	pr := &pairing{turnAt: make([]int, len(rp.w)), off: make([]int, len(rp.w))}
-	total, calls, results := 0, 0, 0
+	total, calls, results, assistants := 0, 0, 0, 0
 	for i := range rp.w {
 		pr.off[i] = total
 		total += len(rp.w[i].parts)
 		pr.turnAt[i] = -1
+		if rp.w[i].role == llm.RoleAssistant {
+			assistants++ // each starts a turn at most
+		}
 		for _, p := range rp.w[i].parts {
 			switch p.p.(type) {
 			case llm.ToolCall:
@@ -672,6 +675,7 @@ func (rp *repairer) pair() {
 	}
 	pr.calls = make([]callRef, 0, calls)
 	pr.results = make([]resRef, 0, results)
+	pr.turns = make([]turn, 0, assistants)
 	last := make(map[string]int, calls) // call id -> the last call with it
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
