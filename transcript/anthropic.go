@@ -580,6 +580,9 @@ func checkAnthropicTools(c *checker) {
 // the transcript lost: it stays where it is, and pairing ends the turn
 // before it, so that the calls' results go in between.
 func antCallsLast(rp *repairer) {
+	// Moving text can leave a later message of a turn empty, and it goes:
+	// the messages after it move up, once, as the runs are repaired.
+	n, from := 0, 0 // rp.w[:n] stay, and so do rp.w[from:a] after them
 	for a := 0; a < len(rp.w); {
 		if rp.w[a].role != llm.RoleAssistant {
 			a++
@@ -589,43 +592,51 @@ func antCallsLast(rp *repairer) {
 		for b < len(rp.w) && rp.w[b].role == llm.RoleAssistant {
 			b++
 		}
-		if !rp.antTextAfterCall(a, b) {
-			a = b
-			continue
-		}
-		if rp.antAnswered(a, b) {
-			a = rp.antMoveText(a, b)
-			continue
-		}
-		// Unanswered: the turns pairing makes of the run, split where
-		// antSplitsTurn says; in each, only text in the message of a call
-		// can follow it. From the last, so that indices hold.
-		var starts []int
-		calls := false
-		for i := a; i < b; i++ {
-			if i == a || calls && antSplitsTurn(&rp.w[i]) {
-				starts = append(starts, i)
-				calls = false
+		run := rp.w[a:b]
+		switch {
+		case !antTextAfterCall(run):
+		case b < len(rp.w) && antAnswered(run, rp.w[b]):
+			run = rp.antMoveText(run)
+		default:
+			// Unanswered: the turns pairing makes of the run, split where
+			// antSplitsTurn says; in each, only text in the message of a
+			// call can follow it, so none of its messages goes. From the
+			// last, as the changes have always been listed.
+			var starts []int
+			calls := false
+			for i := range run {
+				if i == 0 || calls && antSplitsTurn(&run[i]) {
+					starts = append(starts, i)
+					calls = false
+				}
+				calls = calls || hasCallPart(run[i])
 			}
-			calls = calls || hasCallPart(rp.w[i])
-		}
-		end := b
-		for k := len(starts) - 1; k >= 0; k-- {
-			if rp.antTextAfterCall(starts[k], end) {
-				rp.antMoveText(starts[k], end)
+			end := len(run)
+			for k := len(starts) - 1; k >= 0; k-- {
+				if turn := run[starts[k]:end]; antTextAfterCall(turn) {
+					rp.antMoveText(turn)
+				}
+				end = starts[k]
 			}
-			end = starts[k]
 		}
-		a = b
+		if n == from { // no message has gone yet: all stand in place
+			n = a + len(run)
+		} else {
+			n += copy(rp.w[n:], rp.w[from:a])
+			n += copy(rp.w[n:], run)
+		}
+		a, from = b, b
 	}
+	n += copy(rp.w[n:], rp.w[from:])
+	rp.w = rp.w[:n]
 }
 
-// antTextAfterCall reports whether the assistant messages rp.w[a:b] hold
+// antTextAfterCall reports whether the assistant messages of turn hold
 // non-empty text after a tool_use.
-func (rp *repairer) antTextAfterCall(a, b int) bool {
+func antTextAfterCall(turn []wmsg) bool {
 	call := false
-	for i := a; i < b; i++ {
-		for _, p := range rp.w[i].parts {
+	for i := range turn {
+		for _, p := range turn[i].parts {
 			switch p := p.p.(type) {
 			case llm.ToolCall:
 				call = true
@@ -640,13 +651,13 @@ func (rp *repairer) antTextAfterCall(a, b int) bool {
 }
 
 // antMoveText moves the text after the first tool_use of the assistant
-// turn rp.w[a:b] before it and returns the new end of the turn (messages
-// left empty are dropped).
-func (rp *repairer) antMoveText(a, b int) int {
+// turn before it and returns the messages of the turn that stay, a
+// prefix of turn: a later message left empty goes.
+func (rp *repairer) antMoveText(turn []wmsg) []wmsg {
 	// The first tool_use of the turn.
 	mc, pc := -1, -1
-	for i := a; i < b && mc < 0; i++ {
-		for k, p := range rp.w[i].parts {
+	for i := 0; i < len(turn) && mc < 0; i++ {
+		for k, p := range turn[i].parts {
 			if _, ok := p.p.(llm.ToolCall); ok {
 				mc, pc = i, k
 				break
@@ -655,13 +666,13 @@ func (rp *repairer) antMoveText(a, b int) int {
 	}
 	var moved []wpart
 	var ids []string // the calls the moved text followed
-	keep := make([][]wpart, b-mc)
-	for i := mc; i < b; i++ {
+	keep := make([][]wpart, len(turn)-mc)
+	for i := mc; i < len(turn); i++ {
 		from := 0
 		if i == mc {
 			from = pc
 		}
-		m := &rp.w[i]
+		m := &turn[i]
 		for k, p := range m.parts {
 			if k < from {
 				continue
@@ -685,9 +696,9 @@ func (rp *repairer) antMoveText(a, b int) int {
 		}
 	}
 	if len(moved) == 0 {
-		return b
+		return turn
 	}
-	first := &rp.w[mc]
+	first := &turn[mc]
 	parts := make([]wpart, 0, len(first.parts)+len(moved))
 	parts = append(parts, first.parts[:pc]...)
 	parts = append(parts, moved...)
@@ -695,9 +706,9 @@ func (rp *repairer) antMoveText(a, b int) int {
 	first.parts, first.changed = parts, true
 	// Later messages of the turn keep what did not move; one left empty
 	// goes (its text is in the first message now).
-	out := rp.w[:mc+1]
-	for i := mc + 1; i < b; i++ {
-		m := rp.w[i]
+	out := turn[:mc+1]
+	for i := mc + 1; i < len(turn); i++ {
+		m := turn[i]
 		if len(keep[i-mc]) == len(m.parts) {
 			out = append(out, m)
 			continue
@@ -708,26 +719,21 @@ func (rp *repairer) antMoveText(a, b int) int {
 		m.parts, m.changed = keep[i-mc], true
 		out = append(out, m)
 	}
-	end := len(out)
-	rp.w = append(out, rp.w[b:]...)
-	return end
+	return out
 }
 
-// antAnswered reports whether the message after the assistant turn
-// rp.w[a:b] answers one of its calls.
-func (rp *repairer) antAnswered(a, b int) bool {
-	if b >= len(rp.w) {
-		return false
-	}
+// antAnswered reports whether next, the message after the assistant
+// turn, answers one of its calls.
+func antAnswered(turn []wmsg, next wmsg) bool {
 	ids := map[string]bool{}
-	for i := a; i < b; i++ {
-		for _, p := range rp.w[i].parts {
+	for i := range turn {
+		for _, p := range turn[i].parts {
 			if tc, ok := p.p.(llm.ToolCall); ok {
 				ids[tc.ID] = true
 			}
 		}
 	}
-	for _, p := range rp.w[b].parts {
+	for _, p := range next.parts {
 		if r, ok := p.p.(llm.ToolResult); ok && ids[r.CallID] {
 			return true
 		}
