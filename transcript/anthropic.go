@@ -65,7 +65,7 @@ var anthropic = &dialect{
 	array:     "messages",
 	system:    "system",
 	reasoning: true,
-	place:     placeEach(memberContent),
+	member:    memberContent,
 
 	pairing:          pairNextTurn,
 	mergeTurns:       true,

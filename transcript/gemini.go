@@ -57,7 +57,7 @@ var gemini = &dialect{
 	system:      "systemInstruction",
 	systemParts: true,
 	reasoning:   true,
-	place:       placeEach(memberParts),
+	member:      memberParts,
 
 	pairing:    pairNextTurn,
 	mergeTurns: true,
