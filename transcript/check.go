@@ -142,9 +142,13 @@ func (c *checker) partWire(i, j int) (string, string) {
 	return strconv.Itoa(x.entry), strconv.Itoa(x.sub)
 }
 
-// describe names a message for explanations: "messages.3 (user)".
+// describe names a message for explanations: "messages.3 (user)"; ""
+// when c is quiet.
 func (c *checker) describe(i int) string {
-	if i >= len(c.msgs) {
+	switch {
+	case c.quiet:
+		return ""
+	case i >= len(c.msgs):
 		return "the end of the transcript"
 	}
 	p := c.msgPath(i)
