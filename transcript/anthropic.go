@@ -121,20 +121,28 @@ func antRole(r llm.Role) llm.Role {
 	return r
 }
 
-// antTurns returns the turns of the messages after the leading system
-// messages (which go to the system field).
-func (c *checker) antTurns() []antTurn {
-	first := firstNonSystem(c.msgs)
-	turns := make([]antTurn, 0, len(c.msgs)-first)
-	for i := first; i < len(c.msgs); {
-		end := i + 1
+// antTurnAt returns the turn that starts at message i; at the end of the
+// messages, the empty turn {len(c.msgs), len(c.msgs)}.
+func (c *checker) antTurnAt(i int) antTurn {
+	end := i
+	if i < len(c.msgs) {
+		end = i + 1
 		if r := antRole(c.msgs[i].Role); r != llm.RoleSystem {
 			for end < len(c.msgs) && antRole(c.msgs[end].Role) == r {
 				end++
 			}
 		}
-		turns = append(turns, antTurn{start: i, end: end})
-		i = end
+	}
+	return antTurn{start: i, end: end}
+}
+
+// antTurns returns the turns of the messages after the leading system
+// messages (which go to the system field).
+func (c *checker) antTurns() []antTurn {
+	first := firstNonSystem(c.msgs)
+	turns := make([]antTurn, 0, len(c.msgs)-first)
+	for t := c.antTurnAt(first); t.start < len(c.msgs); t = c.antTurnAt(t.end) {
+		turns = append(turns, t)
 	}
 	return turns
 }
@@ -172,12 +180,10 @@ func checkAnthropic(c *checker) {
 	}
 	var prev []call // calls of the previous turn, when it was an assistant turn
 	var buf []call  // the array of prev, reused: only the turn after prev's reads it
-	turns := c.antTurns()
-	for t, turn := range turns {
-		next := antTurn{start: len(c.msgs), end: len(c.msgs)} // none
-		if t+1 < len(turns) {
-			next = turns[t+1]
-		}
+	// The turns one by one, each with the turn after it.
+	for next := c.antTurnAt(first); next.start < len(c.msgs); {
+		turn := next
+		next = c.antTurnAt(turn.end) // none after the last: the empty turn at the end
 		expect := prev
 		prev = nil
 		switch c.turnRole(turn) {
@@ -280,7 +286,7 @@ func checkAnthropic(c *checker) {
 		}
 	}
 	if c.req.Thinking {
-		c.antThinking(turns)
+		c.antThinking(c.antTurns())
 	}
 }
 
