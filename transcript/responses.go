@@ -1,12 +1,12 @@
 package transcript
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -307,18 +307,19 @@ func (c *checker) callIDLenError(i string, l int) string {
 }
 
 // reasoningID returns the "id" of a Responses reasoning item kept whole in
-// r.Data, or "".
+// r.Data, or "". The item is read strictly, as every reader of the module
+// reads JSON (internal/jsonx).
 func reasoningID(r llm.Reasoning) string {
 	if len(r.Data) == 0 {
 		return ""
 	}
-	var item struct {
-		ID string `json:"id"`
-	}
-	if json.Unmarshal(r.Data, &item) != nil {
+	item, err := jsonx.DecodeAny(r.Data)
+	if err != nil {
 		return ""
 	}
-	return item.ID
+	obj, _ := item.(map[string]any)
+	id, _ := obj["id"].(string)
+	return id
 }
 
 func checkResponsesTools(c *checker) {
