@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
@@ -308,6 +309,12 @@ func idOK(id string) bool {
 		}
 	}
 	return true
+}
+
+// longerThan reports whether s has more than n characters. A string of at
+// most n bytes has not, which it sees without counting them.
+func longerThan(s string, n int) bool {
+	return len(s) > n && utf8.RuneCountInString(s) > n
 }
 
 // blank reports whether s is empty or white space only.

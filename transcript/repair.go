@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
@@ -961,7 +960,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			rule = ids.missing
 		case ids.valid != nil && !ids.valid(c.id):
 			rule = ids.invalid
-		case ids.tooLong != "" && utf8.RuneCountInString(c.id) > ids.max:
+		case ids.tooLong != "" && longerThan(c.id, ids.max):
 			rule = ids.tooLong
 		case c.prevID >= 0:
 			rule = ids.reused
@@ -1059,7 +1058,7 @@ func newCallID(old string, ids idRules, om, op int, used map[string]bool) string
 		base = callid.Made(ids.prefix, om, op)
 	case ids.valid != nil && !ids.valid(old):
 		base = callid.Sanitize(old, strings.TrimSuffix(ids.prefix, "_"))
-	case utf8.RuneCountInString(old) > ids.max:
+	case longerThan(old, ids.max):
 		base = callid.Shorten(old, ids.max)
 	}
 	return callid.Unique(base, used, ids.max)

@@ -208,7 +208,8 @@ func checkResponses(c *checker) {
 						c.add(Violation{Rule: ruleRSToolNamePat, Path: path() + ".name",
 							Message: c.sprintf("function_call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name)})
 					}
-					if l := utf8.RuneCountInString(p.ID); l == 0 || l > 64 {
+					if p.ID == "" || longerThan(p.ID, 64) {
+						l := utf8.RuneCountInString(p.ID)
 						c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
 							Message:       c.sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
 							ProviderError: c.callIDLenError(c.wireIndex(i), l)})
@@ -251,7 +252,8 @@ func checkResponses(c *checker) {
 					continue
 				}
 				path := func() string { return c.partPath(i, j) }
-				if l := utf8.RuneCountInString(r.CallID); l == 0 || l > 64 {
+				if r.CallID == "" || longerThan(r.CallID, 64) {
+					l := utf8.RuneCountInString(r.CallID)
 					c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
 						Message:       c.sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
 						ProviderError: c.callIDLenError(strconv.Itoa(c.layout().part(i, j).entry), l)})
