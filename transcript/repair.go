@@ -204,17 +204,22 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	out := req
 	out.Messages = rp.built
 	out.Tools = rp.tools
-	after := CheckRequest(out, d)
+	// The repaired request is checked quietly too: its warnings are not
+	// reported, and what is (see reported) is checked again, explained.
+	after := check(out, rules, true).out
 	if out.Thinking && rules.thinking != "" && hasRule(after, rules.thinking) {
 		rp.thinkingOff(vs)
 		out.Thinking = false
+		after = check(out, rules, true).out
+	}
+	if slices.ContainsFunc(after, reported) {
 		after = CheckRequest(out, d)
 	}
 	problems := rp.problems
 	var remaining []Violation
 	for _, v := range after {
 		switch {
-		case v.Warning || v.Rule == ruleRole: // ruleRole: in rp.problems
+		case !reported(v):
 		case rules.unrepairableRule(v.Rule):
 			problems = append(problems, v)
 		default:
@@ -226,6 +231,11 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	}
 	return out, rp.changes, nil
 }
+
+// reported reports whether a violation of the repaired request goes in
+// the RepairError: warnings do not, nor does an unknown role, which is
+// among the repairer's problems already.
+func reported(v Violation) bool { return !v.Warning && v.Rule != ruleRole }
 
 // thinkingOff records turning extended thinking off, the fix for the
 // dialect's thinking rule once the messages are repaired: the request's
