@@ -562,17 +562,16 @@ func (rp *repairer) content() {
 // call was there (ANT-TEXT-WHITESPACE, an empty message). Applied to its
 // own output it changes nothing.
 func (rp *repairer) contentMsg(m *wmsg) bool {
-	n := 0 // parts the dialect can express
-	if rp.d.text != nil {
-		n = rp.d.text(rp, m)
-	} else {
-		for _, p := range m.parts {
-			if expressible(p.p, rp.d) && !signatureOnly(p.p) && !emptyPart(p.p) {
-				n++
-			}
-		}
+	content := false // m holds a part the dialect can express
+	switch {
+	case rp.d.text != nil:
+		content = rp.d.text(rp, m) > 0
+	case rp.d.emptyRule != "":
+		content = slices.ContainsFunc(m.parts, func(p wpart) bool {
+			return expressible(p.p, rp.d) && !signatureOnly(p.p) && !emptyPart(p.p)
+		})
 	}
-	if n > 0 || rp.d.emptyRule == "" {
+	if content || rp.d.emptyRule == "" {
 		return true
 	}
 	rule := rp.d.emptyRule
