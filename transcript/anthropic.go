@@ -400,18 +400,17 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 
 // antContent checks the text blocks of message i.
 func (c *checker) antContent(i int, final bool) {
-	m := c.msgs[i]
-	blocks := 0
-	content := false // a block that is not an empty text
+	m := &c.msgs[i]
+	blocks, empty := 0, 0 // the blocks Anthropic can express, and the empty texts among them
 	for _, p := range m.Parts {
 		if expressible(p, c.d) {
 			blocks++
-			if t, ok := p.(llm.Text); !ok || t.Text != "" {
-				content = true
+			if t, ok := p.(llm.Text); ok && t.Text == "" {
+				empty++
 			}
 		}
 	}
-	if blocks > 0 && !content && m.Role == llm.RoleUser {
+	if blocks > 0 && empty == blocks && m.Role == llm.RoleUser {
 		// content: "" (or empty text blocks only): the message is empty,
 		// as the recorded 400 for a user message "" says.
 		c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i),
@@ -433,6 +432,9 @@ func (c *checker) antContent(i int, final bool) {
 			}
 		}
 		return
+	}
+	if empty == 0 && blocks > 1 {
+		return // no empty text, and no text alone in its message
 	}
 	for j, p := range m.Parts {
 		t, ok := p.(llm.Text)
