@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -426,7 +427,7 @@ func (c *checker) checkDefault(n node, types map[string]bool) {
 	d := s.get("default")
 	var problems []string
 	if len(types) > 0 && !hasType(d, types) {
-		problems = append(problems, sprintf("is a JSON %s, not %s", jsonKind(d), strings.Join(sortedKeys(types), " or ")))
+		problems = append(problems, sprintf("is a JSON %s, not %s", jsonKind(d), strings.Join(slices.Sorted(maps.Keys(types)), " or ")))
 	}
 	if e := s.get("enum"); e != nil && e.kind == kindArray {
 		found := false
@@ -493,15 +494,6 @@ func hasType(d *value, types map[string]bool) bool {
 }
 
 func jsonKind(d *value) string { return d.kind.String() }
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // typeExample suggests a schema for a parameter, from its name.
 func typeExample(name string) string {

@@ -65,7 +65,7 @@ var anthropic = &dialect{
 	array:     "messages",
 	system:    "system",
 	reasoning: true,
-	place:     placeEach(memberContent),
+	member:    memberContent,
 
 	pairing:          pairNextTurn,
 	mergeTurns:       true,
@@ -121,20 +121,28 @@ func antRole(r llm.Role) llm.Role {
 	return r
 }
 
-// antTurns returns the turns of the messages after the leading system
-// messages (which go to the system field).
-func (c *checker) antTurns() []antTurn {
-	first := firstNonSystem(c.msgs)
-	turns := make([]antTurn, 0, len(c.msgs)-first)
-	for i := first; i < len(c.msgs); {
-		end := i + 1
+// antTurnAt returns the turn that starts at message i; at the end of the
+// messages, the empty turn {len(c.msgs), len(c.msgs)}.
+func (c *checker) antTurnAt(i int) antTurn {
+	end := i
+	if i < len(c.msgs) {
+		end = i + 1
 		if r := antRole(c.msgs[i].Role); r != llm.RoleSystem {
 			for end < len(c.msgs) && antRole(c.msgs[end].Role) == r {
 				end++
 			}
 		}
-		turns = append(turns, antTurn{start: i, end: end})
-		i = end
+	}
+	return antTurn{start: i, end: end}
+}
+
+// antTurns returns the turns of the messages after the leading system
+// messages (which go to the system field).
+func (c *checker) antTurns() []antTurn {
+	first := firstNonSystem(c.msgs)
+	turns := make([]antTurn, 0, len(c.msgs)-first)
+	for t := c.antTurnAt(first); t.start < len(c.msgs); t = c.antTurnAt(t.end) {
+		turns = append(turns, t)
 	}
 	return turns
 }
@@ -149,18 +157,18 @@ func checkAnthropic(c *checker) {
 		c.add(Violation{Rule: ruleAntNoMessages, Path: "messages", Message: "the request has no messages (system prompts go to the top-level system field); Anthropic needs at least one user message"})
 	}
 	if n > 100000 {
-		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: fmt.Sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
+		c.add(Violation{Rule: ruleAntMaxMessages, Path: "messages", Message: c.sprintf("the request has %d messages; Anthropic allows at most 100,000", n)})
 	}
 	if first < len(c.msgs) && antRole(c.msgs[first].Role) == llm.RoleAssistant {
 		c.add(Violation{Rule: ruleAntFirstUser, Path: c.msgPath(first), Warning: true,
-			Message:       fmt.Sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
+			Message:       c.sprintf("the first message %s is an assistant message; the API used to require a user message first and still recommends one", c.msgPath(first)),
 			ProviderError: tmplAntFirstUser})
 	}
 	// System prompts: empty text blocks.
 	for i := 0; i < first; i++ {
 		for j, p := range c.msgs[i].Parts {
 			if t, ok := p.(llm.Text); ok && t.Text == "" {
-				c.add(Violation{Rule: ruleAntTextNonEmpty, Path: "system", Message: fmt.Sprintf("system message %d, part %d is an empty text block", i, j), ProviderError: tmplAntTextNonEmpty})
+				c.add(Violation{Rule: ruleAntTextNonEmpty, Path: "system", Message: c.sprintf("system message %d, part %d is an empty text block", i, j), ProviderError: tmplAntTextNonEmpty})
 			}
 		}
 	}
@@ -172,12 +180,10 @@ func checkAnthropic(c *checker) {
 	}
 	var prev []call // calls of the previous turn, when it was an assistant turn
 	var buf []call  // the array of prev, reused: only the turn after prev's reads it
-	turns := c.antTurns()
-	for t, turn := range turns {
-		next := antTurn{start: len(c.msgs), end: len(c.msgs)} // none
-		if t+1 < len(turns) {
-			next = turns[t+1]
-		}
+	// The turns one by one, each with the turn after it.
+	for next := c.antTurnAt(first); next.start < len(c.msgs); {
+		turn := next
+		next = c.antTurnAt(turn.end) // none after the last: the empty turn at the end
 		expect := prev
 		prev = nil
 		switch c.turnRole(turn) {
@@ -246,21 +252,21 @@ func checkAnthropic(c *checker) {
 							why = fmt.Sprintf("the previous assistant turn (%s) has no tool_use with that id", c.msgPath(expect[0].i))
 						}
 						c.add(Violation{Rule: ruleAntNoOrphan, Path: path(),
-							Message:       fmt.Sprintf("the tool_result %s answers %s, but %s; a tool_result must answer a tool_use of the message right before it", path(), quoteID(r.CallID), why),
-							ProviderError: fill(tmplAntNoOrphan, "{i}", wi(), "{j}", wj(), "{id}", r.CallID)})
+							Message:       c.sprintf("the tool_result %s answers %s, but %s; a tool_result must answer a tool_use of the message right before it", path(), quoteID(r.CallID), why),
+							ProviderError: c.fill(tmplAntNoOrphan, "{i}", wi(), "{j}", wj(), "{id}", r.CallID)})
 						continue
 					case expect[k].answered:
 						c.add(Violation{Rule: ruleAntSingleResult, Path: path(),
-							Message:       fmt.Sprintf("the tool_result %s answers %s a second time; each tool_use takes one tool_result", path(), r.CallID),
-							ProviderError: fill(tmplAntSingle, "{id}", r.CallID)})
+							Message:       c.sprintf("the tool_result %s answers %s a second time; each tool_use takes one tool_result", path(), r.CallID),
+							ProviderError: c.fill(tmplAntSingle, "{id}", r.CallID)})
 						continue
 					}
 					expect[k].answered = true
 					if text {
 						c.add(Violation{Rule: ruleAntResultFirst, Path: path(),
-							Message: fmt.Sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path(), r.CallID),
+							Message: c.sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path(), r.CallID),
 							// Anthropic reports this case with the RESULT-NEXT text.
-							ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)})
+							ProviderError: c.fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)})
 					}
 				}
 			}
@@ -280,7 +286,7 @@ func checkAnthropic(c *checker) {
 		}
 	}
 	if c.req.Thinking {
-		c.antThinking(turns)
+		c.antThinking(c.antTurns())
 	}
 }
 
@@ -297,7 +303,7 @@ func (c *checker) antSystem(i int, next antTurn) {
 	switch antMidSystem(model) {
 	case antRejects:
 		c.add(Violation{Rule: ruleAntSystemRole, Path: path,
-			Message:       fmt.Sprintf("%s is a system message after the conversation started; %s takes system text only in the top-level system field", path, model),
+			Message:       c.sprintf("%s is a system message after the conversation started; %s takes system text only in the top-level system field", path, model),
 			ProviderError: tmplAntSystemRole})
 	case antUnknown:
 		named := "the request names no model"
@@ -305,7 +311,7 @@ func (c *checker) antSystem(i int, next antTurn) {
 			named = fmt.Sprintf("toolwire does not know whether %s does", model)
 		}
 		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
-			Message:       fmt.Sprintf("%s is a system message after the conversation started; Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5 accept one, older models reject it, and %s (the top-level system field is safe with every model)", path, named),
+			Message:       c.sprintf("%s is a system message after the conversation started; Claude Opus 4.8, Opus 5, Fable 5 and Mythos 5 accept one, older models reject it, and %s (the top-level system field is safe with every model)", path, named),
 			ProviderError: tmplAntSystemRole})
 	case antAccepts:
 		prev := llm.Role("")
@@ -320,7 +326,7 @@ func (c *checker) antSystem(i int, next antTurn) {
 			return
 		}
 		c.add(Violation{Rule: ruleAntSystemRole, Path: path, Warning: true,
-			Message: fmt.Sprintf("%s is a system message after the conversation started, which %s accepts where Anthropic documents it: after a user message (or an assistant message that ends in a server tool use), and last or before an assistant message", path, model)})
+			Message: c.sprintf("%s is a system message after the conversation started, which %s accepts where Anthropic documents it: after a user message (or an assistant message that ends in a server tool use), and last or before an assistant message", path, model)})
 	}
 }
 
@@ -344,8 +350,8 @@ func (c *checker) antUnanswered(i int, ids []string, next int) {
 		after = c.describe(next)
 	}
 	c.add(Violation{Rule: ruleAntResultNext, Path: c.msgPath(i),
-		Message:       fmt.Sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
-		ProviderError: fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, ", "))})
+		Message:       c.sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
+		ProviderError: c.fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, ", "))})
 }
 
 // antTextAfterCall reports ANT-RESULT-NEXT for text at part j of message
@@ -360,8 +366,8 @@ func (c *checker) antTextAfterCall(i, j int, ids []string, next int) {
 		at = c.wireIndex(next)
 	}
 	c.add(Violation{Rule: ruleAntResultNext, Path: c.partPath(i, j),
-		Message:       fmt.Sprintf("%s is text after tool_use %s in the same assistant turn; the tool_use blocks must end the assistant turn, directly before their tool_result blocks: move the text before the first tool_use", c.partPath(i, j), strings.Join(ids, ", ")),
-		ProviderError: fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, ", "))})
+		Message:       c.sprintf("%s is text after tool_use %s in the same assistant turn; the tool_use blocks must end the assistant turn, directly before their tool_result blocks: move the text before the first tool_use", c.partPath(i, j), strings.Join(ids, ", ")),
+		ProviderError: c.fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, ", "))})
 }
 
 // antCall checks one tool_use block.
@@ -371,62 +377,64 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 	wj := func() string { _, y := c.partWire(i, j); return y }
 	if !idOK(tc.ID) {
 		c.add(Violation{Rule: ruleAntIDPattern, Path: path() + ".id",
-			Message:       fmt.Sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
-			ProviderError: fill(tmplAntIDPattern, "{i}", wi(), "{j}", wj())})
+			Message:       c.sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
+			ProviderError: c.fill(tmplAntIDPattern, "{i}", wi(), "{j}", wj())})
 	} else if at, dup := ids[tc.ID]; dup {
 		first := c.partPath(at[0], at[1])
 		c.add(Violation{Rule: ruleAntUniqueID, Path: path() + ".id",
-			Message:       fmt.Sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
-			ProviderError: fill(tmplAntUniqueID, "{i}", wi(), "{j}", wj())})
+			Message:       c.sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
+			ProviderError: c.fill(tmplAntUniqueID, "{i}", wi(), "{j}", wj())})
 	} else {
 		ids[tc.ID] = [2]int{i, j}
 	}
 	switch l := len(tc.Name); {
 	case !nameOK(tc.Name, 128):
 		c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name",
-			Message:       fmt.Sprintf("tool_use %s names the tool %q; names must match ^[a-zA-Z0-9_-]{1,64}$", quoteID(tc.ID), tc.Name),
-			ProviderError: fill(tmplAntToolUseName, "{i}", wi(), "{j}", wj())})
+			Message:       c.sprintf("tool_use %s names the tool %q; names must match ^[a-zA-Z0-9_-]{1,64}$", quoteID(tc.ID), tc.Name),
+			ProviderError: c.fill(tmplAntToolUseName, "{i}", wi(), "{j}", wj())})
 	case l > 64:
 		c.add(Violation{Rule: ruleAntToolUseName, Path: path() + ".name", Warning: true,
-			Message: fmt.Sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
+			Message: c.sprintf("tool_use %s names a tool of %d characters; the API accepts up to 128 now, but the documented limit is 64", quoteID(tc.ID), l)})
 	}
 }
 
 // antContent checks the text blocks of message i.
 func (c *checker) antContent(i int, final bool) {
-	m := c.msgs[i]
-	blocks := 0
-	content := false // a block that is not an empty text
+	m := &c.msgs[i]
+	blocks, empty := 0, 0 // the blocks Anthropic can express, and the empty texts among them
 	for _, p := range m.Parts {
 		if expressible(p, c.d) {
 			blocks++
-			if t, ok := p.(llm.Text); !ok || t.Text != "" {
-				content = true
+			if t, ok := p.(llm.Text); ok && t.Text == "" {
+				empty++
 			}
 		}
 	}
-	if blocks > 0 && !content && m.Role == llm.RoleUser {
+	if blocks > 0 && empty == blocks && m.Role == llm.RoleUser {
 		// content: "" (or empty text blocks only): the message is empty,
 		// as the recorded 400 for a user message "" says.
 		c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i),
-			Message:       fmt.Sprintf("the user message %s has no content: its text is empty", c.msgPath(i)),
-			ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+			Message:       c.sprintf("the user message %s has no content: its text is empty", c.msgPath(i)),
+			ProviderError: c.fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
 		return
 	}
 	if blocks == 0 {
 		switch m.Role {
 		case llm.RoleUser, llm.RoleTool:
 			c.add(Violation{Rule: ruleAntUserNonEmpty, Path: c.msgPath(i),
-				Message:       fmt.Sprintf("the user message %s has no content", c.msgPath(i)),
-				ProviderError: fill(tmplAntUserNonEmpty, "{i}", c.wireIndex(i))})
+				Message:       c.sprintf("the user message %s has no content", c.msgPath(i)),
+				ProviderError: c.fill(tmplAntUserNonEmpty, "{i}", c.wireIndex(i))})
 		case llm.RoleAssistant:
 			if !final {
 				c.add(Violation{Rule: ruleAntNonEmpty, Path: c.msgPath(i), Warning: true,
-					Message:       fmt.Sprintf("the assistant message %s has no content; only a final assistant message may be empty (the current API accepts it, older versions reject it)", c.msgPath(i)),
-					ProviderError: fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
+					Message:       c.sprintf("the assistant message %s has no content; only a final assistant message may be empty (the current API accepts it, older versions reject it)", c.msgPath(i)),
+					ProviderError: c.fill(tmplAntNonEmpty, "{i}", c.wireIndex(i))})
 			}
 		}
 		return
+	}
+	if empty == 0 && blocks > 1 {
+		return // no empty text, and no text alone in its message
 	}
 	for j, p := range m.Parts {
 		t, ok := p.(llm.Text)
@@ -436,11 +444,11 @@ func (c *checker) antContent(i int, final bool) {
 		switch {
 		case t.Text == "":
 			c.add(Violation{Rule: ruleAntTextNonEmpty, Path: c.partPath(i, j),
-				Message:       fmt.Sprintf("%s is an empty text block; drop it", c.partPath(i, j)),
+				Message:       c.sprintf("%s is an empty text block; drop it", c.partPath(i, j)),
 				ProviderError: tmplAntTextNonEmpty})
 		case blocks == 1 && blank(t.Text):
 			c.add(Violation{Rule: ruleAntTextSpace, Path: c.partPath(i, j),
-				Message:       fmt.Sprintf("%s is whitespace only and the only content of its message", c.partPath(i, j)),
+				Message:       c.sprintf("%s is whitespace only and the only content of its message", c.partPath(i, j)),
 				ProviderError: tmplAntTextSpace})
 		}
 	}
@@ -533,8 +541,8 @@ func (c *checker) antThinking(turns []antTurn) {
 		found = "nothing"
 	}
 	c.add(Violation{Rule: ruleAntThinkingFirst, Path: c.msgPath(at) + ".content.0",
-		Message:       fmt.Sprintf("extended thinking is on and the request continues the assistant turn that starts at %s (a tool loop: the last user message holds only tool results), but that message does not start with its thinking block; only the first assistant message of a turn needs one: replay its signed thinking block first, or turn thinking off for this request", c.msgPath(at)),
-		ProviderError: fill(tmplAntThinking, "{i}", c.wireIndex(at), "{found}", found)})
+		Message:       c.sprintf("extended thinking is on and the request continues the assistant turn that starts at %s (a tool loop: the last user message holds only tool results), but that message does not start with its thinking block; only the first assistant message of a turn needs one: replay its signed thinking block first, or turn thinking off for this request", c.msgPath(at)),
+		ProviderError: c.fill(tmplAntThinking, "{i}", c.wireIndex(at), "{found}", found)})
 }
 
 func checkAnthropicTools(c *checker) {
@@ -543,11 +551,11 @@ func checkAnthropicTools(c *checker) {
 		switch {
 		case !nameOK(t.Name, 128):
 			c.add(Violation{Rule: ruleAntToolName, Path: path + ".name",
-				Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]{1,128}$", t.Name),
-				ProviderError: fill(tmplAntToolName, "{k}", strconv.Itoa(k))})
+				Message:       c.sprintf("tool %q: names must match ^[a-zA-Z0-9_-]{1,128}$", t.Name),
+				ProviderError: c.fill(tmplAntToolName, "{k}", strconv.Itoa(k))})
 		case len(t.Name) > 64:
 			c.add(Violation{Rule: ruleAntToolName, Path: path + ".name", Warning: true,
-				Message: fmt.Sprintf("tool %q is %d characters long; the API accepts up to 128, the documentation says 64", t.Name, len(t.Name))})
+				Message: c.sprintf("tool %q is %d characters long; the API accepts up to 128, the documentation says 64", t.Name, len(t.Name))})
 		}
 		if t.Strict {
 			for _, v := range CheckStrictSchema(t.Name, t.Parameters, path+".input_schema") {
@@ -580,6 +588,9 @@ func checkAnthropicTools(c *checker) {
 // the transcript lost: it stays where it is, and pairing ends the turn
 // before it, so that the calls' results go in between.
 func antCallsLast(rp *repairer) {
+	// Moving text can leave a later message of a turn empty, and it goes:
+	// the messages after it move up, once, as the runs are repaired.
+	n, from := 0, 0 // rp.w[:n] stay, and so do rp.w[from:a] after them
 	for a := 0; a < len(rp.w); {
 		if rp.w[a].role != llm.RoleAssistant {
 			a++
@@ -589,43 +600,51 @@ func antCallsLast(rp *repairer) {
 		for b < len(rp.w) && rp.w[b].role == llm.RoleAssistant {
 			b++
 		}
-		if !rp.antTextAfterCall(a, b) {
-			a = b
-			continue
-		}
-		if rp.antAnswered(a, b) {
-			a = rp.antMoveText(a, b)
-			continue
-		}
-		// Unanswered: the turns pairing makes of the run, split where
-		// antSplitsTurn says; in each, only text in the message of a call
-		// can follow it. From the last, so that indices hold.
-		var starts []int
-		calls := false
-		for i := a; i < b; i++ {
-			if i == a || calls && antSplitsTurn(&rp.w[i]) {
-				starts = append(starts, i)
-				calls = false
+		run := rp.w[a:b]
+		switch {
+		case !antTextAfterCall(run):
+		case b < len(rp.w) && antAnswered(run, rp.w[b]):
+			run = rp.antMoveText(run)
+		default:
+			// Unanswered: the turns pairing makes of the run, split where
+			// antSplitsTurn says; in each, only text in the message of a
+			// call can follow it, so none of its messages goes. From the
+			// last, as the changes have always been listed.
+			var starts []int
+			calls := false
+			for i := range run {
+				if i == 0 || calls && antSplitsTurn(&run[i]) {
+					starts = append(starts, i)
+					calls = false
+				}
+				calls = calls || hasCallPart(run[i])
 			}
-			calls = calls || hasCallPart(rp.w[i])
-		}
-		end := b
-		for k := len(starts) - 1; k >= 0; k-- {
-			if rp.antTextAfterCall(starts[k], end) {
-				rp.antMoveText(starts[k], end)
+			end := len(run)
+			for k := len(starts) - 1; k >= 0; k-- {
+				if turn := run[starts[k]:end]; antTextAfterCall(turn) {
+					rp.antMoveText(turn)
+				}
+				end = starts[k]
 			}
-			end = starts[k]
 		}
-		a = b
+		if n == from { // no message has gone yet: all stand in place
+			n = a + len(run)
+		} else {
+			n += copy(rp.w[n:], rp.w[from:a])
+			n += copy(rp.w[n:], run)
+		}
+		a, from = b, b
 	}
+	n += copy(rp.w[n:], rp.w[from:])
+	rp.w = rp.w[:n]
 }
 
-// antTextAfterCall reports whether the assistant messages rp.w[a:b] hold
+// antTextAfterCall reports whether the assistant messages of turn hold
 // non-empty text after a tool_use.
-func (rp *repairer) antTextAfterCall(a, b int) bool {
+func antTextAfterCall(turn []wmsg) bool {
 	call := false
-	for i := a; i < b; i++ {
-		for _, p := range rp.w[i].parts {
+	for i := range turn {
+		for _, p := range turn[i].parts {
 			switch p := p.p.(type) {
 			case llm.ToolCall:
 				call = true
@@ -640,13 +659,13 @@ func (rp *repairer) antTextAfterCall(a, b int) bool {
 }
 
 // antMoveText moves the text after the first tool_use of the assistant
-// turn rp.w[a:b] before it and returns the new end of the turn (messages
-// left empty are dropped).
-func (rp *repairer) antMoveText(a, b int) int {
+// turn before it and returns the messages of the turn that stay, a
+// prefix of turn: a later message left empty goes.
+func (rp *repairer) antMoveText(turn []wmsg) []wmsg {
 	// The first tool_use of the turn.
 	mc, pc := -1, -1
-	for i := a; i < b && mc < 0; i++ {
-		for k, p := range rp.w[i].parts {
+	for i := 0; i < len(turn) && mc < 0; i++ {
+		for k, p := range turn[i].parts {
 			if _, ok := p.p.(llm.ToolCall); ok {
 				mc, pc = i, k
 				break
@@ -655,13 +674,13 @@ func (rp *repairer) antMoveText(a, b int) int {
 	}
 	var moved []wpart
 	var ids []string // the calls the moved text followed
-	keep := make([][]wpart, b-mc)
-	for i := mc; i < b; i++ {
+	keep := make([][]wpart, len(turn)-mc)
+	for i := mc; i < len(turn); i++ {
 		from := 0
 		if i == mc {
 			from = pc
 		}
-		m := &rp.w[i]
+		m := &turn[i]
 		for k, p := range m.parts {
 			if k < from {
 				continue
@@ -685,9 +704,9 @@ func (rp *repairer) antMoveText(a, b int) int {
 		}
 	}
 	if len(moved) == 0 {
-		return b
+		return turn
 	}
-	first := &rp.w[mc]
+	first := &turn[mc]
 	parts := make([]wpart, 0, len(first.parts)+len(moved))
 	parts = append(parts, first.parts[:pc]...)
 	parts = append(parts, moved...)
@@ -695,9 +714,9 @@ func (rp *repairer) antMoveText(a, b int) int {
 	first.parts, first.changed = parts, true
 	// Later messages of the turn keep what did not move; one left empty
 	// goes (its text is in the first message now).
-	out := rp.w[:mc+1]
-	for i := mc + 1; i < b; i++ {
-		m := rp.w[i]
+	out := turn[:mc+1]
+	for i := mc + 1; i < len(turn); i++ {
+		m := turn[i]
 		if len(keep[i-mc]) == len(m.parts) {
 			out = append(out, m)
 			continue
@@ -708,26 +727,21 @@ func (rp *repairer) antMoveText(a, b int) int {
 		m.parts, m.changed = keep[i-mc], true
 		out = append(out, m)
 	}
-	end := len(out)
-	rp.w = append(out, rp.w[b:]...)
-	return end
+	return out
 }
 
-// antAnswered reports whether the message after the assistant turn
-// rp.w[a:b] answers one of its calls.
-func (rp *repairer) antAnswered(a, b int) bool {
-	if b >= len(rp.w) {
-		return false
-	}
+// antAnswered reports whether next, the message after the assistant
+// turn, answers one of its calls.
+func antAnswered(turn []wmsg, next wmsg) bool {
 	ids := map[string]bool{}
-	for i := a; i < b; i++ {
-		for _, p := range rp.w[i].parts {
+	for i := range turn {
+		for _, p := range turn[i].parts {
 			if tc, ok := p.p.(llm.ToolCall); ok {
 				ids[tc.ID] = true
 			}
 		}
 	}
-	for _, p := range rp.w[b].parts {
+	for _, p := range next.parts {
 		if r, ok := p.p.(llm.ToolResult); ok && ids[r.CallID] {
 			return true
 		}

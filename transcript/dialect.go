@@ -93,7 +93,11 @@ type dialect struct {
 	// place lays out message m at entry w of the array: it returns the
 	// message's location and the next free entry, and sets the location
 	// of each part in parts (one per part of m, each preset to dropped).
-	place func(d *dialect, m llm.Message, w int, parts []loc) (msg loc, next int)
+	// nil means the default layout: an entry per message, its parts in
+	// member, a Gemini thought signature with the part it signs
+	// (Anthropic, Gemini).
+	place  func(d *dialect, m llm.Message, w int, parts []loc) (msg loc, next int)
+	member member
 
 	// ---- Pairing calls with results (Check's dialect pass and Repair).
 

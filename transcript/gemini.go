@@ -57,7 +57,7 @@ var gemini = &dialect{
 	system:      "systemInstruction",
 	systemParts: true,
 	reasoning:   true,
-	place:       placeEach(memberParts),
+	member:      memberParts,
 
 	pairing:    pairNextTurn,
 	mergeTurns: true,
@@ -94,8 +94,8 @@ func checkGeminiTools(c *checker) {
 	for k, t := range c.req.Tools {
 		if !gemNameOK(t.Name) {
 			c.add(Violation{Rule: ruleGemName, Path: c.d.pathOfTool(k) + ".name",
-				Message:       fmt.Sprintf("function %q: names must start with a letter or an underscore, then letters, digits, '_', '.', ':' or '-', at most 64 characters", t.Name),
-				ProviderError: fill(tmplGemName, "{k}", strconv.Itoa(k))})
+				Message:       c.sprintf("function %q: names must start with a letter or an underscore, then letters, digits, '_', '.', ':' or '-', at most 64 characters", t.Name),
+				ProviderError: c.fill(tmplGemName, "{k}", strconv.Itoa(k))})
 		}
 	}
 }
@@ -196,7 +196,7 @@ func (g *gemCheck) content(i int) {
 	before := len(c.out)
 	if m.Role == llm.RoleSystem {
 		c.add(Violation{Rule: ruleGemSystem, Path: c.msgPath(i),
-			Message: fmt.Sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", c.msgPath(i))})
+			Message: c.sprintf("%s is a system message after the conversation started; Gemini takes system text only in systemInstruction", c.msgPath(i))})
 	}
 	role := gemRole(m.Role)
 	parts, calls, results := 0, 0, 0
@@ -218,6 +218,8 @@ func (g *gemCheck) content(i int) {
 		case llm.Text:
 			open(role)
 			if p.Text == "" && !(j > 0 && signatureOnly(m.Parts[j-1])) {
+				// fmt.Sprintf, not c.sprintf: in this loop the method call
+				// costs every part (see checker.shape).
 				c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.partPath(i, j), Warning: true,
 					Message: fmt.Sprintf("%s is an empty text part; Vertex AI rejects empty text", c.partPath(i, j))})
 			}
@@ -247,12 +249,12 @@ func (g *gemCheck) content(i int) {
 			g.enter(i, role)
 		}
 		c.add(Violation{Rule: ruleGemPartsNonEmpty, Path: c.msgPath(i) + ".parts",
-			Message:       fmt.Sprintf("the content %s has no parts", c.msgPath(i)),
-			ProviderError: fill(tmplGemPartsEmpty, "{i}", c.wireIndex(i))})
+			Message:       c.sprintf("the content %s has no parts", c.msgPath(i)),
+			ProviderError: c.fill(tmplGemPartsEmpty, "{i}", c.wireIndex(i))})
 	}
 	if calls > 0 && results > 0 {
 		c.add(Violation{Rule: ruleGemNoMix, Path: c.msgPath(i),
-			Message:       fmt.Sprintf("%s holds both function calls and function responses; calls go in a model content and their responses in the user content after it", c.msgPath(i)),
+			Message:       c.sprintf("%s holds both function calls and function responses; calls go in a model content and their responses in the user content after it", c.msgPath(i)),
 			ProviderError: tmplGemNoMix})
 	}
 	if continues && !rejects(c.out[before:]) {
@@ -268,12 +270,12 @@ func (g *gemCheck) sameRole(i, calls, results int) {
 	v := Violation{Rule: ruleGemSameRole, Path: c.msgPath(i), Warning: true}
 	switch {
 	case results > 0 && g.pendMsg >= 0:
-		v.Message = fmt.Sprintf("the function responses in %s are not in the content right after the function-call turn %s; the Gemini API joins consecutive user contents into one turn and accepts this, but Vertex AI wants every response in that one content", c.msgPath(i), c.msgPath(g.pendMsg))
+		v.Message = c.sprintf("the function responses in %s are not in the content right after the function-call turn %s; the Gemini API joins consecutive user contents into one turn and accepts this, but Vertex AI wants every response in that one content", c.msgPath(i), c.msgPath(g.pendMsg))
 		v.ProviderError = tmplGemRespCount
 	case calls > 0:
-		v.Message = fmt.Sprintf("the function calls in %s continue the model turn of %s in a content of their own; the Gemini API joins consecutive model contents into one turn, Vertex AI is not known to (put them in one content)", c.msgPath(i), c.msgPath(g.start))
+		v.Message = c.sprintf("the function calls in %s continue the model turn of %s in a content of their own; the Gemini API joins consecutive model contents into one turn, Vertex AI is not known to (put them in one content)", c.msgPath(i), c.msgPath(g.start))
 	default:
-		v.Message = fmt.Sprintf("%s follows another %s content; the Gemini API joins consecutive contents of one role into one turn, other endpoints are not known to (merge them to be safe)", c.msgPath(i), g.role)
+		v.Message = c.sprintf("%s follows another %s content; the Gemini API joins consecutive contents of one role into one turn, other endpoints are not known to (merge them to be safe)", c.msgPath(i), g.role)
 	}
 	c.add(v)
 }
@@ -291,7 +293,7 @@ func (g *gemCheck) enter(i int, role llm.Role) {
 		// The contents end with a function-call turn.
 		c := g.c
 		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg),
-			Message:       fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(g.pending), c.describe(i)),
+			Message:       c.sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(g.pending), c.describe(i)),
 			ProviderError: tmplGemRespCount})
 		g.pendMsg = -1
 	}
@@ -321,7 +323,7 @@ func (g *gemCheck) endModel() {
 	}
 	if g.turns == 1 {
 		c.add(Violation{Rule: ruleGemCallAfterUser, Path: c.msgPath(g.pendMsg),
-			Message:       fmt.Sprintf("the function-call turn %s must follow a user turn or a function-response turn, but the contents start with it", c.msgPath(g.pendMsg)),
+			Message:       c.sprintf("the function-call turn %s must follow a user turn or a function-response turn, but the contents start with it", c.msgPath(g.pendMsg)),
 			ProviderError: tmplGemCallAfterUser})
 	}
 	if g.start > g.cur {
@@ -356,8 +358,8 @@ func (g *gemCheck) signature(i, j int, tc llm.ToolCall) {
 		}
 	}
 	v := Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j), Warning: warn,
-		Message:       fmt.Sprintf("the first function call of the model step %s (%s) has no thoughtSignature; Gemini 3 requires the signature it returned on the first call of every step of the current turn", c.msgPath(i), tc.Name),
-		ProviderError: fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(c.layout().msg(i).entry+1))}
+		Message:       c.sprintf("the first function call of the model step %s (%s) has no thoughtSignature; Gemini 3 requires the signature it returned on the first call of every step of the current turn", c.msgPath(i), tc.Name),
+		ProviderError: c.fill(tmplGemThoughtSig, "{name}", tc.Name, "{p}", strconv.Itoa(c.layout().msg(i).entry+1))}
 	if warn {
 		v.Message += "; the request does not name its model, and Gemini 2.5 accepts it"
 	}
@@ -381,7 +383,7 @@ func (g *gemCheck) response(i, j int, r llm.ToolResult) {
 		if !g.orphan {
 			g.orphan = true
 			c.add(Violation{Rule: ruleGemRespAfterCall, Path: c.msgPath(i),
-				Message:       fmt.Sprintf("the function-response turn %s does not come right after a function-call turn (%s)", c.msgPath(i), g.before()),
+				Message:       c.sprintf("the function-response turn %s does not come right after a function-call turn (%s)", c.msgPath(i), g.before()),
 				ProviderError: tmplGemRespAfterCall})
 		}
 		return
@@ -389,13 +391,13 @@ func (g *gemCheck) response(i, j int, r llm.ToolResult) {
 	k := gemMatch(g.pending, g.answered, r)
 	if k < 0 {
 		c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(i, j),
-			Message: fmt.Sprintf("the function response %s (%s%s) matches no unanswered call of %s", c.partPath(i, j), r.Name, idSuffixParen(r.CallID), c.msgPath(g.pendMsg))})
+			Message: c.sprintf("the function response %s (%s%s) matches no unanswered call of %s", c.partPath(i, j), r.Name, idSuffixParen(r.CallID), c.msgPath(g.pendMsg))})
 		return
 	}
 	g.answered[k] = true
 	if r.Name != "" && r.Name != g.pending[k].Name {
 		c.add(Violation{Rule: ruleGemRespMatch, Path: c.partPath(i, j) + ".functionResponse.name",
-			Message: fmt.Sprintf("the function response %s names %q, but call %s is %q; the names must be equal", c.partPath(i, j), r.Name, quoteID(g.pending[k].ID), g.pending[k].Name)})
+			Message: c.sprintf("the function response %s names %q, but call %s is %q; the names must be equal", c.partPath(i, j), r.Name, quoteID(g.pending[k].ID), g.pending[k].Name)})
 	}
 	if k < g.lastK {
 		g.ordered = false
@@ -420,12 +422,12 @@ func (g *gemCheck) before() string {
 func (g *gemCheck) multimodal(i, j int) {
 	c := g.c
 	v := Violation{Rule: ruleGemMultimodal, Path: c.partPath(i, j), ProviderError: tmplGemMultimodal,
-		Message: fmt.Sprintf("the function response %s carries images (functionResponse.parts); only Gemini 3 models accept them", c.partPath(i, j))}
+		Message: c.sprintf("the function response %s carries images (functionResponse.parts); only Gemini 3 models accept them", c.partPath(i, j))}
 	switch g.fam {
 	case gem3, gem3Image:
 		return
 	case gemBefore3:
-		v.Message += fmt.Sprintf(", and the request is for %s", c.req.Model)
+		v.Message += c.sprintf(", and the request is for %s", c.req.Model)
 	default:
 		v.Warning = true
 	}
@@ -443,7 +445,7 @@ func (g *gemCheck) endUser() {
 	switch {
 	case g.nResp == 0:
 		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg),
-			Message:       fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(calls), c.describe(g.start)),
+			Message:       c.sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(calls), c.describe(g.start)),
 			ProviderError: tmplGemRespCount})
 	case g.nResp != len(calls):
 		where := c.msgPath(g.respMsg)
@@ -451,12 +453,12 @@ func (g *gemCheck) endUser() {
 			where += " to " + c.msgPath(g.lastResp)
 		}
 		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.respMsg),
-			Message:       fmt.Sprintf("%s holds %d function response(s) for the %d call(s) of %s; the counts must be equal", where, g.nResp, len(calls), c.msgPath(g.pendMsg)),
+			Message:       c.sprintf("%s holds %d function response(s) for the %d call(s) of %s; the counts must be equal", where, g.nResp, len(calls), c.msgPath(g.pendMsg)),
 			ProviderError: tmplGemRespCount})
 	}
 	if !g.ordered {
 		c.add(Violation{Rule: ruleGemOrder, Path: c.msgPath(g.respMsg), Warning: true,
-			Message: fmt.Sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(g.respMsg), c.msgPath(g.pendMsg))})
+			Message: c.sprintf("the function responses in %s are not in the order of the calls in %s; Gemini matches responses without ids by position", c.msgPath(g.respMsg), c.msgPath(g.pendMsg))})
 	}
 	g.pendMsg = -1
 }

@@ -85,7 +85,7 @@ func entryLoc(w int) loc { return loc{entry: w, sub: whole} }
 func Layout(msgs []llm.Message, d Dialect) *Map {
 	rules := rulesOf(d)
 	if rules == nil {
-		rules = &dialect{name: d, array: "messages", reasoning: true, place: placeEach(memberContent)}
+		rules = &dialect{name: d, array: "messages", reasoning: true, member: memberContent}
 	}
 	return newMap(msgs, rules)
 }
@@ -93,21 +93,25 @@ func Layout(msgs []llm.Message, d Dialect) *Map {
 // newMap is Layout for the dialect with rules d.
 func newMap(msgs []llm.Message, d *dialect) *Map {
 	l := &Map{d: d, msgs: msgs, first: firstNonSystem(msgs), start: make([]int, len(msgs)), at: make([]loc, len(msgs))}
-	var parts []loc
+	var parts []loc // where a dialect's own place puts the parts, which it needs to number the entries
 	w := 0
 	for i, m := range msgs {
 		l.start[i] = w
-		if cap(parts) < len(m.Parts) {
-			parts = make([]loc, len(m.Parts))
+		var p []loc // nil: the default layout numbers entries without the parts
+		if d.place != nil {
+			if cap(parts) < len(m.Parts) {
+				parts = make([]loc, len(m.Parts))
+			}
+			p = parts[:len(m.Parts)]
 		}
-		l.at[i], w = l.place(i, parts[:len(m.Parts)])
+		l.at[i], w = l.place(i, p)
 	}
 	l.n = w
 	return l
 }
 
-// place lays out message i at its start entry, the parts into parts, and
-// returns its location and the next free entry.
+// place lays out message i at its start entry, the parts into parts
+// (when not nil), and returns its location and the next free entry.
 func (l *Map) place(i int, parts []loc) (loc, int) {
 	m := l.msgs[i]
 	for j := range parts {
@@ -115,8 +119,8 @@ func (l *Map) place(i int, parts []loc) (loc, int) {
 	}
 	w := l.start[i]
 	if i < l.first && l.d.system != "" {
-		for j, p := range m.Parts {
-			if expressible(p, l.d) {
+		for j := range parts {
+			if expressible(m.Parts[j], l.d) {
 				parts[j] = loc{place: TopLevel, sub: whole}
 				if l.d.systemParts {
 					parts[j] = loc{place: TopLevel, field: memberParts, sub: j}
@@ -125,7 +129,27 @@ func (l *Map) place(i int, parts []loc) (loc, int) {
 		}
 		return loc{place: TopLevel, sub: whole}, w
 	}
-	return l.d.place(l.d, m, w, parts)
+	if l.d.place != nil {
+		return l.d.place(l.d, m, w, parts)
+	}
+	// The default layout: an entry per message, its parts in the member.
+	k := 0
+	for j := range parts {
+		p := m.Parts[j]
+		if !expressible(p, l.d) {
+			continue
+		}
+		if signatureOnly(p) {
+			// The thoughtSignature of the next part: same place.
+			if next := nextExpressible(m.Parts, j+1, l.d); next >= 0 {
+				parts[j] = loc{entry: w, field: l.d.member, sub: k}
+			}
+			continue
+		}
+		parts[j] = loc{entry: w, field: l.d.member, sub: k}
+		k++
+	}
+	return entryLoc(w), w + 1
 }
 
 // msg returns the location of message i.
@@ -178,30 +202,6 @@ func (l *Map) path(x loc) string {
 		}
 	}
 	return string(b)
-}
-
-// placeEach returns the layout of a dialect that makes one entry of each
-// message, its parts in the member field (Anthropic, Gemini). A Gemini
-// thought signature goes with the part it signs.
-func placeEach(field member) func(d *dialect, m llm.Message, w int, parts []loc) (loc, int) {
-	return func(d *dialect, m llm.Message, w int, parts []loc) (loc, int) {
-		k := 0
-		for j, p := range m.Parts {
-			if !expressible(p, d) {
-				continue
-			}
-			if signatureOnly(p) {
-				// The thoughtSignature of the next part: same place.
-				if next := nextExpressible(m.Parts, j+1, d); next >= 0 {
-					parts[j] = loc{entry: w, field: field, sub: k}
-				}
-				continue
-			}
-			parts[j] = loc{entry: w, field: field, sub: k}
-			k++
-		}
-		return entryLoc(w), w + 1
-	}
 }
 
 func nextExpressible(parts []llm.Part, from int, d *dialect) int {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
@@ -178,7 +177,7 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	if rules == nil {
 		return req, nil, &RepairError{Problems: CheckRequest(req, d)}
 	}
-	before := check(req, rules)
+	before := check(req, rules, true) // its violations say only what to repair
 	vs := before.out
 	if Accepted(vs) {
 		return req, nil, nil
@@ -205,17 +204,22 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	out := req
 	out.Messages = rp.built
 	out.Tools = rp.tools
-	after := CheckRequest(out, d)
+	// The repaired request is checked quietly too: its warnings are not
+	// reported, and what is (see reported) is checked again, explained.
+	after := check(out, rules, true).out
 	if out.Thinking && rules.thinking != "" && hasRule(after, rules.thinking) {
 		rp.thinkingOff(vs)
 		out.Thinking = false
+		after = check(out, rules, true).out
+	}
+	if slices.ContainsFunc(after, reported) {
 		after = CheckRequest(out, d)
 	}
 	problems := rp.problems
 	var remaining []Violation
 	for _, v := range after {
 		switch {
-		case v.Warning || v.Rule == ruleRole: // ruleRole: in rp.problems
+		case !reported(v):
 		case rules.unrepairableRule(v.Rule):
 			problems = append(problems, v)
 		default:
@@ -227,6 +231,11 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	}
 	return out, rp.changes, nil
 }
+
+// reported reports whether a violation of the repaired request goes in
+// the RepairError: warnings do not, nor does an unknown role, which is
+// among the repairer's problems already.
+func reported(v Violation) bool { return !v.Warning && v.Rule != ruleRole }
 
 // thinkingOff records turning extended thinking off, the fix for the
 // dialect's thinking rule once the messages are repaired: the request's
@@ -375,40 +384,39 @@ func (rp *repairer) shape() {
 		keep := m.parts[:0:0]
 		var calls, results, images []wpart
 		for _, p := range m.parts {
+			// A part out of place is dropped (to == nil) or moved to a
+			// message of its own role (to).
+			var to *[]wpart
+			action, reason := Action(""), ""
 			switch pp := p.p.(type) {
 			case nil:
-				rp.change(ruleShape, rp.origPath(p.om, p.op), ActionDrop, "dropped a nil part")
-				m.changed = true
-				continue
+				action, reason = ActionDrop, "dropped a nil part"
 			case llm.Reasoning:
 				if m.role != llm.RoleAssistant {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionDrop, fmt.Sprintf("dropped reasoning from a %s message (reasoning belongs to assistant messages)", m.role))
-					m.changed = true
-					continue
+					action, reason = ActionDrop, fmt.Sprintf("dropped reasoning from a %s message (reasoning belongs to assistant messages)", m.role)
 				}
 			case llm.ToolCall:
 				if m.role != llm.RoleAssistant {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, fmt.Sprintf("moved tool call %s out of a %s message into an assistant message before it", quoteID(pp.ID), m.role))
-					calls = append(calls, p)
-					m.changed = true
-					continue
+					action, reason, to = ActionReshape, fmt.Sprintf("moved tool call %s out of a %s message into an assistant message before it", quoteID(pp.ID), m.role), &calls
 				}
 			case llm.ToolResult:
 				if m.role != llm.RoleTool {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, fmt.Sprintf("moved the result of %s out of a %s message into a tool message before it", quoteID(pp.CallID), m.role))
-					results = append(results, p)
-					m.changed = true
-					continue
+					action, reason, to = ActionReshape, fmt.Sprintf("moved the result of %s out of a %s message into a tool message before it", quoteID(pp.CallID), m.role), &results
 				}
 			case llm.Image:
 				if m.role == llm.RoleSystem {
-					rp.change(ruleShape, rp.origPath(p.om, p.op), ActionReshape, "moved an image out of a system message into a user message after it")
-					images = append(images, p)
-					m.changed = true
-					continue
+					action, reason, to = ActionReshape, "moved an image out of a system message into a user message after it", &images
 				}
 			}
-			keep = append(keep, p)
+			if action == "" {
+				keep = append(keep, p)
+				continue
+			}
+			rp.change(ruleShape, rp.origPath(p.om, p.op), action, reason)
+			if to != nil {
+				*to = append(*to, p)
+			}
+			m.changed = true
 		}
 		m.parts = keep
 		if len(calls) > 0 {
@@ -554,17 +562,16 @@ func (rp *repairer) content() {
 // call was there (ANT-TEXT-WHITESPACE, an empty message). Applied to its
 // own output it changes nothing.
 func (rp *repairer) contentMsg(m *wmsg) bool {
-	n := 0 // parts the dialect can express
-	if rp.d.text != nil {
-		n = rp.d.text(rp, m)
-	} else {
-		for _, p := range m.parts {
-			if expressible(p.p, rp.d) && !signatureOnly(p.p) && !emptyPart(p.p) {
-				n++
-			}
-		}
+	content := false // m holds a part the dialect can express
+	switch {
+	case rp.d.text != nil:
+		content = rp.d.text(rp, m) > 0
+	case rp.d.emptyRule != "":
+		content = slices.ContainsFunc(m.parts, func(p wpart) bool {
+			return expressible(p.p, rp.d) && !signatureOnly(p.p) && !emptyPart(p.p)
+		})
 	}
-	if n > 0 || rp.d.emptyRule == "" {
+	if content || rp.d.emptyRule == "" {
 		return true
 	}
 	rule := rp.d.emptyRule
@@ -653,11 +660,14 @@ func (pr *pairing) resAt(m, k int) (int, bool) {
 // rewrites ids, judges each turn, and rebuilds the messages.
 func (rp *repairer) pair() {
 	pr := &pairing{turnAt: make([]int, len(rp.w)), off: make([]int, len(rp.w))}
-	total, calls, results := 0, 0, 0
+	total, calls, results, assistants := 0, 0, 0, 0
 	for i := range rp.w {
 		pr.off[i] = total
 		total += len(rp.w[i].parts)
 		pr.turnAt[i] = -1
+		if rp.w[i].role == llm.RoleAssistant {
+			assistants++ // each starts a turn at most
+		}
 		for _, p := range rp.w[i].parts {
 			switch p.p.(type) {
 			case llm.ToolCall:
@@ -673,6 +683,7 @@ func (rp *repairer) pair() {
 	}
 	pr.calls = make([]callRef, 0, calls)
 	pr.results = make([]resRef, 0, results)
+	pr.turns = make([]turn, 0, assistants)
 	last := make(map[string]int, calls) // call id -> the last call with it
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
@@ -958,7 +969,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			rule = ids.missing
 		case ids.valid != nil && !ids.valid(c.id):
 			rule = ids.invalid
-		case ids.tooLong != "" && utf8.RuneCountInString(c.id) > ids.max:
+		case ids.tooLong != "" && longerThan(c.id, ids.max):
 			rule = ids.tooLong
 		case c.prevID >= 0:
 			rule = ids.reused
@@ -1056,7 +1067,7 @@ func newCallID(old string, ids idRules, om, op int, used map[string]bool) string
 		base = callid.Made(ids.prefix, om, op)
 	case ids.valid != nil && !ids.valid(old):
 		base = callid.Sanitize(old, strings.TrimSuffix(ids.prefix, "_"))
-	case utf8.RuneCountInString(old) > ids.max:
+	case longerThan(old, ids.max):
 		base = callid.Shorten(old, ids.max)
 	}
 	return callid.Unique(base, used, ids.max)

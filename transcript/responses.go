@@ -1,12 +1,12 @@
 package transcript
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -61,9 +61,8 @@ var responses = &dialect{
 	toolPath: "tools.%d",
 	callName: "name",
 
-	strict: true,
-	dupTool: dupToolRule{rule: ruleRSDupTool, warning: true,
-		say: "; OpenAI accepts it, but a call names either one: give each tool its own name"},
+	strict:  true,
+	dupTool: openAIDupTool(ruleRSDupTool),
 
 	check:      checkResponses,
 	checkTools: checkResponsesTools,
@@ -178,8 +177,8 @@ func checkResponses(c *checker) {
 		if first, dup := items[id]; dup {
 			path := c.partPath(i, j)
 			c.add(Violation{Rule: ruleRSDupItem, Path: path + ".id",
-				Message:       fmt.Sprintf("the %s item %s has the id %s of an earlier item (%s); each item id may appear once", kind, path, id, c.partPath(first[0], first[1])),
-				ProviderError: fill(tmplRSDupItem, "{id}", id)})
+				Message:       c.sprintf("the %s item %s has the id %s of an earlier item (%s); each item id may appear once", kind, path, id, c.partPath(first[0], first[1])),
+				ProviderError: c.fill(tmplRSDupItem, "{id}", id)})
 			return
 		}
 		items[id] = [2]int{i, j}
@@ -199,38 +198,39 @@ func checkResponses(c *checker) {
 					itemID(i, j, id, "reasoning")
 					if nextItem(m.Parts, j+1, c.d) < 0 {
 						c.add(Violation{Rule: ruleRSReasonFollow, Path: c.partPath(i, j),
-							Message:       fmt.Sprintf("the reasoning item %s %sis the last item of its assistant turn; a reasoning item must be followed by the item the model produced after it (a function_call or message)", c.partPath(i, j), idSuffix(id)),
-							ProviderError: fill(tmplRSReasonFollow, "{id}", id)})
+							Message:       c.sprintf("the reasoning item %s %sis the last item of its assistant turn; a reasoning item must be followed by the item the model produced after it (a function_call or message)", c.partPath(i, j), idSuffix(id)),
+							ProviderError: c.fill(tmplRSReasonFollow, "{id}", id)})
 					}
 				case llm.ToolCall:
 					path := func() string { return c.partPath(i, j) }
 					itemID(i, j, p.ItemID, "function_call")
 					if !nameOK(p.Name, 0) {
 						c.add(Violation{Rule: ruleRSToolNamePat, Path: path() + ".name",
-							Message: fmt.Sprintf("function_call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name)})
+							Message: c.sprintf("function_call %s names the tool %q; names must match ^[a-zA-Z0-9_-]+$", quoteID(p.ID), p.Name)})
 					}
-					if l := utf8.RuneCountInString(p.ID); l == 0 || l > 64 {
+					if p.ID == "" || longerThan(p.ID, 64) {
+						l := utf8.RuneCountInString(p.ID)
 						c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
-							Message:       fmt.Sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
-							ProviderError: callIDLenError(c.wireIndex(i), l)})
+							Message:       c.sprintf("function_call %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
+							ProviderError: c.callIDLenError(c.wireIndex(i), l)})
 						continue
 					}
 					if k, dup := byID[p.ID]; dup {
 						prev := calls[k]
 						c.add(Violation{Rule: ruleRSDupCallID, Path: path() + ".call_id",
-							Message: fmt.Sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path(), p.ID, c.partPath(prev.i, prev.j))})
+							Message: c.sprintf("function_call %s reuses call_id %s of %s; outputs are paired with calls by call_id, so each must be unique", path(), p.ID, c.partPath(prev.i, prev.j))})
 						continue
 					}
 					switch {
 					case p.ItemID == "" || c.req.PreviousResponse:
 					case sawReasoning && !hasReasoning:
 						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
-							Message: fmt.Sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
+							Message: c.sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
 					case sawReasoning:
 					case pairYes:
 						c.add(Violation{Rule: ruleRSReasonPair, Path: path(),
-							Message:       fmt.Sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; %s reasons before each call (docs/provider-rules.md, OpenAI reasoning models), so the server holds the call with the reasoning item that came before it and rejects it alone: replay the reasoning items (include \"reasoning.encrypted_content\" with store false), or send the call without its id", path(), p.ItemID, c.req.Model),
-							ProviderError: fill(tmplRSReasonPair, "{fc_id}", p.ItemID, "{rs_id}", "rs_…")})
+							Message:       c.sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; %s reasons before each call (docs/provider-rules.md, OpenAI reasoning models), so the server holds the call with the reasoning item that came before it and rejects it alone: replay the reasoning items (include \"reasoning.encrypted_content\" with store false), or send the call without its id", path(), p.ItemID, c.req.Model),
+							ProviderError: c.fill(tmplRSReasonPair, "{fc_id}", p.ItemID, "{rs_id}", "rs_…")})
 					case !pairKnown:
 						model := c.req.Model
 						if model == "" {
@@ -239,7 +239,7 @@ func checkResponses(c *checker) {
 							model = fmt.Sprintf("model %q is not in toolwire's table", model)
 						}
 						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
-							Message: fmt.Sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; if a reasoning model made it, OpenAI rejects it without its reasoning item (%s)", path(), p.ItemID, model)})
+							Message: c.sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; if a reasoning model made it, OpenAI rejects it without its reasoning item (%s)", path(), p.ItemID, model)})
 					}
 					byID[p.ID] = len(calls)
 					calls = append(calls, call{i: i, j: j, id: p.ID})
@@ -252,10 +252,11 @@ func checkResponses(c *checker) {
 					continue
 				}
 				path := func() string { return c.partPath(i, j) }
-				if l := utf8.RuneCountInString(r.CallID); l == 0 || l > 64 {
+				if r.CallID == "" || longerThan(r.CallID, 64) {
+					l := utf8.RuneCountInString(r.CallID)
 					c.add(Violation{Rule: ruleRSCallIDLen, Path: path() + ".call_id",
-						Message:       fmt.Sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
-						ProviderError: callIDLenError(strconv.Itoa(c.layout().part(i, j).entry), l)})
+						Message:       c.sprintf("function_call_output %s has a call_id of %d characters; call_id must be 1 to 64 characters", path(), l),
+						ProviderError: c.callIDLenError(strconv.Itoa(c.layout().part(i, j).entry), l)})
 					continue
 				}
 				var cl *call
@@ -269,11 +270,11 @@ func checkResponses(c *checker) {
 					// the client runs).
 				case cl == nil:
 					c.add(Violation{Rule: ruleRSNoOrphan, Path: path(),
-						Message:       fmt.Sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path(), r.CallID),
-						ProviderError: fill(tmplRSNoOrphan, "{id}", r.CallID)})
+						Message:       c.sprintf("function_call_output %s answers %s, but no function_call with that call_id comes before it in input", path(), r.CallID),
+						ProviderError: c.fill(tmplRSNoOrphan, "{id}", r.CallID)})
 				case cl.answered:
 					c.add(Violation{Rule: ruleRSDupCallID, Path: path(),
-						Message: fmt.Sprintf("function_call_output %s answers %s a second time; each call takes one output", path(), r.CallID)})
+						Message: c.sprintf("function_call_output %s answers %s a second time; each call takes one output", path(), r.CallID)})
 				default:
 					cl.answered = true
 				}
@@ -283,8 +284,8 @@ func checkResponses(c *checker) {
 	for _, cl := range calls {
 		if id := cl.id; !cl.answered {
 			c.add(Violation{Rule: ruleRSAnswerAll, Path: c.partPath(cl.i, cl.j),
-				Message:       fmt.Sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
-				ProviderError: fill(tmplRSAnswerAll, "{id}", id)})
+				Message:       c.sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
+				ProviderError: c.fill(tmplRSAnswerAll, "{id}", id)})
 		}
 	}
 }
@@ -300,26 +301,27 @@ func nextItem(parts []llm.Part, from int, d *dialect) int {
 	return -1
 }
 
-func callIDLenError(i string, l int) string {
+func (c *checker) callIDLenError(i string, l int) string {
 	if l == 0 {
 		return ""
 	}
-	return fill(tmplRSCallIDLen, "{i}", i, "{n}", strconv.Itoa(l))
+	return c.fill(tmplRSCallIDLen, "{i}", i, "{n}", strconv.Itoa(l))
 }
 
 // reasoningID returns the "id" of a Responses reasoning item kept whole in
-// r.Data, or "".
+// r.Data, or "". The item is read strictly, as every reader of the module
+// reads JSON (internal/jsonx).
 func reasoningID(r llm.Reasoning) string {
 	if len(r.Data) == 0 {
 		return ""
 	}
-	var item struct {
-		ID string `json:"id"`
-	}
-	if json.Unmarshal(r.Data, &item) != nil {
+	item, err := jsonx.DecodeAny(r.Data)
+	if err != nil {
 		return ""
 	}
-	return item.ID
+	obj, _ := item.(map[string]any)
+	id, _ := obj["id"].(string)
+	return id
 }
 
 func checkResponsesTools(c *checker) {
@@ -327,8 +329,8 @@ func checkResponsesTools(c *checker) {
 		path := c.d.pathOfTool(k)
 		if !nameOK(t.Name, 0) {
 			c.add(Violation{Rule: ruleRSToolNamePat, Path: path + ".name",
-				Message:       fmt.Sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
-				ProviderError: fill(tmplRSToolName, "{k}", strconv.Itoa(k))})
+				Message:       c.sprintf("tool %q: names must match ^[a-zA-Z0-9_-]+$", t.Name),
+				ProviderError: c.fill(tmplRSToolName, "{k}", strconv.Itoa(k))})
 		}
 		c.strictSchema(t, path+".parameters")
 	}

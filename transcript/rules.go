@@ -39,6 +39,14 @@ const (
 	tmplStrictRequired = "Invalid schema for function '{name}': In context=({path}), 'required' is required to be supplied and to be an array including every key in properties. Missing '{key}'."
 )
 
+// openAIDupTool is what both OpenAI APIs do with a tool defined under an
+// earlier one's name: they take the request (a warning), and the model
+// sees both, so a call may name either.
+func openAIDupTool(rule RuleID) dupToolRule {
+	return dupToolRule{rule: rule, warning: true,
+		say: "; OpenAI accepts it, but a call names either one: give each tool its own name"}
+}
+
 // fill replaces each placeholder (kv[0], kv[2], ...) in a provider's error
 // text with its value (kv[1], kv[3], ...).
 func fill(template string, kv ...string) string {

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -187,15 +188,6 @@ func hasType(n map[string]any, want string) bool {
 	return false
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func jsonKind(v any) string {
 	switch v.(type) {
 	case nil:
@@ -216,7 +208,7 @@ func jsonKind(v any) string {
 func (s *strictChecker) node(n map[string]any, c ctx, depth int) {
 	if ref, ok := n["$ref"]; ok && ref != nil {
 		var siblings []string
-		for _, k := range sortedKeys(n) {
+		for _, k := range slices.Sorted(maps.Keys(n)) {
 			if k != "$ref" && k != "$defs" && k != "definitions" {
 				siblings = append(siblings, k)
 			}
@@ -225,7 +217,7 @@ func (s *strictChecker) node(n map[string]any, c ctx, depth int) {
 			s.add(ruleStrictRefSiblings, c, "", fmt.Sprintf("$ref has sibling keywords (%s); strict mode needs $ref alone: wrap it as {\"anyOf\": [{\"$ref\": ...}]} or move the siblings into the referenced schema", strings.Join(siblings, ", ")))
 		}
 	}
-	for _, k := range sortedKeys(n) {
+	for _, k := range slices.Sorted(maps.Keys(n)) {
 		if strictUnsupported(k) {
 			hint := "remove it or say it in the description"
 			if k == "oneOf" {
@@ -284,7 +276,7 @@ func (s *strictChecker) node(n map[string]any, c ctx, depth int) {
 
 	// Recurse into sub-schemas.
 	if props, ok := n["properties"].(map[string]any); ok {
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			if sub, ok := props[k].(map[string]any); ok {
 				s.node(sub, c.with("properties").with(k), depth+1)
 			}
@@ -307,7 +299,7 @@ func (s *strictChecker) node(n map[string]any, c ctx, depth int) {
 	}
 	for _, kw := range []string{"$defs", "definitions"} {
 		if defs, ok := n[kw].(map[string]any); ok {
-			for _, k := range sortedKeys(defs) {
+			for _, k := range slices.Sorted(maps.Keys(defs)) {
 				s.chars += len(k)
 				if sub, ok := defs[k].(map[string]any); ok {
 					s.node(sub, c.with(kw).with(k), 1)
@@ -343,7 +335,7 @@ func (s *strictChecker) object(n map[string]any, c ctx) {
 		}
 	}
 	var missing []string
-	for _, k := range sortedKeys(props) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		s.chars += len(k)
 		if !required[k] {
 			missing = append(missing, k)
