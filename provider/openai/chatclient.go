@@ -126,16 +126,12 @@ func toolChoice(req *llm.Request, chat bool) (Field, bool) {
 	return Field{}, false
 }
 
-// finishReason maps the finish reasons of Chat Completions (and of
-// compatible servers) to llm's.
-func finishReason(raw string) llm.FinishReason {
-	switch raw {
-	case "tool_calls", "function_call":
-		return llm.FinishToolCalls
-	case "length", "max_tokens":
-		return llm.FinishLength
-	case "content_filter":
-		return llm.FinishContentFilter
-	}
-	return llm.FinishStop
+// chatFinishes are the finish reasons of Chat Completions (and of
+// compatible servers); "stop" and the others not listed are stops.
+var chatFinishes = client.Finishes{
+	"tool_calls":     llm.FinishToolCalls,
+	"function_call":  llm.FinishToolCalls,
+	"length":         llm.FinishLength,
+	"max_tokens":     llm.FinishLength,
+	"content_filter": llm.FinishContentFilter,
 }

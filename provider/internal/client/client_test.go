@@ -284,3 +284,25 @@ func TestOptionsValidate(t *testing.T) {
 		t.Errorf("New() error = %v", err)
 	}
 }
+
+func TestFinishes(t *testing.T) {
+	f := Finishes{"length": llm.FinishLength, "tool_use": llm.FinishToolCalls}
+	tests := []struct {
+		raw   string
+		calls bool
+		want  llm.FinishReason
+	}{
+		{"length", false, llm.FinishLength},
+		{"length", true, llm.FinishLength},
+		{"tool_use", false, llm.FinishToolCalls},
+		{"stop", false, llm.FinishStop},
+		{"stop", true, llm.FinishToolCalls},
+		{"", true, llm.FinishToolCalls},
+		{"", false, llm.FinishStop},
+	}
+	for _, tt := range tests {
+		if got := f.Of(tt.raw, tt.calls); got != (llm.Finish{Reason: tt.want, Raw: tt.raw}) {
+			t.Errorf("Of(%q, %v) = %+v, want %v", tt.raw, tt.calls, got, tt.want)
+		}
+	}
+}
