@@ -200,7 +200,7 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	if req.Temperature != nil {
 		fields = append(fields, Field{Key: "temperature", Value: json.RawMessage(strconv.FormatFloat(*req.Temperature, 'g', -1, 64))})
 	}
-	if tc := toolChoice(req); tc != "" {
+	if tc := toolChoices.Of(req); tc != "" {
 		fields = append(fields, Field{Key: "tool_choice", Value: json.RawMessage(tc)})
 	}
 	if budget > 0 {
@@ -224,22 +224,8 @@ func jsonStr(s string) json.RawMessage {
 	return b
 }
 
-// toolChoice returns the tool_choice value for req, "" for the default.
-func toolChoice(req *llm.Request) string {
-	if len(req.Tools) == 0 {
-		return ""
-	}
-	if n := req.ToolChoice.Name; n != "" {
-		return `{"type":"tool","name":` + string(jsonStr(n)) + `}`
-	}
-	switch req.ToolChoice.Mode {
-	case llm.ToolNone:
-		return `{"type":"none"}`
-	case llm.ToolRequired:
-		return `{"type":"any"}`
-	}
-	return ""
-}
+// toolChoices are the values of tool_choice.
+var toolChoices = client.ToolChoices{Named: `{"type":"tool","name":%s}`, None: `{"type":"none"}`, Required: `{"type":"any"}`}
 
 // anthropicErrors reads the Messages API's error body,
 // {"type": "error", "error": {"type", "message"}}.

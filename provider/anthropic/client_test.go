@@ -163,3 +163,8 @@ func TestClientConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestClientToolChoice(t *testing.T) {
+	tests := clienttest.ToolChoices(`"tool_choice":{"type":"tool","name":"get_weather"}`, `"tool_choice":{"type":"none"}`, `"tool_choice":{"type":"any"}`)
+	clienttest.Bodies(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, anthropic.Config{}) })
+}

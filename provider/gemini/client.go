@@ -14,7 +14,6 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
-	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // DefaultBaseURL is the Gemini API's base URL, used when Config.BaseURL is
@@ -154,7 +153,7 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	if len(gen) > 0 {
 		fields = append(fields, Field{Key: "generationConfig", Value: json.RawMessage("{" + strings.Join(gen, ",") + "}")})
 	}
-	if tc := toolConfig(req); tc != "" {
+	if tc := toolConfigs.Of(req); tc != "" {
 		fields = append(fields, Field{Key: "toolConfig", Value: json.RawMessage(tc)})
 	}
 	fields = append(fields, c.fields...)
@@ -165,22 +164,11 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	return body, nil
 }
 
-// toolConfig returns the toolConfig value for req, "" for the default.
-func toolConfig(req *llm.Request) string {
-	if len(req.Tools) == 0 {
-		return ""
-	}
-	if n := req.ToolChoice.Name; n != "" {
-		name := codec.AppendString(nil, n)
-		return `{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[` + string(name) + `]}}`
-	}
-	switch req.ToolChoice.Mode {
-	case llm.ToolNone:
-		return `{"functionCallingConfig":{"mode":"NONE"}}`
-	case llm.ToolRequired:
-		return `{"functionCallingConfig":{"mode":"ANY"}}`
-	}
-	return ""
+// toolConfigs are the values of toolConfig.
+var toolConfigs = client.ToolChoices{
+	Named:    `{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[%s]}}`,
+	None:     `{"functionCallingConfig":{"mode":"NONE"}}`,
+	Required: `{"functionCallingConfig":{"mode":"ANY"}}`,
 }
 
 // geminiErrors reads Google's error body, {"error": {"code", "message",

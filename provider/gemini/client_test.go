@@ -123,3 +123,9 @@ func TestClientMaxTokens(t *testing.T) {
 		t.Errorf("finish = %v, want length", resp.Finish)
 	}
 }
+
+func TestClientToolConfig(t *testing.T) {
+	tests := clienttest.ToolChoices(`"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["get_weather"]}}`,
+		`"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`, `"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`)
+	clienttest.Bodies(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, false) })
+}

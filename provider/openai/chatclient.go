@@ -8,7 +8,6 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
-	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -93,8 +92,8 @@ func (c *Chat) fields(req *llm.Request) ([]Field, error) {
 	if req.MaxOutputTokens > 0 {
 		fields = append(fields, rawField(c.maxTokens, strconv.Itoa(req.MaxOutputTokens)))
 	}
-	if tc, ok := toolChoice(req, true); ok {
-		fields = append(fields, tc)
+	if tc := chatChoices.Of(req); tc != "" {
+		fields = append(fields, rawField("tool_choice", tc))
 	}
 	if req.Effort != "" {
 		fields = append(fields, strField("reasoning_effort", string(req.Effort)))
@@ -102,29 +101,12 @@ func (c *Chat) fields(req *llm.Request) ([]Field, error) {
 	return append(fields, c.t.fields...), nil
 }
 
-// toolChoice returns the tool_choice field for req, in the Chat shape
-// ({"type":"function","function":{"name":...}}) or the Responses one
-// ({"type":"function","name":...}); none when the request has no tools or
-// lets the model choose.
-func toolChoice(req *llm.Request, chat bool) (Field, bool) {
-	if len(req.Tools) == 0 {
-		return Field{}, false
-	}
-	if name := req.ToolChoice.Name; name != "" {
-		n := codec.AppendString(nil, name)
-		if chat {
-			return rawField("tool_choice", `{"type":"function","function":{"name":`+string(n)+`}}`), true
-		}
-		return rawField("tool_choice", `{"type":"function","name":`+string(n)+`}`), true
-	}
-	switch req.ToolChoice.Mode {
-	case llm.ToolNone:
-		return rawField("tool_choice", `"none"`), true
-	case llm.ToolRequired:
-		return rawField("tool_choice", `"required"`), true
-	}
-	return Field{}, false
-}
+// chatChoices are the values of tool_choice in Chat Completions;
+// respChoices in Responses, which names a forced tool one level up.
+var (
+	chatChoices = client.ToolChoices{Named: `{"type":"function","function":{"name":%s}}`, None: `"none"`, Required: `"required"`}
+	respChoices = client.ToolChoices{Named: `{"type":"function","name":%s}`, None: `"none"`, Required: `"required"`}
+)
 
 // chatFinishes are the finish reasons of Chat Completions (and of
 // compatible servers); "stop" and the others not listed are stops.

@@ -113,8 +113,8 @@ func (c *Responses) body(req *llm.Request, prev string, from int) ([]byte, error
 	if req.MaxOutputTokens > 0 {
 		fields = append(fields, rawField("max_output_tokens", strconv.Itoa(req.MaxOutputTokens)))
 	}
-	if tc, ok := toolChoice(req, false); ok {
-		fields = append(fields, tc)
+	if tc := respChoices.Of(req); tc != "" {
+		fields = append(fields, rawField("tool_choice", tc))
 	}
 	if req.Effort != "" {
 		e := codec.AppendString(nil, string(req.Effort))

@@ -306,3 +306,23 @@ func TestFinishes(t *testing.T) {
 		}
 	}
 }
+
+func TestToolChoices(t *testing.T) {
+	c := ToolChoices{Named: `{"tool":%s}`, None: `"none"`, Required: `"any"`}
+	tools := []llm.ToolSpec{{Name: "f"}}
+	tests := []struct {
+		req  llm.Request
+		want string
+	}{
+		{llm.Request{Tools: tools}, ``},
+		{llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Name: `say "hi"`}}, `{"tool":"say \"hi\""}`},
+		{llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolNone}}, `"none"`},
+		{llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}}, `"any"`},
+		{llm.Request{ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}}, ``},
+	}
+	for _, tt := range tests {
+		if got := c.Of(&tt.req); got != tt.want {
+			t.Errorf("Of(%+v) = %s, want %s", tt.req.ToolChoice, got, tt.want)
+		}
+	}
+}
