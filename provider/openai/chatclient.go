@@ -32,6 +32,9 @@ type Chat struct {
 
 var _ llm.Model = (*Chat)(nil)
 
+// chatPath is where Chat Completions requests go, under Config.BaseURL.
+const chatPath = "/chat/completions"
+
 // NewChat returns a client of the Chat Completions API for model
 // ("gpt-4.1", "deepseek-chat", "qwen3:8b", ...). A nil cfg means the
 // defaults: OpenAI's URL, no API key.
@@ -43,7 +46,7 @@ func NewChat(model string, cfg *Config) (*Chat, error) {
 			return nil, fmt.Errorf("openai chat: MaxTokensField %q is neither max_completion_tokens nor max_tokens", mt)
 		}
 	}
-	t, err := newClientCore("openai chat", model, "/chat/completions", cfg,
+	t, err := newClientCore("openai chat", model, chatPath, cfg,
 		[]string{"model", "messages", "tools", "stream", "stream_options", "temperature", mt, "tool_choice", "reasoning_effort"})
 	if err != nil {
 		return nil, err
@@ -59,7 +62,7 @@ func (c *Chat) Dialect() string { return string(transcript.OpenAIChat) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return c.t.c.Post(ctx, c.t.url, c.t.header, func() ([]byte, error) { return c.body(req) },
+	return c.t.c.Post(ctx, chatPath, func() ([]byte, error) { return c.body(req) },
 		func() client.Decoder { return newChatReader(req.Messages).decode })
 }
 

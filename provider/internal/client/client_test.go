@@ -326,3 +326,29 @@ func TestToolChoices(t *testing.T) {
 		}
 	}
 }
+
+func TestOpen(t *testing.T) {
+	mine := http.Header{"X-Mine": {"1"}}
+	c, err := Open("op", Setup{BaseURL: "http://localhost:8000/v1//", Header: mine}, &testErrors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Header().Set("Authorization", "Bearer k")
+	if got := c.URL("/chat/completions"); got != "http://localhost:8000/v1/chat/completions" {
+		t.Errorf("URL() = %s", got)
+	}
+	if got := c.Header(); got.Get("X-Mine") != "1" || got.Get("Authorization") != "Bearer k" || mine.Get("Authorization") != "" {
+		t.Errorf("Header() = %v, caller's %v, want the caller's copied, and it unchanged", got, mine)
+	}
+	if c, err := Open("op", Setup{DefaultBaseURL: "https://api.example.com"}, &testErrors); err != nil || c.URL("/x") != "https://api.example.com/x" || c.Header() == nil {
+		t.Errorf("Open(no BaseURL) = %v, want the default URL and a header to add to", err)
+	}
+	for s, want := range map[*Setup]string{
+		{BaseURL: "ftp://x"}: `op: BaseURL "ftp://x" is not an http or https URL`,
+		{BaseURL: "http://x", Options: Options{Timeout: -1}}: "op: Timeout is negative (-1ns); 0 means the default",
+	} {
+		if _, err := Open("op", *s, &testErrors); err == nil || err.Error() != want {
+			t.Errorf("Open(%+v) error = %v, want %s", *s, err, want)
+		}
+	}
+}
