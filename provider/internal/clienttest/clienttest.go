@@ -162,3 +162,22 @@ func ToolChoices(named, none, required string) []Body {
 		{Name: "a tool required", Edit: set(llm.ToolChoice{Mode: llm.ToolRequired}), Want: required},
 	}
 }
+
+// A BadConfig is a model name and a Config that a client's constructor
+// must refuse, and what its error must contain.
+type BadConfig[C any] struct {
+	Model  string
+	Config *C
+	Want   string
+}
+
+// BadConfigs checks that the constructor newModel, named name in
+// messages, refuses each case with the error wanted.
+func BadConfigs[C, M any](t *testing.T, name string, newModel func(model string, cfg *C) (M, error), cases []BadConfig[C]) {
+	t.Helper()
+	for _, tt := range cases {
+		if _, err := newModel(tt.Model, tt.Config); err == nil || !strings.Contains(err.Error(), tt.Want) {
+			t.Errorf("%s(%q, %+v) error = %v, want %q", name, tt.Model, tt.Config, err, tt.Want)
+		}
+	}
+}
