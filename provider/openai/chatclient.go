@@ -54,10 +54,10 @@ func NewChat(model string, cfg *Config) (*Chat, error) {
 	return &Chat{t: t, maxTokens: mt}, nil
 }
 
-// Dialect returns "openai-chat".
 // Name returns the model the client calls.
 func (c *Chat) Name() string { return c.t.model }
 
+// Dialect returns "openai-chat".
 func (c *Chat) Dialect() string { return string(transcript.OpenAIChat) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].

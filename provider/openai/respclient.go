@@ -50,10 +50,10 @@ func NewResponses(model string, cfg *Config) (*Responses, error) {
 	return &Responses{t: t, store: cfg != nil && cfg.Store}, nil
 }
 
-// Dialect returns "openai-responses".
 // Name returns the model the client calls.
 func (c *Responses) Name() string { return c.t.model }
 
+// Dialect returns "openai-responses".
 func (c *Responses) Dialect() string { return string(transcript.OpenAIResponses) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
