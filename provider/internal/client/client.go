@@ -1,12 +1,17 @@
-// Package client holds what the provider clients share: sending a request
-// with per-attempt timeouts and retries on 429 and 5xx with backoff, jitter
-// and the provider's retry-after; classifying a failed answer into an
-// [*llm.Error] once; reading response JSON with errors that name the path;
-// and making tool-call ids unique in a conversation.
+// Package client holds what the provider clients share: setting a client
+// up from what every Config says (its base URL, headers and transport
+// settings, [Open]); sending a request with per-attempt timeouts and
+// retries on 429 and 5xx with backoff, jitter and the provider's
+// retry-after; classifying a failed answer into an [*llm.Error] once;
+// reading response JSON with errors that name the path; reading finish
+// reasons and writing tool choices; and making tool-call ids unique in a
+// conversation.
 //
-// Each client keeps its own public Config and its provider's rules (its
-// error body, its context-length messages); this package is the machinery
-// under them, as provider/internal/codec is for the codecs.
+// Each client keeps its own public Config and its provider's rules as
+// data (its error body and context-length messages in [Errors], its
+// finish reasons in [Finishes], its tool-choice JSON in [ToolChoices]);
+// this package is the machinery under them, as provider/internal/codec is
+// for the codecs.
 package client
 
 import (
