@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -96,8 +97,6 @@ type Config struct {
 // A Client is safe for concurrent use.
 type Client struct {
 	model     string
-	url       string
-	header    http.Header
 	stream    bool
 	maxTokens int
 	cache     bool
@@ -119,44 +118,33 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if strings.TrimSpace(model) == "" {
 		return nil, fmt.Errorf("anthropic messages: no model name")
 	}
-	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	cc, err := client.Open("anthropic messages", client.Setup{BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL, Header: cfg.Header,
+		Options: client.Options{
+			HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
+			MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
+		}}, &anthropicErrors)
 	if err != nil {
-		return nil, fmt.Errorf("anthropic messages: %w", err)
+		return nil, err
 	}
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic messages: MaxTokens %d is negative", cfg.MaxTokens)
 	}
-	c := &Client{model: model, url: base + "/v1/messages", header: cfg.Header.Clone(),
-		stream: !cfg.NoStream, maxTokens: cfg.MaxTokens, cache: !cfg.NoCache}
-	if c.maxTokens == 0 {
-		c.maxTokens = DefaultMaxTokens
-	}
-	if c.header == nil {
-		c.header = http.Header{}
-	}
-	if c.stream {
-		c.header.Set("Accept", "text/event-stream")
-	}
-	version := cfg.Version
-	if version == "" {
-		version = DefaultVersion
-	}
-	c.header.Set("anthropic-version", version)
-	if len(cfg.Beta) > 0 {
-		c.header.Set("anthropic-beta", strings.Join(cfg.Beta, ","))
-	}
-	if cfg.APIKey != "" {
-		c.header.Set("x-api-key", cfg.APIKey)
-	}
 	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value }, written...); err != nil {
 		return nil, fmt.Errorf("anthropic messages: %w", err)
 	}
-	c.fields = cfg.Fields
-	c.c, err = client.New("anthropic messages", client.Options{
-		HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
-		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
-	}, &anthropicErrors)
-	return c, err
+	h := cc.Header()
+	if !cfg.NoStream {
+		h.Set("Accept", "text/event-stream")
+	}
+	h.Set("anthropic-version", cmp.Or(cfg.Version, DefaultVersion))
+	if len(cfg.Beta) > 0 {
+		h.Set("anthropic-beta", strings.Join(cfg.Beta, ","))
+	}
+	if cfg.APIKey != "" {
+		h.Set("x-api-key", cfg.APIKey)
+	}
+	return &Client{model: model, stream: !cfg.NoStream, maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens), cache: !cfg.NoCache,
+		fields: cfg.Fields, c: cc}, nil
 }
 
 // Name returns the model the client calls.
@@ -167,7 +155,7 @@ func (c *Client) Dialect() string { return string(Dialect) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return c.c.Post(ctx, c.url, c.header, func() ([]byte, error) { return c.body(req) },
+	return c.c.Post(ctx, "/v1/messages", func() ([]byte, error) { return c.body(req) },
 		func() client.Decoder { return newMessageReader().decode })
 }
 
@@ -200,7 +188,7 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	if req.Temperature != nil {
 		fields = append(fields, Field{Key: "temperature", Value: json.RawMessage(strconv.FormatFloat(*req.Temperature, 'g', -1, 64))})
 	}
-	if tc := toolChoice(req); tc != "" {
+	if tc := toolChoices.Of(req); tc != "" {
 		fields = append(fields, Field{Key: "tool_choice", Value: json.RawMessage(tc)})
 	}
 	if budget > 0 {
@@ -224,22 +212,8 @@ func jsonStr(s string) json.RawMessage {
 	return b
 }
 
-// toolChoice returns the tool_choice value for req, "" for the default.
-func toolChoice(req *llm.Request) string {
-	if len(req.Tools) == 0 {
-		return ""
-	}
-	if n := req.ToolChoice.Name; n != "" {
-		return `{"type":"tool","name":` + string(jsonStr(n)) + `}`
-	}
-	switch req.ToolChoice.Mode {
-	case llm.ToolNone:
-		return `{"type":"none"}`
-	case llm.ToolRequired:
-		return `{"type":"any"}`
-	}
-	return ""
-}
+// toolChoices are the values of tool_choice.
+var toolChoices = client.ToolChoices{Named: `{"type":"tool","name":%s}`, None: `{"type":"none"}`, Required: `{"type":"any"}`}
 
 // anthropicErrors reads the Messages API's error body,
 // {"type": "error", "error": {"type", "message"}}.

@@ -147,19 +147,17 @@ func TestClientAuth(t *testing.T) {
 }
 
 func TestClientConfig(t *testing.T) {
-	for _, tt := range []struct {
-		model string
-		cfg   *anthropic.Config
-		want  string
-	}{
-		{"", nil, "no model name"},
-		{"m", &anthropic.Config{BaseURL: "ftp://x"}, `BaseURL "ftp://x" is not an http or https URL`},
-		{"m", &anthropic.Config{Timeout: -time.Second}, "Timeout is negative"},
-		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: json.RawMessage(`1`)}}}, `the field "max_tokens" in Fields is one the client writes itself`},
-		{"m", &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: json.RawMessage(`{`)}}}, `the value of the field "top_k" in Fields is not JSON`},
-	} {
-		if _, err := anthropic.NewClient(tt.model, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("NewClient(%q, %+v) error = %v, want %q", tt.model, tt.cfg, err, tt.want)
-		}
-	}
+	clienttest.BadConfigs(t, "NewClient", anthropic.NewClient, []clienttest.BadConfig[anthropic.Config]{
+		{Model: "", Want: "no model name"},
+		{Model: "m", Config: &anthropic.Config{BaseURL: "ftp://x"}, Want: `BaseURL "ftp://x" is not an http or https URL`},
+		{Model: "m", Config: &anthropic.Config{Timeout: -time.Second}, Want: "Timeout is negative"},
+		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: json.RawMessage(`1`)}}}, Want: `the field "max_tokens" in Fields is one the client writes itself`},
+		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: json.RawMessage(`{`)}}}, Want: `the value of the field "top_k" in Fields is not JSON`},
+		{Model: "m", Config: &anthropic.Config{MaxTokens: -1}, Want: "MaxTokens -1 is negative"},
+	})
+}
+
+func TestClientToolChoice(t *testing.T) {
+	tests := clienttest.ToolChoices(`"tool_choice":{"type":"tool","name":"get_weather"}`, `"tool_choice":{"type":"none"}`, `"tool_choice":{"type":"any"}`)
+	clienttest.Bodies(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, anthropic.Config{}) })
 }

@@ -260,22 +260,17 @@ func (d *messageReader) addUsage(u *wireUsage) {
 	}
 }
 
+// finishes are the Messages API's stop reasons; end_turn and
+// stop_sequence are stops.
+var finishes = client.Finishes{
+	"tool_use":                      llm.FinishToolCalls,
+	"max_tokens":                    llm.FinishLength,
+	"model_context_window_exceeded": llm.FinishLength,
+	"refusal":                       llm.FinishContentFilter,
+}
+
 func (d *messageReader) end(emit func(llm.Event) bool) error {
-	f := llm.Finish{Raw: d.stop}
-	switch d.stop {
-	case "tool_use":
-		f.Reason = llm.FinishToolCalls
-	case "max_tokens", "model_context_window_exceeded":
-		f.Reason = llm.FinishLength
-	case "refusal":
-		f.Reason = llm.FinishContentFilter
-	default:
-		f.Reason = llm.FinishStop
-		if d.calls > 0 {
-			f.Reason = llm.FinishToolCalls
-		}
-	}
-	if !emit(d.usage) || !emit(f) {
+	if !emit(d.usage) || !emit(finishes.Of(d.stop, d.calls > 0)) {
 		return client.ErrStopped
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
-	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // DefaultBaseURL is the Gemini API's base URL, used when Config.BaseURL is
@@ -75,8 +74,6 @@ type Config struct {
 // A Client is safe for concurrent use.
 type Client struct {
 	model  string
-	base   string
-	header http.Header
 	stream bool
 	fields []Field
 	c      *client.Client
@@ -93,27 +90,22 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if strings.TrimSpace(model) == "" || strings.ContainsAny(model, "/:?#") {
 		return nil, fmt.Errorf("gemini: model name %q is empty or holds /, :, ? or #", model)
 	}
-	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	cc, err := client.Open("gemini", client.Setup{BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL, Header: cfg.Header,
+		Options: client.Options{
+			HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
+			MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
+		}}, &geminiErrors)
 	if err != nil {
-		return nil, fmt.Errorf("gemini: %w", err)
-	}
-	c := &Client{model: model, base: base, header: cfg.Header.Clone(), stream: !cfg.NoStream}
-	if c.header == nil {
-		c.header = http.Header{}
-	}
-	if cfg.APIKey != "" {
-		c.header.Set("x-goog-api-key", cfg.APIKey)
+		return nil, err
 	}
 	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value },
 		"contents", "systemInstruction", "tools", "generationConfig", "toolConfig"); err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	c.fields = cfg.Fields
-	c.c, err = client.New("gemini", client.Options{
-		HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
-		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
-	}, &geminiErrors)
-	return c, err
+	if cfg.APIKey != "" {
+		cc.Header().Set("x-goog-api-key", cfg.APIKey)
+	}
+	return &Client{model: model, stream: !cfg.NoStream, fields: cfg.Fields, c: cc}, nil
 }
 
 // Name returns the model the client calls.
@@ -124,11 +116,11 @@ func (c *Client) Dialect() string { return string(Dialect) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	u := c.base + "/models/" + c.model + ":generateContent"
+	path := "/models/" + c.model + ":generateContent"
 	if c.stream {
-		u = c.base + "/models/" + c.model + ":streamGenerateContent?alt=sse"
+		path = "/models/" + c.model + ":streamGenerateContent?alt=sse"
 	}
-	return c.c.Post(ctx, u, c.header, func() ([]byte, error) { return c.body(req) },
+	return c.c.Post(ctx, path, func() ([]byte, error) { return c.body(req) },
 		func() client.Decoder { return newContentReader(req.Messages).decode })
 }
 
@@ -154,7 +146,7 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	if len(gen) > 0 {
 		fields = append(fields, Field{Key: "generationConfig", Value: json.RawMessage("{" + strings.Join(gen, ",") + "}")})
 	}
-	if tc := toolConfig(req); tc != "" {
+	if tc := toolConfigs.Of(req); tc != "" {
 		fields = append(fields, Field{Key: "toolConfig", Value: json.RawMessage(tc)})
 	}
 	fields = append(fields, c.fields...)
@@ -165,22 +157,11 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	return body, nil
 }
 
-// toolConfig returns the toolConfig value for req, "" for the default.
-func toolConfig(req *llm.Request) string {
-	if len(req.Tools) == 0 {
-		return ""
-	}
-	if n := req.ToolChoice.Name; n != "" {
-		name := codec.AppendString(nil, n)
-		return `{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[` + string(name) + `]}}`
-	}
-	switch req.ToolChoice.Mode {
-	case llm.ToolNone:
-		return `{"functionCallingConfig":{"mode":"NONE"}}`
-	case llm.ToolRequired:
-		return `{"functionCallingConfig":{"mode":"ANY"}}`
-	}
-	return ""
+// toolConfigs are the values of toolConfig.
+var toolConfigs = client.ToolChoices{
+	Named:    `{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[%s]}}`,
+	None:     `{"functionCallingConfig":{"mode":"NONE"}}`,
+	Required: `{"functionCallingConfig":{"mode":"ANY"}}`,
 }
 
 // geminiErrors reads Google's error body, {"error": {"code", "message",

@@ -123,3 +123,20 @@ func TestClientMaxTokens(t *testing.T) {
 		t.Errorf("finish = %v, want length", resp.Finish)
 	}
 }
+
+func TestClientToolConfig(t *testing.T) {
+	tests := clienttest.ToolChoices(`"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["get_weather"]}}`,
+		`"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`, `"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`)
+	clienttest.Bodies(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, false) })
+}
+
+func TestClientConfig(t *testing.T) {
+	clienttest.BadConfigs(t, "NewClient", gemini.NewClient, []clienttest.BadConfig[gemini.Config]{
+		{Model: "", Want: `gemini: model name "" is empty or holds /, :, ? or #`},
+		{Model: "models/gemini-2.5-flash", Want: `gemini: model name "models/gemini-2.5-flash" is empty or holds /, :, ? or #`},
+		{Model: "m", Config: &gemini.Config{BaseURL: "ftp://x"}, Want: `gemini: BaseURL "ftp://x" is not an http or https URL`},
+		{Model: "m", Config: &gemini.Config{IdleTimeout: -time.Second}, Want: "gemini: IdleTimeout is negative"},
+		{Model: "m", Config: &gemini.Config{Fields: []gemini.Field{{Key: "generationConfig", Value: []byte(`{}`)}}}, Want: `the field "generationConfig" in Fields is one the client writes itself`},
+		{Model: "m", Config: &gemini.Config{Fields: []gemini.Field{{Key: "safetySettings", Value: []byte(`[`)}}}, Want: `the value of the field "safetySettings" in Fields is not JSON`},
+	})
+}

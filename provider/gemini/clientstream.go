@@ -192,19 +192,20 @@ func (d *contentReader) part(k int, raw jsontext.Value, emit func(llm.Event) boo
 	return nil
 }
 
+// finishes are Gemini's finish reasons; STOP and the others not listed
+// are stops.
+var finishes = client.Finishes{
+	"MAX_TOKENS":         llm.FinishLength,
+	"SAFETY":             llm.FinishContentFilter,
+	"RECITATION":         llm.FinishContentFilter,
+	"BLOCKLIST":          llm.FinishContentFilter,
+	"PROHIBITED_CONTENT": llm.FinishContentFilter,
+	"SPII":               llm.FinishContentFilter,
+	"IMAGE_SAFETY":       llm.FinishContentFilter,
+}
+
 func (d *contentReader) end(emit func(llm.Event) bool) error {
-	f := llm.Finish{Raw: d.finish}
-	switch d.finish {
-	case "MAX_TOKENS":
-		f.Reason = llm.FinishLength
-	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY":
-		f.Reason = llm.FinishContentFilter
-	default:
-		f.Reason = llm.FinishStop
-		if d.calls > 0 {
-			f.Reason = llm.FinishToolCalls
-		}
-	}
+	f := finishes.Of(d.finish, d.calls > 0)
 	if d.blocked != "" {
 		f = llm.Finish{Reason: llm.FinishContentFilter, Raw: d.blocked}
 	}

@@ -404,14 +404,7 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		if p.ItemID != "" {
 			e.itemIDs++
 		}
-		dst = append(dst, `{"functionCall":{`...)
-		if p.ID != "" {
-			dst = append(dst, `"id":`...)
-			dst = codec.AppendString(dst, p.ID)
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `"name":`...)
-		dst = codec.AppendString(dst, p.Name)
+		dst = appendHead(dst, "functionCall", p.ID, p.Name)
 		dst = e.args(dst, p.Input, path+".functionCall.args")
 		dst = append(dst, '}')
 	case llm.ToolResult:
@@ -472,6 +465,21 @@ func (e *encoder) args(dst, in []byte, path string) []byte {
 	return dst
 }
 
+// appendHead writes the opening of a functionCall or functionResponse
+// part (kind): {"kind":{"id":id,"name":name, without "id" when id is "".
+func appendHead(dst []byte, kind, id, name string) []byte {
+	dst = append(dst, `{"`...)
+	dst = append(dst, kind...)
+	dst = append(dst, `":{`...)
+	if id != "" {
+		dst = append(dst, `"id":`...)
+		dst = codec.AppendString(dst, id)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"name":`...)
+	return codec.AppendString(dst, name)
+}
+
 // result writes a functionResponse part without its closing brace. A
 // non-nil wrap is the response of a result decoded unchanged that was not
 // an object, to write as {"output": wrap} (GEM-RESPONSE-OBJECT).
@@ -484,14 +492,7 @@ func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, resp
 			e.Warnf(path, "functionResponse needs the function's name, and no earlier call has the id %q; written with an empty name", r.CallID)
 		}
 	}
-	dst = append(dst, `{"functionResponse":{`...)
-	if r.CallID != "" {
-		dst = append(dst, `"id":`...)
-		dst = codec.AppendString(dst, r.CallID)
-		dst = append(dst, ',')
-	}
-	dst = append(dst, `"name":`...)
-	dst = codec.AppendString(dst, name)
+	dst = appendHead(dst, "functionResponse", r.CallID, name)
 	var texts []string
 	var images []llm.Image
 	for k, p := range r.Content {

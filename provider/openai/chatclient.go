@@ -8,7 +8,6 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
-	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -33,6 +32,9 @@ type Chat struct {
 
 var _ llm.Model = (*Chat)(nil)
 
+// chatPath is where Chat Completions requests go, under Config.BaseURL.
+const chatPath = "/chat/completions"
+
 // NewChat returns a client of the Chat Completions API for model
 // ("gpt-4.1", "deepseek-chat", "qwen3:8b", ...). A nil cfg means the
 // defaults: OpenAI's URL, no API key.
@@ -44,7 +46,7 @@ func NewChat(model string, cfg *Config) (*Chat, error) {
 			return nil, fmt.Errorf("openai chat: MaxTokensField %q is neither max_completion_tokens nor max_tokens", mt)
 		}
 	}
-	t, err := newClientCore("openai chat", model, "/chat/completions", cfg,
+	t, err := newClientCore("openai chat", model, chatPath, cfg,
 		[]string{"model", "messages", "tools", "stream", "stream_options", "temperature", mt, "tool_choice", "reasoning_effort"})
 	if err != nil {
 		return nil, err
@@ -52,15 +54,15 @@ func NewChat(model string, cfg *Config) (*Chat, error) {
 	return &Chat{t: t, maxTokens: mt}, nil
 }
 
-// Dialect returns "openai-chat".
 // Name returns the model the client calls.
 func (c *Chat) Name() string { return c.t.model }
 
+// Dialect returns "openai-chat".
 func (c *Chat) Dialect() string { return string(transcript.OpenAIChat) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Chat) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return c.t.c.Post(ctx, c.t.url, c.t.header, func() ([]byte, error) { return c.body(req) },
+	return c.t.c.Post(ctx, chatPath, func() ([]byte, error) { return c.body(req) },
 		func() client.Decoder { return newChatReader(req.Messages).decode })
 }
 
@@ -93,8 +95,8 @@ func (c *Chat) fields(req *llm.Request) ([]Field, error) {
 	if req.MaxOutputTokens > 0 {
 		fields = append(fields, rawField(c.maxTokens, strconv.Itoa(req.MaxOutputTokens)))
 	}
-	if tc, ok := toolChoice(req, true); ok {
-		fields = append(fields, tc)
+	if tc := chatChoices.Of(req); tc != "" {
+		fields = append(fields, rawField("tool_choice", tc))
 	}
 	if req.Effort != "" {
 		fields = append(fields, strField("reasoning_effort", string(req.Effort)))
@@ -102,40 +104,19 @@ func (c *Chat) fields(req *llm.Request) ([]Field, error) {
 	return append(fields, c.t.fields...), nil
 }
 
-// toolChoice returns the tool_choice field for req, in the Chat shape
-// ({"type":"function","function":{"name":...}}) or the Responses one
-// ({"type":"function","name":...}); none when the request has no tools or
-// lets the model choose.
-func toolChoice(req *llm.Request, chat bool) (Field, bool) {
-	if len(req.Tools) == 0 {
-		return Field{}, false
-	}
-	if name := req.ToolChoice.Name; name != "" {
-		n := codec.AppendString(nil, name)
-		if chat {
-			return rawField("tool_choice", `{"type":"function","function":{"name":`+string(n)+`}}`), true
-		}
-		return rawField("tool_choice", `{"type":"function","name":`+string(n)+`}`), true
-	}
-	switch req.ToolChoice.Mode {
-	case llm.ToolNone:
-		return rawField("tool_choice", `"none"`), true
-	case llm.ToolRequired:
-		return rawField("tool_choice", `"required"`), true
-	}
-	return Field{}, false
-}
+// chatChoices are the values of tool_choice in Chat Completions;
+// respChoices in Responses, which names a forced tool one level up.
+var (
+	chatChoices = client.ToolChoices{Named: `{"type":"function","function":{"name":%s}}`, None: `"none"`, Required: `"required"`}
+	respChoices = client.ToolChoices{Named: `{"type":"function","name":%s}`, None: `"none"`, Required: `"required"`}
+)
 
-// finishReason maps the finish reasons of Chat Completions (and of
-// compatible servers) to llm's.
-func finishReason(raw string) llm.FinishReason {
-	switch raw {
-	case "tool_calls", "function_call":
-		return llm.FinishToolCalls
-	case "length", "max_tokens":
-		return llm.FinishLength
-	case "content_filter":
-		return llm.FinishContentFilter
-	}
-	return llm.FinishStop
+// chatFinishes are the finish reasons of Chat Completions (and of
+// compatible servers); "stop" and the others not listed are stops.
+var chatFinishes = client.Finishes{
+	"tool_calls":     llm.FinishToolCalls,
+	"function_call":  llm.FinishToolCalls,
+	"length":         llm.FinishLength,
+	"max_tokens":     llm.FinishLength,
+	"content_filter": llm.FinishContentFilter,
 }

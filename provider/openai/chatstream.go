@@ -206,14 +206,10 @@ func (d *chatReader) route(tc *chatToolCall, args string) *chatReaderCall {
 	return c
 }
 
-// end emits the finish.
+// end emits the finish; "stop", or no reason, after calls (Ollama) is a
+// tool-call finish.
 func (d *chatReader) end(emit func(llm.Event) bool) error {
-	raw := d.finish
-	reason := finishReason(raw)
-	if reason == llm.FinishStop && len(d.calls) > 0 {
-		reason = llm.FinishToolCalls // "stop" or no reason with calls (Ollama)
-	}
-	if !emit(llm.Finish{Reason: reason, Raw: raw}) {
+	if !emit(chatFinishes.Of(d.finish, len(d.calls) > 0)) {
 		return client.ErrStopped
 	}
 	return nil

@@ -80,7 +80,6 @@ type Config struct {
 type clientCore struct {
 	model  string
 	url    string
-	key    string
 	header http.Header
 	stream bool
 	fields []Field
@@ -94,41 +93,27 @@ func newClientCore(op, model, path string, cfg *Config, written []string) (*clie
 	if strings.TrimSpace(model) == "" {
 		return nil, fmt.Errorf("%s: no model name", op)
 	}
-	base, err := client.BaseURL(cfg.BaseURL, DefaultBaseURL)
+	c, err := client.Open(op, client.Setup{BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL, Header: cfg.Header,
+		Options: client.Options{
+			HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
+			MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
+		}}, &openaiErrors)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	t := &clientCore{
-		model:  model,
-		url:    base + path,
-		key:    cfg.APIKey,
-		header: cfg.Header.Clone(),
-		stream: !cfg.NoStream,
+		return nil, err
 	}
 	if err := client.CheckFields(cfg.Fields, func(f Field) (string, []byte) { return f.Key, f.Value }, written...); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	t.fields = cfg.Fields
-	if t.header == nil {
-		t.header = http.Header{}
-	}
-	if t.stream {
-		t.header.Set("Accept", "text/event-stream")
+	h := c.Header()
+	if cfg.NoStream {
+		h.Set("Accept", "application/json")
 	} else {
-		t.header.Set("Accept", "application/json")
+		h.Set("Accept", "text/event-stream")
 	}
-	if t.key != "" {
-		t.header.Set("Authorization", "Bearer "+t.key)
+	if cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	t.c, err = client.New(op, client.Options{
-		HTTPClient:   cfg.HTTPClient,
-		Timeout:      cfg.Timeout,
-		IdleTimeout:  cfg.IdleTimeout,
-		MaxRetries:   cfg.MaxRetries,
-		RetryBackoff: cfg.RetryBackoff,
-		MaxRetryWait: cfg.MaxRetryWait,
-	}, &openaiErrors)
-	return t, err
+	return &clientCore{model: model, url: c.URL(path), header: h, stream: !cfg.NoStream, fields: cfg.Fields, c: c}, nil
 }
 
 // newRequest returns the function that builds each attempt's request.

@@ -260,21 +260,13 @@ func TestStreamCancelled(t *testing.T) {
 }
 
 func TestNewChatConfig(t *testing.T) {
-	for _, tt := range []struct {
-		model string
-		cfg   *openai.Config
-		want  string
-	}{
-		{" ", nil, "openai chat: no model name"},
-		{"m", &openai.Config{BaseURL: "localhost:8000"}, `openai chat: BaseURL "localhost:8000" is not an http or https URL`},
-		{"m", &openai.Config{MaxTokensField: "max_output_tokens"}, `MaxTokensField "max_output_tokens" is neither`},
-		{"m", &openai.Config{Fields: []openai.Field{{Key: "stream", Value: []byte(`false`)}}}, `the field "stream" in Fields is one the client writes itself`},
-		{"m", &openai.Config{MaxRetryWait: -1}, "MaxRetryWait is negative"},
-	} {
-		if _, err := openai.NewChat(tt.model, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("NewChat(%q, %+v) error = %v, want %q", tt.model, tt.cfg, err, tt.want)
-		}
-	}
+	clienttest.BadConfigs(t, "NewChat", openai.NewChat, []clienttest.BadConfig[openai.Config]{
+		{Model: " ", Want: "openai chat: no model name"},
+		{Model: "m", Config: &openai.Config{BaseURL: "localhost:8000"}, Want: `openai chat: BaseURL "localhost:8000" is not an http or https URL`},
+		{Model: "m", Config: &openai.Config{MaxTokensField: "max_output_tokens"}, Want: `MaxTokensField "max_output_tokens" is neither`},
+		{Model: "m", Config: &openai.Config{Fields: []openai.Field{{Key: "stream", Value: []byte(`false`)}}}, Want: `the field "stream" in Fields is one the client writes itself`},
+		{Model: "m", Config: &openai.Config{MaxRetryWait: -1}, Want: "MaxRetryWait is negative"},
+	})
 }
 
 // TestChatOptions: the request's options reach the body in the Chat

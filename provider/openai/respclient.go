@@ -50,10 +50,10 @@ func NewResponses(model string, cfg *Config) (*Responses, error) {
 	return &Responses{t: t, store: cfg != nil && cfg.Store}, nil
 }
 
-// Dialect returns "openai-responses".
 // Name returns the model the client calls.
 func (c *Responses) Name() string { return c.t.model }
 
+// Dialect returns "openai-responses".
 func (c *Responses) Dialect() string { return string(transcript.OpenAIResponses) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
@@ -113,8 +113,8 @@ func (c *Responses) body(req *llm.Request, prev string, from int) ([]byte, error
 	if req.MaxOutputTokens > 0 {
 		fields = append(fields, rawField("max_output_tokens", strconv.Itoa(req.MaxOutputTokens)))
 	}
-	if tc, ok := toolChoice(req, false); ok {
-		fields = append(fields, tc)
+	if tc := respChoices.Of(req); tc != "" {
+		fields = append(fields, rawField("tool_choice", tc))
 	}
 	if req.Effort != "" {
 		e := codec.AppendString(nil, string(req.Effort))

@@ -63,16 +63,16 @@ func (c *Client) answerError(ctx context.Context, err error) error {
 }
 
 // Post is an [llm.Model.Stream] of the answer to the request body that
-// body writes, posted to url with header (as [Post]) and decoded by a
-// decoder from newDecoder, as Call does. A body that cannot be written is
-// the stream's error.
-func (c *Client) Post(ctx context.Context, url string, header http.Header, body func() ([]byte, error), newDecoder func() Decoder) iter.Seq2[llm.Event, error] {
+// body writes, posted to path under the API's URL with its [Client.Header]
+// (as [Post]) and decoded by a decoder from newDecoder, as Call does. A
+// body that cannot be written is the stream's error.
+func (c *Client) Post(ctx context.Context, path string, body func() ([]byte, error), newDecoder func() Decoder) iter.Seq2[llm.Event, error] {
 	return Stream(func(emit func(llm.Event) bool) error {
 		b, err := body()
 		if err != nil {
 			return err
 		}
-		return c.Call(ctx, Post(url, header, b), newDecoder, emit)
+		return c.Call(ctx, Post(c.URL(path), c.header, b), newDecoder, emit)
 	})
 }
 

@@ -1,12 +1,17 @@
-// Package client holds what the provider clients share: sending a request
-// with per-attempt timeouts and retries on 429 and 5xx with backoff, jitter
-// and the provider's retry-after; classifying a failed answer into an
-// [*llm.Error] once; reading response JSON with errors that name the path;
-// and making tool-call ids unique in a conversation.
+// Package client holds what the provider clients share: setting a client
+// up from what every Config says (its base URL, headers and transport
+// settings, [Open]); sending a request with per-attempt timeouts and
+// retries on 429 and 5xx with backoff, jitter and the provider's
+// retry-after; classifying a failed answer into an [*llm.Error] once;
+// reading response JSON with errors that name the path; reading finish
+// reasons and writing tool choices; and making tool-call ids unique in a
+// conversation.
 //
-// Each client keeps its own public Config and its provider's rules (its
-// error body, its context-length messages); this package is the machinery
-// under them, as provider/internal/codec is for the codecs.
+// Each client keeps its own public Config and its provider's rules as
+// data (its error body and context-length messages in [Errors], its
+// finish reasons in [Finishes], its tool-choice JSON in [ToolChoices]);
+// this package is the machinery under them, as provider/internal/codec is
+// for the codecs.
 package client
 
 import (
@@ -84,9 +89,47 @@ func (o Options) withDefaults() Options {
 // use.
 type Client struct {
 	op     string
+	base   string      // the API's base URL (from Open)
+	header http.Header // what every request carries (from Open)
 	o      Options
 	errors *Errors
 }
+
+// Setup is what every provider's Config says the same way: where the API
+// is, the caller's extra headers and the transport settings.
+type Setup struct {
+	BaseURL        string // the Config's; "" means DefaultBaseURL
+	DefaultBaseURL string
+	Header         http.Header // the Config's extra headers, copied
+	Options
+}
+
+// Open returns a Client of the API s describes, whose errors name op
+// ("anthropic messages") and whose failed answers are read by e. Its
+// [Client.Header] holds a copy of s.Header, for the provider to add its
+// own (an API key, a version) before the first request.
+func Open(op string, s Setup, e *Errors) (*Client, error) {
+	base, err := BaseURL(s.BaseURL, s.DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	c, err := New(op, s.Options, e)
+	if err != nil {
+		return nil, err
+	}
+	c.base, c.header = base, s.Header.Clone()
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	return c, nil
+}
+
+// URL returns the URL of path ("/v1/messages") under the API's base URL.
+func (c *Client) URL(path string) string { return c.base + path }
+
+// Header returns the headers every request carries. Only the provider's
+// constructor changes them, before the client is used.
+func (c *Client) Header() http.Header { return c.header }
 
 // New returns a Client whose errors name op ("openai chat") and whose
 // failed answers are read by e.

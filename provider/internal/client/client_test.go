@@ -284,3 +284,71 @@ func TestOptionsValidate(t *testing.T) {
 		t.Errorf("New() error = %v", err)
 	}
 }
+
+func TestFinishes(t *testing.T) {
+	f := Finishes{"length": llm.FinishLength, "tool_use": llm.FinishToolCalls}
+	tests := []struct {
+		raw   string
+		calls bool
+		want  llm.FinishReason
+	}{
+		{"length", false, llm.FinishLength},
+		{"length", true, llm.FinishLength},
+		{"tool_use", false, llm.FinishToolCalls},
+		{"stop", false, llm.FinishStop},
+		{"stop", true, llm.FinishToolCalls},
+		{"", true, llm.FinishToolCalls},
+		{"", false, llm.FinishStop},
+	}
+	for _, tt := range tests {
+		if got := f.Of(tt.raw, tt.calls); got != (llm.Finish{Reason: tt.want, Raw: tt.raw}) {
+			t.Errorf("Of(%q, %v) = %+v, want %v", tt.raw, tt.calls, got, tt.want)
+		}
+	}
+}
+
+func TestToolChoices(t *testing.T) {
+	c := ToolChoices{Named: `{"tool":%s}`, None: `"none"`, Required: `"any"`}
+	tools := []llm.ToolSpec{{Name: "f"}}
+	tests := []struct {
+		req  llm.Request
+		want string
+	}{
+		{llm.Request{Tools: tools}, ``},
+		{llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Name: `say "hi"`}}, `{"tool":"say \"hi\""}`},
+		{llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolNone}}, `"none"`},
+		{llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}}, `"any"`},
+		{llm.Request{ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}}, ``},
+	}
+	for _, tt := range tests {
+		if got := c.Of(&tt.req); got != tt.want {
+			t.Errorf("Of(%+v) = %s, want %s", tt.req.ToolChoice, got, tt.want)
+		}
+	}
+}
+
+func TestOpen(t *testing.T) {
+	mine := http.Header{"X-Mine": {"1"}}
+	c, err := Open("op", Setup{BaseURL: "http://localhost:8000/v1//", Header: mine}, &testErrors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Header().Set("Authorization", "Bearer k")
+	if got := c.URL("/chat/completions"); got != "http://localhost:8000/v1/chat/completions" {
+		t.Errorf("URL() = %s", got)
+	}
+	if got := c.Header(); got.Get("X-Mine") != "1" || got.Get("Authorization") != "Bearer k" || mine.Get("Authorization") != "" {
+		t.Errorf("Header() = %v, caller's %v, want the caller's copied, and it unchanged", got, mine)
+	}
+	if c, err := Open("op", Setup{DefaultBaseURL: "https://api.example.com"}, &testErrors); err != nil || c.URL("/x") != "https://api.example.com/x" || c.Header() == nil {
+		t.Errorf("Open(no BaseURL) = %v, want the default URL and a header to add to", err)
+	}
+	for s, want := range map[*Setup]string{
+		{BaseURL: "ftp://x"}: `op: BaseURL "ftp://x" is not an http or https URL`,
+		{BaseURL: "http://x", Options: Options{Timeout: -1}}: "op: Timeout is negative (-1ns); 0 means the default",
+	} {
+		if _, err := Open("op", *s, &testErrors); err == nil || err.Error() != want {
+			t.Errorf("Open(%+v) error = %v, want %s", *s, err, want)
+		}
+	}
+}

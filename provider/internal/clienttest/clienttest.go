@@ -123,3 +123,61 @@ func Failures(t *testing.T, failures []Failure, newModel func(t *testing.T, srv 
 		})
 	}
 }
+
+// A Body is a change to the request and what the request body the client
+// sends must then contain.
+type Body struct {
+	Name string
+	Edit func(req *llm.Request)
+	Want string
+}
+
+// Bodies sends Ask("hi"), changed by each case's Edit, to the client
+// newModel builds, and checks the body the server received.
+func Bodies(t *testing.T, bodies []Body, newModel func(t *testing.T, srv *llmtest.Server) llm.Model) {
+	t.Helper()
+	for _, tt := range bodies {
+		t.Run(tt.Name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, llmtest.Turn{Text: "ok"})
+			req := Ask("hi")
+			tt.Edit(req)
+			if _, err := llm.Generate(context.Background(), newModel(t, srv), req); err != nil {
+				t.Fatal(err)
+			}
+			if body := string(srv.Requests()[0].Body); !strings.Contains(body, tt.Want) {
+				t.Errorf("body = %s\nwant it to contain %s", body, tt.Want)
+			}
+		})
+	}
+}
+
+// ToolChoices are the cases of [Bodies] for the three tool choices the
+// default leaves out, given the JSON each must write: a forced
+// get_weather, ToolNone and ToolRequired.
+func ToolChoices(named, none, required string) []Body {
+	set := func(c llm.ToolChoice) func(req *llm.Request) { return func(req *llm.Request) { req.ToolChoice = c } }
+	return []Body{
+		{Name: "named tool", Edit: set(llm.ToolChoice{Name: "get_weather"}), Want: named},
+		{Name: "no tool", Edit: set(llm.ToolChoice{Mode: llm.ToolNone}), Want: none},
+		{Name: "a tool required", Edit: set(llm.ToolChoice{Mode: llm.ToolRequired}), Want: required},
+	}
+}
+
+// A BadConfig is a model name and a Config that a client's constructor
+// must refuse, and what its error must contain.
+type BadConfig[C any] struct {
+	Model  string
+	Config *C
+	Want   string
+}
+
+// BadConfigs checks that the constructor newModel, named name in
+// messages, refuses each case with the error wanted.
+func BadConfigs[C, M any](t *testing.T, name string, newModel func(model string, cfg *C) (M, error), cases []BadConfig[C]) {
+	t.Helper()
+	for _, tt := range cases {
+		if _, err := newModel(tt.Model, tt.Config); err == nil || !strings.Contains(err.Error(), tt.Want) {
+			t.Errorf("%s(%q, %+v) error = %v, want %q", name, tt.Model, tt.Config, err, tt.Want)
+		}
+	}
+}
