@@ -27,8 +27,8 @@ func TestDecodeJSON(t *testing.T) {
 		{in: `{"a": {"b": 1, "b": 2}}`, wantErr: `duplicate member name "b"`},
 		{in: `{"n\u0061me": 1, "name": 2}`, wantErr: `duplicate member name "name"`},
 		{in: `{"a": 1,}`, wantErr: "invalid character '}'"},
-		{in: `{} x`, wantErr: "invalid character 'x' at start of value"},
-		{in: `01`, wantErr: "unexpected data after the JSON value"},
+		{in: `{} x`, wantErr: "unexpected data after the top-level value: 'x'"},
+		{in: `01`, wantErr: "unexpected data after the top-level value: '1'"},
 		{in: ``, wantErr: "empty input"},
 		{in: `{"a": "b`, wantErr: "the input ends before the document does"},
 	}

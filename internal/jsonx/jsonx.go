@@ -36,10 +36,9 @@ func NewDecoder(data []byte) *jsontext.Decoder {
 }
 
 // ErrTrailingData is the problem of a document that goes on after its one
-// value.
-var ErrTrailingData = errors.New("unexpected data after the JSON value")
+// value; the error that carries it names the first character that follows.
+var ErrTrailingData = errors.New("unexpected data after the top-level value")
 
-// errEnd is the problem of a document cut off.
 var errEnd = errors.New("the input ends before the document does")
 
 // Valid returns nil when data holds exactly one strict JSON value, with
@@ -56,19 +55,16 @@ func Valid(data []byte) error {
 
 // End returns nil when dec, reading data, has nothing left but white
 // space, else a *jsontext.SyntacticError at the first byte of what is
-// left.
+// left: [ErrTrailingData] and that character ("unexpected data after the
+// top-level value: 'x'"), whether or not it could start a value.
 func End(dec *jsontext.Decoder, data []byte) error {
-	off := dec.InputOffset()
-	rest := data[min(off, int64(len(data))):]
-	off += int64(len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")))
-	_, err := dec.ReadToken()
-	switch {
-	case err == io.EOF:
+	off := min(dec.InputOffset(), int64(len(data)))
+	rest := bytes.TrimLeft(data[off:], " \t\r\n")
+	if len(rest) == 0 {
 		return nil
-	case err == nil: // a second value: jsontext reads streams of them
-		err = &jsontext.SyntacticError{ByteOffset: off, Err: ErrTrailingData}
 	}
-	return err
+	c, _ := utf8.DecodeRune(rest)
+	return &jsontext.SyntacticError{ByteOffset: int64(len(data) - len(rest)), Err: fmt.Errorf("%w: %q", ErrTrailingData, c)}
 }
 
 // Describe returns where in data err, an error of reading it, was found

@@ -46,8 +46,8 @@ func TestValid(t *testing.T) {
 	}{
 		{` {"a": [1, "x", null]} `, "", 0},
 		{`{"a": 1, "a": 2}`, `duplicate member name "a"`, 9},
-		{`{"a": 1} {"b": 2}`, "unexpected data after the JSON value", 9},
-		{`01`, "unexpected data after the JSON value", 1},
+		{`{"a": 1} {"b": 2}`, "unexpected data after the top-level value: '{'", 9},
+		{`01`, "unexpected data after the top-level value: '1'", 1},
 		{"\"\xff\"", "invalid UTF-8", 1},
 		{`[1, 2`, "the input ends before the document does", 5},
 		{" ", "empty input", -1},

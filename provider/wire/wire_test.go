@@ -145,7 +145,7 @@ func TestDetectErrors(t *testing.T) {
 		{"{}", `a JSON object without "messages", "input" or "contents"`},
 		{`{"prompt":"x"}`, `a JSON object without "messages", "input" or "contents"`},
 		{"{\n  \"messages\": [\n    {\"role\": \"user\",}\n  ]\n}", `messages.0: invalid JSON at line 3, column 20: invalid character ',' at start of value (at byte 37)`},
-		{`{"messages":[]} {}`, "invalid JSON at line 1, column 17: unexpected data after the JSON value (at byte 16)"},
+		{`{"messages":[]} {}`, "invalid JSON at line 1, column 17: unexpected data after the top-level value: '{' (at byte 16)"},
 	}
 	for _, tt := range tests {
 		_, err := Detect([]byte(tt.body))

@@ -171,11 +171,10 @@ func (r *Reader) Span() []byte {
 // jsontext.Decoder reads a stream of values, so it would take what follows
 // for the start of a next one.)
 func (r *Reader) End() error {
-	rest := bytes.TrimLeft(r.src[r.d.InputOffset():], " \t\r\n")
-	if len(rest) == 0 {
-		return nil
+	if err := jsonx.End(r.d, r.src); err != nil {
+		return r.syntax(err)
 	}
-	return r.syntaxAt(int64(len(r.src)-len(rest)), fmt.Sprintf("unexpected data after the top-level value: %q", rune(rest[0])))
+	return nil
 }
 
 // syntaxAt returns the error of invalid JSON at offset in the body, which
