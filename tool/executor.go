@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -691,7 +692,9 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 			f.Meta = env.Meta
 			return f
 		}
-		env.Data = data
+		if _, isJSON := env.Data.(json.RawMessage); !isJSON {
+			env.Data = data // encoded once, for the shaper and the renderer
+		}
 		if fes := validate(c.returns, v); len(fes) > 0 {
 			what := joinFieldErrors(fes, 5)
 			if e.cfg.InvalidOutput == OutputError {
