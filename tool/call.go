@@ -147,7 +147,7 @@ func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.En
 		n = fmt.Sprintf("%d arguments are", len(fes))
 	}
 	env := observe.Failure(observe.InvalidArguments, strings.Join(msgs, "; "))
-	env.Summary = callBrief(call.Name, v) + " was not run: " + n + " invalid"
+	env.Summary = callBrief(call.Name, v, c.properties) + " was not run: " + n + " invalid"
 	if len(hints) > 5 {
 		hints = hints[:5]
 	}
@@ -220,24 +220,22 @@ func deepCopy(v any) any {
 	return v
 }
 
-// callBrief renders a call for a summary: name(city=Paris, days=3).
-func callBrief(name string, args any) string {
+// callBrief renders a call for a summary: name(city=Paris, days=3), the
+// arguments in the order of their names, the first four of them. known
+// is the sorted names that the schema declares (see briefArgs).
+func callBrief(name string, args any, known []string) string {
 	name = truncate(name, 80)
 	obj, ok := args.(map[string]any)
 	if !ok {
 		return name + "(…)"
 	}
-	var buf [8]string
-	keys := buf[:0]
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	var buf [8]briefArg
+	shown := briefArgs(obj, known, buf[:0])
 	var b strings.Builder
-	b.Grow(len(name) + 2 + 24*min(len(keys), 5))
+	b.Grow(len(name) + 2 + 24*min(len(shown), 5))
 	b.WriteString(name)
 	b.WriteByte('(')
-	for i, k := range keys {
+	for i, a := range shown {
 		if i == 4 {
 			b.WriteString(", …")
 			break
@@ -245,12 +243,46 @@ func callBrief(name string, args any) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(truncate(k, 24))
+		b.WriteString(truncate(a.name, 24))
 		b.WriteByte('=')
-		b.WriteString(briefValue(obj[k]))
+		b.WriteString(briefValue(a.value))
 	}
 	b.WriteByte(')')
 	return b.String()
+}
+
+// A briefArg is one argument of a call, for its brief.
+type briefArg struct {
+	name  string
+	value any
+}
+
+// briefArgs appends to args the arguments in obj, sorted by name; or,
+// when obj has only names from known (sorted), the first five of them,
+// which spares collecting and sorting them all. known is read only when
+// it is short next to obj: a lookup costs about what sorting one name
+// does.
+func briefArgs(obj map[string]any, known []string, args []briefArg) []briefArg {
+	if len(known) <= 2*len(obj) {
+		n := 0
+		for _, k := range known {
+			if v, ok := obj[k]; ok {
+				if n < 5 {
+					args = append(args, briefArg{k, v})
+				}
+				n++
+			}
+		}
+		if n == len(obj) {
+			return args
+		}
+		args = args[:0]
+	}
+	for k, v := range obj {
+		args = append(args, briefArg{k, v})
+	}
+	slices.SortFunc(args, func(a, b briefArg) int { return strings.Compare(a.name, b.name) })
+	return args
 }
 
 func briefValue(v any) string {

@@ -2,6 +2,8 @@ package tool
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,8 +32,18 @@ func TestCallBrief(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := callBrief("f", v); got != tt.want {
-			t.Errorf("callBrief(f, %s) = %q, want %q", tt.args, got, tt.want)
+		// The names the schema declares change how the keys are found,
+		// never the brief: none, exactly those sent, more, fewer.
+		var sent []string
+		if obj, ok := v.(map[string]any); ok {
+			sent = slices.Sorted(maps.Keys(obj))
+		}
+		more := slices.Sorted(slices.Values(append([]string{"a", "zz"}, sent...)))
+		fewer := sent[:len(sent)/2]
+		for _, known := range [][]string{nil, sent, more, fewer} {
+			if got := callBrief("f", v, known); got != tt.want {
+				t.Errorf("callBrief(f, %s, %q) = %q, want %q", tt.args, known, got, tt.want)
+			}
 		}
 	}
 	if got := briefValue(json.Number("12")); got != "12" {

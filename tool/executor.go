@@ -429,7 +429,7 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 		return *fail
 	}
 	repaired := p.repaired
-	brief := callBrief(call.Name, p.value)
+	brief := callBrief(call.Name, p.value, ent.c.properties)
 	spec := ent.c.spec
 	if spec.RequiresApproval {
 		args, err := p.json()
