@@ -82,7 +82,7 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 		return p, &env
 	}
 	p.args, p.value = raw, v
-	p.defaulted = c.hasDefaults && applyDefaults(c.params, v)
+	p.defaulted = c.fillDefaults(v)
 	return p, nil
 }
 
@@ -162,6 +162,25 @@ func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.En
 	return env
 }
 
+// fillDefaults fills in the defaults of the parameters schema that v,
+// the decoded arguments, lacks; it reports whether it changed v. Only the
+// top-level properties that hold a default are visited, when the
+// contract knows them (c.withDefaults).
+func (c *contract) fillDefaults(v any) bool {
+	if !c.hasDefaults {
+		return false
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || c.withDefaults == nil {
+		return applyDefaults(c.params, v)
+	}
+	changed := false
+	for _, p := range c.withDefaults {
+		changed = applyProperty(obj, p.name, p.schema) || changed
+	}
+	return changed
+}
+
 // applyDefaults fills in missing properties that have a default in the
 // schema, recursively; it reports whether it changed v.
 func applyDefaults(s *jsonschema.Schema, v any) bool {
@@ -176,15 +195,7 @@ func applyDefaults(s *jsonschema.Schema, v any) bool {
 	switch vv := v.(type) {
 	case map[string]any:
 		for name, ps := range s.Properties {
-			cur, present := vv[name]
-			if !present {
-				if d := deref(ps); d != nil && d.Default != nil {
-					vv[name] = deepCopy(*d.Default)
-					changed = true
-				}
-				continue
-			}
-			changed = applyDefaults(ps, cur) || changed
+			changed = applyProperty(vv, name, ps) || changed
 		}
 	case []any:
 		for i, item := range vv {
@@ -198,6 +209,20 @@ func applyDefaults(s *jsonschema.Schema, v any) bool {
 		}
 	}
 	return changed
+}
+
+// applyProperty fills in the property name of obj, whose schema is ps:
+// its default when it is missing, else the defaults inside it.
+func applyProperty(obj map[string]any, name string, ps *jsonschema.Schema) bool {
+	cur, present := obj[name]
+	if present {
+		return applyDefaults(ps, cur)
+	}
+	if d := deref(ps); d != nil && d.Default != nil {
+		obj[name] = deepCopy(*d.Default)
+		return true
+	}
+	return false
 }
 
 // deepCopy copies a decoded JSON value, so that defaults are never shared

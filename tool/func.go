@@ -146,7 +146,7 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (obs
 		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
 	}
 	p := prepared{args: args, value: v}
-	p.defaulted = t.c.hasDefaults && applyDefaults(t.c.params, v)
+	p.defaulted = t.c.fillDefaults(v)
 	var in In
 	if err := t.decodeIn(&p, &in); err != nil {
 		return observe.Envelope{}, err
