@@ -336,7 +336,11 @@ func foldSpace(s string) string {
 		return strings.Join(strings.Fields(s), " ")
 	}
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+		c := s[i]
+		if ' ' < c && c < 0x80 {
+			continue // most bytes: neither space nor part of a multi-byte rune
+		}
+		switch {
 		case c >= 0x80, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r', c == ' ' && s[i+1] == ' ':
 			// s[i+1] exists: s does not end with a space
 			return strings.Join(strings.Fields(s), " ")
