@@ -82,7 +82,7 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 		return p, &env
 	}
 	p.args, p.value = raw, v
-	p.defaulted = c.hasDefaults && applyDefaults(c.params, v)
+	p.defaulted = c.fillDefaults(v)
 	return p, nil
 }
 
@@ -147,7 +147,7 @@ func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.En
 		n = fmt.Sprintf("%d arguments are", len(fes))
 	}
 	env := observe.Failure(observe.InvalidArguments, strings.Join(msgs, "; "))
-	env.Summary = callBrief(call.Name, v) + " was not run: " + n + " invalid"
+	env.Summary = callBrief(call.Name, v, c.properties) + " was not run: " + n + " invalid"
 	if len(hints) > 5 {
 		hints = hints[:5]
 	}
@@ -160,6 +160,25 @@ func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.En
 	}
 	env.Suggestion = observe.Options(opts...)
 	return env
+}
+
+// fillDefaults fills in the defaults of the parameters schema that v,
+// the decoded arguments, lacks; it reports whether it changed v. Only the
+// top-level properties that hold a default are visited, when the
+// contract knows them (c.withDefaults).
+func (c *contract) fillDefaults(v any) bool {
+	if !c.hasDefaults {
+		return false
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || c.withDefaults == nil {
+		return applyDefaults(c.params, v)
+	}
+	changed := false
+	for _, p := range c.withDefaults {
+		changed = applyProperty(obj, p.name, p.schema) || changed
+	}
+	return changed
 }
 
 // applyDefaults fills in missing properties that have a default in the
@@ -176,15 +195,7 @@ func applyDefaults(s *jsonschema.Schema, v any) bool {
 	switch vv := v.(type) {
 	case map[string]any:
 		for name, ps := range s.Properties {
-			cur, present := vv[name]
-			if !present {
-				if d := deref(ps); d != nil && d.Default != nil {
-					vv[name] = deepCopy(*d.Default)
-					changed = true
-				}
-				continue
-			}
-			changed = applyDefaults(ps, cur) || changed
+			changed = applyProperty(vv, name, ps) || changed
 		}
 	case []any:
 		for i, item := range vv {
@@ -198,6 +209,20 @@ func applyDefaults(s *jsonschema.Schema, v any) bool {
 		}
 	}
 	return changed
+}
+
+// applyProperty fills in the property name of obj, whose schema is ps:
+// its default when it is missing, else the defaults inside it.
+func applyProperty(obj map[string]any, name string, ps *jsonschema.Schema) bool {
+	cur, present := obj[name]
+	if present {
+		return applyDefaults(ps, cur)
+	}
+	if d := deref(ps); d != nil && d.Default != nil {
+		obj[name] = deepCopy(*d.Default)
+		return true
+	}
+	return false
 }
 
 // deepCopy copies a decoded JSON value, so that defaults are never shared
@@ -220,24 +245,22 @@ func deepCopy(v any) any {
 	return v
 }
 
-// callBrief renders a call for a summary: name(city=Paris, days=3).
-func callBrief(name string, args any) string {
+// callBrief renders a call for a summary: name(city=Paris, days=3), the
+// arguments in the order of their names, the first four of them. known
+// is the sorted names that the schema declares (see briefArgs).
+func callBrief(name string, args any, known []string) string {
 	name = truncate(name, 80)
 	obj, ok := args.(map[string]any)
 	if !ok {
 		return name + "(…)"
 	}
-	var buf [8]string
-	keys := buf[:0]
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	var buf [8]briefArg
+	shown := briefArgs(obj, known, buf[:0])
 	var b strings.Builder
-	b.Grow(len(name) + 2 + 24*min(len(keys), 5))
+	b.Grow(len(name) + 2 + 24*min(len(shown), 5))
 	b.WriteString(name)
 	b.WriteByte('(')
-	for i, k := range keys {
+	for i, a := range shown {
 		if i == 4 {
 			b.WriteString(", …")
 			break
@@ -245,12 +268,46 @@ func callBrief(name string, args any) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(truncate(k, 24))
+		b.WriteString(truncate(a.name, 24))
 		b.WriteByte('=')
-		b.WriteString(briefValue(obj[k]))
+		b.WriteString(briefValue(a.value))
 	}
 	b.WriteByte(')')
 	return b.String()
+}
+
+// A briefArg is one argument of a call, for its brief.
+type briefArg struct {
+	name  string
+	value any
+}
+
+// briefArgs appends to args the arguments in obj, sorted by name; or,
+// when obj has only names from known (sorted), the first five of them,
+// which spares collecting and sorting them all. known is read only when
+// it is short next to obj: a lookup costs about what sorting one name
+// does.
+func briefArgs(obj map[string]any, known []string, args []briefArg) []briefArg {
+	if len(known) <= 2*len(obj) {
+		n := 0
+		for _, k := range known {
+			if v, ok := obj[k]; ok {
+				if n < 5 {
+					args = append(args, briefArg{k, v})
+				}
+				n++
+			}
+		}
+		if n == len(obj) {
+			return args
+		}
+		args = args[:0]
+	}
+	for k, v := range obj {
+		args = append(args, briefArg{k, v})
+	}
+	slices.SortFunc(args, func(a, b briefArg) int { return strings.Compare(a.name, b.name) })
+	return args
 }
 
 func briefValue(v any) string {
@@ -279,7 +336,11 @@ func foldSpace(s string) string {
 		return strings.Join(strings.Fields(s), " ")
 	}
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+		c := s[i]
+		if ' ' < c && c < 0x80 {
+			continue // most bytes: neither space nor part of a multi-byte rune
+		}
+		switch {
 		case c >= 0x80, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r', c == ' ' && s[i+1] == ' ':
 			// s[i+1] exists: s does not end with a space
 			return strings.Join(strings.Fields(s), " ")

@@ -2,6 +2,8 @@ package tool
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,8 +32,18 @@ func TestCallBrief(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := callBrief("f", v); got != tt.want {
-			t.Errorf("callBrief(f, %s) = %q, want %q", tt.args, got, tt.want)
+		// The names the schema declares change how the keys are found,
+		// never the brief: none, exactly those sent, more, fewer.
+		var sent []string
+		if obj, ok := v.(map[string]any); ok {
+			sent = slices.Sorted(maps.Keys(obj))
+		}
+		more := slices.Sorted(slices.Values(append([]string{"a", "zz"}, sent...)))
+		fewer := sent[:len(sent)/2]
+		for _, known := range [][]string{nil, sent, more, fewer} {
+			if got := callBrief("f", v, known); got != tt.want {
+				t.Errorf("callBrief(f, %s, %q) = %q, want %q", tt.args, known, got, tt.want)
+			}
 		}
 	}
 	if got := briefValue(json.Number("12")); got != "12" {
@@ -62,4 +74,48 @@ func TestMarshalCompact(t *testing.T) {
 			t.Errorf("marshalCompact(%#v) = %s, %v, want %s", v, got, err, want)
 		}
 	}
+}
+
+// fillDefaults, which visits only the top-level properties that hold a
+// default, fills in what applyDefaults over the whole schema fills in.
+func TestFillDefaults(t *testing.T) {
+	tests := []struct {
+		params, args, want string
+	}{
+		{`{"type": "object", "properties": {"a": {"type": "string"}, "u": {"type": "string", "default": "c"}}}`, `{"a": "x"}`, `{"a":"x","u":"c"}`},
+		{`{"type": "object", "properties": {"a": {"type": "string"}, "u": {"type": "string", "default": "c"}}}`, `{"u": "k"}`, `{"u":"k"}`},
+		{`{"type": "object", "properties": {"o": {"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}}}`, `{"o": {}}`, `{"o":{"n":3}}`},
+		{`{"type": "object", "properties": {"o": {"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}}}`, `{}`, `{}`},
+		{`{"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"k": {"default": true}}}}}}`, `{"l": [{}, {"k": false}]}`, `{"l":[{"k":true},{"k":false}]}`},
+		{`{"type": "object", "allOf": [{"properties": {"z": {"default": 1}}}], "properties": {"y": {"default": 2}}}`, `{}`, `{"y":2,"z":1}`},
+		{`{"type": "object", "$defs": {"d": {"type": "string", "default": "r"}}, "properties": {"p": {"$ref": "#/$defs/d"}, "q": {"type": "object", "properties": {"p": {"$ref": "#/$defs/d"}}}}}`, `{"q": {}}`, `{"p":"r","q":{"p":"r"}}`},
+		{`{"type": "object", "properties": {"a": {"type": "string"}}}`, `{"a": "x"}`, `{"a":"x"}`},
+	}
+	for _, tt := range tests {
+		c, err := compileSpec(Spec{Name: "f", Parameters: json.RawMessage(tt.params)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := decodeJSON([]byte(tt.args))
+		ref, _ := decodeJSON([]byte(tt.args))
+		changed, refChanged := c.fillDefaults(got), applyDefaults(c.params, ref)
+		g, _ := marshalCompact(got)
+		r, _ := marshalCompact(ref)
+		if string(g) != tt.want || string(r) != tt.want || changed != refChanged || changed != (tt.want != string(mustCompact(t, tt.args))) {
+			t.Errorf("fillDefaults(%s) over %s = %s, %v; applyDefaults = %s, %v; want %s", tt.args, tt.params, g, changed, r, refChanged, tt.want)
+		}
+	}
+}
+
+func mustCompact(t *testing.T, s string) []byte {
+	t.Helper()
+	v, err := decodeJSON([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := marshalCompact(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

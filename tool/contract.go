@@ -64,6 +64,16 @@ type contract struct {
 	returns     *jsonschema.Schema // nil when undeclared
 	hasDefaults bool               // params declare a default somewhere
 	properties  []string           // the parameters' top-level properties, sorted
+	// withDefaults is the top-level properties whose schemas hold a
+	// default, their own or deeper down: all that fillDefaults need
+	// visit. It is nil when the root schema combines others (allOf).
+	withDefaults []namedSchema
+}
+
+// A namedSchema is a property's name and its schema.
+type namedSchema struct {
+	name   string
+	schema *jsonschema.Schema
 }
 
 // compileSpec validates s and compiles its schemas.
@@ -99,6 +109,14 @@ func compileSpec(s Spec) (*contract, error) {
 			c.properties = append(c.properties, n)
 		}
 		slices.Sort(c.properties)
+		if root := deref(sch); c.hasDefaults && root != nil && len(root.AllOf) == 0 {
+			c.withDefaults = []namedSchema{}
+			for _, n := range slices.Sorted(maps.Keys(root.Properties)) {
+				if ps := root.Properties[n]; hasDefaults(ps) {
+					c.withDefaults = append(c.withDefaults, namedSchema{n, ps})
+				}
+			}
+		}
 	}
 	if len(s.Returns) > 0 && string(s.Returns) != "null" {
 		if sch, err := compileSchema(s.Returns, where+"/returns"); err != nil {

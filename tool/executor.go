@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -428,7 +429,7 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 		return *fail
 	}
 	repaired := p.repaired
-	brief := callBrief(call.Name, p.value)
+	brief := callBrief(call.Name, p.value, ent.c.properties)
 	spec := ent.c.spec
 	if spec.RequiresApproval {
 		args, err := p.json()
@@ -516,19 +517,32 @@ const (
 )
 
 // An attemptRun is one attempt in flight: what its goroutine needs and
-// what it produced. The goroutine writes env and err, then closes done;
-// the executor reads them only after done is closed, and never once it
-// has abandoned the attempt.
+// what it produced. The goroutine writes err (and what b holds), then
+// closes done; the executor reads them only after done is closed, and
+// never once it has abandoned the attempt.
 type attemptRun struct {
 	ci    CallInfo // in the attempt's context, by pointer
-	tool  Tool
-	b     bound // set for tools whose arguments the executor decodes
-	args  []byte
-	env   observe.Envelope
+	b     bound    // a binder's attempt, or &plain
+	plain plainCall
 	err   error
 	state atomic.Int32
 	done  chan struct{}
 }
+
+// A plainCall is the attempt of a tool that is not a [binder]: its Call
+// with the arguments as JSON.
+type plainCall struct {
+	tool Tool
+	args []byte
+	env  observe.Envelope
+}
+
+func (c *plainCall) run(ctx context.Context) (err error) {
+	c.env, err = c.tool.Call(ctx, c.args)
+	return err
+}
+
+func (c *plainCall) result() (observe.Envelope, error) { return c.env, nil }
 
 // attempt runs the tool once with its own deadline, recovering panics. If
 // the tool does not return within Grace after its context is done, the
@@ -538,13 +552,17 @@ type attemptRun struct {
 // A [Func] tool's arguments are decoded, and its result encoded, here on
 // the caller's goroutine when its types run no code of their own (see
 // plainJSON); the attempt's goroutine then runs only the function, and
-// does not need to grow its stack for encoding/json.
+// does not need to grow its stack for encoding/json. Every attempt is a
+// [bound], so that the goroutine (see run) makes one call with a small
+// frame: growing its stack would cost more than a fast tool does.
 func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prepared, timeout time.Duration, level Idempotency) observe.Envelope {
-	r := &attemptRun{ci: ci, tool: ent.tool, done: make(chan struct{})}
+	r := &attemptRun{ci: ci, done: make(chan struct{})}
 	if bt, ok := ent.tool.(binder); ok {
 		r.b, r.err = e.bind(bt, &r.ci, p)
 	} else {
-		r.args, r.err = p.json()
+		r.plain.tool = ent.tool
+		r.plain.args, r.err = p.json()
+		r.b = &r.plain
 	}
 	if r.err != nil {
 		return envelopeFor(r.err)
@@ -579,11 +597,12 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 			return env
 		}
 	}
-	if r.err == nil && r.b != nil {
-		r.env, r.err = e.result(r.b, &r.ci)
+	var env observe.Envelope
+	if r.err == nil {
+		env, r.err = e.result(r.b, &r.ci)
 	}
 	if r.err != nil {
-		env := envelopeFor(r.err)
+		env = envelopeFor(r.err)
 		switch {
 		case ctx.Err() != nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)):
 			env = observe.Failure(observe.Cancelled, "the call was cancelled before it finished")
@@ -591,9 +610,8 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 			env.Error.Message = fmt.Sprintf("the tool did not finish within %v", timeout)
 			env.Summary = env.Error.Message
 		}
-		return env
 	}
-	return r.env
+	return env
 }
 
 // run is an attempt's goroutine: it runs the tool, recovering a panic,
@@ -602,18 +620,14 @@ func (e *Executor) run(ctx context.Context, r *attemptRun) {
 	defer e.stragglers.Done()
 	defer func() {
 		if p := recover(); p != nil {
-			r.env, r.err = observe.Envelope{}, e.panicked(&r.ci, p)
+			r.err = e.panicked(&r.ci, p)
 		}
 		if !r.state.CompareAndSwap(running, finished) { // the executor stopped waiting
 			e.abandoned.Add(-1)
 		}
 		close(r.done)
 	}()
-	if r.b != nil {
-		r.err = r.b.run(ctx)
-		return
-	}
-	r.env, r.err = r.tool.Call(ctx, r.args)
+	r.err = r.b.run(ctx)
 }
 
 // bind decodes a tool's arguments for one attempt, recovering a panic.
@@ -678,7 +692,9 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 			f.Meta = env.Meta
 			return f
 		}
-		env.Data = data
+		if _, isJSON := env.Data.(json.RawMessage); !isJSON {
+			env.Data = data // encoded once, for the shaper and the renderer
+		}
 		if fes := validate(c.returns, v); len(fes) > 0 {
 			what := joinFieldErrors(fes, 5)
 			if e.cfg.InvalidOutput == OutputError {
@@ -816,5 +832,9 @@ func keyFrom(ctx context.Context, id string) string {
 func newKey() string {
 	var b [16]byte
 	_, _ = crand.Read(b[:]) // never fails on supported platforms
-	return "idem_" + hex.EncodeToString(b[:])
+	const prefix = "idem_"
+	var key [len(prefix) + 2*len(b)]byte
+	copy(key[:], prefix)
+	hex.Encode(key[len(prefix):], b[:])
+	return string(key[:]) // one allocation, where "idem_" + hex.EncodeToString made two
 }

@@ -146,7 +146,7 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (obs
 		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
 	}
 	p := prepared{args: args, value: v}
-	p.defaulted = t.c.hasDefaults && applyDefaults(t.c.params, v)
+	p.defaulted = t.c.fillDefaults(v)
 	var in In
 	if err := t.decodeIn(&p, &in); err != nil {
 		return observe.Envelope{}, err
@@ -180,15 +180,16 @@ func (t *funcTool[In, Out]) decode(args json.RawMessage, in *In) error {
 
 // encode renders fn's result.
 func (t *funcTool[In, Out]) encode(out Out) (observe.Envelope, error) {
-	if env, ok := any(out).(observe.Envelope); ok {
+	v := any(out) // boxed once: each conversion of an Out allocates
+	if env, ok := v.(observe.Envelope); ok {
 		return env, nil
 	}
-	data, err := marshalCompact(out)
+	data, err := marshalCompact(v)
 	if err != nil {
 		return observe.Envelope{}, Errorf(observe.InternalError, "the result could not be encoded as JSON: %v", err)
 	}
 	env := observe.Envelope{Status: "success", Data: data}
-	if s, ok := any(out).(Summarizer); ok {
+	if s, ok := v.(Summarizer); ok {
 		env.Summary = s.Summary()
 	}
 	return env, nil

@@ -163,10 +163,11 @@ type binder interface {
 	bind(p prepared) (bound, error)
 }
 
-// A bound is one attempt of a [binder] tool with its arguments in hand.
-// run calls the tool; it runs on the attempt's goroutine, under the
-// attempt's deadline. result renders what run produced; the executor
-// calls it on its own goroutine, after run returned nil.
+// A bound is one attempt of a tool with its arguments in hand: what a
+// [binder] prepared, or a plainCall of any other tool. run calls the
+// tool; it runs on the attempt's goroutine, under the attempt's deadline.
+// result renders what run produced; the executor calls it on its own
+// goroutine, after run returned nil.
 type bound interface {
 	run(ctx context.Context) error
 	result() (observe.Envelope, error)

@@ -11,10 +11,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // newPrinter returns the printer the schema library renders messages
@@ -43,7 +46,7 @@ func compileSchema(raw json.RawMessage, where string) (*jsonschema.Schema, error
 	}
 	if _, ok := doc.(map[string]any); !ok {
 		if _, isBool := doc.(bool); !isBool {
-			return nil, fmt.Errorf("a schema is a JSON object (or true/false), not %s", jsonKind(doc))
+			return nil, fmt.Errorf("a schema is a JSON object (or true/false), not %s", jsonx.KindPhrase(jsontext.Value(raw).Kind()))
 		}
 	}
 	c := jsonschema.NewCompiler()
@@ -453,23 +456,4 @@ func truncate(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
-}
-
-// jsonKind names the JSON type of a decoded value.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }
