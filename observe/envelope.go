@@ -323,16 +323,18 @@ func oneLine(s string) string {
 // encodeData renders Data compactly without HTML escaping. It reports
 // whether invalid UTF-8 was replaced.
 func encodeData(v any) ([]byte, bool, error) {
-	var raw []byte
 	switch v := v.(type) {
 	case json.RawMessage:
-		raw = v
+		out, replaced, ok := compactJSON(v)
+		if !ok {
+			return nil, false, errors.New("data is a json.RawMessage that is not valid JSON")
+		}
+		return out, replaced, nil
 	case Raw:
 		// Unshaped raw output: JSON as JSON, text as a string; binary is
 		// described, never written out.
-		if json.Valid(v) {
-			raw = v
-			break
+		if out, replaced, ok := compactJSON(v); ok {
+			return out, replaced, nil
 		}
 		if looksText(v) {
 			b, replaced := jsonx.AppendString(nil, string(v))
@@ -358,19 +360,22 @@ func encodeData(v any) ([]byte, bool, error) {
 		}
 		return out, replaced, nil
 	}
-	if !json.Valid(raw) {
-		return nil, false, errors.New("data is a json.RawMessage that is not valid JSON")
-	}
+}
+
+// compactJSON returns raw without insignificant white space, and whether
+// invalid UTF-8 in it was replaced; ok is false when raw is not one JSON
+// value. (json.Compact validates as it goes: no second pass checks raw.)
+func compactJSON(raw []byte) (out []byte, replaced, ok bool) {
 	var buf bytes.Buffer
 	buf.Grow(len(raw))
 	if err := json.Compact(&buf, raw); err != nil {
-		return nil, false, err
+		return nil, false, false
 	}
-	out := buf.Bytes()
+	out = buf.Bytes()
 	if !utf8.Valid(out) {
-		return bytes.ToValidUTF8(out, []byte("\uFFFD")), true, nil
+		return bytes.ToValidUTF8(out, []byte("\uFFFD")), true, true
 	}
-	return out, false, nil
+	return out, false, true
 }
 
 // hasEscapedReplacement reports whether b holds the escape sequence \ufffd
