@@ -31,7 +31,7 @@ func DecodeShared(body []byte) (*Request, error) {
 	err := codec.Decode(codec.Dialect{Op: "gemini", Name: "Gemini", Bare: "contents", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a contents array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.contents(rd) },
-		codec.ObjectBody(d.body))
+		d.body)
 	if err != nil {
 		return nil, err
 	}
@@ -126,40 +126,79 @@ next:
 	return out
 }
 
-func (d *decoder) body(rd *codec.Reader, root *codec.Object) error {
-	if err := checkSpellings(rd, root); err != nil {
+// body reads the request body at rd member by member, contents as it
+// comes (the most of a body, read once), systemInstruction and tools after
+// it, in the order of the errors a body can have: a field given in both
+// spellings, no contents, then what is wrong in systemInstruction, in
+// contents and in tools, in that order, whatever the order of the fields.
+func (d *decoder) body(rd *codec.Reader) error {
+	r := d.r
+	var names codec.Object // the members, by name only, for checkSpellings
+	var system, tools []byte
+	var systemKey, toolsKey string
+	hasContents := false
+	var contentsErr error
+	err := rd.Object(func(key string) error {
+		names.Members = append(names.Members, codec.Member{Key: key})
+		var err error
+		switch camel(key) {
+		case "systemInstruction":
+			system, err = rd.Value()
+			systemKey = key
+		case "contents":
+			hasContents = true
+			if contentsErr = d.contents(rd); codec.IsSyntax(contentsErr) {
+				err = contentsErr
+			}
+		case "tools":
+			tools, err = rd.Value()
+			toolsKey = key
+		default:
+			v, err := rd.Raw()
+			r.Fields = append(r.Fields, Field{Key: key, Value: v})
+			return err
+		}
+		r.Fields = append(r.Fields, Field{Key: key})
+		return err
+	})
+	if err != nil {
+		return rd.WholeSyntax(err)
+	}
+	if err := checkSpellings(rd, &names); err != nil {
 		return err
 	}
-	r := d.r
-	var system, contents, tools []byte
-	var systemKey, contentsKey, toolsKey string
-	for _, m := range root.Members {
-		switch camel(m.Key) {
-		case "systemInstruction":
-			system, systemKey = m.Val, m.Key
-		case "contents":
-			contents, contentsKey = m.Val, m.Key
-		case "tools":
-			tools, toolsKey = m.Val, m.Key
-		default:
-			r.Fields = append(r.Fields, Field{Key: m.Key, Value: m.Compact()})
-			continue
-		}
-		r.Fields = append(r.Fields, Field{Key: m.Key})
-	}
-	if contents == nil {
+	if !hasContents {
 		return rd.Missing("contents", `a generateContent request body has a "contents" array`)
 	}
 	if system != nil {
-		if err := d.system(rd.Enter(systemKey, system)); err != nil {
+		if err := d.systemFirst(rd.Enter(systemKey, system)); err != nil {
 			return err
 		}
 	}
-	if err := d.contents(rd.Enter(contentsKey, contents)); err != nil {
-		return err
+	if contentsErr != nil {
+		return contentsErr
 	}
 	if tools != nil {
 		return d.tools(rd.Enter(toolsKey, tools))
+	}
+	return nil
+}
+
+// systemFirst decodes systemInstruction, read after the contents, and puts
+// its message, its parts and its notes before theirs, where they belong.
+func (d *decoder) systemFirst(rd *codec.Reader) error {
+	r, src := d.r, d.r.src
+	at := codec.Decoded{Messages: len(r.Messages), Blocks: len(src.blocks), Notes: len(r.Unmodeled)}
+	if err := d.system(rd); err != nil {
+		return err
+	}
+	codec.SystemFirst(at, &r.Messages, &src.msgs, &src.blocks, &r.Unmodeled)
+	if len(src.heads) > 0 {
+		heads := make(map[int]head, len(src.heads))
+		for i, h := range src.heads {
+			heads[i+1] = h
+		}
+		src.heads = heads
 	}
 	return nil
 }
