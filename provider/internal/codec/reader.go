@@ -670,19 +670,6 @@ type Dialect struct {
 	Options []jsontext.Options
 }
 
-// ObjectBody adapts f, which reads a body from its members, to [Decode]'s
-// object: it reads the object at the Reader with [Reader.ReadObject] and
-// passes its members to f.
-func ObjectBody(f func(*Reader, *Object) error) func(*Reader) error {
-	return func(r *Reader) error {
-		root, err := r.ReadObject()
-		if err != nil {
-			return err
-		}
-		return f(r, &root)
-	}
-}
-
 // Decode reads body, a request body of dialect dl, with object (for a body
 // that is an object) or array (a bare array), each given a Reader at the
 // body. A body that is not JSON is a syntax error (with its line, column
