@@ -394,8 +394,31 @@ func optStr(rd *codec.Reader, key string, v []byte) (s string, null bool, err er
 	return s, false, err
 }
 
-// dataFields are the members of a part's data oneof that toolwire knows.
-var dataFields = [...]string{"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"}
+// partFields are the fields of a part that part looks up: the members of
+// its data oneof that toolwire knows (dataFields), then thoughtSignature
+// and thought.
+var partFields = [...]string{"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult", "thoughtSignature", "thought"}
+
+// Where thoughtSignature and thought are in partFields, after the data
+// fields.
+const sigField, thoughtField = len(partFields) - 2, len(partFields) - 1
+
+var dataFields = partFields[:sigField]
+
+// lookup sets out[i] to the member of o named names[i] (lowerCamelCase) in
+// either spelling, reading o's members once; a name o lacks leaves its
+// Member unset (Val nil).
+func lookup(o *codec.Object, names []string, out []codec.Member) {
+	for _, m := range o.Members {
+		k := camel(m.Key)
+		for i, n := range names {
+			if k == n {
+				out[i] = m
+				break
+			}
+		}
+	}
+}
 
 // knownKinds are the part fields, besides the data fields, that make a
 // part of a kind the llm form does not model: carried as an [llm.Opaque].
@@ -415,27 +438,29 @@ func (d *decoder) part(rd *codec.Reader, role llm.Role) (block, error) {
 		return block{}, err
 	}
 	b := block{raw: o.Raw()}
+	var fields [len(partFields)]codec.Member
+	lookup(&o, partFields[:], fields[:])
 	var data []byte
 	var dataKey, kind string
-	for _, k := range dataFields {
-		if key, v := get(&o, k); v != nil {
+	for i, k := range dataFields {
+		if m := fields[i]; m.Val != nil {
 			if data != nil {
-				return block{}, rd.ErrorAt(key, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
+				return block{}, rd.ErrorAt(m.Key, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
 			}
-			data, dataKey, kind = v, key, k
+			data, dataKey, kind = m.Val, m.Key, k
 		}
 	}
 	var sig string
-	if key, v := get(&o, "thoughtSignature"); v != nil {
-		if sig, _, err = optStr(rd, key, v); err != nil {
+	if m := fields[sigField]; m.Val != nil {
+		if sig, _, err = optStr(rd, m.Key, m.Val); err != nil {
 			return block{}, err
 		}
 	}
 	thought := false
-	if key, v := get(&o, "thought"); v != nil {
+	if m := fields[thoughtField]; m.Val != nil {
 		var ok bool
-		if thought, ok = codec.Bool(v); !ok {
-			return block{}, rd.WantAt(key, v, "a boolean")
+		if thought, ok = codec.Bool(m.Val); !ok {
+			return block{}, rd.WantAt(m.Key, m.Val, "a boolean")
 		}
 	}
 	model := role == llm.RoleAssistant
