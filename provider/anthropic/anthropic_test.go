@@ -221,29 +221,14 @@ func TestWire(t *testing.T) {
 
 // TestFieldOrder checks that a body whose system follows its messages
 // decodes to the same llm form as one in the usual order, and encodes back
-// as it was.
+// in its own order.
 func TestFieldOrder(t *testing.T) {
-	usual, err := Decode([]byte(`{"system":[{"type":"text","text":"Be brief.","x":1}],"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2}]},{"role":"assistant","content":"yes"}],"max_tokens":9}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := `{"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2}]},{"role":"assistant","content":"yes"}],"max_tokens":9,"system":[{"type":"text","text":"Be brief.","x":1}]}`
-	r, err := Decode([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := fmt.Sprint(r.Messages, r.Unmodeled), fmt.Sprint(usual.Messages, usual.Unmodeled); got != want {
-		t.Errorf("decoded\n%s\nwant\n%s", got, want)
-	}
-	r.Messages[1].Parts = append(r.Messages[1].Parts, llm.Text{Text: "there"}) // the message is written again
-	got, _, err := Encode(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2},{"type":"text","text":"there"}]},{"role":"assistant","content":"yes"}],"max_tokens":9,"system":[{"type":"text","text":"Be brief.","x":1}]}`
-	if string(got) != want {
-		t.Errorf("encoded\n%s\nwant\n%s", got, want)
-	}
+	codectest.FieldOrder(t, tested,
+		`{"system":[{"type":"text","text":"Be brief.","x":1}],"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2}]},{"role":"assistant","content":"yes"}],"max_tokens":9}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2}]},{"role":"assistant","content":"yes"}],"max_tokens":9,"system":[{"type":"text","text":"Be brief.","x":1}]}`,
+		func(r *Request) string { return fmt.Sprint(r.Messages, r.Unmodeled) },
+		func(r *Request) { r.Messages[1].Parts = append(r.Messages[1].Parts, llm.Text{Text: "there"}) },
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2},{"type":"text","text":"there"}]},{"role":"assistant","content":"yes"}],"max_tokens":9,"system":[{"type":"text","text":"Be brief.","x":1}]}`)
 }
 
 // TestBodyPath checks that the paths transcript computes from the llm form

@@ -133,30 +133,15 @@ func TestDecodeErrors(t *testing.T) {
 
 // TestFieldOrder checks that a body whose systemInstruction follows its
 // contents, and whose contents give their role after their parts, decodes
-// to the same llm form as one in the usual order, and encodes back as it
-// was.
+// to the same llm form as one in the usual order, and that an edited
+// content is written back with its fields as they were.
 func TestFieldOrder(t *testing.T) {
-	usual, err := Decode([]byte(`{"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]},"contents":[{"role":"user","parts":[{"text":"hi","y":2}]},{"role":"model","parts":[{"text":"yes"}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := `{"contents":[{"parts":[{"text":"hi","y":2}],"role":"user"},{"role":"model","parts":[{"text":"yes"}]}],"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]}}`
-	r, err := Decode([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := fmt.Sprint(r.Messages, r.Unmodeled), fmt.Sprint(usual.Messages, usual.Unmodeled); got != want {
-		t.Errorf("decoded\n%s\nwant\n%s", got, want)
-	}
-	r.Messages[1].Parts = append(r.Messages[1].Parts, llm.Text{Text: "there"}) // the content is written again
-	got, _, err := Encode(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"contents":[{"parts":[{"text":"hi","y":2},{"text":"there"}],"role":"user"},{"role":"model","parts":[{"text":"yes"}]}],"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]}}`
-	if string(got) != want {
-		t.Errorf("encoded\n%s\nwant\n%s", got, want)
-	}
+	codectest.FieldOrder(t, tested,
+		`{"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]},"contents":[{"role":"user","parts":[{"text":"hi","y":2}]},{"role":"model","parts":[{"text":"yes"}]}]}`,
+		`{"contents":[{"parts":[{"text":"hi","y":2}],"role":"user"},{"role":"model","parts":[{"text":"yes"}]}],"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]}}`,
+		func(r *Request) string { return fmt.Sprint(r.Messages, r.Unmodeled) },
+		func(r *Request) { r.Messages[1].Parts = append(r.Messages[1].Parts, llm.Text{Text: "there"}) },
+		`{"contents":[{"parts":[{"text":"hi","y":2},{"text":"there"}],"role":"user"},{"role":"model","parts":[{"text":"yes"}]}],"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]}}`)
 }
 
 // TestResponses checks how functionResponse.response maps to a result's
