@@ -122,6 +122,17 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"messages":[],"tools":[{"description":"d"}]}`, `anthropic: tools.0.name: missing (the tool's name, a string)`},
 		{`{"messages":[],"tools":[{"name":"f","input_schema":[]}]}`, `anthropic: tools.0.input_schema: want a JSON Schema object, got an array`},
 		{`{"messages":[],"thinking":true}`, `anthropic: thinking: want an object, got a boolean`},
+		// Messages are read as they come, the other fields after them; what
+		// is reported first does not hang on the order of the fields: a
+		// thinking that is not an object, then no messages, then system,
+		// messages and tools, in that order.
+		{`{"messages":[{"role":"user","content":7}],"tools":7,"system":[{"type":"image"}]}`, `anthropic: system.0.type: a system prompt holds text blocks only, not "image"`},
+		{`{"tools":7,"messages":[{"role":"user","content":7}]}`, `anthropic: messages.0.content: want a string or an array of content blocks, got a number`},
+		{`{"messages":[{"role":"user","content":7}],"thinking":true}`, `anthropic: thinking: want an object, got a boolean`},
+		{`{"system":7,"tools":7}`, `anthropic: messages: missing (a Messages API request body has a "messages" array)`},
+		// A syntax error is worded as reading each field whole words it,
+		// though messages are read block by block.
+		{`{"messages":[{"role":"user","content":7},{r":1}]}`, `anthropic: messages.1: invalid JSON at line 1, column 43: invalid character 'r' at start of string (expecting '"') (at byte 42)`},
 		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 (at byte 39)`},
 		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected data after the top-level value: 'x' (at byte 16)`},
 		{strings.Repeat("[", 10001), `anthropic: messages.` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: exceeded max depth (at byte 10000)`},
@@ -206,6 +217,18 @@ func TestWire(t *testing.T) {
 	if len(r.Unmodeled) != 1 || r.Unmodeled[0].Path != "messages.1.content.0.citations" {
 		t.Errorf("Decode(%s).Unmodeled = %v, want one note at messages.1.content.0.citations", bare, r.Unmodeled)
 	}
+}
+
+// TestFieldOrder checks that a body whose system follows its messages
+// decodes to the same llm form as one in the usual order, and encodes back
+// in its own order.
+func TestFieldOrder(t *testing.T) {
+	codectest.FieldOrder(t, tested,
+		`{"system":[{"type":"text","text":"Be brief.","x":1}],"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2}]},{"role":"assistant","content":"yes"}],"max_tokens":9}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2}]},{"role":"assistant","content":"yes"}],"max_tokens":9,"system":[{"type":"text","text":"Be brief.","x":1}]}`,
+		func(r *Request) string { return fmt.Sprint(r.Messages, r.Unmodeled) },
+		func(r *Request) { r.Messages[1].Parts = append(r.Messages[1].Parts, llm.Text{Text: "there"}) },
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"hi","y":2},{"type":"text","text":"there"}]},{"role":"assistant","content":"yes"}],"max_tokens":9,"system":[{"type":"text","text":"Be brief.","x":1}]}`)
 }
 
 // TestBodyPath checks that the paths transcript computes from the llm form

@@ -26,7 +26,7 @@ func DecodeShared(body []byte) (*Request, error) {
 	err := codec.Decode(codec.Dialect{Op: "anthropic", Name: "Anthropic", Bare: "messages", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a messages array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.messages(rd) },
-		codec.ObjectBody(d.body))
+		d.body)
 	if err != nil {
 		return nil, err
 	}
@@ -61,48 +61,72 @@ next:
 	return out
 }
 
-func (d *decoder) body(rd *codec.Reader, root *codec.Object) error {
+// body reads the request body at rd member by member, messages as they
+// come (the most of a body, read once), system and tools after them, in
+// the order of the errors a body can have: a thinking that is not an
+// object, no messages, then what is wrong in system, in messages and in
+// tools, in that order, whatever the order of the fields.
+func (d *decoder) body(rd *codec.Reader) error {
 	r := d.r
-	var system, messages, tools []byte
-	for _, m := range root.Members {
-		switch m.Key {
+	var system, tools, thinking []byte
+	hasMessages, hasMaxTokens := false, false
+	var messagesErr error
+	err := rd.Object(func(key string) error {
+		var err error
+		switch key {
 		case "system":
-			system = m.Val
+			system, err = rd.Value()
 		case "messages":
-			messages = m.Val
-		case "tools":
-			tools = m.Val
-		default:
-			r.Fields = append(r.Fields, Field{Key: m.Key, Value: m.Compact()})
-			if m.Key == "thinking" {
-				if codec.Kind(m.Val) != '{' {
-					return rd.WantAt(m.Key, m.Val, "an object")
-				}
-				if ty, _ := codec.String(codec.Get(m.Val, "type")); ty == "enabled" {
-					r.Thinking = true
-				}
+			hasMessages = true
+			if messagesErr = d.messages(rd); codec.IsSyntax(messagesErr) {
+				err = messagesErr
 			}
-			continue
+		case "tools":
+			tools, err = rd.Value()
+		default:
+			v, err := rd.Raw()
+			r.Fields = append(r.Fields, Field{Key: key, Value: v})
+			switch key {
+			case "thinking":
+				thinking = v
+			case "max_tokens":
+				hasMaxTokens = true
+			}
+			return err
 		}
-		r.Fields = append(r.Fields, Field{Key: m.Key})
+		r.Fields = append(r.Fields, Field{Key: key})
+		return err
+	})
+	if err != nil {
+		return rd.WholeSyntax(err)
 	}
-	if messages == nil {
+	if thinking != nil {
+		if codec.Kind(thinking) != '{' {
+			return rd.WantAt("thinking", thinking, "an object")
+		}
+		if ty, _ := codec.String(codec.Get(thinking, "type")); ty == "enabled" {
+			r.Thinking = true
+		}
+	}
+	if !hasMessages {
 		return rd.Missing("messages", `a Messages API request body has a "messages" array`)
 	}
 	if system != nil {
+		at := codec.Decoded{Messages: len(r.Messages), Blocks: len(r.src.blocks), Notes: len(r.Unmodeled)}
 		if err := d.system(rd.Enter("system", system)); err != nil {
 			return err
 		}
+		codec.SystemFirst(at, &r.Messages, &r.src.msgs, &r.src.blocks, &r.Unmodeled)
 	}
-	if err := d.messages(rd.Enter("messages", messages)); err != nil {
-		return err
+	if messagesErr != nil {
+		return messagesErr
 	}
 	if tools != nil {
 		if err := d.tools(rd.Enter("tools", tools)); err != nil {
 			return err
 		}
 	}
-	if root.Get("max_tokens") == nil {
+	if !hasMaxTokens {
 		r.Wire = append(r.Wire, transcript.Violation{Rule: "ANT-MAX-TOKENS", Path: "max_tokens",
 			Message:       `the request body has no "max_tokens"; the Messages API requires it (the most tokens the reply may have): add one, such as "max_tokens": 4096`,
 			ProviderError: "max_tokens: Field required"})

@@ -31,7 +31,7 @@ func DecodeShared(body []byte) (*Request, error) {
 	err := codec.Decode(codec.Dialect{Op: "gemini", Name: "Gemini", Bare: "contents", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a contents array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.contents(rd) },
-		codec.ObjectBody(d.body))
+		d.body)
 	if err != nil {
 		return nil, err
 	}
@@ -126,40 +126,79 @@ next:
 	return out
 }
 
-func (d *decoder) body(rd *codec.Reader, root *codec.Object) error {
-	if err := checkSpellings(rd, root); err != nil {
+// body reads the request body at rd member by member, contents as it
+// comes (the most of a body, read once), systemInstruction and tools after
+// it, in the order of the errors a body can have: a field given in both
+// spellings, no contents, then what is wrong in systemInstruction, in
+// contents and in tools, in that order, whatever the order of the fields.
+func (d *decoder) body(rd *codec.Reader) error {
+	r := d.r
+	var names codec.Object // the members, by name only, for checkSpellings
+	var system, tools []byte
+	var systemKey, toolsKey string
+	hasContents := false
+	var contentsErr error
+	err := rd.Object(func(key string) error {
+		names.Members = append(names.Members, codec.Member{Key: key})
+		var err error
+		switch camel(key) {
+		case "systemInstruction":
+			system, err = rd.Value()
+			systemKey = key
+		case "contents":
+			hasContents = true
+			if contentsErr = d.contents(rd); codec.IsSyntax(contentsErr) {
+				err = contentsErr
+			}
+		case "tools":
+			tools, err = rd.Value()
+			toolsKey = key
+		default:
+			v, err := rd.Raw()
+			r.Fields = append(r.Fields, Field{Key: key, Value: v})
+			return err
+		}
+		r.Fields = append(r.Fields, Field{Key: key})
+		return err
+	})
+	if err != nil {
+		return rd.WholeSyntax(err)
+	}
+	if err := checkSpellings(rd, &names); err != nil {
 		return err
 	}
-	r := d.r
-	var system, contents, tools []byte
-	var systemKey, contentsKey, toolsKey string
-	for _, m := range root.Members {
-		switch camel(m.Key) {
-		case "systemInstruction":
-			system, systemKey = m.Val, m.Key
-		case "contents":
-			contents, contentsKey = m.Val, m.Key
-		case "tools":
-			tools, toolsKey = m.Val, m.Key
-		default:
-			r.Fields = append(r.Fields, Field{Key: m.Key, Value: m.Compact()})
-			continue
-		}
-		r.Fields = append(r.Fields, Field{Key: m.Key})
-	}
-	if contents == nil {
+	if !hasContents {
 		return rd.Missing("contents", `a generateContent request body has a "contents" array`)
 	}
 	if system != nil {
-		if err := d.system(rd.Enter(systemKey, system)); err != nil {
+		if err := d.systemFirst(rd.Enter(systemKey, system)); err != nil {
 			return err
 		}
 	}
-	if err := d.contents(rd.Enter(contentsKey, contents)); err != nil {
-		return err
+	if contentsErr != nil {
+		return contentsErr
 	}
 	if tools != nil {
 		return d.tools(rd.Enter(toolsKey, tools))
+	}
+	return nil
+}
+
+// systemFirst decodes systemInstruction, read after the contents, and puts
+// its message, its parts and its notes before theirs, where they belong.
+func (d *decoder) systemFirst(rd *codec.Reader) error {
+	r, src := d.r, d.r.src
+	at := codec.Decoded{Messages: len(r.Messages), Blocks: len(src.blocks), Notes: len(r.Unmodeled)}
+	if err := d.system(rd); err != nil {
+		return err
+	}
+	codec.SystemFirst(at, &r.Messages, &src.msgs, &src.blocks, &r.Unmodeled)
+	if len(src.heads) > 0 {
+		heads := make(map[int]head, len(src.heads))
+		for i, h := range src.heads {
+			heads[i+1] = h
+		}
+		src.heads = heads
 	}
 	return nil
 }
@@ -355,8 +394,31 @@ func optStr(rd *codec.Reader, key string, v []byte) (s string, null bool, err er
 	return s, false, err
 }
 
-// dataFields are the members of a part's data oneof that toolwire knows.
-var dataFields = [...]string{"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"}
+// partFields are the fields of a part that part looks up: the members of
+// its data oneof that toolwire knows (dataFields), then thoughtSignature
+// and thought.
+var partFields = [...]string{"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult", "thoughtSignature", "thought"}
+
+// Where thoughtSignature and thought are in partFields, after the data
+// fields.
+const sigField, thoughtField = len(partFields) - 2, len(partFields) - 1
+
+var dataFields = partFields[:sigField]
+
+// lookup sets out[i] to the member of o named names[i] (lowerCamelCase) in
+// either spelling, reading o's members once; a name o lacks leaves its
+// Member unset (Val nil).
+func lookup(o *codec.Object, names []string, out []codec.Member) {
+	for _, m := range o.Members {
+		k := camel(m.Key)
+		for i, n := range names {
+			if k == n {
+				out[i] = m
+				break
+			}
+		}
+	}
+}
 
 // knownKinds are the part fields, besides the data fields, that make a
 // part of a kind the llm form does not model: carried as an [llm.Opaque].
@@ -376,27 +438,29 @@ func (d *decoder) part(rd *codec.Reader, role llm.Role) (block, error) {
 		return block{}, err
 	}
 	b := block{raw: o.Raw()}
+	var fields [len(partFields)]codec.Member
+	lookup(&o, partFields[:], fields[:])
 	var data []byte
 	var dataKey, kind string
-	for _, k := range dataFields {
-		if key, v := get(&o, k); v != nil {
+	for i, k := range dataFields {
+		if m := fields[i]; m.Val != nil {
 			if data != nil {
-				return block{}, rd.ErrorAt(key, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
+				return block{}, rd.ErrorAt(m.Key, "a part holds one of text, inlineData, fileData, functionCall, functionResponse, executableCode or codeExecutionResult, but this one also has %s", kind)
 			}
-			data, dataKey, kind = v, key, k
+			data, dataKey, kind = m.Val, m.Key, k
 		}
 	}
 	var sig string
-	if key, v := get(&o, "thoughtSignature"); v != nil {
-		if sig, _, err = optStr(rd, key, v); err != nil {
+	if m := fields[sigField]; m.Val != nil {
+		if sig, _, err = optStr(rd, m.Key, m.Val); err != nil {
 			return block{}, err
 		}
 	}
 	thought := false
-	if key, v := get(&o, "thought"); v != nil {
+	if m := fields[thoughtField]; m.Val != nil {
 		var ok bool
-		if thought, ok = codec.Bool(v); !ok {
-			return block{}, rd.WantAt(key, v, "a boolean")
+		if thought, ok = codec.Bool(m.Val); !ok {
+			return block{}, rd.WantAt(m.Key, m.Val, "a boolean")
 		}
 	}
 	model := role == llm.RoleAssistant

@@ -112,11 +112,36 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"contents":[],"tools":{"functionDeclarations":{"description":null}}}`, `gemini: tools.functionDeclarations.name: missing (the function's name, a string)`},
 		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","description":7}]}]}`, `gemini: tools.0.functionDeclarations.0.description: want a string, got a number`},
 		{`{"contents":[{"parts":[{"text":"q"},{"functionCall":{"name":"f"}}]}]}`, `gemini: contents.0.parts.1.functionCall: a functionCall belongs in a model content, not a user content`},
+		// Contents is read as it comes, the other fields after it; what is
+		// reported first does not hang on the order of the fields: a field
+		// in both spellings, then no contents, then systemInstruction,
+		// contents and tools, in that order.
+		{`{"contents":[{"parts":[{"text":1}]}],"tools":7,"systemInstruction":{"parts":[{"inlineData":{}}]}}`, `gemini: systemInstruction.parts.0: systemInstruction holds text parts only`},
+		{`{"tools":7,"contents":[{"parts":[{"text":1}]}]}`, `gemini: contents.0.parts.0.text: want a string, got a number`},
+		{`{"system_instruction":{"parts":[{"inlineData":{}}]},"tools":[]}`, `gemini: contents: missing (a generateContent request body has a "contents" array)`},
+		{`{"contents":[{"parts":[{"text":1}]}],"system_instruction":{},"systemInstruction":{}}`, `gemini: systemInstruction: repeats a field of the same object`},
+		// A syntax error is worded as reading each field whole words it,
+		// though contents is read part by part.
+		{`{"contents":[{"parts":[{"text":"hi"}]},{p":1}]}`, `gemini: contents.1: invalid JSON at line 1, column 41: invalid character 'p' at start of string (expecting '"') (at byte 40)`},
+		{`{"contents":[{"parts":[{"text":1}]},{p":1}]}`, `gemini: contents.1: invalid JSON at line 1, column 38: invalid character 'p' at start of string (expecting '"') (at byte 37)`},
 		// A bare array's paths are those of a full body.
 		{`[{"parts":[{"text":"q"}]},{"role":"assistant","parts":[]}]`, `gemini: contents.1.role: unknown role "assistant" (want "user" or "model")`},
 		{`[{"parts":[{"text":1}]}]`, `gemini: contents.0.parts.0.text: want a string, got a number`},
 		{`[{"parts":[`, `gemini: contents.0.parts: invalid JSON at line 1, column 12: the input ends before the document does (at byte 11)`},
 	})
+}
+
+// TestFieldOrder checks that a body whose systemInstruction follows its
+// contents, and whose contents give their role after their parts, decodes
+// to the same llm form as one in the usual order, and that an edited
+// content is written back with its fields as they were.
+func TestFieldOrder(t *testing.T) {
+	codectest.FieldOrder(t, tested,
+		`{"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]},"contents":[{"role":"user","parts":[{"text":"hi","y":2}]},{"role":"model","parts":[{"text":"yes"}]}]}`,
+		`{"contents":[{"parts":[{"text":"hi","y":2}],"role":"user"},{"role":"model","parts":[{"text":"yes"}]}],"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]}}`,
+		func(r *Request) string { return fmt.Sprint(r.Messages, r.Unmodeled) },
+		func(r *Request) { r.Messages[1].Parts = append(r.Messages[1].Parts, llm.Text{Text: "there"}) },
+		`{"contents":[{"parts":[{"text":"hi","y":2},{"text":"there"}],"role":"user"},{"role":"model","parts":[{"text":"yes"}]}],"systemInstruction":{"parts":[{"text":"Be brief.","x":1}]}}`)
 }
 
 // TestResponses checks how functionResponse.response maps to a result's

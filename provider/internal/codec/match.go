@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 )
 
 // A Msg is a decoded wire message: its JSON and where its blocks are.
@@ -11,6 +12,38 @@ type Msg struct {
 	Raw          []byte // the message, compact
 	First, Count int32  // its blocks, by index in the decoder's block list
 	Role         llm.Role
+}
+
+// Decoded is where the lists of a decoder stand: how many messages (llm
+// messages and their [Msg]s, one each), blocks and notes it has made.
+type Decoded struct{ Messages, Blocks, Notes int }
+
+// SystemFirst moves the llm message, the wire message, the blocks and the
+// notes that a decoder made since at (a system prompt the body gives after
+// its messages, decoded last) before the others, where the llm form and
+// the encoders want them, and renumbers the blocks of the messages.
+func SystemFirst[B any](at Decoded, messages *[]llm.Message, msgs *[]Msg, blocks *[]B, notes *[]provider.Warning) {
+	moved := int32(len(*blocks) - at.Blocks)
+	*messages = rotate(*messages, at.Messages)
+	*msgs = rotate(*msgs, at.Messages)
+	*blocks = rotate(*blocks, at.Blocks)
+	*notes = rotate(*notes, at.Notes)
+	ms := *msgs
+	for i := range ms {
+		if i < len(ms)-at.Messages {
+			ms[i].First -= int32(at.Blocks)
+		} else {
+			ms[i].First += moved
+		}
+	}
+}
+
+// rotate returns s with its elements from n on moved before the others.
+func rotate[T any](s []T, n int) []T {
+	if n == 0 || n == len(s) {
+		return s
+	}
+	return append(s[n:len(s):len(s)], s[:n]...)
 }
 
 // Buffer returns an empty buffer to encode a body of msgs into: their

@@ -210,6 +210,29 @@ func (r *Reader) Raw() ([]byte, error) {
 	return compacted(v), nil
 }
 
+// WholeSyntax returns err, a syntax error found reading r's body (an
+// object) member by member, as reading its members' values whole words it
+// (as [Reader.ReadObject] does): a jsontext.Decoder words some errors
+// otherwise when it reads token by token. A decoder that reads what it
+// used to read whole as it comes calls it, so that what a broken body is
+// told does not change; it is run only on that error.
+func (r *Reader) WholeSyntax(err error) error {
+	w := &Reader{op: r.op, opts: r.opts}
+	w.reset(r.src)
+	if _, werr := w.ReadObject(); IsSyntax(werr) {
+		return werr
+	}
+	return err
+}
+
+// Value reads the next value whole and returns its bytes as the body has
+// them, white space included: for a value to read later with
+// [Reader.Enter].
+func (r *Reader) Value() ([]byte, error) {
+	v, _, err := r.raw()
+	return v, err
+}
+
 // compacted returns v, a JSON value, compact.
 func compacted(v []byte) []byte {
 	if c, ok := AppendCompact(nil, v); ok {
@@ -326,7 +349,8 @@ func (r *Reader) Array(each func(i int) error) error {
 // container reads the object or array that close ends: for each member or
 // element, next reads what comes before its value (a member's name) and
 // returns its step of the path, and each reads the value with that step on
-// the path, or leaves it to be skipped.
+// the path, or leaves it, or the rest of it, to be read past (so that each
+// may stop at an error it keeps for later and return nil).
 func (r *Reader) container(close jsontext.Kind, next func(i int) (step, error), each func(step) error) error {
 	depth := r.d.StackDepth()
 	if _, err := r.read(); err != nil {
@@ -341,8 +365,11 @@ func (r *Reader) container(close jsontext.Kind, next func(i int) (step, error), 
 		_, before := r.d.StackIndex(depth + 1)
 		r.stack = append(r.stack, s)
 		err = each(s)
+		for err == nil && r.d.StackDepth() > depth+1 {
+			_, err = r.read() // the rest of a value each left half read
+		}
 		if err == nil {
-			if _, n := r.d.StackIndex(depth + 1); r.d.StackDepth() == depth+1 && n == before {
+			if _, n := r.d.StackIndex(depth + 1); n == before {
 				err = r.Skip()
 			}
 		}
@@ -618,6 +645,13 @@ func Get(v []byte, key string) []byte {
 	return nil
 }
 
+// IsSyntax reports whether err is a Reader's error of a body that is not
+// JSON, which comes before any other.
+func IsSyntax(err error) bool {
+	de := (*llm.DecodeError)(nil)
+	return errors.As(err, &de) && de.Offset >= 0
+}
+
 // A Dialect says how [Decode] reads a dialect's bodies.
 type Dialect struct {
 	// Op starts its errors: "anthropic".
@@ -634,19 +668,6 @@ type Dialect struct {
 	Notes *[]provider.Warning
 	// Options are added to jsonx's strict options.
 	Options []jsontext.Options
-}
-
-// ObjectBody adapts f, which reads a body from its members, to [Decode]'s
-// object: it reads the object at the Reader with [Reader.ReadObject] and
-// passes its members to f.
-func ObjectBody(f func(*Reader, *Object) error) func(*Reader) error {
-	return func(r *Reader) error {
-		root, err := r.ReadObject()
-		if err != nil {
-			return err
-		}
-		return f(r, &root)
-	}
 }
 
 // Decode reads body, a request body of dialect dl, with object (for a body
@@ -672,8 +693,8 @@ func Decode(dl Dialect, body []byte, array, object func(*Reader) error) error {
 		err = r.Errorf("want %s, got %s", dl.Want, Phrase(k))
 	}
 	if err != nil {
-		if de := (*llm.DecodeError)(nil); errors.As(err, &de) && de.Offset >= 0 {
-			return err // a syntax error already
+		if IsSyntax(err) {
+			return err
 		}
 		if serr := r.Drain(); serr != nil {
 			return serr

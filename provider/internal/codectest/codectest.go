@@ -304,6 +304,34 @@ func Edited[R any](t *testing.T, c Codec[R], r R, wants ...string) {
 	}
 }
 
+// FieldOrder checks that body, whose top-level fields come in another order
+// than usual's (its system prompt after its messages), decodes to the same
+// as usual, as account prints a request (its messages and notes), and that
+// after edit it encodes as want: the fields in their order, and what edit
+// did not change as it was.
+func FieldOrder[R any](t *testing.T, c Codec[R], usual, body string, account func(R) string, edit func(R), want string) {
+	t.Helper()
+	u, err := c.Decode([]byte(usual))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Decode([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := account(r), account(u); got != want {
+		t.Errorf("Decode(%s) =\n%s\nwant, as for %s,\n%s", body, got, usual, want)
+	}
+	edit(r)
+	enc, _, err := c.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(enc) != want {
+		t.Errorf("Encode(edited) =\n%s\nwant\n%s", enc, want)
+	}
+}
+
 // BenchCodec encodes r and measures Decode+Encode of the body, as the
 // sub-benchmark name, next to encoding/json unmarshalling the same bytes
 // into any and marshalling them back (the floor, "encoding_json").
