@@ -43,8 +43,7 @@ type Map struct {
 	d     *dialect
 	msgs  []llm.Message
 	first int   // the first message that is not a system message
-	start []int // the array entry message i starts at
-	at    []loc // the location of message i
+	start []int // the array entry message i starts at; place finds the rest
 	n     int   // entries in the body's message array
 }
 
@@ -92,7 +91,7 @@ func Layout(msgs []llm.Message, d Dialect) *Map {
 
 // newMap is Layout for the dialect with rules d.
 func newMap(msgs []llm.Message, d *dialect) *Map {
-	l := &Map{d: d, msgs: msgs, first: firstNonSystem(msgs), start: make([]int, len(msgs)), at: make([]loc, len(msgs))}
+	l := &Map{d: d, msgs: msgs, first: firstNonSystem(msgs), start: make([]int, len(msgs))}
 	var parts []loc // where a dialect's own place puts the parts, which it needs to number the entries
 	w := 0
 	for i, m := range msgs {
@@ -104,7 +103,7 @@ func newMap(msgs []llm.Message, d *dialect) *Map {
 			}
 			p = parts[:len(m.Parts)]
 		}
-		l.at[i], w = l.place(i, p)
+		_, w = l.place(i, p)
 	}
 	l.n = w
 	return l
@@ -152,8 +151,17 @@ func (l *Map) place(i int, parts []loc) (loc, int) {
 	return entryLoc(w), w + 1
 }
 
-// msg returns the location of message i.
-func (l *Map) msg(i int) loc { return l.at[i] }
+// msg returns the location of message i. It lays the message out again
+// from its start entry: only the locations asked for are kept, and few
+// are (the paths of violations and changes).
+func (l *Map) msg(i int) loc {
+	var parts []loc // the default layout needs no parts to place a message
+	if l.d.place != nil {
+		parts = make([]loc, len(l.msgs[i].Parts))
+	}
+	x, _ := l.place(i, parts)
+	return x
+}
 
 // part returns the location of part j of message i.
 func (l *Map) part(i, j int) loc {
