@@ -376,29 +376,47 @@ func topRank(seg string) int {
 	return 3
 }
 
+// comparePaths compares two paths segment by segment, reading them in
+// place: sorting compares paths O(n log n) times, and splitting each made
+// two slices a comparison.
 func comparePaths(a, b string) int {
 	if a == b {
 		return 0
 	}
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	if ra, rb := topRank(as[0]), topRank(bs[0]); ra != rb {
+	as, ar, amore := strings.Cut(a, ".")
+	bs, br, bmore := strings.Cut(b, ".")
+	if ra, rb := topRank(as), topRank(bs); ra != rb {
 		return ra - rb
 	}
-	for k := 0; k < len(as) && k < len(bs); k++ {
-		if as[k] == bs[k] {
-			continue
+	for {
+		if as != bs {
+			return compareSegments(as, bs)
 		}
-		na, ea := strconv.Atoi(as[k])
-		nb, eb := strconv.Atoi(bs[k])
 		switch {
-		case ea == nil && eb == nil:
-			return na - nb
-		case ea == nil:
-			return -1
-		case eb == nil:
+		case !amore && !bmore:
+			return 0
+		case !amore:
+			return -1 // a is a prefix of b
+		case !bmore:
 			return 1
 		}
-		return strings.Compare(as[k], bs[k])
+		as, ar, amore = strings.Cut(ar, ".")
+		bs, br, bmore = strings.Cut(br, ".")
 	}
-	return len(as) - len(bs)
+}
+
+// compareSegments compares two different segments of paths: numbers as
+// numbers, before names, which compare as strings.
+func compareSegments(a, b string) int {
+	na, ea := strconv.Atoi(a)
+	nb, eb := strconv.Atoi(b)
+	switch {
+	case ea == nil && eb == nil:
+		return na - nb
+	case ea == nil:
+		return -1
+	case eb == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
 }
