@@ -290,8 +290,9 @@ type repairer struct {
 	tools    []llm.ToolSpec
 	changes  []Change
 	problems []Violation
-	built    []llm.Message   // the result, which rebuild makes through post
-	opaque   map[string]bool // call ids of opaque calls, made on first use
+	built    []llm.Message             // the result, which rebuild makes through post
+	opaque   map[string]bool           // call ids of opaque calls, made on first use
+	answers  map[string]llm.ToolResult // tool name -> the result of its unanswered calls (interrupted), made on first use
 }
 
 func (rp *repairer) change(rule RuleID, path string, a Action, reason string) {
@@ -660,13 +661,13 @@ func (pr *pairing) resAt(m, k int) (int, bool) {
 // rewrites ids, judges each turn, and rebuilds the messages.
 func (rp *repairer) pair() {
 	pr := &pairing{turnAt: make([]int, len(rp.w)), off: make([]int, len(rp.w))}
-	total, calls, results, assistants := 0, 0, 0, 0
+	total, calls, results, starts := 0, 0, 0, 0
 	for i := range rp.w {
 		pr.off[i] = total
 		total += len(rp.w[i].parts)
 		pr.turnAt[i] = -1
-		if rp.w[i].role == llm.RoleAssistant {
-			assistants++ // each starts a turn at most
+		if rp.w[i].role == llm.RoleAssistant && (rp.d.turnPerAssistant || hasCallPart(rp.w[i])) {
+			starts++ // the assistant messages that may start a turn (see below)
 		}
 		for _, p := range rp.w[i].parts {
 			switch p.p.(type) {
@@ -683,7 +684,7 @@ func (rp *repairer) pair() {
 	}
 	pr.calls = make([]callRef, 0, calls)
 	pr.results = make([]resRef, 0, results)
-	pr.turns = make([]turn, 0, assistants)
+	pr.turns = make([]turn, 0, starts)
 	last := make(map[string]int, calls) // call id -> the last call with it
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
@@ -1316,7 +1317,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 				rp.change(rp.d.unanswered, rp.origPath(callPart.om, callPart.op), ActionStripCall, fmt.Sprintf("removed the call %s (%s), which had no result", quoteID(c.id), c.name))
 				continue
 			}
-			results = append(results, wpart{p: interruptedResult(c.id, c.name), om: callPart.om, op: -1})
+			results = append(results, wpart{p: rp.interrupted(c.id, c.name), om: callPart.om, op: -1})
 			rp.change(rp.d.unanswered, rp.origPath(callPart.om, callPart.op), ActionAnswer, fmt.Sprintf("the call %s (%s) had no result: added an error result of type interrupted that says its outcome is unknown", quoteID(c.id), c.name))
 			continue
 		}
@@ -1415,13 +1416,30 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 	return append(out, tm)
 }
 
-// interruptedResult answers an unanswered call with an error of type
-// interrupted that says the outcome is unknown.
-func interruptedResult(id, name string) llm.ToolResult {
+// interrupted answers an unanswered call with an error of type
+// interrupted that says the outcome is unknown. Its envelope depends on
+// the tool's name only, and is rendered once per name.
+func (rp *repairer) interrupted(id, name string) llm.ToolResult {
+	r, ok := rp.answers[name]
+	if !ok {
+		r = interruptedResult(name)
+		if rp.answers == nil {
+			rp.answers = map[string]llm.ToolResult{}
+		}
+		rp.answers[name] = r
+	}
+	r.CallID = id
+	r.Content = slices.Clone(r.Content) // the results share the text, not the slice
+	return r
+}
+
+// interruptedResult is the result of an unanswered call of tool name,
+// without its call id.
+func interruptedResult(name string) llm.ToolResult {
 	env := observe.Failure(observe.Interrupted, name+" was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.")
 	env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
 	env.Meta.Source = "toolwire transcript repair"
-	return env.Result(id, name)
+	return env.Result("", name)
 }
 
 func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []wmsg) []wmsg {
@@ -1590,6 +1608,7 @@ type post struct {
 	// whether to clear the item ids of calls (OAI-RS-REASONING-PAIR).
 	seen     map[string]bool
 	clearIDs bool
+	edit     wmsg // the copy of a message the items hook edits
 }
 
 func (rp *repairer) newPost(n int) *post {
@@ -1615,9 +1634,9 @@ func (ps *post) take(m *wmsg) {
 		}
 	}
 	if d.items != nil && m.role == llm.RoleAssistant {
-		c := *m // items edits it
-		d.items(ps, &c)
-		m = &c
+		ps.edit = *m // items edits it; a field, so that the copy is not an allocation per message
+		d.items(ps, &ps.edit)
+		m = &ps.edit
 	}
 	ps.out = append(ps.out, ps.rp.message(m))
 }
