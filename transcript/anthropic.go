@@ -263,10 +263,13 @@ func checkAnthropic(c *checker) {
 					}
 					expect[k].answered = true
 					if text {
-						c.add(Violation{Rule: ruleAntResultFirst, Path: path(),
-							Message: c.sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", path(), r.CallID),
+						v := Violation{Rule: ruleAntResultFirst, Path: path()}
+						if !c.quiet { // the texts have paths
+							v.Message = fmt.Sprintf("the tool_result %s for %s comes after text or images in the same user turn (consecutive user messages are merged into one turn); tool_result blocks must come first", v.Path, r.CallID)
 							// Anthropic reports this case with the RESULT-NEXT text.
-							ProviderError: c.fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)})
+							v.ProviderError = fill(tmplAntResultNext, "{i}", c.wireIndex(expect[k].i), "{ids}", r.CallID)
+						}
+						c.add(v)
 					}
 				}
 			}
@@ -345,13 +348,16 @@ func (c *checker) endsInServerTool(m llm.Message) bool {
 // antUnanswered reports the calls ids of message i, which the turn at
 // message next (len(c.msgs): none) does not answer.
 func (c *checker) antUnanswered(i int, ids []string, next int) {
-	after := "the end of the transcript"
-	if next < len(c.msgs) {
-		after = c.describe(next)
+	v := Violation{Rule: ruleAntResultNext, Path: c.msgPath(i)}
+	if !c.quiet { // the explanation and the provider's text have paths and lists of ids
+		after := "the end of the transcript"
+		if next < len(c.msgs) {
+			after = c.describe(next)
+		}
+		v.Message = fmt.Sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", v.Path, strings.Join(ids, ", "), after)
+		v.ProviderError = fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, ", "))
 	}
-	c.add(Violation{Rule: ruleAntResultNext, Path: c.msgPath(i),
-		Message:       c.sprintf("the assistant message %s has tool_use %s without a tool_result in the next user turn (%s); every tool_use needs its tool_result at the start of the very next message", c.msgPath(i), strings.Join(ids, ", "), after),
-		ProviderError: c.fill(tmplAntResultNext, "{i}", c.wireIndex(i), "{ids}", strings.Join(ids, ", "))})
+	c.add(v)
 }
 
 // antTextAfterCall reports ANT-RESULT-NEXT for text at part j of message

@@ -447,9 +447,11 @@ func (g *gemCheck) endUser() {
 	calls := g.pending
 	switch {
 	case g.nResp == 0:
-		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg),
-			Message:       c.sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(calls), c.describe(g.start)),
-			ProviderError: tmplGemRespCount})
+		v := Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg), ProviderError: tmplGemRespCount}
+		if !c.quiet {
+			v.Message = fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", v.Path, len(calls), c.describe(g.start))
+		}
+		c.add(v)
 	case g.nResp != len(calls):
 		where := c.msgPath(g.respMsg)
 		if g.lastResp != g.respMsg {
