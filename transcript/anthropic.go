@@ -172,7 +172,7 @@ func checkAnthropic(c *checker) {
 			}
 		}
 	}
-	ids := make(map[string][2]int, c.calls) // tool_use id -> its first use
+	ids := c.idPlaces(c.calls) // tool_use id -> its first use
 	type call struct {
 		i, j     int
 		id       string

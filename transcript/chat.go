@@ -169,8 +169,8 @@ func checkChat(c *checker) {
 	var open []call // calls of the assistant message whose tool run is open
 	var buf []call  // the array of open, reused: a run is closed before the next opens
 	openMsg := -1
-	entries := false                           // a message takes an entry of the array (placeChat)
-	seen := make(map[string][2]int, c.results) // tool_call_id -> message and part of its first result
+	entries := false              // a message takes an entry of the array (placeChat)
+	seen := c.idPlaces(c.results) // tool_call_id -> message and part of its first result
 	closeRun := func(next int) {
 		if openMsg < 0 {
 			return

@@ -66,11 +66,22 @@ func CheckRequest(r Request, d Dialect) []Violation {
 // quiet, the violations have no Message and no ProviderError: the caller
 // reads only their rules, paths and warnings.
 func check(r Request, d *dialect, quiet bool) *checker {
-	c := &checker{msgs: r.Messages, d: d, req: r, quiet: quiet}
+	return run(&checker{msgs: r.Messages, d: d, req: r, quiet: quiet})
+}
+
+// recheck is check of r with the dialect and quietness of c, an earlier
+// check, whose map of id places it reuses: Repair checks its output as it
+// checked its input, and the map is as large.
+func (c *checker) recheck(r Request) *checker {
+	return run(&checker{msgs: r.Messages, d: c.d, req: r, quiet: c.quiet, places: c.places})
+}
+
+// run runs the checks of c's dialect and sorts the violations.
+func run(c *checker) *checker {
 	c.shape()
-	d.check(c)
+	c.d.check(c)
 	c.dupTools()
-	d.checkTools(c)
+	c.d.checkTools(c)
 	SortViolations(c.out)
 	return c
 }
@@ -91,6 +102,21 @@ type checker struct {
 	// check wants only to know what is broken and where), so sprintf and
 	// fill write none.
 	quiet bool
+	// places maps an id to the message and part of its first use, for
+	// the dialect's check (Chat: results, Anthropic: calls); see
+	// idPlaces.
+	places map[string][2]int
+}
+
+// idPlaces returns the map of id places emptied, made for n ids if c has
+// none (recheck hands a check the map of the one before).
+func (c *checker) idPlaces(n int) map[string][2]int {
+	if c.places == nil {
+		c.places = make(map[string][2]int, n)
+	} else {
+		clear(c.places)
+	}
+	return c.places
 }
 
 func (c *checker) add(v Violation) { c.out = append(c.out, v) }

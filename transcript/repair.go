@@ -206,11 +206,11 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	out.Tools = rp.tools
 	// The repaired request is checked quietly too: its warnings are not
 	// reported, and what is (see reported) is checked again, explained.
-	after := check(out, rules, true).out
+	after := before.recheck(out).out
 	if out.Thinking && rules.thinking != "" && hasRule(after, rules.thinking) {
 		rp.thinkingOff(vs)
 		out.Thinking = false
-		after = check(out, rules, true).out
+		after = before.recheck(out).out
 	}
 	if slices.ContainsFunc(after, reported) {
 		after = CheckRequest(out, d)
