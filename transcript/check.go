@@ -103,8 +103,7 @@ type checker struct {
 	// fill write none.
 	quiet bool
 	// places maps an id to the message and part of its first use, for
-	// the dialect's check (Chat: results, Anthropic: calls); see
-	// idPlaces.
+	// the dialect's check (Chat: results); see idPlaces.
 	places map[string][2]int
 }
 
