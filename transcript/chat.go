@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -168,26 +169,28 @@ func checkChat(c *checker) {
 	var open []call // calls of the assistant message whose tool run is open
 	var buf []call  // the array of open, reused: a run is closed before the next opens
 	openMsg := -1
-	entries := false                           // a message takes an entry of the array (placeChat)
-	seen := make(map[string][2]int, c.results) // tool_call_id -> message and part of its first result
+	entries := false              // a message takes an entry of the array (placeChat)
+	seen := c.idPlaces(c.results) // tool_call_id -> message and part of its first result
 	closeRun := func(next int) {
 		if openMsg < 0 {
 			return
 		}
-		var ids, names []string
-		for _, cl := range open {
-			if !cl.answered {
-				ids = append(ids, cl.id)
-				names = append(names, fmt.Sprintf("%s (%s)", cl.name, quoteID(cl.id)))
+		unanswered := slices.ContainsFunc(open, func(cl call) bool { return !cl.answered })
+		if unanswered {
+			v := Violation{Rule: ruleCCAnswerAll, Path: c.msgPath(openMsg)}
+			if !c.quiet { // the explanation names each call, and the paths of two messages
+				var ids, names []string
+				for _, cl := range open {
+					if !cl.answered {
+						ids = append(ids, cl.id)
+						names = append(names, fmt.Sprintf("%s (%s)", cl.name, quoteID(cl.id)))
+					}
+				}
+				v.Message = fmt.Sprintf("the assistant message %s calls %s, but no tool message answers %s before %s; every call needs a tool message with its tool_call_id directly after the assistant message",
+					c.msgPath(openMsg), strings.Join(names, ", "), plural(len(ids), "it", "them"), c.describe(next))
+				v.ProviderError = fill(tmplCCAnswerAll, "{ids}", strings.Join(ids, ", "))
 			}
-		}
-		if len(ids) > 0 {
-			c.add(Violation{
-				Rule: ruleCCAnswerAll, Path: c.msgPath(openMsg),
-				Message: c.sprintf("the assistant message %s calls %s, but no tool message answers %s before %s; every call needs a tool message with its tool_call_id directly after the assistant message",
-					c.msgPath(openMsg), strings.Join(names, ", "), plural(len(ids), "it", "them"), c.describe(next)),
-				ProviderError: c.fill(tmplCCAnswerAll, "{ids}", strings.Join(ids, ", ")),
-			})
+			c.add(v)
 		}
 		open, openMsg = nil, -1
 	}
@@ -242,13 +245,15 @@ func checkChat(c *checker) {
 				}
 				seen[r.CallID] = [2]int{i, j}
 				if !found {
-					why := "no assistant message with tool_calls comes directly before it (tool messages must follow the assistant message that made the call, with nothing between)"
-					if openMsg >= 0 {
-						why = fmt.Sprintf("%s is not one of the calls of the assistant message %s", r.CallID, c.msgPath(openMsg))
+					v := Violation{Rule: ruleCCNoOrphan, Path: path(), ProviderError: tmplCCNoOrphan}
+					if !c.quiet { // the explanation has the paths of two messages
+						why := "no assistant message with tool_calls comes directly before it (tool messages must follow the assistant message that made the call, with nothing between)"
+						if openMsg >= 0 {
+							why = fmt.Sprintf("%s is not one of the calls of the assistant message %s", r.CallID, c.msgPath(openMsg))
+						}
+						v.Message = fmt.Sprintf("the tool message %s answers %s, but %s", v.Path, r.CallID, why)
 					}
-					c.add(Violation{Rule: ruleCCNoOrphan, Path: path(),
-						Message:       c.sprintf("the tool message %s answers %s, but %s", path(), r.CallID, why),
-						ProviderError: tmplCCNoOrphan})
+					c.add(v)
 				}
 			}
 			if results == 0 || trailing > 0 {

@@ -66,11 +66,22 @@ func CheckRequest(r Request, d Dialect) []Violation {
 // quiet, the violations have no Message and no ProviderError: the caller
 // reads only their rules, paths and warnings.
 func check(r Request, d *dialect, quiet bool) *checker {
-	c := &checker{msgs: r.Messages, d: d, req: r, quiet: quiet}
+	return run(&checker{msgs: r.Messages, d: d, req: r, quiet: quiet})
+}
+
+// recheck is check of r with the dialect and quietness of c, an earlier
+// check, whose map of id places it reuses: Repair checks its output as it
+// checked its input, and the map is as large.
+func (c *checker) recheck(r Request) *checker {
+	return run(&checker{msgs: r.Messages, d: c.d, req: r, quiet: c.quiet, places: c.places})
+}
+
+// run runs the checks of c's dialect and sorts the violations.
+func run(c *checker) *checker {
 	c.shape()
-	d.check(c)
+	c.d.check(c)
 	c.dupTools()
-	d.checkTools(c)
+	c.d.checkTools(c)
 	SortViolations(c.out)
 	return c
 }
@@ -91,6 +102,20 @@ type checker struct {
 	// check wants only to know what is broken and where), so sprintf and
 	// fill write none.
 	quiet bool
+	// places maps an id to the message and part of its first use, for
+	// the dialect's check (Chat: results); see idPlaces.
+	places map[string][2]int
+}
+
+// idPlaces returns the map of id places emptied, made for n ids if c has
+// none (recheck hands a check the map of the one before).
+func (c *checker) idPlaces(n int) map[string][2]int {
+	if c.places == nil {
+		c.places = make(map[string][2]int, n)
+	} else {
+		clear(c.places)
+	}
+	return c.places
 }
 
 func (c *checker) add(v Violation) { c.out = append(c.out, v) }
@@ -376,29 +401,47 @@ func topRank(seg string) int {
 	return 3
 }
 
+// comparePaths compares two paths segment by segment, reading them in
+// place: sorting compares paths O(n log n) times, and splitting each made
+// two slices a comparison.
 func comparePaths(a, b string) int {
 	if a == b {
 		return 0
 	}
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	if ra, rb := topRank(as[0]), topRank(bs[0]); ra != rb {
+	as, ar, amore := strings.Cut(a, ".")
+	bs, br, bmore := strings.Cut(b, ".")
+	if ra, rb := topRank(as), topRank(bs); ra != rb {
 		return ra - rb
 	}
-	for k := 0; k < len(as) && k < len(bs); k++ {
-		if as[k] == bs[k] {
-			continue
+	for {
+		if as != bs {
+			return compareSegments(as, bs)
 		}
-		na, ea := strconv.Atoi(as[k])
-		nb, eb := strconv.Atoi(bs[k])
 		switch {
-		case ea == nil && eb == nil:
-			return na - nb
-		case ea == nil:
-			return -1
-		case eb == nil:
+		case !amore && !bmore:
+			return 0
+		case !amore:
+			return -1 // a is a prefix of b
+		case !bmore:
 			return 1
 		}
-		return strings.Compare(as[k], bs[k])
+		as, ar, amore = strings.Cut(ar, ".")
+		bs, br, bmore = strings.Cut(br, ".")
 	}
-	return len(as) - len(bs)
+}
+
+// compareSegments compares two different segments of paths: numbers as
+// numbers, before names, which compare as strings.
+func compareSegments(a, b string) int {
+	na, ea := strconv.Atoi(a)
+	nb, eb := strconv.Atoi(b)
+	switch {
+	case ea == nil && eb == nil:
+		return na - nb
+	case ea == nil:
+		return -1
+	case eb == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
 }

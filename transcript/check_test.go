@@ -618,3 +618,36 @@ func TestProviderErrorFilled(t *testing.T) {
 		t.Errorf("Check() provider error = %v, want %q", vs, want)
 	}
 }
+
+// TestComparePaths holds the wire order of paths: top-level fields by
+// rank, numeric segments as numbers and before names, a path before the
+// paths inside it.
+func TestComparePaths(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int // the sign
+	}{
+		{"messages.2", "messages.2", 0},
+		{"messages.2", "messages.10", -1},
+		{"messages.10", "messages.2", 1},
+		{"messages.2", "messages.2.content", -1},
+		{"messages.2.content.1", "messages.2", 1},
+		{"messages.2.0", "messages.2.content", -1},
+		{"messages.2.content", "messages.2.tool_calls", -1},
+		{"system", "messages.0", -1},
+		{"systemInstruction.parts.0", "contents.0", -1},
+		{"tools.0.name", "messages.9", 1},
+		{"input.3.id", "input.3.call_id", 1},
+		{"", "messages.0", 1},
+	} {
+		got := comparePaths(tt.a, tt.b)
+		if got > 0 {
+			got = 1
+		} else if got < 0 {
+			got = -1
+		}
+		if got != tt.want {
+			t.Errorf("comparePaths(%q, %q) = %d, want the sign %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

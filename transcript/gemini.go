@@ -269,6 +269,9 @@ func (g *gemCheck) sameRole(i, calls, results int) {
 	c := g.c
 	v := Violation{Rule: ruleGemSameRole, Path: c.msgPath(i), Warning: true}
 	switch {
+	case c.quiet:
+		// No message: its paths would be made (Repair's checks meet
+		// this warning at every other content) only to be dropped.
 	case results > 0 && g.pendMsg >= 0:
 		v.Message = c.sprintf("the function responses in %s are not in the content right after the function-call turn %s; the Gemini API joins consecutive user contents into one turn and accepts this, but Vertex AI wants every response in that one content", c.msgPath(i), c.msgPath(g.pendMsg))
 		v.ProviderError = tmplGemRespCount
@@ -444,9 +447,11 @@ func (g *gemCheck) endUser() {
 	calls := g.pending
 	switch {
 	case g.nResp == 0:
-		c.add(Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg),
-			Message:       c.sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", c.msgPath(g.pendMsg), len(calls), c.describe(g.start)),
-			ProviderError: tmplGemRespCount})
+		v := Violation{Rule: ruleGemRespCount, Path: c.msgPath(g.pendMsg), ProviderError: tmplGemRespCount}
+		if !c.quiet {
+			v.Message = fmt.Sprintf("the function-call turn %s makes %d call(s), but the next content (%s) holds no function responses", v.Path, len(calls), c.describe(g.start))
+		}
+		c.add(v)
 	case g.nResp != len(calls):
 		where := c.msgPath(g.respMsg)
 		if g.lastResp != g.respMsg {

@@ -43,8 +43,7 @@ type Map struct {
 	d     *dialect
 	msgs  []llm.Message
 	first int   // the first message that is not a system message
-	start []int // the array entry message i starts at
-	at    []loc // the location of message i
+	start []int // the array entry message i starts at (nil: see entry); place finds the rest
 	n     int   // entries in the body's message array
 }
 
@@ -92,19 +91,26 @@ func Layout(msgs []llm.Message, d Dialect) *Map {
 
 // newMap is Layout for the dialect with rules d.
 func newMap(msgs []llm.Message, d *dialect) *Map {
-	l := &Map{d: d, msgs: msgs, first: firstNonSystem(msgs), start: make([]int, len(msgs)), at: make([]loc, len(msgs))}
-	var parts []loc // where a dialect's own place puts the parts, which it needs to number the entries
+	l := &Map{d: d, msgs: msgs, first: firstNonSystem(msgs)}
+	if d.place == nil {
+		// The default layout gives every message an entry of its own,
+		// but the system messages before the first other one where the
+		// dialect has a field for them: entry needs no table.
+		l.n = len(msgs)
+		if d.system != "" {
+			l.n -= l.first
+		}
+		return l
+	}
+	l.start = make([]int, len(msgs))
+	var parts []loc // where the dialect's place puts the parts, which it needs to number the entries
 	w := 0
 	for i, m := range msgs {
 		l.start[i] = w
-		var p []loc // nil: the default layout numbers entries without the parts
-		if d.place != nil {
-			if cap(parts) < len(m.Parts) {
-				parts = make([]loc, len(m.Parts))
-			}
-			p = parts[:len(m.Parts)]
+		if cap(parts) < len(m.Parts) {
+			parts = make([]loc, len(m.Parts))
 		}
-		l.at[i], w = l.place(i, p)
+		_, w = l.place(i, parts[:len(m.Parts)])
 	}
 	l.n = w
 	return l
@@ -117,7 +123,7 @@ func (l *Map) place(i int, parts []loc) (loc, int) {
 	for j := range parts {
 		parts[j] = dropped
 	}
-	w := l.start[i]
+	w := l.entry(i)
 	if i < l.first && l.d.system != "" {
 		for j := range parts {
 			if expressible(m.Parts[j], l.d) {
@@ -152,8 +158,30 @@ func (l *Map) place(i int, parts []loc) (loc, int) {
 	return entryLoc(w), w + 1
 }
 
-// msg returns the location of message i.
-func (l *Map) msg(i int) loc { return l.at[i] }
+// entry returns the array entry message i starts at.
+func (l *Map) entry(i int) int {
+	switch {
+	case l.start != nil:
+		return l.start[i]
+	case l.d.system == "":
+		return i
+	case i < l.first:
+		return 0 // in the system field
+	}
+	return i - l.first
+}
+
+// msg returns the location of message i. It lays the message out again
+// from its start entry: only the locations asked for are kept, and few
+// are (the paths of violations and changes).
+func (l *Map) msg(i int) loc {
+	var parts []loc // the default layout needs no parts to place a message
+	if l.d.place != nil {
+		parts = make([]loc, len(l.msgs[i].Parts))
+	}
+	x, _ := l.place(i, parts)
+	return x
+}
 
 // part returns the location of part j of message i.
 func (l *Map) part(i, j int) loc {

@@ -206,11 +206,11 @@ func RepairRequest(req Request, d Dialect, p *Policy) (Request, []Change, error)
 	out.Tools = rp.tools
 	// The repaired request is checked quietly too: its warnings are not
 	// reported, and what is (see reported) is checked again, explained.
-	after := check(out, rules, true).out
+	after := before.recheck(out).out
 	if out.Thinking && rules.thinking != "" && hasRule(after, rules.thinking) {
 		rp.thinkingOff(vs)
 		out.Thinking = false
-		after = check(out, rules, true).out
+		after = before.recheck(out).out
 	}
 	if slices.ContainsFunc(after, reported) {
 		after = CheckRequest(out, d)
@@ -290,8 +290,9 @@ type repairer struct {
 	tools    []llm.ToolSpec
 	changes  []Change
 	problems []Violation
-	built    []llm.Message   // the result, which rebuild makes through post
-	opaque   map[string]bool // call ids of opaque calls, made on first use
+	built    []llm.Message             // the result, which rebuild makes through post
+	opaque   map[string]bool           // call ids of opaque calls, made on first use
+	answers  map[string]llm.ToolResult // tool name -> the result of its unanswered calls (interrupted), made on first use
 }
 
 func (rp *repairer) change(rule RuleID, path string, a Action, reason string) {
@@ -641,32 +642,43 @@ type pairing struct {
 	calls    []callRef
 	results  []resRef
 	turns    []turn
-	off      []int           // message -> offset of its parts in result
-	result   []int           // part -> result index, or -1
-	turnAt   []int           // message -> turn index starting there, or -1
+	first    []int           // message -> index in results of its first result, if it has one (see walk)
 	why      map[int]turnWhy // rebuilt turn -> why
 	conflict []bool          // turn -> one of its calls has conflicting results
 	mark     []int           // call -> turn that found it answered in place
 	kept     []int           // the array of the last residual's kept, reused
 }
 
-// resAt returns the index of the result at part k of message m.
-func (pr *pairing) resAt(m, k int) (int, bool) {
-	ri := pr.result[pr.off[m]+k]
-	return ri, ri >= 0
+// A resWalk finds the results among the parts of one message, which
+// come in results in part order: at(k), asked for each part k in order,
+// returns the index of the result at part k.
+type resWalk struct {
+	pr      *pairing
+	m, next int
+}
+
+// walk returns a resWalk over the parts of message m.
+func (pr *pairing) walk(m int) resWalk { return resWalk{pr: pr, m: m, next: pr.first[m]} }
+
+// at returns the index of the result at part k, if part k is one.
+func (w *resWalk) at(k int) (int, bool) {
+	if w.next < len(w.pr.results) {
+		if r := w.pr.results[w.next]; r.m == w.m && r.k == k {
+			w.next++
+			return w.next - 1, true
+		}
+	}
+	return -1, false
 }
 
 // pair pairs every result with a call, decides the fate of the others,
 // rewrites ids, judges each turn, and rebuilds the messages.
 func (rp *repairer) pair() {
-	pr := &pairing{turnAt: make([]int, len(rp.w)), off: make([]int, len(rp.w))}
-	total, calls, results, assistants := 0, 0, 0, 0
+	pr := &pairing{first: make([]int, len(rp.w))}
+	calls, results, starts := 0, 0, 0
 	for i := range rp.w {
-		pr.off[i] = total
-		total += len(rp.w[i].parts)
-		pr.turnAt[i] = -1
-		if rp.w[i].role == llm.RoleAssistant {
-			assistants++ // each starts a turn at most
+		if rp.w[i].role == llm.RoleAssistant && (rp.d.turnPerAssistant || hasCallPart(rp.w[i])) {
+			starts++ // the assistant messages that may start a turn (see below)
 		}
 		for _, p := range rp.w[i].parts {
 			switch p.p.(type) {
@@ -677,13 +689,9 @@ func (rp *repairer) pair() {
 			}
 		}
 	}
-	pr.result = make([]int, total)
-	for i := range pr.result {
-		pr.result[i] = -1
-	}
 	pr.calls = make([]callRef, 0, calls)
 	pr.results = make([]resRef, 0, results)
-	pr.turns = make([]turn, 0, assistants)
+	pr.turns = make([]turn, 0, starts)
 	last := make(map[string]int, calls) // call id -> the last call with it
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
@@ -691,6 +699,7 @@ func (rp *repairer) pair() {
 	for i := range rp.w {
 		m := &rp.w[i]
 		in := -1 // the turn of message i
+		pr.first[i] = len(pr.results)
 		if m.role != llm.RoleTool {
 			run = -1
 		}
@@ -701,15 +710,15 @@ func (rp *repairer) pair() {
 			// says it splits it).
 			merge := rp.d.mergeTurns && i > 0 && prevIn >= 0 && rp.w[i-1].role == llm.RoleAssistant &&
 				!(rp.d.splitsTurn != nil && pr.turns[prevIn].c1 > pr.turns[prevIn].c0 && rp.d.splitsTurn(m))
+			opens := !merge && (hasCallPart(*m) || rp.d.turnPerAssistant) // m starts a turn
 			if merge {
 				cur = prevIn
 				pr.turns[cur].last = i
-			} else if hasCallPart(*m) || rp.d.turnPerAssistant {
+			} else if opens {
 				pr.turns = append(pr.turns, turn{first: i, last: i, c0: len(pr.calls), c1: len(pr.calls)})
 				cur = len(pr.turns) - 1
-				pr.turnAt[i] = cur
 			}
-			if pr.turnAt[i] >= 0 || merge {
+			if opens || merge {
 				in = cur
 				run = cur
 			}
@@ -737,7 +746,6 @@ func (rp *repairer) pair() {
 				}
 				ri := len(pr.results)
 				pr.results = append(pr.results, resRef{m: i, k: k, call: -1, dupOf: -1, owner: -1})
-				pr.result[pr.off[i]+k] = ri
 				rp.match(pr, ri, r, last, cur, run)
 			}
 		}
@@ -1079,14 +1087,16 @@ type residual struct {
 	note     bool  // notes follow
 	trailing bool  // its text and images stay with it
 	vanish   bool
+	owner    int // the turn that consumed its first consumed result, which takes its trailing parts along unless they stay; or -1
 }
 
 func (rp *repairer) residual(pr *pairing, m int) residual {
-	r := residual{kept: pr.kept[:0]}
+	r := residual{kept: pr.kept[:0], owner: -1}
 	consumed := false
 	hasTrailing := false
+	w := pr.walk(m)
 	for k, p := range rp.w[m].parts {
-		ri, ok := pr.resAt(m, k)
+		ri, ok := w.at(k)
 		if !ok {
 			if expressible(p.p, rp.d) {
 				hasTrailing = true
@@ -1100,6 +1110,9 @@ func (rp *repairer) residual(pr *pairing, m int) residual {
 			r.note = true
 		case fateConsumed:
 			consumed = true
+			if r.owner < 0 {
+				r.owner = pr.results[ri].owner
+			}
 		}
 	}
 	r.trailing = hasTrailing && (len(r.kept) > 0 || r.note || !consumed)
@@ -1238,16 +1251,6 @@ func (rp *repairer) consume(pr *pairing, t int) {
 
 // rebuild writes the repaired messages, through post, into rp.built.
 func (rp *repairer) rebuild(pr *pairing) {
-	// Which turn takes each tool message's trailing parts along.
-	trailOwner := make([]int, len(rp.w))
-	for i := range trailOwner {
-		trailOwner[i] = -1
-	}
-	for _, r := range pr.results {
-		if r.fate == fateConsumed && trailOwner[r.m] < 0 {
-			trailOwner[r.m] = r.owner
-		}
-	}
 	trailing := make([]bool, len(rp.w)) // tool message -> its own text and images stay with it
 	var ownedTrail map[int][]int        // turn -> messages whose trailing parts it takes
 	extra := 0                          // messages out has beyond len(rp.w): a tool message per rebuilt turn, a note after kept results
@@ -1265,23 +1268,26 @@ func (rp *repairer) rebuild(pr *pairing) {
 		if len(res.kept) > 0 && res.note {
 			extra++
 		}
-		if !trailing[i] && trailOwner[i] >= 0 {
+		if !trailing[i] && res.owner >= 0 {
 			if ownedTrail == nil {
 				ownedTrail = map[int][]int{}
 			}
-			ownedTrail[trailOwner[i]] = append(ownedTrail[trailOwner[i]], i)
+			ownedTrail[res.owner] = append(ownedTrail[res.owner], i)
 		}
 	}
 	// The repaired messages go through post to the llm messages build
 	// returns, a few at a time through out.
 	ps := rp.newPost(len(rp.w) + extra + 1) // + 1: a user turn post may insert
 	var out []wmsg
+	t := 0 // the next turn, in the order of their first messages
 	for i := 0; i < len(rp.w); i++ {
+		for t < len(pr.turns) && pr.turns[t].first < i {
+			t++
+		}
 		role := rp.w[i].role
 		switch {
-		case role == llm.RoleAssistant && pr.turnAt[i] >= 0 && pr.turns[pr.turnAt[i]].rebuild:
-			t := pr.turnAt[i]
-			out = rp.emitTurn(pr, int(t), ownedTrail[t], out[:0])
+		case t < len(pr.turns) && pr.turns[t].first == i && pr.turns[t].rebuild:
+			out = rp.emitTurn(pr, t, ownedTrail[t], out[:0])
 			i = pr.turns[t].last
 		case role == llm.RoleTool:
 			out = rp.emitResidual(pr, i, trailing[i], out[:0])
@@ -1316,7 +1322,7 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 				rp.change(rp.d.unanswered, rp.origPath(callPart.om, callPart.op), ActionStripCall, fmt.Sprintf("removed the call %s (%s), which had no result", quoteID(c.id), c.name))
 				continue
 			}
-			results = append(results, wpart{p: interruptedResult(c.id, c.name), om: callPart.om, op: -1})
+			results = append(results, wpart{p: rp.interrupted(c.id, c.name), om: callPart.om, op: -1})
 			rp.change(rp.d.unanswered, rp.origPath(callPart.om, callPart.op), ActionAnswer, fmt.Sprintf("the call %s (%s) had no result: added an error result of type interrupted that says its outcome is unknown", quoteID(c.id), c.name))
 			continue
 		}
@@ -1406,8 +1412,9 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 	tm := wmsg{role: llm.RoleTool, parts: results, om: -1, changed: true}
 	tm.parts = append(tm.parts, lifted...)
 	for _, j := range trail {
+		w := pr.walk(j)
 		for k, p := range rp.w[j].parts {
-			if _, isRes := pr.resAt(j, k); !isRes {
+			if _, isRes := w.at(k); !isRes {
 				tm.parts = append(tm.parts, p)
 			}
 		}
@@ -1415,13 +1422,30 @@ func (rp *repairer) emitTurn(pr *pairing, t int, trail []int, out []wmsg) []wmsg
 	return append(out, tm)
 }
 
-// interruptedResult answers an unanswered call with an error of type
-// interrupted that says the outcome is unknown.
-func interruptedResult(id, name string) llm.ToolResult {
+// interrupted answers an unanswered call with an error of type
+// interrupted that says the outcome is unknown. Its envelope depends on
+// the tool's name only, and is rendered once per name.
+func (rp *repairer) interrupted(id, name string) llm.ToolResult {
+	r, ok := rp.answers[name]
+	if !ok {
+		r = interruptedResult(name)
+		if rp.answers == nil {
+			rp.answers = map[string]llm.ToolResult{}
+		}
+		rp.answers[name] = r
+	}
+	r.CallID = id
+	r.Content = slices.Clone(r.Content) // the results share the text, not the slice
+	return r
+}
+
+// interruptedResult is the result of an unanswered call of tool name,
+// without its call id.
+func interruptedResult(name string) llm.ToolResult {
 	env := observe.Failure(observe.Interrupted, name+" was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.")
 	env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
 	env.Meta.Source = "toolwire transcript repair"
-	return env.Result(id, name)
+	return env.Result("", name)
 }
 
 func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []wmsg) []wmsg {
@@ -1431,8 +1455,9 @@ func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []w
 	}
 	var kept, notes, trailing []wpart
 	changed := false
+	w := pr.walk(i)
 	for k, p := range m.parts {
-		ri, ok := pr.resAt(i, k)
+		ri, ok := w.at(k)
 		if !ok {
 			if trailingStays {
 				trailing = append(trailing, p)
@@ -1484,8 +1509,9 @@ func (rp *repairer) emitResidual(pr *pairing, i int, trailingStays bool, out []w
 // stays reports whether tool message i is emitted unchanged: all its
 // results stay in place and so do its other parts, if it has any.
 func (rp *repairer) stays(pr *pairing, i int, trailingStays bool) bool {
+	w := pr.walk(i)
 	for k := range rp.w[i].parts {
-		ri, ok := pr.resAt(i, k)
+		ri, ok := w.at(k)
 		if !ok {
 			if !trailingStays {
 				return false
@@ -1590,6 +1616,7 @@ type post struct {
 	// whether to clear the item ids of calls (OAI-RS-REASONING-PAIR).
 	seen     map[string]bool
 	clearIDs bool
+	edit     wmsg // the copy of a message the items hook edits
 }
 
 func (rp *repairer) newPost(n int) *post {
@@ -1615,9 +1642,9 @@ func (ps *post) take(m *wmsg) {
 		}
 	}
 	if d.items != nil && m.role == llm.RoleAssistant {
-		c := *m // items edits it
-		d.items(ps, &c)
-		m = &c
+		ps.edit = *m // items edits it; a field, so that the copy is not an allocation per message
+		d.items(ps, &ps.edit)
+		m = &ps.edit
 	}
 	ps.out = append(ps.out, ps.rp.message(m))
 }

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -370,6 +371,28 @@ func TestRepairDuplicateResults(t *testing.T) {
 					t.Errorf("Repair(Repair(x), %s): %d more changes, err %v; want none", d, len(more), err)
 				}
 			})
+		}
+	}
+}
+
+// TestRepairKeepsInput holds Repair to leaving its input as it was, under
+// every policy: the output may share parts with it, so a repair that
+// edited a shared message, part, content slice or tool list in place
+// would change the caller's transcript. %#v prints every field and every
+// element of every slice, so an edit anywhere shows.
+func TestRepairKeepsInput(t *testing.T) {
+	policies := []*Policy{nil, {Duplicates: KeepFirst}, {Duplicates: KeepLast}, {Unanswered: StripCall, Orphans: DropOrphan}}
+	cases := checkCases()
+	for _, d := range Dialects() {
+		cases = append(cases, checkCase{name: "bench/" + string(d), d: d, req: Request{Messages: benchTranscript(200, true)}})
+	}
+	for _, tt := range cases {
+		for _, pol := range policies {
+			before := fmt.Sprintf("%#v", tt.req)
+			RepairRequest(tt.req, tt.d, pol)
+			if after := fmt.Sprintf("%#v", tt.req); after != before {
+				t.Errorf("%s: RepairRequest(req, %s, %+v) changed req:\nbefore %s\nafter  %s", tt.name, tt.d, pol, before, after)
+			}
 		}
 	}
 }

@@ -283,9 +283,12 @@ func checkResponses(c *checker) {
 	}
 	for _, cl := range calls {
 		if id := cl.id; !cl.answered {
-			c.add(Violation{Rule: ruleRSAnswerAll, Path: c.partPath(cl.i, cl.j),
-				Message:       c.sprintf("function_call %s (%s) has no function_call_output with call_id %s", c.partPath(cl.i, cl.j), c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id),
-				ProviderError: c.fill(tmplRSAnswerAll, "{id}", id)})
+			v := Violation{Rule: ruleRSAnswerAll, Path: c.partPath(cl.i, cl.j)}
+			if !c.quiet {
+				v.Message = fmt.Sprintf("function_call %s (%s) has no function_call_output with call_id %s", v.Path, c.msgs[cl.i].Parts[cl.j].(llm.ToolCall).Name, id)
+				v.ProviderError = fill(tmplRSAnswerAll, "{id}", id)
+			}
+			c.add(v)
 		}
 	}
 }
