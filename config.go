@@ -52,6 +52,10 @@ type Config struct {
 	// Store keeps the full results that shaping offloads, for read_result;
 	// nil means the session's when Sessions keeps results
 	// ([session.Results]), else an in-memory store of the agent's own.
+	// Each run reaches the store with its own [observe.Scope] (its
+	// session id, or its run id): a store shared by runs must keep them
+	// apart, as [observe.MemoryStore] does, so that one user's model
+	// cannot read another's results.
 	Store observe.Store
 	// Sessions, when set, makes every run durable: a run is stored as a
 	// session named by its [State.ID]; every step's new messages and state

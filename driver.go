@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -119,9 +120,16 @@ func (r *run) loop(ctx context.Context, st *State, yield func(Event, error) bool
 		}
 		r.sess = rs
 	}
+	// Offloaded results are kept apart by run: a model's read_result
+	// reads its own run's results, never another user's.
+	scope := st.ID
 	if r.sess != nil {
-		ctx = withSession(ctx, r.sess.id)
+		ctx, scope = withSession(ctx, r.sess.id), r.sess.id
 	}
+	if scope == "" {
+		scope = newRunID() // a state built without an id: this run alone
+	}
+	ctx = observe.WithScope(ctx, scope)
 	for {
 		switch st.Next.Kind {
 		case Done, AwaitApproval:

@@ -13,6 +13,7 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -131,7 +132,10 @@ var loopCases = []loopCase{
 		turns: []llmtest.Turn{calls(call("build_report", `{"report":"q3"}`)), {Text: "The report timed out."}},
 		stop:  toolwire.Answered},
 	{name: "large-result", question: "How many orders are refunded?",
-		cfg: func(t *testing.T) *toolwire.Config { return &toolwire.Config{Tools: registry(ordersTool())} },
+		// Numbered refs: the scripted read_result names the first, r1.
+		cfg: func(t *testing.T) *toolwire.Config {
+			return &toolwire.Config{Tools: registry(ordersTool()), Store: observe.NewMemoryStore(0).NumberRefs()}
+		},
 		turns: []llmtest.Turn{calls(call("search_orders", `{}`)),
 			calls(call("read_result", `{"ref":"r1","offset":5,"limit":3,"filter":{"status":"refunded"}}`)),
 			{Text: "Here are three refunded orders."}},
@@ -199,8 +203,9 @@ var loopCases = []loopCase{
 			}
 		}},
 	{name: "context-length-then-fit", question: "List every item.",
+		// Numbered refs: the golden shows the ref of the cleared result.
 		cfg: func(t *testing.T) *toolwire.Config {
-			return &toolwire.Config{Tools: registry(pageTool())}
+			return &toolwire.Config{Tools: registry(pageTool()), Store: observe.NewMemoryStore(0).NumberRefs()}
 		},
 		turns: []llmtest.Turn{calls(call("list_items", `{"page":1}`)), calls(call("list_items", `{"page":2}`)), calls(call("list_items", `{"page":3}`)),
 			{Error: &llmtest.Error{Kind: llm.ContextLength}}, {Text: "Six items."}},

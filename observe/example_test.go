@@ -46,7 +46,7 @@ func ExampleEmpty() {
 // Shaper.Page (the read_result tool) pages through.
 func ExampleShaper_Shape() {
 	counter := budget.Estimator{} // budget.NewExact(budget.O200kBase) for OpenAI models
-	sh, _ := observe.NewShaper(counter, observe.NewMemoryStore(0), nil)
+	sh, _ := observe.NewShaper(counter, observe.NewMemoryStore(0).NumberRefs(), nil)
 	var recs []string
 	for i, city := range []string{"Paris", "北京", "Berlin", "Tokyo", "Lima", "Oslo", "Rome", "Cairo", "Quito", "Pune", "Turin", "Kyiv"} {
 		recs = append(recs, fmt.Sprintf(`{"id":%d,"city":%q,"address":{"zip":"%05d"},"note":null,"tags":[]}`, i+1, city, 10000+i))

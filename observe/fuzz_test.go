@@ -36,7 +36,7 @@ func FuzzShape(f *testing.F) {
 	f.Add([]byte(""), uint16(10), false)
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, data []byte, budget16 uint16, declared bool) {
-		sh, err := observe.NewShaper(budget.Estimator{}, observe.NewMemoryStore(0), nil)
+		sh, err := observe.NewShaper(budget.Estimator{}, observe.NewMemoryStore(0).NumberRefs(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

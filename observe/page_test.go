@@ -119,7 +119,7 @@ func TestReadResultPagesOmitted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0), nil)
+			sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestReadResultFilterAndErrors(t *testing.T) {
 			paid = append(paid, o["id"])
 		}
 	}
-	sh, _ := observe.NewShaper(ctr, observe.NewMemoryStore(0), nil)
+	sh, _ := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), nil)
 	out, err := sh.Shape(context.Background(), observe.Success("search_orders", json.RawMessage(orders)), observe.Request{Tool: "search_orders", Budget: 1000})
 	if err != nil {
 		t.Fatal(err)

@@ -117,7 +117,7 @@ func TestShapeGolden(t *testing.T) {
 	ctr := exact(t)
 	for _, tc := range shapeCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0), tc.cfg)
+			sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestShapeIgnoresDuration(t *testing.T) {
 	// At a budget of 1,015 tokens the 3 ms call's one narrower number
 	// used to let one more record in.
 	for _, d := range []time.Duration{3 * time.Millisecond, 850 * time.Millisecond, 40 * time.Second} {
-		sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0), nil)
+		sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strconv"
@@ -39,29 +40,77 @@ type Stored struct {
 }
 
 // A Store keeps full tool results behind references, for read_result to
-// page through. Implementations must be safe for concurrent use. The
-// memory store is [NewMemoryStore]; SQLite and PostgreSQL stores belong
-// to the session packages.
+// page through. Implementations must be safe for concurrent use.
+//
+// A reference is shown to a model, and a model's arguments are untrusted:
+// a store that serves more than one run must keep each run's results
+// from the others. Get must answer [ErrNotFound] for a reference that Put
+// kept under another [Scope] of the context, and references must not be
+// guessable ([NewRef]). The memory store is [NewMemoryStore]; the SQLite
+// and PostgreSQL stores, bound to one session each, belong to the
+// session packages.
 type Store interface {
-	// Put keeps r and returns its reference: a short string, unique in
-	// the store, safe to show a model.
+	// Put keeps r, in the scope of ctx, and returns its reference: a
+	// short string, unique in the store, safe to show a model.
 	Put(ctx context.Context, r Stored) (ref string, err error)
-	// Get returns what Put kept under ref, or an error wrapping
-	// [ErrNotFound].
+	// Get returns what Put kept under ref in the scope of ctx, or an
+	// error wrapping [ErrNotFound].
 	Get(ctx context.Context, ref string) (Stored, error)
 }
 
-// MemoryStore is a [Store] in memory, bounded in bytes: when full it
-// evicts the oldest results. References are "r1", "r2", ... in order. It
-// is safe for concurrent use.
-type MemoryStore struct {
-	mu    sync.Mutex
-	max   int
-	used  int
-	next  int
-	byRef map[string]Stored
-	order []string // oldest first
+// refAlphabet is lowercase base32 without padding: references that are
+// easy to copy and safe in URLs, file names and shells.
+const refAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
+
+// NewRef returns a new random reference for a stored result: "r-" and 14
+// characters of lowercase base32 (70 bits from crypto/rand), short
+// enough for a model to copy and too many to guess. Every store of the
+// module names results this way.
+func NewRef() string {
+	var b [14]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	out := []byte("r-00000000000000")
+	for i, c := range b {
+		out[2+i] = refAlphabet[c&31]
+	}
+	return string(out)
 }
+
+type scopeKey struct{}
+
+// WithScope returns a copy of ctx whose stored results are kept apart
+// from every other scope's: what a [Store] keeps under one scope, Get
+// does not find under another. The agent loop scopes each run by its
+// session id, or by its run id without a session, so that one run's
+// read_result cannot read another's offloaded data.
+func WithScope(ctx context.Context, scope string) context.Context {
+	return context.WithValue(ctx, scopeKey{}, scope)
+}
+
+// Scope returns the scope that [WithScope] gave ctx, or "" for none
+// (which is a scope of its own).
+func Scope(ctx context.Context) string {
+	s, _ := ctx.Value(scopeKey{}).(string)
+	return s
+}
+
+// MemoryStore is a [Store] in memory, bounded in bytes: when full it
+// evicts the oldest results. It keeps each [Scope] apart, and names
+// results with [NewRef] unless [MemoryStore.NumberRefs] was called. It is
+// safe for concurrent use.
+type MemoryStore struct {
+	mu       sync.Mutex
+	max      int
+	used     int
+	numbered bool           // refs are r1, r2, ... per scope
+	next     map[string]int // with numbered: the last number of each scope
+	byKey    map[scopedRef]Stored
+	order    []scopedRef // oldest first
+}
+
+// scopedRef is where a memory store keeps a result: the same ref in two
+// scopes names two results.
+type scopedRef struct{ scope, ref string }
 
 var _ Store = (*MemoryStore)(nil)
 
@@ -72,10 +121,23 @@ func NewMemoryStore(maxBytes int) *MemoryStore {
 	if maxBytes <= 0 {
 		maxBytes = 256 << 20
 	}
-	return &MemoryStore{max: maxBytes, byRef: map[string]Stored{}}
+	return &MemoryStore{max: maxBytes, byKey: map[scopedRef]Stored{}, next: map[string]int{}}
 }
 
-// Put keeps a copy of r.
+// NumberRefs makes s name results "r1", "r2", ... in the order they are
+// put, counting in each scope from r1, and returns s. Numbered refs are
+// for replaying recorded runs, whose turns name the refs they were
+// recorded with, and for examples and tests that print a ref; scopes
+// still keep runs apart, but a number is easy to guess within one. Call
+// it before the first Put.
+func (s *MemoryStore) NumberRefs() *MemoryStore {
+	s.mu.Lock()
+	s.numbered = true
+	s.mu.Unlock()
+	return s
+}
+
+// Put keeps a copy of r in the scope of ctx.
 func (s *MemoryStore) Put(ctx context.Context, r Stored) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("observe: store result: %w", err)
@@ -85,29 +147,33 @@ func (s *MemoryStore) Put(ctx context.Context, r Stored) (string, error) {
 	}
 	r.Data = append([]byte(nil), r.Data...)
 	r.Rules.Fields = append([]string(nil), r.Rules.Fields...)
+	scope := Scope(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.used+len(r.Data) > s.max && len(s.order) > 0 {
 		old := s.order[0]
 		s.order = s.order[1:]
-		s.used -= len(s.byRef[old].Data)
-		delete(s.byRef, old)
+		s.used -= len(s.byKey[old].Data)
+		delete(s.byKey, old)
 	}
-	s.next++
-	ref := "r" + strconv.Itoa(s.next)
-	s.byRef[ref] = r
-	s.order = append(s.order, ref)
+	k := scopedRef{scope: scope, ref: NewRef()}
+	if s.numbered {
+		s.next[scope]++
+		k.ref = "r" + strconv.Itoa(s.next[scope])
+	}
+	s.byKey[k] = r
+	s.order = append(s.order, k)
 	s.used += len(r.Data)
-	return ref, nil
+	return k.ref, nil
 }
 
-// Get returns the result kept under ref.
+// Get returns the result kept under ref in the scope of ctx.
 func (s *MemoryStore) Get(ctx context.Context, ref string) (Stored, error) {
 	if err := ctx.Err(); err != nil {
 		return Stored{}, fmt.Errorf("observe: read result %s: %w", ref, err)
 	}
 	s.mu.Lock()
-	r, ok := s.byRef[ref]
+	r, ok := s.byKey[scopedRef{scope: Scope(ctx), ref: ref}]
 	s.mu.Unlock()
 	if !ok {
 		return Stored{}, fmt.Errorf("observe: read result %q: %w", ref, ErrNotFound)
@@ -115,7 +181,7 @@ func (s *MemoryStore) Get(ctx context.Context, ref string) (Stored, error) {
 	return r, nil
 }
 
-// Len returns how many results the store holds.
+// Len returns how many results the store holds, in every scope.
 func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

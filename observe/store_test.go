@@ -3,6 +3,8 @@ package observe_test
 import (
 	"context"
 	"errors"
+	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/toolwire/toolwire/observe"
@@ -34,5 +36,41 @@ func TestMemoryStoreEvicts(t *testing.T) {
 	}
 	if _, err := s.Put(ctx, observe.Stored{Tool: "t", Data: make([]byte, 11)}); err == nil {
 		t.Error("Put(larger than the store) succeeded, want an error")
+	}
+}
+
+// TestMemoryStoreNumbered numbers refs from r1 in each scope, as a
+// replayed run expects, and still keeps the scopes apart.
+func TestMemoryStoreNumbered(t *testing.T) {
+	s := observe.NewMemoryStore(0).NumberRefs()
+	a, b := observe.WithScope(context.Background(), "a"), observe.WithScope(context.Background(), "b")
+	var got []string
+	for _, ctx := range []context.Context{a, a, b} {
+		ref, err := s.Put(ctx, observe.Stored{Tool: "t", Data: []byte(observe.Scope(ctx))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ref)
+	}
+	if want := []string{"r1", "r2", "r1"}; !slices.Equal(got, want) {
+		t.Errorf("numbered refs in scopes a, a, b = %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		ctx  context.Context
+		want string
+	}{{a, "a"}, {b, "b"}} {
+		if out, err := s.Get(c.ctx, "r1"); err != nil || string(out.Data) != c.want {
+			t.Errorf("Get(r1) in scope %s = %q, %v; want %q", observe.Scope(c.ctx), out.Data, err, c.want)
+		}
+	}
+}
+
+func TestNewRef(t *testing.T) {
+	ref := observe.NewRef()
+	if !regexp.MustCompile(`^r-[a-z2-7]{14}$`).MatchString(ref) {
+		t.Errorf("NewRef() = %q, want r- and 14 characters of lowercase base32", ref)
+	}
+	if again := observe.NewRef(); again == ref {
+		t.Errorf("NewRef() twice = %q: want a new reference each time", ref)
 	}
 }

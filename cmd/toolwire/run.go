@@ -207,7 +207,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		// Recorded turns name the refs of the store they were recorded
 		// with (r1, r2, ...): a replayed run keeps its offloaded results
 		// in memory, numbered as they were.
-		cfg.Store = observe.NewMemoryStore(0)
+		cfg.Store = observe.NewMemoryStore(0).NumberRefs()
 	}
 	a, err := toolwire.New(model, cfg)
 	if err != nil {

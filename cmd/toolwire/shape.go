@@ -104,7 +104,7 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 			if err != nil {
 				return err
 			}
-			sh, err := observe.NewShaper(counter, observe.NewMemoryStore(0), nil)
+			sh, err := observe.NewShaper(counter, observe.NewMemoryStore(0).NumberRefs(), nil)
 			if err != nil {
 				return &exitError{code: exitInternal, err: err}
 			}

@@ -17,8 +17,10 @@ import (
 
 // Exercise checks that the stores newStore returns keep the Store
 // contract: what Put keeps, Get returns unchanged, under a short
-// reference unique in the store; an unknown reference is ErrNotFound; a
-// done context is an error; Put and Get are safe for concurrent use.
+// reference unique in the store that cannot be guessed; a result kept in
+// one scope is not found from another; an unknown reference is
+// ErrNotFound; a done context is an error; Put and Get are safe for
+// concurrent use.
 // newStore returns a new, empty store for each subtest.
 func Exercise(t *testing.T, newStore func(t *testing.T) observe.Store) {
 	ctx := context.Background()
@@ -66,6 +68,40 @@ func Exercise(t *testing.T, newStore func(t *testing.T) observe.Store) {
 		out, err := s.Get(ctx, ref)
 		if err != nil || string(out.Data) != `{"a":1}` {
 			t.Errorf("Get after the caller changed its slice = %q, %v; want the data as it was put", out.Data, err)
+		}
+	})
+	t.Run("scopes are kept apart", func(t *testing.T) {
+		s := newStore(t)
+		alice, bob := observe.WithScope(ctx, "run-alice"), observe.WithScope(ctx, "run-bob")
+		ref, err := s.Put(alice, observe.Stored{Tool: "t", Kind: observe.KindText, Data: []byte("alice's data")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := s.Get(alice, ref); err != nil || string(out.Data) != "alice's data" {
+			t.Errorf("Get(%q) in its own scope = %q, %v; want the data", ref, out.Data, err)
+		}
+		for _, c := range []struct {
+			name string
+			ctx  context.Context
+		}{{"another scope", bob}, {"no scope", ctx}} {
+			if out, err := s.Get(c.ctx, ref); !errors.Is(err, observe.ErrNotFound) {
+				t.Errorf("Get(%q) from %s = %q, %v; want observe.ErrNotFound", ref, c.name, out.Data, err)
+			}
+		}
+	})
+	t.Run("references cannot be guessed", func(t *testing.T) {
+		// Two new stores given the same result must not name it alike,
+		// as a counter would: a ref is shown to a model.
+		var refs []string
+		for range 2 {
+			ref, err := newStore(t).Put(ctx, observe.Stored{Tool: "t", Kind: observe.KindText, Data: []byte("x")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs = append(refs, ref)
+		}
+		if refs[0] == refs[1] || len(refs[0]) < 12 {
+			t.Errorf("the first refs of two new stores = %q, %q; want long random references", refs[0], refs[1])
 		}
 	})
 	t.Run("unknown reference", func(t *testing.T) {
