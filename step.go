@@ -107,6 +107,7 @@ func (a *Agent) afterModel(n *State, o ModelOutcome) {
 		n.Messages = o.Messages[:len(o.Messages):len(o.Messages)]
 		n.Fits++
 	}
+	refit := n.Next.Refit
 	n.Next.Refit = false
 	err := o.Err
 	var incomplete *llm.IncompleteError
@@ -117,7 +118,8 @@ func (a *Agent) afterModel(n *State, o ModelOutcome) {
 	case errors.As(err, &incomplete) && o.Response != nil:
 		// The calls cut off are answered below, without running.
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return // the same call is to be made again
+		n.Next.Refit = refit
+		return // the same call is to be made again, a refit still a refit
 	case errors.As(err, &history):
 		n.finish(InvalidHistory, history.Error(), "")
 		return
