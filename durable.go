@@ -1,6 +1,7 @@
 package toolwire
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,10 +142,10 @@ func (a *Agent) open(ctx context.Context, st *State) (*runSession, error) {
 		}
 	}
 	s, err := a.cfg.Sessions.Create(ctx, session.Session{ID: st.ID, Title: title, Agent: a.cfg.Name})
+	if errors.Is(err, session.ErrConflict) {
+		return a.attach(ctx, st)
+	}
 	if err != nil {
-		if errors.Is(err, session.ErrConflict) {
-			return nil, fmt.Errorf("toolwire: run: session %s already exists; continue it with Resume: %w", st.ID, err)
-		}
 		return nil, fmt.Errorf("toolwire: run: create session %s: %w", st.ID, err)
 	}
 	rs := &runSession{store: a.cfg.Sessions, id: s.ID, version: s.Version, step: s.Step}
@@ -153,6 +154,52 @@ func (a *Agent) open(ctx context.Context, st *State) (*runSession, error) {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// attach continues the stored session of st, a state that a run of this
+// session returned ([Result.State]) and that [Agent.Continue] is given
+// again. st must be the session's latest state: a stale one would undo
+// what was stored after it. Messages st has beyond the session's are
+// stored with the step that attaches; a history that fitting shortened
+// is not compared, since the session keeps every message.
+func (a *Agent) attach(ctx context.Context, st *State) (*runSession, error) {
+	snap, err := a.cfg.Sessions.Load(ctx, st.ID)
+	if err != nil {
+		return nil, fmt.Errorf("toolwire: run: continue session %s: %w", st.ID, err)
+	}
+	latest := &ResumeError{Session: st.ID, Problem: fmt.Sprintf("the state given is not the session's latest (step %d): continue the session with Resume", snap.Session.Step)}
+	if len(snap.State) == 0 {
+		return nil, latest
+	}
+	cp, err := ParseCheckpoint(snap.State)
+	if err != nil {
+		return nil, &session.CorruptError{Session: st.ID, Item: fmt.Sprintf("state of step %d", snap.Session.Step), Err: err}
+	}
+	stored, err1 := encodeCheckpoint(cp.State, StepTrace{})
+	given, err2 := encodeCheckpoint(st, StepTrace{})
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("toolwire: run: continue session %s: %w", st.ID, err)
+	}
+	if !bytes.Equal(stored, given) {
+		return nil, latest
+	}
+	var added []llm.Message
+	if n := len(snap.Messages); n <= len(st.Messages) && sameMessages(snap.Messages, st.Messages[:n]) {
+		added = st.Messages[n:]
+	}
+	rs := &runSession{store: a.cfg.Sessions, id: st.ID, version: snap.Session.Version, step: snap.Session.Step}
+	rs.rec = &recorder{rs: rs, before: attempts(snap.Calls)}
+	if err := rs.commit(ctx, st, added, StepTrace{Did: didResume}); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// sameMessages reports whether a and b encode alike.
+func sameMessages(a, b []llm.Message) bool {
+	ea, err1 := llm.Conversation{Messages: a}.MarshalJSON()
+	eb, err2 := llm.Conversation{Messages: b}.MarshalJSON()
+	return err1 == nil && err2 == nil && bytes.Equal(ea, eb)
 }
 
 // commit writes a step: the messages it added and the state after it.

@@ -384,3 +384,42 @@ func mustText(r *llm.ToolResult) string {
 	}
 	return ""
 }
+
+// TestContinueStoredRun: a cancelled run of an agent with Sessions is
+// continued from its Result.State, as Result documents, in the same
+// session; a state that is not the session's latest is refused.
+func TestContinueStoredRun(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(call("wait", `{}`), paris), llmtest.Turn{Text: "Resumed: 18°C."})
+	started := make(chan struct{})
+	wait := tool.MustFunc("wait", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	}, &tool.FuncOptions{Idempotency: tool.Level2})
+	store := memStore(t)
+	a, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(wait, weatherTool()), Sessions: store})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	res, err := a.Run(ctx, "Wait, then the weather in Paris.")
+	if !errors.Is(err, toolwire.Cancelled) {
+		t.Fatalf("Run error = %v, want cancelled", err)
+	}
+	stale := a.Start("Wait, then the weather in Paris.")
+	stale.ID = res.Session
+	if _, err := a.RunState(context.Background(), stale); err == nil || !strings.Contains(err.Error(), "not the session's latest") {
+		t.Errorf("RunState(a stale state of session %s) = %v, want it refused as not the latest", res.Session, err)
+	}
+
+	res, err = a.RunState(context.Background(), res.State)
+	if err != nil || res.Answer != "Resumed: 18°C." {
+		t.Fatalf("RunState(the cancelled run's state) = %+v, %v; want the run continued", res, err)
+	}
+	snap, err := store.Load(context.Background(), res.Session)
+	must(t, err)
+	if got, want := renderAll(snap.Messages), renderAll(res.State.Messages); got != want {
+		t.Errorf("stored messages after Continue:\n%s\nwant:\n%s", got, want)
+	}
+	if snap.Session.Status != session.StatusDone {
+		t.Errorf("session status = %s, want done", snap.Session.Status)
+	}
+}

@@ -121,7 +121,9 @@ type Result struct {
 	Turns int
 	Usage llm.Usage
 	// State is the run's last state, from which it can be continued
-	// ([Agent.Continue]) when it paused or was cancelled.
+	// ([Agent.Continue]) when it paused or was cancelled. With
+	// Config.Sessions the continued run goes on in the same session, as
+	// long as State is still the session's latest.
 	State *State
 	// Session is the id of the session the run is stored as, with
 	// Config.Sessions; "" without. Continue a paused, cancelled or
