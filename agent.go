@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
@@ -32,6 +33,9 @@ type Agent struct {
 	exec    *tool.Executor
 	counter budget.Counter
 	store   observe.Store
+	fit     *budget.Fitter // the agent's fitting, checked at New
+	reserve int            // tokens kept free for the model's answer
+	hooks   []Hook
 	output  *tool.Schema
 	system  string
 }
@@ -78,6 +82,23 @@ func New(model llm.Model, cfg *Config) (*Agent, error) {
 		if r, ok := c.Sessions.(session.Results); ok {
 			a.store = sessionResults{r: r, fallback: a.store}
 		}
+	}
+	fc := budget.FitConfig{}
+	if c.Fit != nil {
+		fc = *c.Fit
+	}
+	fc.Store = nil // the loop keeps what fitting clears (Effect.Offload)
+	var err error
+	if a.fit, err = budget.NewFitter(a.counter, c.Limits, a.fitWith, &fc); err != nil {
+		return nil, fmt.Errorf("toolwire: new agent: %w", err)
+	}
+	a.reserve = fc.Reserve
+	if a.reserve == 0 {
+		a.reserve = min(c.Limits.MaxOutput, 8192)
+	}
+	a.hooks = slices.Clone(c.Hooks)
+	if cfg != nil && cfg.Logger != nil {
+		a.hooks = append(a.hooks, LogHook(cfg.Logger))
 	}
 	shaper, err := observe.NewShaper(a.counter, a.store, nil)
 	if err != nil {
@@ -155,7 +176,9 @@ func (a *Agent) Start(question string) *State {
 		msgs = append(msgs, llm.System(a.system))
 	}
 	msgs = append(msgs, llm.User(question))
-	return &State{ID: newRunID(), Messages: msgs, Next: Effect{Kind: CallModel}}
+	s := &State{ID: newRunID(), Messages: msgs, Next: Effect{Kind: CallModel}, mem: &scratch{}}
+	a.prepare(s, &Change{})
+	return s
 }
 
 // newRunID returns a new random run id.

@@ -88,9 +88,13 @@ type Config struct {
 	Temperature     *float64
 	MaxOutputTokens int
 	Effort          llm.Effort
-	// Logger receives one line per turn (level Info) and what the model
-	// must not see; nil discards it.
+	// Logger receives one line per turn (level Info, [LogHook]) and what
+	// the model must not see; nil discards it.
 	Logger *slog.Logger
+	// Hooks watch every run of the agent ([Hook]): each is told every
+	// event, in order. nil installs none, and a run then builds no event
+	// for them.
+	Hooks []Hook
 }
 
 // WithDefaults returns a copy of c with every zero field set to its

@@ -57,6 +57,7 @@ type StepTrace struct {
 const (
 	didStart  EffectKind = "start"
 	didResume EffectKind = "resume"
+	didCancel EffectKind = "cancel"
 )
 
 type checkpointJSON struct {
@@ -121,14 +122,6 @@ type runSession struct {
 	version int64
 	step    int
 	rec     *recorder
-}
-
-type sessionKey struct{}
-
-// withSession returns ctx carrying the session's id, for the results
-// store and the recorder.
-func withSession(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, sessionKey{}, id)
 }
 
 // open creates the session of a new run, named by its id, with its first
@@ -276,21 +269,22 @@ func (r *recorder) takeErr() error {
 }
 
 // sessionResults keeps offloaded results with the session of the run in
-// ctx, and in fallback outside a session.
+// ctx (a run's scope is its id, which names its session), and in
+// fallback outside a run.
 type sessionResults struct {
 	r        session.Results
 	fallback observe.Store
 }
 
 func (s sessionResults) Put(ctx context.Context, st observe.Stored) (string, error) {
-	if id, ok := ctx.Value(sessionKey{}).(string); ok {
+	if id := observe.Scope(ctx); id != "" {
 		return session.ResultStore(s.r, id).Put(ctx, st)
 	}
 	return s.fallback.Put(ctx, st)
 }
 
 func (s sessionResults) Get(ctx context.Context, ref string) (observe.Stored, error) {
-	if id, ok := ctx.Value(sessionKey{}).(string); ok {
+	if id := observe.Scope(ctx); id != "" {
 		return session.ResultStore(s.r, id).Get(ctx, ref)
 	}
 	return s.fallback.Get(ctx, ref)

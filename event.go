@@ -93,6 +93,8 @@ type TurnReport struct {
 	// those whose cached encoding was sent again (clients with
 	// llm.CachedModel).
 	Encoded, Reused int
+	// Stop is why the run ended with this turn, when it did.
+	Stop StopReason
 }
 
 // A CallReport is one call of a turn.

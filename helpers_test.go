@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -157,11 +158,15 @@ func render(t *testing.T, srv *llmtest.Server) []byte {
 	return b.Bytes()
 }
 
+var derivedRef = regexp.MustCompile(`r-[a-z2-7]{14}`)
+
 func renderMessage(b *bytes.Buffer, m llm.Message) {
 	for _, p := range m.Parts {
 		switch p := p.(type) {
 		case llm.Text:
-			fmt.Fprintf(b, "%s: %s\n", m.Role, oneLine(p.Text, 160))
+			// A ref fitting derives from the run's random id: named so.
+			text := derivedRef.ReplaceAllString(p.Text, "r-DERIVED")
+			fmt.Fprintf(b, "%s: %s\n", m.Role, oneLine(text, 160))
 		case llm.ToolCall:
 			fmt.Fprintf(b, "%s: call %s %s\n", m.Role, p.Name, oneLine(string(p.Input), 120))
 		case llm.ToolResult:

@@ -203,9 +203,8 @@ var loopCases = []loopCase{
 			}
 		}},
 	{name: "context-length-then-fit", question: "List every item.",
-		// Numbered refs: the golden shows the ref of the cleared result.
 		cfg: func(t *testing.T) *toolwire.Config {
-			return &toolwire.Config{Tools: registry(pageTool()), Store: observe.NewMemoryStore(0).NumberRefs()}
+			return &toolwire.Config{Tools: registry(pageTool())}
 		},
 		turns: []llmtest.Turn{calls(call("list_items", `{"page":1}`)), calls(call("list_items", `{"page":2}`)), calls(call("list_items", `{"page":3}`)),
 			{Error: &llmtest.Error{Kind: llm.ContextLength}}, {Text: "Six items."}},

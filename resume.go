@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -114,17 +112,12 @@ func (a *Agent) ResumeStream(ctx context.Context, sessionID string, d *Decisions
 			yield(nil, err)
 			return
 		}
-		r, err := a.newRun()
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		r.sess = rs
-		r.loop(ctx, st, yield)
+		a.drive(ctx, st, rs, yield)
 	}
 }
 
-// resume loads, recovers and decides a session, and commits the result.
+// resume loads and recovers a session, steps it with the person's
+// decisions, and commits the result.
 func (a *Agent) resume(ctx context.Context, id string, d *Decisions) (*State, *runSession, error) {
 	if d == nil {
 		d = &Decisions{}
@@ -133,43 +126,18 @@ func (a *Agent) resume(ctx context.Context, id string, d *Decisions) (*State, *r
 	if err != nil {
 		return nil, nil, err
 	}
-	var added []llm.Message
-	switch st.Next.Kind {
-	case AwaitApproval:
-		if err := a.decide(id, st, d); err != nil {
-			return nil, nil, err
-		}
-	case Done:
-		if len(d.Calls) > 0 {
-			return nil, nil, &ResumeError{Session: id, Problem: fmt.Sprintf("no call waits for a decision: the run has ended (%s)", st.Next.Stop.Reason)}
-		}
-		if strings.TrimSpace(d.Message) == "" {
-			return nil, nil, &ResumeError{Session: id, Problem: fmt.Sprintf("the run has ended (%s): nothing to resume; give a new message to ask the model again", st.Next.Stop.Reason)}
-		}
-		added = []llm.Message{llm.User(d.Message)}
-		st.Messages = append(st.Messages[:len(st.Messages):len(st.Messages)], added...)
-		st.Next = Effect{Kind: CallModel}
-	default:
-		if len(d.Calls) > 0 {
-			return nil, nil, &ResumeError{Session: id, Problem: "no call waits for a decision: the session is not paused for approval"}
-		}
-		if d.Message != "" {
-			if st.Next.Kind == RunTools {
-				st.Next.Then = append(slices.Clip(st.Next.Then), llm.User(d.Message))
-			} else {
-				added = []llm.Message{llm.User(d.Message)}
-				st.Messages = append(st.Messages[:len(st.Messages):len(st.Messages)], added...)
-			}
-		}
+	next, ch, err := a.Step(st, *d)
+	if err != nil {
+		return nil, nil, err
 	}
 	rs := &runSession{store: a.cfg.Sessions, id: id, version: snap.Session.Version, step: snap.Session.Step}
 	rs.rec = &recorder{rs: rs, before: attempts(snap.Calls)}
 	// The point of no return: a second process resuming from the same
 	// version now gets a conflict instead of running the same calls.
-	if err := rs.commit(ctx, st, added, StepTrace{Did: didResume}); err != nil {
+	if err := rs.commit(ctx, next, ch.Appended, StepTrace{Did: didResume}); err != nil {
 		return nil, nil, err
 	}
-	return st, rs, nil
+	return next, rs, nil
 }
 
 // Recover loads a stored session and returns the state to continue it
@@ -258,85 +226,4 @@ func attempts(records []session.Call) map[string]int {
 		out[c.ID] = max(out[c.ID], c.Attempt)
 	}
 	return out
-}
-
-// decide applies d to the calls of st that wait for approval.
-func (a *Agent) decide(id string, st *State, d *Decisions) error {
-	var waiting []string
-	pending := map[string]bool{}
-	for _, pc := range st.Next.Calls {
-		if pc.Result == nil {
-			waiting = append(waiting, pc.Call.ID+" ("+pc.Call.Name+")")
-			pending[pc.Call.ID] = true
-		}
-	}
-	for cid := range d.Calls {
-		if !pending[cid] {
-			return &ResumeError{Session: id, Problem: fmt.Sprintf("call %s does not wait for a decision; the calls waiting are %s", cid, strings.Join(waiting, ", "))}
-		}
-	}
-	var missing []string
-	for _, pc := range st.Next.Calls {
-		if pc.Result == nil {
-			if _, ok := d.Calls[pc.Call.ID]; !ok {
-				missing = append(missing, pc.Call.ID+" ("+pc.Call.Name+")")
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return &ResumeError{Session: id, Problem: fmt.Sprintf("%s wait(s) for a decision: approve, reject (with a reason) or edit each", strings.Join(missing, ", "))}
-	}
-	for i := range st.Next.Calls {
-		pc := &st.Next.Calls[i]
-		dc, ok := d.Calls[pc.Call.ID]
-		if !ok || pc.Result != nil {
-			continue
-		}
-		switch dc.Kind {
-		case Approved, Rejected:
-		case Edited:
-			if err := a.checkEdit(pc.Call.Name, dc.Args); err != nil {
-				return &ResumeError{Session: id, Problem: fmt.Sprintf("the edited arguments of call %s (%s) %v", pc.Call.ID, pc.Call.Name, err)}
-			}
-			v := jsontext.Value(slices.Clone(dc.Args))
-			_ = v.Compact()
-			pc.Call.Input = []byte(v)
-		default:
-			return &ResumeError{Session: id, Problem: fmt.Sprintf("call %s: the decision %q is not approve, reject or edit", pc.Call.ID, dc.Kind)}
-		}
-		pc.Approval = false // decided: it runs, and the approver says how
-		pc.Decision = &Decision{Kind: dc.Kind, Reason: dc.Reason}
-	}
-	st.Next.Kind = RunTools
-	if d.Message != "" {
-		st.Next.Then = append(slices.Clip(st.Next.Then), llm.User(d.Message))
-	}
-	return nil
-}
-
-// checkEdit validates edited arguments against the tool's schema.
-func (a *Agent) checkEdit(name string, args jsontext.Value) error {
-	if !jsontext.Value(args).IsValid() {
-		return errors.New("are not valid JSON")
-	}
-	s := a.params[name]
-	if s == nil {
-		return nil
-	}
-	fes, err := s.Validate(args)
-	if err != nil {
-		return fmt.Errorf("are not valid JSON: %v", err)
-	}
-	if len(fes) > 0 {
-		var msgs []string
-		for _, fe := range fes {
-			path := fe.Path
-			if path == "" {
-				path = "the arguments"
-			}
-			msgs = append(msgs, path+": "+fe.Message)
-		}
-		return errors.New("break the tool's schema: " + strings.Join(msgs, "; "))
-	}
-	return nil
 }

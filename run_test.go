@@ -208,9 +208,9 @@ func TestStepIsPure(t *testing.T) {
 	s.ID = "run_fixed"
 	before, _ := json.Marshal(s)
 	out := toolwire.ModelOutcome{Response: &llm.Response{Message: llm.Assistant(llm.ToolCall{ID: "c1", Name: "get_weather", Input: []byte(`{"city":"Paris"}`)})}}
-	n1, err := a.Step(s, out)
+	n1, _, err := a.Step(s, out)
 	must(t, err)
-	n2, err := a.Step(s, out)
+	n2, _, err := a.Step(s, out)
 	must(t, err)
 	after, _ := json.Marshal(s)
 	j1, _ := json.Marshal(n1)
@@ -221,7 +221,7 @@ func TestStepIsPure(t *testing.T) {
 	if n1.Next.Kind != toolwire.RunTools || len(n1.Next.Calls) != 1 {
 		t.Errorf("next = %+v, want the call to run", n1.Next)
 	}
-	if _, err := a.Step(n1, out); err == nil {
+	if _, _, err := a.Step(n1, out); err == nil {
 		t.Error("Step took a model outcome for a state that wants tools")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/tool"
 )
 
 // StateVersion is the version of the JSON encoding of a [State] that this
@@ -42,6 +44,41 @@ type State struct {
 	Next Effect
 	// Guard is the loop guards' bookkeeping.
 	Guard Guard
+
+	// mem is what the steps of one drive share in memory: token counts
+	// and wire encodings of the history's messages. It is never
+	// persisted: a decoded state starts without it.
+	mem *scratch
+	// turn is the report of the turn in progress, for its TurnEvent.
+	turn turnProgress
+}
+
+// scratch keeps, for one run in one process, what is costly to compute
+// again for each step: each message's token count and wire encoding.
+type scratch struct {
+	counter *memoCounter
+	wire    *llm.WireCache
+}
+
+// turnProgress is the report of the turn in progress, filled in as its
+// steps go: fitting and the call, then the tools.
+type turnProgress struct {
+	rep  TurnReport
+	base int                     // the history's length when the turn's call was prepared
+	ran  map[string]tool.Outcome // the outcomes of the calls that ran, by call id
+}
+
+// Runnable returns the positions in e.Calls of the calls to run: those
+// not answered yet, less those that need approval unless approved is set
+// (the executor has an approver that decides them).
+func (e Effect) Runnable(approved bool) []int {
+	var out []int
+	for i, pc := range e.Calls {
+		if pc.Result == nil && (approved || !pc.Approval) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // EffectKind names what a [State] wants done next.
@@ -66,9 +103,22 @@ const (
 type Effect struct {
 	// Kind is what is wanted.
 	Kind EffectKind
-	// Refit asks for a harder fit before the model call: the provider
-	// said the history is longer than its context window.
+	// Refit is set on a model call whose history was fitted harder: the
+	// provider said the history is longer than its context window.
 	Refit bool
+	// Request is the exact request of a CallModel effect, as [Agent.Step]
+	// prepared it: the fitted history, checked by the provider's rules,
+	// with the agent's tools and options. It is not persisted: on a
+	// decoded state it is nil, and [Agent.Request] builds it again from
+	// the state.
+	Request *llm.Request
+	// Offload are the results that fitting cleared for this call,
+	// without a ref of their own: [Agent.Perform] keeps each under the
+	// ref the cleared result names before it calls the model.
+	Offload []Offload
+	// Room is the tokens the results of a RunTools effect may take
+	// together (budget.Room), each shaped to its share.
+	Room int
 	// Calls are the calls of the last assistant message, in order, for
 	// RunTools and AwaitApproval.
 	Calls []PendingCall
@@ -78,6 +128,12 @@ type Effect struct {
 	// every call is answered: a person's message given at [Agent.Resume],
 	// which must never come between a call and its result.
 	Then []llm.Message
+}
+
+// An Offload is a cleared result's content to keep under its ref.
+type Offload struct {
+	Ref    string
+	Result observe.Stored
 }
 
 // A PendingCall is one call of a turn and where it stands.
@@ -186,14 +242,24 @@ type stateJSON struct {
 }
 
 type effectJSON struct {
-	Kind  EffectKind `json:"kind"`
-	Refit bool       `json:"refit,omitzero"`
+	Kind    EffectKind    `json:"kind"`
+	Refit   bool          `json:"refit,omitzero"`
+	Room    int           `json:"room,omitzero"`
+	Offload []offloadJSON `json:"offload,omitzero"`
 	// Calls: the calls and their results go through llm.Conversation too,
 	// as one assistant message and one tool message.
 	Calls    []pendingJSON     `json:"calls,omitzero"`
 	Messages *llm.Conversation `json:"call_messages,omitzero"`
 	Stop     *Stop             `json:"stop,omitzero"`
 	Then     *llm.Conversation `json:"then,omitzero"`
+}
+
+type offloadJSON struct {
+	Ref       string       `json:"ref"`
+	Tool      string       `json:"tool"`
+	Kind      observe.Kind `json:"kind"`
+	MediaType string       `json:"media_type,omitzero"`
+	Data      []byte       `json:"data"`
 }
 
 // usageJSON is llm.Usage with the names of the persistence format.
@@ -222,7 +288,10 @@ var jsonOpts = json.JoinOptions(json.Deterministic(true), jsontext.EscapeForHTML
 func (s State) MarshalJSON() ([]byte, error) {
 	out := stateJSON{Version: StateVersion, ID: s.ID, Messages: llm.Conversation{Messages: s.Messages},
 		Turn: s.Turn, Usage: usageJSON(s.Usage), Fits: s.Fits, Guard: s.Guard,
-		Next: effectJSON{Kind: s.Next.Kind, Refit: s.Next.Refit, Stop: s.Next.Stop}}
+		Next: effectJSON{Kind: s.Next.Kind, Refit: s.Next.Refit, Room: s.Next.Room, Stop: s.Next.Stop}}
+	for _, o := range s.Next.Offload {
+		out.Next.Offload = append(out.Next.Offload, offloadJSON{Ref: o.Ref, Tool: o.Result.Tool, Kind: o.Result.Kind, MediaType: o.Result.MediaType, Data: o.Result.Data})
+	}
 	if len(s.Next.Calls) > 0 {
 		call := llm.Message{Role: llm.RoleAssistant}
 		res := llm.Message{Role: llm.RoleTool}
@@ -271,7 +340,13 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("toolwire: decode state: next.kind %q is not model, tools, approval or done", in.Next.Kind)
 	}
 	out := State{ID: in.ID, Messages: in.Messages.Messages, Turn: in.Turn, Usage: llm.Usage(in.Usage), Fits: in.Fits, Guard: in.Guard,
-		Next: Effect{Kind: in.Next.Kind, Refit: in.Next.Refit, Stop: in.Next.Stop}}
+		Next: Effect{Kind: in.Next.Kind, Refit: in.Next.Refit, Room: in.Next.Room, Stop: in.Next.Stop}}
+	for i, o := range in.Next.Offload {
+		if o.Ref == "" {
+			return fmt.Errorf("toolwire: decode state: next.offload.%d.ref is empty", i)
+		}
+		out.Next.Offload = append(out.Next.Offload, Offload{Ref: o.Ref, Result: observe.Stored{Tool: o.Tool, Kind: o.Kind, MediaType: o.MediaType, Data: o.Data}})
+	}
 	if in.Next.Then != nil {
 		out.Next.Then = in.Next.Then.Messages
 	}

@@ -25,13 +25,13 @@ func pausedState(t testing.TB) *toolwire.State {
 	must(t, err)
 	s := a.Start("Book Paris if it is sunny.")
 	s.ID = "run_test"
-	s, err = a.Step(s, toolwire.ModelOutcome{Response: &llm.Response{Usage: llm.Usage{InputTokens: 40, OutputTokens: 12},
+	s, _, err = a.Step(s, toolwire.ModelOutcome{Response: &llm.Response{Usage: llm.Usage{InputTokens: 40, OutputTokens: 12},
 		Message: llm.Assistant(llm.Text{Text: "Checking."},
 			llm.ToolCall{ID: "c1", Name: "get_weather", Input: []byte(`{"city":"Paris"}`)},
 			llm.ToolCall{ID: "c2", Name: "book_trip", Input: []byte(`{"city":"Paris"}`)})}})
 	must(t, err)
 	env := weatherEnvelope()
-	s, err = a.Step(s, toolwire.ToolsOutcome{Outcomes: []tool.Outcome{{Result: env.Result("c1", "get_weather"), Envelope: env}}})
+	s, _, err = a.Step(s, toolwire.ToolsOutcome{Outcomes: []tool.Outcome{{Result: env.Result("c1", "get_weather"), Envelope: env}}})
 	must(t, err)
 	return s
 }

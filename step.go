@@ -1,7 +1,6 @@
 package toolwire
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,73 +15,84 @@ import (
 	"github.com/toolwire/toolwire/tool"
 )
 
-// An Outcome is what performing a state's effect produced, for
-// [Agent.Step]. The set is closed: [ModelOutcome] and [ToolsOutcome].
-type Outcome interface{ isOutcome() }
-
-// ModelOutcome is the outcome of a [CallModel] effect.
-type ModelOutcome struct {
-	// Messages is the history as it was sent, when fitting changed it;
-	// nil when it was sent as the state holds it.
-	Messages []llm.Message
-	// Response is the model's answer; nil when the call failed before
-	// one arrived. With an *llm.IncompleteError or llm.ErrEmptyMessage in
-	// Err, it is the answer as it arrived.
-	Response *llm.Response
-	// Err is why the call failed: an *llm.Error, a context error, a
-	// [*HistoryError], or what llm.Generate returns with a Response.
+// A Change is what one step did, for what persists a run and what
+// watches it: they append what Step says, with no diffing of states.
+type Change struct {
+	// Appended are the messages the step added to the history, in order,
+	// as they were added: what a session's log appends. Fitting, which
+	// may change older messages of State.Messages, is not in them.
+	Appended []llm.Message
+	// Fitted is set when the step fitted the history for the next model
+	// call, changing it: State.Messages is then the whole new history.
+	// Fit says what fitting did.
+	Fitted bool
+	Fit    budget.FitReport
+	// Events are what the step did, in order: [CallEvent] for each call
+	// of a new answer, [ResultEvent] for each result of a finished turn,
+	// [TurnEvent] when a turn ends, [TurnStartEvent] when the next one is
+	// ready.
+	Events []Event
+	// Err is why the step stopped the run, when it stopped it on a
+	// failure: the model's ([*ModelFailure]) or a [*HistoryError].
 	Err error
 }
 
-// ToolsOutcome is the outcome of a [RunTools] effect: one tool.Outcome
-// for each call [Effect.Runnable] returned, in that order.
-type ToolsOutcome struct {
-	Outcomes []tool.Outcome
-}
-
-func (ModelOutcome) isOutcome() {}
-func (ToolsOutcome) isOutcome() {}
-
-// Runnable returns the positions in e.Calls of the calls to run: those
-// not answered yet, less those that need approval unless approved is set
-// (the executor has an approver that decides them).
-func (e Effect) Runnable(approved bool) []int {
-	var out []int
-	for i, pc := range e.Calls {
-		if pc.Result == nil && (approved || !pc.Approval) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// Step returns the state that follows s once its effect produced out. It
-// is the whole of the loop's logic and performs no I/O: the same state
-// and outcome give the same next state. s is not modified.
+// Step returns the state that follows s once in is known, and what the
+// step changed. It is the whole of the loop's logic and performs no I/O:
+// the same state and input give the same next state, byte for byte. s is
+// not modified.
 //
-// Step fails only when out does not answer s.Next (a tools outcome for a
-// model call, or the wrong number of tool outcomes).
-func (a *Agent) Step(s *State, out Outcome) (*State, error) {
+// The inputs are the outcomes [Agent.Perform] returns for s.Next, and
+// what a person or the program decides ([Decisions], [Cancel],
+// [Retry]). Before every model call Step prepares it: it fits the
+// history into the window, checks it by the provider's rules, and puts
+// the exact request in s.Next.Request, with the results to keep that
+// fitting cleared. The one exception to "no I/O" is a model-backed
+// budget.Summarizer in Config.Fit, which fitting calls.
+//
+// Step fails when in does not fit s (a tools outcome for a model call,
+// the wrong number of tool outcomes, a decision for a call that does not
+// wait for one, an edit that breaks the tool's schema): the error says
+// what, and nothing changed.
+func (a *Agent) Step(s *State, in Input) (*State, *Change, error) {
 	n := s.clone()
-	switch o := out.(type) {
+	ch := &Change{}
+	base := len(n.Messages)
+	switch in := in.(type) {
 	case ModelOutcome:
 		if s.Next.Kind != CallModel {
-			return nil, fmt.Errorf("toolwire: step: a model outcome, but the state wants %s", s.Next.Kind)
+			return nil, nil, fmt.Errorf("toolwire: step: a model outcome, but the state wants %s", s.Next.Kind)
 		}
-		a.afterModel(n, o)
-		return n, nil
+		a.afterModel(n, in, ch)
 	case ToolsOutcome:
 		if s.Next.Kind != RunTools {
-			return nil, fmt.Errorf("toolwire: step: a tools outcome, but the state wants %s", s.Next.Kind)
+			return nil, nil, fmt.Errorf("toolwire: step: a tools outcome, but the state wants %s", s.Next.Kind)
 		}
 		run := s.Next.Runnable(a.cfg.Executor != nil && a.cfg.Executor.Approver != nil)
-		if len(o.Outcomes) != len(run) {
-			return nil, fmt.Errorf("toolwire: step: %d tool outcomes for %d runnable calls", len(o.Outcomes), len(run))
+		if len(in.Outcomes) != len(run) {
+			return nil, nil, fmt.Errorf("toolwire: step: %d tool outcomes for %d runnable calls", len(in.Outcomes), len(run))
 		}
-		a.afterTools(n, run, o.Outcomes)
-		return n, nil
+		a.afterTools(n, run, in.Outcomes, ch)
+	case Decisions:
+		if err := a.decide(n, in); err != nil {
+			return nil, nil, err
+		}
+	case Cancel:
+		a.cancel(n, ch)
+	case Retry:
+		if err := a.retry(n); err != nil {
+			return nil, nil, err
+		}
+	case nil:
+		return nil, nil, errors.New("toolwire: step: the input is nil")
+	default:
+		return nil, nil, fmt.Errorf("toolwire: step: unknown input %T", in)
 	}
-	return nil, fmt.Errorf("toolwire: step: unknown outcome %T", out)
+	ch.Appended = n.Messages[min(base, len(n.Messages)):]
+	if n.Next.Kind == CallModel && n.Next.Request == nil {
+		a.prepare(n, ch)
+	}
+	return n, ch, nil
 }
 
 // clone copies s deeply enough that the copy can be changed: the
@@ -94,6 +104,10 @@ func (s *State) clone() *State {
 	n.Next.Then = slices.Clip(s.Next.Then)
 	n.Guard.Calls = slices.Clone(s.Guard.Calls)
 	n.Guard.Failures = maps.Clone(s.Guard.Failures)
+	n.turn.rep.Calls = slices.Clip(s.turn.rep.Calls)
+	if n.mem == nil {
+		n.mem = &scratch{}
+	}
 	return &n
 }
 
@@ -102,54 +116,64 @@ func (n *State) finish(reason StopReason, msg, answer string) {
 	n.Next = Effect{Kind: Done, Stop: &Stop{Reason: reason, Message: msg, Answer: answer}}
 }
 
-func (a *Agent) afterModel(n *State, o ModelOutcome) {
-	if o.Messages != nil {
-		n.Messages = o.Messages[:len(o.Messages):len(o.Messages)]
-		n.Fits++
+func (a *Agent) afterModel(n *State, o ModelOutcome, ch *Change) {
+	defer func() {
+		// A failure that ends the run ends its turn too.
+		if n.Next.Kind == Done && !slices.ContainsFunc(ch.Events, isTurnEvent) {
+			a.endReport(n, ch)
+		}
+	}()
+	rep := &n.turn.rep
+	rep.Encoded, rep.Reused = o.Encoded, o.Reused
+	if o.Response != nil {
+		rep.Usage = rep.Usage.Add(o.Response.Usage)
 	}
-	refit := n.Next.Refit
-	n.Next.Refit = false
-	err := o.Err
+	f := o.Failure
+	if f != nil && f.Kind != FailIncomplete && f.Kind != FailCancelled && f.Kind != FailDeadline {
+		ch.Err = f
+	}
 	var incomplete *llm.IncompleteError
-	var history *HistoryError
-	var le *llm.Error
 	switch {
-	case err == nil:
-	case errors.As(err, &incomplete) && o.Response != nil:
+	case f == nil:
+		if o.Response == nil {
+			n.finish(ModelError, "the model call returned neither an answer nor a failure", "")
+			return
+		}
+	case f.Kind == FailIncomplete && o.Response != nil:
 		// The calls cut off are answered below, without running.
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		n.Next.Refit = refit
-		return // the same call is to be made again, a refit still a refit
-	case errors.As(err, &history):
-		n.finish(InvalidHistory, history.Error(), "")
-		return
-	case errors.Is(err, llm.ErrEmptyMessage):
+		incomplete, _ = f.Unwrap().(*llm.IncompleteError)
+	case f.Kind == FailCancelled, f.Kind == FailDeadline:
+		return // the same call is to be made again, as it was prepared
+	case f.Kind == FailEmptyMessage:
 		if o.Response != nil {
 			n.Usage = n.Usage.Add(o.Response.Usage)
 		}
 		if !n.Guard.EmptyRetried {
 			n.Guard.EmptyRetried = true
+			n.Next = Effect{Kind: CallModel}
+			ch.Err = nil
 			return // ask again, once
 		}
-		n.finish(EmptyAnswer, fmt.Sprintf("the model answered with an empty message twice in turn %d (%v); try again, or with another model", n.Turn+1, err), "")
+		n.finish(EmptyAnswer, fmt.Sprintf("the model answered with an empty message twice in turn %d (%v); try again, or with another model", n.Turn+1, f), "")
 		return
-	case errors.Is(err, llm.ContextLength):
+	case f.Kind == FailContextLength:
 		if !n.Guard.Refitted {
 			n.Guard.Refitted = true
-			n.Next.Refit = true
+			n.Next = Effect{Kind: CallModel, Refit: true}
+			ch.Err = nil
 			return
 		}
-		n.finish(ContextLength, "the provider refused the history as longer than the model's context window, also after it was fitted again: "+err.Error(), "")
+		n.finish(ContextLength, "the provider refused the history as longer than the model's context window, also after it was fitted again: "+f.Error(), "")
 		return
-	case errors.As(err, &le) && le.Kind == llm.RateLimited:
+	case f.Kind == FailRateLimited:
 		msg := "the provider rate-limited the model call and the client's retries are spent"
-		if le.RetryAfter > 0 {
-			msg += fmt.Sprintf(" (it asked to wait %v)", le.RetryAfter)
+		if f.RetryAfter > 0 {
+			msg += fmt.Sprintf(" (it asked to wait %v)", f.RetryAfter)
 		}
-		n.finish(ModelError, msg+"; try again later: "+err.Error(), "")
+		n.finish(ModelError, msg+"; try again later: "+f.Error(), "")
 		return
 	default:
-		n.finish(ModelError, "the model call failed: "+err.Error(), "")
+		n.finish(ModelError, "the model call failed: "+f.Error(), "")
 		return
 	}
 	resp := o.Response
@@ -159,6 +183,7 @@ func (a *Agent) afterModel(n *State, o ModelOutcome) {
 	msg := resp.Message
 	if len(msg.ToolCalls()) == 0 {
 		a.answer(n, msg)
+		a.endReport(n, ch)
 		return
 	}
 	cut := map[int]llm.IncompleteCall{}
@@ -180,10 +205,11 @@ func (a *Agent) afterModel(n *State, o ModelOutcome) {
 			pc.Result, pc.Approval = &r, false
 		}
 		calls = append(calls, pc)
+		ch.Events = append(ch.Events, CallEvent{Turn: n.Turn, Call: c, Approval: pc.Approval})
 	}
-	n.Next = Effect{Kind: RunTools, Calls: calls}
+	n.Next = Effect{Kind: RunTools, Calls: calls, Room: a.room(n)}
 	if len(n.Next.Runnable(true)) == 0 {
-		a.endTurn(n, false) // every call was cut off: nothing to run
+		a.endTurn(n, false, ch) // every call was cut off: nothing to run
 	}
 }
 
@@ -255,13 +281,18 @@ func (a *Agent) answer(n *State, msg llm.Message) {
 }
 
 // afterTools takes the outcomes of the calls at positions run.
-func (a *Agent) afterTools(n *State, run []int, outcomes []tool.Outcome) {
+func (a *Agent) afterTools(n *State, run []int, outcomes []tool.Outcome, ch *Change) {
 	repeated := false
 	turn := n.Turn
 	var records []CallRecord // this turn's calls, merged after the turn
+	n.turn.ran = maps.Clone(n.turn.ran)
+	if n.turn.ran == nil {
+		n.turn.ran = map[string]tool.Outcome{}
+	}
 	for k, i := range run {
 		pc := &n.Next.Calls[i]
 		o := outcomes[k]
+		n.turn.ran[pc.Call.ID] = o
 		env := o.Envelope
 		var nudges []string
 		// Repeated calls: the same call as an earlier turn, same result.
@@ -310,17 +341,31 @@ func (a *Agent) afterTools(n *State, run []int, outcomes []tool.Outcome) {
 	n.Guard.Calls = append(n.Guard.Calls, records...)
 	if len(n.Next.Runnable(true)) > 0 {
 		n.Next.Kind = AwaitApproval // the calls that need a person's decision
+		n.Next.Room = 0
 		return
 	}
-	a.endTurn(n, repeated)
+	a.endTurn(n, repeated, ch)
 }
 
 // endTurn appends the tool message with every call's result, in call
 // order, and decides what comes next.
-func (a *Agent) endTurn(n *State, repeated bool) {
+func (a *Agent) endTurn(n *State, repeated bool, ch *Change) {
 	results := make([]llm.ToolResult, len(n.Next.Calls))
+	rep := &n.turn.rep
+	rep.Calls = make([]CallReport, len(n.Next.Calls))
 	for i, pc := range n.Next.Calls {
 		results[i] = *pc.Result
+		o, ran := n.turn.ran[pc.Call.ID]
+		ch.Events = append(ch.Events, ResultEvent{Turn: n.Turn, Result: results[i], Duration: durationOf(o), Shaping: o.Shaping})
+		cr := CallReport{ID: pc.Call.ID, Tool: pc.Call.Name, Status: results[i].Status}
+		if ran {
+			cr.Duration = durationOf(o)
+			if o.Envelope.Error != nil {
+				cr.Error = o.Envelope.Error.Type
+			}
+			rep.Truncated = rep.Truncated || o.Envelope.Meta.Truncated
+		}
+		rep.Calls[i] = cr
 	}
 	n.Messages = append(n.Messages, llm.Tool(results...))
 	n.Messages = append(n.Messages, n.Next.Then...) // after every result
@@ -332,6 +377,26 @@ func (a *Agent) endTurn(n *State, repeated bool) {
 	default:
 		n.Next = Effect{Kind: CallModel}
 	}
+	a.endReport(n, ch)
+}
+
+func isTurnEvent(e Event) bool { _, ok := e.(TurnEvent); return ok }
+
+// endReport completes the turn's report from the state it ended in, as
+// a TurnEvent.
+func (a *Agent) endReport(n *State, ch *Change) {
+	rep := n.turn.rep
+	if rep.Turn == 0 {
+		rep.Turn = n.Turn // a state decoded in the middle of a turn
+	}
+	rep.Added = len(n.Messages) - n.turn.base
+	rep.Tokens = a.tokens(n, n.Messages)
+	rep.Headroom = max(0, a.cfg.Limits.Window-rep.Tokens-a.reserve)
+	if n.Next.Kind == Done {
+		rep.Stop = n.Next.Stop.Reason
+	}
+	ch.Events = append(ch.Events, TurnEvent{Report: rep})
+	n.turn = turnProgress{}
 }
 
 // gathered says what a run that a guard stopped had found: each call

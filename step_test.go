@@ -1,11 +1,9 @@
 package toolwire_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/toolwire/toolwire"
-	"github.com/toolwire/toolwire/llm"
 )
 
 // TestStepCancelledRefitKeepsRefit: a model call made to refit after a
@@ -14,13 +12,13 @@ func TestStepCancelledRefitKeepsRefit(t *testing.T) {
 	a, err := toolwire.New(fakeModel{}, nil)
 	must(t, err)
 	s := a.Start("List every item.")
-	s, err = a.Step(s, toolwire.ModelOutcome{Err: &llm.Error{Kind: llm.ContextLength, ProviderMessage: "too long"}})
+	s, _, err = a.Step(s, toolwire.ModelOutcome{Failure: &toolwire.ModelFailure{Kind: toolwire.FailContextLength, Message: "too long"}})
 	must(t, err)
 	if !s.Next.Refit || s.Next.Kind != toolwire.CallModel {
 		t.Fatalf("after a context-length error, Next = %+v, want a model call with Refit", s.Next)
 	}
-	for _, cancel := range []error{context.Canceled, context.DeadlineExceeded} {
-		n, err := a.Step(s, toolwire.ModelOutcome{Err: cancel})
+	for _, cancel := range []toolwire.FailureKind{toolwire.FailCancelled, toolwire.FailDeadline} {
+		n, _, err := a.Step(s, toolwire.ModelOutcome{Failure: &toolwire.ModelFailure{Kind: cancel, Message: string(cancel)}})
 		must(t, err)
 		if n.Next.Kind != toolwire.CallModel || !n.Next.Refit {
 			t.Errorf("Step(refit call, %v).Next = %+v, want the same refit call again", cancel, n.Next)

@@ -3,8 +3,10 @@ package observe
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -58,9 +60,38 @@ type Store interface {
 	Get(ctx context.Context, ref string) (Stored, error)
 }
 
+// A Keeper is a [Store] that can also keep a result under a reference
+// the caller chose. The agent loop decides in its pure step which results
+// fitting clears, and the references they get, and keeps their content
+// when it performs the step: a stored run replays to the same references.
+type Keeper interface {
+	Store
+	// Keep keeps r under ref in the scope of ctx, replacing what was
+	// kept there.
+	Keep(ctx context.Context, ref string, r Stored) error
+}
+
 // refAlphabet is lowercase base32 without padding: references that are
 // easy to copy and safe in URLs, file names and shells.
 const refAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
+
+// DeriveRef returns the reference that the parts name, derived from them:
+// "r-" and 14 characters of lowercase base32 of their SHA-256. It is as
+// hard to guess as the parts are: derived from a run's random id, it
+// names a result that run decided to keep, the same in every replay.
+func DeriveRef(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	sum := h.Sum(nil)
+	out := []byte("r-00000000000000")
+	for i := range 14 {
+		out[2+i] = refAlphabet[sum[i]&31]
+	}
+	return string(out)
+}
 
 // NewRef returns a new random reference for a stored result: "r-" and 14
 // characters of lowercase base32 (70 bits from crypto/rand), short
@@ -112,7 +143,7 @@ type MemoryStore struct {
 // scopes names two results.
 type scopedRef struct{ scope, ref string }
 
-var _ Store = (*MemoryStore)(nil)
+var _ Keeper = (*MemoryStore)(nil)
 
 // NewMemoryStore returns an empty memory store that holds at most
 // maxBytes of data; 0 means 256 MiB. A result larger than the bound is
@@ -150,12 +181,7 @@ func (s *MemoryStore) Put(ctx context.Context, r Stored) (string, error) {
 	scope := Scope(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for s.used+len(r.Data) > s.max && len(s.order) > 0 {
-		old := s.order[0]
-		s.order = s.order[1:]
-		s.used -= len(s.byKey[old].Data)
-		delete(s.byKey, old)
-	}
+	s.evict(len(r.Data))
 	k := scopedRef{scope: scope, ref: NewRef()}
 	if s.numbered {
 		s.next[scope]++
@@ -165,6 +191,41 @@ func (s *MemoryStore) Put(ctx context.Context, r Stored) (string, error) {
 	s.order = append(s.order, k)
 	s.used += len(r.Data)
 	return k.ref, nil
+}
+
+// Keep keeps a copy of r under ref in the scope of ctx.
+func (s *MemoryStore) Keep(ctx context.Context, ref string, r Stored) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("observe: store result: %w", err)
+	}
+	if len(r.Data) > s.max {
+		return fmt.Errorf("observe: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
+	}
+	r.Data = append([]byte(nil), r.Data...)
+	r.Rules.Fields = append([]string(nil), r.Rules.Fields...)
+	k := scopedRef{scope: Scope(ctx), ref: ref}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.byKey[k]; ok {
+		s.used -= len(old.Data)
+		s.order = slices.DeleteFunc(s.order, func(o scopedRef) bool { return o == k })
+	}
+	s.evict(len(r.Data))
+	s.byKey[k] = r
+	s.order = append(s.order, k)
+	s.used += len(r.Data)
+	return nil
+}
+
+// evict drops the oldest results until n more bytes fit. It is called
+// with mu held.
+func (s *MemoryStore) evict(n int) {
+	for s.used+n > s.max && len(s.order) > 0 {
+		old := s.order[0]
+		s.order = s.order[1:]
+		s.used -= len(s.byKey[old].Data)
+		delete(s.byKey, old)
+	}
 }
 
 // Get returns the result kept under ref in the scope of ctx.

@@ -74,3 +74,31 @@ func TestNewRef(t *testing.T) {
 		t.Errorf("NewRef() twice = %q: want a new reference each time", ref)
 	}
 }
+
+// TestMemoryStoreKeep keeps a result under the ref the caller chose, in
+// its scope, replacing what was there.
+func TestMemoryStoreKeep(t *testing.T) {
+	s := observe.NewMemoryStore(8)
+	a := observe.WithScope(context.Background(), "a")
+	ref := observe.DeriveRef("run_1", "fit", "0")
+	for _, data := range []string{"first", "second"} {
+		if err := s.Keep(a, ref, observe.Stored{Tool: "t", Data: []byte(data)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := s.Get(a, ref); err != nil || string(out.Data) != "second" {
+		t.Errorf("Get(%s) after two Keeps = %q, %v; want the second", ref, out.Data, err)
+	}
+	if s.Len() != 1 {
+		t.Errorf("Len() = %d, want 1: Keep replaces", s.Len())
+	}
+	if _, err := s.Get(context.Background(), ref); !errors.Is(err, observe.ErrNotFound) {
+		t.Errorf("Get(%s) from no scope = %v, want ErrNotFound", ref, err)
+	}
+	if err := s.Keep(a, "r-big", observe.Stored{Data: make([]byte, 9)}); err == nil {
+		t.Error("Keep(larger than the store) succeeded, want an error")
+	}
+	if got, again := observe.DeriveRef("run_1", "fit", "0"), observe.DeriveRef("run_1", "fit0"); got != ref || again == ref {
+		t.Errorf("DeriveRef = %q then %q for other parts; want %q, then another", got, again, ref)
+	}
+}
