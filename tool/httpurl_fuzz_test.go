@@ -30,8 +30,9 @@ var plain = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // FuzzHTTPRequest: whatever the arguments, a call's URL keeps the
 // template's scheme, host and port, its fixed path prefix (as written,
 // and as a path-cleaning server reads it) and its fixed query values;
-// a query placeholder stays one value; or the call is refused with
-// invalid_arguments. Plain values are never refused.
+// no path segment reads "." or ".." once decoded; a query placeholder
+// stays one value; or the call is refused with invalid_arguments. Plain
+// values are never refused.
 func FuzzHTTPRequest(f *testing.F) {
 	attacks := []string{"..", ".", "", "a/../../..", `..\..`, "%2e%2e", "%2E%2E", "%252e%252e", "..%2f..%2fadmin",
 		"shoes&scope=internal&admin=true", "a?b#c", "x@evil.test", "//evil.test", "http://evil.test/", ":443", "a b/c", "日本", "\x00\r\n"}
@@ -107,6 +108,17 @@ func FuzzHTTPRequest(f *testing.F) {
 		}
 		if p := cleanPath(got.EscapedPath()); !under(p, tp.prefix) {
 			t.Fatalf("request(%q) = %s, which a path-cleaning server reads as %s, outside %s", args, r.url, p, tp.prefix)
+		}
+		for _, seg := range strings.Split(got.EscapedPath(), "/") {
+			s, err := url.PathUnescape(seg)
+			if err != nil {
+				t.Fatalf("request(%q) = %s: path segment %q does not decode", args, r.url, seg)
+			}
+			for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == '\\' }) {
+				if part == "." || part == ".." {
+					t.Fatalf("request(%q) = %s: path segment %q reads as a %q segment to a server that decodes it", args, r.url, seg, part)
+				}
+			}
 		}
 		query := got.Query()
 		for key, vals := range tp.fixed {
