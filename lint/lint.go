@@ -81,6 +81,9 @@ const (
 	// StrictIncompatible: the tool does not ask for strict mode, and its
 	// schema could not be used with it.
 	StrictIncompatible RuleID = "strict-incompatible"
+	// HTTPArgumentsOpen: an HTTP tool's parameters admit arguments they do
+	// not declare, which the tool sends to its endpoint.
+	HTTPArgumentsOpen RuleID = "http-arguments-open"
 )
 
 // Rule describes one lint rule: what it checks and how much it weighs.
@@ -122,6 +125,7 @@ func Rules() []Rule {
 		{RefUnresolved, 10, 20, "a $ref does not resolve inside the definition"},
 		{StrictRejected, 10, 30, "the tool sets strict, and OpenAI strict mode would reject its schema"},
 		{StrictIncompatible, 2, 6, "the schema could not be used in OpenAI strict mode (the Responses API's default)"},
+		{HTTPArgumentsOpen, 10, 10, "an HTTP tool's parameters admit arguments they do not declare, which the tool sends to its endpoint"},
 	}
 }
 

@@ -53,6 +53,14 @@ func withParams(schema string) tool.Spec {
 	return s
 }
 
+// withHTTP returns goodSpec with the given parameters schema, bound to
+// an HTTP endpoint.
+func withHTTP(schema string) tool.Spec {
+	s := withParams(schema)
+	s.HTTP = &tool.HTTPBinding{Method: "GET", URL: "https://api.example.com/forecast"}
+	return s
+}
+
 func with(f func(*tool.Spec)) tool.Spec {
 	s := goodSpec()
 	f(&s)
@@ -215,6 +223,14 @@ func TestRules(t *testing.T) {
 		{"strict with an optional property (OAI-STRICT-REQUIRED)", StrictRejected, withParams(`{"type": "object", "properties": {"days": {"type": "integer", "description": "Number of forecast days", "minimum": 1, "maximum": 7}}, "additionalProperties": false}`), "parameters",
 			withParams(`{"type": "object", "properties": {"days": {"type": ["integer", "null"], "description": "Number of forecast days", "minimum": 1, "maximum": 7}}, "required": ["days"], "additionalProperties": false}`)},
 		{"strict with an open object (OAI-STRICT-ADDL)", StrictRejected, withParams(`{"type": "object", "properties": {}}`), "parameters", withParams(`{"type": "object", "properties": {}, "additionalProperties": false}`)},
+		{"HTTP tool open to any argument", HTTPArgumentsOpen, withHTTP(`{"type": "object", "properties": {}, "additionalProperties": true}`), "parameters.additionalProperties",
+			withHTTP(`{"type": "object", "properties": {}, "additionalProperties": false}`)},
+		{"HTTP tool with a map of arguments", HTTPArgumentsOpen, withHTTP(`{"type": "object", "properties": {}, "additionalProperties": {"type": "string", "maxLength": 20}}`), "parameters.additionalProperties",
+			withHTTP(`{"type": "object", "properties": {}}`)},
+		{"HTTP tool with pattern properties", HTTPArgumentsOpen, withHTTP(`{"type": "object", "properties": {}, "patternProperties": {"^x-": {"type": "string", "maxLength": 20}}, "additionalProperties": false}`), "parameters.patternProperties",
+			with(func(s *tool.Spec) {
+				s.Parameters = json.RawMessage(`{"type": "object", "properties": {}, "additionalProperties": true}`)
+			})},
 		{"not strict, with a oneOf (OAI-STRICT-KEYWORD)", StrictIncompatible, with(func(s *tool.Spec) {
 			*s = withProp("unit", `{"description": "Temperature unit", "oneOf": [{"const": "celsius"}, {"const": "fahrenheit"}]}`)
 			s.Strict = false

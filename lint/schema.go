@@ -49,7 +49,31 @@ func (c *checker) checkParameters() {
 	}
 	c.params = v
 	c.walk(node{s: v, path: "parameters", subject: "parameters"})
+	c.checkHTTPArguments(v)
 	c.checkStrict()
+}
+
+// checkHTTPArguments: an HTTP tool sends the arguments it does not put in
+// its URL to its endpoint, in the query or the body. The tool refuses
+// undeclared ones unless the schema admits them explicitly; that schema
+// lets the model choose parameters the endpoint acts on.
+func (c *checker) checkHTTPArguments(root *value) {
+	if c.spec.HTTP == nil {
+		return
+	}
+	fix := `declare each argument under "properties" and set "additionalProperties": false; put the values the endpoint needs fixed in the binding's URL`
+	if ap := root.get("additionalProperties"); ap != nil && !isFalse(ap) {
+		c.add(HTTPArgumentsOpen, "parameters.additionalProperties",
+			sprintf("the HTTP tool's parameters admit undeclared arguments (additionalProperties is %s): the tool sends each of them to its endpoint, so the model chooses parameters the endpoint acts on", ap.String()), fix)
+	}
+	if pp := root.get("patternProperties"); pp != nil {
+		c.add(HTTPArgumentsOpen, "parameters.patternProperties",
+			"the HTTP tool's parameters admit undeclared arguments matching patternProperties: the tool sends each of them to its endpoint, so the model chooses parameters the endpoint acts on", fix)
+	}
+	if up := root.get("unevaluatedProperties"); up != nil && !isFalse(up) {
+		c.add(HTTPArgumentsOpen, "parameters.unevaluatedProperties",
+			sprintf("the HTTP tool's parameters admit undeclared arguments (unevaluatedProperties is %s): the tool sends each of them to its endpoint, so the model chooses parameters the endpoint acts on", up.String()), fix)
+	}
 }
 
 // jsonTypes are the type names of JSON Schema, and typeFixes the usual

@@ -280,7 +280,9 @@ func checkHTTP(h *HTTPBinding, params *jsonschema.Schema) []fieldProblem {
 	if h.Method != "" && !slices.Contains(httpMethods, h.Method) {
 		out = append(out, fieldProblem{"http.method", fmt.Errorf("%q is not one of %s", h.Method, strings.Join(httpMethods, ", "))})
 	}
-	u, err := url.Parse(placeholderPattern.ReplaceAllString(h.URL, "x"))
+	// A digit stands for each placeholder: it keeps a placeholder in the
+	// port parseable, for parseURLTemplate to report.
+	u, err := url.Parse(placeholderPattern.ReplaceAllString(h.URL, "1"))
 	switch {
 	case h.URL == "":
 		out = append(out, fieldProblem{"http.url", errors.New("the URL is empty")})
@@ -290,6 +292,11 @@ func checkHTTP(h *HTTPBinding, params *jsonschema.Schema) []fieldProblem {
 		out = append(out, fieldProblem{"http.url", fmt.Errorf("%q is not an absolute http or https URL", h.URL)})
 	case u.Host == "":
 		out = append(out, fieldProblem{"http.url", fmt.Errorf("%q has no host", h.URL)})
+	default:
+		_, errs := parseURLTemplate(h.URL)
+		for _, err := range errs {
+			out = append(out, fieldProblem{"http.url", err})
+		}
 	}
 	if params != nil {
 		for _, m := range placeholderPattern.FindAllStringSubmatch(h.URL, -1) {

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/redirect"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
 )
@@ -23,9 +24,13 @@ import (
 // HTTPOptions configures a tool made by [NewHTTP]. A nil *HTTPOptions
 // means defaults.
 type HTTPOptions struct {
-	// Client sends the requests. nil means a client without a timeout of
-	// its own: the executor's per-attempt timeout applies through the
-	// request's context.
+	// Client sends the requests; nil means a client without a timeout of
+	// its own (the executor's per-attempt timeout applies through the
+	// request's context). The client is copied, not changed. Unless it
+	// sets its own CheckRedirect, redirects are followed within the
+	// origin (scheme, host, port) of the binding's URL only, at most 5,
+	// never from https to http; whatever its policy, a request
+	// redirected to another origin carries none of the binding's headers.
 	Client *http.Client
 	// MaxResponseBytes bounds the response body read. Default 1 MiB.
 	MaxResponseBytes int64
@@ -34,22 +39,40 @@ type HTTPOptions struct {
 // httpTool calls an HTTP endpoint; see [NewHTTP].
 type httpTool struct {
 	c       *contract
+	url     *urlTemplate
 	client  *http.Client
 	maxBody int64
+	// declared are the arguments the parameters name; open says whether
+	// the schema admits others (explicitly: the default is no).
+	declared map[string]bool
+	open     bool
 }
 
 // NewHTTP returns a tool that calls the endpoint of spec.HTTP.
 //
-// A call fills the URL's {param} placeholders from the arguments (path
-// escaped) and sends the other arguments as the query string for GET and
-// DELETE, or as a JSON body for POST, PUT and PATCH. The binding's headers
-// are sent with every request; a level-1 tool also sends its call's
-// Idempotency-Key. A 2xx response becomes the result's data (JSON as is,
-// anything else as a string). Other statuses become typed failures: 429
-// rate_limited with Retry-After as retry_after_ms; 404 and 410 not_found;
-// 401 and 403 permission_denied; 409 conflict; 400 and 422
-// invalid_arguments; 408 and 504 timeout; other 5xx upstream_error
-// (retryable); other 4xx upstream_error (not retryable).
+// A call fills the URL's {param} placeholders from the arguments and
+// sends the other arguments as the query string for GET and DELETE, or as
+// a JSON body for POST, PUT and PATCH. The binding's headers are sent with
+// every request; a level-1 tool also sends its call's Idempotency-Key. A
+// 2xx response becomes the result's data (JSON as is, anything else as a
+// string). Other statuses become typed failures: 429 rate_limited with
+// Retry-After as retry_after_ms; 404 and 410 not_found; 401 and 403
+// permission_denied; 409 conflict; 400 and 422 invalid_arguments; 408 and
+// 504 timeout; other 5xx upstream_error (retryable); other 4xx
+// upstream_error (not retryable).
+//
+// Arguments are untrusted, and no argument changes what the binding
+// fixes. Placeholders may sit in the path and in query values only (not
+// in the scheme, host, port, a query parameter's name or the fragment).
+// A path placeholder is path-escaped, and refused (invalid_arguments,
+// naming it) when its segment would be empty, "." or ".." (as written or
+// percent-decoded, a backslash read as a slash): a call never leaves the
+// path before the URL's first placeholder. A query placeholder is
+// query-escaped: it stays one value. An argument that names a query
+// parameter the URL writes is refused, whatever the method; so is one
+// that the parameters schema does not declare, unless the schema admits
+// undeclared properties explicitly (additionalProperties, or
+// patternProperties). Redirects: see [HTTPOptions].Client.
 func NewHTTP(spec Spec, opts *HTTPOptions) (Tool, error) {
 	if spec.HTTP == nil {
 		return nil, fmt.Errorf("tool: new http tool %q: the spec has no HTTP binding", spec.Name)
@@ -58,15 +81,20 @@ func NewHTTP(spec Spec, opts *HTTPOptions) (Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool: new http tool: %w", err)
 	}
-	t := &httpTool{c: c, client: http.DefaultClient, maxBody: 1 << 20}
+	tpl, errs := parseURLTemplate(spec.HTTP.URL)
+	if len(errs) > 0 { // compileSpec reports them first
+		return nil, fmt.Errorf("tool: new http tool: %w", errors.Join(errs...))
+	}
+	t := &httpTool{c: c, url: tpl, maxBody: 1 << 20}
+	t.declared, t.open = schemaArguments(c.params)
+	var client *http.Client
 	if opts != nil {
-		if opts.Client != nil {
-			t.client = opts.Client
-		}
+		client = opts.Client
 		if opts.MaxResponseBytes > 0 {
 			t.maxBody = opts.MaxResponseBytes
 		}
 	}
+	t.client = redirect.Client(client)
 	return t, nil
 }
 
@@ -85,60 +113,15 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 			return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not a JSON object: %v", err)
 		}
 	}
-	if in == nil {
-		in = map[string]any{}
-	}
-	h := t.c.spec.HTTP
-	method := h.Method
-	if method == "" {
-		method = http.MethodPost
-	}
-	rest := make(map[string]any, len(in))
-	for k, v := range in {
-		rest[k] = v
-	}
-	var missing []string
-	u := placeholderPattern.ReplaceAllStringFunc(h.URL, func(m string) string {
-		name := m[1 : len(m)-1]
-		v, ok := rest[name]
-		if !ok {
-			missing = append(missing, name)
-			return m
-		}
-		delete(rest, name)
-		return url.PathEscape(scalar(v))
-	})
-	if len(missing) > 0 {
-		return observe.Envelope{}, Errorf(observe.InvalidArguments, "missing %s, needed in the URL", strings.Join(missing, ", "))
+	r, err := t.request(in)
+	if err != nil {
+		return observe.Envelope{}, err
 	}
 	var body io.Reader
-	if method == http.MethodGet || method == http.MethodDelete {
-		if len(rest) > 0 {
-			pu, err := url.Parse(u)
-			if err != nil {
-				return observe.Envelope{}, Errorf(observe.InternalError, "the URL does not parse: %v", err)
-			}
-			q := pu.Query()
-			for _, k := range slices.Sorted(maps.Keys(rest)) {
-				if arr, ok := rest[k].([]any); ok {
-					for _, item := range arr {
-						q.Add(k, scalar(item))
-					}
-					continue
-				}
-				q.Set(k, scalar(rest[k]))
-			}
-			pu.RawQuery = q.Encode()
-			u = pu.String()
-		}
-	} else {
-		b, err := marshalCompact(rest)
-		if err != nil {
-			return observe.Envelope{}, err
-		}
-		body = bytes.NewReader(b)
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
 	if err != nil {
 		return observe.Envelope{}, Errorf(observe.InternalError, "cannot build the request: %v", err)
 	}
@@ -147,13 +130,13 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	for k, v := range h.Headers {
+	for k, v := range t.c.spec.HTTP.Headers {
 		req.Header.Set(k, v)
 	}
 	if ci, _ := CallInfoFrom(ctx); ci.IdempotencyKey != "" {
 		req.Header.Set("Idempotency-Key", ci.IdempotencyKey)
 	}
-	host := req.URL.Host
+	method, host := r.method, req.URL.Host
 	resp, err := t.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -162,6 +145,12 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 		var ue *url.Error
 		if errors.As(err, &ue) && ue.Timeout() {
 			return observe.Envelope{}, &Error{Type: observe.Timeout, Message: fmt.Sprintf("%s %s timed out", method, host), Err: err}
+		}
+		if errors.Is(err, redirect.ErrRefused) {
+			// The same call gets the same redirect: not retryable.
+			env := observe.Failure(observe.UpstreamError, shortMessage(fmt.Sprintf("%s %s: %v", method, host, unwrapURLError(err)), "redirect refused"))
+			env.Error.Retryable = false
+			return env, nil
 		}
 		return observe.Envelope{}, &Error{Type: observe.UpstreamError, Message: fmt.Sprintf("%s %s failed: %s", method, host, shortMessage(unwrapURLError(err).Error(), "no response")), Err: err}
 	}
@@ -176,6 +165,95 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 	env := t.envelope(resp, data, method, host)
 	env.Meta.Source = host
 	return env, nil
+}
+
+// An httpRequest is what a call sends: built by [httpTool.request] from
+// the arguments alone, before any I/O.
+type httpRequest struct {
+	method string
+	url    string
+	body   []byte // nil for GET and DELETE
+}
+
+// request builds the request of a call with arguments in (nil means
+// none). Its refusals are invalid_arguments [*Error]s naming the
+// argument: one the parameters do not declare (unless the schema admits
+// others), one that names a query parameter of the URL, a missing or
+// unusable placeholder value (see [urlTemplate.fill]).
+func (t *httpTool) request(in map[string]any) (httpRequest, error) {
+	h := t.c.spec.HTTP
+	r := httpRequest{method: h.Method}
+	if r.method == "" {
+		r.method = http.MethodPost
+	}
+	keys := slices.Sorted(maps.Keys(in))
+	if !t.open {
+		for _, k := range keys {
+			if !t.declared[k] {
+				return httpRequest{}, Errorf(observe.InvalidArguments, "argument %q is not a parameter of this tool; send only %s", k, declaredList(t.declared))
+			}
+		}
+	}
+	var missing []string
+	placeholder := map[string]bool{}
+	for _, m := range placeholderPattern.FindAllStringSubmatch(h.URL, -1) {
+		placeholder[m[1]] = true
+		if _, ok := in[m[1]]; !ok && !slices.Contains(missing, m[1]) {
+			missing = append(missing, m[1])
+		}
+	}
+	if len(missing) > 0 {
+		return httpRequest{}, Errorf(observe.InvalidArguments, "missing %s, needed in the URL", strings.Join(missing, ", "))
+	}
+	rest := make(map[string]any, len(in))
+	for _, k := range keys {
+		if placeholder[k] {
+			continue
+		}
+		if t.url.queryKeys[k] {
+			return httpRequest{}, Errorf(observe.InvalidArguments, "argument %q names a query parameter that the tool's URL sets itself; it cannot be sent", k)
+		}
+		rest[k] = in[k]
+	}
+	var extra string
+	if r.method == http.MethodGet || r.method == http.MethodDelete {
+		q := url.Values{}
+		for k, v := range rest {
+			if arr, ok := v.([]any); ok {
+				for _, item := range arr {
+					q.Add(k, scalar(item))
+				}
+				continue
+			}
+			q.Set(k, scalar(v))
+		}
+		extra = q.Encode()
+	} else {
+		b, err := marshalCompact(rest)
+		if err != nil {
+			return httpRequest{}, err
+		}
+		r.body = b
+	}
+	u, err := t.url.fill(in, extra)
+	if err != nil {
+		return httpRequest{}, err
+	}
+	r.url = u
+	return r, nil
+}
+
+// declaredList writes the declared arguments for a refusal: "q, tags" or
+// "no arguments".
+func declaredList(declared map[string]bool) string {
+	if len(declared) == 0 {
+		return "no arguments (it takes none)"
+	}
+	names := slices.Sorted(maps.Keys(declared))
+	if len(names) > 12 {
+		names = append(names[:12], "...")
+	}
+	return strings.Join(names, ", ")
 }
 
 // envelope maps an HTTP response to an observation.

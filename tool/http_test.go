@@ -146,6 +146,11 @@ func TestNewHTTPErrors(t *testing.T) {
 		{httpSpec("a", "GET", "ftp://x.example/{id}", ""), `tool: new http tool: tool a: http.url: "ftp://x.example/{id}" is not an absolute http or https URL`},
 		{httpSpec("a", "GET", "https://x.example/{nope}", ""), `tool: new http tool: tool a: http.url: placeholder {nope} names no property of the parameters`},
 		{httpSpec("a", "GET", "https://x.example/{q}", ""), `tool: new http tool: tool a: http.url: placeholder {q} names an optional property without a default; make it required`},
+		{httpSpec("a", "GET", "https://{id}.example/x", ""), `tool: new http tool: tool a: http.url: placeholder {id} is in the scheme, host or port: an argument would choose the server; put placeholders in the path or in query values only`},
+		{httpSpec("a", "GET", "https://x.example:{id}/x", ""), `tool: new http tool: tool a: http.url: placeholder {id} is in the scheme, host or port: an argument would choose the server; put placeholders in the path or in query values only`},
+		{httpSpec("a", "GET", "https://x.example/x?{id}=1", ""), `tool: new http tool: tool a: http.url: placeholder {id} is in a query parameter's name; put placeholders in query values only`},
+		{httpSpec("a", "GET", "https://x.example/x#{id}", ""), `tool: new http tool: tool a: http.url: placeholder {id} is in the fragment, which is never sent; put placeholders in the path or in query values only`},
+		{httpSpec("a", "GET", "https://x.example/v1/../admin/{id}", ""), `tool: new http tool: tool a: http.url: the path has a ".." segment; write the path the server should see`},
 	}
 	for _, tt := range tests {
 		_, err := tool.NewHTTP(tt.spec, nil)

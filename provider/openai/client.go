@@ -36,7 +36,13 @@ type Config struct {
 	// Header holds extra headers for every request (OpenAI-Organization,
 	// OpenAI-Project, a gateway's own).
 	Header http.Header
-	// HTTPClient sends the requests; nil means a client of its own.
+	// HTTPClient sends the requests; nil means a client of its own. The
+	// client is copied, not changed. Unless it sets its own CheckRedirect,
+	// redirects are followed within the base URL's origin (scheme, host,
+	// port) only, at most 5, never from https to http; whatever its
+	// policy, a request redirected to another origin carries none of the
+	// client's headers (the API key, Header). A whole (non-streamed)
+	// answer larger than 64 MiB fails with a transport error.
 	HTTPClient *http.Client
 	// Timeout is how long one attempt may wait for the response headers;
 	// 0 means 10 minutes.

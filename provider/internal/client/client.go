@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolwire/toolwire/internal/redirect"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -37,7 +38,15 @@ type Options struct {
 	MaxRetries   int
 	RetryBackoff time.Duration // the first wait; it doubles, with jitter
 	MaxRetryWait time.Duration // the longest wait the client accepts
+	// MaxAnswerBytes bounds a whole (non-streamed) JSON answer; a stream
+	// has no overall bound, only one per event and IdleTimeout.
+	MaxAnswerBytes int64
 }
+
+// DefaultMaxAnswerBytes is the largest whole JSON answer a client reads
+// when Options.MaxAnswerBytes is 0: 64 MiB, far above any model's answer,
+// low enough that an endpoint cannot exhaust the memory of the process.
+const DefaultMaxAnswerBytes = 64 << 20
 
 // Validate reports a setting that cannot be used.
 func (o *Options) Validate() error {
@@ -49,11 +58,18 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%s is negative (%v); 0 means the default", d.name, d.v)
 		}
 	}
+	if o.MaxAnswerBytes < 0 {
+		return fmt.Errorf("MaxAnswerBytes is negative (%d); 0 means the default", o.MaxAnswerBytes)
+	}
 	return nil
 }
 
 // withDefaults fills in the defaults: a client of its own with no overall
-// timeout (each attempt has Timeout and IdleTimeout); 10 minutes for an
+// timeout (each attempt has Timeout and IdleTimeout), or a copy of the
+// caller's, either with the redirect policy of [redirect.Client] (the
+// caller's own CheckRedirect, if set, still decides which redirects are
+// followed, but a request to another origin loses its key headers first);
+// [DefaultMaxAnswerBytes] for a whole answer; 10 minutes for an
 // attempt's headers (a non-streamed answer arrives whole); 5 minutes of
 // silence; 2 retries (none for a negative MaxRetries) of a failed attempt
 // (429, 5xx, a connection failure); a first wait of 500ms when the provider
@@ -61,8 +77,9 @@ func (o *Options) Validate() error {
 // jitter; and a longest wait of a minute (a provider that asks for longer
 // gets the error back, with its RetryAfter, for the caller to decide).
 func (o Options) withDefaults() Options {
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+	o.HTTPClient = redirect.Client(o.HTTPClient)
+	if o.MaxAnswerBytes == 0 {
+		o.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Minute
@@ -251,16 +268,24 @@ func (c *Client) attempt(ctx context.Context, newReq func(ctx context.Context) (
 		}
 		return nil, c.errors.classify(c.op, resp, data)
 	}
-	resp.Body = newBody(resp.Body, cancel, c.o.IdleTimeout)
+	b := newBody(resp.Body, cancel, c.o.IdleTimeout)
+	if IsJSON(resp.Header) {
+		b.limit = c.o.MaxAnswerBytes
+	}
+	resp.Body = b
 	return resp, nil
 }
+
+// ErrTooLarge is wrapped by the error a response body returns when a
+// whole JSON answer goes past the client's MaxAnswerBytes.
+var ErrTooLarge = errors.New("the answer is too large")
 
 // ErrIdle is wrapped by the error a response body returns when it stayed
 // silent for the client's IdleTimeout.
 var ErrIdle = errors.New("the response stopped arriving")
 
 // body is a response body that ends its attempt when closed and fails
-// when it stays silent too long.
+// when it stays silent too long, or, with a limit, when it goes past it.
 type body struct {
 	rc     io.ReadCloser
 	cancel context.CancelFunc
@@ -268,6 +293,8 @@ type body struct {
 	timer  *time.Timer
 	mu     sync.Mutex
 	fired  bool
+	limit  int64 // 0: none
+	read   int64
 }
 
 func newBody(rc io.ReadCloser, cancel context.CancelFunc, idle time.Duration) *body {
@@ -292,6 +319,10 @@ func (b *body) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.timer.Reset(b.idle)
 	}
+	b.read += int64(n)
+	if b.limit > 0 && b.read > b.limit {
+		return n, fmt.Errorf("%w: more than %s, the limit for a whole JSON answer", ErrTooLarge, size(b.limit))
+	}
 	return n, err
 }
 
@@ -300,4 +331,13 @@ func (b *body) Close() error {
 	err := b.rc.Close()
 	b.cancel()
 	return err
+}
+
+// size writes a byte count: "64 MiB" when it is a whole number of MiB,
+// else "1000 bytes".
+func size(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
