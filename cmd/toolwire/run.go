@@ -532,7 +532,9 @@ func (p *printer) waiting(status string) {
 	}
 }
 
+// text writes s, the model's text as it streams, without a newline.
 func (p *printer) text(s string) {
+	s = printable(s)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
@@ -540,7 +542,10 @@ func (p *printer) text(s string) {
 	p.midLine = !strings.HasSuffix(s, "\n")
 }
 
+// line writes s and a newline. Like text, it shows the control
+// characters of s (a model's, a tool's, an agent file's) as escapes.
 func (p *printer) line(s string) {
+	s = printable(s)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()

@@ -220,6 +220,11 @@ the command line cannot be used; 3 an internal error.`,
 }
 
 func newSessionsCmd(e *env) *cobra.Command {
+	// Titles, messages and errors come from database rows, and were
+	// written by a model: shown, never acted on by the terminal.
+	safe := *e
+	safe.stdout, safe.stderr = printableWriter{e.stdout}, printableWriter{e.stderr}
+	e = &safe
 	var db string
 	cmd := &cobra.Command{
 		Use:   "sessions {list|show ID|rm ID}",
