@@ -58,7 +58,8 @@ at any compatible server (vLLM, Ollama, llama.cpp), which may need no key.
 Ctrl-C stops the run cleanly.
 
 Every run is saved as a session in --db: a SQLite file (default
-./toolwire.db) or a postgres:// URL. The run prints its session id
+./toolwire.db), a postgres:// URL or a key/value string ("host=db
+dbname=toolwire"). The run prints its session id
 first; toolwire sessions show ID prints it again, toolwire resume ID
 continues it after a pause for approval or a crash.
 
@@ -92,7 +93,8 @@ error.`,
 type runOptions struct {
 	agent, question, model, baseURL, dump string
 	log                                   bool
-	// db is where sessions are saved: a SQLite path or a postgres:// URL.
+	// db is where sessions are saved: a SQLite path, a postgres:// URL or
+	// a libpq key/value string.
 	db string
 	// resume, when set, continues the session of that id instead of
 	// asking question.
