@@ -36,17 +36,36 @@ func TestPrintable(t *testing.T) {
 }
 
 // unsafeFor reports the first character of s a terminal could act on: a
-// C0 or C1 control other than newline and tab, DEL, a bidi override or
-// invalid UTF-8.
+// C0 or C1 control other than newline and tab, DEL, a bidi override, or
+// a byte that is not UTF-8 (reported as U+FFFD).
 func unsafeFor(s string) (rune, bool) {
-	for _, r := range s {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
 		switch {
 		case r == '\n' || r == '\t':
-		case r < 0x20, r >= 0x7f && r <= 0x9f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == utf8.RuneError:
+		case r < 0x20, r >= 0x7f && r <= 0x9f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == utf8.RuneError && size == 1:
 			return r, true
 		}
 	}
 	return 0, false
+}
+
+// FuzzPrintable: printable's output is always safe for a terminal, and
+// printing it again changes nothing.
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"", "plain", hostile, "a\r\nb\r", "\xff\x9b\xc2", "\u202e\u2069\ufffd", "\x1b[2K\t\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := printable(s)
+		if r, bad := unsafeFor(got); bad {
+			t.Fatalf("printable(%q) = %q, which holds %U", s, got, r)
+		}
+		if again := printable(got); again != got {
+			t.Fatalf("printable(%q) = %q, but printable(%q) = %q", s, got, got, again)
+		}
+	})
 }
 
 // hostile is text an injected model could send to take over a terminal.
