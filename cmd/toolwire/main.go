@@ -62,7 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "toolwire: internal error: %v (please report it)\n", r)
+			fmt.Fprintf(stderr, "toolwire: internal error: %s (please report it)\n", printable(fmt.Sprint(r)))
 			code = exitInternal
 		}
 	}()
@@ -77,12 +77,13 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "toolwire: %v\n", ee.err)
+			// An error may quote a provider, a model or a database row.
+			fmt.Fprintf(stderr, "toolwire: %s\n", printable(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Errors from cobra itself: unknown command or flag, wrong arguments.
-	fmt.Fprintf(stderr, "toolwire: %v\nRun 'toolwire help' for usage.\n", err)
+	fmt.Fprintf(stderr, "toolwire: %s\nRun 'toolwire help' for usage.\n", printable(err.Error()))
 	return exitUsage
 }
 

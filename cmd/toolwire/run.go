@@ -54,13 +54,16 @@ OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY (or GOOGLE_API_KEY).
 When the agent file's model has no key set and the file names a replay,
 the run replays it and says so first. --base-url points an OpenAI client
 at any compatible server (vLLM, Ollama, llama.cpp), which may need no key.
---dump DIR writes the exact body of every request sent to the model.
-Ctrl-C stops the run cleanly.
+--dump DIR writes the exact body of every request sent to the model into
+DIR/SESSION/request-001.json, ...: a new folder per run, readable by you
+only. Paths in the agent file are relative to it; one outside its folder
+gets a warning. Ctrl-C stops the run cleanly.
 
 Every run is saved as a session in --db: a SQLite file (default
-./toolwire.db) or a postgres:// URL. The run prints its session id
-first; toolwire sessions show ID prints it again, toolwire resume ID
-continues it after a pause for approval or a crash.
+./toolwire.db), a postgres:// URL or a key/value string ("host=db
+dbname=toolwire"). The run prints its session id first; toolwire
+sessions show ID prints it again, toolwire resume ID continues it after a
+pause for approval or a crash.
 
 Exit codes: 0 the model answered; 1 the run stopped without an answer (a
 loop guard, the model failing, a tool waiting for approval, Ctrl-C); 2 the
@@ -83,7 +86,7 @@ error.`,
 	}
 	cmd.Flags().StringVar(&modelFlag, "model", "", "the model: openai:NAME, openai-responses:NAME, anthropic:NAME, gemini:NAME or replay:FILE (default: the agent file's)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
-	cmd.Flags().StringVar(&dump, "dump", "", "write the body of each request sent to the model into `DIR`")
+	cmd.Flags().StringVar(&dump, "dump", "", "write the body of each request sent to the model into a new folder per run in `DIR`")
 	cmd.Flags().BoolVar(&logTurns, "log", false, "also write the loop's structured log line for each turn to standard error")
 	dbFlag(cmd, &db)
 	return cmd
@@ -92,7 +95,8 @@ error.`,
 type runOptions struct {
 	agent, question, model, baseURL, dump string
 	log                                   bool
-	// db is where sessions are saved: a SQLite path or a postgres:// URL.
+	// db is where sessions are saved: a SQLite path, a postgres:// URL or
+	// a libpq key/value string.
 	db string
 	// resume, when set, continues the session of that id instead of
 	// asking question.
@@ -136,6 +140,9 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		return usageError("%s", strings.TrimPrefix(err.Error(), "agent file: "))
 	}
+	for _, w := range outsideWarnings(def) {
+		fmt.Fprintf(e.stderr, "toolwire: warning: %s\n", printable(w))
+	}
 	if o.resume == "" && strings.TrimSpace(o.question) == "" {
 		return usageError("the question is empty; ask something, e.g. %q", "北京今天适合穿什么衣服")
 	}
@@ -163,10 +170,10 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	var httpClient *http.Client
 	var dumper *dumpTransport
 	if o.dump != "" {
-		if err := os.MkdirAll(o.dump, 0o755); err != nil {
+		if err := os.MkdirAll(o.dump, 0o700); err != nil {
 			return usageError("--dump %s: %v", o.dump, err)
 		}
-		dumper = &dumpTransport{dir: o.dump, base: http.DefaultTransport}
+		dumper = &dumpTransport{base: http.DefaultTransport}
 		httpClient = &http.Client{Transport: dumper}
 	}
 	model, limitsName, err := newModel(e, provider, name, o.baseURL, httpClient)
@@ -240,6 +247,13 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		events = a.Continue(ctx, st)
 	}
 	p.line("session " + id)
+	if dumper != nil {
+		dir, err := dumper.start(o.dump, id)
+		if err != nil {
+			return usageError("--dump %s: %v", o.dump, err)
+		}
+		p.line("requests dumped into " + dir)
+	}
 	p.waiting("waiting for the model")
 	for ev, err := range events {
 		if err != nil {
@@ -367,6 +381,47 @@ func newModel(e *env, provider, name, baseURL string, hc *http.Client) (llm.Mode
 		return nil, "", usageError("--model %s:%s: %v", provider, name, err)
 	}
 	return m, name, nil
+}
+
+// outsideWarnings warns of each file def names outside its folder: an
+// agent file can make toolwire read any file its user can, so one from
+// elsewhere (a cloned repository, a download) should point only beside
+// itself. Links are followed.
+func outsideWarnings(def *agentfile.Definition) []string {
+	var out []string
+	for _, f := range def.Files {
+		path, inside := within(def.Dir, f.Path)
+		if inside {
+			continue
+		}
+		it := ""
+		if path != f.Name {
+			it = " (it is " + path + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: the %s file %s is outside the agent file's folder%s; an agent file can make toolwire read any file you can, so run only agent files you trust",
+			f.At, f.What, f.Name, it))
+	}
+	return out
+}
+
+// within reports whether path, with its links followed, is inside dir,
+// and returns it so resolved.
+func within(dir, path string) (string, bool) {
+	dir, path = resolve(dir), resolve(path)
+	rel, err := filepath.Rel(dir, path)
+	return path, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolve is the absolute path p names, its links followed when it
+// exists.
+func resolve(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // buildTools makes the registry of the definition's tools.
@@ -532,7 +587,9 @@ func (p *printer) waiting(status string) {
 	}
 }
 
+// text writes s, the model's text as it streams, without a newline.
 func (p *printer) text(s string) {
+	s = printable(s)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
@@ -540,7 +597,10 @@ func (p *printer) text(s string) {
 	p.midLine = !strings.HasSuffix(s, "\n")
 }
 
+// line writes s and a newline. Like text, it shows the control
+// characters of s (a model's, a tool's, an agent file's) as escapes.
 func (p *printer) line(s string) {
+	s = printable(s)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()

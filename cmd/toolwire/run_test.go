@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,7 +79,11 @@ func TestRunBadInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
-	replayFile := filepath.Join("..", "..", "examples", "agent", "replay.yaml")
+	// An agent file's replay:FILE is relative to the agent file.
+	replayFile, err := filepath.Abs(filepath.Join("..", "..", "examples", "agent", "replay.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		env    map[string]string
@@ -113,17 +119,143 @@ func TestRunBadInput(t *testing.T) {
 	}
 }
 
-// --dump writes what the model was asked at each turn.
+// --dump writes what the model was asked at each turn into a folder of
+// the run's own, readable by its user only, and never overwrites a file:
+// two runs keep both runs' requests.
 func TestRunDump(t *testing.T) {
-	dir := t.TempDir()
-	_, stderr, code := runWith(t, nil, "run", "--db", tempDB(t), "--dump", dir, filepath.Join("..", "..", "examples", "agent", "agent.yaml"), "北京今天适合穿什么衣服")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	for _, f := range []string{"request-001.json", "request-002.json"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil || !bytes.Contains(b, []byte("北京今天适合穿什么衣服")) {
-			t.Errorf("%s: %v, %.100s", f, err, b)
+	dir := filepath.Join(t.TempDir(), "dumps")
+	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
+	var ids []string
+	for range 2 {
+		stdout, stderr, code := runWith(t, nil, "run", "--db", tempDB(t), "--dump", dir, agentFile, "北京今天适合穿什么衣服")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
+		id := runIDs.FindString(stdout)
+		if want := "requests dumped into " + filepath.Join(dir, id); !strings.Contains(stdout, want) {
+			t.Errorf("run does not say where it dumps (%q):\n%s", want, stdout)
+		}
+		ids = append(ids, id)
+	}
+	if ids[0] == ids[1] {
+		t.Fatalf("two runs have the same session id %s", ids[0])
+	}
+	for _, id := range ids {
+		run := filepath.Join(dir, id)
+		if fi, err := os.Stat(run); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, want a folder of mode 0700", run, err)
+		}
+		for _, f := range []string{"request-001.json", "request-002.json"} {
+			p := filepath.Join(run, f)
+			b, err := os.ReadFile(p)
+			if err != nil || !bytes.Contains(b, []byte("北京今天适合穿什么衣服")) {
+				t.Errorf("%s: %v, %.100s", p, err, b)
+				continue
+			}
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: %v, want mode 0600", p, err)
+			}
+		}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("%s: %v, want a folder of mode 0700", dir, err)
+	}
+}
+
+// A dump never replaces a file that is already there.
+func TestDumpNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	old := writeFile(t, dir, "request-001.json", "an earlier dump")
+	sent := false
+	d := &dumpTransport{dir: dir, base: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		sent = true
+		return nil, errors.New("not sent")
+	})}
+	req, err := http.NewRequest("POST", "http://example.invalid/v1", strings.NewReader(`{"new":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "--dump") || sent {
+		t.Errorf("RoundTrip over an existing dump: error %v, sent %v; want a --dump error, nothing sent", err, sent)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "an earlier dump" {
+		t.Errorf("the earlier dump now holds %q", b)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The files an agent file names are relative to it, wherever toolwire
+// runs; one outside its folder is named in a warning.
+func TestRunAgentFilePaths(t *testing.T) {
+	turns := `{"turns":[{"text":"It is sunny."}]}`
+	tests := []struct {
+		name  string
+		agent string            // agent/agent.yaml
+		files map[string]string // more files, under the root
+		code  int
+		warn  []string // in the warnings, in order; none when empty
+	}{
+		{name: "model replay beside the agent", agent: "model: replay:turns.json\n", files: map[string]string{"agent/turns.json": turns}},
+		{name: "replay in a subfolder", agent: "model: openai:gpt-4o-mini\nreplay: rec/turns.json\n", files: map[string]string{"agent/rec/turns.json": turns}},
+		{name: "model replay outside", agent: "name: x\nmodel: replay:../shared/turns.json\n", files: map[string]string{"shared/turns.json": turns},
+			warn: []string{"agent.yaml:2:8: the replay file ../shared/turns.json is outside the agent file's folder"}},
+		{name: "replay and spec outside", agent: "model: openai:gpt-4o-mini\nreplay: ../shared/turns.json\ntools:\n  - spec: ROOT/shared/tools.json\n",
+			files: map[string]string{"shared/turns.json": turns}, code: exitUsage,
+			warn: []string{"agent.yaml:2:9: the replay file ../shared/turns.json is outside", "agent.yaml:4:11: the spec file ROOT/shared/tools.json is outside"}},
+		{name: "a link to outside", agent: "model: replay:link.json\n", files: map[string]string{"shared/turns.json": turns, "agent/link.json": "-> ../shared/turns.json"},
+			warn: []string{"agent.yaml:1:8: the replay file link.json is outside the agent file's folder (it is ROOT/shared/turns.json)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			fix := func(s string) string { return strings.ReplaceAll(s, "ROOT", root) }
+			for name, content := range tt.files {
+				p := filepath.Join(root, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if target, ok := strings.CutPrefix(content, "-> "); ok {
+					if err := os.Symlink(target, p); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				writeFile(t, filepath.Dir(p), filepath.Base(p), content)
+			}
+			agentFile := filepath.Join(root, "agent", "agent.yaml")
+			if err := os.MkdirAll(filepath.Dir(agentFile), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Dir(agentFile), "agent.yaml", fix(tt.agent))
+			elsewhere := filepath.Join(root, "elsewhere")
+			if err := os.Mkdir(elsewhere, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(elsewhere)
+			stdout, stderr, code := runWith(t, nil, "run", agentFile, "Weather?")
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d: %s%s", code, tt.code, stdout, stderr)
+			}
+			if tt.code == 0 && !strings.Contains(stdout, "answer:\nIt is sunny.") {
+				t.Errorf("the run does not answer:\n%s", stdout)
+			}
+			var warnings []string
+			for _, l := range strings.Split(stderr, "\n") {
+				if strings.HasPrefix(l, "toolwire: warning: ") {
+					warnings = append(warnings, l)
+				}
+			}
+			if len(warnings) != len(tt.warn) {
+				t.Fatalf("warnings:\n%s\nwant %d", strings.Join(warnings, "\n"), len(tt.warn))
+			}
+			for i, w := range tt.warn {
+				if !strings.Contains(warnings[i], fix(w)) || !strings.Contains(warnings[i], "an agent file can make toolwire read any file you can") {
+					t.Errorf("warning %d = %q, want it to contain %q and say why", i, warnings[i], fix(w))
+				}
+			}
+		})
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -28,29 +30,49 @@ const defaultDB = "./toolwire.db"
 
 // dbFlag adds --db to cmd.
 func dbFlag(cmd *cobra.Command, db *string) {
-	cmd.Flags().StringVar(db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, or a postgres:// URL")
+	cmd.Flags().StringVar(db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, a postgres:// URL or a key/value string (host=… dbname=…)")
 }
 
-// isPostgres reports whether dsn is a PostgreSQL URL.
+// isPostgres reports whether dsn names a PostgreSQL database: a
+// postgres:// URL, or a libpq key/value string ("host=db.internal
+// user=app password=… dbname=toolwire") whose first key is a libpq
+// keyword. pgx reads both. A SQLite file whose name starts like one
+// ("host=x.db") is named with a directory: ./host=x.db.
 func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return true
+	}
+	key, _, ok := strings.Cut(dsn, "=")
+	return ok && libpqKeyword(strings.TrimSpace(key))
+}
+
+// libpqKeyword reports whether k is a keyword of a libpq connection
+// string.
+func libpqKeyword(k string) bool {
+	switch k {
+	case "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "connect_timeout", "options",
+		"application_name", "sslmode", "sslcert", "sslkey", "sslrootcert", "sslpassword", "sslnegotiation",
+		"service", "target_session_attrs", "channel_binding", "krbsrvname", "gssencmode", "search_path":
+		return true
+	}
+	return false
 }
 
 // openStore opens the session store dsn names and returns it with the
 // function that closes it.
 func openStore(ctx context.Context, e *env, dsn string) (session.Store, func(), error) {
 	if dsn == "" {
-		return nil, nil, usageError("--db is empty: give a SQLite file path or a postgres:// URL")
+		return nil, nil, usageError("--db is empty: give a SQLite file path, a postgres:// URL or a key/value string (host=… dbname=…)")
 	}
 	if isPostgres(dsn) {
 		pool, err := pgxpool.New(ctx, dsn)
 		if err != nil {
-			return nil, nil, usageError("--db: %s", redact(err.Error(), dsn))
+			return nil, nil, usageError("--db: PostgreSQL: %s", redact(err.Error(), dsn))
 		}
 		s, err := postgres.New(ctx, pool, nil)
 		if err != nil {
 			pool.Close()
-			return nil, nil, storeError(dsn, err)
+			return nil, nil, storeError(dsn, fmt.Errorf("--db: PostgreSQL: %w", err))
 		}
 		return s, pool.Close, nil
 	}
@@ -73,16 +95,89 @@ func openStore(ctx context.Context, e *env, dsn string) (session.Store, func(), 
 	return s, func() { db.Close() }, nil
 }
 
-// redact removes the password of a URL from a message.
+// redact hides the passwords of dsn wherever msg shows them: a URL's
+// user password, and the value of every password key (password=,
+// sslpassword=) of a key/value string or of a URL's query, as written
+// in dsn (quoted, escaped) and as a driver would print it.
 func redact(msg, dsn string) string {
+	for _, pw := range passwords(dsn) {
+		msg = strings.ReplaceAll(msg, pw, "…")
+	}
+	return msg
+}
+
+// passwords returns the passwords in dsn, longest first, so that a
+// password as written (quoted) goes before the same password unquoted.
+func passwords(dsn string) []string {
+	var pws []string
+	isURL := strings.Contains(dsn, "://")
 	if i := strings.Index(dsn, "://"); i >= 0 {
 		if at := strings.LastIndex(dsn, "@"); at > i {
 			if colon := strings.Index(dsn[i+3:at], ":"); colon >= 0 {
-				msg = strings.ReplaceAll(msg, dsn[i+3+colon+1:at], "…")
+				raw := dsn[i+3+colon+1 : at]
+				pws = append(pws, raw, unescapeURL(raw))
 			}
 		}
 	}
-	return msg
+	for rest := dsn; ; {
+		i := strings.Index(rest, "password")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("password"):]
+		v := strings.TrimLeft(rest, " \t\r\n")
+		if !strings.HasPrefix(v, "=") {
+			continue
+		}
+		v = strings.TrimLeft(v[1:], " \t\r\n")
+		raw, plain := dsnValue(v, isURL)
+		pws = append(pws, raw, plain)
+	}
+	pws = slices.DeleteFunc(pws, func(s string) bool { return s == "" })
+	slices.SortStableFunc(pws, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(pws)
+}
+
+// dsnValue reads the value at the start of s: up to & or # in a URL's
+// query; in a key/value string, up to a space, or between single quotes
+// with backslash escapes. It returns the value as written and unescaped.
+func dsnValue(s string, isURL bool) (raw, plain string) {
+	if isURL {
+		if end := strings.IndexAny(s, "&#"); end >= 0 {
+			s = s[:end]
+		}
+		return s, unescapeURL(s)
+	}
+	var b strings.Builder
+	quoted := strings.HasPrefix(s, "'")
+	i := 0
+	if quoted {
+		i = 1
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case quoted && c == '\'':
+			return s[:i+1], b.String()
+		case !quoted && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
+			return s[:i], b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return s, b.String()
+}
+
+// unescapeURL is s with its %XX escapes decoded, or s when it has a
+// malformed one.
+func unescapeURL(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // storeError is what a user reads for an error of the session store: no
@@ -220,6 +315,11 @@ the command line cannot be used; 3 an internal error.`,
 }
 
 func newSessionsCmd(e *env) *cobra.Command {
+	// Titles, messages and errors come from database rows, and were
+	// written by a model: shown, never acted on by the terminal.
+	safe := *e
+	safe.stdout, safe.stderr = printableWriter{e.stdout}, printableWriter{e.stderr}
+	e = &safe
 	var db string
 	cmd := &cobra.Command{
 		Use:   "sessions {list|show ID|rm ID}",
@@ -229,7 +329,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, a []string) error { return nil },
 	}
-	cmd.PersistentFlags().StringVar(&db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, or a postgres:// URL")
+	cmd.PersistentFlags().StringVar(&db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, a postgres:// URL or a key/value string (host=… dbname=…)")
 	withCatalog := func(ctx context.Context, f func(session.Store, session.Catalog) error) error {
 		if !isPostgres(db) {
 			if _, err := os.Stat(db); err != nil {

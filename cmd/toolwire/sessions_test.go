@@ -146,3 +146,57 @@ func TestResumeDecisions(t *testing.T) {
 		})
 	}
 }
+
+// A libpq key/value DSN names PostgreSQL, and its password never shows.
+func TestKeyValueDSN(t *testing.T) {
+	const password = "hunter2-s3cret"
+	agentFile, err := filepath.Abs(filepath.Join("..", "..", "examples", "agent", "agent.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // a DSN taken for a SQLite path makes a file here
+	tests := []struct{ name, dsn string }{
+		{"plain", "host=127.0.0.1 port=1 user=u password=" + password + " dbname=x connect_timeout=1"},
+		{"quoted", "host=127.0.0.1 port=1 password = '" + password + " two' dbname=x"},
+		{"unix socket", "host=/nonexistent/socket/dir password=" + password},
+		{"bad port", "host=127.0.0.1 port=notaport password=" + password},
+		{"url query", "postgres://u@127.0.0.1:1/x?password=" + password + "&connect_timeout=1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, args := range [][]string{
+				{"sessions", "list", "--db", tt.dsn},
+				{"run", "--db", tt.dsn, agentFile, "北京今天适合穿什么衣服"},
+			} {
+				stdout, stderr, code := runWith(t, nil, args...)
+				if code != exitUsage && code != exitInternal || !strings.Contains(stderr, "PostgreSQL") {
+					t.Errorf("toolwire %s --db %q: exit %d, stderr %q; want an error naming PostgreSQL", args[0], tt.dsn, code, stderr)
+				}
+				if strings.Contains(stdout+stderr, password) {
+					t.Errorf("toolwire %s --db %q shows the password: %s%s", args[0], tt.dsn, stdout, stderr)
+				}
+				noInternals(t, stderr)
+			}
+		})
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ dsn, want string }{
+		{"./toolwire.db", "./toolwire.db"},
+		{"postgres://u:pw1@h/db", "postgres://u:…@h/db"},
+		{"postgres://u@h/db?sslmode=disable&password=pw2&x=1", "postgres://u@h/db?sslmode=disable&password=…&x=1"},
+		{"host=h password=pw3 dbname=db", "host=h password=… dbname=db"},
+		{"host=h password = 'p w\\'4' dbname=db", "host=h password = … dbname=db"},
+		{"host=h sslpassword=pw5", "host=h sslpassword=…"},
+	}
+	for _, tt := range tests {
+		if got := redact(tt.dsn, tt.dsn); got != tt.want {
+			t.Errorf("redact(%q) = %q, want %q", tt.dsn, got, tt.want)
+		}
+	}
+	// The password is hidden wherever a message repeats it, unquoted too.
+	if got := redact("auth failed for p w'4", "host=h password='p w\\'4'"); strings.Contains(got, "p w'4") {
+		t.Errorf("redact keeps the unquoted password: %q", got)
+	}
+}

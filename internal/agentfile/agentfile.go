@@ -33,7 +33,7 @@ type Definition struct {
 	Name        string
 	Description string
 	// Model is "provider:NAME" ("openai:gpt-4o-mini"), or "" to require
-	// --model.
+	// --model. The FILE of "replay:FILE" is made relative to Dir.
 	Model string
 	// Replay is the replay file used when the model's API key is not set,
 	// "" for none; relative paths are made relative to Dir.
@@ -44,6 +44,21 @@ type Definition struct {
 	// Output is the JSON Schema of the final answer, as JSON; nil for
 	// none.
 	Output []byte
+	// Files are the files the definition names (replay files, spec
+	// files), in the order it names them.
+	Files []FileRef
+}
+
+// A FileRef is a file an agent definition names, for a caller that
+// checks where the definition points.
+type FileRef struct {
+	// What the file is: "replay" or "spec".
+	What string
+	// Name is the path as the definition writes it; Path the path it
+	// resolves to, relative paths made relative to Dir.
+	Name, Path string
+	// At is where the definition names it: "agent.yaml:2:8".
+	At string
 }
 
 // A ToolRef names the tools of one entry of the tools list.
@@ -89,12 +104,16 @@ func Parse(file string, data []byte) (*Definition, error) {
 		}
 	}
 	if d.Model != "" {
-		if _, _, ok := strings.Cut(d.Model, ":"); !ok {
+		provider, name, ok := strings.Cut(d.Model, ":")
+		if !ok {
 			return nil, root.Get("model").Errorf("%q is not provider:NAME (openai:gpt-4o-mini, openai-responses:gpt-5, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, replay:FILE)", d.Model)
 		}
+		if provider == "replay" && name != "" {
+			d.Model = "replay:" + d.file("replay", name, root.Get("model"))
+		}
 	}
-	if d.Replay != "" && !filepath.IsAbs(d.Replay) {
-		d.Replay = filepath.Join(d.Dir, d.Replay)
+	if d.Replay != "" {
+		d.Replay = d.file("replay", d.Replay, root.Get("replay"))
 	}
 	if d.MaxTurns, err = root.Int("max_turns", 0); err != nil {
 		return nil, err
@@ -141,8 +160,8 @@ func Parse(file string, data []byte) (*Definition, error) {
 			}
 			r.Only = append(r.Only, o.Text)
 		}
-		if r.Spec != "" && !filepath.IsAbs(r.Spec) {
-			r.Spec = filepath.Join(d.Dir, r.Spec)
+		if r.Spec != "" {
+			r.Spec = d.file("spec", r.Spec, n.Get("spec"))
 		}
 		d.Tools = append(d.Tools, r)
 	}
@@ -153,6 +172,16 @@ func Parse(file string, data []byte) (*Definition, error) {
 		d.Output = o.JSON()
 	}
 	return d, nil
+}
+
+// file records the file name that n names, and returns its path.
+func (d *Definition) file(what, name string, n *docfile.Node) string {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(d.Dir, path)
+	}
+	d.Files = append(d.Files, FileRef{What: what, Name: name, Path: path, At: at(n)})
+	return path
 }
 
 func at(n *docfile.Node) string {

@@ -2,6 +2,8 @@ package agentfile
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,5 +68,27 @@ func TestParse(t *testing.T) {
 	if yamlDef == nil || jsonDef == nil || string(yamlDef.Output) != string(jsonDef.Output) || len(yamlDef.Tools) != 2 ||
 		yamlDef.Tools[1].Only[0] != jsonDef.Tools[1].Only[0] || string(yamlDef.Output) != `{"type":"object","required":["city"]}` {
 		t.Errorf("YAML %+v and JSON %+v read differently", yamlDef, jsonDef)
+	}
+}
+
+// The files a definition names are relative to it, and recorded with
+// where it names them.
+func TestParseFiles(t *testing.T) {
+	in := "model: replay:turns.json\nreplay: /abs/rec.yaml\ntools:\n  - spec: ../tools.json\n  - get_weather\n"
+	d, err := Parse(filepath.Join("dir", "agent.yaml"), []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "replay:" + filepath.Join("dir", "turns.json"); d.Model != want {
+		t.Errorf("Model = %q, want %q", d.Model, want)
+	}
+	at := filepath.Join("dir", "agent.yaml")
+	want := []FileRef{
+		{What: "replay", Name: "turns.json", Path: filepath.Join("dir", "turns.json"), At: at + ":1:8"},
+		{What: "replay", Name: "/abs/rec.yaml", Path: "/abs/rec.yaml", At: at + ":2:9"},
+		{What: "spec", Name: "../tools.json", Path: "tools.json", At: at + ":4:11"},
+	}
+	if !slices.Equal(d.Files, want) {
+		t.Errorf("Files = %+v, want %+v", d.Files, want)
 	}
 }
