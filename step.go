@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,6 +194,7 @@ func (a *Agent) afterModel(n *State, o ModelOutcome, ch *Change) {
 		}
 	}
 	msg = completeCalls(msg, n.Turn, cut)
+	msg, badNames := safeNames(msg)
 	n.Messages = append(n.Messages, msg)
 	var calls []PendingCall
 	for i, c := range msg.ToolCalls() {
@@ -202,6 +204,9 @@ func (a *Agent) afterModel(n *State, o ModelOutcome, ch *Change) {
 		}
 		if ic, ok := cut[i]; ok {
 			r := cutResult(c, ic, resp.Finish)
+			pc.Result, pc.Approval = &r, false
+		} else if name, ok := badNames[i]; ok {
+			r := badNameResult(c, name, a.specs)
 			pc.Result, pc.Approval = &r, false
 		}
 		calls = append(calls, pc)
@@ -239,6 +244,55 @@ func completeCalls(msg llm.Message, turn int, cut map[int]llm.IncompleteCall) ll
 		k++
 	}
 	return out
+}
+
+// toolName is what every provider takes back as the name of a call in a
+// history (OAI-CC-TOOLNAME-PATTERN, OAI-CC-TOOLNAME-LEN,
+// ANT-TOOLUSE-NAME, GEM-NAME), and what tool.Spec names a tool.
+var toolName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
+
+// invalidName is the name a call gets in the history when the model's
+// name for it is none a provider would take back.
+const invalidName = "invalid_tool_name"
+
+// safeNames renames the calls of msg whose names no provider takes back
+// (control characters, spaces, too long: what an injected model may
+// write) to invalidName, and returns the names they had, by the call's
+// position among msg's calls.
+func safeNames(msg llm.Message) (llm.Message, map[int]string) {
+	var bad map[int]string
+	k := 0
+	for j, p := range msg.Parts {
+		c, ok := p.(llm.ToolCall)
+		if !ok {
+			continue
+		}
+		if !toolName.MatchString(c.Name) {
+			if bad == nil {
+				bad = map[int]string{}
+				msg = llm.Message{Role: msg.Role, Parts: slices.Clone(msg.Parts)}
+			}
+			bad[k] = c.Name
+			c.Name = invalidName
+			msg.Parts[j] = c
+		}
+		k++
+	}
+	return msg, bad
+}
+
+// badNameResult answers a call whose name was no tool's name, without
+// running it. The name is quoted, so control characters in it are
+// escapes, never sent as they are.
+func badNameResult(c llm.ToolCall, name string, specs []llm.ToolSpec) llm.ToolResult {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	env := observe.Failure(observe.UnknownTool, fmt.Sprintf("no tool is named %s (a tool name is letters, digits, _ and -, at most 64); the call did not run", strconv.QuoteToASCII(name)))
+	env.Summary = "the call named " + strconv.QuoteToASCII(oneLine(name, 40)) + " was not run: no tool has that name"
+	env.Suggestion = observe.Options("call one of the tools: " + strings.Join(names, ", "))
+	return env.Result(c.ID, c.Name)
 }
 
 // cutResult answers a call the stream cut off.
