@@ -392,3 +392,56 @@ func TestHostileSchemaVersion(t *testing.T) {
 	}
 }
 
+// FuzzHostileColumn sets one column the store reads, in a row of a real
+// SQLite file, to any value of any type, and checks that every read of
+// the session returns its value or a *session.CorruptError, in words for
+// people, and never panics. column picks from hostileColumns; kind says
+// the value's type: NULL, n, s as text, s as a blob, or n/4 as a real
+// number.
+func FuzzHostileColumn(f *testing.F) {
+	template := filepath.Join(f.TempDir(), "template.db")
+	ref := hostileFile(f, template, "h", func(s string) string { return s })
+	const (
+		null = iota
+		integer
+		text
+		blob
+		real
+		kinds
+	)
+	for i := range hostileColumns {
+		col := uint8(i)
+		f.Add(col, uint8(null), int64(0), "")
+		f.Add(col, uint8(integer), int64(-1), "")
+		f.Add(col, uint8(integer), int64(3_000_000_000), "")
+		f.Add(col, uint8(integer), int64(math.MaxInt64), "")
+		f.Add(col, uint8(blob), int64(0), "{\"a\":\"\xff\"}")
+	}
+	f.Add(uint8(1), uint8(text), int64(0), "{")
+	f.Add(uint8(2), uint8(real), int64(-7), "")
+	f.Fuzz(func(t *testing.T, column, kind uint8, n int64, s string) {
+		c := hostileColumns[int(column)%len(hostileColumns)]
+		var v any
+		switch kind % kinds {
+		case integer:
+			v = n
+		case text:
+			v = s
+		case blob:
+			v = []byte(s)
+		case real:
+			v = float64(n) / 4
+		}
+		path := filepath.Join(t.TempDir(), "hostile.db")
+		copyFile(t, template, path)
+		db := openDB(t, path)
+		if _, err := db.Exec("UPDATE "+c.table+" SET "+c.column+" = ? WHERE "+c.where, v); err != nil {
+			t.Fatal(err)
+		}
+		s2, err := sqlite.New(context.Background(), db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, s2, "h", ref)
+	})
+}
