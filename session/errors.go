@@ -53,19 +53,26 @@ func (e *ConflictError) Error() string {
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // A CorruptError reports a stored item that cannot be read back: a row
-// whose JSON is invalid, a missing message, an unknown status. Other
-// sessions are not affected.
+// whose JSON is invalid, a missing message, an unknown status, a count or
+// a position out of range. Other sessions are not affected.
 type CorruptError struct {
-	// Session is the session's ID.
+	// Session is the session's ID; empty when the session's row holds no
+	// id that can be read.
 	Session string
-	// Item names what is unreadable: "message 12", "state of step 3",
-	// "call c1 attempt 2", "result r-...".
+	// Item names what is unreadable: "message 12", "step 3", "state of
+	// step 3", "call c1 attempt 2", "result r-...", or a field of the
+	// session ("status", "messages").
 	Item string
-	// Err says why.
+	// Err says why; for a stored value out of range, it names the table,
+	// the column and the value: "toolwire_steps.first_seq = -1: want 0,
+	// the first message".
 	Err error
 }
 
 func (e *CorruptError) Error() string {
+	if e.Session == "" {
+		return fmt.Sprintf("a session's %s is corrupt: %v", e.Item, e.Err)
+	}
 	return fmt.Sprintf("session %s: %s is corrupt: %v", e.Session, e.Item, e.Err)
 }
 

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -20,6 +21,21 @@ func TestRetentionValid(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.r.Valid(); got != tt.want {
 			t.Errorf("%+v.Valid() = %v, want %v", tt.r, got, tt.want)
+		}
+	}
+}
+
+func TestCorruptError(t *testing.T) {
+	tests := []struct {
+		e    session.CorruptError
+		want string
+	}{
+		{session.CorruptError{Session: "s1", Item: "message 3", Err: errors.New("it is missing")}, "session s1: message 3 is corrupt: it is missing"},
+		{session.CorruptError{Item: "id", Err: errors.New("toolwire_sessions.id = NULL: want text")}, "a session's id is corrupt: toolwire_sessions.id = NULL: want text"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("%+v.Error() = %q, want %q", tt.e, got, tt.want)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +90,7 @@ func Exercise(t *testing.T, open func(t *testing.T, c Config) session.Store, opt
 		{"PruneOn", testPruneOn},
 		{"Cancelled", testCancelled},
 		{"Corrupt", testCorrupt},
+		{"HostileRows", testHostileRows},
 		{"Reopen", testReopen},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, h) })
@@ -1251,6 +1253,149 @@ func corrupt(t *testing.T, what string, err error, id, item string) {
 		t.Errorf("%s = %v, want session %s, item %q", what, err, id, item)
 	case !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), item):
 		t.Errorf("%s = %q, want the session and the item named", what, err)
+	}
+}
+
+// The reads of a session that testHostileRows checks.
+const (
+	readLoad = 1 << iota
+	readShow
+	readResult
+)
+
+// testHostileRows sets one column of one stored row to a value that the
+// store never writes, as a damaged or hostile database holds it, and
+// checks that every read of the session reports a [*session.CorruptError]
+// naming the row (its item) and the column with its value, and never
+// panics or sizes memory by what a count claims.
+func testHostileRows(t *testing.T, h *harness) {
+	if h.opts.Exec == nil {
+		t.Skip("no Options.Exec: the store's rows cannot be reached")
+	}
+	s, _ := h.store(t)
+	ctx := context.Background()
+	msgs := Conversation() // 5 messages: 3 in step 1, 2 in step 2
+	// fixture writes a session of two steps, a call record in each, and
+	// an offloaded result, and returns the result's ref.
+	fixture := func(id string) string {
+		create(t, s, id)
+		commit(t, s, &session.Step{Session: id, Version: 1, Number: 1, Messages: msgs[:3], State: json.RawMessage(`{"n":1}`),
+			Calls: []session.Call{{ID: "call_1", Tool: "pay", Attempt: 1, Result: result("call_1", llm.StatusSuccess, "paid")}}})
+		commit(t, s, &session.Step{Session: id, Version: 2, Number: 2, Messages: msgs[3:], State: json.RawMessage(`{"n":2}`),
+			Calls: []session.Call{{ID: "call_2", Tool: "pay", Attempt: 1, Duration: time.Second, Result: result("call_2", llm.StatusError, "no")}}})
+		if _, ok := s.(session.Results); !ok {
+			return ""
+		}
+		ref, err := results(t, s).PutResult(ctx, id, session.Offloaded{Tool: "pay", Kind: "json", MediaType: "application/json",
+			Data: []byte(`[1,2,3]`), Rules: json.RawMessage(`{"top":5}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref
+	}
+	const maxInt64 = int64(math.MaxInt64)
+	notUTF8 := []byte("{\"version\":1,\"messages\":[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"\xff\"}]}]}")
+	twoMessages := encode(t, []llm.Message{llm.User("a"), llm.User("b")})
+	otherCall := encode(t, []llm.Message{llm.Tool(*result("call_9", llm.StatusSuccess, "paid"))})
+	for i, tc := range []struct {
+		name  string
+		query string // its last placeholder is the session's id
+		value any
+		reads int    // which reads must report the row
+		item  string // the CorruptError's Item; {ref} is the result's ref
+		want  string // in the error's text
+	}{
+		// The session row.
+		{"negative message count", "UPDATE toolwire_sessions SET messages = ? WHERE id = ?", -1, readLoad | readShow, "messages", "toolwire_sessions.messages = -1"},
+		{"huge message count", "UPDATE toolwire_sessions SET messages = ? WHERE id = ?", 3000000000, readLoad | readShow, "messages", "toolwire_sessions.messages = 3000000000"},
+		{"largest message count", "UPDATE toolwire_sessions SET messages = ? WHERE id = ?", maxInt64, readLoad | readShow, "messages", "toolwire_sessions.messages = 9223372036854775807"},
+		{"message count below the rows", "UPDATE toolwire_sessions SET messages = ? WHERE id = ?", 4, readLoad | readShow, "message 4", "toolwire_messages.seq = 4"},
+		{"message count above the rows", "UPDATE toolwire_sessions SET messages = ? WHERE id = ?", 6, readLoad | readShow, "message 5", "missing"},
+		{"negative step", "UPDATE toolwire_sessions SET step = ? WHERE id = ?", -1, readLoad | readShow, "step", "toolwire_sessions.step = -1"},
+		{"step that is not stored", "UPDATE toolwire_sessions SET step = ? WHERE id = ?", 7, readLoad | readShow, "step 7", "missing"},
+		{"version zero", "UPDATE toolwire_sessions SET version = ? WHERE id = ?", 0, readLoad | readShow, "version", "toolwire_sessions.version = 0"},
+		{"negative version", "UPDATE toolwire_sessions SET version = ? WHERE id = ?", -1, readLoad | readShow, "version", "toolwire_sessions.version = -1"},
+		{"last version", "UPDATE toolwire_sessions SET version = ? WHERE id = ?", maxInt64, readLoad | readShow, "version", "toolwire_sessions.version = 9223372036854775807"},
+		{"empty status", "UPDATE toolwire_sessions SET status = ? WHERE id = ?", "", readLoad | readShow, "status", `toolwire_sessions.status = ""`},
+		// The message rows.
+		{"negative seq", "UPDATE toolwire_messages SET seq = ? WHERE session_id = ? AND seq = 0", -1, readLoad | readShow, "message 0", "toolwire_messages.seq = -1"},
+		{"huge seq", "UPDATE toolwire_messages SET seq = ? WHERE session_id = ? AND seq = 4", maxInt64, readLoad | readShow, "message 4", "missing (the next stored one is 9223372036854775807)"},
+		{"seq out of order", "UPDATE toolwire_messages SET seq = ? WHERE session_id = ? AND seq = 2", 7, readLoad | readShow, "message 2", "missing (the next stored one is 3)"},
+		{"message not UTF-8", "UPDATE toolwire_messages SET data = ? WHERE session_id = ? AND seq = 1", notUTF8, readLoad | readShow, "message 1", "toolwire_messages.data"},
+		{"two messages in a row", "UPDATE toolwire_messages SET data = ? WHERE session_id = ? AND seq = 1", twoMessages, readLoad | readShow, "message 1", "holds 2 messages"},
+		// The step rows.
+		{"negative first_seq", "UPDATE toolwire_steps SET first_seq = ? WHERE session_id = ? AND number = 1", -1, readShow, "step 1", "toolwire_steps.first_seq = -1"},
+		{"huge first_seq", "UPDATE toolwire_steps SET first_seq = ? WHERE session_id = ? AND number = 2", maxInt64, readShow, "step 2", "toolwire_steps.first_seq = 9223372036854775807"},
+		{"first_seq out of order", "UPDATE toolwire_steps SET first_seq = ? WHERE session_id = ? AND number = 2", 0, readShow, "step 2", "toolwire_steps.first_seq = 0"},
+		{"negative step message count", "UPDATE toolwire_steps SET messages = ? WHERE session_id = ? AND number = 1", -1, readShow, "step 1", "toolwire_steps.messages = -1"},
+		{"huge step message count", "UPDATE toolwire_steps SET messages = ? WHERE session_id = ? AND number = 2", 3000000000, readShow, "step 2", "toolwire_steps.messages = 3000000000"},
+		{"step message count beyond the messages", "UPDATE toolwire_steps SET messages = ? WHERE session_id = ? AND number = 2", 3, readShow, "step 2", "toolwire_steps.messages = 3"},
+		{"step message count short of the messages", "UPDATE toolwire_steps SET messages = ? WHERE session_id = ? AND number = 2", 1, readShow, "step 2", "toolwire_steps.messages = 1"},
+		{"negative step number", "UPDATE toolwire_steps SET number = ? WHERE session_id = ? AND number = 1", -1, readShow, "step -1", "toolwire_steps.number = -1"},
+		{"step number beyond the session's", "UPDATE toolwire_steps SET number = ? WHERE session_id = ? AND number = 2", 9, readShow, "step 9", "toolwire_steps.number = 9"},
+		{"negative step version", "UPDATE toolwire_steps SET version = ? WHERE session_id = ? AND number = 1", -1, readShow, "step 1", "toolwire_steps.version = -1"},
+		{"unknown step status", "UPDATE toolwire_steps SET status = ? WHERE session_id = ? AND number = 1", "sleeping", readShow, "step 1", `toolwire_steps.status = "sleeping"`},
+		{"state not UTF-8", "UPDATE toolwire_steps SET state = ? WHERE session_id = ? AND number = 2", []byte("{\"a\":\"\xff\"}"), readLoad | readShow, "state of step 2", "toolwire_steps.state"},
+		// The call records.
+		{"attempt zero", "UPDATE toolwire_calls SET attempt = ? WHERE session_id = ? AND call_id = 'call_2'", 0, readLoad | readShow, "call call_2 attempt 0", "toolwire_calls.attempt = 0"},
+		{"negative attempt", "UPDATE toolwire_calls SET attempt = ? WHERE session_id = ? AND call_id = 'call_2'", -1, readLoad | readShow, "call call_2 attempt -1", "toolwire_calls.attempt = -1"},
+		{"negative call step", "UPDATE toolwire_calls SET step = ? WHERE session_id = ? AND call_id = 'call_1'", -1, readShow, "call call_1 attempt 1", "toolwire_calls.step = -1"},
+		{"negative duration", "UPDATE toolwire_calls SET duration = ? WHERE session_id = ? AND call_id = 'call_2'", -1, readLoad | readShow, "call call_2 attempt 1", "toolwire_calls.duration = -1"},
+		{"unknown idempotency", "UPDATE toolwire_calls SET idempotency = ? WHERE session_id = ? AND call_id = 'call_2'", "level_9", readLoad | readShow, "call call_2 attempt 1", `toolwire_calls.idempotency = "level_9"`},
+		{"result of another call", "UPDATE toolwire_calls SET result = ? WHERE session_id = ? AND call_id = 'call_2'", otherCall, readLoad | readShow, "call call_2 attempt 1", "call_9"},
+		{"result not UTF-8", "UPDATE toolwire_calls SET result = ? WHERE session_id = ? AND call_id = 'call_2'", notUTF8, readLoad | readShow, "call call_2 attempt 1", "toolwire_calls.result"},
+		// The offloaded results.
+		{"negative size", "UPDATE toolwire_results SET size = ? WHERE session_id = ?", -1, readShow | readResult, "result {ref}", "toolwire_results.size = -1"},
+		{"huge size", "UPDATE toolwire_results SET size = ? WHERE session_id = ?", maxInt64, readShow | readResult, "result {ref}", "toolwire_results.size = 9223372036854775807"},
+		{"rules not JSON", "UPDATE toolwire_results SET rules = ? WHERE session_id = ?", []byte("not json"), readShow | readResult, "result {ref}", "toolwire_results.rules"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := fmt.Sprintf("hostile%02d", i)
+			ref := fixture(id)
+			h.opts.Exec(t, s, tc.query, tc.value, id)
+			item := strings.ReplaceAll(tc.item, "{ref}", ref)
+			check := func(what string, err error) {
+				t.Helper()
+				corrupt(t, what, err, id, item)
+				if err != nil && !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%s = %q, want it to say %q", what, err, tc.want)
+				}
+			}
+			if tc.reads&readLoad != 0 {
+				snap, err := s.Load(ctx, id)
+				check(fmt.Sprintf("Load(%s)", id), err)
+				if snap != nil {
+					t.Errorf("Load(%s) returned a snapshot with its error", id)
+				}
+			}
+			if c, ok := s.(session.Catalog); ok && tc.reads&readShow != 0 {
+				tr, err := c.Show(ctx, id)
+				check(fmt.Sprintf("Show(%s)", id), err)
+				if tr != nil {
+					t.Errorf("Show(%s) returned a trace with its error", id)
+				}
+			}
+			if r, ok := s.(session.Results); ok && tc.reads&readResult != 0 {
+				_, err := r.Result(ctx, id, ref)
+				check(fmt.Sprintf("Result(%s, %s)", id, ref), err)
+			}
+			// A corrupt session can be deleted.
+			if c, ok := s.(session.Catalog); ok {
+				if err := c.Delete(ctx, id); err != nil {
+					t.Errorf("Delete(%s) = %v", id, err)
+				}
+				_, err := s.Load(ctx, id)
+				is(t, fmt.Sprintf("Load(%s) after Delete", id), err, session.ErrNotFound)
+			}
+		})
+	}
+	// The hostile rows of the other sessions leave an intact one readable.
+	fixture("intact")
+	sameMessages(t, "Load of an intact session", load(t, s, "intact").Messages, msgs)
+	if c, ok := s.(session.Catalog); ok {
+		if _, err := c.Show(ctx, "intact"); err != nil {
+			t.Errorf("Show(intact) = %v", err)
+		}
 	}
 }
 

@@ -52,7 +52,7 @@ func newQueries(bind func(string) string, d *Dialect) queries {
 		refTaken:          bind("SELECT 1 FROM toolwire_results WHERE ref = ?"),
 		insertResult:      bind("INSERT INTO toolwire_results (ref, session_id, tool, kind, media_type, data, rules, size, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 		selectResult:      bind("SELECT tool, kind, media_type, data, rules, size, created FROM toolwire_results WHERE ref = ? AND session_id = ?"),
-		selectResultInfos: bind("SELECT ref, tool, kind, media_type, rules, size, created FROM toolwire_results WHERE session_id = ? ORDER BY ord"),
+		selectResultInfos: bind("SELECT ref, tool, kind, media_type, rules, size, length(data), created FROM toolwire_results WHERE session_id = ? ORDER BY ord"),
 		listSessions:      bind("SELECT " + sessionCols + " FROM toolwire_sessions ORDER BY created DESC, id DESC LIMIT ?"),
 		listSessionsAfter: bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE created < ? OR (created = ? AND id < ?) ORDER BY created DESC, id DESC LIMIT ?"),
 		pruneAge:          bind("DELETE FROM toolwire_results WHERE created < ? RETURNING size"),

@@ -7,10 +7,10 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -20,7 +20,6 @@ import (
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/session/internal/rows"
-	"github.com/toolwire/toolwire/tool"
 )
 
 // Querier runs statements inside one transaction. Queries are written with
@@ -164,9 +163,14 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := q.Exec(ctx, s.d.SchemaTable); err != nil {
 			return fmt.Errorf("reading the schema version: %w", err)
 		}
-		var found int64
-		if _, err := one(ctx, q, s.bind("SELECT COALESCE(MAX(version), 0) FROM toolwire_schema"), nil, &found); err != nil {
+		var v value
+		if _, err := one(ctx, q, s.bind("SELECT COALESCE(MAX(version), 0) FROM toolwire_schema"), nil, &v); err != nil {
 			return fmt.Errorf("reading the schema version: %w", err)
+		}
+		c := cols{table: "toolwire_schema"}
+		found := c.int("version", v, 0, math.MaxInt32)
+		if c.err != nil {
+			return fmt.Errorf("%w: reading the schema version: %w", session.ErrCorrupt, c.err)
 		}
 		if found > int64(known) {
 			return &session.SchemaError{Found: int(found), Known: known}
@@ -242,49 +246,6 @@ func each(ctx context.Context, q Querier, query string, args []any, f func() err
 	return r.Err()
 }
 
-// A timeScan scans a time as either dialect keeps it: microseconds (SQLite)
-// or a timestamp (PostgreSQL); NULL is the zero time.
-type timeScan struct{ t *time.Time }
-
-func (ts timeScan) Scan(src any) error {
-	switch v := src.(type) {
-	case nil:
-		*ts.t = time.Time{}
-	case int64:
-		*ts.t = rows.FromMicros(v)
-	case time.Time:
-		*ts.t = v.UTC()
-	default:
-		return fmt.Errorf("cannot scan %T into a time", src)
-	}
-	return nil
-}
-
-var _ sql.Scanner = timeScan{}
-
-// sessionRow scans the columns of queries.sessionCols.
-type sessionRow struct {
-	s                   session.Session
-	status              string
-	version, step, msgs int64
-	created, updated    time.Time
-}
-
-func (r *sessionRow) dest() []any {
-	return []any{&r.s.ID, &r.s.Title, &r.s.Agent, &r.status, &r.version, &r.step, &r.msgs, timeScan{&r.created}, timeScan{&r.updated}}
-}
-
-func (r *sessionRow) session() (session.Session, error) {
-	s := r.s
-	s.Status = session.Status(r.status)
-	s.Version, s.Step, s.Messages = r.version, int(r.step), int(r.msgs)
-	s.Created, s.Updated = r.created, r.updated
-	if !s.Status.Valid() {
-		return s, rows.Corrupt(s.ID, "status", fmt.Errorf("%q is not a status", r.status))
-	}
-	return s, nil
-}
-
 // Create stores a new session; see [session.Store].
 func (s *Store) Create(ctx context.Context, in session.Session) (session.Session, error) {
 	sess, err := rows.NewSession(in, s.now())
@@ -292,13 +253,14 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 		return session.Session{}, fmt.Errorf("%s: create: %w", s.d.Name, err)
 	}
 	err = s.db.Write(ctx, func(q Querier) error {
-		var version int64
+		var version value
 		found, err := one(ctx, q, s.q.sessionVersion, []any{sess.ID}, &version)
 		if err != nil {
 			return err
 		}
 		if found {
-			return &session.ConflictError{Session: sess.ID, Current: version}
+			current, _ := version.v.(int64) // only for the message
+			return &session.ConflictError{Session: sess.ID, Current: current}
 		}
 		_, err = q.Exec(ctx, s.q.insertSession, sess.ID, sess.Title, sess.Agent, string(sess.Status),
 			sess.Version, int64(0), int64(0), s.d.Time(sess.Created), s.d.Time(sess.Updated))
@@ -327,7 +289,7 @@ func (s *Store) lock(ctx context.Context, q Querier, query, id string, version i
 	if !found {
 		return session.Session{}, session.ErrNotFound
 	}
-	sess, err := row.session()
+	sess, err := row.session(id)
 	if err == nil && version != anyVersion {
 		err = rows.Current(sess, version)
 	}
@@ -428,11 +390,7 @@ func (s *Store) writeCalls(ctx context.Context, q Querier, id string, version in
 	}
 	// What is stored of the attempts being written: finished or not.
 	stored := map[key]bool{}
-	var (
-		callID   string
-		attempt  int64
-		finished bool
-	)
+	var callID, attempt, finished value
 	for rest := calls; len(rest) > 0; {
 		n := min(len(rest), 500)
 		args := make([]any, 0, n+1)
@@ -442,7 +400,13 @@ func (s *Store) writeCalls(ctx context.Context, q Querier, id string, version in
 		}
 		query := s.bind(s.q.callStates + "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")")
 		err := each(ctx, q, query, args, func() error {
-			stored[key{callID, attempt}] = finished
+			// A row whose values are not what the store writes matches no
+			// call: writing that call inserts a new record.
+			id, ok1 := callID.v.(string)
+			n, ok2 := attempt.v.(int64)
+			if ok1 && ok2 {
+				stored[key{id, n}] = truth(finished.v)
+			}
 			return nil
 		}, &callID, &attempt, &finished)
 		if err != nil {
@@ -497,6 +461,18 @@ func (s *Store) writeCalls(ctx context.Context, q Querier, id string, version in
 	return insert(inserts, n, &calls[len(calls)-1])
 }
 
+// truth reads a boolean as either dialect gives it: a bool (PostgreSQL)
+// or an integer (SQLite).
+func truth(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case int64:
+		return x != 0
+	}
+	return false
+}
+
 // callColumns counts the columns insertCalls writes: session_id and callCols.
 const callColumns = 13
 
@@ -514,41 +490,6 @@ func (s *Store) insertCalls(ctx context.Context, q Querier, args []any, n int) e
 	return nil
 }
 
-// callRow scans the columns of queries.callCols.
-type callRow struct {
-	c             session.Call
-	attempt, step int64
-	idem          string
-	status        sql.NullString
-	args, result  []byte
-	duration      sql.NullInt64
-}
-
-func (r *callRow) dest() []any {
-	return []any{&r.c.ID, &r.attempt, &r.step, &r.c.Tool, &r.idem, &r.c.IdempotencyKey, &r.args,
-		timeScan{&r.c.Started}, timeScan{&r.c.Finished}, &r.status, &r.result, &r.duration}
-}
-
-// call returns the scanned record and resets what the next row scans
-// into, so that nothing leaks between rows.
-func (r *callRow) call(id string) (session.Call, error) {
-	c := r.c
-	c.Attempt, c.Step = int(r.attempt), int(r.step)
-	c.Idempotency = tool.Idempotency(r.idem)
-	c.Duration = time.Duration(r.duration.Int64)
-	if len(r.args) > 0 {
-		c.Arguments = r.args
-	}
-	var err error
-	if r.result != nil {
-		if c.Result, err = rows.DecodeResult(r.result); err != nil {
-			err = rows.Corrupt(id, fmt.Sprintf("call %s attempt %d", c.ID, c.Attempt), err)
-		}
-	}
-	r.args, r.result = nil, nil
-	return c, err
-}
-
 // Load reads a session; see [session.Store].
 func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) {
 	var snap *session.Snapshot
@@ -559,17 +500,24 @@ func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) 
 		}
 		snap = &session.Snapshot{Session: sess, Messages: msgs}
 		if sess.Step > 0 {
-			var state []byte
-			found, err := one(ctx, q, s.q.selectState, []any{id, int64(sess.Step)}, &state)
+			var v value
+			found, err := one(ctx, q, s.q.selectState, []any{id, int64(sess.Step)}, &v)
 			if err != nil {
 				return err
 			}
-			snap.State = state
 			if !found {
 				return rows.Corrupt(id, fmt.Sprintf("step %d", sess.Step), errors.New("the step is missing"))
 			}
-			if err := checkState(id, sess.Step, snap.State); err != nil {
-				return err
+			c := cols{table: "toolwire_steps"}
+			state := c.bytes("state", v, true)
+			if c.err != nil {
+				return rows.Corrupt(id, fmt.Sprintf("state of step %d", sess.Step), c.err)
+			}
+			if state != nil {
+				if err := checkState(id, sess.Step, state); err != nil {
+					return err
+				}
+				snap.State = state
 			}
 		}
 		snap.Calls, err = s.calls(ctx, q, s.q.selectCalls, id, int64(sess.Step))
@@ -592,16 +540,6 @@ func (s *Store) damaged(id string, err error) error {
 	return err
 }
 
-func checkState(id string, step int, state []byte) error {
-	if state == nil {
-		return nil
-	}
-	if err := rows.CheckJSON(state); err != nil {
-		return rows.Corrupt(id, fmt.Sprintf("state of step %d", step), err)
-	}
-	return nil
-}
-
 // read reads a session and its messages.
 func (s *Store) read(ctx context.Context, q Querier, id string) (session.Session, []llm.Message, error) {
 	var row sessionRow
@@ -612,7 +550,7 @@ func (s *Store) read(ctx context.Context, q Querier, id string) (session.Session
 	if err != nil {
 		return session.Session{}, nil, err
 	}
-	sess, err := row.session()
+	sess, err := row.session(id)
 	if err != nil {
 		return sess, nil, err
 	}
@@ -621,20 +559,15 @@ func (s *Store) read(ctx context.Context, q Querier, id string) (session.Session
 }
 
 // messages reads and decodes every message of sess, checking that none is
-// missing.
+// missing and none is beyond its count. The count only sizes a first
+// reservation, at most maxPrealloc messages: the rows make the rest.
 func (s *Store) messages(ctx context.Context, q Querier, sess session.Session) ([]llm.Message, error) {
-	msgs := make([]llm.Message, 0, sess.Messages)
-	var (
-		seq  int64
-		data []byte
-	)
+	msgs := make([]llm.Message, 0, min(sess.Messages, maxPrealloc))
+	var seq, data value
 	err := each(ctx, q, s.q.selectMessages, []any{sess.ID}, func() error {
-		if seq != int64(len(msgs)) {
-			return rows.Corrupt(sess.ID, fmt.Sprintf("message %d", len(msgs)), fmt.Errorf("it is missing (the next stored one is %d)", seq))
-		}
-		m, err := rows.DecodeMessage(data)
+		m, err := decodeMessage(sess, len(msgs), seq, data)
 		if err != nil {
-			return rows.Corrupt(sess.ID, fmt.Sprintf("message %d", seq), err)
+			return err
 		}
 		msgs = append(msgs, m)
 		return nil
@@ -673,7 +606,7 @@ func (s *Store) List(ctx context.Context, opts *session.ListOptions) (session.Pa
 		}
 		var row sessionRow
 		return each(ctx, q, query, args, func() error {
-			sess, err := row.session()
+			sess, err := row.session("")
 			list = append(list, sess)
 			return err
 		}, row.dest()...)
@@ -693,33 +626,34 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 			return err
 		}
 		tr = &session.Trace{Session: sess, Messages: msgs}
-		var (
-			rec                  session.StepRecord
-			number, first, count int64
-			status               string
-			state                []byte
-		)
+		st := steps{sess: sess, n: len(msgs)}
+		var step stepRow
 		err = each(ctx, q, s.q.selectSteps, []any{id}, func() error {
-			rec.Number, rec.Status, rec.First, rec.Messages = int(number), session.Status(status), int(first), int(count)
-			rec.State, state = state, nil
+			rec, err := st.record(&step)
+			if err != nil {
+				return err
+			}
 			tr.Steps = append(tr.Steps, rec)
-			return checkState(id, rec.Number, rec.State)
-		}, &number, &rec.Version, &status, &first, &count, &state, timeScan{&rec.Created})
+			return nil
+		}, step.dest()...)
+		if err == nil {
+			err = st.done()
+		}
 		if err != nil {
 			return err
 		}
 		if tr.Calls, err = s.calls(ctx, q, s.q.selectAllCalls, id); err != nil {
 			return err
 		}
-		var (
-			r     session.Offloaded
-			rules []byte
-		)
+		var r resultRow
 		return each(ctx, q, s.q.selectResultInfos, []any{id}, func() error {
-			r.Session, r.Rules, rules = id, rules, nil
-			tr.Results = append(tr.Results, r)
+			res, err := r.result(id, false)
+			if err != nil {
+				return err
+			}
+			tr.Results = append(tr.Results, res)
 			return nil
-		}, &r.Ref, &r.Tool, &r.Kind, &r.MediaType, &rules, &r.Size, timeScan{&r.Created})
+		}, r.infoDest()...)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: show %s: %w", s.d.Name, id, s.damaged(id, err))
@@ -730,8 +664,15 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 // Delete removes a session and all it holds; see [session.Catalog].
 func (s *Store) Delete(ctx context.Context, id string) error {
 	err := s.db.Write(ctx, func(q Querier) error {
-		if _, err := s.lock(ctx, q, s.q.lockForUpdate, id, anyVersion); err != nil {
+		// The row is locked, not decoded: a corrupt session can be
+		// deleted.
+		var row sessionRow
+		found, err := one(ctx, q, s.q.lockForUpdate, []any{id}, row.dest()...)
+		if err != nil {
 			return err
+		}
+		if !found {
+			return session.ErrNotFound
 		}
 		for _, del := range s.q.deleteSession {
 			if _, err := q.Exec(ctx, del, id); err != nil {
@@ -782,26 +723,18 @@ func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (
 
 // Result returns an offloaded result; see [session.Results].
 func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, error) {
-	r := session.Offloaded{Ref: ref, Session: id}
+	var r session.Offloaded
 	err := s.db.Read(ctx, func(q Querier) error {
-		var rules []byte
-		found, err := one(ctx, q, s.q.selectResult, []any{ref, id},
-			&r.Tool, &r.Kind, &r.MediaType, &r.Data, &rules, &r.Size, timeScan{&r.Created})
-		r.Rules = rules
+		row := resultRow{ref: value{v: ref}}
+		found, err := one(ctx, q, s.q.selectResult, []any{ref, id}, row.dataDest()...)
 		switch {
 		case err != nil:
 			return err
 		case !found:
 			return session.ErrNotFound
-		case r.Rules != nil:
-			if err := rows.CheckJSON(r.Rules); err != nil {
-				return rows.Corrupt(id, "result "+ref, fmt.Errorf("rules: %w", err))
-			}
 		}
-		if r.Data == nil {
-			r.Data = []byte{}
-		}
-		return nil
+		r, err = row.result(id, true)
+		return err
 	})
 	if err != nil {
 		return session.Offloaded{}, fmt.Errorf("%s: result %s of session %s: %w", s.d.Name, ref, id, s.damaged(id, err))
@@ -819,10 +752,14 @@ func (s *Store) Prune(ctx context.Context) (session.Pruned, error) {
 	}
 	err := s.db.Write(ctx, func(q Querier) error {
 		p = session.Pruned{}
-		var size int64
+		var size value
 		count := func() error {
 			p.Results++
-			p.Bytes += size
+			// A size that is not one counts as none: the row is deleted
+			// all the same.
+			if n, ok := size.v.(int64); ok && n > 0 && p.Bytes <= math.MaxInt64-n {
+				p.Bytes += n
+			}
 			return nil
 		}
 		if ret.MaxAge > 0 {
