@@ -283,6 +283,16 @@ func (s sessionResults) Put(ctx context.Context, st observe.Stored) (string, err
 	return s.fallback.Put(ctx, st)
 }
 
+func (s sessionResults) Keep(ctx context.Context, ref string, st observe.Stored) error {
+	if id := observe.Scope(ctx); id != "" {
+		return session.ResultStore(s.r, id).Keep(ctx, ref, st)
+	}
+	if k, ok := s.fallback.(observe.Keeper); ok {
+		return k.Keep(ctx, ref, st)
+	}
+	return fmt.Errorf("toolwire: keep result %s: no session, and the store cannot keep a chosen ref", ref)
+}
+
 func (s sessionResults) Get(ctx context.Context, ref string) (observe.Stored, error) {
 	if id := observe.Scope(ctx); id != "" {
 		return session.ResultStore(s.r, id).Get(ctx, ref)

@@ -10,12 +10,12 @@ import (
 	"github.com/toolwire/toolwire/observe"
 )
 
-// ResultStore returns the [observe.Store] of one session's offloaded tool
+// ResultStore returns the [observe.Keeper] of one session's offloaded tool
 // results, kept by r (a store's [Results] capability): what the
 // observation pipeline offloads during a run is stored with the session,
 // so that read_result finds it after a restart, and goes with the session
 // when it is deleted.
-func ResultStore(r Results, sessionID string) observe.Store {
+func ResultStore(r Results, sessionID string) observe.Keeper {
 	return resultStore{r: r, session: sessionID}
 }
 
@@ -32,7 +32,22 @@ type rulesJSON struct {
 	MaxRecords int      `json:"max_records,omitempty"`
 }
 
+var _ observe.Keeper = resultStore{}
+
 func (s resultStore) Put(ctx context.Context, st observe.Stored) (string, error) {
+	return s.put(ctx, "", st)
+}
+
+// Keep keeps st under ref, replacing the session's result of that ref.
+func (s resultStore) Keep(ctx context.Context, ref string, st observe.Stored) error {
+	if ref == "" {
+		return fmt.Errorf("session: keep a result of %s: the ref is empty", st.Tool)
+	}
+	_, err := s.put(ctx, ref, st)
+	return err
+}
+
+func (s resultStore) put(ctx context.Context, ref string, st observe.Stored) (string, error) {
 	var rules []byte
 	if !st.Rules.IsZero() {
 		var err error
@@ -41,7 +56,7 @@ func (s resultStore) Put(ctx context.Context, st observe.Stored) (string, error)
 			return "", fmt.Errorf("session: offload a result of %s: %w", st.Tool, err)
 		}
 	}
-	return s.r.PutResult(ctx, s.session, Offloaded{Tool: st.Tool, Kind: string(st.Kind), MediaType: st.MediaType, Data: st.Data, Rules: rules})
+	return s.r.PutResult(ctx, s.session, Offloaded{Ref: ref, Tool: st.Tool, Kind: string(st.Kind), MediaType: st.MediaType, Data: st.Data, Rules: rules})
 }
 
 func (s resultStore) Get(ctx context.Context, ref string) (observe.Stored, error) {

@@ -228,7 +228,11 @@ type StepRecord struct {
 // can page through it later (the read_result tool) and so that it survives
 // a restart.
 type Offloaded struct {
-	// Ref names the result; set by the store, unique in the database.
+	// Ref names the result, unique in the database: set by the store, or
+	// chosen by the caller ("r-" and up to 62 letters, digits, _ or -, as
+	// observe.DeriveRef makes them), when the session's result of that
+	// ref is replaced and a ref that another session holds is an error
+	// wrapping [ErrConflict].
 	Ref string
 	// Session is the session the result belongs to; set by the store.
 	Session string

@@ -97,11 +97,12 @@ func TestTerminalEscapes(t *testing.T) {
 		t.Errorf("run does not show the model's control characters escaped:\n%s", stdout)
 	}
 	id := runIDs.FindString(stdout)
-	// A tool name is the model's too; the run may stop on it, the
-	// terminal stays safe.
-	stdout, stderr, _ = runWith(t, nil, "run", "--model", "replay:"+filepath.Join(dir, "names.json"), agentFile, "hi")
-	if !strings.Contains(stdout, "→ ok") {
-		t.Errorf("run does not show the model's call:\n%s", stdout)
+	// A tool name is the model's too: the loop names the call
+	// invalid_tool_name in the history and answers it unknown_tool,
+	// quoting the name with escapes; the run goes on.
+	stdout, stderr, code = runWith(t, nil, "run", "--model", "replay:"+filepath.Join(dir, "names.json"), agentFile, "hi")
+	if code != 0 || !strings.Contains(stdout, "→ invalid_tool_name") || !strings.Contains(stdout, `"type":"unknown_tool"`) {
+		t.Errorf("run with a hostile tool name: exit %d, stdout does not show the call answered unknown_tool:\n%s\n%s", code, stdout, stderr)
 	}
 	noEscapes("run with a hostile tool name", stdout+stderr)
 	for _, args := range [][]string{{"sessions", "list", "--db", db}, {"sessions", "show", "--db", db, id}} {

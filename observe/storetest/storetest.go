@@ -23,6 +23,17 @@ import (
 // concurrent use.
 // newStore returns a new, empty store for each subtest.
 func Exercise(t *testing.T, newStore func(t *testing.T) observe.Store) {
+	exercise(t, newStore, true)
+}
+
+// ExerciseBound is [Exercise] for a store bound to one run or session,
+// such as session.ResultStore: it serves no other run, so it need not
+// keep scopes apart.
+func ExerciseBound(t *testing.T, newStore func(t *testing.T) observe.Store) {
+	exercise(t, newStore, false)
+}
+
+func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bool) {
 	ctx := context.Background()
 	t.Run("round trip", func(t *testing.T) {
 		s := newStore(t)
@@ -71,6 +82,9 @@ func Exercise(t *testing.T, newStore func(t *testing.T) observe.Store) {
 		}
 	})
 	t.Run("scopes are kept apart", func(t *testing.T) {
+		if !scopes {
+			t.Skip("a store bound to one run or session serves no other scope")
+		}
 		s := newStore(t)
 		alice, bob := observe.WithScope(ctx, "run-alice"), observe.WithScope(ctx, "run-bob")
 		ref, err := s.Put(alice, observe.Stored{Tool: "t", Kind: observe.KindText, Data: []byte("alice's data")})

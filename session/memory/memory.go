@@ -337,6 +337,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 
 // PutResult stores an offloaded result; see [session.Results].
 func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (string, error) {
+	chosen := r.Ref != ""
 	r, err := rows.CheckOffloaded(id, r, s.now())
 	if err == nil {
 		err = ctx.Err()
@@ -349,6 +350,13 @@ func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (
 	e, ok := s.sessions[id]
 	if !ok {
 		return "", fmt.Errorf("session/memory: put result %s: %w", id, session.ErrNotFound)
+	}
+	if old := s.results[r.Ref]; chosen && old != nil {
+		if old.r.Session != id {
+			return "", fmt.Errorf("session/memory: put result %s: %w: ref %s names another session's result", id, session.ErrConflict, r.Ref)
+		}
+		delete(s.results, r.Ref) // the session's result of that ref is replaced
+		e.refs = slices.DeleteFunc(e.refs, func(ref string) bool { return ref == r.Ref })
 	}
 	for s.results[r.Ref] != nil {
 		r.Ref = rows.NewRef()

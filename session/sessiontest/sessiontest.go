@@ -997,7 +997,7 @@ func testDelete(t *testing.T, h *harness) {
 // testResultStore runs the observe.Store conformance suite on a session's
 // offloaded results, as the observation pipeline sees them.
 func testResultStore(t *testing.T, h *harness) {
-	storetest.Exercise(t, func(t *testing.T) observe.Store {
+	storetest.ExerciseBound(t, func(t *testing.T) observe.Store {
 		s, _ := h.store(t)
 		r := results(t, s)
 		create(t, s, "s1")
@@ -1046,7 +1046,26 @@ func testResults(t *testing.T, h *harness) {
 	if got, err := r.Result(ctx, "s2", empty); err != nil || len(got.Data) != 0 || got.Rules != nil || got.Size != 0 {
 		t.Errorf("Result of no data = %+v, %v", got, err)
 	}
-	seen := map[string]bool{ref: true, empty: true}
+	// A ref the caller chose (as the loop derives them for results that
+	// fitting clears): kept under it, replaced in its session, refused in
+	// another.
+	chosen := "r-chosen0derived"
+	for _, data := range []string{"first", "second"} {
+		if got, err := r.PutResult(ctx, "s1", session.Offloaded{Ref: chosen, Tool: "t", Data: []byte(data)}); err != nil || got != chosen {
+			t.Fatalf("PutResult(ref %s) = %q, %v; want it kept under that ref", chosen, got, err)
+		}
+	}
+	if got, err := r.Result(ctx, "s1", chosen); err != nil || string(got.Data) != "second" {
+		t.Errorf("Result(%s) after two PutResults = %q, %v; want the second", chosen, got.Data, err)
+	}
+	_, err = r.PutResult(ctx, "s2", session.Offloaded{Ref: chosen, Tool: "t", Data: []byte("other")})
+	is(t, "PutResult of a ref another session holds", err, session.ErrConflict)
+	if got, err := r.Result(ctx, "s1", chosen); err != nil || string(got.Data) != "second" {
+		t.Errorf("Result(%s) after another session tried its ref = %q, %v; want it kept", chosen, got.Data, err)
+	}
+	_, err = r.PutResult(ctx, "s1", session.Offloaded{Ref: "r-../x", Tool: "t"})
+	is(t, "PutResult of a ref with a slash", err, session.ErrInvalid)
+	seen := map[string]bool{ref: true, empty: true, chosen: true}
 	for i := range 50 {
 		ref, err := r.PutResult(ctx, fmt.Sprintf("s%d", i%2+1), session.Offloaded{Tool: "t", Data: []byte{byte(i)}})
 		if err != nil || seen[ref] || !strings.HasPrefix(ref, "r-") {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -52,9 +53,26 @@ func random(prefix string, n int) string {
 // NewID returns a new session id: "s-" and 16 random characters (80 bits).
 func NewID() string { return random("s-", 16) }
 
-// NewRef returns a new offloaded-result reference: "r-" and 14 random
-// characters (70 bits), short enough for a model to copy.
-func NewRef() string { return random("r-", 14) }
+// NewRef returns a new offloaded-result reference, as observe names
+// them: "r-" and 14 random characters (70 bits), short enough for a model
+// to copy.
+func NewRef() string { return observe.NewRef() }
+
+// CheckRef reports whether ref may name an offloaded result that a caller
+// chose: "r-" and 1 to 62 letters, digits, _ or -.
+func CheckRef(ref string) error {
+	rest, ok := strings.CutPrefix(ref, "r-")
+	if !ok || rest == "" || len(ref) > 64 {
+		return fmt.Errorf("%w: result ref %q: want r- and 1 to 62 letters, digits, _ or -", session.ErrInvalid, ref)
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("%w: result ref %q: %q is not allowed (want letters, digits, _ and - only)", session.ErrInvalid, ref, c)
+		}
+	}
+	return nil
+}
 
 // CheckID reports whether id may name a session.
 func CheckID(id string) error {
@@ -357,7 +375,14 @@ func CheckOffloaded(id string, r session.Offloaded, now time.Time) (session.Offl
 	if r.Data == nil {
 		r.Data = []byte{}
 	}
-	r.Ref, r.Session, r.Size, r.Created = NewRef(), id, int64(len(r.Data)), now
+	if r.Ref != "" {
+		if err := CheckRef(r.Ref); err != nil {
+			return r, err
+		}
+	} else {
+		r.Ref = NewRef()
+	}
+	r.Session, r.Size, r.Created = id, int64(len(r.Data)), now
 	return r, nil
 }
 

@@ -19,6 +19,7 @@ type queries struct {
 	selectCalls       string
 	selectAllCalls    string
 	refTaken          string
+	dropResult        string
 	insertResult      string
 	selectResult      string
 	selectResultInfos string
@@ -50,6 +51,7 @@ func newQueries(bind func(string) string, d *Dialect) queries {
 		selectCalls:       bind("SELECT " + callCols + " FROM toolwire_calls WHERE session_id = ? AND step >= ? ORDER BY ord"),
 		selectAllCalls:    bind("SELECT " + callCols + " FROM toolwire_calls WHERE session_id = ? ORDER BY ord"),
 		refTaken:          bind("SELECT 1 FROM toolwire_results WHERE ref = ?"),
+		dropResult:        bind("DELETE FROM toolwire_results WHERE ref = ? AND session_id = ?"),
 		insertResult:      bind("INSERT INTO toolwire_results (ref, session_id, tool, kind, media_type, data, rules, size, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 		selectResult:      bind("SELECT tool, kind, media_type, data, rules, size, created FROM toolwire_results WHERE ref = ? AND session_id = ?"),
 		selectResultInfos: bind("SELECT ref, tool, kind, media_type, rules, size, length(data), created FROM toolwire_results WHERE session_id = ? ORDER BY ord"),

@@ -689,6 +689,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 
 // PutResult stores an offloaded result; see [session.Results].
 func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (string, error) {
+	chosen := r.Ref != ""
 	r, err := rows.CheckOffloaded(id, r, s.now())
 	if err != nil {
 		return "", fmt.Errorf("%s: put result: %w", s.d.Name, err)
@@ -696,6 +697,12 @@ func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (
 	err = s.db.Write(ctx, func(q Querier) error {
 		if _, err := s.lock(ctx, q, s.q.lockForShare, id, anyVersion); err != nil {
 			return err
+		}
+		if chosen {
+			// The session's result of that ref is replaced.
+			if _, err := q.Exec(ctx, s.q.dropResult, r.Ref, id); err != nil {
+				return err
+			}
 		}
 		for {
 			var one64 int64
@@ -705,6 +712,9 @@ func (s *Store) PutResult(ctx context.Context, id string, r session.Offloaded) (
 			}
 			if !taken {
 				break
+			}
+			if chosen {
+				return fmt.Errorf("%w: ref %s names another session's result", session.ErrConflict, r.Ref)
 			}
 			r.Ref = rows.NewRef()
 		}
