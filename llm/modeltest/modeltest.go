@@ -4,31 +4,37 @@
 //
 // The implementation's test supplies a [Harness]: a function that opens a
 // model which answers a script of [Turn]s, one turn per request. An HTTP
-// client opens itself against a test server that speaks its provider's
-// protocol (this module's clients use provider/llmtest, which also refuses
-// every request the real provider would refuse); a model without a wire
-// writes the turns into whatever it answers from. The suite checks what
-// the model does with each answer, not what it was told:
+// client opens itself, with its retries off, against a test server that
+// speaks its provider's protocol and answers with the turns; a model
+// without a wire writes the turns into whatever it answers from. The
+// suite checks what the model makes of each answer, not what it was told.
+// A new provider's test, with its own scripted server:
 //
 //	func TestConformance(t *testing.T) {
 //		modeltest.Exercise(t, modeltest.Harness{
 //			Open: func(t *testing.T, turns ...modeltest.Turn) modeltest.Backend {
-//				srv := newScriptedServer(t, turns) // the provider's test server
+//				srv := acmetest.NewServer(t, turns) // Acme's protocol; closed by t.Cleanup
 //				m, err := acme.NewClient("acme-large", &acme.Config{BaseURL: srv.URL, MaxRetries: -1})
 //				if err != nil {
 //					t.Fatal(err)
 //				}
-//				return modeltest.Backend{Model: m, Requests: srv.Requests}
+//				return modeltest.Backend{Model: m, Requests: srv.Requests} // func() []modeltest.Request
 //			},
 //		})
 //	}
 //
+// This module's four clients run it over provider/llmtest, which refuses
+// every request the real provider would refuse (see
+// provider/internal/clienttest.Conformance); provider/replay writes the
+// turns into a replay file.
+//
 // A model that cannot do what some subtests need declares it in
 // [Harness.Lacks]; those subtests are skipped and say why. A client of a
-// provider API lacks nothing: it can be scripted to fail, its requests can
-// be seen, it reports the usage it is sent. Subtests that need an optional
-// interface ([llm.Named], [llm.CachedModel]) are skipped for a model that
-// does not implement it.
+// provider API lacks nothing (but [Streaming] when it is asked for whole
+// answers): it can be scripted to fail, its requests can be seen, it
+// reports the usage it is sent. Subtests that need an optional interface
+// ([llm.Named], [llm.CachedModel]) are skipped for a model that does not
+// implement it.
 //
 // Beyond what [llm.Model] documents, the suite holds an implementation to
 // these rules, which the agent loop relies on:
@@ -230,7 +236,21 @@ func (h *Harness) need(t *testing.T, c Capability) {
 func (h *Harness) has(c Capability) bool { return h.Lacks&c == 0 }
 
 // Exercise runs the conformance suite against the models h opens, each
-// check a subtest. It fails t at once when h has no Open.
+// check a subtest:
+//
+//   - Text, Usage, Reasoning: a text answer, its usage and finish, and
+//     reasoning carried back to the provider;
+//   - ToolCalls, ToolCallIDs: parallel calls from interleaved fragments,
+//     with the provider's ids or ids made for them;
+//   - Conversation, History, Options, InvalidRequest: histories and
+//     options the provider accepts, requests it must refuse;
+//   - Failures, FailureMidStream, StreamBrokenOff, CutOff, EmptyAnswer:
+//     the provider's failures and broken answers;
+//   - CancelBefore, CancelMidStream, BreakEarly, RangeTwice, Concurrent:
+//     the iterator's contract;
+//   - Cached, Dialect, Name: the optional interfaces.
+//
+// It fails t at once when h has no Open.
 func Exercise(t *testing.T, h Harness) {
 	t.Helper()
 	if h.Open == nil {

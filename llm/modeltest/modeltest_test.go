@@ -377,3 +377,18 @@ func chunks(s string, n int) []string {
 	}
 	return out
 }
+
+func TestCapabilityString(t *testing.T) {
+	for _, tt := range []struct {
+		c    modeltest.Capability
+		want string
+	}{
+		{0, ""},
+		{modeltest.Failures | modeltest.Wire, "Failures|Wire"},
+		{modeltest.Streaming | 1<<10, "Streaming|Capability(0x400)"},
+	} {
+		if got := tt.c.String(); got != tt.want {
+			t.Errorf("Capability(%#x).String() = %q, want %q", uint(tt.c), got, tt.want)
+		}
+	}
+}
