@@ -214,12 +214,26 @@ func (m *Model) Questions() []string {
 	return qs
 }
 
-// Stream answers req with the recorded turn its history is at.
+// Stream answers req with the recorded turn its history is at. Like a
+// provider client, it refuses a request that [llm.Request.Validate]
+// refuses, and stops at the next event once ctx is done.
 func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
 		if err := ctx.Err(); err != nil {
 			yield(nil, err)
 			return
+		}
+		if err := req.Validate(); err != nil {
+			yield(nil, fmt.Errorf("replay: %w", err))
+			return
+		}
+		// send yields ev, or ctx's error once ctx is done.
+		send := func(ev llm.Event) bool {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+				return false
+			}
+			return yield(ev, nil)
 		}
 		question, answered := "", 0
 		for _, msg := range req.Messages {
@@ -246,7 +260,7 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Even
 		}
 		t := c.Turns[answered]
 		for _, piece := range pieces(t.Text) {
-			if !yield(llm.TextDelta{Text: piece}, nil) {
+			if !send(llm.TextDelta{Text: piece}) {
 				return
 			}
 		}
@@ -255,7 +269,7 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Even
 			if id == "" {
 				id = "call_" + strconv.Itoa(answered+1) + "_" + strconv.Itoa(i)
 			}
-			if !yield(llm.ToolCallDelta{Index: i, ID: id, Name: call.Name, Arguments: string(call.Args)}, nil) {
+			if !send(llm.ToolCallDelta{Index: i, ID: id, Name: call.Name, Arguments: string(call.Args)}) {
 				return
 			}
 		}
@@ -278,14 +292,14 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Even
 		for _, call := range t.Calls {
 			out += len(call.Name) + len(call.Args)
 		}
-		if !yield(llm.Usage{InputTokens: 1 + in/4, OutputTokens: 1 + out/4}, nil) {
+		if !send(llm.Usage{InputTokens: 1 + in/4, OutputTokens: 1 + out/4}) {
 			return
 		}
 		finish := llm.Finish{Reason: llm.FinishStop, Raw: "stop"}
 		if len(t.Calls) > 0 {
 			finish = llm.Finish{Reason: llm.FinishToolCalls, Raw: "tool_calls"}
 		}
-		yield(finish, nil)
+		send(finish)
 	}
 }
 

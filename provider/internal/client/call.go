@@ -24,9 +24,10 @@ type Decoder func(resp *http.Response, emit func(llm.Event) bool) error
 // answer with a decoder from newDecoder. A retryable failure that comes
 // inside the answer before it gave any event (Anthropic's overloaded_error
 // right after message_start, a stream cut before its first delta) is
-// retried like a failed status, with a new decoder. Call returns the
-// error instead of yielding it: an [*llm.Error] for a provider failure (a
-// decode failure is a Transport one), ctx's error when ctx ended, or
+// retried like a failed status, with a new decoder. Once ctx is done, no
+// more events are passed to emit, even those already read. Call returns
+// the error instead of yielding it: an [*llm.Error] for a provider failure
+// (a decode failure is a Transport one), ctx's error when ctx ended, or
 // ErrStopped.
 func (c *Client) Call(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error), newDecoder func() Decoder, emit func(llm.Event) bool) error {
 	return c.retry(ctx, func() (bool, error) {
@@ -35,11 +36,21 @@ func (c *Client) Call(ctx context.Context, newReq func(ctx context.Context) (*ht
 			return true, err
 		}
 		defer resp.Body.Close()
-		emitted := false
+		emitted, cancelled := false, false
 		err = newDecoder()(resp, func(ev llm.Event) bool {
+			// Once ctx is done, no event is passed on, even one the
+			// decoder had already read: the caller that cancelled must
+			// not see the answer go on.
+			if ctx.Err() != nil {
+				cancelled = true
+				return false
+			}
 			emitted = true
 			return emit(ev)
 		})
+		if cancelled {
+			return false, fmt.Errorf("%s: %w", c.op, ctx.Err())
+		}
 		return !emitted, c.answerError(ctx, err)
 	})
 }

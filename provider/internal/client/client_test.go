@@ -258,6 +258,35 @@ func TestDoCancel(t *testing.T) {
 	}
 }
 
+// TestCallCancelStopsEvents: once ctx is done, Call passes no more events
+// on, even those the decoder read before, and returns ctx's error: a
+// whole answer is decoded at once, so its events would otherwise all
+// arrive after the cancel.
+func TestCallCancelStopsEvents(t *testing.T) {
+	srv, _ := scripted(t)
+	c, _ := New("op", Options{MaxRetries: -1}, &testErrors)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	decode := func(resp *http.Response, emit func(llm.Event) bool) error {
+		for _, text := range []string{"a", "b", "c"} {
+			if !emit(llm.TextDelta{Text: text}) {
+				return ErrStopped
+			}
+		}
+		return nil
+	}
+	var got []llm.Event
+	err := c.Call(ctx, get(srv.URL), func() Decoder { return decode }, func(ev llm.Event) bool {
+		got = append(got, ev)
+		cancel()
+		return true
+	})
+	var le *llm.Error
+	if len(got) != 1 || !errors.Is(err, context.Canceled) || errors.As(err, &le) {
+		t.Fatalf("Call() = events %v, error %v; want 1 event, then context.Canceled and no llm.Error", got, err)
+	}
+}
+
 // TestIdleBody: a body that stops arriving fails with ErrIdle. The server
 // writes a first chunk and then waits for the client to give up.
 func TestIdleBody(t *testing.T) {
