@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -253,5 +254,197 @@ func TestFieldsNamedTwice(t *testing.T) {
 	out, _ := shapeJSON(t, sh, `[{"id":1,"a":{"b":2}}]`, 4000, observe.Rules{Fields: []string{"a.b", "id", "a.b"}})
 	if got, want := string(out.Envelope.Data.(json.RawMessage)), `[{"a.b":2,"id":1}]`; got != want {
 		t.Errorf("Shape(fields a.b, id, a.b) data = %s, want %s", got, want)
+	}
+}
+
+// aggregated shapes records to the aggregate level and returns its data.
+func aggregated(t *testing.T, records []string) map[string]any {
+	t.Helper()
+	sh, err := observe.NewShaper(budget.Estimator{}, nil, &observe.Config{MinRecords: len(records)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := shapeJSON(t, sh, "["+strings.Join(records, ",")+"]", 900, observe.Rules{})
+	if out.Report.Level != observe.LevelAggregate {
+		t.Fatalf("Shape(%d records) level = %s, want aggregate", len(records), out.Report.Level)
+	}
+	var agg map[string]any
+	if err := json.Unmarshal(out.Envelope.Data.(json.RawMessage), &agg); err != nil {
+		t.Fatal(err)
+	}
+	return agg
+}
+
+func repeat(n int, f func(i int) string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+// TestAggregateNames holds that an aggregate names each field once, by
+// the dotted path that reads it.
+func TestAggregateNames(t *testing.T) {
+	long := strings.Repeat("lorem ipsum ", 20)
+	t.Run("literal and nested", func(t *testing.T) {
+		// Even records hold both user.role members: the literal one is
+		// what the path reads, and user is described as one object.
+		agg := aggregated(t, repeat(40, func(i int) string {
+			if i%2 == 0 {
+				return fmt.Sprintf(`{"id":%d,"user":{"role":"guest"},"user.role":"admin","note":%q}`, i, long)
+			}
+			return fmt.Sprintf(`{"id":%d,"user":{"role":"guest"},"note":%q}`, i, long)
+		}))
+		fields, _ := agg["fields"].(map[string]any)
+		role, _ := fields["user.role"].(map[string]any)
+		if got, want := fmt.Sprint(role["top"]), "map[admin:20 guest:20]"; got != want {
+			t.Errorf("aggregate fields[user.role].top = %s, want %s (aggregate %v)", got, want, agg)
+		}
+		if schema, _ := agg["schema"].(string); !strings.Contains(schema, "user:object,") || strings.Count(schema, "user.role:") != 1 {
+			t.Errorf("aggregate schema = %q, want user.role once and user:object", schema)
+		}
+	})
+	t.Run("top values cut alike", func(t *testing.T) {
+		// Two values that differ after their first 200 characters show
+		// as one cut value.
+		agg := aggregated(t, repeat(40, func(i int) string {
+			return fmt.Sprintf(`{"id":%d,"s":"%s%d"}`, i, strings.Repeat("x", 250), i%2)
+		}))
+		fields, _ := agg["fields"].(map[string]any)
+		s, _ := fields["s"].(map[string]any)
+		top, _ := s["top"].(map[string]any)
+		if len(top) != 1 {
+			t.Fatalf("aggregate fields[s].top = %v, want one cut value", s["top"])
+		}
+		for _, c := range top {
+			if c != 40.0 {
+				t.Errorf("aggregate fields[s].top = %v, want the cut value 40 times", top)
+			}
+		}
+	})
+	t.Run("odd names", func(t *testing.T) {
+		// Scalars (described as "(value)") beside a member named so,
+		// an empty key, and keys whose invalid UTF-8 renders alike.
+		recs := repeat(30, func(i int) string { return fmt.Sprintf(`"%s%d"`, long, i) })
+		recs = append(recs, `{"(value)":1}`, `{"":{"x":2}}`, "{\"a\xff\":3}", "{\"a\xfe\":4}", "{\"a\\ufffd\":5}")
+		agg := aggregated(t, recs)
+		fields, _ := agg["fields"].(map[string]any)
+		if _, ok := fields[".x"]; !ok {
+			t.Errorf("aggregate fields = %v, want .x", fields)
+		}
+		a, _ := fields["a\uFFFD"].(map[string]any)
+		if a["min"] != 3.0 || a["max"] != 5.0 {
+			t.Errorf("aggregate fields[a\uFFFD] = %v, want min 3 and max 5", a)
+		}
+	})
+}
+
+// randomJSON writes a random JSON value at most depth levels deep, with
+// member names chosen to collide when flattened.
+func randomJSON(r *rand.Rand, b *strings.Builder, depth int) {
+	names := []string{"a", "b", "c", "a.b", "b.c", "a.b.c", "", ".", "a.", ".b", "user", "role", "user.role", `\u0061.b`, "k\xff\xff", `k\ufffd`}
+	// same maps a name to its decoded form: an object holds each once.
+	same := map[string]string{`\u0061.b`: "a.b", `k\ufffd`: "k\uFFFD"}
+	switch k := r.IntN(10); {
+	case depth == 0 || k < 3:
+		switch r.IntN(4) {
+		case 0:
+			fmt.Fprintf(b, "%d", r.IntN(3))
+		case 1:
+			fmt.Fprintf(b, `"%s"`, strings.Repeat("v", r.IntN(3)))
+		case 2:
+			b.WriteString("null")
+		default:
+			b.WriteString("{}")
+		}
+	case k < 8:
+		b.WriteByte('{')
+		used := map[string]bool{}
+		for i, n := 0, r.IntN(5); i < n; i++ {
+			name := names[r.IntN(len(names))]
+			key := name
+			if s, ok := same[name]; ok {
+				key = s
+			}
+			if used[key] {
+				continue
+			}
+			used[key] = true
+			if len(used) > 1 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(b, `"%s":`, name)
+			randomJSON(r, b, depth-1)
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteByte('[')
+		for i, n := 0, r.IntN(6); i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			randomJSON(r, b, depth-1)
+		}
+		b.WriteByte(']')
+	}
+}
+
+// TestShapeNeverDuplicatesNames is the property behind the flattening
+// rule: whatever the input, every observation and every page, at every
+// level, parses with the strict envelope parser and repeats no member
+// name in any object.
+func TestShapeNeverDuplicatesNames(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 7))
+	fieldSets := [][]string{nil, {"a.b", "a", "a.b", "user.role", "a.b.c", "a."}}
+	for i := range 400 {
+		var b strings.Builder
+		switch i % 3 {
+		case 0: // records
+			b.WriteByte('[')
+			for j, n := 0, 1+r.IntN(12); j < n; j++ {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				randomJSON(r, &b, 4)
+			}
+			b.WriteByte(']')
+		case 1: // records in a wrapper
+			b.WriteString(`{"total":9,"items":[`)
+			for j, n := 0, 1+r.IntN(12); j < n; j++ {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				randomJSON(r, &b, 4)
+			}
+			b.WriteString("]}")
+		default:
+			randomJSON(r, &b, 5)
+		}
+		in := b.String()
+		for _, fields := range fieldSets {
+			sh, err := observe.NewShaper(budget.Estimator{}, observe.NewMemoryStore(0), &observe.Config{MinRecords: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tokens := range []int{3000, 250, 90} {
+				out, _ := shapeJSON(t, sh, in, tokens, observe.Rules{Fields: fields})
+				ref := out.Envelope.Meta.Ref
+				if ref == "" {
+					continue
+				}
+				req := observe.PageRequest{Ref: ref, Fields: []string{"a.b.c", "a", "a.b.c"}, Filter: observe.Filter{"a.b": jsontext.Value("1")}}
+				for _, req := range []observe.PageRequest{{Ref: ref}, req} {
+					page, err := sh.Page(context.Background(), req, tokens)
+					if err != nil {
+						continue // a single value has no records to filter
+					}
+					checkEnvelope(t, fmt.Sprintf("Page(%+v) of %q", req, in), page.Result("c", "read_result").Content[0].(llm.Text).Text)
+				}
+			}
+		}
+		if t.Failed() {
+			t.Fatalf("input %d: %q", i, in)
+		}
 	}
 }
