@@ -365,6 +365,9 @@ func encodeData(v any) ([]byte, bool, error) {
 // compactJSON returns raw without insignificant white space, and whether
 // invalid UTF-8 in it was replaced; ok is false when raw is not one JSON
 // value. (json.Compact validates as it goes: no second pass checks raw.)
+// Each invalid byte becomes one U+FFFD, as in every string the envelope
+// writes and as the strict reader compares member names, so that names
+// it holds distinct ("k\xff\xff" and "k\ufffd") stay distinct.
 func compactJSON(raw []byte) (out []byte, replaced, ok bool) {
 	var buf bytes.Buffer
 	buf.Grow(len(raw))
@@ -373,7 +376,7 @@ func compactJSON(raw []byte) (out []byte, replaced, ok bool) {
 	}
 	out = buf.Bytes()
 	if !utf8.Valid(out) {
-		return bytes.ToValidUTF8(out, []byte("\uFFFD")), true, true
+		return []byte(jsonx.ValidUTF8(string(out))), true, true
 	}
 	return out, false, true
 }

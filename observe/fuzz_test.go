@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -34,6 +35,11 @@ func FuzzShape(f *testing.F) {
 	f.Add([]byte(`[1,2,3`), uint16(50), true)
 	f.Add([]byte(`{"a":1,"a":2}`), uint16(50), false)
 	f.Add([]byte(""), uint16(10), false)
+	// Names that flattening could repeat (issue 24, item 7).
+	f.Add([]byte(`{"user":{"role":"guest"},"user.role":"admin"}`), uint16(300), true)
+	f.Add([]byte(`[{"a":{"b":{"c":1}},"a.b.c":2},{"a":{"b.c":1},"a.b":{"c":2}},{"o":{"a":{"b":1},"a.b":2}}]`), uint16(400), true)
+	f.Add([]byte("{\"k\xff\xff\":1,\"k\\ufffd\":2,\"q\xff\":{\"x\":{\"y\":3}},\"q\\ufffd.x.y\":4}"), uint16(300), false)
+	f.Add([]byte(`{"total":3,"items":[{"":{"x":1},".x":2},{"(value)":1},7,{"s":"`+strings.Repeat("x", 300)+`1"},{"s":"`+strings.Repeat("x", 300)+`2"}]}`), uint16(30), true)
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, data []byte, budget16 uint16, declared bool) {
 		sh, err := observe.NewShaper(budget.Estimator{}, observe.NewMemoryStore(0).NumberRefs(), nil)
@@ -59,6 +65,9 @@ func FuzzShape(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Shape(%q) rendered %s, which does not parse: %v", data, text, err)
 		}
+		if dup, err := duplicateName([]byte(text)); dup != "" || err != nil {
+			t.Fatalf("Shape(%q) rendered %s, which repeats the member name %s (%v)", data, text, dup, err)
+		}
 		if out.Report.TokensAfter > tokens && !out.Report.OverBudget {
 			t.Fatalf("Shape(%q) = %d tokens, over %d, without OverBudget", data, out.Report.TokensAfter, tokens)
 		}
@@ -66,6 +75,44 @@ func FuzzShape(f *testing.F) {
 			if _, err := sh.Page(ctx, observe.PageRequest{Ref: env.Meta.Ref, Offset: out.Report.Kept}, tokens); err != nil && out.Report.Records > 0 {
 				t.Fatalf("Page after Shape(%q) (kept %d of %d): %v", data, out.Report.Kept, out.Report.Records, err)
 			}
+		}
+	})
+}
+
+// FuzzReadResult reads a stored JSON output with arbitrary dotted paths
+// as read_result's fields and filter, and holds the pages to the
+// contract: no panic, and an error or a page that parses with the strict
+// envelope parser and repeats no member name.
+func FuzzReadResult(f *testing.F) {
+	f.Add([]byte(ambiguous), "user.role", "id", uint16(200))
+	f.Add([]byte(`[{"a":{"b":{"c":1}},"a.b.c":2},{"a.b":{"c":3}},{"a":{"":4}}]`), "a.", "a.b", uint16(50))
+	f.Add([]byte(`{"total":2,"items":[{"x.y":{"z":1},"x":{"y":{"z":2}}},{"x":{"y.z":3}}]}`), "x.y.z", "x.y.z", uint16(30))
+	f.Add([]byte("[{\"k\xff\":{\"b\":1},\"k\\ufffd.b\":2}]"), "k\ufffd.b", "", uint16(100))
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, data []byte, field, filter string, budget16 uint16) {
+		store := observe.NewMemoryStore(0)
+		ref, err := store.Put(ctx, observe.Stored{Tool: "t", Kind: observe.KindJSON, Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, err := observe.NewShaper(budget.Estimator{}, store, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := observe.PageRequest{Ref: ref, Fields: []string{field, filter, field}}
+		if filter != "" {
+			req.Filter = observe.Filter{filter: jsontext.Value("1")}
+		}
+		out, err := sh.Page(ctx, req, 20+int(budget16)%4000)
+		if err != nil {
+			return // not JSON, or a single value to filter: said in the error
+		}
+		text := out.Result("c", "read_result").Content[0].(llm.Text).Text
+		if _, err := observe.Parse([]byte(text)); err != nil {
+			t.Fatalf("Page(%+v) of %q rendered %s, which does not parse: %v", req, data, text, err)
+		}
+		if dup, err := duplicateName([]byte(text)); dup != "" || err != nil {
+			t.Fatalf("Page(%+v) of %q rendered %s, which repeats the member name %s (%v)", req, data, text, dup, err)
 		}
 	})
 }

@@ -56,6 +56,7 @@ func (s *Shaper) Page(ctx context.Context, req PageRequest, budget int) (Shaped,
 	if len(req.Fields) > 0 {
 		rules.Fields = req.Fields
 	}
+	rules.Fields = uniqueFields(rules.Fields)
 	j := &job{s: s, ctx: ctx, req: Request{Tool: st.Tool, Budget: budget, Rules: rules}, budget: budget, stored: true}
 	if j.budget <= 0 {
 		j.budget = s.cfg.Budget

@@ -9,8 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // A recordSet is the list of records inside a JSON result: the result
@@ -224,7 +222,7 @@ func (rs *recordSet) renderWrapper(r *renderer, holder func(*renderer)) {
 			r.dst = append(r.dst, ',')
 		}
 		first = false
-		r.dst, _ = jsonx.AppendString(r.dst, rs.t.str(k))
+		r.key(rs.t.str(k))
 		r.dst = append(r.dst, ':')
 		if isHolder {
 			holder(r)

@@ -70,7 +70,9 @@ func (r *renderer) value(n *node, depth int) {
 }
 
 // record writes an object keeping only r.fields, or all of it when
-// r.fields is empty. Other values are written whole.
+// r.fields is empty. Other values are written whole. Each field is named
+// by its path, which reads its value (see [tree.path]); r.fields holds
+// no path twice (see [uniqueFields]).
 func (r *renderer) record(n *node) {
 	if len(r.fields) == 0 || n.kind != kObject {
 		r.value(n, 0)
@@ -87,7 +89,7 @@ func (r *renderer) record(n *node) {
 			r.dst = append(r.dst, ',')
 		}
 		first = false
-		r.dst, _ = jsonx.AppendString(r.dst, f)
+		r.key(f)
 		r.dst = append(r.dst, ':')
 		r.value(v, 1)
 	}
@@ -96,9 +98,18 @@ func (r *renderer) record(n *node) {
 
 // members writes the non-empty members of object n, their keys prefixed
 // with r.prefix, flattening a nested object into the same braces when
-// that is shorter.
+// that is shorter and no other member's name starts with its key and a
+// dot: "user" stays nested beside "user.role" (or "user.name"). So no key
+// is written twice, even when the data holds both forms, and every
+// dotted key written reads, by [tree.path], the value written under it;
+// the nested form keeps the other value in sight.
 func (r *renderer) members(n *node, first *bool, depth int) {
 	kids := r.t.kids(n)
+	// dotted lists the member names holding a dot, read on the first
+	// object that could be flattened. The members of an object being
+	// flattened (r.prefix set) hold no dot: flatter checked.
+	var dotted []string
+	read := len(r.prefix) > 0
 	for i := 0; i+1 < len(kids); i += 2 {
 		if r.limit > 0 && len(r.dst) > r.limit {
 			r.over = true
@@ -111,12 +122,17 @@ func (r *renderer) members(n *node, first *bool, depth int) {
 		}
 		key := r.t.str(k)
 		if v.kind == kObject && !strings.Contains(key, ".") && r.flatter(len(r.prefix)+len(key), v) {
-			r.flattened++
-			mark := len(r.prefix)
-			r.prefix = append(append(r.prefix, key...), '.')
-			r.members(v, first, depth+1)
-			r.prefix = r.prefix[:mark]
-			continue
+			if !read {
+				dotted, read = r.t.dotted(n), true
+			}
+			if !dotPrefixed(dotted, key) {
+				r.flattened++
+				mark := len(r.prefix)
+				r.prefix = append(append(r.prefix, key...), '.')
+				r.members(v, first, depth+1)
+				r.prefix = r.prefix[:mark]
+				continue
+			}
 		}
 		if !*first {
 			r.dst = append(r.dst, ',')
@@ -125,12 +141,14 @@ func (r *renderer) members(n *node, first *bool, depth int) {
 		if len(r.prefix) > 0 {
 			mark := len(r.prefix)
 			r.prefix = append(r.prefix, key...)
-			r.dst, _ = jsonx.AppendString(r.dst, string(r.prefix))
+			r.key(string(r.prefix))
 			r.prefix = r.prefix[:mark]
 		} else if k.flags&fEscaped == 0 {
+			// As written; invalid UTF-8 in it is replaced, byte by byte,
+			// when the envelope is rendered (see compactJSON).
 			r.dst = append(r.dst, r.t.raw(k)...)
 		} else {
-			r.dst, _ = jsonx.AppendString(r.dst, key)
+			r.key(key)
 		}
 		r.dst = append(r.dst, ':')
 		saved := r.prefix
@@ -140,19 +158,33 @@ func (r *renderer) members(n *node, first *bool, depth int) {
 	}
 }
 
+// key writes a member name, replacing invalid UTF-8 byte by byte as the
+// strict reader compares names: two names it holds distinct are written
+// distinct.
+func (r *renderer) key(name string) {
+	var replaced bool
+	r.dst, replaced = jsonx.AppendString(r.dst, name)
+	r.replaced = r.replaced || replaced
+}
+
 // flatter reports whether writing the members of object v as
 // "key.member" keys is shorter than nesting them: it is when
 // m×(len(key)+1) < len(key)+5 for its m non-empty members, which holds
-// for one member and, for two, when the key is at most 2 bytes. Keys
-// holding dots are never flattened (the path would be ambiguous).
+// for one member and, for two, when the key is at most 2 bytes. An
+// object with a member name holding a dot, even one left out as empty,
+// is never flattened: [tree.path] would read that member for the dotted
+// keys written.
 func (r *renderer) flatter(keyLen int, v *node) bool {
 	kids := r.t.kids(v)
 	m := 0
 	for i := 0; i+1 < len(kids); i += 2 {
+		if hasDot(r.t.str(&kids[i])) {
+			return false
+		}
 		if kids[i+1].empty() {
 			continue
 		}
-		if kids[i].flags&fEscaped != 0 || strings.Contains(r.t.str(&kids[i]), ".") {
+		if kids[i].flags&fEscaped != 0 {
 			return false
 		}
 		m++

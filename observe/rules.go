@@ -2,7 +2,10 @@ package observe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // Level says how much of a result a model sees after shaping.
@@ -83,6 +86,32 @@ func (r Rules) Validate() error {
 		return fmt.Errorf("observe: invalid shaping rules: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// uniqueFields returns fields without the paths named more than once
+// (as rendered: invalid UTF-8 replaced), keeping the first of each, so
+// that a record shows each field once. It returns fields itself when no
+// path repeats.
+func uniqueFields(fields []string) []string {
+	seen := make(map[string]bool, len(fields))
+	var out []string
+	for i, f := range fields {
+		f = jsonx.ValidUTF8(f)
+		if seen[f] {
+			if out == nil {
+				out = slices.Clone(fields[:i])
+			}
+			continue
+		}
+		seen[f] = true
+		if out != nil {
+			out = append(out, fields[i])
+		}
+	}
+	if out == nil {
+		return fields
+	}
+	return out
 }
 
 func (r Rules) order() Order {

@@ -216,6 +216,7 @@ func (s *Shaper) Shape(ctx context.Context, env Envelope, req Request) (Shaped, 
 	if err := req.Rules.Validate(); err != nil {
 		return Shaped{}, err
 	}
+	req.Rules.Fields = uniqueFields(req.Rules.Fields)
 	switch req.Images {
 	case "", DescribeImages, InlineImages:
 	default:

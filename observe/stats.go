@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 )
@@ -14,13 +15,20 @@ import (
 const maxDistinct = 1000
 
 // A fieldStat accumulates what the records hold at one dotted path.
+// Fields are shared by path: a nested "user" then "role" and a member
+// named "user.role" are one field, which describes, in each record, the
+// value [tree.path] reads there.
 type fieldStat struct {
-	path  string
-	kids  map[string]*fieldStat
-	order []*fieldStat // kids in first-seen order
+	path  string                // as rendered: invalid UTF-8 replaced
+	kids  map[string]*fieldStat // by member name, as in the data
+	order []*fieldStat          // kids in first-seen order
 
 	present int // records where the field holds a non-empty value
 	types   uint8
+	// whole is set when some record's object here was described as one
+	// value, not by its members' paths (see [aggregate.members]).
+	whole  bool
+	listed bool // set by leaves
 
 	nCount           int
 	nMin, nMax, nSum float64
@@ -42,39 +50,40 @@ const (
 	tObject
 )
 
-func (f *fieldStat) child(key string) *fieldStat {
+// child returns the field of the member named key in f's objects: the
+// field of its path, shared with every other way of writing that path.
+func (a *aggregate) child(f *fieldStat, key string) *fieldStat {
 	if c := f.kids[key]; c != nil {
 		return c
+	}
+	p := strings.Clone(jsonx.ValidUTF8(key))
+	if f != a.root {
+		p = f.path + "." + p
+	}
+	c := a.byPath[p]
+	if c == nil {
+		c = &fieldStat{path: p}
+		a.byPath[p] = c
 	}
 	if f.kids == nil {
 		f.kids = map[string]*fieldStat{}
 	}
-	p := strings.Clone(key)
-	if f.path != "" {
-		p = f.path + "." + key
-	}
-	c := &fieldStat{path: p}
 	f.kids[strings.Clone(key)] = c
 	f.order = append(f.order, c)
 	return c
 }
 
 // add records value n of one record at f.
-func (f *fieldStat) add(t *tree, n *node) {
+func (a *aggregate) add(f *fieldStat, n *node) {
 	if n.empty() {
 		return
 	}
 	f.present++
+	t := a.t
 	switch n.kind {
 	case kObject:
 		f.types |= tObject
-		kids := t.kids(n)
-		for i := 0; i+1 < len(kids); i += 2 {
-			if kids[i+1].empty() {
-				continue
-			}
-			f.child(t.str(&kids[i])).add(t, &kids[i+1])
-		}
+		a.members(f, n)
 	case kNumber:
 		v := t.num(n)
 		extend(&f.nMin, &f.nMax, &f.nSum, &f.nCount, v)
@@ -104,6 +113,63 @@ func (f *fieldStat) add(t *tree, n *node) {
 	}
 }
 
+// members records the members of object n, which f describes, each at
+// the field of its path. It follows the renderer's flattening rule: a
+// member holding an object whose name another member's name starts, with
+// a dot ("user" beside "user.role"), is described as one object, since
+// the paths of its members would read the dotted member (see
+// [tree.path]). So each value is counted under the one path that reads
+// it, and no path twice in a record.
+func (a *aggregate) members(f *fieldStat, n *node) {
+	t := a.t
+	kids := t.kids(n)
+	// Objects are recorded after the other members, once the names that
+	// hold a dot are known; every member's field is made in order.
+	type object struct {
+		c   *fieldStat
+		key string
+		v   *node
+	}
+	var buf [4]object
+	objects := buf[:0]
+	var dotted []string
+	for i := 0; i+1 < len(kids); i += 2 {
+		k, v := &kids[i], &kids[i+1]
+		key := t.str(k)
+		if hasDot(key) {
+			dotted = append(dotted, jsonx.ValidUTF8(key))
+		}
+		if v.empty() {
+			continue
+		}
+		c := a.child(f, key)
+		switch {
+		case v.kind == kObject:
+			objects = append(objects, object{c, key, v})
+		case f == a.root && key == "":
+			// The empty path reads the record itself, not this member.
+		default:
+			a.add(c, v)
+		}
+	}
+	slices.Sort(dotted)
+	for _, o := range objects {
+		switch whole := dotPrefixed(dotted, o.key); {
+		case f == a.root && o.key == "":
+			// Described by its members' paths (".x") only.
+			if !whole {
+				a.members(o.c, o.v)
+			}
+		case whole:
+			o.c.present++
+			o.c.types |= tObject
+			o.c.whole = true
+		default:
+			a.add(o.c, o.v)
+		}
+	}
+}
+
 // extend adds v to a running minimum, maximum, sum and count.
 func extend[T int | float64](lo, hi, sum *T, count *int, v T) {
 	if *count == 0 || v < *lo {
@@ -117,9 +183,14 @@ func extend[T int | float64](lo, hi, sum *T, count *int, v T) {
 }
 
 // leaves returns the fields that hold values, depth first in first-seen
-// order: objects are described by their members' dotted paths.
+// order, each once: objects are described by their members' dotted
+// paths, unless described whole.
 func (f *fieldStat) leaves(out []*fieldStat) []*fieldStat {
-	if f.types&^tObject != 0 {
+	if f.listed {
+		return out
+	}
+	f.listed = true
+	if f.types&^tObject != 0 || f.whole {
 		out = append(out, f)
 	}
 	for _, c := range f.order {
@@ -153,18 +224,36 @@ type aggOpts struct {
 // per field and the first sample records.
 type aggregate struct {
 	t      *tree
-	root   *fieldStat
+	root   *fieldStat            // the records themselves: "(value)"
+	byPath map[string]*fieldStat // every other field, by path
 	fields []*fieldStat
 	total  int
 }
 
 func newAggregate(rs *recordSet) *aggregate {
-	a := &aggregate{t: rs.t, root: &fieldStat{}, total: len(rs.order)}
+	a := &aggregate{t: rs.t, root: &fieldStat{}, byPath: map[string]*fieldStat{}, total: len(rs.order)}
 	for _, i := range rs.order {
-		a.root.add(rs.t, &rs.recs[i])
+		a.add(a.root, &rs.recs[i])
 	}
 	a.fields = a.root.leaves(nil)
+	// The records' own values are named "(value)": a member of that name
+	// beside them would repeat the name, and is left out.
+	if dup := a.byPath[rootName]; dup != nil && len(a.fields) > 0 && a.fields[0] == a.root {
+		a.fields = slices.DeleteFunc(a.fields, func(f *fieldStat) bool { return f == dup })
+	}
 	return a
+}
+
+// rootName names the records' own values in an aggregate (a list of
+// strings or numbers): the path of the records is empty.
+const rootName = "(value)"
+
+// name returns the name of f in the aggregate: its path, or rootName.
+func (f *fieldStat) name() string {
+	if f.path == "" {
+		return rootName
+	}
+	return f.path
 }
 
 // render writes the aggregate as a JSON object:
@@ -190,11 +279,7 @@ func (a *aggregate) renderRecords(dst []byte, rs *recordSet, o aggOpts, rules Ru
 		if i > 0 {
 			schema.WriteString(", ")
 		}
-		name := f.path
-		if name == "" {
-			name = "(value)"
-		}
-		schema.WriteString(name)
+		schema.WriteString(f.name())
 		schema.WriteByte(':')
 		schema.WriteString(f.typeName())
 		if f.present < a.total {
@@ -207,15 +292,16 @@ func (a *aggregate) renderRecords(dst []byte, rs *recordSet, o aggOpts, rules Ru
 	n := min(len(a.fields), o.maxFields)
 	if n > 0 {
 		dst = append(dst, `,"fields":{`...)
-		for i, f := range a.fields[:n] {
-			if i > 0 {
+		first := true
+		for _, f := range a.fields[:n] {
+			if f.types == tObject {
+				continue // described whole: the schema says all there is
+			}
+			if !first {
 				dst = append(dst, ',')
 			}
-			name := f.path
-			if name == "" {
-				name = "(value)"
-			}
-			dst, _ = jsonx.AppendString(dst, name)
+			first = false
+			dst, _ = jsonx.AppendString(dst, f.name())
 			dst = append(dst, ':')
 			dst = f.appendStats(dst, o)
 		}
@@ -233,6 +319,27 @@ func (a *aggregate) renderRecords(dst []byte, rs *recordSet, o aggOpts, rules Ru
 		dst = append(r.dst, ']')
 	}
 	return append(dst, '}')
+}
+
+// A vc is a string value as shown and how many records hold it.
+type vc struct {
+	v string
+	c int
+}
+
+// mergeShown adds up the counts of the values that show alike.
+func mergeShown(vals []vc) []vc {
+	at := make(map[string]int, len(vals))
+	out := vals[:0]
+	for _, x := range vals {
+		if i, ok := at[x.v]; ok {
+			out[i].c += x.c
+			continue
+		}
+		at[x.v] = len(out)
+		out = append(out, x)
+	}
+	return out
 }
 
 func (f *fieldStat) appendStats(dst []byte, o aggOpts) []byte {
@@ -262,13 +369,20 @@ func (f *fieldStat) appendStats(dst []byte, o aggOpts) []byte {
 			dst = strconv.AppendInt(dst, int64(len(f.distinct)), 10)
 		}
 		if o.top > 0 {
-			type vc struct {
-				v string
-				c int
-			}
+			// Values are counted as shown, cut and with invalid UTF-8
+			// replaced: two that show alike are one key, counted once
+			// with both counts.
 			vals := make([]vc, 0, len(f.distinct))
+			changed := false
 			for v, c := range f.distinct {
+				if len(v) > o.maxStr || !utf8.ValidString(v) {
+					v = jsonx.ValidUTF8(clipRunes(v, o.maxStr))
+					changed = true
+				}
 				vals = append(vals, vc{v, c})
+			}
+			if changed {
+				vals = mergeShown(vals)
 			}
 			slices.SortFunc(vals, func(a, b vc) int {
 				if c := cmp.Compare(b.c, a.c); c != 0 {
@@ -283,7 +397,7 @@ func (f *fieldStat) appendStats(dst []byte, o aggOpts) []byte {
 					if i > 0 {
 						dst = append(dst, ',')
 					}
-					dst, _ = jsonx.AppendString(dst, clipRunes(v.v, o.maxStr))
+					dst, _ = jsonx.AppendString(dst, v.v)
 					dst = append(dst, ':')
 					dst = strconv.AppendInt(dst, int64(v.c), 10)
 				}

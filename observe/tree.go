@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // kind is the kind of a JSON value in a tree.
@@ -212,30 +215,82 @@ func (t *tree) num(n *node) float64 {
 // kids returns the children of a container node.
 func (t *tree) kids(n *node) []node { return t.nodes[n.first : n.first+n.n] }
 
-// member returns the value of the object member named key, or nil.
-func (t *tree) member(n *node, key string) *node {
-	if n.kind != kObject {
-		return nil
+// path returns the value at the dotted path p ("address.city") under
+// n, or nil. A name may itself hold dots, so a path can mean more than
+// one member; it reads exactly one, chosen at each object in turn: the
+// member whose name is the rest of the path, else the member with the
+// longest name that starts the rest followed by a dot. The choice is
+// final (a path that goes on past it and finds nothing reads nil). So:
+//
+//   - a member named "user.role" is what "user.role" reads, whatever
+//     "user" holds: the name as written wins over the nested path;
+//   - "a.b.c" reads "c" in a member named "a.b" before "b.c" or "b" then
+//     "c" in a member named "a";
+//   - a trailing dot names the empty key ("a." is a's member ""), and
+//     the empty path is n itself.
+//
+// The renderer (see [renderer.members]) and the aggregate (see
+// [aggregate.members]) name values by paths that read them under this
+// rule.
+func (t *tree) path(n *node, p string) *node {
+	if p == "" {
+		return n
 	}
-	kids := t.kids(n)
-	for i := 0; i+1 < len(kids); i += 2 {
-		if t.str(&kids[i]) == key {
-			return &kids[i+1]
+	for n != nil && n.kind == kObject {
+		kids := t.kids(n)
+		var best *node
+		bestLen := -1
+		for i := 0; i+1 < len(kids); i += 2 {
+			k := t.str(&kids[i])
+			if len(k) > bestLen && strings.HasPrefix(p, k) && (len(k) == len(p) || p[len(k)] == '.') {
+				best, bestLen = &kids[i+1], len(k)
+			}
 		}
+		if best == nil || bestLen == len(p) {
+			return best
+		}
+		n, p = best, p[bestLen+1:]
 	}
 	return nil
 }
 
-// path returns the value at a dotted path ("address.city"), or nil.
-func (t *tree) path(n *node, p string) *node {
-	for n != nil && p != "" {
-		if v := t.member(n, p); v != nil { // a key holding dots
-			return v
+// dotted returns the member names of object n that hold a dot, as
+// rendered (invalid UTF-8 replaced) and sorted, for [dotPrefixed]; nil
+// when no name holds one.
+func (t *tree) dotted(n *node) []string {
+	var names []string
+	kids := t.kids(n)
+	for i := 0; i+1 < len(kids); i += 2 {
+		if name := t.str(&kids[i]); hasDot(name) {
+			names = append(names, jsonx.ValidUTF8(name))
 		}
-		key, rest, _ := cutDot(p)
-		n, p = t.member(n, key), rest
 	}
-	return n
+	slices.Sort(names)
+	return names
 }
 
-func cutDot(s string) (string, string, bool) { return strings.Cut(s, ".") }
+// hasDot reports whether name holds a dot. Names are short: a loop costs
+// less than a call of strings.IndexByte.
+func hasDot(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// dotPrefixed reports whether one of the sorted names (from [tree.dotted])
+// starts with name followed by a dot: "user" and "user.name" for a
+// member named "user.name.first". A member whose name does is kept
+// whole: flattening it, or describing it by its members' paths, would
+// make names that repeat the dotted member or that [tree.path] reads
+// elsewhere.
+func dotPrefixed(sorted []string, name string) bool {
+	if len(sorted) == 0 {
+		return false
+	}
+	name = jsonx.ValidUTF8(name) + "."
+	i, _ := slices.BinarySearch(sorted, name)
+	return i < len(sorted) && strings.HasPrefix(sorted[i], name)
+}
