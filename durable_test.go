@@ -390,12 +390,7 @@ func mustText(r *llm.ToolResult) string {
 // session; a state that is not the session's latest is refused.
 func TestContinueStoredRun(t *testing.T) {
 	srv := llmtest.NewServer(t, calls(call("wait", `{}`), paris), llmtest.Turn{Text: "Resumed: 18°C."})
-	started := make(chan struct{})
-	wait := tool.MustFunc("wait", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
-		close(started)
-		<-ctx.Done()
-		return "", ctx.Err()
-	}, &tool.FuncOptions{Idempotency: tool.Level2})
+	wait, started := waitTool()
 	store := memStore(t)
 	a, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(wait, weatherTool()), Sessions: store})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -45,16 +45,22 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 // Cancelling the context while a tool runs stops the run cleanly: the
 // tool gets a cancelled result, every call is answered, and the state
 // can be continued.
+// waitTool returns a tool that waits until its call is cancelled, and a
+// channel closed when it starts.
+func waitTool() (tool.Tool, <-chan struct{}) {
+	started := make(chan struct{})
+	return tool.MustFunc("wait", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	}, &tool.FuncOptions{Idempotency: tool.Level2}), started
+}
+
 func TestCancel(t *testing.T) {
 	for _, d := range dialects(true) {
 		t.Run(d.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, calls(call("wait", `{}`), paris), llmtest.Turn{Text: "Resumed: 18°C."})
-			started := make(chan struct{})
-			wait := tool.MustFunc("wait", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
-				close(started)
-				<-ctx.Done()
-				return "", ctx.Err()
-			}, &tool.FuncOptions{Idempotency: tool.Level2})
+			wait, started := waitTool()
 			a, _ := newAgent(t, d.new(t, srv), &toolwire.Config{Tools: registry(wait, weatherTool())})
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() { <-started; cancel() }()

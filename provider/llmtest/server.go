@@ -36,6 +36,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/toolwire/toolwire/internal/sse"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/llm/modeltest"
 	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -68,41 +69,23 @@ type Turn struct {
 	Interleave bool
 }
 
-// A Call is one scripted tool call.
-type Call struct {
-	// ID is the call's id; "" lets the server make one in its provider's
-	// style ("call_…", "toolu_…"). Gemini sends ids only when set here.
-	ID string
-	// Name is the tool's name.
-	Name string
-	// Args is the arguments, a JSON object.
-	Args string
-}
+// A Call is one scripted tool call: its ID ("" lets the server make one
+// in its provider's style, "call_…", "toolu_…"; Gemini sends ids only
+// when set), its tool's name and its arguments, a JSON object. It is the
+// call of the llm.Model conformance suite's script.
+type Call = modeltest.Call
 
 // An Error is a scripted failure, answered with the provider's status,
-// headers and error body.
-type Error struct {
-	// Kind is the failure: llm.RateLimited (429), llm.Overloaded (500;
-	// Status 529 or 503 for the overloaded variants), llm.ContextLength
-	// (400 with the provider's own context-window message), llm.Auth
-	// (401), llm.Invalid (400).
-	Kind llm.ErrorKind
-	// Status overrides the kind's usual HTTP status.
-	Status int
-	// RetryAfter is sent as retry-after-ms and, in whole seconds rounded
-	// up, as retry-after (Gemini: also as RetryInfo in the body).
-	RetryAfter time.Duration
-	// Message overrides the provider's usual error message.
-	Message string
-	// HTML answers with a proxy's HTML error page instead of the
-	// provider's JSON.
-	HTML bool
-	// InStream sends the error inside a 200 stream, as OpenAI, Anthropic
-	// and Gemini do for failures mid-answer, after After of the answer's
-	// events (0 means 1: the stream's opening event, before any content).
-	InStream bool
-	After    int
-}
+// headers and error body: llm.RateLimited (429), llm.Overloaded (500;
+// Status 529 or 503 for the overloaded variants), llm.ContextLength (400
+// with the provider's own context-window message), llm.Auth (401),
+// llm.Invalid (400). RetryAfter is sent as retry-after-ms and, in whole
+// seconds rounded up, as retry-after (Gemini: also as RetryInfo in the
+// body). InStream sends it inside a 200 stream, as the providers do for
+// failures mid-answer, after After of the answer's events (0 means 1:
+// the stream's opening event). It is the failure of the llm.Model
+// conformance suite's script.
+type Error = modeltest.Error
 
 // Misbehaviour is a set of ways an answer breaks the protocol, as
 // OpenAI-compatible servers are known to.

@@ -42,13 +42,7 @@ func Script(turns []modeltest.Turn) []llmtest.Turn {
 	out := make([]llmtest.Turn, len(turns))
 	for i, mt := range turns {
 		lt := llmtest.Turn{Reasoning: mt.Reasoning, Text: mt.Text, Usage: mt.Usage, Chunk: mt.Chunk, Interleave: mt.Interleave}
-		for _, c := range mt.Calls {
-			lt.Calls = append(lt.Calls, llmtest.Call{ID: c.ID, Name: c.Name, Args: c.Args})
-		}
-		if e := mt.Error; e != nil {
-			lt.Error = &llmtest.Error{Kind: e.Kind, Status: e.Status, RetryAfter: e.RetryAfter, Message: e.Message, HTML: e.HTML,
-				InStream: e.InStream, After: e.After}
-		}
+		lt.Calls, lt.Error = mt.Calls, mt.Error
 		if mt.CutOff {
 			lt.Misbehave |= llmtest.LengthMidCall
 		}
