@@ -100,7 +100,7 @@ func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func
 		began := time.Now()
 		if !cancelled {
 			stopped := false
-			in = a.Perform(withTextSink(ctx, func(d TextDelta) bool {
+			in = a.Perform(withTextSink(ctx, func(d TextEvent) bool {
 				stopped = !yield(d, nil)
 				return !stopped
 			}), st)

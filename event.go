@@ -10,13 +10,16 @@ import (
 	"github.com/toolwire/toolwire/observe"
 )
 
-// An Event is one thing that happened in a run, as [Agent.Stream] yields
-// it. The set is closed: [TextDelta], [CallEvent], [ResultEvent],
-// [TurnEvent], [StepEvent] and [DoneEvent].
+// An Event is one thing that happened in a run. The set is closed:
+// [Agent.Stream] yields [TextEvent], [CallEvent], [ResultEvent],
+// [TurnEvent], [TurnStartEvent], [StepEvent] and [DoneEvent]; a [Hook] is
+// told those and [ModelCallEvent], [ModelDoneEvent], [ToolStartEvent],
+// [ToolDoneEvent] and [InterruptEvent].
 type Event interface{ isEvent() }
 
-// TextDelta is a fragment of the model's text, as it streams.
-type TextDelta struct {
+// TextEvent is a fragment of the model's text, as it streams (the run's
+// view of an [llm.TextDelta]: with the turn it belongs to).
+type TextEvent struct {
 	Turn int
 	Text string
 }
@@ -62,7 +65,7 @@ type DoneEvent struct {
 	Result *Result
 }
 
-func (TextDelta) isEvent()   {}
+func (TextEvent) isEvent()   {}
 func (CallEvent) isEvent()   {}
 func (ResultEvent) isEvent() {}
 func (TurnEvent) isEvent()   {}

@@ -52,7 +52,7 @@ type textSinkKey struct{}
 // withTextSink returns ctx under which the model's text, as it streams,
 // goes to sink; sink returns false when nobody listens any more, which
 // stops the call.
-func withTextSink(ctx context.Context, sink func(TextDelta) bool) context.Context {
+func withTextSink(ctx context.Context, sink func(TextEvent) bool) context.Context {
 	return context.WithValue(ctx, textSinkKey{}, sink)
 }
 
@@ -89,7 +89,7 @@ func (a *Agent) callModel(ctx context.Context, s *State) ModelOutcome {
 // stream makes the call and accumulates its answer.
 func (a *Agent) stream(ctx context.Context, s *State, req *llm.Request, turn int) ModelOutcome {
 	var o ModelOutcome
-	sink, _ := ctx.Value(textSinkKey{}).(func(TextDelta) bool)
+	sink, _ := ctx.Value(textSinkKey{}).(func(TextEvent) bool)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var events iter.Seq2[llm.Event, error]
@@ -113,7 +113,7 @@ func (a *Agent) stream(ctx context.Context, s *State, req *llm.Request, turn int
 		}
 		acc.Add(ev)
 		if td, isText := ev.(llm.TextDelta); isText && td.Text != "" {
-			d := TextDelta{Turn: turn, Text: td.Text}
+			d := TextEvent{Turn: turn, Text: td.Text}
 			if len(a.hooks) > 0 {
 				a.notify(ctx, d)
 			}

@@ -167,7 +167,7 @@ func TestStreamEventsAndLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch ev := ev.(type) {
-		case toolwire.TextDelta:
+		case toolwire.TextEvent:
 			text.WriteString(ev.Text)
 			if len(kinds) == 0 || kinds[len(kinds)-1] != "text" {
 				kinds = append(kinds, "text")

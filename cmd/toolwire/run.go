@@ -261,7 +261,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 			break
 		}
 		switch ev := ev.(type) {
-		case toolwire.TextDelta:
+		case toolwire.TextEvent:
 			if ev.Turn != turn {
 				turn = ev.Turn
 				p.line("")
