@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// A Trace is a stack trace found in a tool's error output.
-type Trace struct {
+// A StackTrace is a stack trace found in a tool's error output.
+type StackTrace struct {
 	// Language is "go", "python", "java" or "javascript".
 	Language string
 	// Type is the error type: "ValueError", "java.lang.IllegalStateException",
@@ -33,7 +33,7 @@ var (
 // and returns text with the trace replaced by its first meaningful line,
 // and what it found. ok is false, and text is returned as is, when text
 // holds no trace.
-func ReduceTrace(text string) (reduced string, tr Trace, ok bool) {
+func ReduceTrace(text string) (reduced string, tr StackTrace, ok bool) {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		l = strings.TrimRight(l, "\r")
@@ -65,13 +65,13 @@ func ReduceTrace(text string) (reduced string, tr Trace, ok bool) {
 		}
 		return strings.Join(out, "\n"), tr, true
 	}
-	return text, Trace{}, false
+	return text, StackTrace{}, false
 }
 
 // pythonTrace reads a traceback starting at lines[i]: frames, then the
 // exception line; chained tracebacks ("During handling of the above
 // exception ...") are read to the last exception, the one raised.
-func pythonTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
+func pythonTrace(lines []string, i int) (start, end int, tr StackTrace, ok bool) {
 	tr.Language = "python"
 	j := i + 1
 	for j < len(lines) {
@@ -86,7 +86,7 @@ func pythonTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
 		}
 		m := pyException.FindStringSubmatch(strings.TrimSpace(l))
 		if m == nil {
-			return 0, 0, Trace{}, false
+			return 0, 0, StackTrace{}, false
 		}
 		tr.Type = m[1]
 		tr.Line = strings.TrimSpace(l)
@@ -108,12 +108,12 @@ func pythonTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
 		}
 		return i, j, tr, tr.Frames > 0 || tr.Type != ""
 	}
-	return 0, 0, Trace{}, false
+	return 0, 0, StackTrace{}, false
 }
 
 // goTrace reads a goroutine dump at lines[i], with the panic line before
 // it when there is one.
-func goTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
+func goTrace(lines []string, i int) (start, end int, tr StackTrace, ok bool) {
 	tr.Language = "go"
 	start = i
 	// The panic or fatal error, and a blank line, come first.
@@ -150,7 +150,7 @@ func goTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
 	return start, j, goType(tr), true
 }
 
-func goType(tr Trace) Trace {
+func goType(tr StackTrace) StackTrace {
 	switch {
 	case tr.Line == "":
 		tr.Line = "goroutine stack dump"
@@ -167,7 +167,7 @@ func goType(tr Trace) Trace {
 
 // javaTrace reads an exception line at lines[i] and its frames, with
 // every "Caused by:" section; the root cause is added to the line.
-func javaTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
+func javaTrace(lines []string, i int) (start, end int, tr StackTrace, ok bool) {
 	tr.Language = "java"
 	first := strings.TrimSpace(lines[i])
 	m := javaException.FindStringSubmatch(first)
@@ -193,7 +193,7 @@ func javaTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
 	return i, j, javaCause(tr, cause), true
 }
 
-func javaCause(tr Trace, cause string) Trace {
+func javaCause(tr StackTrace, cause string) StackTrace {
 	if cause != "" {
 		tr.Line += " (caused by " + clipRunes(cause, 300) + ")"
 	}
@@ -211,7 +211,7 @@ func prefixBefore(s, sub string) string {
 // jsTrace reads a JavaScript error line at lines[i] and its "at" frames.
 // Node prints the failing source line and a caret before the error: they
 // are left out too.
-func jsTrace(lines []string, i int) (start, end int, tr Trace, ok bool) {
+func jsTrace(lines []string, i int) (start, end int, tr StackTrace, ok bool) {
 	tr.Language = "javascript"
 	l := strings.TrimSpace(lines[i])
 	m := jsError.FindStringSubmatch(l)
