@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
+	"github.com/toolwire/toolwire/tool"
 )
 
 // TestPerformStepReplay drives a run through the exported Perform and
@@ -156,5 +160,56 @@ func TestClearedResultIsReadable(t *testing.T) {
 	must(t, err)
 	if got := lastResult(t, res.State); got.Status != llm.StatusSuccess || !strings.Contains(got.Text(), `item-1`) {
 		t.Errorf("read_result(%s) = %s %s, want the cleared result", ref, got.Status, oneLine(got.Text(), 300))
+	}
+}
+
+// countingCounter counts how often each text is counted.
+type countingCounter struct {
+	c  budget.Counter
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countingCounter) Count(s string) int {
+	c.mu.Lock()
+	c.n[s]++
+	c.mu.Unlock()
+	return c.c.Count(s)
+}
+
+// TestCountedOnce: over a 50-turn run, each text of the history is
+// counted once (the shaper counts each result it renders, the run's memo
+// everything else), however often fitting, the room and the turn reports
+// measure the history.
+func TestCountedOnce(t *testing.T) {
+	type in struct {
+		N int `json:"n"`
+	}
+	type out struct {
+		N     int    `json:"n"`
+		Notes string `json:"notes"`
+	}
+	note := strings.Repeat("a long note that makes the result longer than the memo's threshold ", 5)
+	step := tool.MustFunc("step", "Runs step n.", func(ctx context.Context, a in) (out, error) {
+		return out{N: a.N, Notes: note + strconv.Itoa(a.N)}, nil
+	}, &tool.FuncOptions{Idempotency: tool.Level2})
+	var turns []llmtest.Turn
+	for i := range 49 {
+		turns = append(turns, llmtest.Turn{Text: "Step " + strconv.Itoa(i) + ".", Calls: []llmtest.Call{
+			call("step", `{"n":`+strconv.Itoa(2*i)+`}`), call("step", `{"n":`+strconv.Itoa(2*i+1)+`}`)}})
+	}
+	turns = append(turns, llmtest.Turn{Text: "Done."})
+	srv := llmtest.NewServer(t, turns...)
+	ctr := &countingCounter{c: budget.Estimator{}, n: map[string]int{}}
+	a, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(step), Counter: ctr, MaxTurns: 60})
+	res, err := a.Run(context.Background(), "Run a hundred steps.")
+	must(t, err)
+	if res.Turns != 50 {
+		t.Fatalf("%d turns, want 50", res.Turns)
+	}
+	for s, n := range ctr.n {
+		if n > 1 {
+			t.Errorf("counted %d times: %q", n, oneLine(s, 80))
+		}
 	}
 }
