@@ -418,3 +418,29 @@ func TestContinueStoredRun(t *testing.T) {
 		t.Errorf("session status = %s, want done", snap.Session.Status)
 	}
 }
+
+// TestResumeRetriesModelError: a stored run that ended on a model failure
+// (an outage past the client's retries) is resumed without a new
+// message: Resume makes the failed call again. A run that answered still
+// needs a message.
+func TestResumeRetriesModelError(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(paris), llmtest.Turn{Error: &llmtest.Error{Kind: llm.Auth}}, llmtest.Turn{Text: "18°C."})
+	store := memStore(t)
+	a, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(weatherTool()), Sessions: store})
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if !errors.Is(err, toolwire.ModelError) || !errors.Is(err, llm.Auth) {
+		t.Fatalf("Run = %v, want a model_error wrapping the auth failure", err)
+	}
+	res, err = a.Resume(context.Background(), res.Session, nil)
+	if err != nil || res.Answer != "18°C." {
+		t.Fatalf("Resume after a model error = %+v, %v; want the call made again and answered", res, err)
+	}
+	if _, err := a.Resume(context.Background(), res.Session, nil); err == nil || !strings.Contains(err.Error(), "give a new message") {
+		t.Errorf("Resume of an answered run = %v, want it to ask for a new message", err)
+	}
+	snap, err := store.Load(context.Background(), res.Session)
+	must(t, err)
+	if got, want := renderAll(snap.Messages), renderAll(res.State.Messages); got != want {
+		t.Errorf("stored messages:\n%s\nwant:\n%s", got, want)
+	}
+}

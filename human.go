@@ -30,6 +30,9 @@ func (a *Agent) decide(n *State, d Decisions) error {
 			return &ResumeError{Session: id, Problem: fmt.Sprintf("no call waits for a decision: the run has ended (%s)", n.Next.Stop.Reason)}
 		}
 		if strings.TrimSpace(d.Message) == "" {
+			if retryable(n.Next.Stop.Reason) {
+				return a.retry(n) // the failed model call, made again
+			}
 			return &ResumeError{Session: id, Problem: fmt.Sprintf("the run has ended (%s): nothing to resume; give a new message to ask the model again", n.Next.Stop.Reason)}
 		}
 		n.Messages = append(n.Messages, llm.User(d.Message))
@@ -163,12 +166,16 @@ func (a *Agent) retry(n *State) error {
 	if n.Next.Kind != Done {
 		return &ResumeError{Session: n.ID, Problem: fmt.Sprintf("nothing to retry: the run has not ended (it wants %s)", n.Next.Kind)}
 	}
-	switch r := n.Next.Stop.Reason; r {
-	case ModelError, ContextLength, EmptyAnswer:
-	default:
+	if r := n.Next.Stop.Reason; !retryable(r) {
 		return &ResumeError{Session: n.ID, Problem: fmt.Sprintf("nothing to retry: the run did not end on a failed model call (%s)", r)}
 	}
 	n.Guard.EmptyRetried, n.Guard.Refitted = false, false
 	n.Next = Effect{Kind: CallModel}
 	return nil
+}
+
+// retryable reports whether a run that ended for reason ended on a failed
+// model call, which [Retry] makes again.
+func retryable(reason StopReason) bool {
+	return reason == ModelError || reason == ContextLength || reason == EmptyAnswer
 }

@@ -47,7 +47,8 @@ func Reject(reason string) Decision { return Decision{Kind: Rejected, Reason: re
 // Edit returns the decision to run a call with args instead.
 func Edit(args jsontext.Value) Decision { return Decision{Kind: Edited, Args: args} }
 
-// Decisions are what a person gives [Agent.Resume].
+// Decisions are what a person gives [Agent.Resume], and an [Input] of
+// [Agent.Step].
 type Decisions struct {
 	// Calls decide the calls that wait for approval, by call id; every
 	// waiting call needs one.
@@ -55,7 +56,9 @@ type Decisions struct {
 	// Message, when not empty, is a new message from the person. After a
 	// pause it is placed after every tool result of the turn, never
 	// between a call and its result; after a finished run it asks the
-	// model again.
+	// model again. Empty after a run that ended on a failed model call
+	// ([ModelError], [ContextLength], [EmptyAnswer]), it makes that call
+	// again, as [Retry] does.
 	Message string
 }
 
@@ -84,8 +87,10 @@ func decided(ctx context.Context, spec tool.Spec, call llm.ToolCall, _ []byte) (
 
 // Resume continues a stored session (Config.Sessions) and runs it until
 // it answers, stops or pauses again, as [Agent.Run] does. It loads the
-// session; recovers what a crash left (see [Agent.Recover]); applies the
-// decisions to the calls that wait for approval; commits that, so that of
+// session; recovers what a crash left (see [Agent.Recover]); steps it
+// with d ([Decisions]: the decisions on the calls that wait for approval,
+// a new message; a run that ended on a failed model call, given no
+// message, makes that call again); commits that, so that of
 // two processes resuming the same session exactly one goes on (the other
 // gets an error wrapping [session.ErrConflict]); and drives the loop.
 // A process other than the one that paused the session resumes it the

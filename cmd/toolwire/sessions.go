@@ -231,7 +231,7 @@ func newResumeCmd(e *env) *cobra.Command {
 	var approve, reject, reasons, edit, args []string
 	cmd := &cobra.Command{
 		Use:   "resume ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] [\"new message\"]",
-		Short: "Continue a saved session: after a pause for approval, or after a crash",
+		Short: "Continue a saved session: after a pause for approval, a model error, or a crash",
 		Long: `resume continues the session ID saved in --db, with the agent file it
 was run with (--agent overrides it) and the model of that file (--model
 overrides it).
@@ -241,6 +241,10 @@ A session paused for approval needs a decision for every waiting call:
 rejected_by_user with the reason; --edit CALL --args JSON runs it with
 other arguments, checked against the tool's schema first. A new message
 given as the last argument is placed after every tool result of the turn.
+
+A session that ended on a failed model call (an outage or a rate limit
+past the client's retries) makes that call again; one that ended otherwise
+needs a new message.
 
 A session that a crash left running is recovered first: a call that
 finished keeps its stored result; one that started and never finished runs
