@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"iter"
 	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
@@ -55,14 +55,16 @@ func call(id, city string) llmtest.Call {
 // scenario is the conversation Cached drives: reasoning, text, parallel
 // calls, results with an image and an error, a user message with an
 // image, results without names, a server that lost its stored responses,
-// and two compactions that change early messages.
+// and two compactions that change early messages. The requests ask for
+// reasoning, and every answer with calls has some, as a reasoning model's
+// do (Anthropic requires it of the last one, ANT-THINKING-FIRST).
 var scenario = []step{
 	// No text after the reasoning: Responses with Store, sending this
 	// answer again after the server lost it (turn 6), would write its text
 	// as a message item without the id of the one that followed the
 	// reasoning (OAI-RS-REASONING-FOLLOW), as Stream does.
 	{turn: llmtest.Turn{Reasoning: "Two cities.", Calls: []llmtest.Call{call("call_1a", "Paris"), call("call_1b", "Rome")}}, unnamed: true, image: true},
-	{turn: llmtest.Turn{Calls: []llmtest.Call{call("call_2", "Oslo")}}, errorStatus: true},
+	{turn: llmtest.Turn{Reasoning: "Oslo too.", Calls: []llmtest.Call{call("call_2", "Oslo")}}, errorStatus: true},
 	{turn: llmtest.Turn{Text: "Paris 18°C, Rome 21°C; Oslo failed."}, user: "Here is a photo <of Oslo> & more; and Madrid?"},
 	{turn: llmtest.Turn{Reasoning: "Madrid, then.", Calls: []llmtest.Call{call("call_4a", "Madrid"), call("call_4b", "Lisbon"), call("call_4c", "Bern")}}},
 	// Fitting elides the first results.
@@ -72,7 +74,7 @@ var scenario = []step{
 			llm.ToolResult{CallID: "call_1b", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "[elided]"}}})
 		return msgs
 	}},
-	{turn: llmtest.Turn{Calls: []llmtest.Call{call("call_6", "Vienna")}}, lose: true},
+	{turn: llmtest.Turn{Reasoning: "Vienna.", Calls: []llmtest.Call{call("call_6", "Vienna")}}, lose: true},
 	// A compaction rewrites the first answer: its calls become get_time,
 	// and the results after it, which name no tool, must follow.
 	{turn: llmtest.Turn{Text: "Vienna 15°C."}, before: func(msgs []llm.Message) []llm.Message {
@@ -176,22 +178,12 @@ func Cached(t *testing.T, newModel func(t *testing.T, srv *llmtest.Server) llm.C
 			t.Errorf("request %d: StreamCached to %s?%s, Stream to %s?%s", i+1, got[i].Path, got[i].Query, want[i].Path, want[i].Query)
 		}
 		if !bytes.Equal(got[i].Body, want[i].Body) {
-			t.Errorf("request %d: StreamCached sent\n%s\nStream sent\n%s\n%s", i+1, got[i].Body, want[i].Body, firstDiff(got[i].Body, want[i].Body))
+			t.Errorf("request %d: StreamCached sent\n%s\nStream sent\n%s\n%s", i+1, got[i].Body, want[i].Body, codectest.FirstDiff(got[i].Body, want[i].Body))
 		}
 		if got[i].Rejected != want[i].Rejected {
 			t.Errorf("request %d: rejected for %q, Stream's for %q", i+1, got[i].Rejected, want[i].Rejected)
 		}
 	}
-}
-
-// firstDiff says where a and b first differ.
-func firstDiff(a, b []byte) string {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	from := max(n-40, 0)
-	return fmt.Sprintf("first difference at byte %d: ...%s| vs ...%s|", n, a[from:min(n+40, len(a))], b[from:min(n+40, len(b))])
 }
 
 // EncodedOnce drives a conversation of turns turns, each answered with
@@ -206,7 +198,7 @@ func EncodedOnce(t *testing.T, turns, calls int, newModel func(t *testing.T, srv
 		for i := range calls {
 			cs = append(cs, call("call_"+strconv.Itoa(k)+"_"+strconv.Itoa(i), "Paris"))
 		}
-		steps[k].turn = llmtest.Turn{Calls: cs}
+		steps[k].turn = llmtest.Turn{Reasoning: "Again.", Calls: cs}
 	}
 	srv := llmtest.NewServer(t)
 	cache := new(llm.WireCache)
