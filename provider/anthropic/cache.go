@@ -13,6 +13,55 @@ const ephemeral = `"cache_control":{"type":"ephemeral"}`
 // maxBreakpoints is the most cache_control blocks one request may hold.
 const maxBreakpoints = 4
 
+// cacheControl starts a cache_control member, which counts against
+// maxBreakpoints wherever it stands.
+var cacheControl = []byte(`"cache_control":`)
+
+// A mark says how an object, the last block of a content or the last
+// tool, takes the client's breakpoint.
+type mark byte
+
+const (
+	markNone   mark = iota // it takes none: a thinking block (or no block at all)
+	markHeld               // it holds one already, which stands for the client's
+	markAppend             // the breakpoint goes after its last member
+	markEmpty              // it is {}: the breakpoint becomes its only member
+)
+
+// The bytes a breakpoint adds to an object, before its closing brace.
+var (
+	appendBreakpoint = []byte("," + ephemeral)
+	onlyBreakpoint   = []byte(ephemeral)
+)
+
+// insert returns the bytes a breakpoint of mark m adds to its object.
+func (m mark) insert() []byte {
+	if m == markEmpty {
+		return onlyBreakpoint
+	}
+	return appendBreakpoint
+}
+
+// blockMark returns how block, the last block of a message's content or
+// of the system prompt, takes a breakpoint: thinking blocks cannot.
+func blockMark(block []byte) mark {
+	if bytes.Contains(block, []byte(`"type":"thinking"`)) || bytes.Contains(block, []byte(`"type":"redacted_thinking"`)) {
+		return markNone
+	}
+	return objectMark(block)
+}
+
+// objectMark returns how a compact object takes a breakpoint.
+func objectMark(obj []byte) mark {
+	switch {
+	case bytes.Contains(obj, cacheControl):
+		return markHeld
+	case len(obj) == 2:
+		return markEmpty
+	}
+	return markAppend
+}
+
 // markCache sets the client's prompt-cache breakpoints in an encoded
 // request body: the system prompt, the last tool, and the last block of
 // the two newest user turns, without exceeding [maxBreakpoints] with the
@@ -22,7 +71,7 @@ func markCache(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	budget := maxBreakpoints - bytes.Count(body, []byte(`"cache_control":`))
+	budget := maxBreakpoints - bytes.Count(body, cacheControl)
 	for i := range top {
 		if budget <= 0 {
 			break
@@ -100,14 +149,12 @@ func object(ms []member) []byte {
 
 // markObject adds the breakpoint to a compact object that has none.
 func markObject(v jsontext.Value) jsontext.Value {
-	if bytes.Contains(v, []byte(`"cache_control":`)) {
+	m := objectMark(v)
+	if m == markHeld {
 		return v
 	}
 	out := append([]byte(nil), v[:len(v)-1]...)
-	if len(v) > 2 {
-		out = append(out, ',')
-	}
-	out = append(out, ephemeral...)
+	out = append(out, m.insert()...)
 	return append(out, '}')
 }
 
@@ -159,7 +206,7 @@ func markContent(v jsontext.Value) (jsontext.Value, bool, error) {
 		return append(append(out, ','), ephemeral+"}]"...), true, nil
 	case '[':
 		return markLast(v, func(b jsontext.Value) (jsontext.Value, bool, error) {
-			if bytes.Contains(b, []byte(`"type":"thinking"`)) || bytes.Contains(b, []byte(`"type":"redacted_thinking"`)) {
+			if blockMark(b) == markNone {
 				return b, false, nil // thinking blocks cannot be marked
 			}
 			return markObject(b), true, nil

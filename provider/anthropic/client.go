@@ -106,7 +106,7 @@ type Client struct {
 	stream    bool
 	maxTokens int
 	cache     bool
-	fields    []Field
+	extra     []Field // Config.Fields
 	c         *client.Client
 }
 
@@ -150,7 +150,7 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 		h.Set("x-api-key", cfg.APIKey)
 	}
 	return &Client{model: model, stream: !cfg.NoStream, maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens), cache: !cfg.NoCache,
-		fields: cfg.Fields, c: cc}, nil
+		extra: cfg.Fields, c: cc}, nil
 }
 
 // Name returns the model the client calls.
@@ -170,6 +170,25 @@ var budgets = map[llm.Effort]int{llm.EffortMinimal: 1024, llm.EffortLow: 2048, l
 
 // body writes the request body for req.
 func (c *Client) body(req *llm.Request) ([]byte, error) {
+	r, err := c.request(req)
+	if err != nil {
+		return nil, err
+	}
+	body, _, err := Encode(r)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic messages: %w", err)
+	}
+	if c.cache {
+		if body, err = markCache(body); err != nil {
+			return nil, fmt.Errorf("anthropic messages: cache breakpoints: %w", err)
+		}
+	}
+	return body, nil
+}
+
+// request returns the codec's Request for req: its messages and tools,
+// and the fields the client writes.
+func (c *Client) request(req *llm.Request) (*Request, error) {
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("anthropic messages: %w", err)
 	}
@@ -200,17 +219,8 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	if budget > 0 {
 		fields = append(fields, Field{Key: "thinking", Value: json.RawMessage(`{"type":"enabled","budget_tokens":` + strconv.Itoa(budget) + `}`)})
 	}
-	fields = append(fields, c.fields...)
-	body, _, err := Encode(&Request{Messages: req.Messages, Tools: req.Tools, Thinking: budget > 0, Fields: fields})
-	if err != nil {
-		return nil, fmt.Errorf("anthropic messages: %w", err)
-	}
-	if c.cache {
-		if body, err = markCache(body); err != nil {
-			return nil, fmt.Errorf("anthropic messages: cache breakpoints: %w", err)
-		}
-	}
-	return body, nil
+	fields = append(fields, c.extra...)
+	return &Request{Messages: req.Messages, Tools: req.Tools, Thinking: budget > 0, Fields: fields}, nil
 }
 
 func jsonStr(s string) json.RawMessage {

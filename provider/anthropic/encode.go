@@ -30,20 +30,8 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	if err := codec.CheckMessages("anthropic: encode", r.Messages); err != nil {
 		return nil, nil, err
 	}
-	src := r.src
-	if src == nil {
-		src = &source{leadSys: -1}
-	}
-	fromField := src.leadSys // how many leading system messages the field may hold
-	if r.FixWire {
-		fromField = -1 // all of them
-	}
-	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, fromField),
-		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
-	if r.src == nil {
-		e.ids = codec.PlanIDs(r.Messages, idRules())
-	}
-	dst := codec.Buffer(src.msgs)
+	e := newEncoder(r)
+	dst := codec.Buffer(e.src.msgs)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)
@@ -62,9 +50,29 @@ type encoder struct {
 	src    *source
 	blocks codec.Matcher // finds the source blocks of the parts written
 
-	lead    int           // leading messages written to top-level system
-	ids     *codec.IDPlan // the ids of a conversion; nil for a decoded Request
-	itemIDs int
+	lead     int           // leading messages written to top-level system
+	ids      *codec.IDPlan // the ids of a conversion; nil for a decoded Request
+	itemIDs  int
+	lastTool int // where the last tool written starts
+}
+
+// newEncoder returns the encoder of r; it plans the ids of a conversion
+// (a Request Decode did not make).
+func newEncoder(r *Request) *encoder {
+	src := r.src
+	if src == nil {
+		src = &source{leadSys: -1}
+	}
+	fromField := src.leadSys // how many leading system messages the field may hold
+	if r.FixWire {
+		fromField = -1 // all of them
+	}
+	e := &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, fromField),
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
+	if r.src == nil {
+		e.ids = codec.PlanIDs(r.Messages, idRules())
+	}
+	return e
 }
 
 // Part returns the llm part of block k, for the encoder's [codec.Matcher].
@@ -114,11 +122,19 @@ func (e *encoder) callID(i, j int, id, path string, call bool) string {
 }
 
 func (e *encoder) body(dst []byte) ([]byte, error) {
+	return e.appendBody(dst, e.system, e.messages, e.tools)
+}
+
+// appendBody writes the body: its fields in their order (max_tokens added
+// where needed), with system, messages and tools writing the values of
+// system (when there is a system prompt), messages and tools (when there
+// are tools).
+func (e *encoder) appendBody(dst []byte, system, messages, tools func(dst []byte) []byte) ([]byte, error) {
 	r := e.r
 	b := codec.Body{System: "system", Messages: "messages", Tools: "tools",
-		AppendMessages: e.messages, AppendTools: e.tools, HasTools: len(r.Tools) > 0 || hasOpaqueTools(e.src)}
+		AppendMessages: messages, AppendTools: tools, HasTools: len(r.Tools) > 0 || hasOpaqueTools(e.src)}
 	if e.lead > 0 {
-		b.AppendSystem = e.system
+		b.AppendSystem = system
 	}
 	fields := r.Fields
 	if mt, ok := e.maxTokens(); ok {
@@ -231,14 +247,28 @@ func (e *encoder) system(dst []byte) []byte {
 		}
 	}
 	dst = append(dst, '[')
-	for k, x := range texts {
-		if k > 0 {
-			dst = append(dst, ',')
-		}
-		i, j := x>>20, x&(1<<20-1)
-		dst = e.part(dst, i, j, msgs[i].Parts[j], "system")
+	n := 0
+	for i := range msgs {
+		dst, n = e.textBlocks(dst, i, n)
 	}
 	return append(dst, ']')
+}
+
+// textBlocks writes the text parts of leading system message i as text
+// blocks, after the n blocks written before them, and returns how many
+// are then written.
+func (e *encoder) textBlocks(dst []byte, i, n int) ([]byte, int) {
+	for j, p := range e.r.Messages[i].Parts {
+		if _, ok := p.(llm.Text); !ok {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = e.part(dst, i, j, p, "system")
+		n++
+	}
+	return dst, n
 }
 
 // verbatim returns the source JSON of message i when m is the message
@@ -254,59 +284,66 @@ func (e *encoder) messages(dst []byte) []byte {
 		if i > e.lead {
 			dst = append(dst, ',')
 		}
-		m := msgs[i]
-		path := e.wirePath(i)
-		raw, ok := e.verbatim(i, m)
-		if m.Role == llm.RoleSystem && e.r.Bare && (!ok || e.r.FixWire) {
-			e.Warnf(path, `a bare messages array has no top-level system field; written as a role "system" message, which the classic Messages API rejects (ANT-SYSTEM-ROLE)`)
-		}
-		if ok {
-			dst = append(dst, raw...)
-			continue
-		}
-		var role string
-		switch m.Role {
-		case llm.RoleAssistant:
-			role = "assistant"
-		case llm.RoleSystem:
-			role = "system"
-		default:
-			role = "user"
-		}
-		dst = append(dst, `{"role":"`...)
-		dst = append(dst, role...)
-		dst = append(dst, `","content":`...)
-		if len(m.Parts) == 1 {
-			k, exact := e.match(i, 0, m.Parts[0])
-			if k >= 0 && exact && e.src.blocks[k].str {
-				e.blocks.Use(k)
-				dst = append(dst, e.src.blocks[k].raw...)
-				dst = append(dst, '}')
-				continue
-			}
-			if t, ok := m.Parts[0].(llm.Text); ok && k < 0 && e.stringAt(i, m.Role) {
-				// A new text in place of a string content (a "" that now
-				// holds the placeholder) keeps the string form.
-				dst = codec.AppendString(dst, t.Text)
-				dst = append(dst, '}')
-				continue
-			}
-		}
-		dst = append(dst, '[')
-		var list codec.List
-		for j, p := range m.Parts {
-			bp := path + ".content." + strconv.Itoa(list.Len())
-			if !e.fits(m.Role, p, bp) {
-				continue
-			}
-			var at int
-			dst, at = list.Begin(dst)
-			dst = e.part(dst, i, j, p, bp)
-			dst = list.End(dst, at)
-		}
-		dst = append(dst, "]}"...)
+		dst, _ = e.message(dst, i, msgs[i])
 	}
 	return append(dst, ']')
+}
+
+// message writes message i, one after the leading system messages, and
+// returns where the last block of its content array starts: -1 when it
+// has none, or was written as it was decoded.
+func (e *encoder) message(dst []byte, i int, m llm.Message) ([]byte, int) {
+	path := e.wirePath(i)
+	raw, ok := e.verbatim(i, m)
+	if m.Role == llm.RoleSystem && e.r.Bare && (!ok || e.r.FixWire) {
+		e.Warnf(path, `a bare messages array has no top-level system field; written as a role "system" message, which the classic Messages API rejects (ANT-SYSTEM-ROLE)`)
+	}
+	if ok {
+		return append(dst, raw...), -1
+	}
+	var role string
+	switch m.Role {
+	case llm.RoleAssistant:
+		role = "assistant"
+	case llm.RoleSystem:
+		role = "system"
+	default:
+		role = "user"
+	}
+	dst = append(dst, `{"role":"`...)
+	dst = append(dst, role...)
+	dst = append(dst, `","content":`...)
+	if len(m.Parts) == 1 {
+		k, exact := e.match(i, 0, m.Parts[0])
+		if k >= 0 && exact && e.src.blocks[k].str {
+			e.blocks.Use(k)
+			dst = append(dst, e.src.blocks[k].raw...)
+			return append(dst, '}'), -1
+		}
+		if t, ok := m.Parts[0].(llm.Text); ok && k < 0 && e.stringAt(i, m.Role) {
+			// A new text in place of a string content (a "" that now
+			// holds the placeholder) keeps the string form.
+			dst = codec.AppendString(dst, t.Text)
+			return append(dst, '}'), -1
+		}
+	}
+	dst = append(dst, '[')
+	var list codec.List
+	last := -1
+	for j, p := range m.Parts {
+		bp := path + ".content." + strconv.Itoa(list.Len())
+		if !e.fits(m.Role, p, bp) {
+			continue
+		}
+		var at int
+		dst, at = list.Begin(dst)
+		n := list.Len()
+		dst = e.part(dst, i, j, p, bp)
+		if dst = list.End(dst, at); list.Len() > n {
+			last = at
+		}
+	}
+	return append(dst, "]}"...), last
 }
 
 // stringAt reports whether the decoded message i has the given role and
@@ -386,7 +423,7 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 	start := len(dst)
 	switch p := p.(type) {
 	case llm.Text:
-		dst = append(dst, `{"type":"text","text":`...)
+		dst = append(dst, textBlock...)
 		dst = codec.AppendString(dst, p.Text)
 	case llm.Image:
 		var ok bool
@@ -604,6 +641,7 @@ func (e *encoder) tools(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		n++
+		e.lastTool = len(dst)
 	}
 	for _, st := range e.src.tools {
 		if st.opaque {
@@ -659,6 +697,9 @@ func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []codec.Member, k int)
 	}
 	return codec.AppendMembers(dst, extras)
 }
+
+// textBlock opens a text block, before its text.
+const textBlock = `{"type":"text","text":`
 
 // identity keys a part for the matcher: the fields this dialect writes.
 var identity = codec.Identity{Signature: true}

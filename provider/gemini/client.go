@@ -81,7 +81,7 @@ type Config struct {
 type Client struct {
 	model  string
 	stream bool
-	fields []Field
+	extra  []Field // Config.Fields
 	c      *client.Client
 }
 
@@ -111,7 +111,7 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if cfg.APIKey != "" {
 		cc.Header().Set("x-goog-api-key", cfg.APIKey)
 	}
-	return &Client{model: model, stream: !cfg.NoStream, fields: cfg.Fields, c: cc}, nil
+	return &Client{model: model, stream: !cfg.NoStream, extra: cfg.Fields, c: cc}, nil
 }
 
 // Name returns the model the client calls.
@@ -122,12 +122,16 @@ func (c *Client) Dialect() string { return string(Dialect) }
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	path := "/models/" + c.model + ":generateContent"
-	if c.stream {
-		path = "/models/" + c.model + ":streamGenerateContent?alt=sse"
-	}
-	return c.c.Post(ctx, path, func() ([]byte, error) { return c.body(req) },
+	return c.c.Post(ctx, c.path(), func() ([]byte, error) { return c.body(req) },
 		func() client.Decoder { return newContentReader(req.Messages).decode })
+}
+
+// path returns where requests go, under the API's URL.
+func (c *Client) path() string {
+	if c.stream {
+		return "/models/" + c.model + ":streamGenerateContent?alt=sse"
+	}
+	return "/models/" + c.model + ":generateContent"
 }
 
 // budgets are the thinking budgets of the efforts.
@@ -135,6 +139,20 @@ var budgets = map[llm.Effort]int{llm.EffortMinimal: 512, llm.EffortLow: 1024, ll
 
 // body writes the request body for req.
 func (c *Client) body(req *llm.Request) ([]byte, error) {
+	fields, err := c.fields(req)
+	if err != nil {
+		return nil, err
+	}
+	body, _, err := Encode(&Request{Messages: req.Messages, Tools: req.Tools, Fields: fields})
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	return body, nil
+}
+
+// fields returns the top-level fields of the request body for req, other
+// than the ones [Request] models, in the order they are written.
+func (c *Client) fields(req *llm.Request) ([]Field, error) {
 	if err := req.Validate(); err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
@@ -155,12 +173,7 @@ func (c *Client) body(req *llm.Request) ([]byte, error) {
 	if tc := toolConfigs.Of(req); tc != "" {
 		fields = append(fields, Field{Key: "toolConfig", Value: json.RawMessage(tc)})
 	}
-	fields = append(fields, c.fields...)
-	body, _, err := Encode(&Request{Messages: req.Messages, Tools: req.Tools, Fields: fields})
-	if err != nil {
-		return nil, fmt.Errorf("gemini: %w", err)
-	}
-	return body, nil
+	return append(fields, c.extra...), nil
 }
 
 // toolConfigs are the values of toolConfig.

@@ -27,13 +27,8 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	if err := codec.CheckMessages("gemini: encode", r.Messages); err != nil {
 		return nil, nil, err
 	}
-	src := r.src
-	if src == nil {
-		src = &source{leadSys: -1}
-	}
-	e := &encoder{r: r, src: src, names: make(map[string]string), lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
-		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
-	dst := codec.Buffer(src.msgs)
+	e := newEncoder(r)
+	dst := codec.Buffer(e.src.msgs)
 	var err error
 	if r.Bare {
 		dst = e.bare(dst)
@@ -50,24 +45,40 @@ type encoder struct {
 	codec.Warner
 	r      *Request
 	src    *source
-	blocks codec.Matcher     // finds the source blocks of the parts written
-	lead   int               // leading messages written to systemInstruction
-	names  map[string]string // call id → name, for functionResponse names
+	blocks codec.Matcher // finds the source blocks of the parts written
+	lead   int           // leading messages written to systemInstruction
 
 	itemIDs int
 	noData  int  // parts without data left out (FixWire)
 	one     bool // the part written last came from a parts field that was one object
 }
 
+// newEncoder returns the encoder of r.
+func newEncoder(r *Request) *encoder {
+	src := r.src
+	if src == nil {
+		src = &source{leadSys: -1}
+	}
+	return &encoder{r: r, src: src, lead: codec.LeadingSystem(r.Messages, r.Bare, src.leadSys),
+		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
+}
+
 // Part returns the llm part of block k, for the encoder's [codec.Matcher].
 func (s *source) Part(k int) llm.Part { return s.blocks[k].part }
 
 func (e *encoder) body(dst []byte) ([]byte, error) {
+	return e.appendBody(dst, e.system, e.contents, e.tools)
+}
+
+// appendBody writes the body: its fields in their order, with system,
+// contents and tools writing the values of systemInstruction (when there
+// is a system prompt), contents and tools (when there are tools).
+func (e *encoder) appendBody(dst []byte, system, contents, tools func(dst []byte) []byte) ([]byte, error) {
 	r := e.r
 	b := codec.Body{Canon: camel, System: "systemInstruction", Messages: "contents", Tools: "tools",
-		AppendMessages: e.contents, AppendTools: e.tools, HasTools: len(r.Tools) > 0 || hasOpaqueTools(e.src)}
+		AppendMessages: contents, AppendTools: tools, HasTools: len(r.Tools) > 0 || hasOpaqueTools(e.src)}
 	if e.lead > 0 {
-		b.AppendSystem = e.system
+		b.AppendSystem = system
 	}
 	return codec.AppendBody(dst, "gemini: encode", r.Fields, &b)
 }
@@ -135,23 +146,31 @@ func (e *encoder) system(dst []byte) []byte {
 	open := len(dst)
 	dst = append(dst, '[')
 	n := 0
-	for i, m := range msgs {
-		for _, u := range e.units(i, m, "systemInstruction") {
-			if _, ok := u.part.(llm.Text); !ok {
-				e.Warnf("systemInstruction", "systemInstruction holds text only; a %s part of Messages[%d] was dropped", codec.PartKind(u.part), i)
-				continue
-			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			dst = e.part(dst, i, n, u, "systemInstruction.parts."+strconv.Itoa(n))
-			n++
-		}
+	for i := range msgs {
+		dst, n = e.systemParts(dst, i, n)
 	}
 	if n == 1 && e.one {
 		return append(unbracket(dst, open), '}')
 	}
 	return append(dst, "]}"...)
+}
+
+// systemParts writes the parts of leading system message i in
+// systemInstruction, its text ones, after the n parts written before
+// them, and returns how many parts are then written.
+func (e *encoder) systemParts(dst []byte, i, n int) ([]byte, int) {
+	for _, u := range e.units(i, e.r.Messages[i], "systemInstruction") {
+		if _, ok := u.part.(llm.Text); !ok {
+			e.Warnf("systemInstruction", "systemInstruction holds text only; a %s part of Messages[%d] was dropped", codec.PartKind(u.part), i)
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = e.part(dst, i, n, u, "systemInstruction.parts."+strconv.Itoa(n))
+		n++
+	}
+	return dst, n
 }
 
 // verbatim returns the source JSON of message i when m, written as the
@@ -225,7 +244,6 @@ func unbracket(dst []byte, open int) []byte {
 func (e *encoder) content(dst []byte, i int, m llm.Message, path string) []byte {
 	start, noData := len(dst), e.noData
 	us := e.units(i, m, path)
-	e.learnNames(m)
 	if raw, ok := e.verbatim(i, m, us); ok {
 		return append(dst, raw...)
 	}
@@ -300,14 +318,24 @@ func (e *encoder) msgOf(k int) int {
 	return sort.Search(len(src), func(x int) bool { return int(src[x].First+src[x].Count) > k })
 }
 
-// learnNames records the names of m's calls, for the functionResponses
-// that follow.
-func (e *encoder) learnNames(m llm.Message) {
-	for _, p := range m.Parts {
-		if c, ok := p.(llm.ToolCall); ok && c.ID != "" {
-			e.names[c.ID] = c.Name
+// callName returns the name of the call with the given id that a result
+// in content i answers: the last such call in the contents up to i (that
+// one included), "" when there is none. It reads the messages before i,
+// so that a content's encoding depends on them: a cache of encodings
+// keyed by position reuses one only after the same messages.
+func (e *encoder) callName(i int, id string) string {
+	if id == "" {
+		return ""
+	}
+	for k := i; k >= e.lead; k-- {
+		parts := e.r.Messages[k].Parts
+		for j := len(parts) - 1; j >= 0; j-- {
+			if c, ok := parts[j].(llm.ToolCall); ok && c.ID == id {
+				return c.Name
+			}
 		}
 	}
+	return ""
 }
 
 // fits reports whether part p can be written in a content of the given
@@ -408,7 +436,7 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 		dst = e.args(dst, p.Input, path+".functionCall.args")
 		dst = append(dst, '}')
 	case llm.ToolResult:
-		dst = e.result(dst, p, resp, respOne, wrap, path)
+		dst = e.result(dst, i, p, resp, respOne, wrap, path)
 	case llm.Opaque:
 		if p.Provider != string(Dialect) {
 			e.Warnf(path, "%s from %q cannot be written in Gemini; dropped", codec.PartKind(p), p.Provider)
@@ -480,13 +508,14 @@ func appendHead(dst []byte, kind, id, name string) []byte {
 	return codec.AppendString(dst, name)
 }
 
-// result writes a functionResponse part without its closing brace. A
-// non-nil wrap is the response of a result decoded unchanged that was not
-// an object, to write as {"output": wrap} (GEM-RESPONSE-OBJECT).
-func (e *encoder) result(dst []byte, r llm.ToolResult, resp []codec.Member, respOne bool, wrap []byte, path string) []byte {
+// result writes a functionResponse part of content i without its
+// closing brace. A non-nil wrap is the response of a result decoded
+// unchanged that was not an object, to write as {"output": wrap}
+// (GEM-RESPONSE-OBJECT).
+func (e *encoder) result(dst []byte, i int, r llm.ToolResult, resp []codec.Member, respOne bool, wrap []byte, path string) []byte {
 	name := r.Name
 	if name == "" {
-		if name = e.names[r.CallID]; name != "" {
+		if name = e.callName(i, r.CallID); name != "" {
 			e.Warnf(path, "functionResponse needs the function's name; took %q from the call %q", name, r.CallID)
 		} else {
 			e.Warnf(path, "functionResponse needs the function's name, and no earlier call has the id %q; written with an empty name", r.CallID)

@@ -29,17 +29,9 @@ func (c *Chat) StreamCached(ctx context.Context, req *llm.Request, cache *llm.Wi
 	if cache == nil {
 		return c.Stream(ctx, req)
 	}
-	return client.Stream(func(emit func(llm.Event) bool) error {
-		segs, err := c.segments(req, cache)
-		if err != nil {
-			return err
-		}
-		return c.t.c.Call(ctx, client.PostSegments(c.t.url, c.t.header, segs), func() client.Decoder { return newChatReader(req.Messages).decode }, emit)
-	})
+	return c.t.c.PostSegments(ctx, chatPath, func() ([][]byte, error) { return c.segments(req, cache) },
+		func() client.Decoder { return newChatReader(req.Messages).decode })
 }
-
-// comma separates the cached elements of the messages array.
-var comma = []byte{','}
 
 // segments returns the request body for req in pieces: the fields and
 // the opening of the messages array, each message's elements, and the
@@ -64,7 +56,7 @@ func (c *Chat) segments(req *llm.Request, cache *llm.WireCache) ([][]byte, error
 		body, err := c.body(req)
 		return [][]byte{body}, err
 	}
-	head = append(head, `"messages":[`...)
+	head = append(head, `"messages":`...)
 	msgs, err := cache.Messages(chatFormat, req.Messages, func(i int, m llm.Message) ([]byte, error) {
 		b, _, err := EncodeChat(&ChatRequest{Messages: []llm.Message{m}, Bare: true})
 		if err != nil {
@@ -78,7 +70,7 @@ func (c *Chat) segments(req *llm.Request, cache *llm.WireCache) ([][]byte, error
 		body, err := c.body(req)
 		return [][]byte{body}, err
 	}
-	tail := []byte{']'}
+	var tail []byte
 	if len(req.Tools) > 0 {
 		tools, err := cache.Tools(chatFormat, req.Tools, func(tools []llm.ToolSpec) ([]byte, error) {
 			// The tools array as EncodeChat writes it in a body.
@@ -98,18 +90,12 @@ func (c *Chat) segments(req *llm.Request, cache *llm.WireCache) ([][]byte, error
 		tail = append(append(tail, `,"tools":`...), tools...)
 	}
 	tail = append(tail, '}')
-	segs := make([][]byte, 0, 2*len(msgs)+2)
-	segs = append(segs, head)
-	first := true
-	for _, b := range msgs {
-		if len(b) == 0 {
-			continue
-		}
-		if !first {
-			segs = append(segs, comma)
-		}
-		first = false
-		segs = append(segs, b)
-	}
-	return append(segs, tail), nil
+	var s client.Segments
+	s.Grow(2*len(msgs) + 4)
+	s.Add(head)
+	s.Open()
+	s.Elems(msgs)
+	s.Close()
+	s.Add(tail)
+	return s.Pieces(), nil
 }

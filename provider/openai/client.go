@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -120,11 +119,6 @@ func newClientCore(op, model, path string, cfg *Config, written []string) (*clie
 		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 	return &clientCore{model: model, url: c.URL(path), header: h, stream: !cfg.NoStream, fields: cfg.Fields, c: c}, nil
-}
-
-// newRequest returns the function that builds each attempt's request.
-func (t *clientCore) newRequest(body []byte) func(ctx context.Context) (*http.Request, error) {
-	return client.Post(t.url, t.header, body)
 }
 
 // openaiErrors reads OpenAI's error body, {"error": {"message", "type",

@@ -58,6 +58,21 @@ func (c *Responses) Dialect() string { return string(transcript.OpenAIResponses)
 
 // Stream sends req and yields the answer's events; see [llm.Model].
 func (c *Responses) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return c.stream(ctx, req, nil)
+}
+
+// StreamCached is [Responses.Stream] with the encoding of each message
+// kept in cache, for a loop that sends a growing conversation: each
+// message is encoded once, and a request that holds the whole history
+// (without Store, or when the server lost the stored response) is written
+// to the connection from the cached pieces, never assembled in one
+// buffer. The bytes sent are the ones Stream sends.
+func (c *Responses) StreamCached(ctx context.Context, req *llm.Request, cache *llm.WireCache) iter.Seq2[llm.Event, error] {
+	return c.stream(ctx, req, cache)
+}
+
+// stream sends req, its messages encoded through cache (nil for none).
+func (c *Responses) stream(ctx context.Context, req *llm.Request, cache *llm.WireCache) iter.Seq2[llm.Event, error] {
 	return client.Stream(func(emit func(llm.Event) bool) error {
 		if err := req.Validate(); err != nil {
 			return fmt.Errorf("openai responses: %w", err)
@@ -73,12 +88,12 @@ func (c *Responses) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.
 			return emit(ev)
 		}
 		for {
-			body, err := c.body(req, prev, from)
+			segs, err := c.segments(req, prev, from, cache)
 			if err != nil {
 				return err
 			}
 			var dec *respReader
-			err = c.t.c.Call(ctx, c.t.newRequest(body), func() client.Decoder { dec = newRespReader(); return dec.decode }, tee)
+			err = c.t.c.Call(ctx, client.PostSegments(c.t.url, c.t.header, segs), func() client.Decoder { dec = newRespReader(); return dec.decode }, tee)
 			var le *llm.Error
 			if prev != "" && errors.As(err, &le) && le.Code == "previous_response_not_found" {
 				c.chains.forget(prev)
@@ -98,6 +113,16 @@ func (c *Responses) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.
 // body writes the request body for req: the whole history, or with prev
 // the messages from index from on.
 func (c *Responses) body(req *llm.Request, prev string, from int) ([]byte, error) {
+	body, _, err := EncodeResponses(&ResponsesRequest{Messages: req.Messages[from:], Tools: req.Tools, PreviousResponseID: prev, Fields: c.fields(req)})
+	if err != nil {
+		return nil, fmt.Errorf("openai responses: %w", err)
+	}
+	return body, nil
+}
+
+// fields returns the top-level fields of the request body for req, other
+// than the ones [ResponsesRequest] models, in the order they are written.
+func (c *Responses) fields(req *llm.Request) []Field {
 	fields := []Field{strField("model", c.t.model)}
 	if c.t.stream {
 		fields = append(fields, rawField("stream", "true"))
@@ -120,12 +145,7 @@ func (c *Responses) body(req *llm.Request, prev string, from int) ([]byte, error
 		e := codec.AppendString(nil, string(req.Effort))
 		fields = append(fields, rawField("reasoning", `{"effort":`+string(e)+`}`))
 	}
-	fields = append(fields, c.t.fields...)
-	body, _, err := EncodeResponses(&ResponsesRequest{Messages: req.Messages[from:], Tools: req.Tools, PreviousResponseID: prev, Fields: fields})
-	if err != nil {
-		return nil, fmt.Errorf("openai responses: %w", err)
-	}
-	return body, nil
+	return append(fields, c.t.fields...)
 }
 
 // chainKey identifies a conversation prefix: the hash of its messages.

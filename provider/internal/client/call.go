@@ -78,13 +78,10 @@ func (c *Client) answerError(ctx context.Context, err error) error {
 // (as [Post]) and decoded by a decoder from newDecoder, as Call does. A
 // body that cannot be written is the stream's error.
 func (c *Client) Post(ctx context.Context, path string, body func() ([]byte, error), newDecoder func() Decoder) iter.Seq2[llm.Event, error] {
-	return Stream(func(emit func(llm.Event) bool) error {
+	return c.PostSegments(ctx, path, func() ([][]byte, error) {
 		b, err := body()
-		if err != nil {
-			return err
-		}
-		return c.Call(ctx, Post(c.URL(path), c.header, b), newDecoder, emit)
-	})
+		return [][]byte{b}, err
+	}, newDecoder)
 }
 
 // Stream adapts Call to the shape of [llm.Model.Stream].
