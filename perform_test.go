@@ -182,26 +182,9 @@ func (c *countingCounter) Count(s string) int {
 // everything else), however often fitting, the room and the turn reports
 // measure the history.
 func TestCountedOnce(t *testing.T) {
-	type in struct {
-		N int `json:"n"`
-	}
-	type out struct {
-		N     int    `json:"n"`
-		Notes string `json:"notes"`
-	}
-	note := strings.Repeat("a long note that makes the result longer than the memo's threshold ", 5)
-	step := tool.MustFunc("step", "Runs step n.", func(ctx context.Context, a in) (out, error) {
-		return out{N: a.N, Notes: note + strconv.Itoa(a.N)}, nil
-	}, &tool.FuncOptions{Idempotency: tool.Level2})
-	var turns []llmtest.Turn
-	for i := range 49 {
-		turns = append(turns, llmtest.Turn{Text: "Step " + strconv.Itoa(i) + ".", Calls: []llmtest.Call{
-			call("step", `{"n":`+strconv.Itoa(2*i)+`}`), call("step", `{"n":`+strconv.Itoa(2*i+1)+`}`)}})
-	}
-	turns = append(turns, llmtest.Turn{Text: "Done."})
-	srv := llmtest.NewServer(t, turns...)
+	srv := llmtest.NewServer(t, stepTurns(50)...)
 	ctr := &countingCounter{c: budget.Estimator{}, n: map[string]int{}}
-	a, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(step), Counter: ctr, MaxTurns: 60})
+	a, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(stepTool()), Counter: ctr, MaxTurns: 60})
 	res, err := a.Run(context.Background(), "Run a hundred steps.")
 	must(t, err)
 	if res.Turns != 50 {
@@ -212,4 +195,66 @@ func TestCountedOnce(t *testing.T) {
 			t.Errorf("counted %d times: %q", n, oneLine(s, 80))
 		}
 	}
+}
+
+// TestEncodedOnce: over a 50-turn run, each dialect's client encodes each
+// message of the history once; every later request sends the cached
+// bytes again.
+func TestEncodedOnce(t *testing.T) {
+	for _, d := range dialects(false) {
+		t.Run(d.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, stepTurns(50)...)
+			a, _ := newAgent(t, d.new(t, srv), &toolwire.Config{Tools: registry(stepTool()), MaxTurns: 60})
+			s := a.Start("Run a hundred steps.")
+			encoded, reused, sent, last := 0, 0, len(a.Request(s).Messages), 0
+			for ev, err := range a.Continue(context.Background(), s) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch ev := ev.(type) {
+				case toolwire.TurnEvent:
+					encoded += ev.Report.Encoded
+					reused += ev.Report.Reused
+				case toolwire.StepEvent:
+					if ev.State.Next.Kind == toolwire.CallModel {
+						last = len(a.Request(ev.State).Messages)
+						sent += last
+					}
+				case toolwire.DoneEvent:
+					if ev.Result.Stop != toolwire.Answered || ev.Result.Turns != 50 {
+						t.Fatalf("the run ended %s after %d turns, want answered after 50", ev.Result.Stop, ev.Result.Turns)
+					}
+				}
+			}
+			if encoded != last || encoded+reused != sent {
+				t.Errorf("encoded %d and reused %d over 50 turns; want %d encoded (each message of the last request once) and %d sent in all", encoded, reused, last, sent)
+			}
+		})
+	}
+}
+
+// stepTool returns a tool whose every call has a result of its own,
+// longer than the memo's threshold.
+func stepTool() tool.Tool {
+	type in struct {
+		N int `json:"n"`
+	}
+	type out struct {
+		N     int    `json:"n"`
+		Notes string `json:"notes"`
+	}
+	note := strings.Repeat("a long note that makes the result longer than the memo's threshold ", 5)
+	return tool.MustFunc("step", "Runs step n.", func(ctx context.Context, a in) (out, error) {
+		return out{N: a.N, Notes: note + strconv.Itoa(a.N)}, nil
+	}, &tool.FuncOptions{Idempotency: tool.Level2})
+}
+
+// stepTurns scripts n turns: n-1 of two step calls each, then an answer.
+func stepTurns(n int) []llmtest.Turn {
+	var turns []llmtest.Turn
+	for i := range n - 1 {
+		turns = append(turns, llmtest.Turn{Text: "Step " + strconv.Itoa(i) + ".", Calls: []llmtest.Call{
+			call("step", `{"n":`+strconv.Itoa(2*i)+`}`), call("step", `{"n":`+strconv.Itoa(2*i+1)+`}`)}})
+	}
+	return append(turns, llmtest.Turn{Text: "Done."})
 }
