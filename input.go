@@ -100,6 +100,7 @@ type responseJSON struct {
 	Usage   usageJSON        `json:"usage,omitzero"`
 	Finish  llm.FinishReason `json:"finish,omitzero"`
 	Raw     string           `json:"finish_raw,omitzero"`
+	ID      string           `json:"id,omitzero"`
 }
 
 // cutJSON is a tool call without an id or a name, at its place among the
@@ -245,7 +246,7 @@ func ParseInput(b []byte) (Input, error) {
 }
 
 func encodeResponse(r *llm.Response) *responseJSON {
-	out := &responseJSON{Usage: usageJSON(r.Usage), Finish: r.Finish.Reason, Raw: r.Finish.Raw}
+	out := &responseJSON{Usage: usageJSON(r.Usage), Finish: r.Finish.Reason, Raw: r.Finish.Raw, ID: r.ID}
 	msg := llm.Message{Role: r.Message.Role}
 	for i, p := range r.Message.Parts {
 		if c, ok := p.(llm.ToolCall); ok && (c.ID == "" || c.Name == "") {
@@ -271,7 +272,7 @@ func decodeResponse(in *responseJSON) (*llm.Response, error) {
 		parts = slices.Insert(parts, c.Part, llm.Part(llm.ToolCall{ID: c.ID, Name: c.Name, Input: []byte(c.Input)}))
 	}
 	msg.Parts = parts
-	return &llm.Response{Message: msg, Usage: llm.Usage(in.Usage), Finish: llm.Finish{Reason: in.Finish, Raw: in.Raw}}, nil
+	return &llm.Response{Message: msg, Usage: llm.Usage(in.Usage), Finish: llm.Finish{Reason: in.Finish, Raw: in.Raw}, ID: in.ID}, nil
 }
 
 func encodeShaping(r *observe.Report) *shapingJSON {

@@ -33,6 +33,7 @@ func (a *Agent) prepare(n *State, ch *Change) {
 	if !sameSlice(fitted, n.Messages) {
 		n.Messages = fitted[:len(fitted):len(fitted)]
 		n.Fits++
+		n.Previous = nil // the provider's stored history is not this one
 		ch.Fitted, ch.Fit = true, rep
 		if plan != nil {
 			n.Next.Offload = plan.kept
@@ -54,7 +55,7 @@ func (a *Agent) prepare(n *State, ch *Change) {
 			return
 		}
 	}
-	n.Next.Request = a.request(n.Messages)
+	n.Next.Request = a.request(n)
 	ch.Events = append(ch.Events, TurnStartEvent{Turn: n.Turn + 1})
 }
 
@@ -69,12 +70,16 @@ func (a *Agent) Request(s *State) *llm.Request {
 	if s.Next.Request != nil {
 		return s.Next.Request
 	}
-	return a.request(s.Messages)
+	return a.request(s)
 }
 
-func (a *Agent) request(msgs []llm.Message) *llm.Request {
-	return &llm.Request{Messages: msgs, Tools: a.specs, Temperature: a.cfg.Temperature,
+func (a *Agent) request(s *State) *llm.Request {
+	req := &llm.Request{Messages: s.Messages, Tools: a.specs, Temperature: a.cfg.Temperature,
 		MaxOutputTokens: a.cfg.MaxOutputTokens, Effort: a.cfg.Effort}
+	if p := s.Previous; p != nil && p.Messages < len(s.Messages) {
+		req.Previous = p
+	}
+	return req
 }
 
 // room is the tokens the results of n's turn may take together.

@@ -42,6 +42,46 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 	checkGolden(t, "previous-response-id", srv, res)
 }
 
+// TestPreviousResponseIDSurvivesRestart: the stored answer a Responses
+// run continues is in its State: saved as JSON after the first turn and
+// continued by another agent with another client (another process), the
+// next request still sends only the new items.
+func TestPreviousResponseIDSurvivesRestart(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(paris), llmtest.Turn{Text: "18°C."})
+	open := func() *toolwire.Agent {
+		m, err := openai.NewResponses("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", Store: true, RetryBackoff: time.Millisecond})
+		must(t, err)
+		a, _ := newAgent(t, m, weatherCfg(t))
+		return a
+	}
+	a := open()
+	s := a.Start("Weather in Paris?")
+	for s.Next.Kind != toolwire.CallModel || s.Turn == 0 {
+		var err error
+		s, _, err = a.Step(s, a.Perform(context.Background(), s))
+		must(t, err)
+	}
+	if s.Previous == nil || s.Previous.ID == "" {
+		t.Fatalf("after a stored answer, State.Previous = %+v, want its id", s.Previous)
+	}
+	b, err := json.Marshal(s)
+	must(t, err)
+	var back toolwire.State
+	must(t, json.Unmarshal(b, &back))
+	res, err := open().RunState(context.Background(), &back)
+	if err != nil || res.Answer != "18°C." {
+		t.Fatalf("RunState after a restart = %+v, %v", res, err)
+	}
+	var body struct {
+		Prev  string            `json:"previous_response_id"`
+		Input []json.RawMessage `json:"input"`
+	}
+	must(t, json.Unmarshal(srv.Requests()[1].Body, &body))
+	if body.Prev != s.Previous.ID || len(body.Input) != 1 {
+		t.Errorf("the request after the restart continues %q with %d items, want %q with the one tool result", body.Prev, len(body.Input), s.Previous.ID)
+	}
+}
+
 // Cancelling the context while a tool runs stops the run cleanly: the
 // tool gets a cancelled result, every call is answered, and the state
 // can be continued.

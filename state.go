@@ -40,6 +40,12 @@ type State struct {
 	Usage llm.Usage
 	// Fits counts the times fitting changed the history.
 	Fits int
+	// Previous is the provider's stored answer that the next model call
+	// continues (OpenAI Responses with Store): the provider holds
+	// Messages[:Previous.Messages], so the call sends only the rest. It
+	// is the state's, so that it survives a restart; nil when the model
+	// stores nothing, or once fitting changed the history.
+	Previous *llm.Previous
 	// Next is what the loop wants done next.
 	Next Effect
 	// Guard is the loop guards' bookkeeping.
@@ -237,6 +243,7 @@ type stateJSON struct {
 	Turn     int              `json:"turn"`
 	Usage    usageJSON        `json:"usage"`
 	Fits     int              `json:"fits,omitzero"`
+	Previous *previousJSON    `json:"previous,omitzero"`
 	Next     effectJSON       `json:"next"`
 	Guard    Guard            `json:"guard"`
 }
@@ -252,6 +259,11 @@ type effectJSON struct {
 	Messages *llm.Conversation `json:"call_messages,omitzero"`
 	Stop     *Stop             `json:"stop,omitzero"`
 	Then     *llm.Conversation `json:"then,omitzero"`
+}
+
+type previousJSON struct {
+	ID       string `json:"id"`
+	Messages int    `json:"messages"`
 }
 
 type offloadJSON struct {
@@ -289,6 +301,9 @@ func (s State) MarshalJSON() ([]byte, error) {
 	out := stateJSON{Version: StateVersion, ID: s.ID, Messages: llm.Conversation{Messages: s.Messages},
 		Turn: s.Turn, Usage: usageJSON(s.Usage), Fits: s.Fits, Guard: s.Guard,
 		Next: effectJSON{Kind: s.Next.Kind, Refit: s.Next.Refit, Room: s.Next.Room, Stop: s.Next.Stop}}
+	if p := s.Previous; p != nil {
+		out.Previous = &previousJSON{ID: p.ID, Messages: p.Messages}
+	}
 	for _, o := range s.Next.Offload {
 		out.Next.Offload = append(out.Next.Offload, offloadJSON{Ref: o.Ref, Tool: o.Result.Tool, Kind: o.Result.Kind, MediaType: o.Result.MediaType, Data: o.Result.Data})
 	}
@@ -341,6 +356,12 @@ func (s *State) UnmarshalJSON(b []byte) error {
 	}
 	out := State{ID: in.ID, Messages: in.Messages.Messages, Turn: in.Turn, Usage: llm.Usage(in.Usage), Fits: in.Fits, Guard: in.Guard,
 		Next: Effect{Kind: in.Next.Kind, Refit: in.Next.Refit, Room: in.Next.Room, Stop: in.Next.Stop}}
+	if p := in.Previous; p != nil {
+		if p.ID == "" || p.Messages < 0 || p.Messages > len(out.Messages) {
+			return fmt.Errorf("toolwire: decode state: previous: answer %q holds %d messages of %d; want an id and 0 to %d", p.ID, p.Messages, len(out.Messages), len(out.Messages))
+		}
+		out.Previous = &llm.Previous{ID: p.ID, Messages: p.Messages}
+	}
 	for i, o := range in.Next.Offload {
 		if o.Ref == "" {
 			return fmt.Errorf("toolwire: decode state: next.offload.%d.ref is empty", i)

@@ -182,6 +182,16 @@ func (a *Agent) afterModel(n *State, o ModelOutcome, ch *Change) {
 	n.Usage = n.Usage.Add(resp.Usage)
 	n.Guard.EmptyRetried = false
 	msg := resp.Message
+	at := len(n.Messages)
+	defer func() {
+		// The provider stored the history and this answer: the next call
+		// continues it, if the answer went into the history unchanged
+		// (not a call renamed or completed).
+		n.Previous = nil
+		if resp.ID != "" && len(n.Messages) > at && sameParts(n.Messages[at].Parts, resp.Message.Parts) {
+			n.Previous = &llm.Previous{ID: resp.ID, Messages: at + 1}
+		}
+	}()
 	if len(msg.ToolCalls()) == 0 {
 		a.answer(n, msg)
 		a.endReport(n, ch)
@@ -216,6 +226,11 @@ func (a *Agent) afterModel(n *State, o ModelOutcome, ch *Change) {
 	if len(n.Next.Runnable(true)) == 0 {
 		a.endTurn(n, false, ch) // every call was cut off: nothing to run
 	}
+}
+
+// sameParts reports whether a and b are the same slice of parts.
+func sameParts(a, b []llm.Part) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // completeCalls gives the calls a stream left without an id or a name

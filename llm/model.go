@@ -65,6 +65,23 @@ type Request struct {
 	// Effort is how much the model should reason before answering; ""
 	// means the provider's default.
 	Effort Effort
+	// Previous, when set, is an answer the provider stored (its
+	// [Response].ID) that this request continues: the provider holds
+	// Messages[:Previous.Messages] and that answer. A client that can
+	// continue a stored answer (OpenAI Responses with Store) sends only
+	// the messages after them; if the provider has lost it, the whole
+	// history. Other clients send the whole history. nil sends it whole.
+	Previous *Previous
+}
+
+// Previous names a stored answer that a request continues; see
+// [Request].Previous.
+type Previous struct {
+	// ID is the answer's id at the provider ([Response].ID).
+	ID string
+	// Messages is how many of the request's messages the provider holds
+	// with it: the history that answer was given for, and the answer.
+	Messages int
 }
 
 // Validate reports the first option of r that no provider could honour.
@@ -86,6 +103,9 @@ func (r *Request) Validate() error {
 	}
 	if t := r.Temperature; t != nil && (*t < 0 || *t > 2 || *t != *t) {
 		return fmt.Errorf("llm: temperature %v is outside [0, 2]", *t)
+	}
+	if p := r.Previous; p != nil && (p.ID == "" || p.Messages < 0 || p.Messages > len(r.Messages)) {
+		return fmt.Errorf("llm: previous answer %q holds %d messages of a request of %d; want an id and 0 to %d", p.ID, p.Messages, len(r.Messages), len(r.Messages))
 	}
 	if r.MaxOutputTokens < 0 {
 		return fmt.Errorf("llm: max output tokens %d is negative", r.MaxOutputTokens)
@@ -154,6 +174,9 @@ type Response struct {
 	Usage Usage
 	// Finish says why the model stopped.
 	Finish Finish
+	// ID names the answer where the provider stored it, for a later
+	// request to continue ([Request].Previous); "" when it stored none.
+	ID string
 }
 
 // ErrEmptyMessage is wrapped by the error [Accumulator.Response] and
@@ -170,7 +193,7 @@ var ErrEmptyMessage = errors.New("llm: the model answered with an empty message"
 // returned in both cases.
 func (a *Accumulator) Response() (*Response, error) {
 	msg, err := a.Message()
-	resp := &Response{Message: msg, Usage: a.usage, Finish: a.finish}
+	resp := &Response{Message: msg, Usage: a.usage, Finish: a.finish, ID: a.stored}
 	if err != nil {
 		return resp, err
 	}

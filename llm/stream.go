@@ -9,7 +9,7 @@ import (
 )
 
 // An Event is one item of a model's streamed answer. The set is closed:
-// [TextDelta], [ReasoningDelta], [ToolCallDelta], [Usage] and [Finish].
+// [TextDelta], [ReasoningDelta], [ToolCallDelta], [Usage], [Stored] and [Finish].
 // Provider codecs turn their wire events into these; an [Accumulator]
 // assembles them into a [Message].
 type Event interface {
@@ -102,6 +102,13 @@ type Finish struct {
 	Raw    string
 }
 
+// Stored says that the provider stored the answer under ID, for a later
+// request to continue ([Request].Previous). It comes before the [Finish].
+type Stored struct {
+	ID string
+}
+
+func (Stored) isEvent()         {}
 func (TextDelta) isEvent()      {}
 func (ReasoningDelta) isEvent() {}
 func (ToolCallDelta) isEvent()  {}
@@ -166,6 +173,7 @@ type Accumulator struct {
 	calls           int
 	usage           Usage
 	finish          Finish
+	stored          string // the Stored event's id
 }
 
 type partBuilder struct {
@@ -208,6 +216,8 @@ func (a *Accumulator) Add(ev Event) {
 		latest(&a.usage.ReasoningTokens, ev.ReasoningTokens)
 	case Finish:
 		a.finish = ev
+	case Stored:
+		a.stored = ev.ID
 	}
 }
 

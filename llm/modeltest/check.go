@@ -169,8 +169,8 @@ func sameJSON(a, b []byte) bool {
 
 // sameAnswer reports whether a and b are the same answer to the same
 // request sent twice. The values a provider makes anew for each answer
-// (a call's ItemID, a reasoning signature or payload) may differ, but
-// each must be in both or in neither.
+// (the id it stores it under, a call's ItemID, a reasoning signature or
+// payload) may differ, but each must be in both or in neither.
 func sameAnswer(a, b *llm.Response) bool {
 	return reflect.DeepEqual(anew(a, b), anew(b, a))
 }
@@ -179,6 +179,9 @@ func sameAnswer(a, b *llm.Response) bool {
 // has are blanked.
 func anew(r, other *llm.Response) *llm.Response {
 	out := *r
+	if r.ID != "" && other.ID != "" {
+		out.ID = "(made by the provider)" // each answer is stored under its own id
+	}
 	out.Message.Parts = append([]llm.Part(nil), r.Message.Parts...)
 	for i, p := range out.Message.Parts {
 		if i >= len(other.Message.Parts) {

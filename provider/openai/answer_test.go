@@ -10,7 +10,7 @@ import (
 
 func newChatAnswer(h []llm.Message) client.Decoder { return newChatReader(h).decode }
 
-func newResponsesAnswer([]llm.Message) client.Decoder { return newRespReader().decode }
+func newResponsesAnswer([]llm.Message) client.Decoder { return newRespReader(false).decode }
 
 // TestChatAnswerGolden decodes recorded Chat Completions answers, OpenAI's
 // and compatible servers' misbehaving ones.

@@ -65,7 +65,7 @@ func ExampleChat_Stream() {
 }
 
 // With Store, the second turn sends only the tool result, after the
-// stored response it continues.
+// stored response it continues (Request.Previous).
 func ExampleNewResponses() {
 	srv := llmtest.NewServer(nil,
 		llmtest.Turn{Calls: []llmtest.Call{{ID: "call_1", Name: "get_weather", Args: `{"city":"Paris"}`}}},
@@ -78,6 +78,8 @@ func ExampleNewResponses() {
 	call := resp.Message.ToolCalls()[0]
 	req.Messages = append(req.Messages, resp.Message, llm.Tool(llm.ToolResult{
 		CallID: call.ID, Name: call.Name, Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18°C, sunny"}}}))
+	// The server holds the question and its answer, stored as resp.ID.
+	req.Previous = &llm.Previous{ID: resp.ID, Messages: 2}
 	resp, _ = llm.Generate(context.Background(), model, req)
 	fmt.Println(resp.Message.Text())
 	fmt.Println(string(srv.Requests()[1].Body))

@@ -2,12 +2,10 @@ package openai
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"iter"
 	"strconv"
-	"sync"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/client"
@@ -19,21 +17,21 @@ import (
 // (POST {BaseURL}/responses). Requests are written by [EncodeResponses];
 // answers are read as server-sent events, or whole with Config.NoStream.
 //
-// With Config.Store, responses stay on the server and a request whose
-// history starts with a conversation the client has seen answered sends
-// only the messages after it, with "previous_response_id": a turn's cost
-// follows its new messages, not the whole history. When the server has
-// lost the response (previous_response_not_found), the client sends the
-// whole history instead, once, without the caller noticing. Without Store,
-// every request holds the whole history, reasoning items included
-// (encrypted, as "include" asks), so that they can be replayed.
+// With Config.Store, responses stay on the server: each answer reports
+// its id ([llm.Stored], [llm.Response].ID), and a request that names it
+// ([llm.Request].Previous) sends only the messages after the ones the
+// server holds, with "previous_response_id": a turn's cost follows its
+// new messages, not the whole history. The caller keeps the id (the agent
+// loop keeps it in its State, so that it survives a restart). When the
+// server has lost the response (previous_response_not_found), the client
+// sends the whole history instead, once, without the caller noticing.
+// Without Store, every request holds the whole history, reasoning items
+// included (encrypted, as "include" asks), so that they can be replayed.
 //
-// A Responses is safe for concurrent use; the conversations it continues
-// are told apart by their content.
+// A Responses is safe for concurrent use; it keeps no conversation.
 type Responses struct {
-	t      *clientCore
-	store  bool
-	chains chains
+	t     *clientCore
+	store bool
 }
 
 var _ llm.Model = (*Responses)(nil)
@@ -77,33 +75,20 @@ func (c *Responses) stream(ctx context.Context, req *llm.Request, cache *llm.Wir
 		if err := req.Validate(); err != nil {
 			return fmt.Errorf("openai responses: %w", err)
 		}
-		var prefix []chainKey
-		if c.store {
-			prefix = chainKeys(req.Messages)
-		}
-		prev, from := c.chains.find(prefix)
-		var acc llm.Accumulator
-		tee := func(ev llm.Event) bool {
-			acc.Add(ev)
-			return emit(ev)
+		prev, from := "", 0
+		if p := req.Previous; c.store && p != nil && p.Messages < len(req.Messages) {
+			prev, from = p.ID, p.Messages // at least one message must follow
 		}
 		for {
 			segs, err := c.segments(req, prev, from, cache)
 			if err != nil {
 				return err
 			}
-			var dec *respReader
-			err = c.t.c.Call(ctx, client.PostSegments(c.t.url, c.t.header, segs), func() client.Decoder { dec = newRespReader(); return dec.decode }, tee)
+			err = c.t.c.Call(ctx, client.PostSegments(c.t.url, c.t.header, segs), func() client.Decoder { return newRespReader(c.store).decode }, emit)
 			var le *llm.Error
 			if prev != "" && errors.As(err, &le) && le.Code == "previous_response_not_found" {
-				c.chains.forget(prev)
 				prev, from = "", 0 // the server lost it: send the whole history
 				continue
-			}
-			if err == nil && c.store && dec.id != "" && len(prefix) == len(req.Messages) {
-				if msg, merr := acc.Message(); merr == nil {
-					c.chains.add(prefix, msg, dec.id)
-				}
 			}
 			return err
 		}
@@ -146,104 +131,4 @@ func (c *Responses) fields(req *llm.Request) []Field {
 		fields = append(fields, rawField("reasoning", `{"effort":`+string(e)+`}`))
 	}
 	return append(fields, c.t.fields...)
-}
-
-// chainKey identifies a conversation prefix: the hash of its messages.
-type chainKey [sha256.Size]byte
-
-// keyOf returns the hash of one message.
-func keyOf(m llm.Message) chainKey {
-	b, err := llm.Conversation{Messages: []llm.Message{m}}.AppendJSON(nil)
-	if err != nil {
-		return chainKey{} // a message the format cannot hold is never continued
-	}
-	return sha256.Sum256(b)
-}
-
-// chain returns the key of a prefix ending in a message whose own hash
-// is k, after the prefix whose key is prev (zero for none).
-func chain(prev, k chainKey) chainKey {
-	h := sha256.New()
-	h.Write(prev[:])
-	h.Write(k[:])
-	var out chainKey
-	h.Sum(out[:0])
-	return out
-}
-
-// chainKeys returns the keys of every prefix of msgs: keys[i] is the key
-// of msgs[:i+1]. It stops at a message the persistence format cannot hold.
-func chainKeys(msgs []llm.Message) []chainKey {
-	keys := make([]chainKey, 0, len(msgs))
-	var prev chainKey
-	for _, m := range msgs {
-		k := keyOf(m)
-		if k == (chainKey{}) {
-			break
-		}
-		prev = chain(prev, k)
-		keys = append(keys, prev)
-	}
-	return keys
-}
-
-// maxChains is how many stored responses a client remembers.
-const maxChains = 256
-
-// chains remembers which stored response ends which conversation.
-type chains struct {
-	mu    sync.Mutex
-	byKey map[chainKey]string
-	order []chainKey // oldest first
-}
-
-// find returns the stored response that ends the longest prefix of a
-// history whose prefix keys are keys, and the index of the first message
-// after that prefix; "" when there is none, or when nothing follows it.
-func (c *chains) find(keys []chainKey) (string, int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := len(keys) - 2; i >= 0; i-- { // at least one message must follow
-		if id, ok := c.byKey[keys[i]]; ok {
-			return id, i + 1
-		}
-	}
-	return "", 0
-}
-
-// add records that the stored response id ends the conversation of a
-// request whose prefix keys are keys, answered by msg.
-func (c *chains) add(keys []chainKey, msg llm.Message, id string) {
-	if len(keys) == 0 {
-		return
-	}
-	k := keyOf(msg)
-	if k == (chainKey{}) {
-		return
-	}
-	k = chain(keys[len(keys)-1], k)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byKey == nil {
-		c.byKey = make(map[chainKey]string)
-	}
-	if _, ok := c.byKey[k]; !ok {
-		c.order = append(c.order, k)
-	}
-	c.byKey[k] = id
-	for len(c.order) > maxChains {
-		delete(c.byKey, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-// forget drops every entry for the response id.
-func (c *chains) forget(id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, v := range c.byKey {
-		if v == id {
-			delete(c.byKey, k)
-		}
-	}
 }

@@ -80,9 +80,10 @@ func TestResponsesReasoningReplayed(t *testing.T) {
 	}
 }
 
-// TestResponsesPreviousResponseID: with Store, each turn after the first
-// sends only its new messages after previous_response_id; when the server
-// lost the response, the whole history goes instead.
+// TestResponsesPreviousResponseID: with Store, each answer reports its
+// stored id, and a request that continues it (Request.Previous) sends
+// only its new messages after previous_response_id; when the server lost
+// the response, the whole history goes instead.
 func TestResponsesPreviousResponseID(t *testing.T) {
 	weather := func(city string) llmtest.Turn {
 		return llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"` + city + `"}`}}}
@@ -100,6 +101,10 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 			t.Fatalf("turn %d: %v", turn+1, err)
 		}
 		req.Messages = append(req.Messages, resp.Message)
+		if resp.ID == "" {
+			t.Fatalf("turn %d: the answer reports no stored id", turn+1)
+		}
+		req.Previous = &llm.Previous{ID: resp.ID, Messages: len(req.Messages)} // as the loop keeps it
 		for _, c := range resp.Message.ToolCalls() {
 			req.Messages = append(req.Messages, llm.Tool(llm.ToolResult{CallID: c.ID, Name: c.Name, Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}}))
 		}

@@ -16,10 +16,11 @@ import (
 // events: output items in output order, each call routed by its
 // output_index.
 type respReader struct {
-	id    string // the response's id
-	items map[int]*respItem
-	calls int
-	ended bool
+	id     string // the response's id
+	stored bool   // the answer is kept on the server: report its id
+	items  map[int]*respItem
+	calls  int
+	ended  bool
 }
 
 type respItem struct {
@@ -28,7 +29,11 @@ type respItem struct {
 	reasoning bool // reasoning text arrived
 }
 
-func newRespReader() *respReader { return &respReader{items: make(map[int]*respItem)} }
+// newRespReader returns a reader of one answer; with stored, the answer
+// is kept on the server, and its id is reported ([llm.Stored]).
+func newRespReader(stored bool) *respReader {
+	return &respReader{items: make(map[int]*respItem), stored: stored}
+}
 
 func (d *respReader) item(i int) *respItem {
 	it := d.items[i]
@@ -222,6 +227,9 @@ func (d *respReader) end(a *rsAnswer, emit func(llm.Event) bool) error {
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.InputTokensDetails.CachedTokens, ReasoningTokens: u.OutputTokensDetails.ReasoningTokens,
 	}) {
+		return client.ErrStopped
+	}
+	if d.stored && d.id != "" && !emit(llm.Stored{ID: d.id}) {
 		return client.ErrStopped
 	}
 	f := llm.Finish{Reason: llm.FinishStop, Raw: a.Status}

@@ -103,6 +103,7 @@ func converse(t *testing.T, how string, m llm.Model, srv *llmtest.Server, steps 
 		srv.Add(s.turn)
 		if s.before != nil {
 			req.Messages = s.before(req.Messages)
+			req.Previous = nil // the stored answer no longer ends this history
 		}
 		if s.lose {
 			srv.Lose("")
@@ -113,6 +114,10 @@ func converse(t *testing.T, how string, m llm.Model, srv *llmtest.Server, steps 
 			t.Fatalf("%s, turn %d: %v", how, k+1, err)
 		}
 		req.Messages = append(req.Messages, resp.Message)
+		if resp.ID != "" {
+			// Continue the stored answer, as the agent loop does.
+			req.Previous = &llm.Previous{ID: resp.ID, Messages: len(req.Messages)}
+		}
 		calls := resp.Message.ToolCalls()
 		if len(calls) == 0 {
 			text := s.user
