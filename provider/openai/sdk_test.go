@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/gemini"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 // The official SDK is imported by this test only: it checks that the shapes
@@ -128,12 +129,12 @@ func TestSDKAcceptsOurBodies(t *testing.T) {
 		}
 	}
 	t.Run("conversions", func(t *testing.T) {
-		chat, _, err := EncodeChat(&ChatRequest{Messages: fromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-4o"`)}}})
+		chat, _, err := EncodeChat(&ChatRequest{Messages: codectest.FromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-4o"`)}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		sdkRoundTrip(t, "chat", chat)
-		rs, _, err := EncodeResponses(&ResponsesRequest{Messages: fromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-5"`)}},
+		rs, _, err := EncodeResponses(&ResponsesRequest{Messages: codectest.FromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-5"`)}},
 			Tools: []llm.ToolSpec{{Name: "chart", Description: "Charts a series.", Parameters: json.RawMessage(`{"type":"object","properties":{"series":{"type":"string"}}}`)}}})
 		if err != nil {
 			t.Fatal(err)
@@ -141,8 +142,8 @@ func TestSDKAcceptsOurBodies(t *testing.T) {
 		sdkRoundTrip(t, "responses", rs)
 	})
 	t.Run("conversions from gemini", func(t *testing.T) {
-		for _, g := range geminiBodies {
-			src, err := gemini.Decode([]byte(g.body))
+		for _, g := range codectest.GeminiWithoutIDs() {
+			src, err := gemini.Decode([]byte(g.Body))
 			if err != nil {
 				t.Fatal(err)
 			}
