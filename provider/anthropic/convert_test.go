@@ -11,41 +11,10 @@ import (
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
-// fromOpenAI is a transcript as another dialect's codec decodes it: ids
-// with characters Anthropic rejects, an id-less call, arguments that are
-// not a JSON object, foreign reasoning, a data URL and an audio clip.
+// fromOpenAI is codectest.FromOpenAI as an Anthropic request.
 func fromOpenAI() *Request {
-	return &Request{
-		Messages: []llm.Message{
-			llm.System("You are a helpful assistant."),
-			llm.System("Answer in French."),
-			{Role: llm.RoleUser, Parts: []llm.Part{
-				llm.Text{Text: "Weather in Paris, and what is in this picture?"},
-				llm.Image{URL: "data:image/png;base64,iVBORw0KGgo="},
-			}},
-			llm.Assistant(
-				llm.Reasoning{Provider: "openai-responses", Data: []byte(`{"type":"reasoning","id":"rs_1","summary":[]}`)},
-				llm.Text{Text: "Checking."},
-				llm.ToolCall{ID: "call.abc|1", Name: "get_weather", Input: []byte(`{"city": "Paris"}`), ItemID: "fc_1"},
-				llm.ToolCall{ID: "call_2", Name: "describe", Input: []byte(`{"image": 0`)},
-				llm.ToolCall{Name: "now", Input: nil},
-			),
-			llm.Tool(
-				llm.ToolResult{CallID: "call.abc|1", Name: "get_weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}},
-				llm.ToolResult{CallID: "call_2", Name: "describe", Status: llm.StatusError, Content: []llm.Part{llm.Text{Text: "bad arguments"}}},
-				llm.ToolResult{Name: "now", Status: llm.StatusPartial, Content: []llm.Part{
-					llm.Text{Text: "clock skew"},
-					llm.Image{MediaType: "audio/wav", Data: []byte("RIFF")},
-					llm.Image{MediaType: "image/jpeg", Data: []byte{0xff, 0xd8}},
-				}},
-			),
-			llm.Assistant(llm.Reasoning{Provider: "gemini", Signature: "c2ln"}, llm.Text{Text: "Il fait 18 °C."}),
-		},
-		Tools: []llm.ToolSpec{
-			{Name: "get_weather", Description: "Weather for a city.", Parameters: []byte(`{"type":"object","properties":{"city":{"type":"string"}}}`), Strict: true},
-			{Name: "now"},
-		},
-	}
+	msgs, tools := codectest.FromOpenAI()
+	return &Request{Messages: msgs, Tools: tools}
 }
 
 // TestConvert checks what Encode changes in messages from another dialect,

@@ -9,23 +9,19 @@ import (
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// geminiBodies are Gemini request bodies whose calls have no ids
-// (functionCall.id is optional) or ids OpenAI refuses.
-var geminiBodies = []struct {
-	name, body string
-	chat, rs   string // the encoded bodies
-	chatWarn   []string
-	rsWarn     []string
+// fromGemini holds, for each of codectest.GeminiWithoutIDs by name (Gemini
+// bodies whose calls have no ids, or ids OpenAI refuses), the bodies the
+// two codecs encode and their warnings.
+var fromGemini = map[string]struct {
+	chat, rs string // the encoded bodies
+	chatWarn []string
+	rsWarn   []string
 }{
-	{
-		name: "parallel calls answered in order",
-		body: `{"contents":[{"role":"user","parts":[{"text":"Paris and Rome?"}]},` +
-			`{"role":"model","parts":[{"functionCall":{"name":"weather","args":{"city":"Paris"}}},{"functionCall":{"name":"weather","args":{"city":"Rome"}}}]},` +
-			`{"role":"user","parts":[{"functionResponse":{"name":"weather","response":{"output":"18C"}}},{"functionResponse":{"name":"weather","response":{"output":"22C"}}}]},` +
-			`{"role":"model","parts":[{"text":"18C and 22C."}]}]}`,
+	"parallel calls answered in order": {
 		chat: `{"messages":[{"role":"user","content":"Paris and Rome?"},` +
 			`{"role":"assistant","tool_calls":[{"id":"call_1_0","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"call_1_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Rome\"}"}}]},` +
 			`{"role":"tool","tool_call_id":"call_1_0","content":"18C"},{"role":"tool","tool_call_id":"call_1_1","content":"22C"},` +
@@ -47,12 +43,7 @@ var geminiBodies = []struct {
 			`input.4.call_id: tool result without a call id; matched to id "call_1_1"`,
 		},
 	},
-	{
-		name: "answered out of order, split over two contents, next to a taken id",
-		body: `{"contents":[{"role":"user","parts":[{"text":"q"}]},` +
-			`{"role":"model","parts":[{"functionCall":{"id":"call_1_1","name":"a","args":{}}},{"functionCall":{"name":"b","args":{}}},{"functionCall":{"name":"c","args":{}}}]},` +
-			`{"role":"user","parts":[{"functionResponse":{"id":"call_1_1","name":"a","response":{"output":"A"}}},{"functionResponse":{"name":"c","response":{"output":"C"}}}]},` +
-			`{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"output":"B"}}}]}]}`,
+	"answered out of order, split over two contents, next to a taken id": {
 		chat: `{"messages":[{"role":"user","content":"q"},` +
 			`{"role":"assistant","tool_calls":[{"id":"call_1_1","type":"function","function":{"name":"a","arguments":"{}"}},{"id":"call_1_1_2","type":"function","function":{"name":"b","arguments":"{}"}},{"id":"call_1_2","type":"function","function":{"name":"c","arguments":"{}"}}]},` +
 			`{"role":"tool","tool_call_id":"call_1_1","content":"A"},{"role":"tool","tool_call_id":"call_1_2","content":"C"},{"role":"tool","tool_call_id":"call_1_1_2","content":"B"}]}`,
@@ -72,11 +63,7 @@ var geminiBodies = []struct {
 			`input.6.call_id: tool result without a call id; matched to id "call_1_1_2"`,
 		},
 	},
-	{
-		name: "an id longer than Responses takes",
-		body: `{"contents":[{"role":"user","parts":[{"text":"q"}]},` +
-			`{"role":"model","parts":[{"functionCall":{"id":"` + strings.Repeat("x", 70) + `","name":"a","args":{}}}]},` +
-			`{"role":"user","parts":[{"functionResponse":{"id":"` + strings.Repeat("x", 70) + `","name":"a","response":{"output":"A"}}}]}]}`,
+	"an id longer than Responses takes": {
 		chat: `{"messages":[{"role":"user","content":"q"},` +
 			`{"role":"assistant","tool_calls":[{"id":"` + strings.Repeat("x", 70) + `","type":"function","function":{"name":"a","arguments":"{}"}}]},` +
 			`{"role":"tool","tool_call_id":"` + strings.Repeat("x", 70) + `","content":"A"}]}`,
@@ -94,11 +81,19 @@ var geminiBodies = []struct {
 // its call, each change comes with a warning, and the provider would
 // accept the result.
 func TestFromGemini(t *testing.T) {
-	for _, tt := range geminiBodies {
-		t.Run(tt.name, func(t *testing.T) {
-			src, err := gemini.Decode([]byte(tt.body))
+	bodies := codectest.GeminiWithoutIDs()
+	if len(bodies) != len(fromGemini) {
+		t.Errorf("%d Gemini bodies, %d expected encodings", len(bodies), len(fromGemini))
+	}
+	for _, g := range bodies {
+		t.Run(g.Name, func(t *testing.T) {
+			tt, ok := fromGemini[g.Name]
+			if !ok {
+				t.Fatalf("no expected encoding of Gemini body %q", g.Name)
+			}
+			src, err := gemini.Decode([]byte(g.Body))
 			if err != nil {
-				t.Fatalf("gemini.Decode(%s) error: %v", tt.name, err)
+				t.Fatalf("gemini.Decode(%s) error: %v", g.Name, err)
 			}
 			for _, c := range []struct {
 				dialect transcript.Dialect
@@ -127,17 +122,17 @@ func TestFromGemini(t *testing.T) {
 			} {
 				got, warns, err := c.encode()
 				if err != nil {
-					t.Fatalf("encode %s as %s error: %v", tt.name, c.dialect, err)
+					t.Fatalf("encode %s as %s error: %v", g.Name, c.dialect, err)
 				}
 				if string(got) != c.want {
-					t.Errorf("encode %s as %s =\n%s\nwant\n%s", tt.name, c.dialect, got, c.want)
+					t.Errorf("encode %s as %s =\n%s\nwant\n%s", g.Name, c.dialect, got, c.want)
 				}
 				if gw := warningStrings(warns); strings.Join(gw, "\n") != strings.Join(c.warn, "\n") {
-					t.Errorf("encode %s as %s warnings =\n%s\nwant\n%s", tt.name, c.dialect, strings.Join(gw, "\n"), strings.Join(c.warn, "\n"))
+					t.Errorf("encode %s as %s warnings =\n%s\nwant\n%s", g.Name, c.dialect, strings.Join(gw, "\n"), strings.Join(c.warn, "\n"))
 				}
 				again, _, _ := c.encode()
 				if string(again) != string(got) {
-					t.Errorf("encode %s as %s is not deterministic:\n%s\n%s", tt.name, c.dialect, got, again)
+					t.Errorf("encode %s as %s is not deterministic:\n%s\n%s", g.Name, c.dialect, got, again)
 				}
 				msgs, wire, err := c.decode(got)
 				if err != nil {
@@ -145,7 +140,7 @@ func TestFromGemini(t *testing.T) {
 				}
 				vs := append(wire, transcript.Check(msgs, c.dialect)...)
 				if !transcript.Accepted(vs) {
-					t.Errorf("transcript.Check(%s as %s) = %v, want accepted", tt.name, c.dialect, vs)
+					t.Errorf("transcript.Check(%s as %s) = %v, want accepted", g.Name, c.dialect, vs)
 				}
 			}
 		})

@@ -9,32 +9,10 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
 var png = []byte("\x89PNG\r\n\x1a\n")
-
-// fromAnthropic is a transcript as the Anthropic codec decodes it: text
-// before and after calls, an is_error result with plain text, an image in a
-// result, trailing text after the results, and thinking.
-func fromAnthropic() []llm.Message {
-	return []llm.Message{
-		llm.System("Be careful."),
-		llm.User("Weather in Paris, and chart it."),
-		llm.Assistant(
-			llm.Reasoning{Provider: "anthropic", Text: "Two tools.", Signature: "EqQBCkgIARAB"},
-			llm.Text{Text: "Checking."},
-			llm.ToolCall{ID: "toolu_01A", Name: "get_weather", Input: json.RawMessage(`{"city":"Paris"}`)},
-			llm.ToolCall{ID: "toolu_01B", Name: "chart", Input: json.RawMessage(`{"series":"temp"}`)},
-		),
-		{Role: llm.RoleTool, Parts: []llm.Part{
-			llm.ToolResult{CallID: "toolu_01A", Name: "get_weather", Status: llm.StatusError, Content: []llm.Part{llm.Text{Text: "station offline"}}},
-			llm.ToolResult{CallID: "toolu_01B", Name: "chart", Status: llm.StatusSuccess, Content: []llm.Part{llm.Image{MediaType: "image/png", Data: png}}},
-			llm.Text{Text: "Also, use Celsius."},
-		}},
-		llm.Assistant(llm.Text{Text: "The station is offline; "}, llm.ToolCall{ID: "toolu_01C", Name: "retry", Input: nil}, llm.Text{Text: "retrying."}),
-		llm.Tool(observe.Failure(observe.Interrupted, "the run stopped before the result came back; the outcome is unknown").Result("toolu_01C", "retry")),
-	}
-}
 
 func TestEncodeChatConversion(t *testing.T) {
 	tests := []struct {
@@ -45,7 +23,7 @@ func TestEncodeChatConversion(t *testing.T) {
 	}{
 		{
 			name: "from anthropic",
-			req:  ChatRequest{Messages: fromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-4o"`)}}},
+			req:  ChatRequest{Messages: codectest.FromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-4o"`)}}},
 			want: `{"model":"gpt-4o","messages":[` +
 				`{"role":"system","content":"Be careful."},` +
 				`{"role":"user","content":"Weather in Paris, and chart it."},` +
@@ -113,7 +91,7 @@ func TestEncodeResponsesConversion(t *testing.T) {
 	}{
 		{
 			name: "from anthropic",
-			req:  ResponsesRequest{Messages: fromAnthropic(), Instructions: "Be brief.", Fields: []Field{{"model", []byte(`"gpt-5"`)}}},
+			req:  ResponsesRequest{Messages: codectest.FromAnthropic(), Instructions: "Be brief.", Fields: []Field{{"model", []byte(`"gpt-5"`)}}},
 			want: `{"model":"gpt-5","instructions":"Be brief.","input":[` +
 				`{"type":"message","role":"system","content":"Be careful."},` +
 				`{"type":"message","role":"user","content":"Weather in Paris, and chart it."},` +

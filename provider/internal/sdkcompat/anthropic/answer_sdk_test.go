@@ -3,18 +3,19 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"io"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/toolwire/toolwire/internal/sse"
 	"github.com/toolwire/toolwire/llm"
+	tw "github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/internal/answertest"
+	"github.com/toolwire/toolwire/provider/internal/sdkcompat"
 )
 
-// The official SDK reads the same recorded answers as the decoder (its
+// The official SDK reads the same recorded answers as the client (with its
 // Message.Accumulate for streams), and the two must agree on every block
 // and the usage.
 
@@ -24,22 +25,23 @@ type sdkView struct {
 	Stop                                 string
 }
 
+// newClient opens the client on a server's base URL, without retries:
+// each recorded answer answers one request.
+func newClient(url string, noStream bool) (llm.Model, error) {
+	return tw.NewClient("claude-sonnet-4-5", &tw.Config{BaseURL: url, NoStream: noStream, MaxRetries: -1})
+}
+
 func TestAnswersAgreeWithSDK(t *testing.T) {
-	for _, c := range answertest.Cases(t, "testdata/answers/*.txtar") {
+	for _, c := range answertest.Cases(t, filepath.Join(testdata, "answers", "*.txtar")) {
 		if c.Name == "overloaded_event" || c.Name == "truncated" {
 			continue // errors: the SDK has no message to compare
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			var m anthropic.Message
 			if c.Stream {
-				r := sse.NewReader(bytes.NewReader(c.Body), 0)
-				for {
-					ev, err := r.Next()
-					if err == io.EOF {
-						break
-					}
+				for _, data := range sdkcompat.Events(t, c.Body) {
 					var e anthropic.MessageStreamEventUnion
-					if err := json.Unmarshal(ev.Data, &e); err != nil {
+					if err := json.Unmarshal(data, &e); err != nil {
 						t.Fatalf("SDK: %v", err)
 					}
 					if err := m.Accumulate(e); err != nil {
@@ -61,7 +63,7 @@ func TestAnswersAgreeWithSDK(t *testing.T) {
 					in := string(b.Input)
 					if c.Name == "max_tokens_mid_tool" {
 						// The SDK keeps the {} placeholder when the input does
-						// not parse; the decoder keeps the fragment, and
+						// not parse; the client keeps the fragment, and
 						// reports the call as incomplete.
 						if in != "{}" {
 							t.Errorf("SDK input = %s, want its placeholder", in)
@@ -73,7 +75,10 @@ func TestAnswersAgreeWithSDK(t *testing.T) {
 					sdk.Blocks = append(sdk.Blocks, "opaque "+b.Type)
 				}
 			}
-			resp, _ := answertest.Decode(newMessageReader().decode, c.Body, c.Stream)
+			resp, err := sdkcompat.Answer(t, c, tw.Dialect, newClient)
+			if resp == nil {
+				t.Fatalf("client: no response, error %v", err)
+			}
 			got := sdkView{Input: int64(resp.Usage.InputTokens), Output: int64(resp.Usage.OutputTokens),
 				CacheRead: int64(resp.Usage.CacheReadTokens), CacheWrite: int64(resp.Usage.CacheWriteTokens), Stop: resp.Finish.Raw}
 			for _, p := range resp.Message.Parts {
@@ -93,7 +98,7 @@ func TestAnswersAgreeWithSDK(t *testing.T) {
 				}
 			}
 			if !reflect.DeepEqual(got, sdk) {
-				t.Errorf("decoder: %+v\n    SDK: %+v", got, sdk)
+				t.Errorf("client: %+v\n   SDK: %+v", got, sdk)
 			}
 		})
 	}

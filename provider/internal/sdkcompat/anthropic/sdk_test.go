@@ -6,9 +6,14 @@ import (
 	"reflect"
 	"testing"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
+	tw "github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
+
+// testdata is provider/anthropic's test data.
+var testdata = filepath.Join("..", "..", "..", "anthropic", "testdata")
 
 // normalize rewrites what the SDK writes in another, equivalent form: a
 // string content (of the system field, a message or a tool_result) as one
@@ -40,41 +45,45 @@ func normalize(v any) any {
 // way).
 func TestSDKCompatible(t *testing.T) {
 	bodies := map[string][]byte{}
-	files, _ := filepath.Glob("testdata/roundtrip/*.txtar")
+	files, _ := filepath.Glob(filepath.Join(testdata, "roundtrip", "*.txtar"))
+	if len(files) == 0 {
+		t.Fatalf("no test bodies in %s", testdata)
+	}
 	for _, file := range files {
-		r, err := Decode(codectest.Input(t, file))
+		r, err := tw.Decode(codectest.Input(t, file))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Bare {
 			continue
 		}
-		enc, _, err := Encode(r)
+		enc, _, err := tw.Encode(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		bodies[filepath.Base(file)] = enc
 	}
-	conv := fromOpenAI()
-	conv.Fields = []Field{{Key: "model", Value: []byte(`"claude-sonnet-4-5"`)}, {Key: "max_tokens", Value: []byte(`1024`)}}
-	enc, _, err := Encode(conv)
+	msgs, tools := codectest.FromOpenAI()
+	conv := &tw.Request{Messages: msgs, Tools: tools,
+		Fields: []tw.Field{{Key: "model", Value: []byte(`"claude-sonnet-4-5"`)}, {Key: "max_tokens", Value: []byte(`1024`)}}}
+	enc, _, err := tw.Encode(conv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bodies["converted from openai"] = enc
 	// What FixWire writes for a body that opens its messages with a role
 	// "system" message (ANT-SYSTEM-ROLE): a system field of text blocks.
-	fix, err := Decode([]byte(`{"model":"claude-sonnet-4-5","max_tokens":9,"system":"a","messages":[{"role":"system","content":[{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"q"}]}`))
+	fix, err := tw.Decode([]byte(`{"model":"claude-sonnet-4-5","max_tokens":9,"system":"a","messages":[{"role":"system","content":[{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"q"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fix.FixWire = true
-	if bodies["FixWire"], _, err = Encode(fix); err != nil {
+	if bodies["FixWire"], _, err = tw.Encode(fix); err != nil {
 		t.Fatal(err)
 	}
 
 	for name, body := range bodies {
-		var p sdk.MessageNewParams
+		var p anthropic.MessageNewParams
 		if err := json.Unmarshal(body, &p); err != nil {
 			t.Errorf("%s: json.Unmarshal into MessageNewParams: %v", name, err)
 			continue

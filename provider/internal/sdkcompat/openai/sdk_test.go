@@ -13,10 +13,15 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/gemini"
+	"github.com/toolwire/toolwire/provider/internal/codectest"
+	tw "github.com/toolwire/toolwire/provider/openai"
 )
 
-// The official SDK is imported by this test only: it checks that the shapes
-// the codecs write are the SDK's request param types, field for field.
+// The official SDK checks that the shapes the codecs write are the SDK's
+// request param types, field for field.
+
+// testdata is provider/openai's test data.
+var testdata = filepath.Join("..", "..", "..", "openai", "testdata")
 
 // sdkRoundTrip unmarshals body into the SDK's request param type and
 // marshals it back; the result must say the same as body.
@@ -95,17 +100,17 @@ func canonical(t *testing.T, dialect string, body []byte) []byte {
 	var err error
 	switch dialect {
 	case "chat":
-		r, derr := DecodeChat(body)
+		r, derr := tw.DecodeChat(body)
 		if derr != nil {
 			t.Fatal(derr)
 		}
-		out, _, err = EncodeChat(&ChatRequest{Messages: r.Messages, Tools: r.Tools, Fields: r.Fields, SystemRole: r.SystemRole})
+		out, _, err = tw.EncodeChat(&tw.ChatRequest{Messages: r.Messages, Tools: r.Tools, Fields: r.Fields, SystemRole: r.SystemRole})
 	case "responses":
-		r, derr := DecodeResponses(body)
+		r, derr := tw.DecodeResponses(body)
 		if derr != nil {
 			t.Fatal(derr)
 		}
-		out, _, err = EncodeResponses(&ResponsesRequest{Messages: r.Messages, Tools: r.Tools, Fields: r.Fields, SystemRole: r.SystemRole,
+		out, _, err = tw.EncodeResponses(&tw.ResponsesRequest{Messages: r.Messages, Tools: r.Tools, Fields: r.Fields, SystemRole: r.SystemRole,
 			Instructions: r.Instructions, PreviousResponseID: r.PreviousResponseID})
 	}
 	if err != nil {
@@ -119,21 +124,24 @@ func canonical(t *testing.T, dialect string, body []byte) []byte {
 
 func TestSDKAcceptsOurBodies(t *testing.T) {
 	for _, dialect := range []string{"chat", "responses"} {
-		files, _ := filepath.Glob(filepath.Join("testdata", dialect, "*.txtar"))
+		files, _ := filepath.Glob(filepath.Join(testdata, dialect, "*.txtar"))
+		if len(files) == 0 {
+			t.Fatalf("no %s test bodies in %s", dialect, testdata)
+		}
 		for _, file := range files {
 			t.Run(dialect+"/"+filepath.Base(file), func(t *testing.T) {
-				body := testBody(t, dialect+"/"+strings.TrimSuffix(filepath.Base(file), ".txtar"))
+				body := codectest.Input(t, file)
 				sdkRoundTrip(t, dialect, canonical(t, dialect, body))
 			})
 		}
 	}
 	t.Run("conversions", func(t *testing.T) {
-		chat, _, err := EncodeChat(&ChatRequest{Messages: fromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-4o"`)}}})
+		chat, _, err := tw.EncodeChat(&tw.ChatRequest{Messages: codectest.FromAnthropic(), Fields: []tw.Field{{Key: "model", Value: []byte(`"gpt-4o"`)}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		sdkRoundTrip(t, "chat", chat)
-		rs, _, err := EncodeResponses(&ResponsesRequest{Messages: fromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-5"`)}},
+		rs, _, err := tw.EncodeResponses(&tw.ResponsesRequest{Messages: codectest.FromAnthropic(), Fields: []tw.Field{{Key: "model", Value: []byte(`"gpt-5"`)}},
 			Tools: []llm.ToolSpec{{Name: "chart", Description: "Charts a series.", Parameters: json.RawMessage(`{"type":"object","properties":{"series":{"type":"string"}}}`)}}})
 		if err != nil {
 			t.Fatal(err)
@@ -141,17 +149,17 @@ func TestSDKAcceptsOurBodies(t *testing.T) {
 		sdkRoundTrip(t, "responses", rs)
 	})
 	t.Run("conversions from gemini", func(t *testing.T) {
-		for _, g := range geminiBodies {
-			src, err := gemini.Decode([]byte(g.body))
+		for _, g := range codectest.GeminiWithoutIDs() {
+			src, err := gemini.Decode([]byte(g.Body))
 			if err != nil {
 				t.Fatal(err)
 			}
-			chat, _, err := EncodeChat(&ChatRequest{Messages: src.Messages, Fields: []Field{{"model", []byte(`"gpt-4o"`)}}})
+			chat, _, err := tw.EncodeChat(&tw.ChatRequest{Messages: src.Messages, Fields: []tw.Field{{Key: "model", Value: []byte(`"gpt-4o"`)}}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			sdkRoundTrip(t, "chat", chat)
-			rs, _, err := EncodeResponses(&ResponsesRequest{Messages: src.Messages, Fields: []Field{{"model", []byte(`"gpt-5"`)}}})
+			rs, _, err := tw.EncodeResponses(&tw.ResponsesRequest{Messages: src.Messages, Fields: []tw.Field{{Key: "model", Value: []byte(`"gpt-5"`)}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +200,7 @@ func TestDecodeSDKBodies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := DecodeChat(body)
+		r, err := tw.DecodeChat(body)
 		if err != nil {
 			t.Fatalf("DecodeChat(SDK body %s) = %v", body, err)
 		}
@@ -211,7 +219,7 @@ func TestDecodeSDKBodies(t *testing.T) {
 		if len(r.Tools) != 1 || r.Tools[0].Name != "look" || !r.Tools[0].Strict {
 			t.Errorf("DecodeChat(SDK body) tools = %#v, want look, strict", r.Tools)
 		}
-		out, _, err := EncodeChat(r)
+		out, _, err := tw.EncodeChat(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +247,7 @@ func TestDecodeSDKBodies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := DecodeResponses(body)
+		r, err := tw.DecodeResponses(body)
 		if err != nil {
 			t.Fatalf("DecodeResponses(SDK body %s) = %v", body, err)
 		}
@@ -254,7 +262,7 @@ func TestDecodeSDKBodies(t *testing.T) {
 		if r.Instructions != "Be brief." || len(r.Tools) != 1 || !r.Tools[0].Strict {
 			t.Errorf("DecodeResponses(SDK body) instructions, tools = %q, %#v", r.Instructions, r.Tools)
 		}
-		out, _, err := EncodeResponses(r)
+		out, _, err := tw.EncodeResponses(r)
 		if err != nil {
 			t.Fatal(err)
 		}

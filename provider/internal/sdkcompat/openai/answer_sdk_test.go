@@ -1,9 +1,8 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,17 +10,19 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 
-	"github.com/toolwire/toolwire/internal/sse"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/answertest"
+	"github.com/toolwire/toolwire/provider/internal/sdkcompat"
+	tw "github.com/toolwire/toolwire/provider/openai"
+	"github.com/toolwire/toolwire/transcript"
 )
 
-// The official SDK reads the same recorded answers as the decoders, and
+// The official SDK reads the same recorded answers as the clients, and
 // the two must agree on the text, the calls and the usage. Cases of
 // misbehaving servers are left out: the SDK does not handle them, which
-// is why the decoders do.
+// is why the clients do.
 
-// sdkView is what the SDK and the decoders are compared on.
+// sdkView is what the SDK and the clients are compared on.
 type sdkView struct {
 	Text                       string
 	Calls                      []string // "id name arguments"
@@ -41,28 +42,19 @@ func ours(t *testing.T, r *llm.Response) sdkView {
 	return s
 }
 
-// events returns the data of each event of a recorded stream.
-func events(t *testing.T, body []byte) [][]byte {
-	t.Helper()
-	var out [][]byte
-	r := sse.NewReader(bytes.NewReader(body), 0)
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(ev.Data) != "[DONE]" {
-			out = append(out, bytes.Clone(ev.Data))
-		}
-	}
+// newChat and newResponses open the clients on a server's base URL,
+// without retries: each recorded answer answers one request.
+func newChat(url string, noStream bool) (llm.Model, error) {
+	return tw.NewChat("gpt-4.1", &tw.Config{BaseURL: url + "/v1", NoStream: noStream, MaxRetries: -1})
+}
+
+func newResponses(url string, noStream bool) (llm.Model, error) {
+	return tw.NewResponses("gpt-5", &tw.Config{BaseURL: url + "/v1", NoStream: noStream, MaxRetries: -1})
 }
 
 func TestChatAnswersAgreeWithSDK(t *testing.T) {
 	agree := map[string]bool{"chat_openai_parallel": true, "chat_whole_tool_calls": true, "chat_deepseek_reasoning": true, "chat_length_mid_call": true}
-	for _, c := range answertest.Cases(t, "testdata/answers/chat_*.txtar") {
+	for _, c := range answertest.Cases(t, filepath.Join(testdata, "answers", "chat_*.txtar")) {
 		if !agree[c.Name] {
 			continue
 		}
@@ -70,7 +62,7 @@ func TestChatAnswersAgreeWithSDK(t *testing.T) {
 			var cc openai.ChatCompletion
 			if c.Stream {
 				var acc openai.ChatCompletionAccumulator
-				for _, data := range events(t, c.Body) {
+				for _, data := range sdkcompat.Events(t, c.Body) {
 					var chunk openai.ChatCompletionChunk
 					if err := json.Unmarshal(data, &chunk); err != nil {
 						t.Fatalf("SDK: %v", err)
@@ -93,16 +85,16 @@ func TestChatAnswersAgreeWithSDK(t *testing.T) {
 					sdk.Calls = append(sdk.Calls, tc.ID+" "+tc.Function.Name+" "+tc.Function.Arguments)
 				}
 			}
-			resp, _ := answertest.Decode(newChatReader(c.History).decode, c.Body, c.Stream)
+			resp, _ := sdkcompat.Answer(t, c, transcript.OpenAIChat, newChat)
 			if got := ours(t, resp); !reflect.DeepEqual(got, sdk) {
-				t.Errorf("decoder: %+v\n    SDK: %+v", got, sdk)
+				t.Errorf("client: %+v\n   SDK: %+v", got, sdk)
 			}
 		})
 	}
 }
 
 func TestResponsesAnswersAgreeWithSDK(t *testing.T) {
-	for _, c := range answertest.Cases(t, "testdata/answers/responses_*.txtar") {
+	for _, c := range answertest.Cases(t, filepath.Join(testdata, "answers", "responses_*.txtar")) {
 		if strings.Contains(c.Name, "error") || strings.Contains(c.Name, "failed") {
 			continue
 		}
@@ -116,7 +108,7 @@ func TestResponsesAnswersAgreeWithSDK(t *testing.T) {
 				args := map[int64]string{}
 				var order []int64
 				calls := map[int64]responses.ResponseFunctionToolCall{}
-				for _, data := range events(t, c.Body) {
+				for _, data := range sdkcompat.Events(t, c.Body) {
 					var ev responses.ResponseStreamEventUnion
 					if err := json.Unmarshal(data, &ev); err != nil {
 						t.Fatalf("SDK: %v", err)
@@ -152,9 +144,9 @@ func TestResponsesAnswersAgreeWithSDK(t *testing.T) {
 				}
 				usage(r.Usage)
 			}
-			resp, _ := answertest.Decode(newRespReader(false).decode, c.Body, c.Stream)
+			resp, _ := sdkcompat.Answer(t, c, transcript.OpenAIResponses, newResponses)
 			if got := ours(t, resp); !reflect.DeepEqual(got, sdk) {
-				t.Errorf("decoder: %+v\n    SDK: %+v", got, sdk)
+				t.Errorf("client: %+v\n   SDK: %+v", got, sdk)
 			}
 		})
 	}
