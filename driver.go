@@ -84,6 +84,9 @@ func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func
 		return yield(e, nil)
 	}
 	var lastErr error // why a failure stopped the run, for its StopError
+	if st.Next.Kind == CallModel && ctx.Err() == nil && !tell(TurnStartEvent{Turn: st.Turn + 1}) {
+		return // a drive that begins with a model call begins its turn
+	}
 	for {
 		cancelled := ctx.Err() != nil
 		if st.Next.Kind == Done || st.Next.Kind == AwaitApproval || cancelled && st.Next.Kind == CallModel {
