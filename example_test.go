@@ -119,3 +119,61 @@ func ExampleAgent_Resume() {
 	// paused paused in turn 1: refund (call_1_0) wait(s) for a person's approval
 	// answered Refunded o-42.
 }
+
+// Perform does the I/O a state asks for, and Step decides what follows:
+// a program (a server, a durable-execution engine) drives the loop
+// itself, deciding for a person where the run waits for one, and can
+// record each input as JSON to replay the run through Step alone.
+func ExampleAgent_Perform() {
+	srv := llmtest.NewServer(nil,
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "refund", Args: `{"order":"o-42"}`}}},
+		llmtest.Turn{Text: "Refunded o-42."})
+	defer srv.Close()
+	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+	reg := tool.NewRegistry()
+	reg.MustAdd(tool.MustFunc("refund", "Refunds an order.",
+		func(ctx context.Context, in struct {
+			Order string `json:"order"`
+		}) (string, error) {
+			return "refunded " + in.Order, nil
+		}, &tool.FuncOptions{RequiresApproval: true, Idempotency: tool.Level1}))
+	agent, _ := toolwire.New(model, &toolwire.Config{Tools: reg})
+
+	s := agent.Start("Refund o-42.")
+	for s.Next.Kind != toolwire.Done {
+		var in toolwire.Input
+		switch s.Next.Kind {
+		case toolwire.CallModel:
+			fmt.Printf("call the model with %d message(s)\n", len(agent.Request(s).Messages))
+			in = agent.Perform(context.Background(), s)
+		case toolwire.RunTools:
+			fmt.Printf("run %d call(s)\n", len(s.Next.Runnable(false)))
+			in = agent.Perform(context.Background(), s)
+		case toolwire.AwaitApproval:
+			fmt.Println("a person approves", s.Next.Calls[0].Call.Name)
+			in = toolwire.Decisions{Calls: map[string]toolwire.Decision{s.Next.Calls[0].Call.ID: toolwire.Approve()}}
+		}
+		if _, err := toolwire.MarshalInput(in); err != nil { // what a recording keeps
+			fmt.Println(err)
+			return
+		}
+		next, change, err := agent.Step(s, in)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("  %d message(s) appended\n", len(change.Appended))
+		s = next
+	}
+	fmt.Println(s.Next.Stop.Reason, s.Next.Stop.Answer)
+	// Output:
+	// call the model with 1 message(s)
+	//   1 message(s) appended
+	// a person approves refund
+	//   0 message(s) appended
+	// run 1 call(s)
+	//   1 message(s) appended
+	// call the model with 3 message(s)
+	//   1 message(s) appended
+	// answered Refunded o-42.
+}

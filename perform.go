@@ -149,8 +149,7 @@ type runRecorderKey struct{}
 // runTools runs the calls the state names, each result shaped to its
 // share of the room.
 func (a *Agent) runTools(ctx context.Context, s *State) ToolsOutcome {
-	approver := a.cfg.Executor != nil && a.cfg.Executor.Approver != nil
-	idx := s.Next.Runnable(approver)
+	idx := s.Next.Runnable(a.hasApprover())
 	calls := make([]llm.ToolCall, len(idx))
 	keys := map[string]string{}
 	var decisions map[string]*Decision // for the agent's approver

@@ -69,7 +69,7 @@ func (a *Agent) Step(s *State, in Input) (*State, *Change, error) {
 		if s.Next.Kind != RunTools {
 			return nil, nil, fmt.Errorf("toolwire: step: a tools outcome, but the state wants %s", s.Next.Kind)
 		}
-		run := s.Next.Runnable(a.cfg.Executor != nil && a.cfg.Executor.Approver != nil)
+		run := s.Next.Runnable(a.hasApprover())
 		if len(in.Outcomes) != len(run) {
 			return nil, nil, fmt.Errorf("toolwire: step: %d tool outcomes for %d runnable calls", len(in.Outcomes), len(run))
 		}
@@ -223,8 +223,11 @@ func (a *Agent) afterModel(n *State, o ModelOutcome, ch *Change) {
 		ch.Events = append(ch.Events, CallEvent{Turn: n.Turn, Call: c, Approval: pc.Approval})
 	}
 	n.Next = Effect{Kind: RunTools, Calls: calls, Room: a.room(n)}
-	if len(n.Next.Runnable(true)) == 0 {
-		a.endTurn(n, false, ch) // every call was cut off: nothing to run
+	switch {
+	case len(n.Next.Runnable(true)) == 0:
+		a.endTurn(n, false, ch) // every call was answered already: nothing to run
+	case len(n.Next.Runnable(a.hasApprover())) == 0:
+		n.Next.Kind, n.Next.Room = AwaitApproval, 0 // every call waits for a person
 	}
 }
 
@@ -448,6 +451,10 @@ func (a *Agent) endTurn(n *State, repeated bool, ch *Change) {
 	}
 	a.endReport(n, ch)
 }
+
+// hasApprover reports whether the program gave the executor an approver,
+// which decides the calls that need approval as they run.
+func (a *Agent) hasApprover() bool { return a.cfg.Executor != nil && a.cfg.Executor.Approver != nil }
 
 func isTurnEvent(e Event) bool { _, ok := e.(TurnEvent); return ok }
 
