@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 
-	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/provider/wire"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // dumpTransport writes the body of every request it sends into the
@@ -83,23 +84,45 @@ func (d *dumpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return d.base.RoundTrip(req)
 }
 
-// dumpModel dumps the requests of a model that sends none over HTTP (a
-// replay): each history as the loop asked it, in the persistence format
-// of llm.Conversation.
-type dumpModel struct {
-	llm.Model
-	d *dumpTransport
+// dumpHook dumps the requests of a model that sends none over HTTP (a
+// replay): each request the loop makes, as the provider of the model's
+// dialect would receive it, so that `toolwire check` reads it as it reads
+// a live dump. It is a toolwire.Hook: it watches the run, and a dump it
+// cannot write is reported when the run ends.
+type dumpHook struct {
+	d       *dumpTransport
+	dialect transcript.Dialect
+	mu      sync.Mutex
+	err     error // the first dump that could not be written
 }
 
-func (m *dumpModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	b, err := llm.Conversation{Messages: req.Messages}.MarshalJSON()
-	if err != nil {
-		err = fmt.Errorf("--dump: %w", err)
+func (h *dumpHook) Observe(_ context.Context, e toolwire.Event) {
+	mc, ok := e.(toolwire.ModelCallEvent)
+	if !ok {
+		return
+	}
+	body, err := wire.New(h.dialect, transcript.Request{Messages: mc.Request.Messages, Tools: mc.Request.Tools}, false)
+	var b []byte
+	if err == nil {
+		b, _, err = body.Encode()
+	}
+	if err == nil {
+		err = h.d.write(b)
 	} else {
-		err = m.d.write(b)
+		err = fmt.Errorf("--dump: request %d: %w", mc.Turn, err)
 	}
 	if err != nil {
-		return func(yield func(llm.Event, error) bool) { yield(nil, err) }
+		h.mu.Lock()
+		if h.err == nil {
+			h.err = err
+		}
+		h.mu.Unlock()
 	}
-	return m.Model.Stream(ctx, req)
+}
+
+// failed returns the first dump that could not be written.
+func (h *dumpHook) failed() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
 }

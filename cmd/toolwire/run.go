@@ -32,6 +32,7 @@ import (
 	"github.com/toolwire/toolwire/provider/replay"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 func newRunCmd(e *env) *cobra.Command {
@@ -180,10 +181,11 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	if dumper != nil {
-		if _, isReplay := model.(*replay.Model); isReplay {
-			model = &dumpModel{Model: model, d: dumper}
-		}
+	var hooks []toolwire.Hook
+	var replayDump *dumpHook
+	if rm, isReplay := model.(*replay.Model); isReplay && dumper != nil {
+		replayDump = &dumpHook{d: dumper, dialect: transcript.Dialect(rm.Dialect())}
+		hooks = append(hooks, replayDump)
 	}
 	set := agent.NewSet(&agent.Options{Ledger: e.env("TOOLWIRE_LEDGER")})
 	reg, err := buildTools(def, set)
@@ -209,7 +211,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	model, store = faults.wrap(model, store)
 	agentPath, _ := filepath.Abs(def.File)
 	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
-		Sessions: store, Name: agentPath}
+		Sessions: store, Name: agentPath, Hooks: hooks}
 	if provider == "replay" {
 		// Recorded turns name the refs of the store they were recorded
 		// with (r1, r2, ...): a replayed run keeps its offloaded results
@@ -300,6 +302,11 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	_ = a.Close(closeCtx) // tools that ignored Ctrl-C get a moment to return
 	cancel()
+	if replayDump != nil {
+		if err := replayDump.failed(); err != nil {
+			return &exitError{code: exitInternal, err: err}
+		}
+	}
 	if res == nil {
 		if runErr == nil {
 			runErr = errors.New("the run ended without a result")

@@ -160,6 +160,17 @@ func TestRunDump(t *testing.T) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 		t.Errorf("%s: %v, want a folder of mode 0700", dir, err)
 	}
+	// A dump is the provider's body for the agent's dialect (the replay's
+	// openai-chat), which check accepts: the run was clean.
+	files, _ := filepath.Glob(filepath.Join(dir, ids[0], "request-*.json"))
+	for _, f := range files {
+		if stdout, stderr, code := runWith(t, nil, "check", "--dialect", "openai-chat", f); code != 0 {
+			t.Errorf("toolwire check %s: exit %d:\n%s%s", f, code, stdout, stderr)
+		}
+	}
+	if len(files) < 2 {
+		t.Errorf("%d dumps, want one per model call", len(files))
+	}
 }
 
 // A dump never replaces a file that is already there.
