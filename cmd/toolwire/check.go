@@ -19,7 +19,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	var dialect, duplicates string
 	var asJSON, fix bool
 	cmd := &cobra.Command{
-		Use:   "check [--dialect openai-chat|openai-responses|anthropic|gemini|auto] [--json] [--fix [--duplicates report|first|last]] [FILE|-]",
+		Use:   "check [--dialect openai-chat|openai-responses|anthropic|gemini|auto] [--json] [--fix [--duplicates report|first|last]] [FILE...|-]",
 		Short: "Report what a provider would reject in a request body, and fix it",
 		Long: `check reads a provider request body (or a bare message array) and reports
 every rule of docs/provider-rules.md it breaks: tool calls without results,
@@ -53,10 +53,16 @@ or last keeps that one and turns the other into a user note. A placeholder
 result (interrupted, cancelled, aborted) beside a real one always gives
 way to it.
 
+Several files are checked one after the other (toolwire check DIR/*, for
+the dumps of a run): a report for each, and with --json a JSON array of
+them, each with its "file" (and an "error" for a file that could not be
+checked). --fix takes one file.
+
 Exit codes: 0 the provider would accept it (with --fix: the repaired body;
-for an ambiguous body: every candidate would); 1 it would reject it; 2 the
-input or the command line is unusable.`,
-		Args: cobra.MaximumNArgs(1),
+for an ambiguous body: every candidate would; for several files: each);
+1 it would reject it (one of them); 2 the input or the command line is
+unusable (for one of the files).`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := dialectFlag("dialect", dialect, true)
 			if err != nil {
@@ -68,6 +74,12 @@ input or the command line is unusable.`,
 			}
 			if duplicates != "report" && !fix {
 				return usageError("--duplicates goes with --fix")
+			}
+			if len(args) > 1 {
+				if fix {
+					return usageError("--fix repairs one body at a time: give one FILE (got %d)", len(args))
+				}
+				return checkFiles(e, args, d, asJSON)
 			}
 			data, name, err := readInput(e, args)
 			if err != nil {
@@ -101,6 +113,60 @@ input or the command line is unusable.`,
 	cmd.Flags().BoolVar(&fix, "fix", false, "print the repaired body on stdout and the repairs on stderr")
 	cmd.Flags().StringVar(&duplicates, "duplicates", "report", "with --fix, for a call with two different results: report, first or last")
 	return cmd
+}
+
+// checkFiles checks each of names, printing a report for each (a JSON
+// array of them with asJSON), and exits with the worst outcome: 2 when a
+// file could not be checked, else 1 when one would be rejected.
+func checkFiles(e *env, names []string, d transcript.Dialect, asJSON bool) error {
+	code := exitOK
+	var reports []report
+	for _, name := range names {
+		rep, err := checkFile(e, name, d)
+		if err != nil {
+			var ee *exitError
+			if !errors.As(err, &ee) {
+				ee = &exitError{code: exitUsage, err: err}
+			}
+			code = max(code, ee.code)
+			if asJSON {
+				reports = append(reports, report{File: name, Error: ee.Error(), Violations: []violationJSON{}})
+			} else {
+				fmt.Fprintln(e.stderr, printable("toolwire: "+ee.Error()))
+			}
+			continue
+		}
+		if !rep.Accepted() {
+			code = max(code, exitRejected)
+		}
+		if asJSON {
+			r := jsonReport(rep)
+			r.File = name
+			reports = append(reports, r)
+		} else {
+			printReport(e.stdout, name, rep)
+		}
+	}
+	if asJSON {
+		writeJSON(e.stdout, reports)
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// checkFile reads and checks one file.
+func checkFile(e *env, name string, d transcript.Dialect) (*wire.Report, error) {
+	data, _, err := readLimited(e, name, "")
+	if err != nil {
+		return nil, err
+	}
+	rep, err := wire.Check(data, d)
+	if err != nil {
+		return nil, checkError(name, err, "--dialect")
+	}
+	return rep, nil
 }
 
 // duplicatesFlag parses --duplicates into the repair policy.
@@ -258,6 +324,10 @@ func printViolationsIndent(w io.Writer, vs []transcript.Violation, indent string
 
 // The JSON report; the first three fields are the documented contract.
 type report struct {
+	// File and Error are set when several files are checked: which file,
+	// and why it could not be.
+	File       string              `json:"file,omitempty"`
+	Error      string              `json:"error,omitempty"`
 	Accepted   bool                `json:"accepted"`
 	Dialect    transcript.Dialect  `json:"dialect"`
 	Violations []violationJSON     `json:"violations"`

@@ -449,3 +449,44 @@ func TestWireCasesComplete(t *testing.T) {
 		t.Errorf("found %d Wire rules in the codecs, want at least the %d wireCases cover", found, len(covered))
 	}
 }
+
+// TestCheckSeveralFiles: check takes several files (the dumps of a run):
+// a report for each, the worst exit code, and with --json one array.
+func TestCheckSeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.json", `{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}`)
+	bad := writeFile(t, dir, "bad.json", `{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"},{"role":"tool","tool_call_id":"c1","content":"x"}]}`)
+	junk := writeFile(t, dir, "junk.json", `{"messages":[`)
+	tests := []struct {
+		files []string
+		code  int
+	}{
+		{[]string{good, good}, 0},
+		{[]string{good, bad}, 1},
+		{[]string{bad, junk, good}, 2},
+	}
+	for _, tt := range tests {
+		stdout, stderr, code := runWith(t, nil, append([]string{"check", "--dialect", "openai-chat"}, tt.files...)...)
+		if code != tt.code {
+			t.Errorf("check %v: exit %d, want %d\n%s%s", tt.files, code, tt.code, stdout, stderr)
+		}
+		stdout, _, code = runWith(t, nil, append([]string{"check", "--json", "--dialect", "openai-chat"}, tt.files...)...)
+		var reports []struct {
+			File     string `json:"file"`
+			Error    string `json:"error"`
+			Accepted bool   `json:"accepted"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &reports); err != nil || len(reports) != len(tt.files) || code != tt.code {
+			t.Errorf("check --json %v: exit %d, %v:\n%s; want an array of %d reports", tt.files, code, err, stdout, len(tt.files))
+			continue
+		}
+		for i, r := range reports {
+			if r.File != tt.files[i] || (tt.files[i] == junk) != (r.Error != "") || (tt.files[i] == good) != r.Accepted {
+				t.Errorf("check --json %v: report %d = %+v", tt.files, i, r)
+			}
+		}
+	}
+	if _, stderr, code := runWith(t, nil, "check", "--fix", good, bad); code != 2 || !strings.Contains(stderr, "one FILE") {
+		t.Errorf("check --fix with two files: exit %d, %s; want a usage error", code, stderr)
+	}
+}

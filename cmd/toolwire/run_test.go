@@ -163,10 +163,8 @@ func TestRunDump(t *testing.T) {
 	// A dump is the provider's body for the agent's dialect (the replay's
 	// openai-chat), which check accepts: the run was clean.
 	files, _ := filepath.Glob(filepath.Join(dir, ids[0], "request-*.json"))
-	for _, f := range files {
-		if stdout, stderr, code := runWith(t, nil, "check", "--dialect", "openai-chat", f); code != 0 {
-			t.Errorf("toolwire check %s: exit %d:\n%s%s", f, code, stdout, stderr)
-		}
+	if stdout, stderr, code := runWith(t, nil, append([]string{"check"}, files...)...); code != 0 || strings.Count(stdout, "accepted: openai-chat would accept it") != len(files) {
+		t.Errorf("toolwire check %s/*: exit %d:\n%s%s", filepath.Join(dir, ids[0]), code, stdout, stderr)
 	}
 	if len(files) < 2 {
 		t.Errorf("%d dumps, want one per model call", len(files))
