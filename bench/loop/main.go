@@ -1,5 +1,7 @@
-// Command loop runs toolwire's agent loop against an OpenAI-compatible
-// endpoint and speaks the loop benchmark's peer protocol: one tool,
+// Command loop runs toolwire's agent loop against a model endpoint of one
+// of four dialects (--dialect: OpenAI Chat Completions or Responses,
+// Anthropic Messages, Gemini generateContent) and speaks the loop
+// benchmark's peer protocol: one tool,
 // lookup(key, limit), that returns --records records; the loop timed from
 // its first request to the final answer; one JSON line on stdout; exit 1
 // on a non-200 answer or a count that is not the one expected.
@@ -18,6 +20,9 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/bench/loop/internal/peer"
 	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/anthropic"
+	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -32,7 +37,7 @@ func main() {
 		}
 	}
 	tr := &peer.Transport{Base: http.DefaultTransport}
-	model, err := openai.NewChat("gpt-4o", &openai.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1})
+	model, err := open(f, &http.Client{Transport: tr})
 	if err != nil {
 		peer.Finish(f, tr, peer.Result{Peer: "toolwire"}, err)
 	}
@@ -48,6 +53,8 @@ func main() {
 	}, &tool.FuncOptions{Idempotency: tool.Level2})
 	reg := tool.NewRegistry()
 	reg.MustAdd(lookup)
+	// gpt-4o's limits (a 128k window, exact o200k counts) in every
+	// dialect, so that the dialect is all that differs between runs.
 	limits, _ := budget.DefaultTable().Lookup("gpt-4o")
 	cfg := &toolwire.Config{Tools: reg, MaxTurns: f.MaxRounds + 1, Limits: limits}
 	if os.Getenv("LOOP_COUNTER") == "estimate" {
@@ -79,4 +86,20 @@ func main() {
 		pprof.StopCPUProfile()
 	}
 	peer.Finish(f, tr, r, runErr)
+}
+
+// open returns the client of f's dialect, with no retries: a failed
+// request fails the run. The Responses client keeps the answers on the
+// server (Config.Store) and sends each turn's new items after
+// previous_response_id, as the loop keeps the id in its State.
+func open(f *peer.Flags, hc *http.Client) (llm.Model, error) {
+	switch f.Dialect {
+	case "responses":
+		return openai.NewResponses("gpt-4o", &openai.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1, Store: true})
+	case "anthropic":
+		return anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1})
+	case "gemini":
+		return gemini.NewClient("gemini-2.5-flash", &gemini.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1})
+	}
+	return openai.NewChat("gpt-4o", &openai.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1})
 }

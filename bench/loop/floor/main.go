@@ -1,9 +1,13 @@
 // Command floor is the loop benchmark's floor: a plain, hand-written Go
-// tool-call loop doing the HTTP and JSON work of bench/loop — send the
-// whole history, read the answer (streamed or whole), run the calls in
-// parallel, append their results — with nothing else: no validation
-// beyond the tool's own check, no shaping, no fitting, no checks. It
-// speaks the same peer protocol.
+// tool-call loop doing the HTTP and JSON work of bench/loop with
+// encoding/json — send the whole history, read the answer (streamed or
+// whole), run the calls in parallel, append their results — with nothing
+// else: no validation beyond the tool's own check, no shaping, no
+// fitting, no checks. It speaks the same peer protocol, in the dialect
+// --dialect names; each dialect's loop is in its own file (chat.go,
+// responses.go, anthropic.go, gemini.go), and this one holds what they
+// share: sending a request, reading server-sent events, running the
+// lookups.
 package main
 
 import (
@@ -23,36 +27,17 @@ import (
 	"github.com/toolwire/toolwire/bench/loop/internal/peer"
 )
 
-type message struct {
-	Role       string     `json:"role"`
-	Content    *string    `json:"content"`
-	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-}
+// prompt is the user's question.
+const prompt = "Look up the records."
 
-type toolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
+// The lookup tool's definition, which every dialect sends.
+const (
+	lookupName        = "lookup"
+	lookupDescription = "Looks up the records of a key."
+)
 
-type request struct {
-	Model    string    `json:"model"`
-	Messages []message `json:"messages"`
-	Tools    []any     `json:"tools"`
-	Stream   bool      `json:"stream,omitempty"`
-}
-
-var lookupTool = map[string]any{"type": "function", "function": map[string]any{
-	"name": "lookup", "description": "Looks up the records of a key.",
-	"parameters": map[string]any{"type": "object", "properties": map[string]any{
-		"key": map[string]any{"type": "string"}, "limit": map[string]any{"type": "integer"}}, "required": []string{"key", "limit"}},
-}}
-
-func str(s string) *string { return &s }
+// lookupParameters is the lookup tool's parameters, a JSON Schema.
+var lookupParameters = json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},"limit":{"type":"integer"}},"required":["key","limit"]}`)
 
 func main() {
 	f := peer.Parse("floor")
@@ -65,151 +50,99 @@ func main() {
 	tr := &peer.Transport{Base: http.DefaultTransport}
 	client := &http.Client{Transport: tr}
 	r := peer.Result{Peer: "floor"}
-	msgs := []message{{Role: "user", Content: str("Look up the records.")}}
-	var runErr error
-	for round := 0; ; round++ {
-		body, err := json.Marshal(request{Model: "gpt-4o", Messages: msgs, Tools: []any{lookupTool}, Stream: f.Stream})
-		if err != nil {
-			runErr = err
-			break
-		}
-		reply, err := ask(client, f.URL, body, f.Stream)
-		if err != nil {
-			runErr = err
-			break
-		}
-		msgs = append(msgs, reply)
-		if len(reply.ToolCalls) == 0 {
-			if reply.Content != nil {
-				r.Final = *reply.Content
-			}
-			r.WallS = time.Since(tr.First).Seconds()
-			break
-		}
-		if round >= f.MaxRounds {
-			runErr = fmt.Errorf("more than %d rounds", f.MaxRounds)
-			break
-		}
-		r.Rounds++
-		r.ToolCalls += len(reply.ToolCalls)
-		results := make([]message, len(reply.ToolCalls))
-		var wg sync.WaitGroup
-		for i, c := range reply.ToolCalls {
-			wg.Go(func() {
-				results[i] = message{Role: "tool", ToolCallID: c.ID, Content: str(lookup(c.Function.Arguments, f))}
-			})
-		}
-		wg.Wait()
-		msgs = append(msgs, results...)
+	var err error
+	switch f.Dialect {
+	case "responses":
+		err = runResponses(client, f, &r)
+	case "anthropic":
+		err = runAnthropic(client, f, &r)
+	case "gemini":
+		err = runGemini(client, f, &r)
+	default:
+		err = runChat(client, f, &r)
+	}
+	if err == nil {
+		r.WallS = time.Since(tr.First).Seconds()
 	}
 	if f.CPUProfile != "" {
 		pprof.StopCPUProfile()
 	}
-	peer.Finish(f, tr, r, runErr)
+	peer.Finish(f, tr, r, err)
+}
+
+// post sends body to url with the given headers (besides Content-Type).
+// The caller closes the response's body.
+func post(client *http.Client, url string, body []byte, header ...string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return client.Do(req)
+}
+
+// readJSON decodes a whole answer into v.
+func readJSON(resp *http.Response, v any) error {
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("bad answer: %v", err)
+	}
+	return nil
+}
+
+// events calls fn with the data of each server-sent event of a streamed
+// answer, until fn reports that the answer is done or the stream ends.
+func events(resp *http.Response, fn func(data []byte) (done bool, err error)) error {
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		done, err := fn([]byte(data))
+		if err != nil || done {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// runAll runs the lookups whose arguments are args, in parallel, and
+// returns their results in the same order.
+func runAll(args []string, f *peer.Flags) [][]byte {
+	out := make([][]byte, len(args))
+	var wg sync.WaitGroup
+	for i, a := range args {
+		wg.Go(func() { out[i] = lookup(a, f) })
+	}
+	wg.Wait()
+	return out
 }
 
 // lookup runs the tool: its arguments decoded and checked, its records
 // encoded.
-func lookup(args string, f *peer.Flags) string {
+func lookup(args string, f *peer.Flags) []byte {
 	var a struct {
 		Key   string `json:"key"`
 		Limit int    `json:"limit"`
 	}
 	if err := json.Unmarshal([]byte(args), &a); err != nil {
-		return `{"error":"bad arguments"}`
+		return []byte(`{"error":"bad arguments"}`)
 	}
 	if err := peer.CheckArgs(a.Key, a.Limit); err != nil {
 		b, _ := json.Marshal(map[string]string{"error": err.Error()})
-		return string(b)
+		return b
 	}
 	if f.ToolDelay > 0 {
 		time.Sleep(f.ToolDelay)
 	}
 	b, _ := json.Marshal(peer.Records(a.Key, f.Records))
-	return string(b)
-}
-
-// ask sends one request and reads the assistant message.
-func ask(client *http.Client, url string, body []byte, stream bool) (message, error) {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return message{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return message{}, err
-	}
-	defer resp.Body.Close()
-	if !stream {
-		var out struct {
-			Choices []struct {
-				Message message `json:"message"`
-			} `json:"choices"`
-		}
-		data, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return message{}, err
-		}
-		if err := json.Unmarshal(data, &out); err != nil || len(out.Choices) == 0 {
-			return message{}, fmt.Errorf("bad answer: %v", err)
-		}
-		return out.Choices[0].Message, nil
-	}
-	msg := message{Role: "assistant"}
-	var text strings.Builder
-	byIndex := map[int]int{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		if line == "[DONE]" {
-			break
-		}
-		var chunk struct {
-			Choices []struct {
-				Delta struct {
-					Content   string `json:"content"`
-					ToolCalls []struct {
-						Index    int    `json:"index"`
-						ID       string `json:"id"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
-				} `json:"delta"`
-			} `json:"choices"`
-		}
-		if err := json.Unmarshal([]byte(line), &chunk); err != nil {
-			return message{}, err
-		}
-		for _, ch := range chunk.Choices {
-			text.WriteString(ch.Delta.Content)
-			for _, d := range ch.Delta.ToolCalls {
-				i, ok := byIndex[d.Index]
-				if !ok {
-					i = len(msg.ToolCalls)
-					byIndex[d.Index] = i
-					msg.ToolCalls = append(msg.ToolCalls, toolCall{Type: "function"})
-				}
-				c := &msg.ToolCalls[i]
-				if d.ID != "" {
-					c.ID = d.ID
-				}
-				c.Function.Name += d.Function.Name
-				c.Function.Arguments += d.Function.Arguments
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return message{}, err
-	}
-	if text.Len() > 0 || len(msg.ToolCalls) == 0 {
-		msg.Content = str(text.String())
-	}
-	return msg, nil
+	return b
 }

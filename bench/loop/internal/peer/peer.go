@@ -10,7 +10,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -19,6 +21,7 @@ import (
 // Flags are the peer protocol's flags.
 type Flags struct {
 	URL          string
+	Dialect      string
 	Records      int
 	Stream       bool
 	ToolDelay    time.Duration
@@ -33,7 +36,8 @@ type Flags struct {
 func Parse(name string) *Flags {
 	f := &Flags{}
 	fs := flag.NewFlagSet(name, flag.ExitOnError)
-	fs.StringVar(&f.URL, "url", "", "base URL of the OpenAI-compatible API (…/v1)")
+	fs.StringVar(&f.URL, "url", "", "base URL of the API, as bench/loop/server prints it for --dialect")
+	fs.StringVar(&f.Dialect, "dialect", "chat", "the protocol: "+strings.Join(Dialects, ", "))
 	fs.IntVar(&f.Records, "records", 100, "records each lookup returns")
 	fs.BoolVar(&f.Stream, "stream", false, "stream the model's answers")
 	fs.DurationVar(&f.ToolDelay, "tool-delay", 0, "how long each lookup takes")
@@ -47,8 +51,16 @@ func Parse(name string) *Flags {
 		fmt.Fprintln(os.Stderr, name+": --url is required")
 		os.Exit(2)
 	}
+	if !slices.Contains(Dialects, f.Dialect) {
+		fmt.Fprintf(os.Stderr, "%s: --dialect %q is not one of %s\n", name, f.Dialect, strings.Join(Dialects, ", "))
+		os.Exit(2)
+	}
 	return f
 }
+
+// Dialects are the protocols a peer speaks: OpenAI Chat Completions and
+// Responses, Anthropic Messages, Gemini generateContent.
+var Dialects = []string{"chat", "responses", "anthropic", "gemini"}
 
 // Record is one record of the lookup tool's result.
 type Record struct {
@@ -122,6 +134,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 type Result struct {
 	Peer      string  `json:"peer"`
 	Label     string  `json:"label"`
+	Dialect   string  `json:"dialect"`
 	Stream    bool    `json:"stream"`
 	WallS     float64 `json:"wall_s"`
 	Rounds    int     `json:"rounds"`
@@ -137,7 +150,7 @@ type Result struct {
 func Finish(f *Flags, t *Transport, r Result, runErr error) {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	r.Label, r.Stream = f.Label, f.Stream
+	r.Label, r.Dialect, r.Stream = f.Label, f.Dialect, f.Stream
 	r.Requests, r.BytesSent = t.Requests, t.Bytes
 	r.PeakRSSKB = ru.Maxrss
 	r.WallS, _ = strconv.ParseFloat(strconv.FormatFloat(r.WallS, 'f', 3, 64), 64)
