@@ -95,12 +95,7 @@ func ExampleAgent_Resume() {
 	defer srv.Close()
 	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
 	reg := tool.NewRegistry()
-	reg.MustAdd(tool.MustFunc("refund", "Refunds an order.",
-		func(ctx context.Context, in struct {
-			Order string `json:"order"`
-		}) (string, error) {
-			return "refunded " + in.Order, nil
-		}, &tool.FuncOptions{RequiresApproval: true, Idempotency: tool.Level1}))
+	reg.MustAdd(refundTool()) // needs a person's approval
 	store, _ := memory.New(nil) // or sqlite.New, postgres.New
 	agent, _ := toolwire.New(model, &toolwire.Config{Tools: reg, Sessions: store})
 
@@ -131,12 +126,7 @@ func ExampleAgent_Perform() {
 	defer srv.Close()
 	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
 	reg := tool.NewRegistry()
-	reg.MustAdd(tool.MustFunc("refund", "Refunds an order.",
-		func(ctx context.Context, in struct {
-			Order string `json:"order"`
-		}) (string, error) {
-			return "refunded " + in.Order, nil
-		}, &tool.FuncOptions{RequiresApproval: true, Idempotency: tool.Level1}))
+	reg.MustAdd(refundTool()) // needs a person's approval
 	agent, _ := toolwire.New(model, &toolwire.Config{Tools: reg})
 
 	s := agent.Start("Refund o-42.")
@@ -176,4 +166,14 @@ func ExampleAgent_Perform() {
 	// call the model with 3 message(s)
 	//   1 message(s) appended
 	// answered Refunded o-42.
+}
+
+// refundTool is a tool whose calls need a person's approval.
+func refundTool() tool.Tool {
+	return tool.MustFunc("refund", "Refunds an order.",
+		func(ctx context.Context, in struct {
+			Order string `json:"order"`
+		}) (string, error) {
+			return "refunded " + in.Order, nil
+		}, &tool.FuncOptions{RequiresApproval: true, Idempotency: tool.Level1})
 }
