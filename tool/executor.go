@@ -658,7 +658,7 @@ func (e *Executor) panicked(ci *CallInfo, p any) error {
 }
 
 // finish gives an envelope its summary and checks the result against the
-// return schema.
+// return schema, unless the contract proves it (a [Func]'s plain Out).
 func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level Idempotency) observe.Envelope {
 	if !env.Status.Valid() {
 		// A tool returned a zero or broken envelope; Result would render
@@ -684,7 +684,7 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 	default:
 		return env // Result renders the protocol violation as internal_error
 	}
-	if c.returns != nil && env.Data != nil {
+	if c.returns != nil && !c.proven && env.Data != nil {
 		data, v, err := dataValue(env.Data)
 		if err != nil {
 			f := observe.Failure(observe.InternalError, "the tool's result could not be encoded as JSON: "+shortMessage(err.Error(), "unknown error"))
