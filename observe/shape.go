@@ -201,8 +201,9 @@ const (
 )
 
 // Shape shapes env, what a tool returned, to req. env.Data may be a
-// json.RawMessage (JSON), a [Raw] output (detected), a string (text), a
-// [Blob] (binary), nil, or any value encoding/json marshals.
+// json.RawMessage (JSON), a [*JSON] (JSON already parsed, which is not
+// parsed again), a [Raw] output (detected), a string (text), a [Blob]
+// (binary), nil, or any value encoding/json marshals.
 //
 // TokensBefore counts the output exactly up to 64 KiB and extrapolates
 // from three 4 KiB samples above that, since exact tokenizers run at a
@@ -274,6 +275,14 @@ func (j *job) run() error {
 	case nil:
 		j.setBefore(before)
 		return j.finish(LevelFull)
+	case *JSON:
+		if d == nil { // as encodeData renders it
+			null := []byte("null")
+			j.setBefore(before + j.countLarge(null))
+			return j.json(null, true)
+		}
+		j.setBefore(before + j.countLarge(d.t.src))
+		return j.jsonTree(d.t)
 	case json.RawMessage:
 		j.setBefore(before + j.countLarge(d))
 		return j.json(d, true)
@@ -332,6 +341,12 @@ func (j *job) json(b []byte, strict bool) error {
 		}
 		return err
 	}
+	return j.jsonTree(t)
+}
+
+// jsonTree shapes a JSON output parsed into t.
+func (j *job) jsonTree(t *tree) error {
+	b := t.src
 	if j.env.Status == llm.StatusError && t.nodes[t.root].kind == kString {
 		// An error reported as a bare JSON string: a trace may hide in it.
 		if text := t.str(&t.nodes[t.root]); strings.Contains(text, "\n") {

@@ -111,7 +111,7 @@ func TestProvenResults(t *testing.T) {
 		{reflect.TypeFor[[3]int](), true, []any{[3]int{}}},
 		{reflect.TypeFor[map[string]float64](), true, []any{map[string]float64(nil), map[string]float64{"a": 1}}},
 		{reflect.TypeFor[provenLeaf](), true, []any{
-			provenLeaf{},
+			provenLeaf{hidden: 1},
 			provenLeaf{ID: "x", N: 7, U: 255, F: 1.5, OK: true, When: time.Now(), Maybe: &time.Time{}, Tags: []string{}, Pair: [2]byte{1, 2},
 				Counts: map[textName]*int{"a": &one, "b": nil}, Kids: []*provenKid{nil, {Name: "k"}}},
 		}},
