@@ -324,6 +324,9 @@ func oneLine(s string) string {
 // whether invalid UTF-8 was replaced.
 func encodeData(v any) ([]byte, bool, error) {
 	switch v := v.(type) {
+	case rendered:
+		out, replaced := v.bytes()
+		return out, replaced, nil
 	case *JSON:
 		if v == nil {
 			return []byte("null"), false, nil

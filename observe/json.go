@@ -189,3 +189,18 @@ func (d *decoder) str(n *node) string {
 	}
 	return string(b)
 }
+
+// rendered is JSON data the shaper wrote (from a tree, or a description
+// or an aggregate of one): compact by construction, only its invalid
+// UTF-8, copied from the tool's bytes, still to replace. The envelope
+// writes it as it is; Shape and Page hand it out as a json.RawMessage.
+type rendered []byte
+
+// bytes returns r as the envelope writes it, and whether invalid UTF-8
+// was replaced.
+func (r rendered) bytes() ([]byte, bool) {
+	if utf8.Valid(r) {
+		return r, false
+	}
+	return []byte(jsonx.ValidUTF8(string(r))), true
+}

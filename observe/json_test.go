@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/orders"
@@ -131,6 +133,72 @@ func TestShapeParsedJSON(t *testing.T) {
 			if results[0] != results[1] {
 				t.Errorf("Shape(ParseJSON(%.40q), budget %d) = %.300s\nwant as a json.RawMessage %.300s", src, budget, results[1], results[0])
 			}
+		}
+	}
+}
+
+// TestAggregateHugeNumbers shapes records whose numbers overflow a
+// float64 into an aggregate: its statistics must stay JSON (the shaper's
+// renderings are written as they are, not compacted and checked again).
+func TestAggregateHugeNumbers(t *testing.T) {
+	var b []byte
+	b = append(b, '[')
+	for i := range 200 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":"x","v":1e999,"w":-1e999,"m":1.5e308,"s":"`+strings.Repeat("lorem ipsum ", 20)+`"}`...)
+	}
+	b = append(b, ']')
+	sh, err := NewShaper(quarterCounter{}, NewMemoryStore(0).NumberRefs(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sh.Shape(context.Background(), Success("list()", json.RawMessage(b)), Request{Tool: "list", Budget: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.Result("c", "list").Content[0].(llm.Text).Text
+	env, err := Parse([]byte(text))
+	if err != nil || out.Report.Level != LevelAggregate || env.Status != "success" || !strings.Contains(text, `"v":{`) {
+		t.Fatalf("Shape(200 records of huge numbers) = %s (level %s): %v", text, out.Report.Level, err)
+	}
+}
+
+// TestShapedResultRendersEnvelope checks that Shaped.Result, which reuses
+// the rendering shaping measured, renders what Envelope holds, also after
+// a caller changed it.
+func TestShapedResultRendersEnvelope(t *testing.T) {
+	data := orders.Generate(300, 1)
+	sh, err := NewShaper(quarterCounter{}, NewMemoryStore(0).NumberRefs(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Success("list()", json.RawMessage(data))
+	env.Meta.Duration = 1234 * time.Millisecond
+	out, err := sh.Shape(context.Background(), env, Request{Tool: "list", Budget: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.text == "" {
+		t.Fatal("Shape kept no rendering to reuse")
+	}
+	changes := map[string]func(s *Shaped){
+		"unchanged":       func(s *Shaped) {},
+		"summary":         func(s *Shaped) { s.Envelope.Summary = "changed" },
+		"meta":            func(s *Shaped) { s.Envelope.Meta.Duration = 7 * time.Millisecond },
+		"data":            func(s *Shaped) { s.Envelope.Data = json.RawMessage(`[1]`) },
+		"data resliced":   func(s *Shaped) { d := s.Envelope.Data.(json.RawMessage); s.Envelope.Data = d[:1:1] },
+		"error":           func(s *Shaped) { s.Envelope.Status, s.Envelope.Error = "partial", &Error{Type: Timeout, Message: "m"} },
+		"data as a value": func(s *Shaped) { s.Envelope.Data = []int{1} },
+	}
+	for name, change := range changes {
+		s := out
+		change(&s)
+		got := s.Result("c", "list")
+		want := s.Envelope.Result("c", "list")
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Result = %v, want %v", name, got, want)
 		}
 	}
 }
