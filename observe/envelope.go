@@ -127,8 +127,8 @@ type Envelope struct {
 	// back. Line breaks are rendered as spaces.
 	Summary string
 	// Data is the structured result: any value encoding/json can marshal,
-	// a json.RawMessage, a [Raw] output or a [Blob]; a [Shaper] makes it
-	// fit a budget. nil leaves it out.
+	// a json.RawMessage, a [*JSON] parsed once, a [Raw] output or a
+	// [Blob]; a [Shaper] makes it fit a budget. nil leaves it out.
 	Data any
 	// Error describes the failure; required when Status is error.
 	Error *Error
@@ -324,6 +324,15 @@ func oneLine(s string) string {
 // whether invalid UTF-8 was replaced.
 func encodeData(v any) ([]byte, bool, error) {
 	switch v := v.(type) {
+	case rendered:
+		out, replaced := v.bytes()
+		return out, replaced, nil
+	case *JSON:
+		if v == nil {
+			return []byte("null"), false, nil
+		}
+		out, replaced := v.render()
+		return out, replaced, nil
 	case json.RawMessage:
 		out, replaced, ok := compactJSON(v)
 		if !ok {

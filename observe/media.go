@@ -2,7 +2,6 @@ package observe
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/gif"  // image.DecodeConfig reads GIF dimensions
@@ -56,7 +55,7 @@ func (j *job) blob(b Blob) error {
 	}
 	isImage := strings.HasPrefix(mt, "image/")
 	env := j.base
-	env.Data = json.RawMessage(blobData(mt, len(b.Data), w, h))
+	env.Data = rendered(blobData(mt, len(b.Data), w, h))
 	inline := isImage && j.req.Images == InlineImages && contains(inlineTypes, mt) && len(b.Data) <= j.s.cfg.MaxInline
 	if inline {
 		env.Summary = joinNote(j.summary, "the image follows as an image part")

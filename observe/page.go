@@ -2,7 +2,6 @@ package observe
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -83,7 +82,7 @@ func (s *Shaper) Page(ctx context.Context, req PageRequest, budget int) (Shaped,
 	j.rep.Level = j.env.Meta.Level
 	j.rep.TokensAfter = j.env.Meta.TokensAfter
 	j.rep.Ref = req.Ref
-	return Shaped{Envelope: j.env, Images: j.images, Report: j.rep}, nil
+	return j.shaped(), nil
 }
 
 func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
@@ -103,7 +102,7 @@ func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
 		r.record(root)
 		env := j.base
 		env.Summary = call + ": the whole result"
-		env.Data = json.RawMessage(r.dst)
+		env.Data = rendered(r.dst)
 		if tokens, _ := j.measure(&env, false); tokens <= j.budget {
 			j.env = env
 			return j.finish(LevelFull)
@@ -135,7 +134,7 @@ func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
 		r.limit = 0
 		rs.render(&r, 0, n, false)
 		env := j.base
-		env.Data = json.RawMessage(r.dst)
+		env.Data = rendered(r.dst)
 		j.meta(&env, &r)
 		left := len(rs.order) - n
 		env.Meta.Omitted = left

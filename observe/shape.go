@@ -156,16 +156,70 @@ type Shaped struct {
 	Images []llm.Image
 	// Report says what was done, for people and logs.
 	Report Report
+
+	// text is the rendering of the envelope that shaping measured last,
+	// of a copy of it (ofError the value of its Error), so that Result
+	// need not render it again while Envelope is unchanged.
+	text    string
+	of      Envelope
+	ofError Error
 }
 
 // Result renders s into the tool result answering the call: the
-// envelope as text, then any image parts.
+// envelope as text, then any image parts. It reuses the rendering that
+// shaping measured unless Envelope was changed since (the bytes of its
+// data must not be changed in place).
 func (s Shaped) Result(callID, name string) llm.ToolResult {
-	r := s.Envelope.Result(callID, name)
+	var r llm.ToolResult
+	if s.text != "" && s.unchanged() {
+		r = llm.ToolResult{CallID: callID, Name: name, Status: s.Envelope.Status, Content: []llm.Part{llm.Text{Text: s.text}}}
+	} else {
+		r = s.Envelope.Result(callID, name)
+	}
 	for _, img := range s.Images {
 		r.Content = append(r.Content, img)
 	}
 	return r
+}
+
+// unchanged reports whether s.Envelope is still the envelope s.text
+// renders.
+func (s *Shaped) unchanged() bool {
+	a, b := &s.Envelope, &s.of
+	if a.Status != b.Status || a.Summary != b.Summary || a.Suggestion != b.Suggestion || a.Meta != b.Meta ||
+		(a.Error == nil) != (b.Error == nil) || (a.Error != nil && *a.Error != s.ofError) {
+		return false
+	}
+	if a.Data == nil || b.Data == nil {
+		return a.Data == nil && b.Data == nil
+	}
+	ad, aok := a.Data.(json.RawMessage)
+	bd, bok := b.Data.(json.RawMessage)
+	return aok && bok && len(ad) == len(bd) && (len(ad) == 0 || &ad[0] == &bd[0])
+}
+
+// shaped hands out what the job made: the envelope with its data as a
+// json.RawMessage, and the rendering finish measured, if it still
+// renders that envelope.
+func (j *job) shaped() Shaped {
+	env := j.env
+	if d, ok := env.Data.(rendered); ok {
+		env.Data = json.RawMessage(d)
+	}
+	s := Shaped{Envelope: env, Images: j.images, Report: j.rep}
+	if j.shownText != "" {
+		s.text, s.of = j.shownText, j.shown
+		if d, ok := s.of.Data.(rendered); ok {
+			s.of.Data = json.RawMessage(d)
+		}
+		if s.of.Error != nil {
+			s.ofError = *s.of.Error
+		}
+		if !s.unchanged() {
+			s.text = ""
+		}
+	}
+	return s
 }
 
 // Report says what shaping did.
@@ -201,8 +255,9 @@ const (
 )
 
 // Shape shapes env, what a tool returned, to req. env.Data may be a
-// json.RawMessage (JSON), a [Raw] output (detected), a string (text), a
-// [Blob] (binary), nil, or any value encoding/json marshals.
+// json.RawMessage (JSON), a [*JSON] (JSON already parsed, which is not
+// parsed again), a [Raw] output (detected), a string (text), a [Blob]
+// (binary), nil, or any value encoding/json marshals.
 //
 // TokensBefore counts the output exactly up to 64 KiB and extrapolates
 // from three 4 KiB samples above that, since exact tokenizers run at a
@@ -234,7 +289,7 @@ func (s *Shaper) Shape(ctx context.Context, env Envelope, req Request) (Shaped, 
 	j.rep.TokensBefore = j.env.Meta.TokensBefore
 	j.rep.TokensAfter = j.env.Meta.TokensAfter
 	j.rep.Ref = j.env.Meta.Ref
-	return Shaped{Envelope: j.env, Images: j.images, Report: j.rep}, nil
+	return j.shaped(), nil
 }
 
 // A job is one call of Shape.
@@ -247,12 +302,14 @@ type job struct {
 	rep    Report
 	images []llm.Image
 
-	base    Envelope // the envelope as given, without its data
-	before  int      // tokens of the output as given
-	last    int      // the count of the last envelope measured
-	stored  bool     // the output was offered to the store
-	summary string   // the tool's summary, before notes
-	suggest string   // the tool's suggestion, before notes
+	base      Envelope // the envelope as given, without its data
+	shown     Envelope // the envelope finish measured last, rendered as shownText
+	shownText string
+	before    int    // tokens of the output as given
+	last      int    // the count of the last envelope measured
+	stored    bool   // the output was offered to the store
+	summary   string // the tool's summary, before notes
+	suggest   string // the tool's suggestion, before notes
 }
 
 func (j *job) step(format string, args ...any) {
@@ -274,6 +331,14 @@ func (j *job) run() error {
 	case nil:
 		j.setBefore(before)
 		return j.finish(LevelFull)
+	case *JSON:
+		if d == nil { // as encodeData renders it
+			null := []byte("null")
+			j.setBefore(before + j.countLarge(null))
+			return j.json(null, true)
+		}
+		j.setBefore(before + j.countLarge(d.t.src))
+		return j.jsonTree(d.t)
 	case json.RawMessage:
 		j.setBefore(before + j.countLarge(d))
 		return j.json(d, true)
@@ -332,6 +397,12 @@ func (j *job) json(b []byte, strict bool) error {
 		}
 		return err
 	}
+	return j.jsonTree(t)
+}
+
+// jsonTree shapes a JSON output parsed into t.
+func (j *job) jsonTree(t *tree) error {
+	b := t.src
 	if j.env.Status == llm.StatusError && t.nodes[t.root].kind == kString {
 		// An error reported as a bare JSON string: a trace may hide in it.
 		if text := t.str(&t.nodes[t.root]); strings.Contains(text, "\n") {
@@ -357,7 +428,7 @@ func (j *job) json(b []byte, strict bool) error {
 		}
 		if !r.over {
 			env := j.base
-			env.Data = json.RawMessage(r.dst)
+			env.Data = rendered(r.dst)
 			env.Meta.Level = LevelFull
 			j.meta(&env, &r)
 			if n, _ := j.measure(&env, false); n <= j.budget {
@@ -468,7 +539,7 @@ func (j *job) headEnvelope(rs *recordSet, n int) Envelope {
 	r.limit = 0
 	rs.render(&r, 0, n, true)
 	env := j.base
-	env.Data = json.RawMessage(r.dst)
+	env.Data = rendered(r.dst)
 	j.meta(&env, &r)
 	env.Meta.Truncated = true
 	env.Meta.Omitted = total - n
@@ -525,7 +596,7 @@ func (j *job) aggregate(rs *recordSet) error {
 	var env Envelope
 	for step := 0; ; step++ {
 		env = j.base
-		env.Data = json.RawMessage(agg.render(nil, rs, o, j.req.Rules))
+		env.Data = rendered(agg.render(nil, rs, o, j.req.Rules))
 		env.Meta.Level = LevelAggregate
 		env.Meta.Truncated = true
 		shown := min(o.sample, total)
@@ -584,7 +655,7 @@ func (j *job) clip(t *tree) error {
 		}
 		r.value(root, 1)
 		env = j.base
-		env.Data = json.RawMessage(r.dst)
+		env.Data = rendered(r.dst)
 		j.meta(&env, &r)
 		env.Meta.Truncated = true
 		j.clipNote(&env)
@@ -708,7 +779,7 @@ func (j *job) textPage(lines []string, from, to int, note func(env *Envelope, sh
 // by U+FFFD).
 func setText(env *Envelope, text string) {
 	b, replaced := jsonx.AppendString(nil, text)
-	env.Data = json.RawMessage(b)
+	env.Data = rendered(b)
 	if replaced {
 		env.Meta.InvalidUTF8 = true
 	}
@@ -757,10 +828,11 @@ func (j *job) reduceTrace() {
 func (j *job) finish(level Level) error {
 	j.env.Meta.Level = level
 	j.env.Meta.TokensBefore = j.before
-	tokens, _ := j.measure(&j.env, true)
+	tokens, b := j.measure(&j.env, true)
 	if tokens > j.budget {
 		j.rep.OverBudget = true
 	}
+	j.shown, j.shownText = j.env, string(b) // what the model will read, rendered once
 	return nil
 }
 

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -426,7 +427,13 @@ func (f *fieldStat) appendStats(dst []byte, o aggOpts) []byte {
 }
 
 // appendNumber writes v with at most 6 significant digits, as a model
-// reads it: 499.513, 1.5e+06.
+// reads it: 499.513, 1.5e+06. A number past float64 (1e999 in the data,
+// or a sum that overflows) is written as the string "+Inf" or "-Inf":
+// JSON has no such number.
 func appendNumber(dst []byte, v float64) []byte {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		dst = append(dst, '"')
+		return append(strconv.AppendFloat(dst, v, 'g', 6, 64), '"')
+	}
 	return strconv.AppendFloat(dst, v, 'g', 6, 64)
 }

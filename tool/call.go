@@ -349,8 +349,9 @@ func foldSpace(s string) string {
 	return s
 }
 
-// successSummary is the generic summary of a successful call.
-func successSummary(brief string, data any) string {
+// successSummary is the generic summary of a successful call; doc, when
+// not nil, is data parsed.
+func successSummary(brief string, data any, doc *observe.JSON) string {
 	switch d := data.(type) {
 	case nil:
 		return brief + ": done"
@@ -362,7 +363,13 @@ func successSummary(brief string, data any) string {
 		case len(t) > 0 && t[0] == '[':
 			// Count the elements without decoding them: a result may
 			// hold thousands.
-			if n, ok := arrayLen(t); ok {
+			n, ok := 0, false
+			if doc != nil {
+				n, ok = doc.ArrayLen()
+			} else {
+				n, ok = arrayLen(t)
+			}
+			if ok {
 				return fmt.Sprintf("%s: %s", brief, plural(n, "item"))
 			}
 		}
@@ -372,7 +379,7 @@ func successSummary(brief string, data any) string {
 	if err != nil {
 		return brief + ": done"
 	}
-	return successSummary(brief, json.RawMessage(b))
+	return successSummary(brief, json.RawMessage(b), nil)
 }
 
 // arrayLen returns the number of elements of t, a JSON array, reading
@@ -398,23 +405,29 @@ func arrayLen(t []byte) (int, bool) {
 	return n, true
 }
 
-// dataValue encodes an envelope's data once: the JSON to render and the
-// decoded value to validate.
-func dataValue(data any) (json.RawMessage, any, error) {
-	var b json.RawMessage
-	if raw, ok := data.(json.RawMessage); ok {
-		b = raw
-	} else {
+// dataValue encodes an envelope's data once, for validation: the JSON to
+// render, parsed (doc, when data is that JSON already parsed, else nil
+// when it is not JSON), and its value decoded from the parse. The value
+// is the strict reader's, and so is the error when there is none.
+func dataValue(data any, doc *observe.JSON) (json.RawMessage, *observe.JSON, any, error) {
+	b, ok := data.(json.RawMessage)
+	if !ok {
 		var err error
 		if b, err = marshalCompact(data); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+		doc, _ = observe.ParseJSON(b)
+	}
+	if doc != nil {
+		if v, err := doc.Value(); err == nil {
+			return b, doc, v, nil
 		}
 	}
-	v, err := decodeJSON(b)
+	v, err := decodeJSON(b) // for its verdict and its words
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return b, v, nil
+	return b, doc, v, nil
 }
 
 // joinFieldErrors renders at most n field errors.

@@ -59,11 +59,14 @@ func (s Spec) Validate() error {
 
 // contract is a validated spec with its schemas compiled once.
 type contract struct {
-	spec        Spec
-	params      *jsonschema.Schema // never nil
-	returns     *jsonschema.Schema // nil when undeclared
-	hasDefaults bool               // params declare a default somewhere
-	properties  []string           // the parameters' top-level properties, sorted
+	spec    Spec
+	params  *jsonschema.Schema // never nil
+	returns *jsonschema.Schema // nil when undeclared
+	// proven is set for a [Func] whose results its return schema cannot
+	// reject (see provenType): they are not validated at run time.
+	proven      bool
+	hasDefaults bool     // params declare a default somewhere
+	properties  []string // the parameters' top-level properties, sorted
 	// withDefaults is the top-level properties whose schemas hold a
 	// default, their own or deeper down: all that fillDefaults need
 	// visit. It is nil when the root schema combines others (allOf).

@@ -209,7 +209,9 @@ type Outcome struct {
 	// tool-message protocol.
 	Result llm.ToolResult
 	// Envelope is the observation before rendering, for traces and
-	// tests; shaped when the executor has a Shaper.
+	// tests; shaped when the executor has a Shaper. JSON data is a
+	// json.RawMessage of the bytes the tool returned, even when the tool
+	// gave it parsed ([observe.JSON]).
 	Envelope observe.Envelope
 	// Shaping says what the shaper did; nil when nothing was shaped.
 	Shaping *observe.Report
@@ -294,18 +296,29 @@ func (e *Executor) Call(ctx context.Context, call llm.ToolCall) Outcome {
 func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int) Outcome {
 	start := time.Now()
 	var rec recording
-	env, known := e.call(ctx, call, budget, &rec)
+	env, doc, known := e.call(ctx, call, budget, &rec)
 	if env.Meta.Duration == 0 {
 		env.Meta.Duration = time.Since(start) - rec.spent // the call's, not its records'
 	}
 	if env.Meta.Source == "" && known {
 		env.Meta.Source = call.Name
 	}
-	out := Outcome{Result: env.Result(call.ID, call.Name), Envelope: env}
+	// The data parsed once, for the shaper and the renderer; the outcome
+	// keeps it as the tool gave it.
+	parsed := env
+	if doc != nil {
+		parsed.Data = doc
+	}
+	var out Outcome
+	shaped := false
 	if e.cfg.Shaper != nil && env.Meta.Level == "" {
-		if shaped, ok := e.shape(ctx, call, env, budget); ok {
-			out = Outcome{Result: shaped.Result(call.ID, call.Name), Envelope: shaped.Envelope, Shaping: &shaped.Report}
+		var s observe.Shaped
+		if s, shaped = e.shape(ctx, call, parsed, budget); shaped {
+			out = Outcome{Result: s.Result(call.ID, call.Name), Envelope: s.Envelope, Shaping: &s.Report}
 		}
+	}
+	if !shaped {
+		out = Outcome{Result: parsed.Result(call.ID, call.Name), Envelope: env}
 	}
 	if last := rec.last; last != nil {
 		// The last attempt's finished record holds the result exactly as
@@ -406,27 +419,30 @@ func (e *Executor) Close(ctx context.Context) error {
 	}
 }
 
-// call runs the whole validate-and-call pipeline for one call; known
-// reports whether the registry has the tool.
-func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec *recording) (env observe.Envelope, known bool) {
+// call runs the whole validate-and-call pipeline for one call; doc is
+// the data of env parsed, if it is JSON; known reports whether the
+// registry has the tool.
+func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec *recording) (env observe.Envelope, doc *observe.JSON, known bool) {
 	ent := e.reg.entry(call.Name)
 	if err := ctx.Err(); err != nil {
-		return notRun(observe.Cancelled, call, "the call was cancelled before it started"), ent != nil
+		return notRun(observe.Cancelled, call, "the call was cancelled before it started"), nil, ent != nil
 	}
 	if ent == nil {
-		return e.unknownTool(call), false
+		return e.unknownTool(call), nil, false
 	}
-	return e.callTool(ctx, ent, call, budget, rec), true
+	env, doc = e.callTool(ctx, ent, call, budget, rec)
+	return env, doc, true
 }
 
-// callTool runs a registered tool's validate-and-call pipeline. With a
-// Recorder in ctx, it sets rec.last to the attempt whose finished record
-// the caller writes once the result is shaped.
-func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int, out *recording) observe.Envelope {
+// callTool runs a registered tool's validate-and-call pipeline, and
+// returns its envelope and the envelope's data parsed (see finish). With
+// a Recorder in ctx, it sets rec.last to the attempt whose finished
+// record the caller writes once the result is shaped.
+func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int, out *recording) (observe.Envelope, *observe.JSON) {
 	p, fail := prepare(ent.c, call, !e.cfg.NoRepair)
 	if fail != nil {
 		fail.Meta.Repaired = p.repaired
-		return *fail
+		return *fail, nil
 	}
 	repaired := p.repaired
 	brief := callBrief(call.Name, p.value, ent.c.properties)
@@ -436,11 +452,11 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 		if err != nil {
 			env := envelopeFor(err)
 			env.Meta.Repaired = repaired
-			return env
+			return env, nil
 		}
 		if env, ok := e.approve(ctx, spec, call, args, brief); !ok {
 			env.Meta.Repaired = repaired
-			return env
+			return env, nil
 		}
 	}
 	level := spec.Idempotency
@@ -658,8 +674,11 @@ func (e *Executor) panicked(ci *CallInfo, p any) error {
 }
 
 // finish gives an envelope its summary and checks the result against the
-// return schema.
-func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level Idempotency) observe.Envelope {
+// return schema, unless the contract proves it (a [Func]'s plain Out).
+// It parses JSON data once, for all that reads it after: validation, the
+// summary, the shaper and the renderer; doc is that parse, nil when the
+// data is not JSON (which rendering then reports) or not parsed.
+func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level Idempotency) (_ observe.Envelope, doc *observe.JSON) {
 	if !env.Status.Valid() {
 		// A tool returned a zero or broken envelope; Result would render
 		// internal_error, but say why here.
@@ -679,21 +698,29 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 		if env.Summary == "" || env.Summary == env.Error.Message {
 			env.Summary = brief + " failed: " + string(env.Error.Type) + ": " + env.Error.Message
 		}
-		return env
+		return env, nil
 	case llm.StatusSuccess, llm.StatusPartial:
 	default:
-		return env // Result renders the protocol violation as internal_error
+		return env, nil // Result renders the protocol violation as internal_error
 	}
-	if c.returns != nil && env.Data != nil {
-		data, v, err := dataValue(env.Data)
+	switch d := env.Data.(type) {
+	case json.RawMessage:
+		doc, _ = observe.ParseJSON(d) // nil when not JSON: rendered, or refused below, as it is
+	case *observe.JSON:
+		if d != nil { // parsed by the tool (an HTTP tool's body)
+			doc, env.Data = d, json.RawMessage(d.Bytes())
+		}
+	}
+	if c.returns != nil && !c.proven && env.Data != nil {
+		data, parsed, v, err := dataValue(env.Data, doc)
 		if err != nil {
 			f := observe.Failure(observe.InternalError, "the tool's result could not be encoded as JSON: "+shortMessage(err.Error(), "unknown error"))
 			f.Summary = brief + " failed: its result could not be encoded"
 			f.Meta = env.Meta
-			return f
+			return f, nil
 		}
 		if _, isJSON := env.Data.(json.RawMessage); !isJSON {
-			env.Data = data // encoded once, for the shaper and the renderer
+			env.Data, doc = data, parsed // encoded once, for the shaper and the renderer
 		}
 		if fes := validate(c.returns, v); len(fes) > 0 {
 			what := joinFieldErrors(fes, 5)
@@ -701,20 +728,20 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 				f := observe.Failure(observe.InternalError, c.spec.Name+" returned a result that breaks its declared return schema: "+what)
 				f.Summary = brief + " failed: the result breaks the return schema (" + what + ")"
 				f.Meta = env.Meta
-				return f
+				return f, nil
 			}
 			env.Status = llm.StatusPartial
 			if env.Summary == "" {
-				env.Summary = successSummary(brief, data)
+				env.Summary = successSummary(brief, data, doc)
 			}
 			env.Summary = strings.TrimSuffix(env.Summary, ".") + ", but the result breaks the return schema, so some fields may be missing or wrong: " + what
-			return env
+			return env, doc
 		}
 	}
 	if env.Summary == "" {
-		env.Summary = successSummary(brief, env.Data)
+		env.Summary = successSummary(brief, env.Data, doc)
 	}
-	return env
+	return env, doc
 }
 
 // approve consults the approver; ok is false when the call must not run.

@@ -34,7 +34,15 @@ type FuncOptions struct {
 	Strict bool
 	// Parameters, when set, replaces the schema inferred from In.
 	Parameters json.RawMessage
-	// Returns, when set, replaces the schema inferred from Out.
+	// Returns, when set, replaces the schema inferred from Out. The
+	// results of a Func are then validated against it at run time.
+	//
+	// When Returns is nil, whether they are depends on Out (see [Func]):
+	// a schema inferred from a type of plain data, with no constraint
+	// tags, holds what the compiler already proved, and is not checked
+	// again; a schema with constraints the type does not prove
+	// (minimum, pattern, enum, format, minLength, ...), or inferred from a
+	// type whose encoding it may not describe, is.
 	Returns json.RawMessage
 	// Shape says how the output is shaped to fit the context (the
 	// fields that matter, a sort key for top N, a record cap); the zero
@@ -57,7 +65,8 @@ type funcTool[In, Out any] struct {
 // types: the parameters schema from In (a struct), the return schema from
 // Out. When it is called, the raw JSON arguments are validated against
 // the schema before they are decoded, schema defaults are filled in, fn
-// runs, and its result is validated against the return schema.
+// runs, and its result is validated against the return schema unless Out
+// proves it (see below).
 //
 // The schema of In follows encoding/json: a field's JSON name is its json
 // tag's name; a field without omitempty/omitzero is required unless it has
@@ -77,6 +86,26 @@ type funcTool[In, Out any] struct {
 // return schema is inferred; if Out implements [Summarizer], its summary
 // is used. Func fails if a tag does not parse, a default breaks its own
 // schema, or the types cannot be described by JSON Schema.
+//
+// Run by an [Executor], a result is validated against the return schema
+// only where the schema says more than the type: a schema inferred from
+// Out without constraint tags describes every value the compiler lets fn
+// return, so checking each result against it would only cost time. Out is
+// proven, and its results not validated, when it is built from
+//
+//	bool, string, the integer and floating-point types (their ranges
+//	are the schema's bounds), time.Time (always RFC 3339), pointers,
+//	slices (not []byte), arrays, maps with string keys, and structs
+//	whose exported fields have no constraint tag (pattern to uniqueItems
+//	above; description and default are not constraints), no
+//	",string" option, distinct JSON names, and no embedded fields
+//
+// and nothing else: no interface (any), json.RawMessage, json.Number,
+// []byte (base64 on the wire, an array of integers in the schema), no
+// type with its own MarshalJSON or MarshalText but time.Time. Results of
+// every other Out, of a Func given [FuncOptions].Returns, and of every tool
+// that is not a Func (an HTTP tool's body is untrusted bytes) are
+// validated.
 //
 // Run by an [Executor], a Func's attempt deadline and panic recovery
 // cover fn, and also the decoding of In and the encoding of Out whenever
@@ -113,6 +142,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 		return nil, fmt.Errorf("tool: func: %w", err)
 	}
 	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	c.proven = opts.Returns == nil && provenType(out)
 	t := &funcTool[In, Out]{c: c, fn: fn,
 		plainIn:  plainJSON(in),
 		plainOut: plainJSON(out) && !out.Implements(reflect.TypeFor[Summarizer]()),
@@ -304,6 +334,91 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return true
 }
 
+// constraintTags are the struct tags that add to a field's schema a
+// constraint its Go type does not prove (see applyFieldTags).
+var constraintTags = []string{
+	"pattern", "format", "enum",
+	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+	"minLength", "maxLength", "minItems", "maxItems", "uniqueItems",
+}
+
+// provenType reports whether every value of t, encoded by encoding/json,
+// satisfies the schema [InferSchema] derives from t: the rule of [Func]
+// for results that need no validation at run time. It errs on the side
+// of false: a type it does not know is validated.
+func provenType(t reflect.Type) bool {
+	return proven(t, map[reflect.Type]bool{})
+}
+
+func proven(t reflect.Type, seen map[reflect.Type]bool) bool {
+	switch t {
+	case reflect.TypeFor[time.Time]():
+		return true // MarshalJSON writes RFC 3339 (format date-time) or fails
+	case reflect.TypeFor[json.Number](), reflect.TypeFor[json.RawMessage]():
+		return false // a number under a string schema; any JSON
+	}
+	if seen[t] {
+		return true // a cycle, which the schema inference refuses anyway
+	}
+	seen[t] = true
+	if t.Kind() == reflect.Pointer {
+		return proven(t.Elem(), seen) // nil is null, which the schema allows
+	}
+	if hasJSONMethods(t) {
+		return false // its encoding is its own, not what the schema describes
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Slice:
+		// []byte is written in base64, a string; its schema is an array.
+		return t.Elem().Kind() != reflect.Uint8 && proven(t.Elem(), seen)
+	case reflect.Array:
+		return proven(t.Elem(), seen)
+	case reflect.Map:
+		k := t.Key()
+		return k.Kind() == reflect.String && !hasJSONMethods(k) && proven(t.Elem(), seen)
+	case reflect.Struct:
+		return provenStruct(t, seen)
+	}
+	return false // interfaces, and what JSON cannot hold
+}
+
+// provenStruct is [proven] for a struct: each field encoded as the schema
+// says, under its own name, with nothing but its type to satisfy.
+func provenStruct(t reflect.Type, seen map[reflect.Type]bool) bool {
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return false // promoted fields, a nil embedded pointer: not modelled
+		}
+		if !f.IsExported() {
+			continue
+		}
+		name, _, skip := jsonField(f)
+		if skip {
+			continue
+		}
+		if _, opts, _ := strings.Cut(f.Tag.Get("json"), ","); slices.Contains(strings.Split(opts, ","), "string") {
+			return false // a number or bool written as a string
+		}
+		for _, k := range constraintTags {
+			if _, ok := f.Tag.Lookup(k); ok {
+				return false
+			}
+		}
+		if names[name] || !proven(f.Type, seen) {
+			return false // encoding/json drops both fields of a name
+		}
+		names[name] = true
+	}
+	return true
+}
+
 // decodeProblem rephrases a decode error: the dotted path of the value,
 // its JSON kind and the Go type it does not fit.
 func decodeProblem(err error) string {
@@ -365,6 +480,10 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, forInput bool, where string
 		if (t.Kind() == reflect.Slice || t.Kind() == reflect.Map) && len(s.Types) == 2 && s.Types[0] == "null" {
 			s.Type, s.Types = s.Types[1], nil
 		}
+	} else if t.Kind() == reflect.Map && s.Type == "object" {
+		// encoding/json writes a nil map as null, as it does a nil slice,
+		// which the schema inference already allows.
+		s.Type, s.Types = "", []string{"null", "object"}
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:

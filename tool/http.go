@@ -54,7 +54,8 @@ type httpTool struct {
 // sends the other arguments as the query string for GET and DELETE, or as
 // a JSON body for POST, PUT and PATCH. The binding's headers are sent with
 // every request; a level-1 tool also sends its call's Idempotency-Key. A
-// 2xx response becomes the result's data (JSON as is, anything else as a
+// 2xx response becomes the result's data (JSON as an [*observe.JSON],
+// parsed once for validation, shaping and rendering; anything else as a
 // string). Other statuses become typed failures: 429 rate_limited with
 // Retry-After as retry_after_ms; 404 and 410 not_found; 401 and 403
 // permission_denied; 409 conflict; 400 and 422 invalid_arguments; 408 and
@@ -270,10 +271,14 @@ func (t *httpTool) envelope(resp *http.Response, data []byte, method, host strin
 	}
 	if code/100 == 2 {
 		trimmed := bytes.TrimSpace(data)
-		switch {
-		case len(trimmed) == 0:
+		if len(trimmed) == 0 {
 			return observe.Envelope{Status: llm.StatusSuccess}
-		case json.Valid(trimmed):
+		}
+		// Parsed once here, for validation, shaping and rendering.
+		if doc, err := observe.ParseJSON(trimmed); err == nil {
+			return observe.Envelope{Status: llm.StatusSuccess, Data: doc}
+		}
+		if json.Valid(trimmed) { // a name given twice: shown as sent, refused by a return schema
 			return observe.Envelope{Status: llm.StatusSuccess, Data: json.RawMessage(trimmed)}
 		}
 		return observe.Envelope{Status: llm.StatusSuccess, Data: strings.ToValidUTF8(string(data), "\uFFFD")}

@@ -35,6 +35,10 @@ type Spec struct {
 	// Parameters is the JSON Schema (draft 2020-12) of the arguments.
 	Parameters json.RawMessage
 	// Returns is the JSON Schema of the result's data; nil if undeclared.
+	// An [Executor] validates every result against it, except those of a
+	// [Func] whose schema was inferred from a Go type that proves it: see
+	// [Func] for the rule. A Spec alone proves nothing: the results of an
+	// HTTP tool, or of any tool built from a Spec, are always validated.
 	Returns json.RawMessage
 	// Idempotency is the retry level; "" if undeclared.
 	Idempotency Idempotency
