@@ -18,6 +18,7 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/bench/loop/internal/peer"
 	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -32,7 +33,7 @@ func main() {
 		}
 	}
 	tr := &peer.Transport{Base: http.DefaultTransport}
-	model, err := openai.NewChat("gpt-4o", &openai.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1})
+	model, err := openai.NewChat("gpt-4o", &openai.Config{Options: provider.Options{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1}})
 	if err != nil {
 		peer.Finish(f, tr, peer.Result{Peer: "toolwire"}, err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
@@ -362,19 +363,19 @@ func keyOf(e *env, vars []string) string {
 
 // newModel makes the client of a provider; limitsName is the model whose
 // limits apply.
-func newModel(e *env, provider, name, baseURL string, hc *http.Client) (llm.Model, string, error) {
+func newModel(e *env, prov, name, baseURL string, hc *http.Client) (llm.Model, string, error) {
 	var m llm.Model
 	var err error
-	key := keyOf(e, keyVars[provider])
-	switch provider {
+	key := keyOf(e, keyVars[prov])
+	switch prov {
 	case "openai":
-		m, err = openai.NewChat(name, &openai.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+		m, err = openai.NewChat(name, &openai.Config{Options: provider.Options{BaseURL: baseURL, APIKey: key, HTTPClient: hc}})
 	case "openai-responses":
-		m, err = openai.NewResponses(name, &openai.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+		m, err = openai.NewResponses(name, &openai.Config{Options: provider.Options{BaseURL: baseURL, APIKey: key, HTTPClient: hc}})
 	case "anthropic":
-		m, err = anthropic.NewClient(name, &anthropic.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+		m, err = anthropic.NewClient(name, &anthropic.Config{Options: provider.Options{BaseURL: baseURL, APIKey: key, HTTPClient: hc}})
 	case "gemini":
-		m, err = gemini.NewClient(name, &gemini.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
+		m, err = gemini.NewClient(name, &gemini.Config{Options: provider.Options{BaseURL: baseURL, APIKey: key, HTTPClient: hc}})
 	case "replay":
 		r, rerr := replay.Load(name)
 		if rerr != nil {
@@ -382,10 +383,10 @@ func newModel(e *env, provider, name, baseURL string, hc *http.Client) (llm.Mode
 		}
 		return r, r.Name(), nil
 	default:
-		return nil, "", usageError("--model %s:%s: unknown provider %q (want openai, openai-responses, anthropic, gemini or replay)", provider, name, provider)
+		return nil, "", usageError("--model %s:%s: unknown provider %q (want openai, openai-responses, anthropic, gemini or replay)", prov, name, prov)
 	}
 	if err != nil {
-		return nil, "", usageError("--model %s:%s: %v", provider, name, err)
+		return nil, "", usageError("--model %s:%s: %v", prov, name, err)
 	}
 	return m, name, nil
 }
