@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/session/memory"
@@ -19,7 +20,7 @@ func ExampleNew() {
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"北京"}`}}},
 		llmtest.Turn{Text: "6°C and windy: wear a warm coat."})
 	defer srv.Close()
-	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+	model, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}})
 
 	type In struct {
 		City string `json:"city" minLength:"1"`
@@ -58,7 +59,7 @@ func ExampleAgent_Stream() {
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}}},
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}}})
 	defer srv.Close()
-	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+	model, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}})
 	reg := tool.NewRegistry()
 	reg.MustAdd(tool.MustFunc("get_weather", "Current weather in a city.",
 		func(ctx context.Context, in struct {
@@ -93,7 +94,7 @@ func ExampleAgent_Resume() {
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "refund", Args: `{"order":"o-42"}`}}},
 		llmtest.Turn{Text: "Refunded o-42."})
 	defer srv.Close()
-	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+	model, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}})
 	reg := tool.NewRegistry()
 	reg.MustAdd(refundTool()) // needs a person's approval
 	store, _ := memory.New(nil) // or sqlite.New, postgres.New
@@ -124,7 +125,7 @@ func ExampleAgent_Perform() {
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "refund", Args: `{"order":"o-42"}`}}},
 		llmtest.Turn{Text: "Refunded o-42."})
 	defer srv.Close()
-	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+	model, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}})
 	reg := tool.NewRegistry()
 	reg.MustAdd(refundTool()) // needs a person's approval
 	agent, _ := toolwire.New(model, &toolwire.Config{Tools: reg})

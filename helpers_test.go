@@ -18,6 +18,7 @@ import (
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/llmtest"
@@ -37,24 +38,24 @@ type dialect struct {
 func dialects(stream bool) []dialect {
 	return []dialect{
 		{"chat", func(t *testing.T, srv *llmtest.Server) llm.Model {
-			m, err := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: !stream, RetryBackoff: time.Millisecond})
+			m, err := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
 			must(t, err)
 			return m
 		}},
 		{"responses", func(t *testing.T, srv *llmtest.Server) llm.Model {
 			// A model that does not reason: the scripted turns carry no
 			// reasoning items, which a gpt-5 call would need (OAI-RS-REASONING-PAIR).
-			m, err := openai.NewResponses("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: !stream, RetryBackoff: time.Millisecond})
+			m, err := openai.NewResponses("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
 			must(t, err)
 			return m
 		}},
 		{"anthropic", func(t *testing.T, srv *llmtest.Server) llm.Model {
-			m, err := anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-test", NoStream: !stream, RetryBackoff: time.Millisecond})
+			m, err := anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{Options: provider.Options{BaseURL: srv.URL, APIKey: "sk-ant-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
 			must(t, err)
 			return m
 		}},
 		{"gemini", func(t *testing.T, srv *llmtest.Server) llm.Model {
-			m, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{BaseURL: srv.URL + "/v1beta", APIKey: "AIza-test", NoStream: !stream, RetryBackoff: time.Millisecond})
+			m, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{Options: provider.Options{BaseURL: srv.URL + "/v1beta", APIKey: "AIza-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
 			must(t, err)
 			return m
 		}},

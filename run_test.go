@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/tool"
@@ -22,7 +23,7 @@ import (
 // sends only the new items.
 func TestResponsesPreviousResponseID(t *testing.T) {
 	srv := llmtest.NewServer(t, calls(paris), calls(call("get_weather", `{"city":"北京"}`)), llmtest.Turn{Text: "Mild and cold."})
-	m, err := openai.NewResponses("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", Store: true, RetryBackoff: time.Millisecond})
+	m, err := openai.NewResponses("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", RetryBackoff: time.Millisecond}, Store: true})
 	must(t, err)
 	a, _ := newAgent(t, m, weatherCfg(t))
 	res, err := a.Run(context.Background(), "Weather in Paris and 北京?")
@@ -49,7 +50,7 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 func TestPreviousResponseIDSurvivesRestart(t *testing.T) {
 	srv := llmtest.NewServer(t, calls(paris), llmtest.Turn{Text: "18°C."})
 	open := func() *toolwire.Agent {
-		m, err := openai.NewResponses("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", Store: true, RetryBackoff: time.Millisecond})
+		m, err := openai.NewResponses("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", RetryBackoff: time.Millisecond}, Store: true})
 		must(t, err)
 		a, _ := newAgent(t, m, weatherCfg(t))
 		return a

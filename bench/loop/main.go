@@ -21,6 +21,7 @@ import (
 	"github.com/toolwire/toolwire/bench/loop/internal/peer"
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
@@ -93,13 +94,14 @@ func main() {
 // server (Config.Store) and sends each turn's new items after
 // previous_response_id, as the loop keeps the id in its State.
 func open(f *peer.Flags, hc *http.Client) (llm.Model, error) {
+	opts := provider.Options{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1}
 	switch f.Dialect {
 	case "responses":
-		return openai.NewResponses("gpt-4o", &openai.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1, Store: true})
+		return openai.NewResponses("gpt-4o", &openai.Config{Options: opts, Store: true})
 	case "anthropic":
-		return anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1})
+		return anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{Options: opts})
 	case "gemini":
-		return gemini.NewClient("gemini-2.5-flash", &gemini.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1})
+		return gemini.NewClient("gemini-2.5-flash", &gemini.Config{Options: opts})
 	}
-	return openai.NewChat("gpt-4o", &openai.Config{BaseURL: f.URL, NoStream: !f.Stream, HTTPClient: hc, MaxRetries: -1})
+	return openai.NewChat("gpt-4o", &openai.Config{Options: opts})
 }

@@ -26,9 +26,8 @@ import (
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/observe"
-	"github.com/toolwire/toolwire/provider/anthropic"
-	"github.com/toolwire/toolwire/provider/gemini"
-	"github.com/toolwire/toolwire/provider/openai"
+	"github.com/toolwire/toolwire/provider"
+	"github.com/toolwire/toolwire/provider/open"
 	"github.com/toolwire/toolwire/provider/replay"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
@@ -154,18 +153,18 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if spec == "" {
 		return usageError("%s names no model and --model is not given; pass e.g. --model openai:gpt-4o-mini", def.File)
 	}
-	provider, name, _ := strings.Cut(spec, ":")
+	prov, name, _ := strings.Cut(spec, ":")
 	if name == "" {
 		return usageError("--model %q: want PROVIDER:NAME (openai:gpt-4o-mini, openai-responses:gpt-5, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash) or replay:FILE", spec)
 	}
 	var notice string
-	if vars, ok := keyVars[provider]; ok && o.baseURL == "" && keyOf(e, vars) == "" {
+	if vars, ok := keyVars[prov]; ok && o.baseURL == "" && keyOf(e, vars) == "" {
 		switch {
 		case !explicit && def.Replay != "":
 			notice = fmt.Sprintf("toolwire: %s is not set, so this run replays the recorded model turns of %s (real tools, real shaping, real checks)", vars[0], def.Replay)
-			provider, name = "replay", def.Replay
+			prov, name = "replay", def.Replay
 		default:
-			return usageError("%s is not set: set it to your %s API key, or run with --model replay:FILE", strings.Join(vars, " or "), provider)
+			return usageError("%s is not set: set it to your %s API key, or run with --model replay:FILE", strings.Join(vars, " or "), prov)
 		}
 	}
 	var httpClient *http.Client
@@ -177,7 +176,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		dumper = &dumpTransport{base: http.DefaultTransport}
 		httpClient = &http.Client{Transport: dumper}
 	}
-	model, limitsName, err := newModel(e, provider, name, o.baseURL, httpClient)
+	model, limitsName, err := newModel(e, prov, name, o.baseURL, httpClient)
 	if err != nil {
 		return err
 	}
@@ -212,7 +211,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	agentPath, _ := filepath.Abs(def.File)
 	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
 		Sessions: store, Name: agentPath, Hooks: hooks}
-	if provider == "replay" {
+	if prov == "replay" {
 		// Recorded turns name the refs of the store they were recorded
 		// with (r1, r2, ...): a replayed run keeps its offloaded results
 		// in memory, numbered as they were.
@@ -228,7 +227,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		p.line(notice)
 	}
 	shown := spec
-	if provider == "replay" && !explicit {
+	if prov == "replay" && !explicit {
 		shown = "replay:" + name
 	}
 	p.line(fmt.Sprintf("agent %s (%s): model %s, %s rules, %d tools, at most %d turns", orName(def.Name, filepath.Base(def.File)), def.File, shown, dialectName(a), len(a.Tools()), turnsOf(def.MaxTurns)))
@@ -360,32 +359,28 @@ func keyOf(e *env, vars []string) string {
 	return ""
 }
 
-// newModel makes the client of a provider; limitsName is the model whose
-// limits apply.
-func newModel(e *env, provider, name, baseURL string, hc *http.Client) (llm.Model, string, error) {
-	var m llm.Model
-	var err error
-	key := keyOf(e, keyVars[provider])
-	switch provider {
-	case "openai":
-		m, err = openai.NewChat(name, &openai.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
-	case "openai-responses":
-		m, err = openai.NewResponses(name, &openai.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
-	case "anthropic":
-		m, err = anthropic.NewClient(name, &anthropic.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
-	case "gemini":
-		m, err = gemini.NewClient(name, &gemini.Config{BaseURL: baseURL, APIKey: key, HTTPClient: hc})
-	case "replay":
-		r, rerr := replay.Load(name)
-		if rerr != nil {
-			return nil, "", usageError("%s", strings.TrimPrefix(rerr.Error(), "replay: "))
+// newModel opens the model prov:name, a recorded run (replay) or a
+// provider's client (open.Model) with the key of its variable in keyVars;
+// limitsName is the model whose limits apply.
+func newModel(e *env, prov, name, baseURL string, hc *http.Client) (llm.Model, string, error) {
+	if prov == "replay" {
+		r, err := replay.Load(name)
+		if err != nil {
+			return nil, "", usageError("%s", strings.TrimPrefix(err.Error(), "replay: "))
 		}
 		return r, r.Name(), nil
-	default:
-		return nil, "", usageError("--model %s:%s: unknown provider %q (want openai, openai-responses, anthropic, gemini or replay)", provider, name, provider)
 	}
+	spec := prov + ":" + name
+	m, err := open.Model(spec, &provider.Options{BaseURL: baseURL, APIKey: keyOf(e, keyVars[prov]), HTTPClient: hc})
 	if err != nil {
-		return nil, "", usageError("--model %s:%s: %v", provider, name, err)
+		var oe *open.Error
+		if errors.As(err, &oe) {
+			err = oe.Err // the flag names the spec
+		}
+		if errors.Is(err, open.ErrUnknownProvider) {
+			return nil, "", usageError("--model %s: %v; or replay:FILE, to replay a recorded run", spec, err)
+		}
+		return nil, "", usageError("--model %s: %v", spec, err)
 	}
 	return m, name, nil
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/provider/open"
 )
 
 // runWith runs the CLI in-process with the environment env.
@@ -102,6 +104,10 @@ func TestRunBadInput(t *testing.T) {
 		{"empty question", nil, []string{"run", agentFile, "  "}, "the question is empty"},
 		{"bad model flag", nil, []string{"run", "--model", "gpt-4o", agentFile, "q"}, `--model "gpt-4o": want PROVIDER:NAME`},
 		{"unknown provider", nil, []string{"run", "--model", "mistral:large", agentFile, "q"}, `unknown provider "mistral"`},
+		{"misspelt provider", nil, []string{"run", "--model", "opneai:gpt-4o", agentFile, "q"},
+			`--model opneai:gpt-4o: unknown provider "opneai": want openai, openai-responses, anthropic or gemini (did you mean openai?); or replay:FILE, to replay a recorded run`},
+		{"bad base URL", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"run", "--model", "openai:gpt-4o", "--base-url", "localhost:8000", agentFile, "q"},
+			`--model openai:gpt-4o: openai chat: BaseURL "localhost:8000" is not an http or https URL`},
 		{"no key for an explicit model", nil, []string{"run", "--model", "anthropic:claude-sonnet-4-5", agentFile, "q"}, "ANTHROPIC_API_KEY is not set"},
 		{"replay without the question", nil, []string{"run", agentFile, "What is the meaning of life?"}, `has no recorded turns for the question "What is the meaning of life?"`},
 		{"bad replay", nil, []string{"run", "--model", "replay:" + write("r.yaml", "turns:\n  - text: hi\n    cals: []\n"), agentFile, "q"}, `r.yaml:3:11: turns.0: unknown key "cals"; did you mean "calls"?`},
@@ -266,5 +272,15 @@ func TestRunAgentFilePaths(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyVars: every provider open.Model knows has the variables its key
+// is read from.
+func TestKeyVars(t *testing.T) {
+	for _, p := range open.Providers() {
+		if len(keyVars[p]) == 0 {
+			t.Errorf("keyVars[%q] = %v, want the variables of its key", p, keyVars[p])
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
@@ -16,7 +17,7 @@ var cachedModels = map[string]func(t *testing.T, srv *llmtest.Server) llm.Cached
 		return newClient(t, srv, anthropic.Config{NoCache: true})
 	},
 	"whole": func(t *testing.T, srv *llmtest.Server) llm.CachedModel {
-		return newClient(t, srv, anthropic.Config{NoStream: true})
+		return newClient(t, srv, anthropic.Config{Options: provider.Options{NoStream: true}})
 	},
 }
 

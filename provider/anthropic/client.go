@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/client"
 	"github.com/toolwire/toolwire/provider/internal/codec"
 )
@@ -29,48 +29,18 @@ const DefaultVersion = "2023-06-01"
 // Config.MaxTokens sets one; the Messages API requires it.
 const DefaultMaxTokens = 8192
 
-// Config configures a [Client]. A nil *Config, and each zero field, mean
-// the documented default.
+// Config configures a [Client]: the settings every client shares, and
+// Anthropic's own. A nil *Config, and each zero field, mean the documented
+// default.
 type Config struct {
-	// BaseURL is the API's base URL; "" means [DefaultBaseURL].
-	BaseURL string
-	// APIKey is sent as the x-api-key header; "" sends none. The client
-	// never reads the environment: the caller passes the key.
-	APIKey string
+	// Options are where the API is, the key, the timeouts and the
+	// retries. BaseURL "" means [DefaultBaseURL]; APIKey is sent as the
+	// x-api-key header, none when "".
+	provider.Options
 	// Version is the anthropic-version header; "" means [DefaultVersion].
 	Version string
 	// Beta lists the anthropic-beta features to enable.
 	Beta []string
-	// Header holds extra headers for every request.
-	Header http.Header
-	// HTTPClient sends the requests; nil means a client of its own. The
-	// client is copied, not changed. Unless it sets its own CheckRedirect,
-	// redirects are followed within the base URL's origin (scheme, host,
-	// port) only, at most 5, never from https to http; whatever its
-	// policy, a request redirected to another origin carries none of the
-	// client's headers (the API key, Header). A whole (non-streamed)
-	// answer larger than 64 MiB fails with a transport error.
-	HTTPClient *http.Client
-	// Timeout is how long one attempt may wait for the response headers;
-	// 0 means 10 minutes.
-	Timeout time.Duration
-	// IdleTimeout is how long a response may stay silent; 0 means 5
-	// minutes.
-	IdleTimeout time.Duration
-	// MaxRetries is how many times a request that failed with 429, 5xx
-	// (529 overloaded included) or a connection error is sent again; 0
-	// means 2, negative means none.
-	MaxRetries int
-	// RetryBackoff is the first wait between attempts when the server
-	// sends no retry-after; it doubles with each attempt, with jitter. 0
-	// means 500ms.
-	RetryBackoff time.Duration
-	// MaxRetryWait is the longest wait before a retry; a server that asks
-	// for longer gets its error returned, with RetryAfter. 0 means 1
-	// minute.
-	MaxRetryWait time.Duration
-	// NoStream asks for whole answers instead of server-sent events.
-	NoStream bool
 	// MaxTokens is the max_tokens of a request that sets no
 	// MaxOutputTokens; 0 means [DefaultMaxTokens].
 	MaxTokens int
@@ -124,11 +94,7 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if strings.TrimSpace(model) == "" {
 		return nil, fmt.Errorf("anthropic messages: no model name")
 	}
-	cc, err := client.Open("anthropic messages", client.Setup{BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL, Header: cfg.Header,
-		Options: client.Options{
-			HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
-			MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
-		}}, &anthropicErrors)
+	cc, err := client.Open("anthropic messages", cfg.Options, DefaultBaseURL, &anthropicErrors)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
@@ -19,7 +20,7 @@ func ExampleNewClient() {
 		llmtest.Turn{Text: "Bonjour !"})
 	defer srv.Close()
 
-	model, err := anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-..."})
+	model, err := anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{Options: provider.Options{BaseURL: srv.URL, APIKey: "sk-ant-..."}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,7 +42,7 @@ func ExampleNewClient() {
 func ExampleClient_contextLength() {
 	srv := llmtest.NewServer(nil, llmtest.Turn{Error: &llmtest.Error{Kind: llm.ContextLength}})
 	defer srv.Close()
-	model, _ := anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{BaseURL: srv.URL})
+	model, _ := anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{Options: provider.Options{BaseURL: srv.URL}})
 
 	_, err := llm.Generate(context.Background(), model, &llm.Request{Messages: []llm.Message{llm.User("…")}})
 	fmt.Println(errors.Is(err, llm.ContextLength))

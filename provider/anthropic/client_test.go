@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
@@ -45,7 +46,7 @@ func TestClientAnswers(t *testing.T) {
 			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
 	}
 	clienttest.Answers(t, tests, true, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
-		return newClient(t, srv, anthropic.Config{NoStream: noStream})
+		return newClient(t, srv, anthropic.Config{Options: provider.Options{NoStream: noStream}})
 	}, nil)
 }
 
@@ -149,8 +150,8 @@ func TestClientAuth(t *testing.T) {
 func TestClientConfig(t *testing.T) {
 	clienttest.BadConfigs(t, "NewClient", anthropic.NewClient, []clienttest.BadConfig[anthropic.Config]{
 		{Model: "", Want: "no model name"},
-		{Model: "m", Config: &anthropic.Config{BaseURL: "ftp://x"}, Want: `BaseURL "ftp://x" is not an http or https URL`},
-		{Model: "m", Config: &anthropic.Config{Timeout: -time.Second}, Want: "Timeout is negative"},
+		{Model: "m", Config: &anthropic.Config{Options: provider.Options{BaseURL: "ftp://x"}}, Want: `BaseURL "ftp://x" is not an http or https URL`},
+		{Model: "m", Config: &anthropic.Config{Options: provider.Options{Timeout: -time.Second}}, Want: "Timeout is negative"},
 		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: json.RawMessage(`1`)}}}, Want: `the field "max_tokens" in Fields is one the client writes itself`},
 		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: json.RawMessage(`{`)}}}, Want: `the value of the field "top_k" in Fields is not JSON`},
 		{Model: "m", Config: &anthropic.Config{MaxTokens: -1}, Want: "MaxTokens -1 is negative"},

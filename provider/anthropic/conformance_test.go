@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
@@ -13,6 +14,6 @@ import (
 // client, streamed and whole.
 func TestConformance(t *testing.T) {
 	clienttest.Conformance(t, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
-		return newClient(t, srv, anthropic.Config{NoStream: noStream, MaxRetries: -1})
+		return newClient(t, srv, anthropic.Config{Options: provider.Options{NoStream: noStream, MaxRetries: -1}})
 	})
 }

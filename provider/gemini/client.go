@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/client"
 )
 
@@ -20,44 +20,15 @@ import (
 // empty; requests go to {BaseURL}/models/{model}:streamGenerateContent.
 const DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
 
-// Config configures a [Client]. A nil *Config, and each zero field, mean
-// the documented default.
+// Config configures a [Client]: the settings every client shares, and
+// Gemini's own. A nil *Config, and each zero field, mean the documented
+// default.
 type Config struct {
-	// BaseURL is the API's base URL; "" means [DefaultBaseURL].
-	BaseURL string
-	// APIKey is sent as the x-goog-api-key header; "" sends none. The
-	// client never reads the environment: the caller passes the key.
-	APIKey string
-	// Header holds extra headers for every request.
-	Header http.Header
-	// HTTPClient sends the requests; nil means a client of its own. The
-	// client is copied, not changed. Unless it sets its own CheckRedirect,
-	// redirects are followed within the base URL's origin (scheme, host,
-	// port) only, at most 5, never from https to http; whatever its
-	// policy, a request redirected to another origin carries none of the
-	// client's headers (the API key, Header). A whole (non-streamed)
-	// answer larger than 64 MiB fails with a transport error.
-	HTTPClient *http.Client
-	// Timeout is how long one attempt may wait for the response headers;
-	// 0 means 10 minutes.
-	Timeout time.Duration
-	// IdleTimeout is how long a response may stay silent; 0 means 5
-	// minutes.
-	IdleTimeout time.Duration
-	// MaxRetries is how many times a request that failed with 429, 5xx or
-	// a connection error is sent again; 0 means 2, negative means none.
-	MaxRetries int
-	// RetryBackoff is the first wait between attempts when the server
-	// gives no RetryInfo or retry-after; it doubles with each attempt,
-	// with jitter. 0 means 500ms.
-	RetryBackoff time.Duration
-	// MaxRetryWait is the longest wait before a retry; a server that asks
-	// for longer gets its error returned, with RetryAfter. 0 means 1
-	// minute.
-	MaxRetryWait time.Duration
-	// NoStream calls generateContent for whole answers instead of
-	// streamGenerateContent.
-	NoStream bool
+	// Options are where the API is, the key, the timeouts and the
+	// retries. BaseURL "" means [DefaultBaseURL]; APIKey is sent as the
+	// x-goog-api-key header, none when ""; NoStream calls generateContent
+	// for whole answers instead of streamGenerateContent.
+	provider.Options
 	// Fields are extra top-level fields for every request body, written
 	// verbatim (safetySettings, cachedContent, ...). Their keys must not
 	// be ones the client writes: generationConfig and toolConfig are.
@@ -96,11 +67,7 @@ func NewClient(model string, cfg *Config) (*Client, error) {
 	if strings.TrimSpace(model) == "" || strings.ContainsAny(model, "/:?#") {
 		return nil, fmt.Errorf("gemini: model name %q is empty or holds /, :, ? or #", model)
 	}
-	cc, err := client.Open("gemini", client.Setup{BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL, Header: cfg.Header,
-		Options: client.Options{
-			HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
-			MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
-		}}, &geminiErrors)
+	cc, err := client.Open("gemini", cfg.Options, DefaultBaseURL, &geminiErrors)
 	if err != nil {
 		return nil, err
 	}

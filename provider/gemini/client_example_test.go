@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
@@ -15,7 +16,7 @@ func ExampleNewClient() {
 	srv := llmtest.NewServer(nil, llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"北京"}`}}})
 	defer srv.Close()
 
-	model, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{BaseURL: srv.URL + "/v1beta", APIKey: "AIza..."})
+	model, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{Options: provider.Options{BaseURL: srv.URL + "/v1beta", APIKey: "AIza..."}})
 	if err != nil {
 		fmt.Println(err)
 		return

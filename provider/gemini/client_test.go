@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func newClient(t *testing.T, srv *llmtest.Server, noStream bool) *gemini.Client {
 	t.Helper()
 	srv.APIKey = "AIza-test"
-	c, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{BaseURL: srv.URL + "/v1beta", APIKey: "AIza-test", NoStream: noStream, RetryBackoff: time.Millisecond})
+	c, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{Options: provider.Options{BaseURL: srv.URL + "/v1beta", APIKey: "AIza-test", NoStream: noStream, RetryBackoff: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +135,8 @@ func TestClientConfig(t *testing.T) {
 	clienttest.BadConfigs(t, "NewClient", gemini.NewClient, []clienttest.BadConfig[gemini.Config]{
 		{Model: "", Want: `gemini: model name "" is empty or holds /, :, ? or #`},
 		{Model: "models/gemini-2.5-flash", Want: `gemini: model name "models/gemini-2.5-flash" is empty or holds /, :, ? or #`},
-		{Model: "m", Config: &gemini.Config{BaseURL: "ftp://x"}, Want: `gemini: BaseURL "ftp://x" is not an http or https URL`},
-		{Model: "m", Config: &gemini.Config{IdleTimeout: -time.Second}, Want: "gemini: IdleTimeout is negative"},
+		{Model: "m", Config: &gemini.Config{Options: provider.Options{BaseURL: "ftp://x"}}, Want: `gemini: BaseURL "ftp://x" is not an http or https URL`},
+		{Model: "m", Config: &gemini.Config{Options: provider.Options{IdleTimeout: -time.Second}}, Want: "gemini: IdleTimeout is negative"},
 		{Model: "m", Config: &gemini.Config{Fields: []gemini.Field{{Key: "generationConfig", Value: []byte(`{}`)}}}, Want: `the field "generationConfig" in Fields is one the client writes itself`},
 		{Model: "m", Config: &gemini.Config{Fields: []gemini.Field{{Key: "safetySettings", Value: []byte(`[`)}}}, Want: `the value of the field "safetySettings" in Fields is not JSON`},
 	})

@@ -12,7 +12,7 @@
 //
 //	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}}},
 //		llmtest.Turn{Text: "It is sunny."})
-//	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+//	model, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}})
 //
 // Routes (any prefix before them is accepted): POST .../chat/completions,
 // .../responses, .../messages, and .../models/MODEL:generateContent or

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/client"
 	"github.com/toolwire/toolwire/provider/internal/codec"
 )
@@ -18,52 +19,20 @@ import (
 // empty.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// Config configures a [Chat] or [Responses] client. A nil *Config, and
-// each zero field, mean the documented default.
+// Config configures a [Chat] or [Responses] client: the settings every
+// client shares, and OpenAI's own. A nil *Config, and each zero field,
+// mean the documented default.
 type Config struct {
-	// BaseURL is the API's base URL, to which "/chat/completions" or
-	// "/responses" is appended; "" means [DefaultBaseURL]. Any
-	// OpenAI-compatible server works: vLLM and llama.cpp
-	// ("http://localhost:8000/v1"), Ollama ("http://localhost:11434/v1"),
-	// LM Studio, DeepSeek ("https://api.deepseek.com"), Qwen (DashScope's
-	// compatible mode), ...
-	BaseURL string
-	// APIKey is sent as "Authorization: Bearer <key>"; "" sends no
-	// Authorization header (local servers). The client never reads the
-	// environment: the caller passes the key.
-	APIKey string
-	// Header holds extra headers for every request (OpenAI-Organization,
-	// OpenAI-Project, a gateway's own).
-	Header http.Header
-	// HTTPClient sends the requests; nil means a client of its own. The
-	// client is copied, not changed. Unless it sets its own CheckRedirect,
-	// redirects are followed within the base URL's origin (scheme, host,
-	// port) only, at most 5, never from https to http; whatever its
-	// policy, a request redirected to another origin carries none of the
-	// client's headers (the API key, Header). A whole (non-streamed)
-	// answer larger than 64 MiB fails with a transport error.
-	HTTPClient *http.Client
-	// Timeout is how long one attempt may wait for the response headers;
-	// 0 means 10 minutes.
-	Timeout time.Duration
-	// IdleTimeout is how long a response may stay silent; 0 means 5
-	// minutes.
-	IdleTimeout time.Duration
-	// MaxRetries is how many times a request that failed with 429, 5xx or
-	// a connection error is sent again; 0 means 2, negative means none.
-	MaxRetries int
-	// RetryBackoff is the first wait between attempts when the server
-	// sends no retry-after (or retry-after-ms); it doubles with each
-	// attempt, with jitter. 0 means 500ms.
-	RetryBackoff time.Duration
-	// MaxRetryWait is the longest wait before a retry; a server that asks
-	// for longer gets its error returned, with RetryAfter. 0 means 1
-	// minute.
-	MaxRetryWait time.Duration
-	// NoStream asks for whole answers ("stream": false) instead of
-	// server-sent events; the events are then produced from the whole
-	// answer. Some compatible servers stream tool calls badly.
-	NoStream bool
+	// Options are where the API is, the key, the timeouts and the
+	// retries. BaseURL is the API's base URL, to which
+	// "/chat/completions" or "/responses" is appended; "" means
+	// [DefaultBaseURL]. Any OpenAI-compatible server works: vLLM and
+	// llama.cpp ("http://localhost:8000/v1"), Ollama
+	// ("http://localhost:11434/v1"), LM Studio, DeepSeek
+	// ("https://api.deepseek.com"), Qwen (DashScope's compatible mode),
+	// ... APIKey is sent as "Authorization: Bearer <key>"; "" sends no
+	// Authorization header (local servers).
+	provider.Options
 	// MaxTokensField is the Chat Completions field that carries
 	// llm.Request.MaxOutputTokens: "max_completion_tokens" (the default)
 	// or "max_tokens", for compatible servers that know only that one.
@@ -98,11 +67,7 @@ func newClientCore(op, model, path string, cfg *Config, written []string) (*clie
 	if strings.TrimSpace(model) == "" {
 		return nil, fmt.Errorf("%s: no model name", op)
 	}
-	c, err := client.Open(op, client.Setup{BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL, Header: cfg.Header,
-		Options: client.Options{
-			HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, IdleTimeout: cfg.IdleTimeout,
-			MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxRetryWait: cfg.MaxRetryWait,
-		}}, &openaiErrors)
+	c, err := client.Open(op, cfg.Options, DefaultBaseURL, &openaiErrors)
 	if err != nil {
 		return nil, err
 	}

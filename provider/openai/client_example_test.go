@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
 )
@@ -16,7 +17,7 @@ func ExampleNewChat() {
 	srv := llmtest.NewServer(nil, llmtest.Turn{Calls: []llmtest.Call{{ID: "call_1", Name: "get_weather", Args: `{"city":"Paris"}`}}})
 	defer srv.Close()
 
-	model, err := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-..."})
+	model, err := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-..."}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -43,7 +44,7 @@ func ExampleNewChat() {
 func ExampleChat_Stream() {
 	srv := llmtest.NewServer(nil, llmtest.Turn{Text: "It is sunny in Paris.", Chunk: 6})
 	defer srv.Close()
-	model, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1"})
+	model, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}})
 
 	var acc llm.Accumulator
 	for ev, err := range model.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.User("Weather?")}}) {
@@ -71,7 +72,7 @@ func ExampleNewResponses() {
 		llmtest.Turn{Calls: []llmtest.Call{{ID: "call_1", Name: "get_weather", Args: `{"city":"Paris"}`}}},
 		llmtest.Turn{Text: "Sunny, 18°C."})
 	defer srv.Close()
-	model, _ := openai.NewResponses("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", Store: true})
+	model, _ := openai.NewResponses("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}, Store: true})
 
 	req := &llm.Request{Messages: []llm.Message{llm.User("Weather in Paris?")}}
 	resp, _ := llm.Generate(context.Background(), model, req)

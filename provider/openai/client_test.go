@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
@@ -30,7 +31,7 @@ func fastRetries(cfg *openai.Config) *openai.Config {
 
 func newChat(t *testing.T, srv *llmtest.Server, noStream bool) *openai.Chat {
 	t.Helper()
-	m, err := openai.NewChat("gpt-4.1", fastRetries(&openai.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream}))
+	m, err := openai.NewChat("gpt-4.1", fastRetries(&openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestStreamCancelled(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	m, err := openai.NewChat("m", &openai.Config{BaseURL: srv.URL})
+	m, err := openai.NewChat("m", &openai.Config{Options: provider.Options{BaseURL: srv.URL}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,10 +263,10 @@ func TestStreamCancelled(t *testing.T) {
 func TestNewChatConfig(t *testing.T) {
 	clienttest.BadConfigs(t, "NewChat", openai.NewChat, []clienttest.BadConfig[openai.Config]{
 		{Model: " ", Want: "openai chat: no model name"},
-		{Model: "m", Config: &openai.Config{BaseURL: "localhost:8000"}, Want: `openai chat: BaseURL "localhost:8000" is not an http or https URL`},
+		{Model: "m", Config: &openai.Config{Options: provider.Options{BaseURL: "localhost:8000"}}, Want: `openai chat: BaseURL "localhost:8000" is not an http or https URL`},
 		{Model: "m", Config: &openai.Config{MaxTokensField: "max_output_tokens"}, Want: `MaxTokensField "max_output_tokens" is neither`},
 		{Model: "m", Config: &openai.Config{Fields: []openai.Field{{Key: "stream", Value: []byte(`false`)}}}, Want: `the field "stream" in Fields is one the client writes itself`},
-		{Model: "m", Config: &openai.Config{MaxRetryWait: -1}, Want: "MaxRetryWait is negative"},
+		{Model: "m", Config: &openai.Config{Options: provider.Options{MaxRetryWait: -1}}, Want: "MaxRetryWait is negative"},
 	})
 }
 
@@ -276,8 +277,7 @@ func TestChatOptions(t *testing.T) {
 	temp := 0.2
 	req := clienttest.Ask("hi")
 	req.Temperature, req.MaxOutputTokens, req.Effort, req.ToolChoice = &temp, 300, llm.EffortLow, llm.ToolChoice{Name: "get_weather"}
-	m, _ := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", NoStream: true, MaxTokensField: "max_tokens",
-		Fields: []openai.Field{{Key: "seed", Value: []byte(`7`)}}})
+	m, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", NoStream: true}, MaxTokensField: "max_tokens", Fields: []openai.Field{{Key: "seed", Value: []byte(`7`)}}})
 	if _, err := llm.Generate(context.Background(), m, req); err != nil {
 		t.Fatal(err)
 	}

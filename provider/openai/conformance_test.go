@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
@@ -14,7 +15,7 @@ import (
 func TestChatConformance(t *testing.T) {
 	clienttest.Conformance(t, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
 		srv.APIKey = "sk-test"
-		m, err := openai.NewChat("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream, MaxRetries: -1})
+		m, err := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream, MaxRetries: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +31,7 @@ func TestResponsesConformance(t *testing.T) {
 		t.Run(map[bool]string{false: "stateless", true: "stored"}[store], func(t *testing.T) {
 			clienttest.Conformance(t, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
 				srv.APIKey = "sk-test"
-				m, err := openai.NewResponses("gpt-4.1", &openai.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-test", Store: store, NoStream: noStream, MaxRetries: -1})
+				m, err := openai.NewResponses("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream, MaxRetries: -1}, Store: store})
 				if err != nil {
 					t.Fatal(err)
 				}

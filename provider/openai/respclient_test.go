@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/clienttest"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
@@ -16,7 +17,7 @@ import (
 
 func newResponses(t *testing.T, srv *llmtest.Server, store, noStream bool) *openai.Responses {
 	t.Helper()
-	m, err := openai.NewResponses("gpt-4.1", fastRetries(&openai.Config{BaseURL: srv.URL + "/v1", Store: store, NoStream: noStream}))
+	m, err := openai.NewResponses("gpt-4.1", fastRetries(&openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", NoStream: noStream}, Store: store}))
 	if err != nil {
 		t.Fatal(err)
 	}

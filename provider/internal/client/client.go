@@ -1,17 +1,17 @@
 // Package client holds what the provider clients share: setting a client
-// up from what every Config says (its base URL, headers and transport
-// settings, [Open]); sending a request with per-attempt timeouts and
-// retries on 429 and 5xx with backoff, jitter and the provider's
-// retry-after; classifying a failed answer into an [*llm.Error] once;
-// reading response JSON with errors that name the path; reading finish
-// reasons and writing tool choices; and making tool-call ids unique in a
-// conversation.
+// up from the [provider.Options] every Config embeds (its base URL,
+// headers and transport settings, [Open]); sending a request with
+// per-attempt timeouts and retries on 429 and 5xx with backoff, jitter
+// and the provider's retry-after; classifying a failed answer into an
+// [*llm.Error] once; reading response JSON with errors that name the
+// path; reading finish reasons and writing tool choices; and making
+// tool-call ids unique in a conversation.
 //
-// Each client keeps its own public Config and its provider's rules as
-// data (its error body and context-length messages in [Errors], its
-// finish reasons in [Finishes], its tool-choice JSON in [ToolChoices]);
-// this package is the machinery under them, as provider/internal/codec is
-// for the codecs.
+// Each client keeps its own public Config, for its dialect's settings,
+// and its provider's rules as data (its error body and context-length
+// messages in [Errors], its finish reasons in [Finishes], its
+// tool-choice JSON in [ToolChoices]); this package is the machinery under
+// them, as provider/internal/codec is for the codecs.
 package client
 
 import (
@@ -26,30 +26,16 @@ import (
 
 	"github.com/toolwire/toolwire/internal/redirect"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 )
 
-// Options are the transport settings every client's Config carries, with
-// the meaning and the defaults that Config documents: a zero field means
-// its default (withDefaults), a negative MaxRetries none.
-type Options struct {
-	HTTPClient   *http.Client
-	Timeout      time.Duration // one attempt's wait for the headers
-	IdleTimeout  time.Duration // how long a body may stay silent
-	MaxRetries   int
-	RetryBackoff time.Duration // the first wait; it doubles, with jitter
-	MaxRetryWait time.Duration // the longest wait the client accepts
-	// MaxAnswerBytes bounds a whole (non-streamed) JSON answer; a stream
-	// has no overall bound, only one per event and IdleTimeout.
-	MaxAnswerBytes int64
-}
-
-// DefaultMaxAnswerBytes is the largest whole JSON answer a client reads
-// when Options.MaxAnswerBytes is 0: 64 MiB, far above any model's answer,
-// low enough that an endpoint cannot exhaust the memory of the process.
+// DefaultMaxAnswerBytes is the largest whole JSON answer a client reads:
+// 64 MiB, far above any model's answer, low enough that an endpoint
+// cannot exhaust the memory of the process.
 const DefaultMaxAnswerBytes = 64 << 20
 
-// Validate reports a setting that cannot be used.
-func (o *Options) Validate() error {
+// validate reports a setting of o that cannot be used.
+func validate(o *provider.Options) error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
@@ -58,29 +44,23 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%s is negative (%v); 0 means the default", d.name, d.v)
 		}
 	}
-	if o.MaxAnswerBytes < 0 {
-		return fmt.Errorf("MaxAnswerBytes is negative (%d); 0 means the default", o.MaxAnswerBytes)
-	}
 	return nil
 }
 
-// withDefaults fills in the defaults: a client of its own with no overall
-// timeout (each attempt has Timeout and IdleTimeout), or a copy of the
-// caller's, either with the redirect policy of [redirect.Client] (the
-// caller's own CheckRedirect, if set, still decides which redirects are
-// followed, but a request to another origin loses its key headers first);
-// [DefaultMaxAnswerBytes] for a whole answer; 10 minutes for an
-// attempt's headers (a non-streamed answer arrives whole); 5 minutes of
-// silence; 2 retries (none for a negative MaxRetries) of a failed attempt
-// (429, 5xx, a connection failure); a first wait of 500ms when the provider
-// does not say how long to wait, doubling up to 16 times its value, with
-// jitter; and a longest wait of a minute (a provider that asks for longer
-// gets the error back, with its RetryAfter, for the caller to decide).
-func (o Options) withDefaults() Options {
+// withDefaults fills in the defaults [provider.Options] documents: a
+// client of its own with no overall timeout (each attempt has Timeout and
+// IdleTimeout), or a copy of the caller's, either with the redirect
+// policy of [redirect.Client] (the caller's own CheckRedirect, if set,
+// still decides which redirects are followed, but a request to another
+// origin loses its key headers first); 10 minutes for an attempt's
+// headers (a non-streamed answer arrives whole); 5 minutes of silence; 2
+// retries (none for a negative MaxRetries) of a failed attempt (429, 5xx,
+// a connection failure); a first wait of 500ms when the provider does not
+// say how long to wait, doubling up to 16 times its value, with jitter;
+// and a longest wait of a minute (a provider that asks for longer gets
+// the error back, with its RetryAfter, for the caller to decide).
+func withDefaults(o provider.Options) provider.Options {
 	o.HTTPClient = redirect.Client(o.HTTPClient)
-	if o.MaxAnswerBytes == 0 {
-		o.MaxAnswerBytes = DefaultMaxAnswerBytes
-	}
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Minute
 	}
@@ -105,36 +85,30 @@ func (o Options) withDefaults() Options {
 // A Client sends requests to one provider API. It is safe for concurrent
 // use.
 type Client struct {
-	op     string
-	base   string      // the API's base URL (from Open)
-	header http.Header // what every request carries (from Open)
-	o      Options
-	errors *Errors
+	op        string
+	base      string      // the API's base URL (from Open)
+	header    http.Header // what every request carries (from Open)
+	o         provider.Options
+	maxAnswer int64 // the largest whole JSON answer read; a stream has no overall bound, only one per event and IdleTimeout
+	errors    *Errors
 }
 
-// Setup is what every provider's Config says the same way: where the API
-// is, the caller's extra headers and the transport settings.
-type Setup struct {
-	BaseURL        string // the Config's; "" means DefaultBaseURL
-	DefaultBaseURL string
-	Header         http.Header // the Config's extra headers, copied
-	Options
-}
-
-// Open returns a Client of the API s describes, whose errors name op
-// ("anthropic messages") and whose failed answers are read by e. Its
-// [Client.Header] holds a copy of s.Header, for the provider to add its
-// own (an API key, a version) before the first request.
-func Open(op string, s Setup, e *Errors) (*Client, error) {
-	base, err := BaseURL(s.BaseURL, s.DefaultBaseURL)
+// Open returns a Client of the API o describes (defaultBaseURL when
+// o.BaseURL is ""), whose errors name op ("anthropic messages") and whose
+// failed answers are read by e. Its [Client.Header] holds a copy of
+// o.Header, for the provider to add its own (the API key, a version)
+// before the first request; o.APIKey and o.NoStream are the provider's to
+// read, as it sends them its own way.
+func Open(op string, o provider.Options, defaultBaseURL string, e *Errors) (*Client, error) {
+	base, err := BaseURL(o.BaseURL, defaultBaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	c, err := New(op, s.Options, e)
+	c, err := New(op, o, e)
 	if err != nil {
 		return nil, err
 	}
-	c.base, c.header = base, s.Header.Clone()
+	c.base, c.header = base, o.Header.Clone()
 	if c.header == nil {
 		c.header = http.Header{}
 	}
@@ -148,13 +122,14 @@ func (c *Client) URL(path string) string { return c.base + path }
 // constructor changes them, before the client is used.
 func (c *Client) Header() http.Header { return c.header }
 
-// New returns a Client whose errors name op ("openai chat") and whose
+// New returns a Client with o's transport settings (its BaseURL and
+// Header are [Open]'s), whose errors name op ("openai chat") and whose
 // failed answers are read by e.
-func New(op string, o Options, e *Errors) (*Client, error) {
-	if err := o.Validate(); err != nil {
+func New(op string, o provider.Options, e *Errors) (*Client, error) {
+	if err := validate(&o); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return &Client{op: op, o: o.withDefaults(), errors: e}, nil
+	return &Client{op: op, o: withDefaults(o), maxAnswer: DefaultMaxAnswerBytes, errors: e}, nil
 }
 
 // Op returns the operation name the client's errors start with.
@@ -163,7 +138,8 @@ func (c *Client) Op() string { return c.op }
 // Do sends the request newReq builds (once per attempt, so that its body
 // can be read again) and returns the first answer with a 2xx status. A
 // failed answer is classified into an [*llm.Error] and retried when its
-// kind is retryable, as Options say; a cancelled ctx returns ctx's error.
+// kind is retryable, as the [provider.Options] say; a cancelled ctx
+// returns ctx's error.
 //
 // The caller must close the response body: that ends the attempt. Reading
 // a body that stays silent for IdleTimeout fails with an error that says
@@ -270,14 +246,14 @@ func (c *Client) attempt(ctx context.Context, newReq func(ctx context.Context) (
 	}
 	b := newBody(resp.Body, cancel, c.o.IdleTimeout)
 	if IsJSON(resp.Header) {
-		b.limit = c.o.MaxAnswerBytes
+		b.limit = c.maxAnswer
 	}
 	resp.Body = b
 	return resp, nil
 }
 
 // ErrTooLarge is wrapped by the error a response body returns when a
-// whole JSON answer goes past the client's MaxAnswerBytes.
+// whole JSON answer goes past [DefaultMaxAnswerBytes].
 var ErrTooLarge = errors.New("the answer is too large")
 
 // ErrIdle is wrapped by the error a response body returns when it stayed

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"go.uber.org/goleak"
 )
 
@@ -201,7 +202,7 @@ func TestDoRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, n := scripted(t, tt.statuses...)
-			c, err := New("op", Options{MaxRetries: tt.retries, RetryBackoff: time.Millisecond}, &testErrors)
+			c, err := New("op", provider.Options{MaxRetries: tt.retries, RetryBackoff: time.Millisecond}, &testErrors)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +232,7 @@ func TestDoConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	c, _ := New("op", Options{MaxRetries: 1, RetryBackoff: time.Millisecond}, &testErrors)
+	c, _ := New("op", provider.Options{MaxRetries: 1, RetryBackoff: time.Millisecond}, &testErrors)
 	_, err := c.Do(context.Background(), get(url))
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != llm.Transport || le.Err == nil {
@@ -250,7 +251,7 @@ func TestDoCancel(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-started; cancel() }()
-	c, _ := New("op", Options{}, &testErrors)
+	c, _ := New("op", provider.Options{}, &testErrors)
 	_, err := c.Do(ctx, get(srv.URL))
 	var le *llm.Error
 	if !errors.Is(err, context.Canceled) || errors.As(err, &le) {
@@ -264,7 +265,7 @@ func TestDoCancel(t *testing.T) {
 // arrive after the cancel.
 func TestCallCancelStopsEvents(t *testing.T) {
 	srv, _ := scripted(t)
-	c, _ := New("op", Options{MaxRetries: -1}, &testErrors)
+	c, _ := New("op", provider.Options{MaxRetries: -1}, &testErrors)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	decode := func(resp *http.Response, emit func(llm.Event) bool) error {
@@ -296,7 +297,7 @@ func TestIdleBody(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, _ := New("op", Options{IdleTimeout: 20 * time.Millisecond}, &testErrors)
+	c, _ := New("op", provider.Options{IdleTimeout: 20 * time.Millisecond}, &testErrors)
 	resp, err := c.Do(context.Background(), get(srv.URL))
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +310,7 @@ func TestIdleBody(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	if _, err := New("op", Options{IdleTimeout: -1}, &testErrors); err == nil || err.Error() != "op: IdleTimeout is negative (-1ns); 0 means the default" {
+	if _, err := New("op", provider.Options{IdleTimeout: -1}, &testErrors); err == nil || err.Error() != "op: IdleTimeout is negative (-1ns); 0 means the default" {
 		t.Errorf("New() error = %v", err)
 	}
 }
@@ -358,7 +359,7 @@ func TestToolChoices(t *testing.T) {
 
 func TestOpen(t *testing.T) {
 	mine := http.Header{"X-Mine": {"1"}}
-	c, err := Open("op", Setup{BaseURL: "http://localhost:8000/v1//", Header: mine}, &testErrors)
+	c, err := Open("op", provider.Options{BaseURL: "http://localhost:8000/v1//", Header: mine}, "", &testErrors)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,15 +370,20 @@ func TestOpen(t *testing.T) {
 	if got := c.Header(); got.Get("X-Mine") != "1" || got.Get("Authorization") != "Bearer k" || mine.Get("Authorization") != "" {
 		t.Errorf("Header() = %v, caller's %v, want the caller's copied, and it unchanged", got, mine)
 	}
-	if c, err := Open("op", Setup{DefaultBaseURL: "https://api.example.com"}, &testErrors); err != nil || c.URL("/x") != "https://api.example.com/x" || c.Header() == nil {
+	if c, err := Open("op", provider.Options{}, "https://api.example.com", &testErrors); err != nil || c.URL("/x") != "https://api.example.com/x" || c.Header() == nil {
 		t.Errorf("Open(no BaseURL) = %v, want the default URL and a header to add to", err)
 	}
-	for s, want := range map[*Setup]string{
-		{BaseURL: "ftp://x"}: `op: BaseURL "ftp://x" is not an http or https URL`,
-		{BaseURL: "http://x", Options: Options{Timeout: -1}}: "op: Timeout is negative (-1ns); 0 means the default",
+	for _, tt := range []struct {
+		o    provider.Options
+		want string
+	}{
+		{provider.Options{BaseURL: "ftp://x"}, `op: BaseURL "ftp://x" is not an http or https URL`},
+		{provider.Options{BaseURL: "http://x", Timeout: -1}, "op: Timeout is negative (-1ns); 0 means the default"},
+		{provider.Options{BaseURL: "http://x", RetryBackoff: -time.Second}, "op: RetryBackoff is negative (-1s); 0 means the default"},
+		{provider.Options{BaseURL: "http://x", MaxRetryWait: -time.Second}, "op: MaxRetryWait is negative (-1s); 0 means the default"},
 	} {
-		if _, err := Open("op", *s, &testErrors); err == nil || err.Error() != want {
-			t.Errorf("Open(%+v) error = %v, want %s", *s, err, want)
+		if _, err := Open("op", tt.o, "", &testErrors); err == nil || err.Error() != tt.want {
+			t.Errorf("Open(%+v) error = %v, want %s", tt.o, err, tt.want)
 		}
 	}
 }

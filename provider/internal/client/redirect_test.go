@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolwire/toolwire/provider"
 )
 
 // TestDoRedirects: a provider client follows redirects only within the
@@ -59,8 +61,8 @@ func TestDoRedirects(t *testing.T) {
 			mu.Lock()
 			other = nil
 			mu.Unlock()
-			c, err := Open("op", Setup{BaseURL: tt.url, Header: http.Header{"X-Api-Key": {"k1"}, "X-Goog-Api-Key": {"k2"}},
-				Options: Options{HTTPClient: tt.client, MaxRetries: -1}}, &testErrors)
+			c, err := Open("op", provider.Options{BaseURL: tt.url, Header: http.Header{"X-Api-Key": {"k1"}, "X-Goog-Api-Key": {"k2"}},
+				HTTPClient: tt.client, MaxRetries: -1}, "", &testErrors)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,10 +116,11 @@ func TestAnswerLimit(t *testing.T) {
 		{"/big", "application/json", "the answer is too large: more than 1000 bytes, the limit for a whole JSON answer"},
 	}
 	for _, tt := range tests {
-		c, err := New("op", Options{MaxAnswerBytes: 1000}, &testErrors)
+		c, err := New("op", provider.Options{}, &testErrors)
 		if err != nil {
 			t.Fatal(err)
 		}
+		c.maxAnswer = 1000
 		resp, err := c.Do(context.Background(), func(ctx context.Context) (*http.Request, error) {
 			r, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+tt.path, nil)
 			r.Header.Set("Want-Type", tt.ctype)
@@ -139,7 +142,7 @@ func TestAnswerLimit(t *testing.T) {
 			t.Errorf("Read(%s) = %v, want an error saying %q", tt.path, err, tt.want)
 		}
 	}
-	if got := (Options{}).withDefaults().MaxAnswerBytes; got != 64<<20 {
-		t.Errorf("default MaxAnswerBytes = %d, want 64 MiB", got)
+	if c, _ := New("op", provider.Options{}, &testErrors); c.maxAnswer != 64<<20 {
+		t.Errorf("default largest answer = %d, want 64 MiB", c.maxAnswer)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	tw "github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/internal/answertest"
 	"github.com/toolwire/toolwire/provider/internal/sdkcompat"
@@ -28,7 +29,7 @@ type sdkView struct {
 // newClient opens the client on a server's base URL, without retries:
 // each recorded answer answers one request.
 func newClient(url string, noStream bool) (llm.Model, error) {
-	return tw.NewClient("claude-sonnet-4-5", &tw.Config{BaseURL: url, NoStream: noStream, MaxRetries: -1})
+	return tw.NewClient("claude-sonnet-4-5", &tw.Config{Options: provider.Options{BaseURL: url, NoStream: noStream, MaxRetries: -1}})
 }
 
 func TestAnswersAgreeWithSDK(t *testing.T) {

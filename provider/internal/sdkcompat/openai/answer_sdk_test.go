@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/answertest"
 	"github.com/toolwire/toolwire/provider/internal/sdkcompat"
 	tw "github.com/toolwire/toolwire/provider/openai"
@@ -45,11 +46,11 @@ func ours(t *testing.T, r *llm.Response) sdkView {
 // newChat and newResponses open the clients on a server's base URL,
 // without retries: each recorded answer answers one request.
 func newChat(url string, noStream bool) (llm.Model, error) {
-	return tw.NewChat("gpt-4.1", &tw.Config{BaseURL: url + "/v1", NoStream: noStream, MaxRetries: -1})
+	return tw.NewChat("gpt-4.1", &tw.Config{Options: provider.Options{BaseURL: url + "/v1", NoStream: noStream, MaxRetries: -1}})
 }
 
 func newResponses(url string, noStream bool) (llm.Model, error) {
-	return tw.NewResponses("gpt-5", &tw.Config{BaseURL: url + "/v1", NoStream: noStream, MaxRetries: -1})
+	return tw.NewResponses("gpt-5", &tw.Config{Options: provider.Options{BaseURL: url + "/v1", NoStream: noStream, MaxRetries: -1}})
 }
 
 func TestChatAnswersAgreeWithSDK(t *testing.T) {
