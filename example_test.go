@@ -96,7 +96,7 @@ func ExampleAgent_Resume() {
 	defer srv.Close()
 	model, _ := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1"}})
 	reg := tool.NewRegistry()
-	reg.MustAdd(refundTool()) // needs a person's approval
+	reg.MustAdd(refundTool())   // needs a person's approval
 	store, _ := memory.New(nil) // or sqlite.New, postgres.New
 	agent, _ := toolwire.New(model, &toolwire.Config{Tools: reg, Sessions: store})
 
