@@ -79,7 +79,7 @@ var anthropic = &dialect{
 	resultFirst:      ruleAntResultFirst,
 
 	ids: idRules{prefix: "toolu_", max: 64, valid: idOK, invalid: ruleAntIDPattern,
-		missing: ruleAntIDPattern, reused: ruleAntUniqueID, result: ruleAntNoOrphan},
+		missing: ruleAntIDPattern, reused: ruleAntUniqueID, reusedTurn: true, result: ruleAntNoOrphan},
 	badName:  func(name string, def bool) bool { return !nameOK(name, 128) },
 	nameRule: ruleAntToolName,
 	toolPath: "tools.%d",
@@ -201,7 +201,7 @@ func checkAnthropic(c *checker) {
 					switch p := p.(type) {
 					case llm.ToolCall:
 						calls = append(calls, call{i: i, j: j, id: p.ID})
-						c.antCall(i, j, p, ids)
+						c.antCall(i, j, p, ids, turn.start)
 					case llm.Text:
 						if len(calls) > 0 && p.Text != "" {
 							before = len(calls)
@@ -387,8 +387,9 @@ func (c *checker) antTextAfterCall(i, j int, ids []string, next int) {
 		ProviderError: c.fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, ", "))})
 }
 
-// antCall checks one tool_use block.
-func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
+// antCall checks one tool_use block, in the assistant turn that starts at
+// message turn; ids maps each id to its first use.
+func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int, turn int) {
 	path := func() string { return c.partPath(i, j) }
 	wi := func() string { x, _ := c.partWire(i, j); return x }
 	wj := func() string { _, y := c.partWire(i, j); return y }
@@ -396,11 +397,18 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 		c.add(Violation{Rule: ruleAntIDPattern, Path: path() + ".id",
 			Message:       c.sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
 			ProviderError: c.fill(tmplAntIDPattern, "{i}", wi(), "{j}", wj())})
-	} else if at, dup := ids[tc.ID]; dup {
-		first := c.partPath(at[0], at[1])
+	} else if at, dup := ids[tc.ID]; dup && at[0] >= turn {
+		// ANT-UNIQUE-TOOLUSE-ID: every recorded 400 points at a second
+		// use in one assistant message (consecutive ones are merged).
 		c.add(Violation{Rule: ruleAntUniqueID, Path: path() + ".id",
-			Message:       c.sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
+			Message:       c.sprintf("tool_use id %s is already used at %s, in the same assistant turn; tool_use ids must be unique within an assistant message", tc.ID, c.partPath(at[0], at[1])),
 			ProviderError: c.fill(tmplAntUniqueID, "{i}", wi(), "{j}", wj())})
+	} else if dup {
+		// An id an earlier turn used, each use answered by its own
+		// tool_result, was answered 200 (ANT-UNIQUE-TOOLUSE-ID).
+		c.add(Violation{Rule: ruleAntUniqueID, Path: path() + ".id", Warning: true,
+			Message: c.sprintf("tool_use id %s is already used at %s, in an earlier assistant turn; the Messages API accepts an id that a later assistant message reuses (a tool_result answers a tool_use of the message before it), but other providers pair results with calls by id across the whole request: give each call its own id", tc.ID, c.partPath(at[0], at[1]))})
+		ids[tc.ID] = [2]int{i, j} // a third use in this turn is a duplicate in it
 	} else {
 		ids[tc.ID] = [2]int{i, j}
 	}

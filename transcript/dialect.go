@@ -233,6 +233,9 @@ type idRules struct {
 	// id is longer than max (when the dialect rejects it), reused a
 	// second call with an earlier call's id.
 	missing, tooLong, reused RuleID
+	// reusedTurn: reused is an id used twice in one turn; an id a later
+	// turn reuses is a warning, which Repair leaves (Anthropic).
+	reusedTurn bool
 	// result is the rule under which a result without a call id gets its
 	// call's; nameMatch, when set, the rule that a result names its
 	// call's tool (Repair makes it so).

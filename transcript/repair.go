@@ -979,7 +979,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			rule = ids.invalid
 		case ids.tooLong != "" && longerThan(c.id, ids.max):
 			rule = ids.tooLong
-		case c.prevID >= 0:
+		case c.prevID >= 0 && (!ids.reusedTurn || pr.calls[c.prevID].turn == c.turn):
 			rule = ids.reused
 		}
 		newID := c.id
