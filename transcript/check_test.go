@@ -158,14 +158,22 @@ func checkCases() []checkCase {
 
 		{name: "responses/an output answers an opaque call", d: OpenAIResponses, accepted: true,
 			req: msgs(usr("q"), asst(opq("openai-responses", "tool_search_call", "s1")), tool(res("s1", "", "found")))},
-		{name: "responses/a reasoning model's call without its reasoning item", d: OpenAIResponses,
+		// OAI-RS-REASONING-PAIR: the server knows whether a call came with a
+		// reasoning item, the body does not. A call a model without
+		// reasoning made earlier, replayed with its fc_ id under a model
+		// that reasons, was answered 200: a warning.
+		{name: "responses/a reasoning model's call without its reasoning item", d: OpenAIResponses, accepted: true,
 			req:  Request{Model: "gpt-5-mini", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
-			want: []string{"OAI-RS-REASONING-PAIR input.1"}},
+			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)"}},
 		{name: "responses/gpt-5.1 and later reason only when asked", d: OpenAIResponses, accepted: true,
 			req: Request{Model: "gpt-5.2", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
-		{name: "responses/gpt-5.1 and later asked to reason", d: OpenAIResponses,
+		{name: "responses/gpt-5.1 and later asked to reason", d: OpenAIResponses, accepted: true,
 			req:  Request{Model: "gpt-5.4", ReasoningEffort: "low", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
-			want: []string{"OAI-RS-REASONING-PAIR input.1"}},
+			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)"}},
+		{name: "responses/a reasoning model's call without its reasoning item, beside another error", d: OpenAIResponses,
+			req: Request{Model: "gpt-5", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1")),
+				asst(call("c2", "b")), usr("next")}},
+			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)", "OAI-RS-ANSWER-ALL input.3"}},
 		{name: "responses/a model that does not reason", d: OpenAIResponses, accepted: true,
 			req: Request{Model: "gpt-4o", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
 		{name: "responses/a model the table does not know", d: OpenAIResponses, accepted: true,
