@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -29,6 +31,7 @@ const (
 	ruleAntSystemRole    RuleID = "ANT-SYSTEM-ROLE"
 	ruleAntThinkingFirst RuleID = "ANT-THINKING-FIRST"
 	ruleAntMaxMessages   RuleID = "ANT-MAX-MESSAGES"
+	ruleAntPrefillSpace  RuleID = "ANT-PREFILL-TRAILING-WS"
 	ruleAntNoMessages    RuleID = "ANT-EMPTY-MESSAGES" // [DERIVED]
 	ruleAntDupTool       RuleID = "ANT-DUP-TOOL"       // [DERIVED]
 )
@@ -47,6 +50,7 @@ const (
 	tmplAntUserNonEmpty = "messages.{i}: user messages must have non-empty content"
 	tmplAntNonEmpty     = "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
 	tmplAntFirstUser    = `messages: first message must use the "user" role`
+	tmplAntPrefillSpace = "messages: final assistant content cannot end with trailing whitespace"
 	tmplAntSystemRole   = "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role."
 	tmplAntThinking     = "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
@@ -100,6 +104,7 @@ var anthropic = &dialect{
 	check:      checkAnthropic,
 	checkTools: checkAnthropicTools,
 	arrange:    antCallsLast,
+	final:      antTrimPrefill,
 }
 
 // antTurn is a run of consecutive messages with the same wire role, which
@@ -285,9 +290,59 @@ func checkAnthropic(c *checker) {
 			}
 		}
 	}
+	c.antPrefill(first)
 	if c.req.Thinking {
 		c.antThinking(c.antTurns())
 	}
+}
+
+// antPrefill checks ANT-PREFILL-TRAILING-WS: when the messages end with an
+// assistant turn (a prefill the model continues), the last block of that
+// turn, if it is text, may not end in white space. A whitespace-only text
+// that is its message's only content is ANT-TEXT-WHITESPACE's.
+func (c *checker) antPrefill(first int) {
+	i, j := lastAntBlock(c.msgs, first, c.d)
+	if i < 0 {
+		return
+	}
+	t, ok := c.msgs[i].Parts[j].(llm.Text)
+	if !ok || !endsInSpace(t.Text) || blank(t.Text) && antBlocks(c.msgs[i], c.d) == 1 {
+		return
+	}
+	c.add(Violation{Rule: ruleAntPrefillSpace, Path: c.partPath(i, j),
+		Message:       c.sprintf("the request ends with an assistant message (a prefill the model continues), and its text %s ends in white space; Anthropic rejects that: trim it", c.partPath(i, j)),
+		ProviderError: tmplAntPrefillSpace})
+}
+
+// lastAntBlock returns the message and part index of the last block of
+// the assistant turn the messages (from first) end with, or -1, -1 when
+// they do not end with one or it has no block.
+func lastAntBlock(msgs []llm.Message, first int, d *dialect) (int, int) {
+	for i := len(msgs) - 1; i >= first && msgs[i].Role == llm.RoleAssistant; i-- {
+		for j := len(msgs[i].Parts) - 1; j >= 0; j-- {
+			if expressible(msgs[i].Parts[j], d) {
+				return i, j
+			}
+		}
+	}
+	return -1, -1
+}
+
+// antBlocks returns the number of blocks of m that Anthropic can express.
+func antBlocks(m llm.Message, d *dialect) int {
+	n := 0
+	for _, p := range m.Parts {
+		if expressible(p, d) {
+			n++
+		}
+	}
+	return n
+}
+
+// endsInSpace reports whether s ends in white space.
+func endsInSpace(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return s != "" && unicode.IsSpace(r)
 }
 
 // antSystem checks ANT-SYSTEM-ROLE for the system message i after the
@@ -786,6 +841,30 @@ func antSplitsTurn(m *wmsg) bool {
 		}
 	}
 	return false
+}
+
+// antTrimPrefill trims the white space that ends the text of the
+// assistant turn the repaired messages end with (ANT-PREFILL-TRAILING-WS),
+// and drops that text when nothing else is left of it.
+func antTrimPrefill(ps *post) {
+	rp := ps.rp
+	i, k := lastAntBlock(ps.out, firstNonSystem(ps.out), rp.d)
+	if i < 0 {
+		return
+	}
+	t, ok := ps.out[i].Parts[k].(llm.Text)
+	if !ok || !endsInSpace(t.Text) {
+		return
+	}
+	w := ps.parts[i][k]
+	trimmed := strings.TrimRightFunc(t.Text, unicode.IsSpace)
+	if trimmed == "" {
+		ps.change(ruleAntPrefillSpace, rp.origPath(w.om, w.op), ActionDrop, "dropped the white space that ended the request's final assistant message (a prefill): Anthropic rejects a prefill that ends in white space")
+		ps.set(i, k, nil)
+		return
+	}
+	ps.change(ruleAntPrefillSpace, rp.origPath(w.om, w.op), ActionReplaceText, "trimmed the white space that ended the request's final assistant message (a prefill): Anthropic rejects a prefill that ends in white space")
+	ps.set(i, k, llm.Text{Text: trimmed})
 }
 
 // antEmptyUser fills a user message whose only content is empty text

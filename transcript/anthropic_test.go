@@ -103,6 +103,28 @@ func anthropicCases() []checkCase {
 			req:  thinkingOn(usr("q"), asst(think("anthropic", "s"), call("toolu_1", "a"), txt("checking")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-RESULT-NEXT messages.1.content.2"}},
 
+		// ANT-PREFILL-TRAILING-WS: a request that ends with an assistant
+		// message (a prefill) may not end its text in white space.
+		{name: "anthropic/a prefill ending in a space", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("The answer is "))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.1.content.0"}},
+		{name: "anthropic/a prefill ending in a newline, after thinking", d: Anthropic,
+			req:  msgs(usr("q"), asst(think("anthropic", "s"), txt("{\n"))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.1.content.1"}},
+		{name: "anthropic/a prefill split over two assistant messages", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("Sure.")), asst(txt("Here: \t"))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.2.content.0"}},
+		{name: "anthropic/a prefill whose last text is white space only", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("Sure."), txt("\n\n"))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.1.content.1"}},
+		{name: "anthropic/a prefill without trailing white space", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(txt("  The answer is")))},
+		{name: "anthropic/white space that ends an earlier assistant message", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(txt("hello \n")), usr("q2"))},
+		{name: "anthropic/a whitespace-only prefill is one violation", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt(" "))),
+			want: []string{"ANT-TEXT-WHITESPACE messages.1.content.0"}},
+
 		// ANT-NONEMPTY: a user message whose only text is empty is empty.
 		{name: "anthropic/a user message with empty string content", d: Anthropic,
 			req:  msgs(usr("")),

@@ -197,6 +197,10 @@ type dialect struct {
 	// items, when set, fixes each repaired assistant message as Repair
 	// writes it, knowing those before it (Responses: item ids).
 	items func(ps *post, m *wmsg)
+	// final, when set, fixes the repaired messages once they are all
+	// written, before firstUser (Anthropic: the text that ends a prefill;
+	// Gemini: thought signatures of the current turn).
+	final func(ps *post)
 }
 
 // A pairShape says where the results of a turn's calls must stand.

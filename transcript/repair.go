@@ -1617,10 +1617,17 @@ type post struct {
 	seen     map[string]bool
 	clearIDs bool
 	edit     wmsg // the copy of a message the items hook edits
+	// parts holds, when the dialect has a final hook, the parts of each
+	// message of out, with where they came from.
+	parts [][]wpart
 }
 
 func (rp *repairer) newPost(n int) *post {
-	return &post{rp: rp, out: make([]llm.Message, 0, n), first: -1}
+	ps := &post{rp: rp, out: make([]llm.Message, 0, n), first: -1}
+	if rp.d.final != nil {
+		ps.parts = make([][]wpart, 0, n)
+	}
+	return ps
 }
 
 func (ps *post) change(rule RuleID, path string, a Action, reason string) {
@@ -1647,10 +1654,48 @@ func (ps *post) take(m *wmsg) {
 		m = &ps.edit
 	}
 	ps.out = append(ps.out, ps.rp.message(m))
+	if ps.parts != nil {
+		ps.parts = append(ps.parts, m.parts)
+	}
+}
+
+// set replaces part k of message i of out with p (nil: drops it). The
+// message may be the input's: it gets new parts.
+func (ps *post) set(i, k int, p llm.Part) {
+	m := ps.out[i]
+	parts := make([]llm.Part, 0, len(m.Parts))
+	wparts := make([]wpart, 0, len(m.Parts))
+	for j, q := range m.Parts {
+		w := ps.parts[i][j]
+		if j == k {
+			if p == nil {
+				continue
+			}
+			q, w.p = p, p
+		}
+		parts = append(parts, q)
+		wparts = append(wparts, w)
+	}
+	ps.out[i] = llm.Message{Role: m.Role, Parts: parts}
+	ps.parts[i] = wparts
+}
+
+// insert inserts p before part k of message i of out, made by Repair.
+func (ps *post) insert(i, k int, p llm.Part) {
+	m := ps.out[i]
+	parts := make([]llm.Part, 0, len(m.Parts)+1)
+	parts = append(append(append(parts, m.Parts[:k]...), p), m.Parts[k:]...)
+	wparts := make([]wpart, 0, len(parts))
+	wparts = append(append(append(wparts, ps.parts[i][:k]...), wpart{p: p, om: -1, op: -1}), ps.parts[i][k:]...)
+	ps.out[i] = llm.Message{Role: m.Role, Parts: parts}
+	ps.parts[i] = wparts
 }
 
 // finish returns the messages, and puts the changes after rp's.
 func (ps *post) finish() []llm.Message {
+	if rp := ps.rp; rp.d.final != nil {
+		rp.d.final(ps)
+	}
 	if rp := ps.rp; rp.d.firstUser != "" && ps.startCall {
 		ps.change(rp.d.firstUser, rp.msgPath(ps.firstM), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
 		u := wmsg{role: llm.RoleUser, parts: []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: -1, op: -1}}, om: -1, changed: true}
