@@ -32,6 +32,7 @@ const (
 	ruleAntThinkingFirst RuleID = "ANT-THINKING-FIRST"
 	ruleAntMaxMessages   RuleID = "ANT-MAX-MESSAGES"
 	ruleAntPrefillSpace  RuleID = "ANT-PREFILL-TRAILING-WS"
+	ruleAntThinkingTool  RuleID = "ANT-THINKING-TOOLCHOICE"
 	ruleAntNoMessages    RuleID = "ANT-EMPTY-MESSAGES" // [DERIVED]
 	ruleAntDupTool       RuleID = "ANT-DUP-TOOL"       // [DERIVED]
 )
@@ -50,6 +51,7 @@ const (
 	tmplAntUserNonEmpty = "messages.{i}: user messages must have non-empty content"
 	tmplAntNonEmpty     = "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
 	tmplAntFirstUser    = `messages: first message must use the "user" role`
+	tmplAntThinkingTool = "Thinking may not be enabled when tool_choice forces tool use."
 	tmplAntPrefillSpace = "messages: final assistant content cannot end with trailing whitespace"
 	tmplAntSystemRole   = "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role."
 	tmplAntThinking     = "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
@@ -99,7 +101,7 @@ var anthropic = &dialect{
 	dupTool: dupToolRule{rule: ruleAntDupTool, providerError: tmplAntDupTool,
 		say: "; tool names must be unique in a request"},
 	thinking:     ruleAntThinkingFirst,
-	unrepairable: []RuleID{ruleAntNoMessages, ruleAntMaxMessages, ruleAntDupTool},
+	unrepairable: []RuleID{ruleAntNoMessages, ruleAntMaxMessages, ruleAntDupTool, ruleAntThinkingTool},
 
 	check:      checkAnthropic,
 	checkTools: checkAnthropicTools,
@@ -293,7 +295,24 @@ func checkAnthropic(c *checker) {
 	c.antPrefill(first)
 	if c.req.Thinking {
 		c.antThinking(c.antTurns())
+		c.antThinkingTool()
 	}
+}
+
+// antThinkingTool checks ANT-THINKING-TOOLCHOICE: with extended thinking
+// on, tool_choice may only be auto or none; any and tool force a call.
+func (c *checker) antThinkingTool() {
+	tc := c.req.ToolChoice
+	forced := `{"type": "any"}`
+	switch {
+	case tc.Name != "":
+		forced = fmt.Sprintf(`{"type": "tool", "name": %q}`, tc.Name)
+	case tc.Mode != llm.ToolRequired:
+		return
+	}
+	c.add(Violation{Rule: ruleAntThinkingTool, Path: "tool_choice",
+		Message:       c.sprintf("extended thinking is on and tool_choice is %s, which forces a tool call; with thinking, Anthropic takes only auto or none: let the model choose (auto), or turn thinking off for this request", forced),
+		ProviderError: tmplAntThinkingTool})
 }
 
 // antPrefill checks ANT-PREFILL-TRAILING-WS: when the messages end with an

@@ -103,6 +103,21 @@ func anthropicCases() []checkCase {
 			req:  thinkingOn(usr("q"), asst(think("anthropic", "s"), call("toolu_1", "a"), txt("checking")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-RESULT-NEXT messages.1.content.2"}},
 
+		// ANT-THINKING-TOOLCHOICE: with extended thinking on, tool_choice
+		// may only be auto or none.
+		{name: "anthropic/thinking with tool_choice any", d: Anthropic,
+			req:       Request{Thinking: true, ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}, Messages: []llm.Message{usr("q")}},
+			want:      []string{"ANT-THINKING-TOOLCHOICE tool_choice"},
+			repairErr: []string{"ANT-THINKING-TOOLCHOICE"}},
+		{name: "anthropic/thinking with a named tool forced", d: Anthropic,
+			req:       Request{Thinking: true, ToolChoice: llm.ToolChoice{Name: "a"}, Tools: []llm.ToolSpec{{Name: "a"}}, Messages: []llm.Message{usr("q")}},
+			want:      []string{"ANT-THINKING-TOOLCHOICE tool_choice"},
+			repairErr: []string{"ANT-THINKING-TOOLCHOICE"}},
+		{name: "anthropic/thinking with tool_choice none", d: Anthropic, accepted: true,
+			req: Request{Thinking: true, ToolChoice: llm.ToolChoice{Mode: llm.ToolNone}, Messages: []llm.Message{usr("q")}}},
+		{name: "anthropic/tool_choice any without thinking", d: Anthropic, accepted: true,
+			req: Request{ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}, Messages: []llm.Message{usr("q")}}},
+
 		// ANT-PREFILL-TRAILING-WS: a request that ends with an assistant
 		// message (a prefill) may not end its text in white space.
 		{name: "anthropic/a prefill ending in a space", d: Anthropic,

@@ -19,8 +19,12 @@ type Request struct {
 	// Tools are the tool definitions sent with the request.
 	Tools []llm.ToolSpec
 	// Thinking is set when Anthropic extended thinking is on
-	// (ANT-THINKING-FIRST applies).
+	// (ANT-THINKING-FIRST and ANT-THINKING-TOOLCHOICE apply).
 	Thinking bool
+	// ToolChoice is the request's tool_choice: whether it forces a tool
+	// call, which Anthropic refuses with extended thinking
+	// (ANT-THINKING-TOOLCHOICE). The zero value is auto, the default.
+	ToolChoice llm.ToolChoice
 	// PreviousResponse is set when an OpenAI Responses request continues a
 	// stored response or conversation (previous_response_id, conversation):
 	// its function_call_output items may answer calls that are not in the

@@ -607,6 +607,9 @@ func renderRequest(r Request) string {
 	if r.Thinking {
 		b.WriteString("thinking on\n")
 	}
+	if tc := r.ToolChoice; tc != (llm.ToolChoice{}) {
+		fmt.Fprintf(&b, "tool choice %q %q\n", tc.Mode, tc.Name)
+	}
 	if r.PreviousResponse {
 		b.WriteString("continues a stored response\n")
 	}

@@ -243,8 +243,41 @@ func (b responsesBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type anthropicBody struct{ r *anthropic.Request }
 
 func (b anthropicBody) request() transcript.Request {
+	kv := func(f anthropic.Field) (string, []byte) { return f.Key, f.Value }
 	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Thinking: b.r.Thinking,
-		Model: model(b.r.Fields, func(f anthropic.Field) (string, []byte) { return f.Key, f.Value })}
+		ToolChoice: anthropicToolChoice(field(b.r.Fields, "tool_choice", kv)), Model: model(b.r.Fields, kv)}
+}
+
+// field returns the value of a body's top-level field key, or nil.
+func field[F any](fields []F, key string, kv func(F) (string, []byte)) []byte {
+	for _, f := range fields {
+		if k, v := kv(f); k == key {
+			return v
+		}
+	}
+	return nil
+}
+
+// anthropicToolChoice reads an Anthropic tool_choice, {"type": "auto",
+// "any", "tool" (with "name") or "none"}; a value it cannot read is auto,
+// the default, which no rule depends on.
+func anthropicToolChoice(v []byte) llm.ToolChoice {
+	var tc struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}
+	if v == nil || json.Unmarshal(v, &tc) != nil {
+		return llm.ToolChoice{}
+	}
+	switch tc.Type {
+	case "any":
+		return llm.ToolChoice{Mode: llm.ToolRequired}
+	case "tool":
+		return llm.ToolChoice{Mode: llm.ToolRequired, Name: tc.Name}
+	case "none":
+		return llm.ToolChoice{Mode: llm.ToolNone}
+	}
+	return llm.ToolChoice{}
 }
 func (b anthropicBody) wire() []transcript.Violation { return b.r.Wire }
 func (b anthropicBody) set(r transcript.Request) {

@@ -1,0 +1,66 @@
+package wire
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// TestCheckBodyRules covers the rules that read a body's fields beside its
+// messages, and the values of a wrong JSON type the codecs read as
+// violations: each body is judged as its dialect, with the rules (and
+// warnings) it must break, and whether Fix repairs it.
+func TestCheckBodyRules(t *testing.T) {
+	const (
+		chat = transcript.OpenAIChat
+		rs   = transcript.OpenAIResponses
+		ant  = transcript.Anthropic
+		gem  = transcript.Gemini
+	)
+	tests := []struct {
+		name string
+		d    transcript.Dialect
+		body string
+		// want lists "RULE@path", "(warning)" after a warning, in order.
+		want []string
+		// fixable: Fix makes the body one the provider accepts.
+		fixable bool
+	}{
+		{name: "Anthropic thinking with tool_choice any", d: ant,
+			body: `{"model":"claude-sonnet-4-5","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},"tool_choice":{"type":"any"},"tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"q"}]}`,
+			want: []string{"ANT-THINKING-TOOLCHOICE@tool_choice"}},
+		{name: "Anthropic thinking with a tool forced", d: ant,
+			body: `{"model":"claude-sonnet-4-5","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},"tool_choice":{"type":"tool","name":"a"},"tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"q"}]}`,
+			want: []string{"ANT-THINKING-TOOLCHOICE@tool_choice"}},
+		{name: "Anthropic thinking with tool_choice auto", d: ant,
+			body: `{"model":"claude-sonnet-4-5","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},"tool_choice":{"type":"auto","disable_parallel_tool_use":true},"messages":[{"role":"user","content":"q"}]}`},
+		{name: "Anthropic tool_choice any without thinking", d: ant,
+			body: `{"model":"claude-sonnet-4-5","max_tokens":2048,"tool_choice":{"type":"any"},"tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"q"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Check([]byte(tt.body), tt.d)
+			if err != nil {
+				t.Fatalf("Check(%s) error = %v, want a report", tt.body, err)
+			}
+			var got []string
+			for _, v := range rep.Violations {
+				s := string(v.Rule) + "@" + v.Path
+				if v.Warning {
+					s += " (warning)"
+				}
+				got = append(got, s)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Check(%s) = %q, want %q", tt.body, got, tt.want)
+			}
+			if rep.Accepted() {
+				return
+			}
+			if rep.Fixable() != tt.fixable {
+				t.Errorf("Check(%s).Fixable() = %v, want %v (left %v, %v)", tt.body, rep.Fixable(), tt.fixable, rep.Left, rep.Unrepaired)
+			}
+		})
+	}
+}
