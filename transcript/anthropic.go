@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -33,6 +34,7 @@ const (
 	ruleAntMaxMessages   RuleID = "ANT-MAX-MESSAGES"
 	ruleAntPrefillSpace  RuleID = "ANT-PREFILL-TRAILING-WS"
 	ruleAntThinkingTool  RuleID = "ANT-THINKING-TOOLCHOICE"
+	ruleAntImageType     RuleID = "ANT-IMAGE-MEDIA-TYPE"
 	ruleAntNoMessages    RuleID = "ANT-EMPTY-MESSAGES" // [DERIVED]
 	ruleAntDupTool       RuleID = "ANT-DUP-TOOL"       // [DERIVED]
 )
@@ -51,6 +53,7 @@ const (
 	tmplAntUserNonEmpty = "messages.{i}: user messages must have non-empty content"
 	tmplAntNonEmpty     = "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
 	tmplAntFirstUser    = `messages: first message must use the "user" role`
+	tmplAntImageType    = "messages.{i}.content.{j}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
 	tmplAntThinkingTool = "Thinking may not be enabled when tool_choice forces tool use."
 	tmplAntPrefillSpace = "messages: final assistant content cannot end with trailing whitespace"
 	tmplAntSystemRole   = "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role."
@@ -101,7 +104,7 @@ var anthropic = &dialect{
 	dupTool: dupToolRule{rule: ruleAntDupTool, providerError: tmplAntDupTool,
 		say: "; tool names must be unique in a request"},
 	thinking:     ruleAntThinkingFirst,
-	unrepairable: []RuleID{ruleAntNoMessages, ruleAntMaxMessages, ruleAntDupTool, ruleAntThinkingTool},
+	unrepairable: []RuleID{ruleAntNoMessages, ruleAntMaxMessages, ruleAntDupTool, ruleAntThinkingTool, ruleAntImageType},
 
 	check:      checkAnthropic,
 	checkTools: checkAnthropicTools,
@@ -501,11 +504,26 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int, turn
 func (c *checker) antContent(i int, final bool) {
 	m := &c.msgs[i]
 	blocks, empty := 0, 0 // the blocks Anthropic can express, and the empty texts among them
-	for _, p := range m.Parts {
-		if expressible(p, c.d) {
+	for j, p := range m.Parts {
+		switch p := p.(type) {
+		case llm.Text:
 			blocks++
-			if t, ok := p.(llm.Text); ok && t.Text == "" {
+			if p.Text == "" {
 				empty++
+			}
+		case llm.Image:
+			blocks++
+			c.antImage(i, j, -1, p)
+		case llm.ToolResult:
+			blocks++
+			for k, q := range p.Content {
+				if img, ok := q.(llm.Image); ok {
+					c.antImage(i, j, k, img)
+				}
+			}
+		default:
+			if expressible(p, c.d) {
+				blocks++
 			}
 		}
 	}
@@ -551,6 +569,74 @@ func (c *checker) antContent(i int, final bool) {
 				ProviderError: tmplAntTextSpace})
 		}
 	}
+}
+
+// antImage checks ANT-IMAGE-MEDIA-TYPE for image img, part j of message i
+// (k < 0), or part k of the tool result there: the media type of an image
+// given inline (base64) is jpeg, png, gif or webp.
+func (c *checker) antImage(i, j, k int, img llm.Image) {
+	mt, inline := inlineType(img)
+	if !inline || !strings.HasPrefix(mt, "image/") || antImageType(mt) {
+		return
+	}
+	path := c.partPath(i, j)
+	if k >= 0 {
+		path += ".content." + strconv.Itoa(k)
+	}
+	wi, wj := c.partWire(i, j)
+	if k >= 0 {
+		wj += ".content." + strconv.Itoa(k)
+	}
+	c.add(Violation{Rule: ruleAntImageType, Path: path + ".source.media_type",
+		Message:       c.sprintf("the image %s is %q; Anthropic takes image/jpeg, image/png, image/gif and image/webp: convert it, or label it with the type its bytes are", path, mt),
+		ProviderError: c.fill(tmplAntImageType, "{i}", wi, "{j}", wj)})
+}
+
+// antImageTypes are the media types of the images Anthropic takes.
+var antImageTypes = [...]string{"image/jpeg", "image/png", "image/gif", "image/webp"}
+
+// antImageType reports whether Anthropic takes an image of media type mt.
+func antImageType(mt string) bool {
+	for _, t := range antImageTypes {
+		if mt == t {
+			return true
+		}
+	}
+	return false
+}
+
+// inlineType returns the media type of img when its bytes are in the
+// request (Data, or a data URL, which the encoders write as base64).
+func inlineType(img llm.Image) (string, bool) {
+	if len(img.Data) > 0 {
+		return img.MediaType, true
+	}
+	rest, ok := strings.CutPrefix(img.URL, "data:")
+	if !ok {
+		return "", false
+	}
+	end := strings.IndexAny(rest, ";,")
+	if end < 0 {
+		return "", false
+	}
+	return rest[:end], true
+}
+
+// sniffImage returns the media type of the image types Anthropic takes
+// that data starts like, or "".
+func sniffImage(data []byte) string {
+	s := string(data[:min(len(data), 12)])
+	switch {
+	case strings.HasPrefix(s, "\x89PNG\r\n\x1a\n"):
+		return "image/png"
+	case strings.HasPrefix(s, "\xff\xd8\xff"):
+		return "image/jpeg"
+	case strings.HasPrefix(s, "GIF87a"), strings.HasPrefix(s, "GIF89a"):
+		return "image/gif"
+	case len(s) == 12 && s[:4] == "RIFF" && s[8:] == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }
 
 // onlyResults reports whether user turn t holds tool results and nothing
@@ -886,6 +972,64 @@ func antTrimPrefill(ps *post) {
 	ps.set(i, k, llm.Text{Text: trimmed})
 }
 
+// antRelabel gives each image of m (and of its tool results) whose media
+// type Anthropic does not take, and whose bytes are of a type it does
+// (ANT-IMAGE-MEDIA-TYPE: a PNG labelled image/bmp, a JPEG labelled
+// image/jpg), the type of its bytes. An image of another type is left as
+// it is: converting it is not Repair's to do.
+func antRelabel(rp *repairer, m *wmsg) {
+	relabel := func(img llm.Image, path string) (llm.Image, bool) {
+		mt, inline := inlineType(img)
+		if !inline || len(img.Data) == 0 || !strings.HasPrefix(mt, "image/") || antImageType(mt) {
+			return img, false // a data URL is not relabelled: its bytes are not at hand
+		}
+		got := sniffImage(img.Data)
+		if got == "" {
+			return img, false
+		}
+		rp.change(ruleAntImageType, path, ActionRelabel, fmt.Sprintf("the image was labelled %q, which Anthropic does not take, and its bytes are %s: it is now labelled so", mt, got))
+		img.MediaType = got
+		return img, true
+	}
+	var parts []wpart // made on the first change: m's parts may be the input's
+	for k, p := range m.parts {
+		np, changed := p.p, false
+		switch q := p.p.(type) {
+		case llm.Image:
+			if img, ok := relabel(q, rp.origPath(p.om, p.op)); ok {
+				np, changed = img, true
+			}
+		case llm.ToolResult:
+			var content []llm.Part
+			for n, c := range q.Content {
+				img, ok := c.(llm.Image)
+				if !ok {
+					continue
+				}
+				if img, ok = relabel(img, rp.origPath(p.om, p.op)+".content."+strconv.Itoa(n)); ok {
+					if content == nil {
+						content = slices.Clone(q.Content)
+					}
+					content[n] = img
+				}
+			}
+			if content != nil {
+				q.Content = content
+				np, changed = q, true
+			}
+		}
+		if parts == nil && changed {
+			parts = slices.Clone(m.parts)
+		}
+		if parts != nil {
+			parts[k].p = np
+		}
+	}
+	if parts != nil {
+		m.parts, m.changed = parts, true
+	}
+}
+
 // antEmptyUser fills a user message whose only content is empty text
 // (content: "", ANT-NONEMPTY) with the placeholder text, in the place of
 // its first empty text, and reports whether it did.
@@ -924,10 +1068,12 @@ func (rp *repairer) antEmptyUser(m *wmsg) bool {
 	return true
 }
 
-// antText drops empty text blocks and replaces a whitespace-only text block
-// that is a message's only content. It returns the number of parts of m
-// Anthropic can express.
+// antText relabels images whose bytes are of another type than their
+// media type says, drops empty text blocks and replaces a whitespace-only
+// text block that is a message's only content. It returns the number of
+// parts of m Anthropic can express.
 func antText(rp *repairer, m *wmsg) int {
+	antRelabel(rp, m)
 	if rp.antEmptyUser(m) {
 		return 1
 	}

@@ -19,6 +19,15 @@ func antOpaque(kind string) llm.Opaque {
 
 func thinkingOn(m ...llm.Message) Request { return Request{Messages: m, Thinking: true} }
 
+// The first bytes of image files, which is what a sniffer reads.
+var (
+	pngBytes  = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	jpegBytes = []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00")
+)
+
+// bmp is a BMP image, which Anthropic does not take.
+func bmp() llm.Image { return llm.Image{MediaType: "image/bmp", Data: []byte("BM\x46\x00\x00\x00")} }
+
 func anthropicCases() []checkCase {
 	return []checkCase{
 		// ANT-THINKING-FIRST: a tool loop is one assistant turn; only its
@@ -117,6 +126,29 @@ func anthropicCases() []checkCase {
 			req: Request{Thinking: true, ToolChoice: llm.ToolChoice{Mode: llm.ToolNone}, Messages: []llm.Message{usr("q")}}},
 		{name: "anthropic/tool_choice any without thinking", d: Anthropic, accepted: true,
 			req: Request{ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}, Messages: []llm.Message{usr("q")}}},
+
+		// ANT-IMAGE-MEDIA-TYPE: base64 images are jpeg, png, gif or webp.
+		// Repair relabels an image whose bytes are one of them, and does
+		// not convert one that is not.
+		{name: "anthropic/a BMP image", d: Anthropic,
+			req:       msgs(msg(llm.RoleUser, txt("what is this?"), bmp())),
+			want:      []string{"ANT-IMAGE-MEDIA-TYPE messages.0.content.1.source.media_type"},
+			repairErr: []string{"ANT-IMAGE-MEDIA-TYPE"}},
+		{name: "anthropic/a PNG labelled image/bmp", d: Anthropic,
+			req:  msgs(msg(llm.RoleUser, llm.Image{MediaType: "image/bmp", Data: pngBytes}, txt("what is this?"))),
+			want: []string{"ANT-IMAGE-MEDIA-TYPE messages.0.content.0.source.media_type"}},
+		{name: "anthropic/a JPEG labelled image/jpg in a tool result", d: Anthropic,
+			req: msgs(usr("q"), asst(call("toolu_1", "shot")),
+				tool(llm.ToolResult{CallID: "toolu_1", Name: "shot", Status: llm.StatusSuccess, Content: []llm.Part{txt("here"), llm.Image{MediaType: "image/jpg", Data: jpegBytes}}})),
+			want: []string{"ANT-IMAGE-MEDIA-TYPE messages.2.content.0.content.1.source.media_type"}},
+		{name: "anthropic/the four image types and an image by URL", d: Anthropic, accepted: true,
+			req: msgs(msg(llm.RoleUser, llm.Image{MediaType: "image/jpeg", Data: jpegBytes}, llm.Image{MediaType: "image/png", Data: pngBytes},
+				llm.Image{MediaType: "image/gif", Data: []byte("GIF89a")}, llm.Image{MediaType: "image/webp", Data: []byte("RIFF\x00\x00\x00\x00WEBPVP8 ")},
+				llm.Image{MediaType: "image/bmp", URL: "https://example.com/a.bmp"}, llm.Image{MediaType: "application/pdf", Data: []byte("%PDF-1.4")}))},
+		{name: "anthropic/a BMP data URL", d: Anthropic,
+			req:       msgs(msg(llm.RoleUser, llm.Image{URL: "data:image/bmp;base64,Qk0="})),
+			want:      []string{"ANT-IMAGE-MEDIA-TYPE messages.0.content.0.source.media_type"},
+			repairErr: []string{"ANT-IMAGE-MEDIA-TYPE"}},
 
 		// ANT-PREFILL-TRAILING-WS: a request that ends with an assistant
 		// message (a prefill) may not end its text in white space.

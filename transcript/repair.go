@@ -91,7 +91,8 @@ const (
 	ActionRenameTool      Action = "rename-tool"      // changed a tool name everywhere it appears
 	ActionMerge           Action = "merge"            // merged messages into one
 	ActionReplaceText     Action = "replace-text"     // replaced empty or whitespace-only text
-	ActionInsert          Action = "insert"           // inserted a message
+	ActionInsert          Action = "insert"           // inserted a message, or a part (a placeholder thought signature)
+	ActionRelabel         Action = "relabel"          // gave an image the media type its bytes are
 	ActionLiftImage       Action = "lift-image"       // moved images out of a tool result
 	ActionReshape         Action = "reshape"          // moved a part to a message of the right role
 	ActionDisableThinking Action = "disable-thinking" // turned extended thinking off

@@ -37,6 +37,12 @@ func TestCheckBodyRules(t *testing.T) {
 			body: `{"model":"claude-sonnet-4-5","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},"tool_choice":{"type":"auto","disable_parallel_tool_use":true},"messages":[{"role":"user","content":"q"}]}`},
 		{name: "Anthropic tool_choice any without thinking", d: ant,
 			body: `{"model":"claude-sonnet-4-5","max_tokens":2048,"tool_choice":{"type":"any"},"tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"q"}]}`},
+		{name: "Anthropic BMP image", d: ant,
+			body: `{"model":"claude-sonnet-4-5","max_tokens":99,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/bmp","data":"Qk1GAAAA"}},{"type":"text","text":"what?"}]}]}`,
+			want: []string{"ANT-IMAGE-MEDIA-TYPE@messages.0.content.0.source.media_type"}},
+		{name: "Anthropic PNG labelled image/bmp", d: ant,
+			body: `{"model":"claude-sonnet-4-5","max_tokens":99,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/bmp","data":"iVBORw0KGgoAAAANSUhEUg=="}},{"type":"text","text":"what?"}]}]}`,
+			want: []string{"ANT-IMAGE-MEDIA-TYPE@messages.0.content.0.source.media_type"}, fixable: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
