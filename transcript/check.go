@@ -30,6 +30,11 @@ type Request struct {
 	// its function_call_output items may answer calls that are not in the
 	// input, and the server already holds the reasoning items of its calls.
 	PreviousResponse bool
+	// CachedContent is set when a Gemini request names cachedContent: its
+	// contents continue the cached ones, so they may start with function
+	// responses (the call is in the cache) or a function-call turn
+	// (GEM-CACHED-PREFIX).
+	CachedContent bool
 	// ReasoningEffort is the OpenAI reasoning effort the request sets
 	// (Responses reasoning.effort: "none", "low", ...), "" when it sets
 	// none. Whether a model's calls come with reasoning items depends on it

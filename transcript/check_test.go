@@ -389,6 +389,26 @@ func checkCases() []checkCase {
 		{name: "gemini/a model content with text, then a response", d: Gemini,
 			req:  msgs(asst(txt("hi"), res("c1", "a", "1"))),
 			want: []string{"GEM-RESP-AFTER-CALL contents.0", "TW-PART-PLACEMENT contents.0.parts.1"}},
+		// GEM-CACHED-PREFIX: with cachedContent, the contents continue the
+		// cached ones, which may hold the call a leading response answers.
+		{name: "gemini/contents start with a function response", d: Gemini,
+			req:  msgs(tool(res("", "a", "1")), asst(txt("done"))),
+			want: []string{"GEM-RESP-AFTER-CALL contents.0"}},
+		{name: "gemini/cached content: contents start with a function response", d: Gemini, accepted: true,
+			req:  Request{CachedContent: true, Messages: []llm.Message{tool(res("", "a", "1")), asst(txt("done")), usr("thanks")}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)"}},
+		{name: "gemini/cached content: contents start with a function call", d: Gemini, accepted: true,
+			req:  Request{CachedContent: true, Messages: []llm.Message{asst(call("", "a")), tool(res("", "a", "1"))}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)"}},
+		{name: "gemini/cached content: a leading response stays when Repair runs", d: Gemini,
+			req:  Request{CachedContent: true, Messages: []llm.Message{tool(res("", "a", "1")), asst(txt("done")), usr("next"), asst(call("", "b")), usr("never mind")}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)", "GEM-RESP-COUNT contents.3"}},
+		{name: "gemini/cached content: no user turn is inserted before a leading call when Repair runs", d: Gemini,
+			req:  Request{CachedContent: true, Messages: []llm.Message{asst(call("", "a")), tool(res("", "a", "1")), usr("q"), asst(call("", "b")), usr("x")}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)", "GEM-SAME-ROLE contents.2 (warning)", "GEM-RESP-COUNT contents.3"}},
+		{name: "gemini/cached content: a response after a model turn without calls is no prefix", d: Gemini,
+			req:  Request{CachedContent: true, Messages: []llm.Message{asst(txt("hi")), tool(res("", "a", "1"))}},
+			want: []string{"GEM-RESP-AFTER-CALL contents.1"}},
 		{name: "gemini/orphan response", d: Gemini,
 			req:  msgs(usr("q"), tool(res("", "a", "1"))),
 			want: []string{"GEM-RESP-AFTER-CALL contents.1"}},
@@ -612,6 +632,9 @@ func renderRequest(r Request) string {
 	}
 	if r.PreviousResponse {
 		b.WriteString("continues a stored response\n")
+	}
+	if r.CachedContent {
+		b.WriteString("continues cached content\n")
 	}
 	for k, tl := range r.Tools {
 		fmt.Fprintf(&b, "tool %d %q strict=%v %s\n", k, tl.Name, tl.Strict, tl.Parameters)

@@ -24,6 +24,7 @@ const (
 	ruleGemThoughtSig    RuleID = "GEM-THOUGHT-SIG"
 	ruleGemMultimodal    RuleID = "GEM-MULTIMODAL-RESP"
 	ruleGemOrder         RuleID = "GEM-ORDER"
+	ruleGemCachedPrefix  RuleID = "GEM-CACHED-PREFIX"
 	ruleGemSystem        RuleID = "GEM-SYSTEM-PLACEMENT" // [DERIVED]
 	ruleGemSameRole      RuleID = "GEM-SAME-ROLE"        // [DERIVED]
 	ruleGemNoContents    RuleID = "GEM-EMPTY-CONTENTS"   // [DERIVED]
@@ -324,7 +325,10 @@ func (g *gemCheck) endModel() {
 	if g.pendMsg < 0 {
 		return
 	}
-	if g.turns == 1 {
+	if g.turns == 1 && c.req.CachedContent {
+		c.add(Violation{Rule: ruleGemCachedPrefix, Path: c.msgPath(g.pendMsg), Warning: true,
+			Message: c.sprintf("the contents start with the function-call turn %s; they continue the cachedContent, whose last turn toolwire cannot see: a function-call turn must follow a user turn or a function-response turn (GEM-CALL-AFTER-USER)", c.msgPath(g.pendMsg))})
+	} else if g.turns == 1 {
 		c.add(Violation{Rule: ruleGemCallAfterUser, Path: c.msgPath(g.pendMsg),
 			Message:       c.sprintf("the function-call turn %s must follow a user turn or a function-response turn, but the contents start with it", c.msgPath(g.pendMsg)),
 			ProviderError: tmplGemCallAfterUser})
@@ -383,7 +387,13 @@ func (g *gemCheck) response(i, j int, r llm.ToolResult) {
 		g.multimodal(i, j)
 	}
 	if g.pendMsg < 0 {
-		if !g.orphan {
+		switch {
+		case g.orphan:
+		case g.turns == 1 && c.req.CachedContent:
+			g.orphan = true
+			c.add(Violation{Rule: ruleGemCachedPrefix, Path: c.msgPath(i), Warning: true,
+				Message: c.sprintf("the contents start with the function responses of %s; they continue the cachedContent, which may hold the function-call turn they answer (GEM-RESP-AFTER-CALL and GEM-RESP-COUNT cannot be judged across the cache)", c.msgPath(i))})
+		default:
 			g.orphan = true
 			c.add(Violation{Rule: ruleGemRespAfterCall, Path: c.msgPath(i),
 				Message:       c.sprintf("the function-response turn %s does not come right after a function-call turn (%s)", c.msgPath(i), g.before()),

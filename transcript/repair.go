@@ -606,7 +606,7 @@ const (
 	fateNote                 // orphan turned into a note
 	fateGone                 // orphan dropped
 	fateConflict             // conflicting duplicate: left in place, reported
-	fateExternal             // answers a call of a stored response (Responses)
+	fateExternal             // answers a call of a stored response (Responses) or of cached contents (Gemini)
 	fateStandIn              // a placeholder beside a real result of its call: dropped
 )
 
@@ -694,6 +694,14 @@ func (rp *repairer) pair() {
 	pr.results = make([]resRef, 0, results)
 	pr.turns = make([]turn, 0, starts)
 	last := make(map[string]int, calls) // call id -> the last call with it
+	// With Gemini cachedContent, the results before the first assistant
+	// message may answer a call in the cache (GEM-CACHED-PREFIX).
+	prefix := 0
+	if rp.req.CachedContent {
+		if prefix = slices.IndexFunc(rp.w, func(m wmsg) bool { return m.role == llm.RoleAssistant }); prefix < 0 {
+			prefix = len(rp.w)
+		}
+	}
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
 	run := -1    // the turn whose run of results message i is in, or -1
@@ -747,7 +755,7 @@ func (rp *repairer) pair() {
 				}
 				ri := len(pr.results)
 				pr.results = append(pr.results, resRef{m: i, k: k, call: -1, dupOf: -1, owner: -1})
-				rp.match(pr, ri, r, last, cur, run)
+				rp.match(pr, ri, r, last, cur, run, i < prefix)
 			}
 		}
 		prevIn = in
@@ -770,8 +778,10 @@ func (rp *repairer) pair() {
 }
 
 // match pairs result ri with a call, or decides its fate. run is the turn
-// whose run of results (the tool messages right after it) ri is in, or -1.
-func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string]int, cur, run int) {
+// whose run of results (the tool messages right after it) ri is in, or -1;
+// cached says that ri stands before the first assistant message of a
+// request that continues cached contents, which may hold its call.
+func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string]int, cur, run int, cached bool) {
 	res := &pr.results[ri]
 	cand, dup := -1, -1
 	if x, ok := last[r.CallID]; ok && r.CallID != "" {
@@ -815,8 +825,8 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 		pr.calls[cand].res = ri
 	case dup >= 0 && pr.calls[dup].res >= 0:
 		rp.second(pr, ri, r, dup, run == pr.calls[dup].turn)
-	case rp.d.storedCalls && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)):
-		res.fate = fateExternal // the call is stored, or one the llm form does not model
+	case rp.d.storedCalls && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)), cached:
+		res.fate = fateExternal // the call is stored (or cached), or one the llm form does not model
 	case rp.pol.Orphans == DropOrphan:
 		res.fate = fateGone
 	default:
@@ -1697,7 +1707,7 @@ func (ps *post) finish() []llm.Message {
 	if rp := ps.rp; rp.d.final != nil {
 		rp.d.final(ps)
 	}
-	if rp := ps.rp; rp.d.firstUser != "" && ps.startCall {
+	if rp := ps.rp; rp.d.firstUser != "" && ps.startCall && !rp.req.CachedContent {
 		ps.change(rp.d.firstUser, rp.msgPath(ps.firstM), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
 		u := wmsg{role: llm.RoleUser, parts: []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: -1, op: -1}}, om: -1, changed: true}
 		ps.out = append(ps.out, llm.Message{})

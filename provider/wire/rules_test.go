@@ -43,6 +43,15 @@ func TestCheckBodyRules(t *testing.T) {
 		{name: "Anthropic PNG labelled image/bmp", d: ant,
 			body: `{"model":"claude-sonnet-4-5","max_tokens":99,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/bmp","data":"iVBORw0KGgoAAAANSUhEUg=="}},{"type":"text","text":"what?"}]}]}`,
 			want: []string{"ANT-IMAGE-MEDIA-TYPE@messages.0.content.0.source.media_type"}, fixable: true},
+		{name: "Gemini contents that start with a function response", d: gem,
+			body: `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]},{"role":"model","parts":[{"text":"done"}]}]}`,
+			want: []string{"GEM-RESP-AFTER-CALL@contents.0"}, fixable: true},
+		{name: "Gemini cached content, then a function response", d: gem,
+			body: `{"cachedContent":"cachedContents/abc123","contents":[{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]},{"role":"model","parts":[{"text":"done"}]}]}`,
+			want: []string{"GEM-CACHED-PREFIX@contents.0 (warning)"}},
+		{name: "Gemini cached content by its proto name, then a function call", d: gem,
+			body: `{"cached_content":"cachedContents/abc123","contents":[{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]}]}`,
+			want: []string{"GEM-CACHED-PREFIX@contents.0 (warning)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -311,7 +311,14 @@ func (b anthropicBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type geminiBody struct{ r *gemini.Request }
 
 func (b geminiBody) request() transcript.Request {
-	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Model: model(b.r.Fields, func(f gemini.Field) (string, []byte) { return f.Key, f.Value })}
+	kv := func(f gemini.Field) (string, []byte) { return f.Key, f.Value }
+	cached := field(b.r.Fields, "cachedContent", kv)
+	if cached == nil {
+		cached = field(b.r.Fields, "cached_content", kv) // the proto name, which the API reads too
+	}
+	var name string
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Model: model(b.r.Fields, kv),
+		CachedContent: cached != nil && json.Unmarshal(cached, &name) == nil && name != ""}
 }
 func (b geminiBody) wire() []transcript.Violation                { return b.r.Wire }
 func (b geminiBody) set(r transcript.Request)                    { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
