@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,11 +85,70 @@ var gemini = &dialect{
 	systemName: "systemInstruction",
 	dupTool: dupToolRule{rule: ruleGemDupTool, providerError: tmplGemDupTool,
 		say: "; function names must be unique in a request"},
-	unrepairable: []RuleID{ruleGemThoughtSig, ruleGemMultimodal, ruleGemNoContents, ruleGemDupTool},
+	unrepairable: []RuleID{ruleGemMultimodal, ruleGemNoContents, ruleGemDupTool},
 
 	check:      checkGemini,
 	checkTools: checkGeminiTools,
 	split:      gemSplit,
+	final:      gemSignSteps,
+}
+
+// gemPlaceholderSignature is the thought signature Google documents for a
+// call whose own is not available (history from another model, injected
+// calls): the Gemini 3 validator skips it (GEM-THOUGHT-SIG-PLACEHOLDER).
+const gemPlaceholderSignature = "skip_thought_signature_validator"
+
+// gemSignSteps gives the first call of each step of the current turn that
+// has no thought signature the placeholder signature, when the request is
+// for a Gemini 3 model, which rejects it without one (GEM-THOUGHT-SIG). It
+// reads the repaired messages as checkGemini reads contents: a step is a
+// model turn (consecutive model contents), and the current turn starts
+// after the last user content that is not function responses.
+func gemSignSteps(ps *post) {
+	rp := ps.rp
+	if geminiFamily(rp.req.Model) != gem3 {
+		return // not enforced, or a warning (an unknown model), which Repair leaves
+	}
+	out := ps.out
+	first := firstNonSystem(out)
+	cur := -1
+	for i := len(out) - 1; i >= first; i-- {
+		if gemRole(out[i].Role) == gemUser && countResults(out[i].Parts) == 0 {
+			cur = i
+			break
+		}
+	}
+	start, found := -1, false // the model turn read and whether its first call was found
+	for i := first; i < len(out); i++ {
+		if gemRole(out[i].Role) != gemModel {
+			start = -1
+			continue
+		}
+		if start < 0 {
+			start, found = i, false
+		}
+		if found {
+			continue
+		}
+		k := slices.IndexFunc(out[i].Parts, func(p llm.Part) bool { _, ok := p.(llm.ToolCall); return ok })
+		if k < 0 {
+			continue
+		}
+		found = true
+		if start <= cur || k > 0 && gemSignature(out[i].Parts[k-1]) {
+			continue
+		}
+		w := ps.parts[i][k]
+		ps.change(ruleGemThoughtSig, rp.origPath(w.om, w.op), ActionInsert, fmt.Sprintf("the first function call of a step of the current turn had no thoughtSignature, which Gemini 3 requires: it now carries %q, the placeholder Google documents for a signature that is not available, which the validator skips (the model's own reasoning for the step is not restored)", gemPlaceholderSignature))
+		ps.insert(i, k, llm.Reasoning{Provider: string(Gemini), Signature: gemPlaceholderSignature})
+	}
+}
+
+// gemSignature reports whether p is a Gemini thought signature (with a
+// thought or alone), which signs the part after it.
+func gemSignature(p llm.Part) bool {
+	r, ok := p.(llm.Reasoning)
+	return ok && r.Provider == string(Gemini) && r.Signature != ""
 }
 
 func checkGeminiTools(c *checker) {
@@ -359,10 +419,8 @@ func (g *gemCheck) signature(i, j int, tc llm.ToolCall) {
 	default:
 		return // not enforced
 	}
-	if parts := c.msgs[i].Parts; j > 0 {
-		if r, ok := parts[j-1].(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
-			return
-		}
+	if j > 0 && gemSignature(c.msgs[i].Parts[j-1]) {
+		return
 	}
 	v := Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j), Warning: warn,
 		Message:       c.sprintf("the first function call of the model step %s (%s) has no thoughtSignature; Gemini 3 requires the signature it returned on the first call of every step of the current turn", c.msgPath(i), tc.Name),

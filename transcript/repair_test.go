@@ -396,3 +396,73 @@ func TestRepairKeepsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRepairGeminiPlaceholderSignature holds Repair to Google's documented
+// way out for a Gemini 3 call that lacks its thought signature
+// (GEM-THOUGHT-SIG-PLACEHOLDER): the first call of each step of the
+// current turn that has none gets the placeholder the validator skips, and
+// nothing else changes; for a model that does not require signatures, or
+// an unknown one (a warning), Repair adds none.
+func TestRepairGeminiPlaceholderSignature(t *testing.T) {
+	const ph = "skip_thought_signature_validator"
+	tests := []struct {
+		name  string
+		model string
+		in    []llm.Message
+		want  []llm.Message // nil: Repair leaves the transcript as it is
+	}{
+		{name: "an unsigned later step", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b"), call("", "c")), tool(res("", "b", "2"), res("", "c", "3"))},
+			want: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(gsig(ph), call("", "b"), call("", "c")), tool(res("", "b", "2"), res("", "c", "3"))}},
+		{name: "a step whose call follows text", model: "gemini-3-flash-preview",
+			in:   []llm.Message{usr("q"), asst(txt("let me look"), call("", "a")), tool(res("", "a", "1"))},
+			want: []llm.Message{usr("q"), asst(txt("let me look"), gsig(ph), call("", "a")), tool(res("", "a", "1"))}},
+		{name: "only the current turn", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1")), asst(txt("ok")), usr("again"), asst(call("", "a")), tool(res("", "a", "2"))},
+			want: []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1")), asst(txt("ok")), usr("again"), asst(gsig(ph), call("", "a")), tool(res("", "a", "2"))}},
+		{name: "a step split over two contents is signed once", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a")), asst(call("", "b")), tool(res("", "a", "1"), res("", "b", "2"))},
+			want: []llm.Message{usr("q"), asst(gsig(ph), call("", "a")), asst(call("", "b")), tool(res("", "a", "1"), res("", "b", "2"))}},
+		{name: "also when Repair answers the step's call", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a"))},
+			want: []llm.Message{usr("q"), asst(gsig(ph), call("", "a")), tool(interruptedResult("a"))}},
+		{name: "a step before the user's next question is not the current turn's", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a")), usr("never mind")},
+			want: []llm.Message{usr("q"), asst(call("", "a")), tool(interruptedResult("a")), usr("never mind")}},
+		{name: "Gemini 2.5 does not require one", model: "gemini-2.5-flash",
+			in: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))}},
+		{name: "an unknown model is a warning, left alone", model: "",
+			in: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Model: tt.model, Messages: tt.in}
+			out, changes, err := RepairRequest(req, Gemini, nil)
+			if err != nil {
+				t.Fatalf("RepairRequest() error = %v", err)
+			}
+			want := tt.want
+			if want == nil {
+				want = tt.in
+			}
+			if got := render(out.Messages); got != render(want) {
+				t.Errorf("RepairRequest(%s) =\n%swant\n%s", tt.model, got, render(want))
+			}
+			signed := 0
+			for _, c := range changes {
+				if c.Rule == ruleGemThoughtSig {
+					signed++
+					if c.Action != ActionInsert || !strings.Contains(c.Reason, ph) || c.Path == "" {
+						t.Errorf("change %v: want an insert at a call's path that names %q", c, ph)
+					}
+				}
+			}
+			if n := strings.Count(render(out.Messages), ph) - strings.Count(render(tt.in), ph); signed != n {
+				t.Errorf("RepairRequest() made %d GEM-THOUGHT-SIG change(s) for %d placeholder(s)", signed, n)
+			}
+			if vs := CheckRequest(out, Gemini); !Accepted(vs) {
+				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted", ruleList(vs))
+			}
+		})
+	}
+}

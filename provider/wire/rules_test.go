@@ -2,6 +2,7 @@ package wire
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/transcript"
@@ -24,8 +25,10 @@ func TestCheckBodyRules(t *testing.T) {
 		body string
 		// want lists "RULE@path", "(warning)" after a warning, in order.
 		want []string
-		// fixable: Fix makes the body one the provider accepts.
-		fixable bool
+		// fixable: Fix makes the body one the provider accepts; fixedHas is
+		// a fragment the repaired body holds.
+		fixable  bool
+		fixedHas string
 	}{
 		{name: "Anthropic thinking with tool_choice any", d: ant,
 			body: `{"model":"claude-sonnet-4-5","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},"tool_choice":{"type":"any"},"tools":[{"name":"a","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"q"}]}`,
@@ -52,6 +55,10 @@ func TestCheckBodyRules(t *testing.T) {
 		{name: "Gemini cached content by its proto name, then a function call", d: gem,
 			body: `{"cached_content":"cachedContents/abc123","contents":[{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]}]}`,
 			want: []string{"GEM-CACHED-PREFIX@contents.0 (warning)"}},
+		{name: "Gemini 3 call without its thought signature", d: gem,
+			body: `{"model":"gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]}]}`,
+			want: []string{"GEM-THOUGHT-SIG@contents.1.parts.0"}, fixable: true,
+			fixedHas: `{"functionCall":{"name":"a","args":{}},"thoughtSignature":"skip_thought_signature_validator"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,6 +82,13 @@ func TestCheckBodyRules(t *testing.T) {
 			}
 			if rep.Fixable() != tt.fixable {
 				t.Errorf("Check(%s).Fixable() = %v, want %v (left %v, %v)", tt.body, rep.Fixable(), tt.fixable, rep.Left, rep.Unrepaired)
+			}
+			if tt.fixedHas == "" {
+				return
+			}
+			f, err := Fix([]byte(tt.body), tt.d, nil)
+			if err != nil || !strings.Contains(string(f.Body), tt.fixedHas) {
+				t.Errorf("Fix(%s) = %s, %v; want a body with %s", tt.body, f.Body, err, tt.fixedHas)
 			}
 		})
 	}
