@@ -149,9 +149,9 @@ func (d *dialect) unrepairableRule(rule RuleID) bool { return slices.Contains(d.
 // move to directly after their call, in call order, and messages that were
 // wedged between move after them; orphan results become user notes (or are
 // dropped, by policy); exact duplicates are dropped; of two results for
-// one call, a placeholder (an interrupted or cancelled envelope, or an
-// error result that only says the call was aborted) gives way to the real
-// one, a second result standing after the call's run of results is a note
+// one call, a placeholder (an interrupted or cancelled envelope, the text
+// another framework writes for a missing result, or an error result that
+// only says the call was aborted) gives way to the real one, a second result standing after the call's run of results is a note
 // like an orphan, and two different real results in the run are a
 // conflict that Repair reports (or settles, by policy); ids are rewritten with
 // a stable, collision-free mapping applied to call and result; empty text
@@ -931,11 +931,13 @@ func (rp *repairer) conflict(pr *pairing, ri, dup int) {
 
 // placeholder reports whether r stands in for a result the transcript does
 // not have: a toolwire envelope of type interrupted or cancelled (what
-// Repair itself answers an unanswered call with), or an error result whose
-// only content is a short text saying that the call was aborted,
-// interrupted or cancelled. A result without an error status that is not
-// an envelope is never one: Chat and Responses results have no error flag,
-// and "aborted" may be a real outcome there.
+// Repair itself answers an unanswered call with); a result whose only
+// content is the text another framework writes for a missing result
+// (placeholderTexts), whatever its status; or an error result whose only
+// content is a short text saying that the call was aborted, interrupted or
+// cancelled. Any other result without an error status is real: Chat and
+// Responses results have no error flag, and "aborted the deploy" may be a
+// real outcome there.
 func placeholder(r llm.ToolResult) bool {
 	if len(r.Content) != 1 {
 		return false
@@ -947,12 +949,42 @@ func placeholder(r llm.ToolResult) bool {
 	if env, err := observe.Parse([]byte(t.Text)); err == nil {
 		return env.Error != nil && (env.Error.Type == observe.Interrupted || env.Error.Type == observe.Cancelled)
 	}
+	if len(t.Text) > 400 {
+		return false
+	}
+	if placeholderTexts.MatchString(strings.TrimSpace(t.Text)) {
+		return true
+	}
 	return r.Status == llm.StatusError && len(t.Text) <= 200 && abortedText.MatchString(t.Text)
 }
 
 // abortedText matches a text that says a call was stopped before it
 // finished.
 var abortedText = regexp.MustCompile(`(?i)\b(abort(ed)?|interrupt(ed)?|cancell?ed)\b`)
+
+// placeholderTexts matches the whole text that agent frameworks write as
+// the result of a call that never finished, so that a history they
+// patched gives way to the real result when one turns up:
+//
+//   - "aborted": the OpenAI Codex CLI's output for a call whose output is
+//     missing;
+//   - "Tool execution aborted", "[Tool execution was interrupted]":
+//     opencode, for a tool stopped by the user and for a pending tool
+//     when it replays its history;
+//   - "Tool call NAME with id ID was cancelled - another message came in
+//     before it could be completed.": LangChain's deepagents
+//     PatchToolCallsMiddleware (and CloudWeGo eino's copy of it), for a
+//     dangling call;
+//   - "[Request interrupted by user for tool use]": Claude Code, when the
+//     user stops a tool;
+//   - and their kin: "interrupted", "cancelled", "Tool execution was
+//     cancelled", "Tool call was interrupted".
+var placeholderTexts = regexp.MustCompile(`(?i)^\[?(?:` +
+	`aborted|interrupted|cancell?ed|` +
+	`tool (?:execution|call) (?:was )?(?:aborted|interrupted|cancell?ed)(?: by (?:the )?user)?|` +
+	`request interrupted by user(?: for tool use)?|` +
+	`tool call \S+ with id \S+ was cancell?ed - another message came in before it could be completed` +
+	`)\.?\]?$`)
 
 func sameResult(a, b llm.ToolResult) bool {
 	if a.CallID != b.CallID || a.Status != b.Status || (a.Name != b.Name && a.Name != "" && b.Name != "") {

@@ -306,6 +306,27 @@ func TestRepairDuplicateResults(t *testing.T) {
 		{name: "an aborted error result, then the real one in the run",
 			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(aborted), tool(res("c1", "a", "done")), usr("next")},
 			kept: "done", actions: "drop"},
+		// The plain-text placeholders frameworks write for a missing
+		// result are placeholders whatever their status: Chat and
+		// Responses results have no error flag.
+		{name: "LangChain's cancelled placeholder, the real result after a user message",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "Tool call a with id c1 was cancelled - another message came in before it could be completed.")), usr("it finished after all"), tool(res("c1", "a", "done"))},
+			kept: "done", actions: "drop"},
+		{name: "Codex's aborted output, then the real one in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "aborted")), tool(res("c1", "a", "done")), usr("next")},
+			kept: "done", actions: "drop"},
+		{name: "opencode's aborted tool, then the real one in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "Tool execution aborted")), tool(res("c1", "a", "done")), usr("next")},
+			kept: "done", actions: "drop"},
+		{name: "real result, then opencode's interrupted replay in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "done")), tool(res("c1", "a", "[Tool execution was interrupted]"))},
+			kept: "done", actions: "drop"},
+		{name: "Claude Code's interrupt text as a result, then the real one",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "[Request interrupted by user for tool use]")), tool(res("c1", "a", "done")), usr("next")},
+			kept: "done", actions: "drop"},
+		{name: "a real outcome that mentions an abort is real: a conflict",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "aborted the deploy: 3 hosts rolled back")), tool(res("c1", "a", "second"))},
+			kept: "aborted the deploy: 3 hosts rolled back", conflict: true},
 		{name: "a second real result after the run is a note",
 			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "first")), usr("again?"), tool(res("c1", "a", "second"))},
 			kept: "first", notes: 1, actions: "note"},
@@ -464,5 +485,39 @@ func TestRepairGeminiPlaceholderSignature(t *testing.T) {
 				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted", ruleList(vs))
 			}
 		})
+	}
+}
+
+// TestPlaceholder holds placeholder to what stands in for a missing
+// result: the texts frameworks write for one (whatever the status), a
+// short error that says the call was stopped, and toolwire's own
+// envelopes; and to what does not.
+func TestPlaceholder(t *testing.T) {
+	tests := []struct {
+		r    llm.ToolResult
+		want bool
+	}{
+		{res("c1", "a", "aborted"), true},
+		{res("c1", "a", " Aborted.\n"), true},
+		{res("c1", "a", "Tool execution aborted"), true},
+		{res("c1", "a", "[Tool execution was interrupted]"), true},
+		{res("c1", "a", "Tool execution was cancelled by the user."), true},
+		{res("c1", "a", "Tool call get_weather with id call_9f2 was cancelled - another message came in before it could be completed."), true},
+		{res("c1", "a", "[Request interrupted by user for tool use]"), true},
+		{res("c1", "a", "interrupted"), true},
+		{errRes("c1", "a", txt("Tool call aborted by the user.")), true},
+		{observe.Failure(observe.Cancelled, "a was cancelled").Result("c1", "a"), true},
+		{res("c1", "a", "aborted the deploy: 3 hosts rolled back"), false},
+		{res("c1", "a", "Tool call aborted by the user."), true},
+		{res("c1", "a", "Cancelled order #4411; refund issued"), false},
+		{res("c1", "a", "the request was interrupted by a 503; retried, 4 rows written"), false},
+		{errRes("c1", "a", txt("file not found")), false},
+		{errRes("c1", "a", txt("aborted"), txt("and more")), false},
+		{llm.ToolResult{CallID: "c1", Content: []llm.Part{img()}}, false},
+	}
+	for _, tt := range tests {
+		if got := placeholder(tt.r); got != tt.want {
+			t.Errorf("placeholder(%s) = %v, want %v", renderPart(tt.r), got, tt.want)
+		}
 	}
 }
