@@ -59,6 +59,11 @@ func TestCheckBodyRules(t *testing.T) {
 			body: `{"model":"gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]}]}`,
 			want: []string{"GEM-THOUGHT-SIG@contents.1.parts.0"}, fixable: true,
 			fixedHas: `{"functionCall":{"name":"a","args":{}},"thoughtSignature":"skip_thought_signature_validator"}`},
+		// A value of the wrong JSON type (or a role of another dialect) is
+		// a rejection with a rule, not an unreadable body.
+		{name: "Gemini role assistant", d: gem,
+			body: `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"assistant","parts":[{"text":"hello"}]},{"role":"user","parts":[{"text":"q"}]}]}`,
+			want: []string{"GEM-ROLE@contents.1.role"}, fixable: true, fixedHas: `{"role":"model","parts":[{"text":"hello"}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
