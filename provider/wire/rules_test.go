@@ -64,6 +64,21 @@ func TestCheckBodyRules(t *testing.T) {
 		{name: "Gemini role assistant", d: gem,
 			body: `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"assistant","parts":[{"text":"hello"}]},{"role":"user","parts":[{"text":"q"}]}]}`,
 			want: []string{"GEM-ROLE@contents.1.role"}, fixable: true, fixedHas: `{"role":"model","parts":[{"text":"hello"}]}`},
+		{name: "Chat arguments as an object", d: chat,
+			body: `{"model":"gpt-4o","messages":[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"a","arguments":{"x":1}}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]}`,
+			want: []string{"OAI-CC-JSON-TYPE@messages.1.tool_calls.0.function.arguments"}, fixable: true, fixedHas: `"arguments":"{\"x\":1}"`},
+		{name: "Chat tool output as an object", d: chat,
+			body: `{"model":"gpt-4o","messages":[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":{"ok":true}}]}`,
+			want: []string{"OAI-CC-JSON-TYPE@messages.2.content"}, fixable: true, fixedHas: `"content":"{\"ok\":true}"`},
+		{name: "Responses arguments as an object", d: rs,
+			body: `{"model":"gpt-4o","input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"call_1","name":"a","arguments":{"x":1}},{"type":"function_call_output","call_id":"call_1","output":"ok"}]}`,
+			want: []string{"OAI-RS-JSON-TYPE@input.1.arguments"}, fixable: true, fixedHas: `"arguments":"{\"x\":1}"`},
+		{name: "Responses tool output as an object", d: rs,
+			body: `{"model":"gpt-4o","input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"call_1","name":"a","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":{"ok":true}}]}`,
+			want: []string{"OAI-RS-JSON-TYPE@input.2.output"}, fixable: true, fixedHas: `"output":"{\"ok\":true}"`},
+		{name: "Anthropic tool output as an object", d: ant,
+			body: `{"model":"claude-sonnet-4-5","max_tokens":99,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":{"ok":true}}]}]}`,
+			want: []string{"ANT-JSON-TYPE@messages.2.content.0.content"}, fixable: true, fixedHas: `"content":"{\"ok\":true}"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
