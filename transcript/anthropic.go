@@ -110,6 +110,7 @@ var anthropic = &dialect{
 	checkTools: checkAnthropicTools,
 	arrange:    antCallsLast,
 	final:      antTrimPrefill,
+	finalFrom:  func(m *wmsg) bool { return m.role != llm.RoleAssistant }, // a prefill is the last assistant turn
 }
 
 // antTurn is a run of consecutive messages with the same wire role, which
@@ -953,7 +954,7 @@ func antSplitsTurn(m *wmsg) bool {
 // and drops that text when nothing else is left of it.
 func antTrimPrefill(ps *post) {
 	rp := ps.rp
-	i, k := lastAntBlock(ps.out, firstNonSystem(ps.out), rp.d)
+	i, k := lastAntBlock(ps.out, ps.from, rp.d)
 	if i < 0 {
 		return
 	}
@@ -961,7 +962,7 @@ func antTrimPrefill(ps *post) {
 	if !ok || !endsInSpace(t.Text) {
 		return
 	}
-	w := ps.parts[i][k]
+	w := ps.partsOf(i)[k]
 	trimmed := strings.TrimRightFunc(t.Text, unicode.IsSpace)
 	if trimmed == "" {
 		ps.change(ruleAntPrefillSpace, rp.origPath(w.om, w.op), ActionDrop, "dropped the white space that ended the request's final assistant message (a prefill): Anthropic rejects a prefill that ends in white space")

@@ -197,10 +197,13 @@ type dialect struct {
 	// items, when set, fixes each repaired assistant message as Repair
 	// writes it, knowing those before it (Responses: item ids).
 	items func(ps *post, m *wmsg)
-	// final, when set, fixes the repaired messages once they are all
-	// written, before firstUser (Anthropic: the text that ends a prefill;
-	// Gemini: thought signatures of the current turn).
-	final func(ps *post)
+	// final, when set, fixes the repaired messages at the end of the
+	// conversation once they are all written, before firstUser
+	// (Anthropic: the text that ends a prefill; Gemini: thought
+	// signatures of the current turn). It may fix only the messages after
+	// the last one finalFrom reports (post.from on).
+	final     func(ps *post)
+	finalFrom func(m *wmsg) bool
 }
 
 // A pairShape says where the results of a turn's calls must stand.

@@ -91,6 +91,9 @@ var gemini = &dialect{
 	checkTools: checkGeminiTools,
 	split:      gemSplit,
 	final:      gemSignSteps,
+	// The current turn starts after the last user content that is not
+	// function responses (system messages are user contents there).
+	finalFrom: func(m *wmsg) bool { return gemRole(m.role) == gemUser && !hasResultPart(*m) },
 }
 
 // gemPlaceholderSignature is the thought signature Google documents for a
@@ -103,23 +106,15 @@ const gemPlaceholderSignature = "skip_thought_signature_validator"
 // for a Gemini 3 model, which rejects it without one (GEM-THOUGHT-SIG). It
 // reads the repaired messages as checkGemini reads contents: a step is a
 // model turn (consecutive model contents), and the current turn starts
-// after the last user content that is not function responses.
+// after the last user content that is not function responses (post.from).
 func gemSignSteps(ps *post) {
 	rp := ps.rp
 	if geminiFamily(rp.req.Model) != gem3 {
 		return // not enforced, or a warning (an unknown model), which Repair leaves
 	}
 	out := ps.out
-	first := firstNonSystem(out)
-	cur := -1
-	for i := len(out) - 1; i >= first; i-- {
-		if gemRole(out[i].Role) == gemUser && countResults(out[i].Parts) == 0 {
-			cur = i
-			break
-		}
-	}
 	start, found := -1, false // the model turn read and whether its first call was found
-	for i := first; i < len(out); i++ {
+	for i := ps.from; i < len(out); i++ {
 		if gemRole(out[i].Role) != gemModel {
 			start = -1
 			continue
@@ -135,10 +130,10 @@ func gemSignSteps(ps *post) {
 			continue
 		}
 		found = true
-		if start <= cur || k > 0 && gemSignature(out[i].Parts[k-1]) {
+		if k > 0 && gemSignature(out[i].Parts[k-1]) {
 			continue
 		}
-		w := ps.parts[i][k]
+		w := ps.partsOf(i)[k]
 		ps.change(ruleGemThoughtSig, rp.origPath(w.om, w.op), ActionInsert, fmt.Sprintf("the first function call of a step of the current turn had no thoughtSignature, which Gemini 3 requires: it now carries %q, the placeholder Google documents for a signature that is not available, which the validator skips (the model's own reasoning for the step is not restored)", gemPlaceholderSignature))
 		ps.insert(i, k, llm.Reasoning{Provider: string(Gemini), Signature: gemPlaceholderSignature})
 	}

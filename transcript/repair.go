@@ -1660,17 +1660,16 @@ type post struct {
 	seen     map[string]bool
 	clearIDs bool
 	edit     wmsg // the copy of a message the items hook edits
-	// parts holds, when the dialect has a final hook, the parts of each
-	// message of out, with where they came from.
+	// The window of messages the dialect's final hook may fix: out[from:],
+	// the messages after the last one the dialect's finalFrom starts it
+	// after, whose parts (with where they came from) parts holds. Only
+	// these are kept: the hook fixes the end of the conversation.
+	from  int
 	parts [][]wpart
 }
 
 func (rp *repairer) newPost(n int) *post {
-	ps := &post{rp: rp, out: make([]llm.Message, 0, n), first: -1}
-	if rp.d.final != nil {
-		ps.parts = make([][]wpart, 0, n)
-	}
-	return ps
+	return &post{rp: rp, out: make([]llm.Message, 0, n), first: -1}
 }
 
 func (ps *post) change(rule RuleID, path string, a Action, reason string) {
@@ -1697,19 +1696,27 @@ func (ps *post) take(m *wmsg) {
 		m = &ps.edit
 	}
 	ps.out = append(ps.out, ps.rp.message(m))
-	if ps.parts != nil {
+	switch {
+	case d.final == nil:
+	case d.finalFrom(m):
+		ps.from, ps.parts = len(ps.out), ps.parts[:0]
+	default:
 		ps.parts = append(ps.parts, m.parts)
 	}
 }
 
-// set replaces part k of message i of out with p (nil: drops it). The
-// message may be the input's: it gets new parts.
+// partsOf returns the parts of message i of out, i >= ps.from, with where
+// they came from.
+func (ps *post) partsOf(i int) []wpart { return ps.parts[i-ps.from] }
+
+// set replaces part k of message i of out (i >= ps.from) with p (nil:
+// drops it). The message may be the input's: it gets new parts.
 func (ps *post) set(i, k int, p llm.Part) {
 	m := ps.out[i]
 	parts := make([]llm.Part, 0, len(m.Parts))
 	wparts := make([]wpart, 0, len(m.Parts))
 	for j, q := range m.Parts {
-		w := ps.parts[i][j]
+		w := ps.partsOf(i)[j]
 		if j == k {
 			if p == nil {
 				continue
@@ -1720,18 +1727,20 @@ func (ps *post) set(i, k int, p llm.Part) {
 		wparts = append(wparts, w)
 	}
 	ps.out[i] = llm.Message{Role: m.Role, Parts: parts}
-	ps.parts[i] = wparts
+	ps.parts[i-ps.from] = wparts
 }
 
-// insert inserts p before part k of message i of out, made by Repair.
+// insert inserts p, made by Repair, before part k of message i of out
+// (i >= ps.from).
 func (ps *post) insert(i, k int, p llm.Part) {
 	m := ps.out[i]
 	parts := make([]llm.Part, 0, len(m.Parts)+1)
 	parts = append(append(append(parts, m.Parts[:k]...), p), m.Parts[k:]...)
+	old := ps.partsOf(i)
 	wparts := make([]wpart, 0, len(parts))
-	wparts = append(append(append(wparts, ps.parts[i][:k]...), wpart{p: p, om: -1, op: -1}), ps.parts[i][k:]...)
+	wparts = append(append(append(wparts, old[:k]...), wpart{p: p, om: -1, op: -1}), old[k:]...)
 	ps.out[i] = llm.Message{Role: m.Role, Parts: parts}
-	ps.parts[i] = wparts
+	ps.parts[i-ps.from] = wparts
 }
 
 // finish returns the messages, and puts the changes after rp's.
@@ -1748,6 +1757,11 @@ func (ps *post) finish() []llm.Message {
 	}
 	ps.rp.changes = append(ps.rp.changes, ps.changes...)
 	return ps.out
+}
+
+// hasResultPart reports whether m holds a tool result.
+func hasResultPart(m wmsg) bool {
+	return slices.ContainsFunc(m.parts, func(p wpart) bool { _, ok := p.p.(llm.ToolResult); return ok })
 }
 
 func hasCallPart(m wmsg) bool {
