@@ -2,8 +2,11 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -29,6 +32,9 @@ const (
 	ruleAntSystemRole    RuleID = "ANT-SYSTEM-ROLE"
 	ruleAntThinkingFirst RuleID = "ANT-THINKING-FIRST"
 	ruleAntMaxMessages   RuleID = "ANT-MAX-MESSAGES"
+	ruleAntPrefillSpace  RuleID = "ANT-PREFILL-TRAILING-WS"
+	ruleAntThinkingTool  RuleID = "ANT-THINKING-TOOLCHOICE"
+	ruleAntImageType     RuleID = "ANT-IMAGE-MEDIA-TYPE"
 	ruleAntNoMessages    RuleID = "ANT-EMPTY-MESSAGES" // [DERIVED]
 	ruleAntDupTool       RuleID = "ANT-DUP-TOOL"       // [DERIVED]
 )
@@ -47,6 +53,9 @@ const (
 	tmplAntUserNonEmpty = "messages.{i}: user messages must have non-empty content"
 	tmplAntNonEmpty     = "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
 	tmplAntFirstUser    = `messages: first message must use the "user" role`
+	tmplAntImageType    = "messages.{i}.content.{j}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
+	tmplAntThinkingTool = "Thinking may not be enabled when tool_choice forces tool use."
+	tmplAntPrefillSpace = "messages: final assistant content cannot end with trailing whitespace"
 	tmplAntSystemRole   = "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role."
 	tmplAntThinking     = "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
@@ -79,7 +88,7 @@ var anthropic = &dialect{
 	resultFirst:      ruleAntResultFirst,
 
 	ids: idRules{prefix: "toolu_", max: 64, valid: idOK, invalid: ruleAntIDPattern,
-		missing: ruleAntIDPattern, reused: ruleAntUniqueID, result: ruleAntNoOrphan},
+		missing: ruleAntIDPattern, reused: ruleAntUniqueID, reusedTurn: true, result: ruleAntNoOrphan},
 	badName:  func(name string, def bool) bool { return !nameOK(name, 128) },
 	nameRule: ruleAntToolName,
 	toolPath: "tools.%d",
@@ -95,11 +104,13 @@ var anthropic = &dialect{
 	dupTool: dupToolRule{rule: ruleAntDupTool, providerError: tmplAntDupTool,
 		say: "; tool names must be unique in a request"},
 	thinking:     ruleAntThinkingFirst,
-	unrepairable: []RuleID{ruleAntNoMessages, ruleAntMaxMessages, ruleAntDupTool},
+	unrepairable: []RuleID{ruleAntNoMessages, ruleAntMaxMessages, ruleAntDupTool, ruleAntThinkingTool, ruleAntImageType},
 
 	check:      checkAnthropic,
 	checkTools: checkAnthropicTools,
 	arrange:    antCallsLast,
+	final:      antTrimPrefill,
+	finalFrom:  func(m *wmsg) bool { return m.role != llm.RoleAssistant }, // a prefill is the last assistant turn
 }
 
 // antTurn is a run of consecutive messages with the same wire role, which
@@ -201,7 +212,7 @@ func checkAnthropic(c *checker) {
 					switch p := p.(type) {
 					case llm.ToolCall:
 						calls = append(calls, call{i: i, j: j, id: p.ID})
-						c.antCall(i, j, p, ids)
+						c.antCall(i, j, p, ids, turn.start)
 					case llm.Text:
 						if len(calls) > 0 && p.Text != "" {
 							before = len(calls)
@@ -285,9 +296,76 @@ func checkAnthropic(c *checker) {
 			}
 		}
 	}
+	c.antPrefill(first)
 	if c.req.Thinking {
 		c.antThinking(c.antTurns())
+		c.antThinkingTool()
 	}
+}
+
+// antThinkingTool checks ANT-THINKING-TOOLCHOICE: with extended thinking
+// on, tool_choice may only be auto or none; any and tool force a call.
+func (c *checker) antThinkingTool() {
+	tc := c.req.ToolChoice
+	forced := `{"type": "any"}`
+	switch {
+	case tc.Name != "":
+		forced = fmt.Sprintf(`{"type": "tool", "name": %q}`, tc.Name)
+	case tc.Mode != llm.ToolRequired:
+		return
+	}
+	c.add(Violation{Rule: ruleAntThinkingTool, Path: "tool_choice",
+		Message:       c.sprintf("extended thinking is on and tool_choice is %s, which forces a tool call; with thinking, Anthropic takes only auto or none: let the model choose (auto), or turn thinking off for this request", forced),
+		ProviderError: tmplAntThinkingTool})
+}
+
+// antPrefill checks ANT-PREFILL-TRAILING-WS: when the messages end with an
+// assistant turn (a prefill the model continues), the last block of that
+// turn, if it is text, may not end in white space. A whitespace-only text
+// that is its message's only content is ANT-TEXT-WHITESPACE's.
+func (c *checker) antPrefill(first int) {
+	i, j := lastAntBlock(c.msgs, first, c.d)
+	if i < 0 {
+		return
+	}
+	t, ok := c.msgs[i].Parts[j].(llm.Text)
+	if !ok || !endsInSpace(t.Text) || blank(t.Text) && antBlocks(c.msgs[i], c.d) == 1 {
+		return
+	}
+	c.add(Violation{Rule: ruleAntPrefillSpace, Path: c.partPath(i, j),
+		Message:       c.sprintf("the request ends with an assistant message (a prefill the model continues), and its text %s ends in white space; Anthropic rejects that: trim it", c.partPath(i, j)),
+		ProviderError: tmplAntPrefillSpace})
+}
+
+// lastAntBlock returns the message and part index of the last block of
+// the assistant turn the messages (from first) end with, or -1, -1 when
+// they do not end with one or it has no block.
+func lastAntBlock(msgs []llm.Message, first int, d *dialect) (int, int) {
+	for i := len(msgs) - 1; i >= first && msgs[i].Role == llm.RoleAssistant; i-- {
+		for j := len(msgs[i].Parts) - 1; j >= 0; j-- {
+			if expressible(msgs[i].Parts[j], d) {
+				return i, j
+			}
+		}
+	}
+	return -1, -1
+}
+
+// antBlocks returns the number of blocks of m that Anthropic can express.
+func antBlocks(m llm.Message, d *dialect) int {
+	n := 0
+	for _, p := range m.Parts {
+		if expressible(p, d) {
+			n++
+		}
+	}
+	return n
+}
+
+// endsInSpace reports whether s ends in white space.
+func endsInSpace(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return s != "" && unicode.IsSpace(r)
 }
 
 // antSystem checks ANT-SYSTEM-ROLE for the system message i after the
@@ -387,8 +465,9 @@ func (c *checker) antTextAfterCall(i, j int, ids []string, next int) {
 		ProviderError: c.fill(tmplAntResultNext, "{i}", at, "{ids}", strings.Join(ids, ", "))})
 }
 
-// antCall checks one tool_use block.
-func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
+// antCall checks one tool_use block, in the assistant turn that starts at
+// message turn; ids maps each id to its first use.
+func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int, turn int) {
 	path := func() string { return c.partPath(i, j) }
 	wi := func() string { x, _ := c.partWire(i, j); return x }
 	wj := func() string { _, y := c.partWire(i, j); return y }
@@ -396,11 +475,18 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 		c.add(Violation{Rule: ruleAntIDPattern, Path: path() + ".id",
 			Message:       c.sprintf("tool_use id %s does not match ^[a-zA-Z0-9_-]+$ (ids from other providers may hold '.', ':', '|' or '/')", quoteID(tc.ID)),
 			ProviderError: c.fill(tmplAntIDPattern, "{i}", wi(), "{j}", wj())})
-	} else if at, dup := ids[tc.ID]; dup {
-		first := c.partPath(at[0], at[1])
+	} else if at, dup := ids[tc.ID]; dup && at[0] >= turn {
+		// ANT-UNIQUE-TOOLUSE-ID: every recorded 400 points at a second
+		// use in one assistant message (consecutive ones are merged).
 		c.add(Violation{Rule: ruleAntUniqueID, Path: path() + ".id",
-			Message:       c.sprintf("tool_use id %s is already used at %s; tool_use ids must be unique in the request", tc.ID, first),
+			Message:       c.sprintf("tool_use id %s is already used at %s, in the same assistant turn; tool_use ids must be unique within an assistant message", tc.ID, c.partPath(at[0], at[1])),
 			ProviderError: c.fill(tmplAntUniqueID, "{i}", wi(), "{j}", wj())})
+	} else if dup {
+		// An id an earlier turn used, each use answered by its own
+		// tool_result, was answered 200 (ANT-UNIQUE-TOOLUSE-ID).
+		c.add(Violation{Rule: ruleAntUniqueID, Path: path() + ".id", Warning: true,
+			Message: c.sprintf("tool_use id %s is already used at %s, in an earlier assistant turn; the Messages API accepts an id that a later assistant message reuses (a tool_result answers a tool_use of the message before it), but other providers pair results with calls by id across the whole request: give each call its own id", tc.ID, c.partPath(at[0], at[1]))})
+		ids[tc.ID] = [2]int{i, j} // a third use in this turn is a duplicate in it
 	} else {
 		ids[tc.ID] = [2]int{i, j}
 	}
@@ -419,11 +505,26 @@ func (c *checker) antCall(i, j int, tc llm.ToolCall, ids map[string][2]int) {
 func (c *checker) antContent(i int, final bool) {
 	m := &c.msgs[i]
 	blocks, empty := 0, 0 // the blocks Anthropic can express, and the empty texts among them
-	for _, p := range m.Parts {
-		if expressible(p, c.d) {
+	for j, p := range m.Parts {
+		switch p := p.(type) {
+		case llm.Text:
 			blocks++
-			if t, ok := p.(llm.Text); ok && t.Text == "" {
+			if p.Text == "" {
 				empty++
+			}
+		case llm.Image:
+			blocks++
+			c.antImage(i, j, -1, p)
+		case llm.ToolResult:
+			blocks++
+			for k, q := range p.Content {
+				if img, ok := q.(llm.Image); ok {
+					c.antImage(i, j, k, img)
+				}
+			}
+		default:
+			if expressible(p, c.d) {
+				blocks++
 			}
 		}
 	}
@@ -469,6 +570,74 @@ func (c *checker) antContent(i int, final bool) {
 				ProviderError: tmplAntTextSpace})
 		}
 	}
+}
+
+// antImage checks ANT-IMAGE-MEDIA-TYPE for image img, part j of message i
+// (k < 0), or part k of the tool result there: the media type of an image
+// given inline (base64) is jpeg, png, gif or webp.
+func (c *checker) antImage(i, j, k int, img llm.Image) {
+	mt, inline := inlineType(img)
+	if !inline || !strings.HasPrefix(mt, "image/") || antImageType(mt) {
+		return
+	}
+	path := c.partPath(i, j)
+	if k >= 0 {
+		path += ".content." + strconv.Itoa(k)
+	}
+	wi, wj := c.partWire(i, j)
+	if k >= 0 {
+		wj += ".content." + strconv.Itoa(k)
+	}
+	c.add(Violation{Rule: ruleAntImageType, Path: path + ".source.media_type",
+		Message:       c.sprintf("the image %s is %q; Anthropic takes image/jpeg, image/png, image/gif and image/webp: convert it, or label it with the type its bytes are", path, mt),
+		ProviderError: c.fill(tmplAntImageType, "{i}", wi, "{j}", wj)})
+}
+
+// antImageTypes are the media types of the images Anthropic takes.
+var antImageTypes = [...]string{"image/jpeg", "image/png", "image/gif", "image/webp"}
+
+// antImageType reports whether Anthropic takes an image of media type mt.
+func antImageType(mt string) bool {
+	for _, t := range antImageTypes {
+		if mt == t {
+			return true
+		}
+	}
+	return false
+}
+
+// inlineType returns the media type of img when its bytes are in the
+// request (Data, or a data URL, which the encoders write as base64).
+func inlineType(img llm.Image) (string, bool) {
+	if len(img.Data) > 0 {
+		return img.MediaType, true
+	}
+	rest, ok := strings.CutPrefix(img.URL, "data:")
+	if !ok {
+		return "", false
+	}
+	end := strings.IndexAny(rest, ";,")
+	if end < 0 {
+		return "", false
+	}
+	return rest[:end], true
+}
+
+// sniffImage returns the media type of the image types Anthropic takes
+// that data starts like, or "".
+func sniffImage(data []byte) string {
+	s := string(data[:min(len(data), 12)])
+	switch {
+	case strings.HasPrefix(s, "\x89PNG\r\n\x1a\n"):
+		return "image/png"
+	case strings.HasPrefix(s, "\xff\xd8\xff"):
+		return "image/jpeg"
+	case strings.HasPrefix(s, "GIF87a"), strings.HasPrefix(s, "GIF89a"):
+		return "image/gif"
+	case len(s) == 12 && s[:4] == "RIFF" && s[8:] == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }
 
 // onlyResults reports whether user turn t holds tool results and nothing
@@ -780,6 +949,88 @@ func antSplitsTurn(m *wmsg) bool {
 	return false
 }
 
+// antTrimPrefill trims the white space that ends the text of the
+// assistant turn the repaired messages end with (ANT-PREFILL-TRAILING-WS),
+// and drops that text when nothing else is left of it.
+func antTrimPrefill(ps *post) {
+	rp := ps.rp
+	i, k := lastAntBlock(ps.out, ps.from, rp.d)
+	if i < 0 {
+		return
+	}
+	t, ok := ps.out[i].Parts[k].(llm.Text)
+	if !ok || !endsInSpace(t.Text) {
+		return
+	}
+	w := ps.partsOf(i)[k]
+	trimmed := strings.TrimRightFunc(t.Text, unicode.IsSpace)
+	if trimmed == "" {
+		ps.change(ruleAntPrefillSpace, rp.origPath(w.om, w.op), ActionDrop, "dropped the white space that ended the request's final assistant message (a prefill): Anthropic rejects a prefill that ends in white space")
+		ps.set(i, k, nil)
+		return
+	}
+	ps.change(ruleAntPrefillSpace, rp.origPath(w.om, w.op), ActionReplaceText, "trimmed the white space that ended the request's final assistant message (a prefill): Anthropic rejects a prefill that ends in white space")
+	ps.set(i, k, llm.Text{Text: trimmed})
+}
+
+// antRelabel gives each image of m (and of its tool results) whose media
+// type Anthropic does not take, and whose bytes are of a type it does
+// (ANT-IMAGE-MEDIA-TYPE: a PNG labelled image/bmp, a JPEG labelled
+// image/jpg), the type of its bytes. An image of another type is left as
+// it is: converting it is not Repair's to do.
+func antRelabel(rp *repairer, m *wmsg) {
+	relabel := func(img llm.Image, path string) (llm.Image, bool) {
+		mt, inline := inlineType(img)
+		if !inline || len(img.Data) == 0 || !strings.HasPrefix(mt, "image/") || antImageType(mt) {
+			return img, false // a data URL is not relabelled: its bytes are not at hand
+		}
+		got := sniffImage(img.Data)
+		if got == "" {
+			return img, false
+		}
+		rp.change(ruleAntImageType, path, ActionRelabel, fmt.Sprintf("the image was labelled %q, which Anthropic does not take, and its bytes are %s: it is now labelled so", mt, got))
+		img.MediaType = got
+		return img, true
+	}
+	var parts []wpart // made on the first change: m's parts may be the input's
+	for k, p := range m.parts {
+		np, changed := p.p, false
+		switch q := p.p.(type) {
+		case llm.Image:
+			if img, ok := relabel(q, rp.origPath(p.om, p.op)); ok {
+				np, changed = img, true
+			}
+		case llm.ToolResult:
+			var content []llm.Part
+			for n, c := range q.Content {
+				img, ok := c.(llm.Image)
+				if !ok {
+					continue
+				}
+				if img, ok = relabel(img, rp.origPath(p.om, p.op)+".content."+strconv.Itoa(n)); ok {
+					if content == nil {
+						content = slices.Clone(q.Content)
+					}
+					content[n] = img
+				}
+			}
+			if content != nil {
+				q.Content = content
+				np, changed = q, true
+			}
+		}
+		if parts == nil && changed {
+			parts = slices.Clone(m.parts)
+		}
+		if parts != nil {
+			parts[k].p = np
+		}
+	}
+	if parts != nil {
+		m.parts, m.changed = parts, true
+	}
+}
+
 // antEmptyUser fills a user message whose only content is empty text
 // (content: "", ANT-NONEMPTY) with the placeholder text, in the place of
 // its first empty text, and reports whether it did.
@@ -818,10 +1069,12 @@ func (rp *repairer) antEmptyUser(m *wmsg) bool {
 	return true
 }
 
-// antText drops empty text blocks and replaces a whitespace-only text block
-// that is a message's only content. It returns the number of parts of m
-// Anthropic can express.
+// antText relabels images whose bytes are of another type than their
+// media type says, drops empty text blocks and replaces a whitespace-only
+// text block that is a message's only content. It returns the number of
+// parts of m Anthropic can express.
 func antText(rp *repairer, m *wmsg) int {
+	antRelabel(rp, m)
 	if rp.antEmptyUser(m) {
 		return 1
 	}

@@ -19,6 +19,15 @@ func antOpaque(kind string) llm.Opaque {
 
 func thinkingOn(m ...llm.Message) Request { return Request{Messages: m, Thinking: true} }
 
+// The first bytes of image files, which is what a sniffer reads.
+var (
+	pngBytes  = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	jpegBytes = []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00")
+)
+
+// bmp is a BMP image, which Anthropic does not take.
+func bmp() llm.Image { return llm.Image{MediaType: "image/bmp", Data: []byte("BM\x46\x00\x00\x00")} }
+
 func anthropicCases() []checkCase {
 	return []checkCase{
 		// ANT-THINKING-FIRST: a tool loop is one assistant turn; only its
@@ -102,6 +111,66 @@ func anthropicCases() []checkCase {
 		{name: "anthropic/text after tool_use with thinking on", d: Anthropic,
 			req:  thinkingOn(usr("q"), asst(think("anthropic", "s"), call("toolu_1", "a"), txt("checking")), tool(res("toolu_1", "a", "1"))),
 			want: []string{"ANT-RESULT-NEXT messages.1.content.2"}},
+
+		// ANT-THINKING-TOOLCHOICE: with extended thinking on, tool_choice
+		// may only be auto or none.
+		{name: "anthropic/thinking with tool_choice any", d: Anthropic,
+			req:       Request{Thinking: true, ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}, Messages: []llm.Message{usr("q")}},
+			want:      []string{"ANT-THINKING-TOOLCHOICE tool_choice"},
+			repairErr: []string{"ANT-THINKING-TOOLCHOICE"}},
+		{name: "anthropic/thinking with a named tool forced", d: Anthropic,
+			req:       Request{Thinking: true, ToolChoice: llm.ToolChoice{Name: "a"}, Tools: []llm.ToolSpec{{Name: "a"}}, Messages: []llm.Message{usr("q")}},
+			want:      []string{"ANT-THINKING-TOOLCHOICE tool_choice"},
+			repairErr: []string{"ANT-THINKING-TOOLCHOICE"}},
+		{name: "anthropic/thinking with tool_choice none", d: Anthropic, accepted: true,
+			req: Request{Thinking: true, ToolChoice: llm.ToolChoice{Mode: llm.ToolNone}, Messages: []llm.Message{usr("q")}}},
+		{name: "anthropic/tool_choice any without thinking", d: Anthropic, accepted: true,
+			req: Request{ToolChoice: llm.ToolChoice{Mode: llm.ToolRequired}, Messages: []llm.Message{usr("q")}}},
+
+		// ANT-IMAGE-MEDIA-TYPE: base64 images are jpeg, png, gif or webp.
+		// Repair relabels an image whose bytes are one of them, and does
+		// not convert one that is not.
+		{name: "anthropic/a BMP image", d: Anthropic,
+			req:       msgs(msg(llm.RoleUser, txt("what is this?"), bmp())),
+			want:      []string{"ANT-IMAGE-MEDIA-TYPE messages.0.content.1.source.media_type"},
+			repairErr: []string{"ANT-IMAGE-MEDIA-TYPE"}},
+		{name: "anthropic/a PNG labelled image/bmp", d: Anthropic,
+			req:  msgs(msg(llm.RoleUser, llm.Image{MediaType: "image/bmp", Data: pngBytes}, txt("what is this?"))),
+			want: []string{"ANT-IMAGE-MEDIA-TYPE messages.0.content.0.source.media_type"}},
+		{name: "anthropic/a JPEG labelled image/jpg in a tool result", d: Anthropic,
+			req: msgs(usr("q"), asst(call("toolu_1", "shot")),
+				tool(llm.ToolResult{CallID: "toolu_1", Name: "shot", Status: llm.StatusSuccess, Content: []llm.Part{txt("here"), llm.Image{MediaType: "image/jpg", Data: jpegBytes}}})),
+			want: []string{"ANT-IMAGE-MEDIA-TYPE messages.2.content.0.content.1.source.media_type"}},
+		{name: "anthropic/the four image types and an image by URL", d: Anthropic, accepted: true,
+			req: msgs(msg(llm.RoleUser, llm.Image{MediaType: "image/jpeg", Data: jpegBytes}, llm.Image{MediaType: "image/png", Data: pngBytes},
+				llm.Image{MediaType: "image/gif", Data: []byte("GIF89a")}, llm.Image{MediaType: "image/webp", Data: []byte("RIFF\x00\x00\x00\x00WEBPVP8 ")},
+				llm.Image{MediaType: "image/bmp", URL: "https://example.com/a.bmp"}, llm.Image{MediaType: "application/pdf", Data: []byte("%PDF-1.4")}))},
+		{name: "anthropic/a BMP data URL", d: Anthropic,
+			req:       msgs(msg(llm.RoleUser, llm.Image{URL: "data:image/bmp;base64,Qk0="})),
+			want:      []string{"ANT-IMAGE-MEDIA-TYPE messages.0.content.0.source.media_type"},
+			repairErr: []string{"ANT-IMAGE-MEDIA-TYPE"}},
+
+		// ANT-PREFILL-TRAILING-WS: a request that ends with an assistant
+		// message (a prefill) may not end its text in white space.
+		{name: "anthropic/a prefill ending in a space", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("The answer is "))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.1.content.0"}},
+		{name: "anthropic/a prefill ending in a newline, after thinking", d: Anthropic,
+			req:  msgs(usr("q"), asst(think("anthropic", "s"), txt("{\n"))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.1.content.1"}},
+		{name: "anthropic/a prefill split over two assistant messages", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("Sure.")), asst(txt("Here: \t"))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.2.content.0"}},
+		{name: "anthropic/a prefill whose last text is white space only", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt("Sure."), txt("\n\n"))),
+			want: []string{"ANT-PREFILL-TRAILING-WS messages.1.content.1"}},
+		{name: "anthropic/a prefill without trailing white space", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(txt("  The answer is")))},
+		{name: "anthropic/white space that ends an earlier assistant message", d: Anthropic, accepted: true,
+			req: msgs(usr("q"), asst(txt("hello \n")), usr("q2"))},
+		{name: "anthropic/a whitespace-only prefill is one violation", d: Anthropic,
+			req:  msgs(usr("q"), asst(txt(" "))),
+			want: []string{"ANT-TEXT-WHITESPACE messages.1.content.0"}},
 
 		// ANT-NONEMPTY: a user message whose only text is empty is empty.
 		{name: "anthropic/a user message with empty string content", d: Anthropic,

@@ -19,13 +19,22 @@ type Request struct {
 	// Tools are the tool definitions sent with the request.
 	Tools []llm.ToolSpec
 	// Thinking is set when Anthropic extended thinking is on
-	// (ANT-THINKING-FIRST applies).
+	// (ANT-THINKING-FIRST and ANT-THINKING-TOOLCHOICE apply).
 	Thinking bool
+	// ToolChoice is the request's tool_choice: whether it forces a tool
+	// call, which Anthropic refuses with extended thinking
+	// (ANT-THINKING-TOOLCHOICE). The zero value is auto, the default.
+	ToolChoice llm.ToolChoice
 	// PreviousResponse is set when an OpenAI Responses request continues a
 	// stored response or conversation (previous_response_id, conversation):
 	// its function_call_output items may answer calls that are not in the
 	// input, and the server already holds the reasoning items of its calls.
 	PreviousResponse bool
+	// CachedContent is set when a Gemini request names cachedContent: its
+	// contents continue the cached ones, so they may start with function
+	// responses (the call is in the cache) or a function-call turn
+	// (GEM-CACHED-PREFIX).
+	CachedContent bool
 	// ReasoningEffort is the OpenAI reasoning effort the request sets
 	// (Responses reasoning.effort: "none", "low", ...), "" when it sets
 	// none. Whether a model's calls come with reasoning items depends on it

@@ -158,14 +158,22 @@ func checkCases() []checkCase {
 
 		{name: "responses/an output answers an opaque call", d: OpenAIResponses, accepted: true,
 			req: msgs(usr("q"), asst(opq("openai-responses", "tool_search_call", "s1")), tool(res("s1", "", "found")))},
-		{name: "responses/a reasoning model's call without its reasoning item", d: OpenAIResponses,
+		// OAI-RS-REASONING-PAIR: the server knows whether a call came with a
+		// reasoning item, the body does not. A call a model without
+		// reasoning made earlier, replayed with its fc_ id under a model
+		// that reasons, was answered 200: a warning.
+		{name: "responses/a reasoning model's call without its reasoning item", d: OpenAIResponses, accepted: true,
 			req:  Request{Model: "gpt-5-mini", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
-			want: []string{"OAI-RS-REASONING-PAIR input.1"}},
+			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)"}},
 		{name: "responses/gpt-5.1 and later reason only when asked", d: OpenAIResponses, accepted: true,
 			req: Request{Model: "gpt-5.2", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
-		{name: "responses/gpt-5.1 and later asked to reason", d: OpenAIResponses,
+		{name: "responses/gpt-5.1 and later asked to reason", d: OpenAIResponses, accepted: true,
 			req:  Request{Model: "gpt-5.4", ReasoningEffort: "low", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
-			want: []string{"OAI-RS-REASONING-PAIR input.1"}},
+			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)"}},
+		{name: "responses/a reasoning model's call without its reasoning item, beside another error", d: OpenAIResponses,
+			req: Request{Model: "gpt-5", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1")),
+				asst(call("c2", "b")), usr("next")}},
+			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)", "OAI-RS-ANSWER-ALL input.3"}},
 		{name: "responses/a model that does not reason", d: OpenAIResponses, accepted: true,
 			req: Request{Model: "gpt-4o", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
 		{name: "responses/a model the table does not know", d: OpenAIResponses, accepted: true,
@@ -198,9 +206,22 @@ func checkCases() []checkCase {
 		{name: "anthropic/duplicate results", d: Anthropic,
 			req:  msgs(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1"), res("toolu_1", "a", "1"))),
 			want: []string{"ANT-SINGLE-RESULT messages.2.content.1"}},
-		{name: "anthropic/duplicate tool_use ids", d: Anthropic,
+		// ANT-UNIQUE-TOOLUSE-ID: the recorded 400s point at duplicates in
+		// one assistant message; an id a later message reuses, each use
+		// answered, was answered 200.
+		{name: "anthropic/tool_use id reused in a later assistant message", d: Anthropic, accepted: true,
 			req:  msgs(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "2"))),
-			want: []string{"ANT-UNIQUE-TOOLUSE-ID messages.3.content.0.id"}},
+			want: []string{"ANT-UNIQUE-TOOLUSE-ID messages.3.content.0.id (warning)"}},
+		{name: "anthropic/duplicate tool_use ids in one assistant message", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a"), call("toolu_1", "b")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-RESULT-NEXT messages.1", "ANT-UNIQUE-TOOLUSE-ID messages.1.content.1.id"}},
+		{name: "anthropic/duplicate tool_use ids in one merged assistant turn", d: Anthropic,
+			req:  msgs(usr("q"), asst(call("toolu_1", "a")), asst(call("toolu_1", "b")), tool(res("toolu_1", "a", "1"))),
+			want: []string{"ANT-RESULT-NEXT messages.2", "ANT-UNIQUE-TOOLUSE-ID messages.2.content.0.id"}},
+		{name: "anthropic/a reused id rewritten only where it repeats in its turn", d: Anthropic,
+			req: msgs(usr("q"), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")),
+				asst(call("toolu_1", "a"), call("toolu_1", "b")), tool(res("toolu_1", "a", "2"))),
+			want: []string{"ANT-RESULT-NEXT messages.3", "ANT-UNIQUE-TOOLUSE-ID messages.3.content.0.id (warning)", "ANT-UNIQUE-TOOLUSE-ID messages.3.content.1.id"}},
 		{name: "anthropic/id from another provider", d: Anthropic,
 			req:  msgs(usr("q"), asst(call("call.1|x", "a")), tool(res("call.1|x", "a", "1"))),
 			want: []string{"ANT-ID-PATTERN messages.1.content.0.id"}},
@@ -317,27 +338,25 @@ func checkCases() []checkCase {
 		// GEM-THOUGHT-SIG: Gemini 3 wants the signature on the first call
 		// of every step since the last user content that is not function
 		// responses; Gemini 2.5 does not, and a body does not name its model.
+		// Repair gives such a call Google's placeholder signature
+		// (GEM-THOUGHT-SIG-PLACEHOLDER).
 		{name: "gemini/missing thought signature in the current turn", d: Gemini,
-			req:       Request{Model: "gemini-3-pro-preview", Messages: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))}},
-			want:      []string{"GEM-THOUGHT-SIG contents.3.parts.0"},
-			repairErr: []string{"GEM-THOUGHT-SIG"}},
+			req:  Request{Model: "gemini-3-pro-preview", Messages: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))}},
+			want: []string{"GEM-THOUGHT-SIG contents.3.parts.0"}},
 		{name: "gemini/an earlier step of the current turn lacks its signature", d: Gemini,
-			req:       Request{Model: "models/gemini-3-flash-preview", Messages: []llm.Message{usr("q"), asst(txt("first a"), call("", "a")), tool(res("", "a", "1")), asst(gsig("s2"), call("", "b")), tool(res("", "b", "2"))}},
-			want:      []string{"GEM-THOUGHT-SIG contents.1.parts.1"},
-			repairErr: []string{"GEM-THOUGHT-SIG"}},
+			req:  Request{Model: "models/gemini-3-flash-preview", Messages: []llm.Message{usr("q"), asst(txt("first a"), call("", "a")), tool(res("", "a", "1")), asst(gsig("s2"), call("", "b")), tool(res("", "b", "2"))}},
+			want: []string{"GEM-THOUGHT-SIG contents.1.parts.1"}},
 		{name: "gemini/Gemini 3 without any signature", d: Gemini,
-			req:       Request{Model: "gemini-3.1-pro", Messages: []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1"))}},
-			want:      []string{"GEM-THOUGHT-SIG contents.1.parts.0"},
-			repairErr: []string{"GEM-THOUGHT-SIG"}},
+			req:  Request{Model: "gemini-3.1-pro", Messages: []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1"))}},
+			want: []string{"GEM-THOUGHT-SIG contents.1.parts.0"}},
 		{name: "gemini/missing thought signature, model unknown", d: Gemini, accepted: true,
 			req:  msgs(usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))),
 			want: []string{"GEM-THOUGHT-SIG contents.3.parts.0 (warning)"}},
 		{name: "gemini/missing thought signature on Gemini 2.5", d: Gemini, accepted: true,
 			req: Request{Model: "gemini-2.5-flash", Messages: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))}}},
 		{name: "gemini/responses with text do not start a turn", d: Gemini,
-			req:       Request{Model: "gemini-3-pro-preview", Messages: []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1"), txt("also b")), asst(gsig("s"), call("", "b")), tool(res("", "b", "2"))}},
-			want:      []string{"GEM-THOUGHT-SIG contents.1.parts.0"},
-			repairErr: []string{"GEM-THOUGHT-SIG"}},
+			req:  Request{Model: "gemini-3-pro-preview", Messages: []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1"), txt("also b")), asst(gsig("s"), call("", "b")), tool(res("", "b", "2"))}},
+			want: []string{"GEM-THOUGHT-SIG contents.1.parts.0"}},
 		{name: "gemini/one signature signs a step split over two contents", d: Gemini, accepted: true,
 			req:  Request{Model: "gemini-3-pro-preview", Messages: []llm.Message{usr("q"), asst(gsig("s"), call("", "a")), asst(call("", "b")), tool(res("", "a", "1"), res("", "b", "2"))}},
 			want: []string{"GEM-SAME-ROLE contents.2 (warning)"}},
@@ -368,6 +387,26 @@ func checkCases() []checkCase {
 		{name: "gemini/a model content with text, then a response", d: Gemini,
 			req:  msgs(asst(txt("hi"), res("c1", "a", "1"))),
 			want: []string{"GEM-RESP-AFTER-CALL contents.0", "TW-PART-PLACEMENT contents.0.parts.1"}},
+		// GEM-CACHED-PREFIX: with cachedContent, the contents continue the
+		// cached ones, which may hold the call a leading response answers.
+		{name: "gemini/contents start with a function response", d: Gemini,
+			req:  msgs(tool(res("", "a", "1")), asst(txt("done"))),
+			want: []string{"GEM-RESP-AFTER-CALL contents.0"}},
+		{name: "gemini/cached content: contents start with a function response", d: Gemini, accepted: true,
+			req:  Request{CachedContent: true, Messages: []llm.Message{tool(res("", "a", "1")), asst(txt("done")), usr("thanks")}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)"}},
+		{name: "gemini/cached content: contents start with a function call", d: Gemini, accepted: true,
+			req:  Request{CachedContent: true, Messages: []llm.Message{asst(call("", "a")), tool(res("", "a", "1"))}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)"}},
+		{name: "gemini/cached content: a leading response stays when Repair runs", d: Gemini,
+			req:  Request{CachedContent: true, Messages: []llm.Message{tool(res("", "a", "1")), asst(txt("done")), usr("next"), asst(call("", "b")), usr("never mind")}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)", "GEM-RESP-COUNT contents.3"}},
+		{name: "gemini/cached content: no user turn is inserted before a leading call when Repair runs", d: Gemini,
+			req:  Request{CachedContent: true, Messages: []llm.Message{asst(call("", "a")), tool(res("", "a", "1")), usr("q"), asst(call("", "b")), usr("x")}},
+			want: []string{"GEM-CACHED-PREFIX contents.0 (warning)", "GEM-SAME-ROLE contents.2 (warning)", "GEM-RESP-COUNT contents.3"}},
+		{name: "gemini/cached content: a response after a model turn without calls is no prefix", d: Gemini,
+			req:  Request{CachedContent: true, Messages: []llm.Message{asst(txt("hi")), tool(res("", "a", "1"))}},
+			want: []string{"GEM-RESP-AFTER-CALL contents.1"}},
 		{name: "gemini/orphan response", d: Gemini,
 			req:  msgs(usr("q"), tool(res("", "a", "1"))),
 			want: []string{"GEM-RESP-AFTER-CALL contents.1"}},
@@ -586,8 +625,14 @@ func renderRequest(r Request) string {
 	if r.Thinking {
 		b.WriteString("thinking on\n")
 	}
+	if tc := r.ToolChoice; tc != (llm.ToolChoice{}) {
+		fmt.Fprintf(&b, "tool choice %q %q\n", tc.Mode, tc.Name)
+	}
 	if r.PreviousResponse {
 		b.WriteString("continues a stored response\n")
+	}
+	if r.CachedContent {
+		b.WriteString("continues cached content\n")
 	}
 	for k, tl := range r.Tools {
 		fmt.Fprintf(&b, "tool %d %q strict=%v %s\n", k, tl.Name, tl.Strict, tl.Parameters)

@@ -197,6 +197,13 @@ type dialect struct {
 	// items, when set, fixes each repaired assistant message as Repair
 	// writes it, knowing those before it (Responses: item ids).
 	items func(ps *post, m *wmsg)
+	// final, when set, fixes the repaired messages at the end of the
+	// conversation once they are all written, before firstUser
+	// (Anthropic: the text that ends a prefill; Gemini: thought
+	// signatures of the current turn). It may fix only the messages after
+	// the last one finalFrom reports (post.from on).
+	final     func(ps *post)
+	finalFrom func(m *wmsg) bool
 }
 
 // A pairShape says where the results of a turn's calls must stand.
@@ -233,6 +240,9 @@ type idRules struct {
 	// id is longer than max (when the dialect rejects it), reused a
 	// second call with an earlier call's id.
 	missing, tooLong, reused RuleID
+	// reusedTurn: reused is an id used twice in one turn; an id a later
+	// turn reuses is a warning, which Repair leaves (Anthropic).
+	reusedTurn bool
 	// result is the rule under which a result without a call id gets its
 	// call's; nameMatch, when set, the rule that a result names its
 	// call's tool (Repair makes it so).

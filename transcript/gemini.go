@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,7 @@ const (
 	ruleGemThoughtSig    RuleID = "GEM-THOUGHT-SIG"
 	ruleGemMultimodal    RuleID = "GEM-MULTIMODAL-RESP"
 	ruleGemOrder         RuleID = "GEM-ORDER"
+	ruleGemCachedPrefix  RuleID = "GEM-CACHED-PREFIX"
 	ruleGemSystem        RuleID = "GEM-SYSTEM-PLACEMENT" // [DERIVED]
 	ruleGemSameRole      RuleID = "GEM-SAME-ROLE"        // [DERIVED]
 	ruleGemNoContents    RuleID = "GEM-EMPTY-CONTENTS"   // [DERIVED]
@@ -83,11 +85,65 @@ var gemini = &dialect{
 	systemName: "systemInstruction",
 	dupTool: dupToolRule{rule: ruleGemDupTool, providerError: tmplGemDupTool,
 		say: "; function names must be unique in a request"},
-	unrepairable: []RuleID{ruleGemThoughtSig, ruleGemMultimodal, ruleGemNoContents, ruleGemDupTool},
+	unrepairable: []RuleID{ruleGemMultimodal, ruleGemNoContents, ruleGemDupTool},
 
 	check:      checkGemini,
 	checkTools: checkGeminiTools,
 	split:      gemSplit,
+	final:      gemSignSteps,
+	// The current turn starts after the last user content that is not
+	// function responses (system messages are user contents there).
+	finalFrom: func(m *wmsg) bool { return gemRole(m.role) == gemUser && !hasResultPart(*m) },
+}
+
+// gemPlaceholderSignature is the thought signature Google documents for a
+// call whose own is not available (history from another model, injected
+// calls): the Gemini 3 validator skips it (GEM-THOUGHT-SIG-PLACEHOLDER).
+const gemPlaceholderSignature = "skip_thought_signature_validator"
+
+// gemSignSteps gives the first call of each step of the current turn that
+// has no thought signature the placeholder signature, when the request is
+// for a Gemini 3 model, which rejects it without one (GEM-THOUGHT-SIG). It
+// reads the repaired messages as checkGemini reads contents: a step is a
+// model turn (consecutive model contents), and the current turn starts
+// after the last user content that is not function responses (post.from).
+func gemSignSteps(ps *post) {
+	rp := ps.rp
+	if geminiFamily(rp.req.Model) != gem3 {
+		return // not enforced, or a warning (an unknown model), which Repair leaves
+	}
+	out := ps.out
+	start, found := -1, false // the model turn read and whether its first call was found
+	for i := ps.from; i < len(out); i++ {
+		if gemRole(out[i].Role) != gemModel {
+			start = -1
+			continue
+		}
+		if start < 0 {
+			start, found = i, false
+		}
+		if found {
+			continue
+		}
+		k := slices.IndexFunc(out[i].Parts, func(p llm.Part) bool { _, ok := p.(llm.ToolCall); return ok })
+		if k < 0 {
+			continue
+		}
+		found = true
+		if k > 0 && gemSignature(out[i].Parts[k-1]) {
+			continue
+		}
+		w := ps.partsOf(i)[k]
+		ps.change(ruleGemThoughtSig, rp.origPath(w.om, w.op), ActionInsert, fmt.Sprintf("the first function call of a step of the current turn had no thoughtSignature, which Gemini 3 requires: it now carries %q, the placeholder Google documents for a signature that is not available, which the validator skips (the model's own reasoning for the step is not restored)", gemPlaceholderSignature))
+		ps.insert(i, k, llm.Reasoning{Provider: string(Gemini), Signature: gemPlaceholderSignature})
+	}
+}
+
+// gemSignature reports whether p is a Gemini thought signature (with a
+// thought or alone), which signs the part after it.
+func gemSignature(p llm.Part) bool {
+	r, ok := p.(llm.Reasoning)
+	return ok && r.Provider == string(Gemini) && r.Signature != ""
 }
 
 func checkGeminiTools(c *checker) {
@@ -324,7 +380,10 @@ func (g *gemCheck) endModel() {
 	if g.pendMsg < 0 {
 		return
 	}
-	if g.turns == 1 {
+	if g.turns == 1 && c.req.CachedContent {
+		c.add(Violation{Rule: ruleGemCachedPrefix, Path: c.msgPath(g.pendMsg), Warning: true,
+			Message: c.sprintf("the contents start with the function-call turn %s; they continue the cachedContent, whose last turn toolwire cannot see: a function-call turn must follow a user turn or a function-response turn (GEM-CALL-AFTER-USER)", c.msgPath(g.pendMsg))})
+	} else if g.turns == 1 {
 		c.add(Violation{Rule: ruleGemCallAfterUser, Path: c.msgPath(g.pendMsg),
 			Message:       c.sprintf("the function-call turn %s must follow a user turn or a function-response turn, but the contents start with it", c.msgPath(g.pendMsg)),
 			ProviderError: tmplGemCallAfterUser})
@@ -355,10 +414,8 @@ func (g *gemCheck) signature(i, j int, tc llm.ToolCall) {
 	default:
 		return // not enforced
 	}
-	if parts := c.msgs[i].Parts; j > 0 {
-		if r, ok := parts[j-1].(llm.Reasoning); ok && r.Provider == string(Gemini) && r.Signature != "" {
-			return
-		}
+	if j > 0 && gemSignature(c.msgs[i].Parts[j-1]) {
+		return
 	}
 	v := Violation{Rule: ruleGemThoughtSig, Path: c.partPath(i, j), Warning: warn,
 		Message:       c.sprintf("the first function call of the model step %s (%s) has no thoughtSignature; Gemini 3 requires the signature it returned on the first call of every step of the current turn", c.msgPath(i), tc.Name),
@@ -383,7 +440,13 @@ func (g *gemCheck) response(i, j int, r llm.ToolResult) {
 		g.multimodal(i, j)
 	}
 	if g.pendMsg < 0 {
-		if !g.orphan {
+		switch {
+		case g.orphan:
+		case g.turns == 1 && c.req.CachedContent:
+			g.orphan = true
+			c.add(Violation{Rule: ruleGemCachedPrefix, Path: c.msgPath(i), Warning: true,
+				Message: c.sprintf("the contents start with the function responses of %s; they continue the cachedContent, which may hold the function-call turn they answer (GEM-RESP-AFTER-CALL and GEM-RESP-COUNT cannot be judged across the cache)", c.msgPath(i))})
+		default:
 			g.orphan = true
 			c.add(Violation{Rule: ruleGemRespAfterCall, Path: c.msgPath(i),
 				Message:       c.sprintf("the function-response turn %s does not come right after a function-call turn (%s)", c.msgPath(i), g.before()),

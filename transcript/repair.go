@@ -91,7 +91,8 @@ const (
 	ActionRenameTool      Action = "rename-tool"      // changed a tool name everywhere it appears
 	ActionMerge           Action = "merge"            // merged messages into one
 	ActionReplaceText     Action = "replace-text"     // replaced empty or whitespace-only text
-	ActionInsert          Action = "insert"           // inserted a message
+	ActionInsert          Action = "insert"           // inserted a message, or a part (a placeholder thought signature)
+	ActionRelabel         Action = "relabel"          // gave an image the media type its bytes are
 	ActionLiftImage       Action = "lift-image"       // moved images out of a tool result
 	ActionReshape         Action = "reshape"          // moved a part to a message of the right role
 	ActionDisableThinking Action = "disable-thinking" // turned extended thinking off
@@ -148,9 +149,9 @@ func (d *dialect) unrepairableRule(rule RuleID) bool { return slices.Contains(d.
 // move to directly after their call, in call order, and messages that were
 // wedged between move after them; orphan results become user notes (or are
 // dropped, by policy); exact duplicates are dropped; of two results for
-// one call, a placeholder (an interrupted or cancelled envelope, or an
-// error result that only says the call was aborted) gives way to the real
-// one, a second result standing after the call's run of results is a note
+// one call, a placeholder (an interrupted or cancelled envelope, the text
+// another framework writes for a missing result, or an error result that
+// only says the call was aborted) gives way to the real one, a second result standing after the call's run of results is a note
 // like an orphan, and two different real results in the run are a
 // conflict that Repair reports (or settles, by policy); ids are rewritten with
 // a stable, collision-free mapping applied to call and result; empty text
@@ -605,7 +606,7 @@ const (
 	fateNote                 // orphan turned into a note
 	fateGone                 // orphan dropped
 	fateConflict             // conflicting duplicate: left in place, reported
-	fateExternal             // answers a call of a stored response (Responses)
+	fateExternal             // answers a call of a stored response (Responses) or of cached contents (Gemini)
 	fateStandIn              // a placeholder beside a real result of its call: dropped
 )
 
@@ -693,6 +694,14 @@ func (rp *repairer) pair() {
 	pr.results = make([]resRef, 0, results)
 	pr.turns = make([]turn, 0, starts)
 	last := make(map[string]int, calls) // call id -> the last call with it
+	// With Gemini cachedContent, the results before the first assistant
+	// message may answer a call in the cache (GEM-CACHED-PREFIX).
+	prefix := 0
+	if rp.req.CachedContent {
+		if prefix = slices.IndexFunc(rp.w, func(m wmsg) bool { return m.role == llm.RoleAssistant }); prefix < 0 {
+			prefix = len(rp.w)
+		}
+	}
 	cur := -1
 	prevIn := -1 // the turn of message i-1, or -1
 	run := -1    // the turn whose run of results message i is in, or -1
@@ -746,7 +755,7 @@ func (rp *repairer) pair() {
 				}
 				ri := len(pr.results)
 				pr.results = append(pr.results, resRef{m: i, k: k, call: -1, dupOf: -1, owner: -1})
-				rp.match(pr, ri, r, last, cur, run)
+				rp.match(pr, ri, r, last, cur, run, i < prefix)
 			}
 		}
 		prevIn = in
@@ -769,8 +778,10 @@ func (rp *repairer) pair() {
 }
 
 // match pairs result ri with a call, or decides its fate. run is the turn
-// whose run of results (the tool messages right after it) ri is in, or -1.
-func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string]int, cur, run int) {
+// whose run of results (the tool messages right after it) ri is in, or -1;
+// cached says that ri stands before the first assistant message of a
+// request that continues cached contents, which may hold its call.
+func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string]int, cur, run int, cached bool) {
 	res := &pr.results[ri]
 	cand, dup := -1, -1
 	if x, ok := last[r.CallID]; ok && r.CallID != "" {
@@ -814,8 +825,8 @@ func (rp *repairer) match(pr *pairing, ri int, r llm.ToolResult, last map[string
 		pr.calls[cand].res = ri
 	case dup >= 0 && pr.calls[dup].res >= 0:
 		rp.second(pr, ri, r, dup, run == pr.calls[dup].turn)
-	case rp.d.storedCalls && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)):
-		res.fate = fateExternal // the call is stored, or one the llm form does not model
+	case rp.d.storedCalls && (rp.req.PreviousResponse || rp.opaqueCall(r.CallID)), cached:
+		res.fate = fateExternal // the call is stored (or cached), or one the llm form does not model
 	case rp.pol.Orphans == DropOrphan:
 		res.fate = fateGone
 	default:
@@ -920,11 +931,13 @@ func (rp *repairer) conflict(pr *pairing, ri, dup int) {
 
 // placeholder reports whether r stands in for a result the transcript does
 // not have: a toolwire envelope of type interrupted or cancelled (what
-// Repair itself answers an unanswered call with), or an error result whose
-// only content is a short text saying that the call was aborted,
-// interrupted or cancelled. A result without an error status that is not
-// an envelope is never one: Chat and Responses results have no error flag,
-// and "aborted" may be a real outcome there.
+// Repair itself answers an unanswered call with); a result whose only
+// content is the text another framework writes for a missing result
+// (placeholderTexts), whatever its status; or an error result whose only
+// content is a short text saying that the call was aborted, interrupted or
+// cancelled. Any other result without an error status is real: Chat and
+// Responses results have no error flag, and "aborted the deploy" may be a
+// real outcome there.
 func placeholder(r llm.ToolResult) bool {
 	if len(r.Content) != 1 {
 		return false
@@ -936,12 +949,42 @@ func placeholder(r llm.ToolResult) bool {
 	if env, err := observe.Parse([]byte(t.Text)); err == nil {
 		return env.Error != nil && (env.Error.Type == observe.Interrupted || env.Error.Type == observe.Cancelled)
 	}
+	if len(t.Text) > 400 {
+		return false
+	}
+	if placeholderTexts.MatchString(strings.TrimSpace(t.Text)) {
+		return true
+	}
 	return r.Status == llm.StatusError && len(t.Text) <= 200 && abortedText.MatchString(t.Text)
 }
 
 // abortedText matches a text that says a call was stopped before it
 // finished.
 var abortedText = regexp.MustCompile(`(?i)\b(abort(ed)?|interrupt(ed)?|cancell?ed)\b`)
+
+// placeholderTexts matches the whole text that agent frameworks write as
+// the result of a call that never finished, so that a history they
+// patched gives way to the real result when one turns up:
+//
+//   - "aborted": the OpenAI Codex CLI's output for a call whose output is
+//     missing;
+//   - "Tool execution aborted", "[Tool execution was interrupted]":
+//     opencode, for a tool stopped by the user and for a pending tool
+//     when it replays its history;
+//   - "Tool call NAME with id ID was cancelled - another message came in
+//     before it could be completed.": LangChain's deepagents
+//     PatchToolCallsMiddleware (and CloudWeGo eino's copy of it), for a
+//     dangling call;
+//   - "[Request interrupted by user for tool use]": Claude Code, when the
+//     user stops a tool;
+//   - and their kin: "interrupted", "cancelled", "Tool execution was
+//     cancelled", "Tool call was interrupted".
+var placeholderTexts = regexp.MustCompile(`(?i)^\[?(?:` +
+	`aborted|interrupted|cancell?ed|` +
+	`tool (?:execution|call) (?:was )?(?:aborted|interrupted|cancell?ed)(?: by (?:the )?user)?|` +
+	`request interrupted by user(?: for tool use)?|` +
+	`tool call \S+ with id \S+ was cancell?ed - another message came in before it could be completed` +
+	`)\.?\]?$`)
 
 func sameResult(a, b llm.ToolResult) bool {
 	if a.CallID != b.CallID || a.Status != b.Status || (a.Name != b.Name && a.Name != "" && b.Name != "") {
@@ -979,7 +1022,7 @@ func (rp *repairer) rewriteIDs(pr *pairing) {
 			rule = ids.invalid
 		case ids.tooLong != "" && longerThan(c.id, ids.max):
 			rule = ids.tooLong
-		case c.prevID >= 0:
+		case c.prevID >= 0 && (!ids.reusedTurn || pr.calls[c.prevID].turn == c.turn):
 			rule = ids.reused
 		}
 		newID := c.id
@@ -1617,6 +1660,12 @@ type post struct {
 	seen     map[string]bool
 	clearIDs bool
 	edit     wmsg // the copy of a message the items hook edits
+	// The window of messages the dialect's final hook may fix: out[from:],
+	// the messages after the last one the dialect's finalFrom starts it
+	// after, whose parts (with where they came from) parts holds. Only
+	// these are kept: the hook fixes the end of the conversation.
+	from  int
+	parts [][]wpart
 }
 
 func (rp *repairer) newPost(n int) *post {
@@ -1647,11 +1696,59 @@ func (ps *post) take(m *wmsg) {
 		m = &ps.edit
 	}
 	ps.out = append(ps.out, ps.rp.message(m))
+	switch {
+	case d.final == nil:
+	case d.finalFrom(m):
+		ps.from, ps.parts = len(ps.out), ps.parts[:0]
+	default:
+		ps.parts = append(ps.parts, m.parts)
+	}
+}
+
+// partsOf returns the parts of message i of out, i >= ps.from, with where
+// they came from.
+func (ps *post) partsOf(i int) []wpart { return ps.parts[i-ps.from] }
+
+// set replaces part k of message i of out (i >= ps.from) with p (nil:
+// drops it). The message may be the input's: it gets new parts.
+func (ps *post) set(i, k int, p llm.Part) {
+	m := ps.out[i]
+	parts := make([]llm.Part, 0, len(m.Parts))
+	wparts := make([]wpart, 0, len(m.Parts))
+	for j, q := range m.Parts {
+		w := ps.partsOf(i)[j]
+		if j == k {
+			if p == nil {
+				continue
+			}
+			q, w.p = p, p
+		}
+		parts = append(parts, q)
+		wparts = append(wparts, w)
+	}
+	ps.out[i] = llm.Message{Role: m.Role, Parts: parts}
+	ps.parts[i-ps.from] = wparts
+}
+
+// insert inserts p, made by Repair, before part k of message i of out
+// (i >= ps.from).
+func (ps *post) insert(i, k int, p llm.Part) {
+	m := ps.out[i]
+	parts := make([]llm.Part, 0, len(m.Parts)+1)
+	parts = append(append(append(parts, m.Parts[:k]...), p), m.Parts[k:]...)
+	old := ps.partsOf(i)
+	wparts := make([]wpart, 0, len(parts))
+	wparts = append(append(append(wparts, old[:k]...), wpart{p: p, om: -1, op: -1}), old[k:]...)
+	ps.out[i] = llm.Message{Role: m.Role, Parts: parts}
+	ps.parts[i-ps.from] = wparts
 }
 
 // finish returns the messages, and puts the changes after rp's.
 func (ps *post) finish() []llm.Message {
-	if rp := ps.rp; rp.d.firstUser != "" && ps.startCall {
+	if rp := ps.rp; rp.d.final != nil {
+		rp.d.final(ps)
+	}
+	if rp := ps.rp; rp.d.firstUser != "" && ps.startCall && !rp.req.CachedContent {
 		ps.change(rp.d.firstUser, rp.msgPath(ps.firstM), ActionInsert, fmt.Sprintf("the contents started with a function-call turn: inserted a user turn reading %q before it", rp.pol.Placeholder))
 		u := wmsg{role: llm.RoleUser, parts: []wpart{{p: llm.Text{Text: rp.pol.Placeholder}, om: -1, op: -1}}, om: -1, changed: true}
 		ps.out = append(ps.out, llm.Message{})
@@ -1660,6 +1757,11 @@ func (ps *post) finish() []llm.Message {
 	}
 	ps.rp.changes = append(ps.rp.changes, ps.changes...)
 	return ps.out
+}
+
+// hasResultPart reports whether m holds a tool result.
+func hasResultPart(m wmsg) bool {
+	return slices.ContainsFunc(m.parts, func(p wpart) bool { _, ok := p.p.(llm.ToolResult); return ok })
 }
 
 func hasCallPart(m wmsg) bool {

@@ -306,6 +306,27 @@ func TestRepairDuplicateResults(t *testing.T) {
 		{name: "an aborted error result, then the real one in the run",
 			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(aborted), tool(res("c1", "a", "done")), usr("next")},
 			kept: "done", actions: "drop"},
+		// The plain-text placeholders frameworks write for a missing
+		// result are placeholders whatever their status: Chat and
+		// Responses results have no error flag.
+		{name: "LangChain's cancelled placeholder, the real result after a user message",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "Tool call a with id c1 was cancelled - another message came in before it could be completed.")), usr("it finished after all"), tool(res("c1", "a", "done"))},
+			kept: "done", actions: "drop"},
+		{name: "Codex's aborted output, then the real one in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "aborted")), tool(res("c1", "a", "done")), usr("next")},
+			kept: "done", actions: "drop"},
+		{name: "opencode's aborted tool, then the real one in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "Tool execution aborted")), tool(res("c1", "a", "done")), usr("next")},
+			kept: "done", actions: "drop"},
+		{name: "real result, then opencode's interrupted replay in the run",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "done")), tool(res("c1", "a", "[Tool execution was interrupted]"))},
+			kept: "done", actions: "drop"},
+		{name: "Claude Code's interrupt text as a result, then the real one",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "[Request interrupted by user for tool use]")), tool(res("c1", "a", "done")), usr("next")},
+			kept: "done", actions: "drop"},
+		{name: "a real outcome that mentions an abort is real: a conflict",
+			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "aborted the deploy: 3 hosts rolled back")), tool(res("c1", "a", "second"))},
+			kept: "aborted the deploy: 3 hosts rolled back", conflict: true},
 		{name: "a second real result after the run is a note",
 			in:   []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "first")), usr("again?"), tool(res("c1", "a", "second"))},
 			kept: "first", notes: 1, actions: "note"},
@@ -393,6 +414,110 @@ func TestRepairKeepsInput(t *testing.T) {
 			if after := fmt.Sprintf("%#v", tt.req); after != before {
 				t.Errorf("%s: RepairRequest(req, %s, %+v) changed req:\nbefore %s\nafter  %s", tt.name, tt.d, pol, before, after)
 			}
+		}
+	}
+}
+
+// TestRepairGeminiPlaceholderSignature holds Repair to Google's documented
+// way out for a Gemini 3 call that lacks its thought signature
+// (GEM-THOUGHT-SIG-PLACEHOLDER): the first call of each step of the
+// current turn that has none gets the placeholder the validator skips, and
+// nothing else changes; for a model that does not require signatures, or
+// an unknown one (a warning), Repair adds none.
+func TestRepairGeminiPlaceholderSignature(t *testing.T) {
+	const ph = "skip_thought_signature_validator"
+	tests := []struct {
+		name  string
+		model string
+		in    []llm.Message
+		want  []llm.Message // nil: Repair leaves the transcript as it is
+	}{
+		{name: "an unsigned later step", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b"), call("", "c")), tool(res("", "b", "2"), res("", "c", "3"))},
+			want: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(gsig(ph), call("", "b"), call("", "c")), tool(res("", "b", "2"), res("", "c", "3"))}},
+		{name: "a step whose call follows text", model: "gemini-3-flash-preview",
+			in:   []llm.Message{usr("q"), asst(txt("let me look"), call("", "a")), tool(res("", "a", "1"))},
+			want: []llm.Message{usr("q"), asst(txt("let me look"), gsig(ph), call("", "a")), tool(res("", "a", "1"))}},
+		{name: "only the current turn", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1")), asst(txt("ok")), usr("again"), asst(call("", "a")), tool(res("", "a", "2"))},
+			want: []llm.Message{usr("q"), asst(call("", "a")), tool(res("", "a", "1")), asst(txt("ok")), usr("again"), asst(gsig(ph), call("", "a")), tool(res("", "a", "2"))}},
+		{name: "a step split over two contents is signed once", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a")), asst(call("", "b")), tool(res("", "a", "1"), res("", "b", "2"))},
+			want: []llm.Message{usr("q"), asst(gsig(ph), call("", "a")), asst(call("", "b")), tool(res("", "a", "1"), res("", "b", "2"))}},
+		{name: "also when Repair answers the step's call", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a"))},
+			want: []llm.Message{usr("q"), asst(gsig(ph), call("", "a")), tool(interruptedResult("a"))}},
+		{name: "a step before the user's next question is not the current turn's", model: "gemini-3-pro-preview",
+			in:   []llm.Message{usr("q"), asst(call("", "a")), usr("never mind")},
+			want: []llm.Message{usr("q"), asst(call("", "a")), tool(interruptedResult("a")), usr("never mind")}},
+		{name: "Gemini 2.5 does not require one", model: "gemini-2.5-flash",
+			in: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))}},
+		{name: "an unknown model is a warning, left alone", model: "",
+			in: []llm.Message{usr("q"), asst(gsig("s1"), call("", "a")), tool(res("", "a", "1")), asst(call("", "b")), tool(res("", "b", "2"))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Model: tt.model, Messages: tt.in}
+			out, changes, err := RepairRequest(req, Gemini, nil)
+			if err != nil {
+				t.Fatalf("RepairRequest() error = %v", err)
+			}
+			want := tt.want
+			if want == nil {
+				want = tt.in
+			}
+			if got := render(out.Messages); got != render(want) {
+				t.Errorf("RepairRequest(%s) =\n%swant\n%s", tt.model, got, render(want))
+			}
+			signed := 0
+			for _, c := range changes {
+				if c.Rule == ruleGemThoughtSig {
+					signed++
+					if c.Action != ActionInsert || !strings.Contains(c.Reason, ph) || c.Path == "" {
+						t.Errorf("change %v: want an insert at a call's path that names %q", c, ph)
+					}
+				}
+			}
+			if n := strings.Count(render(out.Messages), ph) - strings.Count(render(tt.in), ph); signed != n {
+				t.Errorf("RepairRequest() made %d GEM-THOUGHT-SIG change(s) for %d placeholder(s)", signed, n)
+			}
+			if vs := CheckRequest(out, Gemini); !Accepted(vs) {
+				t.Errorf("CheckRequest(RepairRequest()) = %q, want accepted", ruleList(vs))
+			}
+		})
+	}
+}
+
+// TestPlaceholder holds placeholder to what stands in for a missing
+// result: the texts frameworks write for one (whatever the status), a
+// short error that says the call was stopped, and toolwire's own
+// envelopes; and to what does not.
+func TestPlaceholder(t *testing.T) {
+	tests := []struct {
+		r    llm.ToolResult
+		want bool
+	}{
+		{res("c1", "a", "aborted"), true},
+		{res("c1", "a", " Aborted.\n"), true},
+		{res("c1", "a", "Tool execution aborted"), true},
+		{res("c1", "a", "[Tool execution was interrupted]"), true},
+		{res("c1", "a", "Tool execution was cancelled by the user."), true},
+		{res("c1", "a", "Tool call get_weather with id call_9f2 was cancelled - another message came in before it could be completed."), true},
+		{res("c1", "a", "[Request interrupted by user for tool use]"), true},
+		{res("c1", "a", "interrupted"), true},
+		{errRes("c1", "a", txt("Tool call aborted by the user.")), true},
+		{observe.Failure(observe.Cancelled, "a was cancelled").Result("c1", "a"), true},
+		{res("c1", "a", "aborted the deploy: 3 hosts rolled back"), false},
+		{res("c1", "a", "Tool call aborted by the user."), true},
+		{res("c1", "a", "Cancelled order #4411; refund issued"), false},
+		{res("c1", "a", "the request was interrupted by a 503; retried, 4 rows written"), false},
+		{errRes("c1", "a", txt("file not found")), false},
+		{errRes("c1", "a", txt("aborted"), txt("and more")), false},
+		{llm.ToolResult{CallID: "c1", Content: []llm.Part{img()}}, false},
+	}
+	for _, tt := range tests {
+		if got := placeholder(tt.r); got != tt.want {
+			t.Errorf("placeholder(%s) = %v, want %v", renderPart(tt.r), got, tt.want)
 		}
 	}
 }

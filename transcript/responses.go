@@ -228,8 +228,12 @@ func checkResponses(c *checker) {
 							Message: c.sprintf("function_call %s (%s) has no reasoning item before it in its turn, while other turns carry reasoning items; if a reasoning model made this call, OpenAI rejects it without the reasoning item that preceded it", path(), p.ItemID)})
 					case sawReasoning:
 					case pairYes:
-						c.add(Violation{Rule: ruleRSReasonPair, Path: path(),
-							Message:       c.sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; %s reasons before each call (docs/provider-rules.md, OpenAI reasoning models), so the server holds the call with the reasoning item that came before it and rejects it alone: replay the reasoning items (include \"reasoning.encrypted_content\" with store false), or send the call without its id", path(), p.ItemID, c.req.Model),
+						// A warning: the server knows which model made the
+						// call, the body does not. A call a model without
+						// reasoning made earlier is accepted with its id
+						// (recorded 200, model gpt-5).
+						c.add(Violation{Rule: ruleRSReasonPair, Path: path(), Warning: true,
+							Message:       c.sprintf("function_call %s (%s) is replayed with its item id, and the input holds no reasoning item; %s reasons before each call (docs/provider-rules.md, OpenAI reasoning models), so if it made this call the server holds it with the reasoning item that came before it and rejects it alone (a call an earlier model without reasoning made is accepted, and the body does not say which made it): replay the reasoning items (include \"reasoning.encrypted_content\" with store false), or send the call without its id", path(), p.ItemID, c.req.Model),
 							ProviderError: c.fill(tmplRSReasonPair, "{fc_id}", p.ItemID, "{rs_id}", "rs_…")})
 					case !pairKnown:
 						model := c.req.Model
@@ -342,7 +346,8 @@ func checkResponsesTools(c *checker) {
 // responseItems drops reasoning items with no following item and
 // duplicate item ids from the repaired assistant message m, and clears the
 // item ids of a reasoning model's calls when the input holds no reasoning
-// item (OAI-RS-REASONING-PAIR).
+// item (OAI-RS-REASONING-PAIR, a warning: Repair runs for another rule,
+// and a call without an item id is accepted whichever model made it).
 func responseItems(ps *post, m *wmsg) {
 	if ps.seen == nil {
 		ps.seen = map[string]bool{}

@@ -97,7 +97,9 @@ type Request struct {
 	// bare array has no system field: there they stay role "system"
 	// messages, with a warning. Leave FixWire unset for a faithful round
 	// trip; toolwire check --fix sets it. A Request that Decode did not make
-	// always writes its leading system messages to the field.
+	// always writes its leading system messages to the field. A
+	// tool_result whose content was an object (ANT-JSON-TYPE) is written
+	// with the object's JSON as its string content.
 	FixWire bool
 	// Fields are the top-level fields of the body in their order. The
 	// fields the codec models (system, messages, tools) appear with a nil

@@ -470,6 +470,14 @@ func (d *decoder) toolResult(rd *codec.Reader, o *codec.Object, b *block) error 
 			if err != nil {
 				return err
 			}
+		case '{':
+			// A tool's output as JSON, not as text or blocks: read as its
+			// JSON text (ANT-JSON-TYPE), which FixWire writes as the
+			// string content.
+			r.Content = []llm.Part{llm.Text{Text: string(f)}}
+			b.objContent = true
+			d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "ANT-JSON-TYPE", Path: rd.At("content"),
+				Message: "the content of this tool_result is an object; a tool_result's content is a string or an array of content blocks: --fix writes the object's JSON as the string"})
 		default:
 			return rd.WantAt("content", f, "a string or an array of content blocks")
 		}

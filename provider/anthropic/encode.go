@@ -274,7 +274,14 @@ func (e *encoder) textBlocks(dst []byte, i, n int) ([]byte, int) {
 // verbatim returns the source JSON of message i when m is the message
 // decoded there, unchanged, and marks its blocks written.
 func (e *encoder) verbatim(i int, m llm.Message) ([]byte, bool) {
-	return e.blocks.Verbatim(i, m.Role, len(m.Parts), func(j, k int) bool { return equalPart(e.src.blocks[k].part, m.Parts[j]) })
+	return e.blocks.Verbatim(i, m.Role, len(m.Parts), func(j, k int) bool {
+		return equalPart(e.src.blocks[k].part, m.Parts[j]) && !e.fixes(k)
+	})
+}
+
+// fixes reports whether FixWire writes block k anew: a block Wire lists.
+func (e *encoder) fixes(k int) bool {
+	return e.r.FixWire && e.src.blocks[k].objContent
 }
 
 func (e *encoder) messages(dst []byte) []byte {
@@ -412,7 +419,7 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 	if k >= 0 {
 		e.blocks.Use(k)
 		b = &e.src.blocks[k]
-		if exact && !b.str {
+		if exact && !b.str && !e.fixes(k) {
 			return append(dst, b.raw...)
 		}
 	}

@@ -27,6 +27,9 @@ type block struct {
 	inner  []block        // a tool_result's content blocks
 	str    bool           // raw is a message's (or tool_result's) string content
 	wasArr bool           // a tool_result whose content was an array
+	// objContent marks a tool_result whose content was an object, which
+	// Wire lists (ANT-JSON-TYPE) and FixWire writes as a string.
+	objContent bool
 }
 
 type srcTool struct {

@@ -313,6 +313,15 @@ func (d *decoder) contents(rd *codec.Reader) error {
 				case "user", "function", "tool", "":
 				case "model":
 					role = llm.RoleAssistant
+				case "assistant":
+					// The other dialects' name for the model's turn:
+					// Gemini rejects it (GEM-ROLE), and it can only mean
+					// the model.
+					role = llm.RoleAssistant
+					h.badRole = true
+					d.r.Wire = append(d.r.Wire, transcript.Violation{Rule: "GEM-ROLE", Path: cr.At(m.Key),
+						Message:       `the content's role is "assistant", which is not a Gemini role ("user" and "model"): the model's turns have the role "model"`,
+						ProviderError: "Please use a valid role: user, model."})
 				default:
 					return cr.ErrorAt(m.Key, `unknown role %q (want "user" or "model")`, name)
 				}
@@ -355,6 +364,11 @@ func (d *decoder) contents(rd *codec.Reader) error {
 				src.heads = make(map[int]head)
 			}
 			src.heads[len(src.msgs)] = h
+		}
+		if h.badRole {
+			for k := first; k < int32(len(src.blocks)); k++ {
+				src.blocks[k].badRole = true
+			}
 		}
 		d.addMessage(role, c.Raw(), first)
 		return nil

@@ -32,6 +32,14 @@ func TestFixWire(t *testing.T) {
 			want: `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}}},{"functionCall":{"name":"g","args":{}}}]},` +
 				`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{"output":"ok"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":[1,"<2>"]}}}]}]}`,
 			rules: []string{"GEM-RESPONSE-OBJECT", "GEM-RESPONSE-OBJECT"}},
+		{name: "the role assistant is written as model",
+			body:  `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"assistant","parts":[{"text":"a"}]},{"parts":[{"text":"again"}],"role":"user"}]}`,
+			want:  `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a"}]},{"parts":[{"text":"again"}],"role":"user"}]}`,
+			rules: []string{"GEM-ROLE"}},
+		{name: "the role assistant after the parts stays after them",
+			body:  `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"parts":[{"functionCall":{"name":"f","args":{}}}],"role":"assistant"},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`,
+			want:  `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"parts":[{"functionCall":{"name":"f","args":{}}}],"role":"model"},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`,
+			rules: []string{"GEM-ROLE"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

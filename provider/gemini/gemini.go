@@ -109,8 +109,9 @@ type Request struct {
 	// (GEM-PARTS-NONEMPTY) is left out, and so is a model content that
 	// leaves without parts; a functionResponse.response that is not an
 	// object (GEM-RESPONSE-OBJECT) is wrapped as {"output": value}, the
-	// value as it was. Leave it unset for a faithful round trip; toolwire
-	// check --fix sets it.
+	// value as it was; a content whose role is "assistant" (GEM-ROLE) is
+	// written with the role "model". Leave it unset for a faithful round
+	// trip; toolwire check --fix sets it.
 	FixWire bool
 	// Fields are the top-level fields of the body in their order. The
 	// fields the codec models (systemInstruction, contents, tools, in

@@ -83,7 +83,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"contents":[{"parts":[{"text":"hi"}]}`, `gemini: contents: invalid JSON at line 1, column 39: the input ends before the document does (at byte 38)`},
 		{`7`, `gemini: want a request body (an object) or a contents array, got a number`},
 		{`{"model":"gemini-2.5-pro"}`, `gemini: contents: missing (a generateContent request body has a "contents" array)`},
-		{`{"contents":[{"role":"assistant","parts":[]}]}`, `gemini: contents.0.role: unknown role "assistant" (want "user" or "model")`},
+		{`{"contents":[{"role":"bot","parts":[]}]}`, `gemini: contents.0.role: unknown role "bot" (want "user" or "model")`},
 		{`{"contents":[{"role":"user"}]}`, `gemini: contents.0.parts: missing (an array of parts)`},
 		{`{"contents":[{"role":"user","parts":[],"text":"x"}]}`, `gemini: contents.0.text: unknown field (a content has role and parts)`},
 		{`{"contents":[{"parts":[{"text":"a","text":"b"}]}]}`, `gemini: contents.0.parts.0.text: invalid JSON at line 1, column 36: duplicate member name "text" (at byte 35)`},
@@ -125,7 +125,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"contents":[{"parts":[{"text":"hi"}]},{p":1}]}`, `gemini: contents.1: invalid JSON at line 1, column 41: invalid character 'p' at start of string (expecting '"') (at byte 40)`},
 		{`{"contents":[{"parts":[{"text":1}]},{p":1}]}`, `gemini: contents.1: invalid JSON at line 1, column 38: invalid character 'p' at start of string (expecting '"') (at byte 37)`},
 		// A bare array's paths are those of a full body.
-		{`[{"parts":[{"text":"q"}]},{"role":"assistant","parts":[]}]`, `gemini: contents.1.role: unknown role "assistant" (want "user" or "model")`},
+		{`[{"parts":[{"text":"q"}]},{"role":"bot","parts":[]}]`, `gemini: contents.1.role: unknown role "bot" (want "user" or "model")`},
 		{`[{"parts":[{"text":1}]}]`, `gemini: contents.0.parts.0.text: want a string, got a number`},
 		{`[{"parts":[`, `gemini: contents.0.parts: invalid JSON at line 1, column 12: the input ends before the document does (at byte 11)`},
 	})

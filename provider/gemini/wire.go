@@ -32,6 +32,7 @@ type head struct {
 	role     string // the role's JSON ("user", "function", null), or ""
 	hasRole  bool   // the content has a role field
 	roleLast bool   // it comes after parts
+	badRole  bool   // the role is "assistant" (GEM-ROLE)
 }
 
 // block is one decoded wire part. It stands for one llm part, preceded by
@@ -45,13 +46,14 @@ type block struct {
 	// What Wire lists about the part, for FixWire.
 	noData  bool   // a part without a data field (GEM-PARTS-NONEMPTY)
 	respVal []byte // a functionResponse.response that is not an object (GEM-RESPONSE-OBJECT)
+	badRole bool   // a part of a content whose role is "assistant" (GEM-ROLE)
 	// one: the part was its content's parts, written as one object rather
 	// than an array; respOne: likewise for a functionResponse's parts.
 	one, respOne bool
 }
 
 // wireBad reports whether the block is one that Wire lists.
-func (b *block) wireBad() bool { return b.noData || b.respVal != nil }
+func (b *block) wireBad() bool { return b.noData || b.respVal != nil || b.badRole }
 
 // srcTool is one Tool object of the tools array.
 type srcTool struct {

@@ -216,7 +216,10 @@ type chatCall struct {
 	hasArgs     bool
 	hasFunction bool
 	hasCustom   bool
-	extra       []string
+	// argsKind is the kind of arguments given as JSON rather than as the
+	// string that holds it (OAI-CC-JSON-TYPE), else 0.
+	argsKind jsontext.Kind
+	extra    []string
 }
 
 // contentKind says how a message's content was given.
@@ -227,6 +230,10 @@ const (
 	contentNull
 	contentString
 	contentArray
+	// contentObject: a JSON object where a string or an array belongs,
+	// which a tool message's content may be read as (its JSON as text:
+	// OAI-CC-JSON-TYPE, OAI-RS-JSON-TYPE).
+	contentObject
 )
 
 type chatMsg struct {
@@ -308,6 +315,9 @@ func (d *chatDecoder) message(rd *codec.Reader, i int) error {
 	if !m.hasRole {
 		return rd.ErrorAt("role", "missing (want system, developer, user, assistant or tool)")
 	}
+	if m.content == contentObject && m.role != "tool" {
+		return rd.ErrorAt("content", "want a string, an array of content parts or null, got an object")
+	}
 	path := "messages." + strconv.Itoa(i)
 	var x int32
 	switch m.role {
@@ -388,6 +398,10 @@ func (d *chatDecoder) content(rd *codec.Reader, m *chatMsg) error {
 			return err
 		})
 		m.contentAt = rd.Span()
+		return err
+	case '{':
+		m.content = contentObject
+		m.contentAt, err = rd.Raw()
 		return err
 	}
 	return rd.Want("a string, an array of content parts or null")
@@ -608,8 +622,17 @@ func (d *chatDecoder) toolCall(rd *codec.Reader) (chatCall, error) {
 				c.name, err = rd.Str()
 				c.hasName = true
 			case arg:
-				c.args, err = rd.Str()
 				c.hasArgs = true
+				if k := rd.Kind(); arg == "arguments" && (k == '{' || k == '[') {
+					// The arguments as JSON, not as the string that
+					// holds it: a rejection (OAI-CC-JSON-TYPE) whose
+					// meaning is plain.
+					var v []byte
+					v, err = rd.Raw()
+					c.args, c.argsKind = string(v), k
+					return err
+				}
+				c.args, err = rd.Str()
 			default:
 				err = notNull(rd, name+"."+key, &c.extra)
 			}
@@ -705,7 +728,13 @@ func (d *chatDecoder) assistant(x int32, m *chatMsg, path string, i int) {
 			d.note(cp, "a custom tool call is read as a call whose input is its text as a JSON string")
 			input = codec.AppendString(nil, c.args)
 		}
-		d.add(x, block{part: llm.ToolCall{ID: c.id, Name: c.name, Input: input}, node: c.node, kind: bCall})
+		if c.argsKind != 0 {
+			d.src.elems[x].fix |= fixType
+			d.violation("OAI-CC-JSON-TYPE", cp+".function.arguments",
+				fmt.Sprintf("function.arguments is %s; Chat Completions takes the arguments as a string that holds their JSON: --fix writes it so", codec.Phrase(c.argsKind)),
+				fmt.Sprintf("Invalid type for 'messages[%d].tool_calls[%d].function.arguments': expected a string, but got %s instead.", i, n, codec.Phrase(c.argsKind)))
+		}
+		d.add(x, block{part: llm.ToolCall{ID: c.id, Name: c.name, Input: input}, node: c.node, kind: bCall, retype: c.argsKind != 0})
 		d.names[c.id] = c.name
 	}
 }
@@ -722,6 +751,14 @@ func (d *chatDecoder) tool(x int32, m *chatMsg, path string) {
 			res.Content = []llm.Part{llm.Text{Text: m.str}}
 			blk.inner = []block{{part: res.Content[0], node: m.contentAt, str: true}}
 		}
+	case contentObject:
+		// A tool's output as JSON, not as text: read as its JSON text,
+		// which --fix writes as the string content.
+		d.src.elems[x].fix |= fixType
+		res.Content = []llm.Part{llm.Text{Text: string(m.contentAt)}}
+		d.violation("OAI-CC-JSON-TYPE", path+".content",
+			"the content of this tool message is an object; a tool message's content is a string or an array of text parts: --fix writes the object's JSON as the string",
+			fmt.Sprintf("Invalid type for 'messages[%s].content': expected one of a string or array of objects, but got an object instead.", strings.TrimPrefix(path, "messages.")))
 	case contentArray:
 		if len(m.parts) == 0 {
 			d.src.elems[x].fix |= fixContent

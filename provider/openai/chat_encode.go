@@ -355,7 +355,7 @@ func (e *chatEncoder) assistant(i int, m llm.Message) error {
 // with the members of the call it came from (k), else canonical.
 func (e *chatEncoder) call(dst []byte, c llm.ToolCall, k int, exact bool) []byte {
 	b := e.mt.block(k)
-	if exact && b != nil {
+	if exact && b != nil && !b.retype {
 		return e.mt.raw(dst, b.node)
 	}
 	var tmpl []byte
@@ -449,7 +449,7 @@ func (e *chatEncoder) toolMessage(i, j int, orig llm.Part, res llm.ToolResult) {
 					same = samePart(inner[q].part, res.Content[q]) && !inner[q].typeless
 				}
 				switch {
-				case same && old != nil && fix&fixContent == 0:
+				case same && old != nil && fix&(fixContent|fixType) == 0:
 					o.dst = e.mt.raw(o.dst, old)
 				case same && len(inner) == 0:
 					o.dst = append(o.dst, `""`...) // OAI-CC-NULL-CONTENT, OAI-CC-EMPTY-TOOL-CONTENT

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -21,8 +22,14 @@ func TestDecodeChatErrors(t *testing.T) {
 		{`42`, `openai: want a Chat Completions request body (an object) or a messages array, got a number`},
 		{`{"model":"x"}`, `openai: messages: missing: a Chat Completions request body needs a messages array`},
 		{`{"input":[]}`, `openai: messages: missing: a Chat Completions request body needs a messages array; the body has "input": it looks like a Responses request (use DecodeResponses)`},
-		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{"a":1}}}]}]}`,
-			`openai: messages.0.tool_calls.0.function.arguments: want a string, got an object`},
+		// Arguments as JSON rather than a string are a violation
+		// (OAI-CC-JSON-TYPE, TestDecodeWrongType); any other kind is not
+		// arguments at all.
+		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":1}}]}]}`,
+			`openai: messages.0.tool_calls.0.function.arguments: want a string, got a number`},
+		{`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"custom","custom":{"name":"f","input":{"a":1}}}]}]}`,
+			`openai: messages.0.tool_calls.0.custom.input: want a string, got an object`},
+		{`{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`, `openai: messages.0.content: want a string, an array of content parts or null, got an object`},
 		{`{"messages":[{"content":"hi"}]}`, `openai: messages.0.role: missing (want system, developer, user, assistant or tool)`},
 		{`{"messages":[{"role":"bot","content":"hi"}]}`, `openai: messages.0.role: unknown role "bot" (want system, developer, user, assistant or tool)`},
 		{`{"messages":[{"role":"user","content":42}]}`, `openai: messages.0.content: want a string, an array of content parts or null, got a number`},
@@ -88,8 +95,11 @@ func TestDecodeResponsesErrors(t *testing.T) {
 		{`{"messages":[{"role":"user","content":"hi"}]}`, `openai: messages: a Responses request has no messages field; this looks like a Chat Completions request (use DecodeChat)`},
 		{`{"input":42}`, `openai: input: want a string or an array of input items, got a number`},
 		{`{"input":[{"content":"x"}]}`, `openai: input.0: an input item needs a type (message, function_call, function_call_output, reasoning, ...) or a role`},
-		{`{"input":[{"type":"function_call","call_id":"c","name":"f","arguments":{"a":1}}]}`, `openai: input.0.arguments: want a string, got an object`},
-		{`{"input":[{"arguments":{"a":1},"name":"f","call_id":"c","type":"function_call"}]}`, `openai: input.0.arguments: want a string, got an object`},
+		{`{"input":[{"type":"function_call","call_id":"c","name":"f","arguments":1}]}`, `openai: input.0.arguments: want a string, got a number`},
+		{`{"input":[{"arguments":true,"name":"f","call_id":"c","type":"function_call"}]}`, `openai: input.0.arguments: want a string, got a boolean`},
+		{`{"input":[{"type":"custom_tool_call","call_id":"c","name":"f","input":{"a":1}}]}`, `openai: input.0.input: want a string, got an object`},
+		{`{"input":[{"role":"user","content":{"type":"input_text","text":"hi"}}]}`, `openai: input.0.content: want a string or an array of content parts, got an object`},
+		{`{"input":[{"type":"function_call_output","call_id":"c","output":7}]}`, `openai: input.0.output: want a string or an array of content parts, got a number`},
 		{`{"input":[{"type":"function_call","name":"f","arguments":"{}"}]}`, `openai: input.0.call_id: missing: a function_call item needs a call_id`},
 		{`{"input":[{"type":"function_call","call_id":"c","arguments":"{}"}]}`, `openai: input.0.name: missing: a function_call item needs a name`},
 		{`{"input":[{"type":"function_call","call_id":"c","name":"f"}]}`, `openai: input.0.arguments: missing (a JSON string; send "{}" for a call without arguments)`},
@@ -499,3 +509,81 @@ func names(v any, p llm.Part) bool {
 // validUTF8 returns s with each run of invalid UTF-8 replaced by U+FFFD,
 // to compare a decoded text with what json.Unmarshal reads in the body.
 func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+// TestDecodeWrongType covers values of a JSON type the API refuses where
+// their meaning is plain: arguments given as JSON rather than the string
+// that holds it, a tool's output given as an object. Each is a violation
+// in Wire (OAI-CC-JSON-TYPE, OAI-RS-JSON-TYPE), not a decode error, and
+// encoding writes it as the string the API takes.
+func TestDecodeWrongType(t *testing.T) {
+	type decoded struct {
+		wire []transcript.Violation
+		msgs []llm.Message
+		enc  func() ([]byte, []provider.Warning, error)
+	}
+	chat := func(b []byte) (decoded, error) {
+		r, err := DecodeChat(b)
+		if err != nil {
+			return decoded{}, err
+		}
+		return decoded{r.Wire, r.Messages, func() ([]byte, []provider.Warning, error) { return EncodeChat(r) }}, nil
+	}
+	responses := func(b []byte) (decoded, error) {
+		r, err := DecodeResponses(b)
+		if err != nil {
+			return decoded{}, err
+		}
+		return decoded{r.Wire, r.Messages, func() ([]byte, []provider.Warning, error) { return EncodeResponses(r) }}, nil
+	}
+	tests := []struct {
+		name    string
+		decode  func([]byte) (decoded, error)
+		body    string
+		want    string // rule path: provider error
+		encoded string
+	}{
+		{"Chat arguments as an object", chat,
+			`{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":{"a":1}}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`,
+			`OAI-CC-JSON-TYPE messages.1.tool_calls.0.function.arguments: Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a string, but got an object instead.`,
+			`{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`},
+		{"Chat arguments as an array, beside a call that is right", chat,
+			`[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"arguments":[1,2],"name":"g"}}]}]`,
+			`OAI-CC-JSON-TYPE messages.0.tool_calls.1.function.arguments: Invalid type for 'messages[0].tool_calls[1].function.arguments': expected a string, but got an array instead.`,
+			`[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"arguments":"[1,2]","name":"g"}}]}]`},
+		{"Chat tool content as an object", chat,
+			`[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":{"temp":18},"tool_call_id":"c1"}]`,
+			`OAI-CC-JSON-TYPE messages.1.content: Invalid type for 'messages[1].content': expected one of a string or array of objects, but got an object instead.`,
+			`[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":"{\"temp\":18}","tool_call_id":"c1"}]`},
+		{"Responses arguments as an object", responses,
+			`{"input":[{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":{"a":1}},{"type":"function_call_output","call_id":"c1","output":"ok"}]}`,
+			`OAI-RS-JSON-TYPE input.0.arguments: Invalid type for 'input[0].arguments': expected a string, but got an object instead.`,
+			`{"input":[{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{\"a\":1}"},{"type":"function_call_output","call_id":"c1","output":"ok"}]}`},
+		{"Responses output as an object", responses,
+			`[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"output":{"temp":18},"type":"function_call_output","call_id":"c1"}]`,
+			`OAI-RS-JSON-TYPE input.1.output: Invalid type for 'input[1].output': expected one of a string or array of objects, but got an object instead.`,
+			`[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"output":"{\"temp\":18}","type":"function_call_output","call_id":"c1"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := tt.decode([]byte(tt.body))
+			if err != nil {
+				t.Fatalf("decode(%s) error = %v, want a violation", tt.body, err)
+			}
+			var got []string
+			for _, v := range d.wire {
+				got = append(got, string(v.Rule)+" "+v.Path+": "+v.ProviderError)
+			}
+			if strings.Join(got, "; ") != tt.want {
+				t.Errorf("decode(%s).Wire = %q, want %q", tt.body, got, tt.want)
+			}
+			out, _, err := d.enc()
+			if err != nil || string(out) != tt.encoded {
+				t.Errorf("encode = %s, %v; want %s", out, err, tt.encoded)
+			}
+			back, err := tt.decode(out)
+			if err != nil || len(back.wire) != 0 || !reflect.DeepEqual(back.msgs, d.msgs) {
+				t.Errorf("decode(%s) = wire %v, %v, messages changed %v; want the same messages and no violation", out, back.wire, err, !reflect.DeepEqual(back.msgs, d.msgs))
+			}
+		})
+	}
+}

@@ -272,7 +272,8 @@ type rsItem struct {
 	typ, role, id, callID, name, args string
 	hasType, hasRole, hasID           bool
 	hasCallID, hasName, hasArgs       bool
-	argsKey                           string // "arguments" or "input"
+	argsKey                           string        // "arguments" or "input"
+	argsKind                          jsontext.Kind // arguments given as JSON, not a string (OAI-RS-JSON-TYPE); else 0
 	content                           contentKind
 	contentAt                         []byte
 	str                               string
@@ -343,12 +344,29 @@ func (d *rsDecoder) item(rd *codec.Reader, i int) error {
 			return str(&it.name, &it.hasName)
 		case "arguments", "input":
 			it.argsKey = key
+			if k := rd.Kind(); key == "arguments" && (k == '{' || k == '[') {
+				// The arguments as JSON, not as the string that holds
+				// it: a rejection (OAI-RS-JSON-TYPE) whose meaning is
+				// plain.
+				v, err := rd.Raw()
+				it.args, it.argsKind, it.hasArgs = string(v), k, true
+				return err
+			}
 			return str(&it.args, &it.hasArgs)
 		case "content":
 			var err error
 			it.content, it.str, it.parts, it.contentAt, err = d.content(rd, &it)
 			return err
 		case "output":
+			if rd.Kind() == '{' {
+				// A function's output as JSON, not as text: read as its
+				// JSON text (OAI-RS-JSON-TYPE); an item of another type
+				// keeps it whole.
+				var err error
+				it.output = contentObject
+				it.outputAt, err = rd.Raw()
+				return err
+			}
 			var err error
 			it.output, it.outStr, it.outParts, it.outputAt, err = d.content(rd, &it)
 			return err
@@ -687,6 +705,12 @@ func (d *rsDecoder) call(rd *codec.Reader, n []byte, it *rsItem, path string) (i
 		input = codec.AppendString(nil, it.args)
 	}
 	x := d.begin(n, llm.RoleAssistant)
+	if it.argsKind != 0 {
+		d.src.elems[x].fix |= fixType
+		d.violation("OAI-RS-JSON-TYPE", path+".arguments",
+			fmt.Sprintf("arguments is %s; Responses takes the arguments as a string that holds their JSON: --fix writes it so", codec.Phrase(it.argsKind)),
+			fmt.Sprintf("Invalid type for 'input[%s].arguments': expected a string, but got %s instead.", strings.TrimPrefix(path, "input."), codec.Phrase(it.argsKind)))
+	}
 	d.add(x, block{part: llm.ToolCall{ID: it.callID, Name: it.name, Input: input, ItemID: it.id}, node: n, kind: bWhole})
 	d.names[it.callID] = it.name
 	return x, nil
@@ -698,9 +722,15 @@ func (d *rsDecoder) output(rd *codec.Reader, n []byte, it *rsItem, path string) 
 	}
 	res := llm.ToolResult{CallID: it.callID}
 	blk := block{node: n, kind: bWhole}
+	retype := false
 	switch it.output {
 	case contentAbsent, contentNull:
 		return 0, rd.ErrorAt("output", "missing: want a string or an array of input_text/input_image parts")
+	case contentObject:
+		res.Content, retype = []llm.Part{llm.Text{Text: string(it.outputAt)}}, true
+		d.violation("OAI-RS-JSON-TYPE", path+".output",
+			"output is an object; a function_call_output's output is a string or an array of input parts: --fix writes the object's JSON as the string",
+			fmt.Sprintf("Invalid type for 'input[%s].output': expected one of a string or array of objects, but got an object instead.", strings.TrimPrefix(path, "input.")))
 	case contentString:
 		if it.outStr != "" {
 			res.Content = []llm.Part{llm.Text{Text: it.outStr}}
@@ -720,6 +750,9 @@ func (d *rsDecoder) output(rd *codec.Reader, n []byte, it *rsItem, path string) 
 	res.Status = resultStatus(res.Content)
 	blk.part = res
 	x := d.begin(n, llm.RoleTool)
+	if retype {
+		d.src.elems[x].fix |= fixType
+	}
 	d.add(x, blk)
 	return x, nil
 }

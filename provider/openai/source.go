@@ -53,6 +53,10 @@ const (
 	// fixPartType writes a content part without a type whose only content
 	// is text as a text part (OAI-CC-PART-TYPE; its block is typeless).
 	fixPartType
+	// fixType writes a value of the wrong JSON type in the type the API
+	// takes: arguments or a tool's output given as JSON, as the string
+	// that holds it (OAI-CC-JSON-TYPE, OAI-RS-JSON-TYPE).
+	fixType
 )
 
 // elem is one decoded wire element.
@@ -92,6 +96,9 @@ type block struct {
 	// typeless marks a text part read from a content part without a type
 	// (OAI-CC-PART-TYPE): it is written as a text part, not as it was.
 	typeless bool
+	// retype marks a call whose arguments were JSON, not a string
+	// (OAI-CC-JSON-TYPE): it is written anew, not as it was.
+	retype bool
 }
 
 // srcTool is one decoded tool definition.

@@ -423,6 +423,10 @@ func wireChange(v transcript.Violation) transcript.Change {
 	case "GEM-PARTS-NONEMPTY":
 		c.Action = transcript.ActionDrop
 		c.Reason = "left out this part, which has no data field (and its content, had it no other part)"
+	case "OAI-CC-JSON-TYPE", "OAI-RS-JSON-TYPE", "ANT-JSON-TYPE":
+		c.Reason = "wrote the value, which was JSON of another type, as the string the API takes, holding that JSON"
+	case "GEM-ROLE":
+		c.Reason = `wrote the role "assistant" as "model", Gemini's role for the model's turns`
 	case "GEM-RESPONSE-OBJECT":
 		c.Reason = `wrapped the response, which is not an object, as {"output": <the response>}`
 	case "OAI-CC-PART-TYPE":

@@ -31,6 +31,14 @@ func FuzzFix(f *testing.F) {
 	// result and the real one for one call.
 	f.Add([]byte(`{"max_tokens":9,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]}`))
 	f.Add([]byte(`[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Tool call aborted."}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]}]`))
+	// Issue 18: values of the wrong JSON type, a role of another dialect,
+	// a prefill ending in white space, a BMP image, thinking with a forced
+	// tool, a cached prefix, an unsigned Gemini 3 call.
+	f.Add([]byte(`[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":{"a":[1]}}}]},{"role":"tool","tool_call_id":"c1","content":{"t":1}}]`))
+	f.Add([]byte(`[{"type":"function_call","call_id":"c","name":"x","arguments":{}},{"type":"function_call_output","call_id":"c","output":{"o":"k"}}]`))
+	f.Add([]byte(`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"assistant","parts":[{"text":"a "}]}]}`))
+	f.Add([]byte(`{"max_tokens":9,"thinking":{"type":"enabled","budget_tokens":1},"tool_choice":{"type":"any"},"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/bmp","data":"Qk0="}}]},{"role":"assistant","content":"ok "}]}`))
+	f.Add([]byte(`{"cachedContent":"cachedContents/x","model":"gemini-3-pro-preview","contents":[{"role":"user","parts":[{"functionResponse":{"name":"x","response":{}}}]},{"role":"model","parts":[{"functionCall":{"name":"y","args":{}}}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range transcript.Dialects() {
 			b, err := Decode(data, d)

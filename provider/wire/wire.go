@@ -243,8 +243,41 @@ func (b responsesBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type anthropicBody struct{ r *anthropic.Request }
 
 func (b anthropicBody) request() transcript.Request {
+	kv := func(f anthropic.Field) (string, []byte) { return f.Key, f.Value }
 	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Thinking: b.r.Thinking,
-		Model: model(b.r.Fields, func(f anthropic.Field) (string, []byte) { return f.Key, f.Value })}
+		ToolChoice: anthropicToolChoice(field(b.r.Fields, "tool_choice", kv)), Model: model(b.r.Fields, kv)}
+}
+
+// field returns the value of a body's top-level field key, or nil.
+func field[F any](fields []F, key string, kv func(F) (string, []byte)) []byte {
+	for _, f := range fields {
+		if k, v := kv(f); k == key {
+			return v
+		}
+	}
+	return nil
+}
+
+// anthropicToolChoice reads an Anthropic tool_choice, {"type": "auto",
+// "any", "tool" (with "name") or "none"}; a value it cannot read is auto,
+// the default, which no rule depends on.
+func anthropicToolChoice(v []byte) llm.ToolChoice {
+	var tc struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}
+	if v == nil || json.Unmarshal(v, &tc) != nil {
+		return llm.ToolChoice{}
+	}
+	switch tc.Type {
+	case "any":
+		return llm.ToolChoice{Mode: llm.ToolRequired}
+	case "tool":
+		return llm.ToolChoice{Mode: llm.ToolRequired, Name: tc.Name}
+	case "none":
+		return llm.ToolChoice{Mode: llm.ToolNone}
+	}
+	return llm.ToolChoice{}
 }
 func (b anthropicBody) wire() []transcript.Violation { return b.r.Wire }
 func (b anthropicBody) set(r transcript.Request) {
@@ -278,7 +311,14 @@ func (b anthropicBody) bodyPath(p string) string { return b.r.BodyPath(p) }
 type geminiBody struct{ r *gemini.Request }
 
 func (b geminiBody) request() transcript.Request {
-	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Model: model(b.r.Fields, func(f gemini.Field) (string, []byte) { return f.Key, f.Value })}
+	kv := func(f gemini.Field) (string, []byte) { return f.Key, f.Value }
+	cached := field(b.r.Fields, "cachedContent", kv)
+	if cached == nil {
+		cached = field(b.r.Fields, "cached_content", kv) // the proto name, which the API reads too
+	}
+	var name string
+	return transcript.Request{Messages: b.r.Messages, Tools: b.r.Tools, Model: model(b.r.Fields, kv),
+		CachedContent: cached != nil && json.Unmarshal(cached, &name) == nil && name != ""}
 }
 func (b geminiBody) wire() []transcript.Violation                { return b.r.Wire }
 func (b geminiBody) set(r transcript.Request)                    { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
