@@ -29,6 +29,7 @@ func TestCheckCommand(t *testing.T) {
 		code     int
 		golden   string // stdout then stderr, under cmd/toolwire/testdata
 		inStderr string
+		inStdout string
 	}{
 		{name: "openai interrupted", args: []string{"check", oai}, code: exitRejected, golden: "check_openai.txt"},
 		{name: "openai interrupted json", args: []string{"check", "--json", oai}, code: exitRejected, golden: "check_openai.json"},
@@ -48,14 +49,14 @@ func TestCheckCommand(t *testing.T) {
 			args: []string{"check"}, golden: "check_warning.txt"},
 		{name: "conflicting duplicate is not guessed at", stdin: `[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"1"},{"role":"tool","tool_call_id":"c1","content":"2"}]`,
 			args: []string{"check", "--fix", "--dialect", "openai-chat"}, code: exitRejected, golden: "check_conflict_fix.txt", inStderr: "cannot repair without guessing"},
-		{name: "missing thought signature is not invented", stdin: `{"model":"models/gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"output":"2"}}}]}]}`,
-			args: []string{"check", "--fix"}, code: exitRejected, inStderr: "GEM-THOUGHT-SIG"},
+		{name: "missing thought signature gets Google's placeholder", stdin: `{"model":"models/gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"output":"2"}}}]}]}`,
+			args: []string{"check", "--fix"}, inStdout: `"thoughtSignature":"skip_thought_signature_validator"`, inStderr: "GEM-THOUGHT-SIG"},
 		{name: "unknown dialect", args: []string{"check", "--dialect", "cohere", oai}, code: exitUsage, inStderr: `--dialect "cohere": unknown dialect`},
 		{name: "not JSON", stdin: "hello", args: []string{"check"}, code: exitUsage, inStderr: "standard input: not a JSON object or array"},
 		{name: "empty input", stdin: "", args: []string{"check"}, code: exitUsage, inStderr: "standard input: empty input"},
 		{name: "unknown object", stdin: `{"prompt":"hi"}`, args: []string{"check"}, code: exitUsage, inStderr: `without "messages", "input" or "contents"`},
-		{name: "decode error names the path", stdin: `{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"a","arguments":{}}}]}]}`,
-			args: []string{"check", "--dialect", "openai-chat"}, code: exitUsage, inStderr: "standard input: as openai-chat: openai: messages.0.tool_calls.0.function.arguments: want a string, got an object"},
+		{name: "decode error names the path", stdin: `{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"a","arguments":1}}]}]}`,
+			args: []string{"check", "--dialect", "openai-chat"}, code: exitUsage, inStderr: "standard input: as openai-chat: openai: messages.0.tool_calls.0.function.arguments: want a string, got a number"},
 		{name: "missing file", args: []string{"check", "nope.json"}, code: exitUsage, inStderr: "nope.json"},
 		{name: "convert openai to anthropic", args: []string{"convert", "--to", "anthropic", oai}, golden: "convert_openai_anthropic.txt"},
 		{name: "convert anthropic to openai-chat", args: []string{"convert", "--to", "openai-chat", "--from", "anthropic", ant}, golden: "convert_anthropic_chat.txt"},
@@ -74,6 +75,9 @@ func TestCheckCommand(t *testing.T) {
 			}
 			if tt.inStderr != "" && !strings.Contains(stderr, tt.inStderr) {
 				t.Errorf("run(%q) stderr = %q, want it to contain %q", tt.args, stderr, tt.inStderr)
+			}
+			if tt.inStdout != "" && !strings.Contains(stdout, tt.inStdout) {
+				t.Errorf("run(%q) stdout = %q, want it to contain %q", tt.args, stdout, tt.inStdout)
 			}
 		})
 	}
@@ -344,6 +348,18 @@ func TestConvertIDlessCalls(t *testing.T) {
 var wireCases = []struct {
 	rule, name, dialect, body, fixed string
 }{
+	{"ANT-JSON-TYPE", "a tool result whose content is an object", "anthropic",
+		`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":{"temp":18}}]}]}`,
+		`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"{\"temp\":18}"}]}]}`},
+	{"GEM-ROLE", "a content with the role assistant", "gemini",
+		`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"assistant","parts":[{"text":"a"}]}]}`,
+		`{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a"}]}]}`},
+	{"OAI-CC-JSON-TYPE", "arguments and a tool output as objects", "openai-chat",
+		`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":{"a":1}}}]},{"role":"tool","tool_call_id":"c1","content":{"temp":18}}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},{"role":"tool","tool_call_id":"c1","content":"{\"temp\":18}"}]}`},
+	{"OAI-RS-JSON-TYPE", "arguments and an output as objects", "openai-responses",
+		`{"model":"m","input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"c1","name":"f","arguments":{"a":1}},{"type":"function_call_output","call_id":"c1","output":{"temp":18}}]}`,
+		`{"model":"m","input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"c1","name":"f","arguments":"{\"a\":1}"},{"type":"function_call_output","call_id":"c1","output":"{\"temp\":18}"}]}`},
 	{"ANT-SYSTEM-ROLE", "system field and a system message", "anthropic",
 		`{"model":"m","max_tokens":9,"system":"top","messages":[{"role":"system","content":"more"},{"role":"user","content":"q"}]}`,
 		`{"model":"m","max_tokens":9,"system":[{"type":"text","text":"top"},{"type":"text","text":"more"}],"messages":[{"role":"user","content":"q"}]}`},
