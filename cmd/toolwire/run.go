@@ -37,8 +37,10 @@ import (
 func newRunCmd(e *env) *cobra.Command {
 	var modelFlag, baseURL, dump, db string
 	var logTurns bool
+	var maxTurns int
+	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--dump DIR] AGENT QUESTION",
+		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--max-turns N] [--timeout D] [--dump DIR] AGENT QUESTION",
 		Short: "Run an agent: ask a model, run the tools it calls, until it answers",
 		Long: `run reads an agent definition file (YAML or JSON: system prompt, model,
 tools) and asks the model QUESTION, running the tools it calls and feeding
@@ -54,6 +56,11 @@ OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY (or GOOGLE_API_KEY).
 When the agent file's model has no key set and the file names a replay,
 the run replays it and says so first. --base-url points an OpenAI client
 at any compatible server (vLLM, Ollama, llama.cpp), which may need no key.
+--max-turns N stops the run after N model answers without a final one (it
+overrides the agent file's max_turns). --timeout D bounds each model call:
+D to wait for the provider's first byte, and D of silence while it
+streams (default 10 minutes and 5 minutes); a call that runs out is
+retried like a dropped connection, then fails the run.
 --dump DIR writes the exact body of every request sent to the model into
 DIR/SESSION/request-001.json, ...: a new folder per run, readable by you
 only. Paths in the agent file are relative to it; one outside its folder
@@ -81,13 +88,22 @@ error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns, db: db})
+			if maxTurns < 0 {
+				return usageError("--max-turns %d: want a number of turns, 1 or more", maxTurns)
+			}
+			if timeout < 0 {
+				return usageError("--timeout %s: want a positive duration, e.g. 90s or 5m", timeout)
+			}
+			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns, db: db,
+				maxTurns: maxTurns, timeout: timeout})
 		},
 	}
 	cmd.Flags().StringVar(&modelFlag, "model", "", "the model: openai:NAME, openai-responses:NAME, anthropic:NAME, gemini:NAME or replay:FILE (default: the agent file's)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
 	cmd.Flags().StringVar(&dump, "dump", "", "write the body of each request sent to the model into a new folder per run in `DIR`")
 	cmd.Flags().BoolVar(&logTurns, "log", false, "also write the loop's structured log line for each turn to standard error")
+	cmd.Flags().IntVar(&maxTurns, "max-turns", 0, "stop after `N` model answers without a final one (default: the agent file's max_turns)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound each model call: `D` to the first byte and D of silence (e.g. 90s)")
 	dbFlag(cmd, &db)
 	return cmd
 }
@@ -95,6 +111,10 @@ error.`,
 type runOptions struct {
 	agent, question, model, baseURL, dump string
 	log                                   bool
+	// maxTurns, when not 0, overrides the agent file's max_turns;
+	// timeout, when not 0, bounds each model call.
+	maxTurns int
+	timeout  time.Duration
 	// db is where sessions are saved: a SQLite path, a postgres:// URL or
 	// a libpq key/value string.
 	db string
@@ -176,7 +196,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		dumper = &dumpTransport{base: http.DefaultTransport}
 		httpClient = &http.Client{Transport: dumper}
 	}
-	model, limitsName, err := newModel(e, prov, name, o.baseURL, httpClient)
+	model, limitsName, err := newModel(e, prov, name, &provider.Options{BaseURL: o.baseURL, HTTPClient: httpClient, Timeout: o.timeout, IdleTimeout: o.timeout})
 	if err != nil {
 		return err
 	}
@@ -209,6 +229,9 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	}
 	model, store = faults.wrap(model, store)
 	agentPath, _ := filepath.Abs(def.File)
+	if o.maxTurns > 0 {
+		def.MaxTurns = o.maxTurns
+	}
 	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
 		Sessions: store, Name: agentPath, Hooks: hooks}
 	if prov == "replay" {
@@ -362,7 +385,7 @@ func keyOf(e *env, vars []string) string {
 // newModel opens the model prov:name, a recorded run (replay) or a
 // provider's client (open.Model) with the key of its variable in keyVars;
 // limitsName is the model whose limits apply.
-func newModel(e *env, prov, name, baseURL string, hc *http.Client) (llm.Model, string, error) {
+func newModel(e *env, prov, name string, opts *provider.Options) (llm.Model, string, error) {
 	if prov == "replay" {
 		r, err := replay.Load(name)
 		if err != nil {
@@ -371,7 +394,9 @@ func newModel(e *env, prov, name, baseURL string, hc *http.Client) (llm.Model, s
 		return r, r.Name(), nil
 	}
 	spec := prov + ":" + name
-	m, err := open.Model(spec, &provider.Options{BaseURL: baseURL, APIKey: keyOf(e, keyVars[prov]), HTTPClient: hc})
+	o := *opts
+	o.APIKey = keyOf(e, keyVars[prov])
+	m, err := open.Model(spec, &o)
 	if err != nil {
 		var oe *open.Error
 		if errors.As(err, &oe) {

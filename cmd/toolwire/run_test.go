@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwire/toolwire/provider/open"
 )
@@ -282,5 +285,35 @@ func TestKeyVars(t *testing.T) {
 		if len(keyVars[p]) == 0 {
 			t.Errorf("keyVars[%q] = %v, want the variables of its key", p, keyVars[p])
 		}
+	}
+}
+
+// TestRunBounds: --max-turns stops a run after N answers without a final
+// one; --timeout bounds each model call, so a provider that never answers
+// fails the run in a bounded time instead of after 10 minutes.
+func TestRunBounds(t *testing.T) {
+	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
+	stdout, stderr, code := runWith(t, nil, "run", "--max-turns", "1", agentFile, "北京今天适合穿什么衣服")
+	if code != exitRejected || !strings.Contains(stdout, "at most 1 turns") || !strings.Contains(stdout+stderr, "stopped after 1 turns") {
+		t.Errorf("run --max-turns 1: exit %d, want 1 and a max_turns stop:\n%s%s", code, stdout, stderr)
+	}
+	for _, args := range [][]string{{"--max-turns", "-1"}, {"--timeout", "-5s"}, {"--timeout", "soon"}} {
+		if _, stderr, code := runWith(t, nil, append(append([]string{"run"}, args...), agentFile, "hi")...); code != exitUsage || !strings.Contains(stderr, args[0]) {
+			t.Errorf("run %v: exit %d, %s; want a usage error naming the flag", args, code, stderr)
+		}
+	}
+
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // so that the server sees the client hang up
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	}))
+	defer silent.Close()
+	began := time.Now()
+	stdout, stderr, code = runWith(t, nil, "run", "--model", "openai:gpt-4o", "--base-url", silent.URL, "--timeout", "200ms", agentFile, "hi")
+	if took := time.Since(began); code != exitRejected || took > 15*time.Second {
+		t.Errorf("run --timeout 200ms against a server that never answers: exit %d after %v, want 1 within seconds:\n%s%s", code, took, stdout, stderr)
 	}
 }
