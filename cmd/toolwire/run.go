@@ -355,7 +355,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	}
 	p.line(summary)
 	if res.Stop == toolwire.Paused {
-		p.line(resumeHint(res))
+		p.line(resumeHint(res, o))
 	}
 	var he *toolwire.HistoryError
 	if errors.As(runErr, &he) {

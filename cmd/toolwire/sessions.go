@@ -214,16 +214,44 @@ func runFailure(o runOptions, id string, err error) error {
 	return storeError(o.db, err)
 }
 
-// resumeHint says how to resume a paused run.
-func resumeHint(res *toolwire.Result) string {
+// resumeHint says how to resume a paused run: the command to type, with
+// the --db, --model and --base-url the run was given (a resume without
+// them would open another database, or send the history elsewhere).
+func resumeHint(res *toolwire.Result, o runOptions) string {
 	var ids []string
 	for _, pc := range res.State.Next.Calls {
 		if pc.Result == nil {
 			ids = append(ids, pc.Call.ID)
 		}
 	}
-	return fmt.Sprintf("session %s is paused; resume it with: toolwire resume %s --approve %s (or --reject CALL --reason TEXT, or --edit CALL --args JSON)",
-		res.Session, res.Session, strings.Join(ids, " --approve "))
+	cmd := "toolwire resume " + res.Session
+	if o.db != "" && o.db != defaultDB {
+		cmd += " --db " + shellQuote(redact(o.db, o.db))
+	}
+	if o.model != "" {
+		cmd += " --model " + shellQuote(o.model)
+	}
+	if o.baseURL != "" {
+		cmd += " --base-url " + shellQuote(o.baseURL)
+	}
+	return fmt.Sprintf("session %s is paused; resume it with: %s --approve %s (or --reject CALL --reason TEXT, or --edit CALL --args JSON)",
+		res.Session, cmd, strings.Join(ids, " --approve "))
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and _-./:=@%+,.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-./:=@%+,", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func newResumeCmd(e *env) *cobra.Command {

@@ -121,6 +121,11 @@ func TestResumeDecisions(t *testing.T) {
 				t.Fatalf("run: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
 			}
 			id := sessionLine.FindStringSubmatch(first.stdout)[1]
+			// The hint is the command to type: the same database, model and
+			// server as the run.
+			if want := "toolwire resume " + id + " --db " + shellQuote(e.db) + " --model openai:gpt-4.1 --base-url " + srv.URL + "/v1 --approve call_1_1"; !strings.Contains(first.stdout, want) {
+				t.Errorf("run's resume hint does not say %q:\n%s", want, first.stdout)
+			}
 			// A wrong edit is refused, nothing written.
 			srv2 := llmtest.NewServer(t, llmtest.Turn{Text: "Done."})
 			bad := e.cli(t, srv2, "", "resume", id, "--edit", "call_1_1", "--args", `{"order":"42"}`)
