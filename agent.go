@@ -11,9 +11,9 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -32,7 +32,7 @@ type Agent struct {
 	params  map[string]*tool.Schema // the argument schemas of tools that need approval, for edits
 	exec    *tool.Executor
 	counter budget.Counter
-	store   observe.Store
+	store   toolresult.Store
 	fit     *budget.Fitter // the agent's fitting, checked at New
 	reserve int            // tokens kept free for the model's answer
 	hooks   []Hook
@@ -78,7 +78,7 @@ func New(model llm.Model, cfg *Config) (*Agent, error) {
 	}
 	a.store = c.Store
 	if a.store == nil {
-		a.store = observe.NewMemoryStore(0)
+		a.store = toolresult.NewMemoryStore(0)
 		if r, ok := c.Sessions.(session.Results); ok {
 			a.store = sessionResults{r: r, fallback: a.store}
 		}
@@ -100,7 +100,7 @@ func New(model llm.Model, cfg *Config) (*Agent, error) {
 	if cfg != nil && cfg.Logger != nil {
 		a.hooks = append(a.hooks, LogHook(cfg.Logger))
 	}
-	shaper, err := observe.NewShaper(a.counter, a.store, nil)
+	shaper, err := toolresult.NewShaper(a.counter, a.store, nil)
 	if err != nil {
 		return nil, fmt.Errorf("toolwire: new agent: %w", err)
 	}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // DefaultMaxTurns is the most model calls one run makes when
@@ -52,11 +52,11 @@ type Config struct {
 	// Store keeps the full results that shaping offloads, for read_result;
 	// nil means the session's when Sessions keeps results
 	// ([session.Results]), else an in-memory store of the agent's own.
-	// Each run reaches the store with its own [observe.Scope] (its
+	// Each run reaches the store with its own [toolresult.Scope] (its
 	// session id, or its run id): a store shared by runs must keep them
-	// apart, as [observe.MemoryStore] does, so that one user's model
+	// apart, as [toolresult.MemoryStore] does, so that one user's model
 	// cannot read another's results.
-	Store observe.Store
+	Store toolresult.Store
 	// Sessions, when set, makes every run durable: a run is stored as a
 	// session named by its [State.ID]; every step's new messages and state
 	// are committed atomically; every tool call attempt is recorded

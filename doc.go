@@ -20,6 +20,6 @@
 // docs/loop.md describes the state machine, the guards and every stop
 // reason.
 //
-// The package imports llm, tool, observe, budget and transcript, and never
+// The package imports llm, tool, toolresult, budget and transcript, and never
 // a provider client or a session store: a program wires those in.
 package toolwire

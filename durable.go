@@ -13,9 +13,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // CheckpointVersion is the version of the JSON a run stores as each
@@ -273,28 +273,28 @@ func (r *recorder) takeErr() error {
 // fallback outside a run.
 type sessionResults struct {
 	r        session.Results
-	fallback observe.Store
+	fallback toolresult.Store
 }
 
-func (s sessionResults) Put(ctx context.Context, st observe.Stored) (string, error) {
-	if id := observe.Scope(ctx); id != "" {
+func (s sessionResults) Put(ctx context.Context, st toolresult.Stored) (string, error) {
+	if id := toolresult.Scope(ctx); id != "" {
 		return session.ResultStore(s.r, id).Put(ctx, st)
 	}
 	return s.fallback.Put(ctx, st)
 }
 
-func (s sessionResults) Keep(ctx context.Context, ref string, st observe.Stored) error {
-	if id := observe.Scope(ctx); id != "" {
+func (s sessionResults) Keep(ctx context.Context, ref string, st toolresult.Stored) error {
+	if id := toolresult.Scope(ctx); id != "" {
 		return session.ResultStore(s.r, id).Keep(ctx, ref, st)
 	}
-	if k, ok := s.fallback.(observe.Keeper); ok {
+	if k, ok := s.fallback.(toolresult.Keeper); ok {
 		return k.Keep(ctx, ref, st)
 	}
 	return fmt.Errorf("toolwire: keep result %s: no session, and the store cannot keep a chosen ref", ref)
 }
 
-func (s sessionResults) Get(ctx context.Context, ref string) (observe.Stored, error) {
-	if id := observe.Scope(ctx); id != "" {
+func (s sessionResults) Get(ctx context.Context, ref string) (toolresult.Stored, error) {
+	if id := toolresult.Scope(ctx); id != "" {
 		return session.ResultStore(s.r, id).Get(ctx, ref)
 	}
 	return s.fallback.Get(ctx, ref)

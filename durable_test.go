@@ -10,11 +10,11 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/session/memory"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -309,7 +309,7 @@ func (c *crashingStore) Commit(ctx context.Context, s *session.Step) (session.Se
 	return c.Store.Commit(ctx, s)
 }
 
-var _ = observe.Interrupted
+var _ = toolresult.Interrupted
 
 // A session may pause several times; each resume, by a new agent (as
 // another process would), answers the calls waiting then.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // An Event is one thing that happened in a run. The set is closed:
@@ -42,7 +42,7 @@ type ResultEvent struct {
 	// running.
 	Duration time.Duration
 	// Shaping says what shaping did; nil when nothing was shaped.
-	Shaping *observe.Report
+	Shaping *toolresult.Report
 }
 
 // TurnEvent sums up a turn when it ends: what the log line says.
@@ -105,7 +105,7 @@ type CallReport struct {
 	ID, Tool string
 	Status   llm.Status
 	// Error is the error type of a failed call.
-	Error    observe.ErrorType
+	Error    toolresult.ErrorType
 	Duration time.Duration
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // canonicalArgs returns a call's arguments in a canonical form, so that
@@ -33,8 +33,8 @@ func canonicalArgs(raw []byte) string {
 // resultDigest identifies what a result says, leaving out what changes
 // from one call to the next without saying anything new: its meta
 // (duration, ref, attempts) and its suggestion.
-func resultDigest(env observe.Envelope) string {
-	env.Meta = observe.Meta{}
+func resultDigest(env toolresult.Envelope) string {
+	env.Meta = toolresult.Meta{}
 	env.Suggestion = ""
 	b, err := env.MarshalJSON()
 	if err != nil {

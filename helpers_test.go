@@ -17,13 +17,13 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -128,7 +128,7 @@ func weatherTool() tool.Tool {
 		case "北京":
 			return weatherOut{City: "北京", TempC: 6, Sky: "windy"}, nil
 		}
-		return weatherOut{}, tool.Errorf(observe.NotFound, "no weather station for %q", in.City)
+		return weatherOut{}, tool.Errorf(toolresult.NotFound, "no weather station for %q", in.City)
 	}, &tool.FuncOptions{Idempotency: tool.Level2})
 }
 
@@ -251,6 +251,6 @@ func streamName(stream bool) string {
 type context_ = context.Context
 
 // weatherEnvelope is get_weather's result for Paris.
-func weatherEnvelope() observe.Envelope {
-	return observe.Success("get_weather(city=Paris): sunny, 18°C", weatherOut{City: "Paris", TempC: 18, Sky: "sunny"})
+func weatherEnvelope() toolresult.Envelope {
+	return toolresult.Success("get_weather(city=Paris): sunny, 18°C", weatherOut{City: "Paris", TempC: 18, Sky: "sunny"})
 }

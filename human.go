@@ -9,7 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // decide applies a person's decisions to n: the calls that wait for
@@ -155,9 +155,9 @@ func (a *Agent) cancel(n *State, ch *Change) {
 
 // cancelled answers a call that the run's cancellation kept from running.
 func cancelled(c llm.ToolCall) llm.ToolResult {
-	env := observe.Failure(observe.Cancelled, "the run was cancelled before this call ran; it did not run")
+	env := toolresult.Failure(toolresult.Cancelled, "the run was cancelled before this call ran; it did not run")
 	env.Summary = c.Name + " did not run: the run was cancelled"
-	env.Suggestion = observe.Options("call " + c.Name + " again if it is still needed")
+	env.Suggestion = toolresult.Options("call " + c.Name + " again if it is still needed")
 	return env.Result(c.ID, c.Name)
 }
 

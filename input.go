@@ -10,8 +10,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // An Input is what [Agent.Step] takes with a state: the outcome of
@@ -121,17 +121,17 @@ type callJSON struct {
 }
 
 type shapingJSON struct {
-	Level        observe.Level `json:"level,omitzero"`
-	Budget       int           `json:"budget,omitzero"`
-	TokensBefore int           `json:"tokens_before,omitzero"`
-	TokensAfter  int           `json:"tokens_after,omitzero"`
-	Records      int           `json:"records,omitzero"`
-	Kept         int           `json:"kept,omitzero"`
-	Omitted      int           `json:"omitted,omitzero"`
-	Ref          string        `json:"ref,omitzero"`
-	Steps        []string      `json:"steps,omitzero"`
-	OverBudget   bool          `json:"over_budget,omitzero"`
-	StoreError   string        `json:"store_error,omitzero"`
+	Level        toolresult.Level `json:"level,omitzero"`
+	Budget       int              `json:"budget,omitzero"`
+	TokensBefore int              `json:"tokens_before,omitzero"`
+	TokensAfter  int              `json:"tokens_after,omitzero"`
+	Records      int              `json:"records,omitzero"`
+	Kept         int              `json:"kept,omitzero"`
+	Omitted      int              `json:"omitted,omitzero"`
+	Ref          string           `json:"ref,omitzero"`
+	Steps        []string         `json:"steps,omitzero"`
+	OverBudget   bool             `json:"over_budget,omitzero"`
+	StoreError   string           `json:"store_error,omitzero"`
 }
 
 type decisionJSON struct {
@@ -220,7 +220,7 @@ func ParseInput(b []byte) (Input, error) {
 		}
 		o := ToolsOutcome{Outcomes: make([]tool.Outcome, len(results))}
 		for i, c := range in.Calls {
-			env, err := observe.Parse(c.Envelope)
+			env, err := toolresult.Parse(c.Envelope)
 			if err != nil {
 				return nil, fmt.Errorf("toolwire: decode input: calls.%d.envelope: %w", i, err)
 			}
@@ -275,7 +275,7 @@ func decodeResponse(in *responseJSON) (*llm.Response, error) {
 	return &llm.Response{Message: msg, Usage: llm.Usage(in.Usage), Finish: llm.Finish{Reason: in.Finish, Raw: in.Raw}, ID: in.ID}, nil
 }
 
-func encodeShaping(r *observe.Report) *shapingJSON {
+func encodeShaping(r *toolresult.Report) *shapingJSON {
 	if r == nil {
 		return nil
 	}
@@ -287,11 +287,11 @@ func encodeShaping(r *observe.Report) *shapingJSON {
 	return s
 }
 
-func decodeShaping(s *shapingJSON) *observe.Report {
+func decodeShaping(s *shapingJSON) *toolresult.Report {
 	if s == nil {
 		return nil
 	}
-	r := &observe.Report{Level: s.Level, Budget: s.Budget, TokensBefore: s.TokensBefore, TokensAfter: s.TokensAfter, Records: s.Records,
+	r := &toolresult.Report{Level: s.Level, Budget: s.Budget, TokensBefore: s.TokensBefore, TokensAfter: s.TokensAfter, Records: s.Records,
 		Kept: s.Kept, Omitted: s.Omitted, Ref: s.Ref, Steps: s.Steps, OverBudget: s.OverBudget}
 	if s.StoreError != "" {
 		r.StoreError = errors.New(s.StoreError)

@@ -13,9 +13,9 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // A loopCase is one scripted conversation, run against every dialect it
@@ -134,7 +134,7 @@ var loopCases = []loopCase{
 	{name: "large-result", question: "How many orders are refunded?",
 		// Numbered refs: the scripted read_result names the first, r1.
 		cfg: func(t *testing.T) *toolwire.Config {
-			return &toolwire.Config{Tools: registry(ordersTool()), Store: observe.NewMemoryStore(0).NumberRefs()}
+			return &toolwire.Config{Tools: registry(ordersTool()), Store: toolresult.NewMemoryStore(0).NumberRefs()}
 		},
 		turns: []llmtest.Turn{calls(call("search_orders", `{}`)),
 			calls(call("read_result", `{"ref":"r1","offset":5,"limit":3,"filter":{"status":"refunded"}}`)),

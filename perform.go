@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Perform does the I/O that s.Next asks for, and nothing else: it calls
@@ -18,7 +18,7 @@ import (
 // [Agent.Step]; a failure is an outcome too, never a Go error. For a
 // state that wants nothing performed (a pause, the end) it returns nil.
 //
-// Offloaded results are kept in the run's scope (observe.WithScope with
+// Offloaded results are kept in the run's scope (toolresult.WithScope with
 // s.ID), so that read_result reads this run's results only. Hooks are
 // told of the model call and of each tool call attempt.
 //
@@ -40,11 +40,11 @@ func (a *Agent) Perform(ctx context.Context, s *State) Input {
 // runContext is ctx with what a run's effects need: its id for hooks,
 // its scope for offloaded results.
 func (a *Agent) runContext(ctx context.Context, s *State) context.Context {
-	if RunID(ctx) == s.ID && observe.Scope(ctx) == s.ID {
+	if RunID(ctx) == s.ID && toolresult.Scope(ctx) == s.ID {
 		return ctx
 	}
 	ctx = context.WithValue(ctx, runIDKey{}, s.ID)
-	return observe.WithScope(ctx, s.ID)
+	return toolresult.WithScope(ctx, s.ID)
 }
 
 type textSinkKey struct{}
@@ -59,7 +59,7 @@ func withTextSink(ctx context.Context, sink func(TextEvent) bool) context.Contex
 // callModel keeps what fitting cleared and calls the model.
 func (a *Agent) callModel(ctx context.Context, s *State) ModelOutcome {
 	turn := s.Turn + 1
-	if k, ok := a.store.(observe.Keeper); ok {
+	if k, ok := a.store.(toolresult.Keeper); ok {
 		for _, o := range s.Next.Offload {
 			if err := k.Keep(ctx, o.Ref, o.Result); err != nil {
 				if ctx.Err() != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -20,7 +20,7 @@ import (
 // Next.Offload for Perform to keep before the call.
 func (a *Agent) prepare(n *State, ch *Change) {
 	var plan *offloadPlan
-	if _, ok := a.store.(observe.Keeper); ok {
+	if _, ok := a.store.(toolresult.Keeper); ok {
 		plan = &offloadPlan{run: n.ID, fit: n.Fits}
 	}
 	fitted, rep, err := a.fitter(n, plan).Fit(context.Background(), n.Messages)
@@ -155,14 +155,14 @@ type offloadPlan struct {
 	kept []Offload
 }
 
-func (p *offloadPlan) Put(_ context.Context, r observe.Stored) (string, error) {
-	ref := observe.DeriveRef(p.run, "fit", strconv.Itoa(p.fit), strconv.Itoa(len(p.kept)))
+func (p *offloadPlan) Put(_ context.Context, r toolresult.Stored) (string, error) {
+	ref := toolresult.DeriveRef(p.run, "fit", strconv.Itoa(p.fit), strconv.Itoa(len(p.kept)))
 	p.kept = append(p.kept, Offload{Ref: ref, Result: r})
 	return ref, nil
 }
 
-func (p *offloadPlan) Get(context.Context, string) (observe.Stored, error) {
-	return observe.Stored{}, observe.ErrNotFound
+func (p *offloadPlan) Get(context.Context, string) (toolresult.Stored, error) {
+	return toolresult.Stored{}, toolresult.ErrNotFound
 }
 
 // sameSlice reports whether a and b are the same slice.

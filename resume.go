@@ -9,9 +9,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // DecisionKind says what a person decided about a paused call.
@@ -218,9 +218,9 @@ func recoverCalls(st *State, records []session.Call) {
 // interrupted answers a level-0 call that started and whose outcome the
 // crash hid.
 func interrupted(c llm.ToolCall) llm.ToolResult {
-	env := observe.Failure(observe.Interrupted, "the run stopped while this call was running, so its outcome is unknown: it may or may not have taken effect; it was not run again")
+	env := toolresult.Failure(toolresult.Interrupted, "the run stopped while this call was running, so its outcome is unknown: it may or may not have taken effect; it was not run again")
 	env.Summary = c.Name + " was interrupted: its outcome is unknown"
-	env.Suggestion = observe.Options("verify whether the action took effect before calling " + c.Name + " again")
+	env.Suggestion = toolresult.Options("verify whether the action took effect before calling " + c.Name + " again")
 	return env.Result(c.ID, c.Name)
 }
 

@@ -8,8 +8,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // StateVersion is the version of the JSON encoding of a [State] that this
@@ -139,7 +139,7 @@ type Effect struct {
 // An Offload is a cleared result's content to keep under its ref.
 type Offload struct {
 	Ref    string
-	Result observe.Stored
+	Result toolresult.Stored
 }
 
 // A PendingCall is one call of a turn and where it stands.
@@ -267,11 +267,11 @@ type previousJSON struct {
 }
 
 type offloadJSON struct {
-	Ref       string       `json:"ref"`
-	Tool      string       `json:"tool"`
-	Kind      observe.Kind `json:"kind"`
-	MediaType string       `json:"media_type,omitzero"`
-	Data      []byte       `json:"data"`
+	Ref       string          `json:"ref"`
+	Tool      string          `json:"tool"`
+	Kind      toolresult.Kind `json:"kind"`
+	MediaType string          `json:"media_type,omitzero"`
+	Data      []byte          `json:"data"`
 }
 
 // usageJSON is llm.Usage with the names of the persistence format.
@@ -366,7 +366,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		if o.Ref == "" {
 			return fmt.Errorf("toolwire: decode state: next.offload.%d.ref is empty", i)
 		}
-		out.Next.Offload = append(out.Next.Offload, Offload{Ref: o.Ref, Result: observe.Stored{Tool: o.Tool, Kind: o.Kind, MediaType: o.MediaType, Data: o.Data}})
+		out.Next.Offload = append(out.Next.Offload, Offload{Ref: o.Ref, Result: toolresult.Stored{Tool: o.Tool, Kind: o.Kind, MediaType: o.MediaType, Data: o.Data}})
 	}
 	if in.Next.Then != nil {
 		out.Next.Then = in.Next.Then.Messages

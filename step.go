@@ -12,8 +12,8 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // A Change is what one step did, for what persists a run and what
@@ -307,21 +307,21 @@ func badNameResult(c llm.ToolCall, name string, specs []llm.ToolSpec) llm.ToolRe
 	for i, s := range specs {
 		names[i] = s.Name
 	}
-	env := observe.Failure(observe.UnknownTool, fmt.Sprintf("no tool is named %s (a tool name is letters, digits, _ and -, at most 64); the call did not run", strconv.QuoteToASCII(name)))
+	env := toolresult.Failure(toolresult.UnknownTool, fmt.Sprintf("no tool is named %s (a tool name is letters, digits, _ and -, at most 64); the call did not run", strconv.QuoteToASCII(name)))
 	env.Summary = "the call named " + strconv.QuoteToASCII(oneLine(name, 40)) + " was not run: no tool has that name"
-	env.Suggestion = observe.Options("call one of the tools: " + strings.Join(names, ", "))
+	env.Suggestion = toolresult.Options("call one of the tools: " + strings.Join(names, ", "))
 	return env.Result(c.ID, c.Name)
 }
 
 // cutResult answers a call the stream cut off.
 func cutResult(c llm.ToolCall, ic llm.IncompleteCall, f llm.Finish) llm.ToolResult {
 	why := "its arguments did not arrive whole (" + ic.Problem + ")"
-	sug := observe.Options("call " + c.Name + " again with complete arguments")
+	sug := toolresult.Options("call " + c.Name + " again with complete arguments")
 	if f.Reason == llm.FinishLength {
 		why = "the answer hit the output token limit in the middle of this call: " + ic.Problem
-		sug = observe.Options("call "+c.Name+" again with shorter arguments", "make fewer calls at once")
+		sug = toolresult.Options("call "+c.Name+" again with shorter arguments", "make fewer calls at once")
 	}
-	env := observe.Failure(observe.MalformedArguments, why+"; the call did not run")
+	env := toolresult.Failure(toolresult.MalformedArguments, why+"; the call did not run")
 	env.Summary = c.Name + " was not run: " + why
 	env.Suggestion = sug
 	return env.Result(c.ID, c.Name)
@@ -490,7 +490,7 @@ func (a *Agent) gathered(n *State) string {
 
 // withSuggestion adds the nudges to a result's suggestion, re-rendering
 // its envelope: a nudge goes inside the tool message, never beside it.
-func withSuggestion(r llm.ToolResult, env observe.Envelope, nudges []string) llm.ToolResult {
+func withSuggestion(r llm.ToolResult, env toolresult.Envelope, nudges []string) llm.ToolResult {
 	if len(r.Content) == 0 {
 		return r
 	}

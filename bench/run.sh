@@ -17,7 +17,7 @@ out=bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt
   go test ./lint -run '^$' -bench . -benchmem -count "$count"
   go test -p 1 ./session/memory ./session/sqlite -run '^$' -bench . -benchtime 3s -count "$count"
   PGFSYNC=on .ci/with-postgres go test ./session/postgres -run '^$' -bench . -benchtime 3s -count "$count"
-  go test ./observe -run '^$' -bench Shape -benchmem -count "$count" -benchtime 5x
+  go test ./toolresult -run '^$' -bench Shape -benchmem -count "$count" -benchtime 5x
   go test ./budget -run '^$' -bench . -benchmem -count "$count" -benchtime 5x
 } 2>&1 | tee "$out"
 echo "wrote $out"

@@ -14,7 +14,7 @@ import (
 // must be safe for concurrent use and must never fail: a text that cannot
 // be tokenized exactly is estimated.
 //
-// [observe.Counter] has the same method, so every Counter here shapes
+// [toolresult.Counter] has the same method, so every Counter here shapes
 // tool results too.
 type Counter interface {
 	Count(text string) int

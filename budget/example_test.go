@@ -7,7 +7,7 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -30,7 +30,7 @@ func ExampleTable_Lookup() {
 // A history that nears the window: the oldest results are cleared
 // first (summary and ref kept), then the oldest rounds are summarised.
 func ExampleFitter_Fit() {
-	big := observe.Success("search_orders(q=all): 30,000 orders (showing 50 of 30,000 records)", strings.Repeat("order ", 3000))
+	big := toolresult.Success("search_orders(q=all): 30,000 orders (showing 50 of 30,000 records)", strings.Repeat("order ", 3000))
 	big.Meta.Ref = "r1"
 	history := []llm.Message{
 		llm.System("You are a shop assistant."),
@@ -38,7 +38,7 @@ func ExampleFitter_Fit() {
 		llm.Assistant(llm.ToolCall{ID: "c1", Name: "search_orders", Input: []byte(`{"q":"all"}`)}),
 		llm.Tool(big.Result("c1", "search_orders")),
 		llm.Assistant(llm.ToolCall{ID: "c2", Name: "track", Input: []byte(`{"order":"o-00042"}`)}),
-		llm.Tool(observe.Success("track(order=o-00042): shipped on 1 December", nil).Result("c2", "track")),
+		llm.Tool(toolresult.Success("track(order=o-00042): shipped on 1 December", nil).Result("c2", "track")),
 	}
 	f, _ := budget.NewFitter(budget.Estimator{}, budget.Limits{Window: 4_000, MaxOutput: 1_000}, transcript.Anthropic, &budget.FitConfig{KeepRounds: 1})
 	fitted, rep, err := f.Fit(context.Background(), history)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -49,7 +49,7 @@ type FitConfig struct {
 	// Store keeps the content of a cleared result that has no ref yet,
 	// so that read_result can reload it. nil clears such results
 	// without a ref.
-	Store observe.Store
+	Store toolresult.Store
 }
 
 // A Fitter keeps a conversation inside a model's context window. When
@@ -140,7 +140,7 @@ func (f *Fitter) partTokens(p llm.Part) int {
 	case llm.Text:
 		return f.counter.Count(p.Text)
 	case llm.Image:
-		return observe.ImageTokensOf(p)
+		return toolresult.ImageTokensOf(p)
 	case llm.ToolCall:
 		return framing + f.counter.Count(p.Name) + f.counter.Count(string(p.Input))
 	case llm.ToolResult:
@@ -274,16 +274,16 @@ func (f *Fitter) clear(ctx context.Context, m llm.Message) (llm.Message, int, er
 			continue
 		}
 		env, ok := resultEnvelope(r)
-		if ok && env.Meta.Level == observe.LevelCleared {
+		if ok && env.Meta.Level == toolresult.LevelCleared {
 			continue
 		}
 		if !ok {
-			env = observe.Envelope{Status: r.Status, Summary: firstLine(r.Text(), 160)}
+			env = toolresult.Envelope{Status: r.Status, Summary: firstLine(r.Text(), 160)}
 			if !env.Status.Valid() {
 				env.Status = llm.StatusSuccess
 			}
 			if env.Status == llm.StatusError {
-				env.Error = &observe.Error{Type: observe.InternalError, Message: env.Summary}
+				env.Error = &toolresult.Error{Type: toolresult.InternalError, Message: env.Summary}
 			}
 		}
 		if strings.TrimSpace(env.Summary) == "" {
@@ -292,20 +292,20 @@ func (f *Fitter) clear(ctx context.Context, m llm.Message) (llm.Message, int, er
 		ref := env.Meta.Ref
 		if ref == "" && f.cfg.Store != nil {
 			var err error
-			ref, err = f.cfg.Store.Put(ctx, observe.Stored{Tool: r.Name, Kind: observe.KindText, Data: []byte(r.Text())})
+			ref, err = f.cfg.Store.Put(ctx, toolresult.Stored{Tool: r.Name, Kind: toolresult.KindText, Data: []byte(r.Text())})
 			if err != nil && ctx.Err() != nil {
 				return m, 0, fmt.Errorf("budget: fit: %w", ctx.Err())
 			}
 		}
-		cleared := observe.Envelope{Status: env.Status, Summary: env.Summary, Error: env.Error,
-			Meta: observe.Meta{Source: env.Meta.Source, Ref: ref, Level: observe.LevelCleared, Truncated: true}}
+		cleared := toolresult.Envelope{Status: env.Status, Summary: env.Summary, Error: env.Error,
+			Meta: toolresult.Meta{Source: env.Meta.Source, Ref: ref, Level: toolresult.LevelCleared, Truncated: true}}
 		if cleared.Error != nil {
 			e := *cleared.Error
 			e.Message = firstLine(e.Message, 200)
 			cleared.Error = &e
 		}
 		if ref != "" {
-			cleared.Suggestion = observe.Options(fmt.Sprintf("call read_result with ref %q to reload it", ref))
+			cleared.Suggestion = toolresult.Options(fmt.Sprintf("call read_result with ref %q to reload it", ref))
 		}
 		parts[i] = cleared.Result(r.CallID, r.Name)
 		n++
@@ -317,14 +317,14 @@ func (f *Fitter) clear(ctx context.Context, m llm.Message) (llm.Message, int, er
 }
 
 // resultEnvelope reads the envelope a result's text holds.
-func resultEnvelope(r llm.ToolResult) (observe.Envelope, bool) {
+func resultEnvelope(r llm.ToolResult) (toolresult.Envelope, bool) {
 	for _, c := range r.Content {
 		if t, ok := c.(llm.Text); ok {
-			env, err := observe.Parse([]byte(t.Text))
+			env, err := toolresult.Parse([]byte(t.Text))
 			return env, err == nil
 		}
 	}
-	return observe.Envelope{}, false
+	return toolresult.Envelope{}, false
 }
 
 // firstLine returns the first line of s, at most n runes.

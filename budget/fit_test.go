@@ -12,7 +12,7 @@ import (
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/benchcpu"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -37,14 +37,14 @@ func history(r *rand.Rand, d transcript.Dialect, rounds int) []llm.Message {
 			name := toolNames[r.IntN(len(toolNames))]
 			cid := fmt.Sprintf("call_%d", id)
 			parts = append(parts, llm.ToolCall{ID: cid, Name: name, Input: []byte(fmt.Sprintf(`{"query":"q%d","page":%d}`, id, r.IntN(9)))})
-			var env observe.Envelope
+			var env toolresult.Envelope
 			switch r.IntN(5) {
 			case 0:
-				env = observe.Failure(observe.Timeout, "the upstream did not answer within 30s")
+				env = toolresult.Failure(toolresult.Timeout, "the upstream did not answer within 30s")
 			case 1:
-				env = observe.Partial(name+": 2 of 3 sources answered", strings.Repeat("x", r.IntN(400)))
+				env = toolresult.Partial(name+": 2 of 3 sources answered", strings.Repeat("x", r.IntN(400)))
 			default:
-				env = observe.Success(fmt.Sprintf("%s(q%d): %d records", name, id, r.IntN(500)), strings.Repeat("data ", r.IntN(600)))
+				env = toolresult.Success(fmt.Sprintf("%s(q%d): %d records", name, id, r.IntN(500)), strings.Repeat("data ", r.IntN(600)))
 				if r.IntN(2) == 0 {
 					env.Meta.Ref = fmt.Sprintf("r%d", id)
 				}
@@ -118,7 +118,7 @@ func TestFitProperties(t *testing.T) {
 				total := probe.Tokens(msgs)
 				reserve := 1000
 				window := reserve + total*(20+r.IntN(100))/100
-				store := observe.NewMemoryStore(0)
+				store := toolresult.NewMemoryStore(0)
 				f, err := budget.NewFitter(budget.Estimator{}, budget.Limits{Window: window, MaxOutput: reserve}, d, &budget.FitConfig{Store: store, KeepRounds: 1 + r.IntN(2)})
 				if err != nil {
 					t.Fatal(err)
@@ -184,7 +184,7 @@ func TestFitProperties(t *testing.T) {
 
 func TestFitClearsThenSummarizes(t *testing.T) {
 	ctx := context.Background()
-	big := observe.Success("search_orders(q=all): 30,000 orders (showing 50 of 30,000 records)", strings.Repeat("order ", 2000))
+	big := toolresult.Success("search_orders(q=all): 30,000 orders (showing 50 of 30,000 records)", strings.Repeat("order ", 2000))
 	big.Meta.Ref = "r7"
 	msgs := []llm.Message{
 		llm.System("You are a shop assistant."),
@@ -192,9 +192,9 @@ func TestFitClearsThenSummarizes(t *testing.T) {
 		llm.Assistant(llm.ToolCall{ID: "c1", Name: "search_orders", Input: []byte(`{"q":"all","limit":50}`)}),
 		llm.Tool(big.Result("c1", "search_orders")),
 		llm.Assistant(llm.ToolCall{ID: "c2", Name: "get_weather", Input: []byte(`{"city":"Paris"}`)}),
-		llm.Tool(observe.Failure(observe.Timeout, "get_weather(city=Paris) failed: timeout: the weather API did not answer within 30s").Result("c2", "get_weather")),
+		llm.Tool(toolresult.Failure(toolresult.Timeout, "get_weather(city=Paris) failed: timeout: the weather API did not answer within 30s").Result("c2", "get_weather")),
 		llm.Assistant(llm.ToolCall{ID: "c3", Name: "get_weather", Input: []byte(`{"city":"Paris"}`)}),
-		llm.Tool(observe.Success("get_weather(city=Paris): 18°C, sunny", map[string]any{"temp": 18}).Result("c3", "get_weather")),
+		llm.Tool(toolresult.Success("get_weather(city=Paris): 18°C, sunny", map[string]any{"temp": 18}).Result("c3", "get_weather")),
 	}
 	f, err := budget.NewFitter(budget.Estimator{}, budget.Limits{Window: 2600, MaxOutput: 500}, transcript.Anthropic, &budget.FitConfig{KeepRounds: 1})
 	if err != nil {

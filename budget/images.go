@@ -1,7 +1,7 @@
 package budget
 
 import (
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -22,10 +22,10 @@ func toolResultImages(d transcript.Dialect) bool {
 // ImagePolicy returns how images in tool results reach a model with
 // limits l speaking dialect d: inline where the dialect has a place for
 // them and the model accepts them, described otherwise. Pass it to
-// observe.Request.Images or tool.Config.Images.
-func ImagePolicy(d transcript.Dialect, l Limits) observe.ImagePolicy {
+// toolresult.Request.Images or tool.Config.Images.
+func ImagePolicy(d transcript.Dialect, l Limits) toolresult.ImagePolicy {
 	if toolResultImages(d) && !l.NoToolResultImages {
-		return observe.InlineImages
+		return toolresult.InlineImages
 	}
-	return observe.DescribeImages
+	return toolresult.DescribeImages
 }

@@ -10,10 +10,10 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -31,16 +31,16 @@ func TestShapedImagesPerDialect(t *testing.T) {
 	tests := []struct {
 		d        transcript.Dialect
 		model    string
-		policy   observe.ImagePolicy
+		policy   toolresult.ImagePolicy
 		inWire   string // what the encoded body holds for the image
 		notWire  string
 		warnings []string // Check warnings expected
 	}{
-		{transcript.OpenAIChat, "gpt-4o", observe.DescribeImages, `an image that is not shown here: image/png`, `image_url`, nil},
-		{transcript.OpenAIResponses, "gpt-5", observe.InlineImages, `"type":"input_image"`, "", nil},
-		{transcript.Anthropic, "claude-sonnet-4-5", observe.InlineImages, `"type":"image","source":{"type":"base64","media_type":"image/png"`, "", nil},
-		{transcript.Gemini, "gemini-3-pro", observe.InlineImages, `"inlineData":{"mimeType":"image/png"`, "", []string{"GEM-MULTIMODAL-RESP"}},
-		{transcript.Gemini, "gemini-2.5-flash", observe.DescribeImages, `an image that is not shown here`, `inlineData`, nil},
+		{transcript.OpenAIChat, "gpt-4o", toolresult.DescribeImages, `an image that is not shown here: image/png`, `image_url`, nil},
+		{transcript.OpenAIResponses, "gpt-5", toolresult.InlineImages, `"type":"input_image"`, "", nil},
+		{transcript.Anthropic, "claude-sonnet-4-5", toolresult.InlineImages, `"type":"image","source":{"type":"base64","media_type":"image/png"`, "", nil},
+		{transcript.Gemini, "gemini-3-pro", toolresult.InlineImages, `"inlineData":{"mimeType":"image/png"`, "", []string{"GEM-MULTIMODAL-RESP"}},
+		{transcript.Gemini, "gemini-2.5-flash", toolresult.DescribeImages, `an image that is not shown here`, `inlineData`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.d)+"/"+tt.model, func(t *testing.T) {
@@ -52,8 +52,8 @@ func TestShapedImagesPerDialect(t *testing.T) {
 			if policy != tt.policy {
 				t.Fatalf("ImagePolicy(%s, %s) = %s, want %s", tt.d, tt.model, policy, tt.policy)
 			}
-			sh, _ := observe.NewShaper(budget.Estimator{}, observe.NewMemoryStore(0), nil)
-			out, err := sh.Shape(context.Background(), observe.Success("screenshot(url=https://example.com)", observe.Raw(shot)), observe.Request{Tool: "screenshot", Images: policy})
+			sh, _ := toolresult.NewShaper(budget.Estimator{}, toolresult.NewMemoryStore(0), nil)
+			out, err := sh.Shape(context.Background(), toolresult.Success("screenshot(url=https://example.com)", toolresult.Raw(shot)), toolresult.Request{Tool: "screenshot", Images: policy})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,15 +7,15 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
-// ResultStore returns the [observe.Keeper] of one session's offloaded tool
+// ResultStore returns the [toolresult.Keeper] of one session's offloaded tool
 // results, kept by r (a store's [Results] capability): what the
 // observation pipeline offloads during a run is stored with the session,
 // so that read_result finds it after a restart, and goes with the session
 // when it is deleted.
-func ResultStore(r Results, sessionID string) observe.Keeper {
+func ResultStore(r Results, sessionID string) toolresult.Keeper {
 	return resultStore{r: r, session: sessionID}
 }
 
@@ -32,14 +32,14 @@ type rulesJSON struct {
 	MaxRecords int      `json:"max_records,omitempty"`
 }
 
-var _ observe.Keeper = resultStore{}
+var _ toolresult.Keeper = resultStore{}
 
-func (s resultStore) Put(ctx context.Context, st observe.Stored) (string, error) {
+func (s resultStore) Put(ctx context.Context, st toolresult.Stored) (string, error) {
 	return s.put(ctx, "", st)
 }
 
 // Keep keeps st under ref, replacing the session's result of that ref.
-func (s resultStore) Keep(ctx context.Context, ref string, st observe.Stored) error {
+func (s resultStore) Keep(ctx context.Context, ref string, st toolresult.Stored) error {
 	if ref == "" {
 		return fmt.Errorf("session: keep a result of %s: the ref is empty", st.Tool)
 	}
@@ -47,7 +47,7 @@ func (s resultStore) Keep(ctx context.Context, ref string, st observe.Stored) er
 	return err
 }
 
-func (s resultStore) put(ctx context.Context, ref string, st observe.Stored) (string, error) {
+func (s resultStore) put(ctx context.Context, ref string, st toolresult.Stored) (string, error) {
 	var rules []byte
 	if !st.Rules.IsZero() {
 		var err error
@@ -59,21 +59,21 @@ func (s resultStore) put(ctx context.Context, ref string, st observe.Stored) (st
 	return s.r.PutResult(ctx, s.session, Offloaded{Ref: ref, Tool: st.Tool, Kind: string(st.Kind), MediaType: st.MediaType, Data: st.Data, Rules: rules})
 }
 
-func (s resultStore) Get(ctx context.Context, ref string) (observe.Stored, error) {
+func (s resultStore) Get(ctx context.Context, ref string) (toolresult.Stored, error) {
 	o, err := s.r.Result(ctx, s.session, ref)
 	if errors.Is(err, ErrNotFound) {
-		return observe.Stored{}, fmt.Errorf("%w: %s in session %s", observe.ErrNotFound, ref, s.session)
+		return toolresult.Stored{}, fmt.Errorf("%w: %s in session %s", toolresult.ErrNotFound, ref, s.session)
 	}
 	if err != nil {
-		return observe.Stored{}, err
+		return toolresult.Stored{}, err
 	}
-	st := observe.Stored{Tool: o.Tool, Kind: observe.Kind(o.Kind), MediaType: o.MediaType, Data: o.Data}
+	st := toolresult.Stored{Tool: o.Tool, Kind: toolresult.Kind(o.Kind), MediaType: o.MediaType, Data: o.Data}
 	if len(o.Rules) > 0 {
 		var r rulesJSON
 		if err := json.Unmarshal(o.Rules, &r); err != nil {
-			return observe.Stored{}, &CorruptError{Session: s.session, Item: "result " + ref + " rules", Err: err}
+			return toolresult.Stored{}, &CorruptError{Session: s.session, Item: "result " + ref + " rules", Err: err}
 		}
-		st.Rules = observe.Rules{Fields: r.Fields, SortBy: r.SortBy, Order: observe.Order(r.Order), MaxRecords: r.MaxRecords}
+		st.Rules = toolresult.Rules{Fields: r.Fields, SortBy: r.SortBy, Order: toolresult.Order(r.Order), MaxRecords: r.MaxRecords}
 	}
 	return st, nil
 }

@@ -230,7 +230,7 @@ type StepRecord struct {
 type Offloaded struct {
 	// Ref names the result, unique in the database: set by the store, or
 	// chosen by the caller ("r-" and up to 62 letters, digits, _ or -, as
-	// observe.DeriveRef makes them), when the session's result of that
+	// toolresult.DeriveRef makes them), when the session's result of that
 	// ref is replaced and a ref that another session holds is an error
 	// wrapping [ErrConflict].
 	Ref string

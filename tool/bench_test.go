@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // BookIn is a typical 5-field input.
@@ -96,8 +96,8 @@ func BenchmarkParallel8x100ms(b *testing.B) {
 // for the ratio.
 func BenchmarkCallNoSchema(b *testing.B) {
 	reg := tool.NewRegistry()
-	reg.MustAdd(newFake("noop", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-		return observe.Success("ok", nil), nil
+	reg.MustAdd(newFake("noop", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+		return toolresult.Success("ok", nil), nil
 	}))
 	ex, err := tool.NewExecutor(reg, nil)
 	if err != nil {

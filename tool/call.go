@@ -12,7 +12,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // prepared is a call's arguments, validated, ready for the tool.
@@ -29,7 +29,7 @@ func (p *prepared) json() ([]byte, error) {
 	if p.defaulted {
 		b, err := marshalCompact(p.value)
 		if err != nil { // cannot happen: value came from JSON
-			return nil, Errorf(observe.InternalError, "could not re-encode the arguments: %v", err)
+			return nil, Errorf(toolresult.InternalError, "could not re-encode the arguments: %v", err)
 		}
 		p.args, p.defaulted = b, false
 	}
@@ -42,7 +42,7 @@ func (p *prepared) json() ([]byte, error) {
 // A repair that closes an unterminated string at the end completes a value
 // that was most likely cut off; it is accepted only for read-only (level
 // 2) tools, where a wrong guess costs nothing.
-func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *observe.Envelope) {
+func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *toolresult.Envelope) {
 	raw := bytes.TrimSpace(call.Input)
 	if len(raw) == 0 {
 		raw, p.repaired = []byte("{}"), "read empty arguments as {}"
@@ -87,15 +87,15 @@ func prepare(c *contract, call llm.ToolCall, repair bool) (p prepared, fail *obs
 }
 
 // malformed is the result for arguments that are not JSON.
-func malformed(c *contract, call llm.ToolCall, raw []byte) observe.Envelope {
+func malformed(c *contract, call llm.ToolCall, raw []byte) toolresult.Envelope {
 	se := syntaxError(raw, jsonx.Valid(raw))
 	msg := "the arguments are not valid JSON: " + syntaxMessage(raw, se)
 	if near := snippet(raw, se.offset); near != "" {
 		msg += ", near " + near
 	}
-	env := observe.Failure(observe.MalformedArguments, msg)
+	env := toolresult.Failure(toolresult.MalformedArguments, msg)
 	env.Summary = call.Name + "(…) was not run: its arguments are not valid JSON"
-	env.Suggestion = observe.Options("call " + call.Name + " again with the arguments as one JSON object" + requiredHint(c.params))
+	env.Suggestion = toolresult.Options("call " + call.Name + " again with the arguments as one JSON object" + requiredHint(c.params))
 	return env
 }
 
@@ -133,7 +133,7 @@ func snippet(raw []byte, off int) string {
 }
 
 // invalid is the result for arguments that break the schema.
-func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.Envelope {
+func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) toolresult.Envelope {
 	msgs := make([]string, len(fes))
 	var hints []string
 	for i, fe := range fes {
@@ -146,7 +146,7 @@ func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.En
 	if len(fes) > 1 {
 		n = fmt.Sprintf("%d arguments are", len(fes))
 	}
-	env := observe.Failure(observe.InvalidArguments, strings.Join(msgs, "; "))
+	env := toolresult.Failure(toolresult.InvalidArguments, strings.Join(msgs, "; "))
 	env.Summary = callBrief(call.Name, v, c.properties) + " was not run: " + n + " invalid"
 	if len(hints) > 5 {
 		hints = hints[:5]
@@ -158,7 +158,7 @@ func invalid(c *contract, call llm.ToolCall, v any, fes []FieldError) observe.En
 	if slices.ContainsFunc(fes, func(fe FieldError) bool { return fe.Keyword == "required" }) {
 		opts = append(opts, "ask the user for the missing values")
 	}
-	env.Suggestion = observe.Options(opts...)
+	env.Suggestion = toolresult.Options(opts...)
 	return env
 }
 
@@ -351,7 +351,7 @@ func foldSpace(s string) string {
 
 // successSummary is the generic summary of a successful call; doc, when
 // not nil, is data parsed.
-func successSummary(brief string, data any, doc *observe.JSON) string {
+func successSummary(brief string, data any, doc *toolresult.JSON) string {
 	switch d := data.(type) {
 	case nil:
 		return brief + ": done"
@@ -409,14 +409,14 @@ func arrayLen(t []byte) (int, bool) {
 // render, parsed (doc, when data is that JSON already parsed, else nil
 // when it is not JSON), and its value decoded from the parse. The value
 // is the strict reader's, and so is the error when there is none.
-func dataValue(data any, doc *observe.JSON) (json.RawMessage, *observe.JSON, any, error) {
+func dataValue(data any, doc *toolresult.JSON) (json.RawMessage, *toolresult.JSON, any, error) {
 	b, ok := data.(json.RawMessage)
 	if !ok {
 		var err error
 		if b, err = marshalCompact(data); err != nil {
 			return nil, nil, nil, err
 		}
-		doc, _ = observe.ParseJSON(b)
+		doc, _ = toolresult.ParseJSON(b)
 	}
 	if doc != nil {
 		if v, err := doc.Value(); err == nil {

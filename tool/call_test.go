@@ -12,8 +12,8 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // TestCallGolden renders every path of validate-and-call into the exact
@@ -33,7 +33,7 @@ func TestCallGolden(t *testing.T) {
 		tool     string
 		cfg      tool.Config
 		status   llm.Status
-		errType  observe.ErrorType
+		errType  toolresult.ErrorType
 		repaired bool
 	}{
 		{name: "success_typed", tool: "get_weather", status: llm.StatusSuccess},
@@ -48,31 +48,31 @@ func TestCallGolden(t *testing.T) {
 		{name: "repaired_fence", tool: "get_weather", status: llm.StatusSuccess, repaired: true},
 		{name: "repaired_string_encoded", tool: "get_weather", status: llm.StatusSuccess, repaired: true},
 		{name: "repaired_empty", tool: "list_files", status: llm.StatusPartial, repaired: true},
-		{name: "malformed_truncated_side_effect", tool: "get_weather", status: llm.StatusError, errType: observe.MalformedArguments},
-		{name: "malformed_missing_colon", tool: "get_weather", status: llm.StatusError, errType: observe.MalformedArguments},
-		{name: "malformed_python_none", tool: "get_weather", status: llm.StatusError, errType: observe.MalformedArguments},
-		{name: "malformed_repair_breaks_schema", tool: "get_weather", status: llm.StatusError, errType: observe.MalformedArguments},
-		{name: "malformed_repair_disabled", tool: "get_weather", cfg: tool.Config{NoRepair: true}, status: llm.StatusError, errType: observe.MalformedArguments},
-		{name: "malformed_trailing_data", tool: "get_weather", status: llm.StatusError, errType: observe.MalformedArguments},
-		{name: "invalid_missing_required", tool: "get_weather", status: llm.StatusError, errType: observe.InvalidArguments},
-		{name: "invalid_many", tool: "search_web", status: llm.StatusError, errType: observe.InvalidArguments},
-		{name: "invalid_types", tool: "get_weather", status: llm.StatusError, errType: observe.InvalidArguments},
-		{name: "invalid_pattern", tool: "send_sms", cfg: tool.Config{Approver: approve}, status: llm.StatusError, errType: observe.InvalidArguments},
-		{name: "invalid_not_object", tool: "get_weather", status: llm.StatusError, errType: observe.InvalidArguments},
-		{name: "unknown_tool_close", tool: "get_wether", status: llm.StatusError, errType: observe.UnknownTool},
-		{name: "unknown_tool_several", tool: "search_new", status: llm.StatusError, errType: observe.UnknownTool},
-		{name: "unknown_tool_lists_all", tool: "get_weathr_forecast", status: llm.StatusError, errType: observe.UnknownTool},
-		{name: "unknown_tool_none_close", tool: "book_flight", status: llm.StatusError, errType: observe.UnknownTool},
-		{name: "error_not_found", tool: "get_weather", status: llm.StatusError, errType: observe.NotFound},
-		{name: "error_rate_limited", tool: "get_weather", status: llm.StatusError, errType: observe.RateLimited},
-		{name: "error_untyped", tool: "get_weather", status: llm.StatusError, errType: observe.InternalError},
-		{name: "error_deadline", tool: "get_weather", status: llm.StatusError, errType: observe.Timeout},
-		{name: "panic", tool: "get_weather", status: llm.StatusError, errType: observe.InternalError},
+		{name: "malformed_truncated_side_effect", tool: "get_weather", status: llm.StatusError, errType: toolresult.MalformedArguments},
+		{name: "malformed_missing_colon", tool: "get_weather", status: llm.StatusError, errType: toolresult.MalformedArguments},
+		{name: "malformed_python_none", tool: "get_weather", status: llm.StatusError, errType: toolresult.MalformedArguments},
+		{name: "malformed_repair_breaks_schema", tool: "get_weather", status: llm.StatusError, errType: toolresult.MalformedArguments},
+		{name: "malformed_repair_disabled", tool: "get_weather", cfg: tool.Config{NoRepair: true}, status: llm.StatusError, errType: toolresult.MalformedArguments},
+		{name: "malformed_trailing_data", tool: "get_weather", status: llm.StatusError, errType: toolresult.MalformedArguments},
+		{name: "invalid_missing_required", tool: "get_weather", status: llm.StatusError, errType: toolresult.InvalidArguments},
+		{name: "invalid_many", tool: "search_web", status: llm.StatusError, errType: toolresult.InvalidArguments},
+		{name: "invalid_types", tool: "get_weather", status: llm.StatusError, errType: toolresult.InvalidArguments},
+		{name: "invalid_pattern", tool: "send_sms", cfg: tool.Config{Approver: approve}, status: llm.StatusError, errType: toolresult.InvalidArguments},
+		{name: "invalid_not_object", tool: "get_weather", status: llm.StatusError, errType: toolresult.InvalidArguments},
+		{name: "unknown_tool_close", tool: "get_wether", status: llm.StatusError, errType: toolresult.UnknownTool},
+		{name: "unknown_tool_several", tool: "search_new", status: llm.StatusError, errType: toolresult.UnknownTool},
+		{name: "unknown_tool_lists_all", tool: "get_weathr_forecast", status: llm.StatusError, errType: toolresult.UnknownTool},
+		{name: "unknown_tool_none_close", tool: "book_flight", status: llm.StatusError, errType: toolresult.UnknownTool},
+		{name: "error_not_found", tool: "get_weather", status: llm.StatusError, errType: toolresult.NotFound},
+		{name: "error_rate_limited", tool: "get_weather", status: llm.StatusError, errType: toolresult.RateLimited},
+		{name: "error_untyped", tool: "get_weather", status: llm.StatusError, errType: toolresult.InternalError},
+		{name: "error_deadline", tool: "get_weather", status: llm.StatusError, errType: toolresult.Timeout},
+		{name: "panic", tool: "get_weather", status: llm.StatusError, errType: toolresult.InternalError},
 		{name: "output_invalid_partial", tool: "get_weather", status: llm.StatusPartial},
-		{name: "output_invalid_error", tool: "get_weather", cfg: tool.Config{InvalidOutput: tool.OutputError}, status: llm.StatusError, errType: observe.InternalError},
-		{name: "approval_rejected", tool: "send_sms", cfg: tool.Config{Approver: reject}, status: llm.StatusError, errType: observe.RejectedByUser},
-		{name: "approval_unavailable", tool: "send_sms", cfg: tool.Config{Approver: broken}, status: llm.StatusError, errType: observe.PermissionDenied},
-		{name: "approval_no_approver", tool: "send_sms", status: llm.StatusError, errType: observe.PermissionDenied},
+		{name: "output_invalid_error", tool: "get_weather", cfg: tool.Config{InvalidOutput: tool.OutputError}, status: llm.StatusError, errType: toolresult.InternalError},
+		{name: "approval_rejected", tool: "send_sms", cfg: tool.Config{Approver: reject}, status: llm.StatusError, errType: toolresult.RejectedByUser},
+		{name: "approval_unavailable", tool: "send_sms", cfg: tool.Config{Approver: broken}, status: llm.StatusError, errType: toolresult.PermissionDenied},
+		{name: "approval_no_approver", tool: "send_sms", status: llm.StatusError, errType: toolresult.PermissionDenied},
 	}
 	reg := testRegistry(t)
 	for _, tt := range tests {
@@ -98,7 +98,7 @@ func TestCallGolden(t *testing.T) {
 			if o.Result.Status != tt.status {
 				t.Errorf("Call(%q).Status = %v, want %v", args, o.Result.Status, tt.status)
 			}
-			var gotType observe.ErrorType
+			var gotType toolresult.ErrorType
 			if o.Envelope.Error != nil {
 				gotType = o.Envelope.Error.Type
 			}
@@ -109,7 +109,7 @@ func TestCallGolden(t *testing.T) {
 				t.Errorf("Call(%q) repaired = %v (%q), want %v", args, got, o.Envelope.Meta.Repaired, tt.repaired)
 			}
 			// What the model reads parses back as a valid envelope.
-			if _, err := observe.Parse([]byte(text(o.Result))); err != nil {
+			if _, err := toolresult.Parse([]byte(text(o.Result))); err != nil {
 				t.Errorf("Call(%q) rendered an invalid envelope: %v", args, err)
 			}
 			golden.CheckFile(t, path, "result", []byte(stable(o)+"\n"))

@@ -140,7 +140,7 @@ func compileSpec(s Spec) (*contract, error) {
 		fail("timeout", "%v is negative (use 0 for the executor's default)", s.Timeout)
 	}
 	if err := s.Shape.Validate(); err != nil {
-		fail("shape", "%s", strings.TrimPrefix(err.Error(), "observe: invalid shaping rules: "))
+		fail("shape", "%s", strings.TrimPrefix(err.Error(), "toolresult: invalid shaping rules: "))
 	}
 	if s.HTTP != nil {
 		for _, e := range checkHTTP(s.HTTP, c.params) {

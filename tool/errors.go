@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Sentinel errors, for errors.Is.
@@ -29,7 +29,7 @@ var (
 type Error struct {
 	// Type is the protocol's error type: not_found, permission_denied,
 	// rate_limited, ...
-	Type observe.ErrorType
+	Type toolresult.ErrorType
 	// Message says what went wrong, for the model. Keep it short; never a
 	// stack trace.
 	Message string
@@ -45,8 +45,8 @@ type Error struct {
 // Errorf returns an [*Error] of the given type with a formatted message.
 // A %w verb wraps its argument as the cause:
 //
-//	return Order{}, tool.Errorf(observe.NotFound, "no order %q", in.ID)
-func Errorf(typ observe.ErrorType, format string, args ...any) *Error {
+//	return Order{}, tool.Errorf(toolresult.NotFound, "no order %q", in.ID)
+func Errorf(typ toolresult.ErrorType, format string, args ...any) *Error {
 	err := fmt.Errorf(format, args...)
 	return &Error{Type: typ, Message: err.Error(), Err: errors.Unwrap(err)}
 }
@@ -61,28 +61,28 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // envelopeFor turns an error a tool returned into a failure envelope.
 // deadline reports whether the attempt's own deadline had passed.
-func envelopeFor(err error) observe.Envelope {
+func envelopeFor(err error) toolresult.Envelope {
 	var te *Error
 	if errors.As(err, &te) {
 		typ := te.Type
 		if !typ.Valid() {
-			typ = observe.InternalError
+			typ = toolresult.InternalError
 		}
-		env := observe.Failure(typ, shortMessage(te.Message, string(typ)))
+		env := toolresult.Failure(typ, shortMessage(te.Message, string(typ)))
 		env.Error.RetryAfter = max(te.RetryAfter, 0)
 		return env
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return observe.Failure(observe.Timeout, "the tool did not finish in time")
+		return toolresult.Failure(toolresult.Timeout, "the tool did not finish in time")
 	case errors.Is(err, context.Canceled):
-		return observe.Failure(observe.Cancelled, "the call was cancelled before it finished")
+		return toolresult.Failure(toolresult.Cancelled, "the call was cancelled before it finished")
 	}
 	var to interface{ Timeout() bool }
 	if errors.As(err, &to) && to.Timeout() {
-		return observe.Failure(observe.Timeout, shortMessage(err.Error(), "timed out"))
+		return toolresult.Failure(toolresult.Timeout, shortMessage(err.Error(), "timed out"))
 	}
-	return observe.Failure(observe.InternalError, shortMessage(err.Error(), "the tool failed"))
+	return toolresult.Failure(toolresult.InternalError, shortMessage(err.Error(), "the tool failed"))
 }
 
 // shortMessage keeps the first line of msg, at most 300 characters; never

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // A typed tool: the schema comes from the Go types and their tags, the
@@ -26,7 +26,7 @@ func ExampleFunc() {
 	weather := tool.MustFunc("get_weather", "Current temperature in a city.",
 		func(ctx context.Context, in In) (Out, error) {
 			if in.City == "Atlantis" {
-				return Out{}, tool.Errorf(observe.NotFound, "no city named %q", in.City)
+				return Out{}, tool.Errorf(toolresult.NotFound, "no city named %q", in.City)
 			}
 			return Out{Temp: 21.5, Units: in.Units}, nil
 		}, &tool.FuncOptions{Idempotency: tool.Level2})
@@ -37,7 +37,7 @@ func ExampleFunc() {
 	ex, _ := tool.NewExecutor(reg, nil)
 	for _, args := range []string{`{"city": "Paris"}`, `{"city": "Atlantis"}`, `{"city": "", "unit": "K"}`} {
 		o := ex.Call(context.Background(), llm.ToolCall{ID: "call_1", Name: "get_weather", Input: json.RawMessage(args)})
-		o.Envelope.Meta = observe.Meta{} // drop duration and source for a stable output
+		o.Envelope.Meta = toolresult.Meta{} // drop duration and source for a stable output
 		fmt.Println(o.Envelope.Result(o.Result.CallID, o.Result.Name).Content[0].(llm.Text).Text)
 	}
 	// Output:
@@ -72,7 +72,7 @@ func ExampleExecutor_Run() {
 		{ID: "c4", Name: "sleep", Input: json.RawMessage(`{}`)},
 	}
 	for _, o := range ex.Run(context.Background(), calls) {
-		var typ observe.ErrorType
+		var typ toolresult.ErrorType
 		if o.Envelope.Error != nil {
 			typ = o.Envelope.Error.Type
 		}

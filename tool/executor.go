@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // OutputPolicy says what happens when a tool's result breaks its declared
@@ -73,16 +73,16 @@ type Config struct {
 	// tools that ignore cancellation. nil discards it.
 	Logger *slog.Logger
 	// Shaper, when set, shapes every result to its token budget before
-	// it is rendered ([observe.Shaper]): each tool's Spec.Shape rules
+	// it is rendered ([toolresult.Shaper]): each tool's Spec.Shape rules
 	// apply, and a tool with a return schema has its output read as
 	// JSON. Register [ReadResult] over the same shaper so that the model
 	// can page through what was offloaded. nil renders results whole.
-	Shaper *observe.Shaper
+	Shaper *toolresult.Shaper
 	// Images says how images in results reach the model; the zero value
 	// describes them, which every dialect accepts. Set
-	// [observe.InlineImages] for dialects that take images in tool
+	// [toolresult.InlineImages] for dialects that take images in tool
 	// results (budget.ImagePolicy says which).
-	Images observe.ImagePolicy
+	Images toolresult.ImagePolicy
 }
 
 // WithDefaults returns a copy of c with every zero field set to its
@@ -137,8 +137,8 @@ func (c *Config) validate() error {
 	neg("MaxBackoff", c.MaxBackoff < 0)
 	neg("MaxRetryAfter", c.MaxRetryAfter < 0)
 	neg("Grace", c.Grace < 0)
-	if c.Images != "" && c.Images != observe.DescribeImages && c.Images != observe.InlineImages {
-		problems = append(problems, fmt.Sprintf("Images %q is not %q or %q", c.Images, observe.DescribeImages, observe.InlineImages))
+	if c.Images != "" && c.Images != toolresult.DescribeImages && c.Images != toolresult.InlineImages {
+		problems = append(problems, fmt.Sprintf("Images %q is not %q or %q", c.Images, toolresult.DescribeImages, toolresult.InlineImages))
 	}
 	if c.InvalidOutput != OutputPartial && c.InvalidOutput != OutputError {
 		problems = append(problems, fmt.Sprintf("InvalidOutput %q is not %q or %q", c.InvalidOutput, OutputPartial, OutputError))
@@ -211,10 +211,10 @@ type Outcome struct {
 	// Envelope is the observation before rendering, for traces and
 	// tests; shaped when the executor has a Shaper. JSON data is a
 	// json.RawMessage of the bytes the tool returned, even when the tool
-	// gave it parsed ([observe.JSON]).
-	Envelope observe.Envelope
+	// gave it parsed ([toolresult.JSON]).
+	Envelope toolresult.Envelope
 	// Shaping says what the shaper did; nil when nothing was shaped.
-	Shaping *observe.Report
+	Shaping *toolresult.Report
 }
 
 // Results returns the results of outcomes, in order.
@@ -312,7 +312,7 @@ func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int
 	var out Outcome
 	shaped := false
 	if e.cfg.Shaper != nil && env.Meta.Level == "" {
-		var s observe.Shaped
+		var s toolresult.Shaped
 		if s, shaped = e.shape(ctx, call, parsed, budget); shaped {
 			out = Outcome{Result: s.Result(call.ID, call.Name), Envelope: s.Envelope, Shaping: &s.Report}
 		}
@@ -385,19 +385,19 @@ type lastAttempt struct {
 // shape shapes a call's envelope with its tool's rules; ok is false
 // when it cannot be shaped (the envelope is then rendered as it is,
 // which reports a broken one as internal_error).
-func (e *Executor) shape(ctx context.Context, call llm.ToolCall, env observe.Envelope, budget int) (observe.Shaped, bool) {
-	req := observe.Request{Tool: call.Name, Budget: budget, Images: e.cfg.Images}
+func (e *Executor) shape(ctx context.Context, call llm.ToolCall, env toolresult.Envelope, budget int) (toolresult.Shaped, bool) {
+	req := toolresult.Request{Tool: call.Name, Budget: budget, Images: e.cfg.Images}
 	if ent := e.reg.entry(call.Name); ent != nil {
 		req.Rules = ent.c.spec.Shape
 		req.JSON = ent.c.returns != nil
 	}
 	if env.Validate() != nil {
-		return observe.Shaped{}, false
+		return toolresult.Shaped{}, false
 	}
 	shaped, err := e.cfg.Shaper.Shape(ctx, env, req)
 	if err != nil {
 		e.cfg.Logger.Warn("tool result could not be shaped; sent as it is", "tool", call.Name, "call_id", call.ID, "err", err)
-		return observe.Shaped{}, false
+		return toolresult.Shaped{}, false
 	}
 	return shaped, true
 }
@@ -422,10 +422,10 @@ func (e *Executor) Close(ctx context.Context) error {
 // call runs the whole validate-and-call pipeline for one call; doc is
 // the data of env parsed, if it is JSON; known reports whether the
 // registry has the tool.
-func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec *recording) (env observe.Envelope, doc *observe.JSON, known bool) {
+func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec *recording) (env toolresult.Envelope, doc *toolresult.JSON, known bool) {
 	ent := e.reg.entry(call.Name)
 	if err := ctx.Err(); err != nil {
-		return notRun(observe.Cancelled, call, "the call was cancelled before it started"), nil, ent != nil
+		return notRun(toolresult.Cancelled, call, "the call was cancelled before it started"), nil, ent != nil
 	}
 	if ent == nil {
 		return e.unknownTool(call), nil, false
@@ -438,7 +438,7 @@ func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec 
 // returns its envelope and the envelope's data parsed (see finish). With
 // a Recorder in ctx, it sets rec.last to the attempt whose finished
 // record the caller writes once the result is shaped.
-func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int, out *recording) (observe.Envelope, *observe.JSON) {
+func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, budget int, out *recording) (toolresult.Envelope, *toolresult.JSON) {
 	p, fail := prepare(ent.c, call, !e.cfg.NoRepair)
 	if fail != nil {
 		fail.Meta.Repaired = p.repaired
@@ -475,7 +475,7 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 		maxAttempts = e.cfg.MaxAttempts
 	}
 	rec, _ := ctx.Value(recorderKey{}).(Recorder)
-	var env observe.Envelope
+	var env toolresult.Envelope
 	for attempt := 1; ; attempt++ {
 		ci.Attempt = attempt
 		at := Attempt{Call: call, Idempotency: level, Key: ci.IdempotencyKey, Number: attempt}
@@ -484,7 +484,7 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 			err := rec.Start(ctx, at)
 			out.spent += time.Since(t)
 			if err != nil {
-				env = observe.Failure(observe.InternalError, "the call could not be recorded before it ran, so it did not run ("+shortMessage(err.Error(), "unknown error")+")")
+				env = toolresult.Failure(toolresult.InternalError, "the call could not be recorded before it ran, so it did not run ("+shortMessage(err.Error(), "unknown error")+")")
 				break
 			}
 		}
@@ -550,7 +550,7 @@ type attemptRun struct {
 type plainCall struct {
 	tool Tool
 	args []byte
-	env  observe.Envelope
+	env  toolresult.Envelope
 }
 
 func (c *plainCall) run(ctx context.Context) (err error) {
@@ -558,7 +558,7 @@ func (c *plainCall) run(ctx context.Context) (err error) {
 	return err
 }
 
-func (c *plainCall) result() (observe.Envelope, error) { return c.env, nil }
+func (c *plainCall) result() (toolresult.Envelope, error) { return c.env, nil }
 
 // attempt runs the tool once with its own deadline, recovering panics. If
 // the tool does not return within Grace after its context is done, the
@@ -571,7 +571,7 @@ func (c *plainCall) result() (observe.Envelope, error) { return c.env, nil }
 // does not need to grow its stack for encoding/json. Every attempt is a
 // [bound], so that the goroutine (see run) makes one call with a small
 // frame: growing its stack would cost more than a fast tool does.
-func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prepared, timeout time.Duration, level Idempotency) observe.Envelope {
+func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prepared, timeout time.Duration, level Idempotency) toolresult.Envelope {
 	r := &attemptRun{ci: ci, done: make(chan struct{})}
 	if bt, ok := ent.tool.(binder); ok {
 		r.b, r.err = e.bind(bt, &r.ci, p)
@@ -601,11 +601,11 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 			}
 			e.abandoned.Add(1)
 			e.cfg.Logger.Warn("tool ignored cancellation; no longer waiting for it", "tool", ci.Name, "call_id", ci.ID, "grace", e.cfg.Grace)
-			var env observe.Envelope
+			var env toolresult.Envelope
 			if ctx.Err() != nil {
-				env = observe.Failure(observe.Cancelled, "the call was cancelled and the tool did not stop; its outcome is unknown")
+				env = toolresult.Failure(toolresult.Cancelled, "the call was cancelled and the tool did not stop; its outcome is unknown")
 			} else {
-				env = observe.Failure(observe.Timeout, fmt.Sprintf("the tool did not finish within %v and did not stop; its outcome is unknown", timeout))
+				env = toolresult.Failure(toolresult.Timeout, fmt.Sprintf("the tool did not finish within %v and did not stop; its outcome is unknown", timeout))
 			}
 			if level != Level1 && level != Level2 {
 				env.Error.Retryable = false
@@ -613,7 +613,7 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 			return env
 		}
 	}
-	var env observe.Envelope
+	var env toolresult.Envelope
 	if r.err == nil {
 		env, r.err = e.result(r.b, &r.ci)
 	}
@@ -621,8 +621,8 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 		env = envelopeFor(r.err)
 		switch {
 		case ctx.Err() != nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)):
-			env = observe.Failure(observe.Cancelled, "the call was cancelled before it finished")
-		case env.Error.Type == observe.Timeout && actx.Err() != nil:
+			env = toolresult.Failure(toolresult.Cancelled, "the call was cancelled before it finished")
+		case env.Error.Type == toolresult.Timeout && actx.Err() != nil:
 			env.Error.Message = fmt.Sprintf("the tool did not finish within %v", timeout)
 			env.Summary = env.Error.Message
 		}
@@ -657,10 +657,10 @@ func (e *Executor) bind(bt binder, ci *CallInfo, p *prepared) (b bound, err erro
 }
 
 // result encodes what a bound attempt produced, recovering a panic.
-func (e *Executor) result(b bound, ci *CallInfo) (env observe.Envelope, err error) {
+func (e *Executor) result(b bound, ci *CallInfo) (env toolresult.Envelope, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			env, err = observe.Envelope{}, e.panicked(ci, p)
+			env, err = toolresult.Envelope{}, e.panicked(ci, p)
 		}
 	}()
 	return b.result()
@@ -670,7 +670,7 @@ func (e *Executor) result(b bound, ci *CallInfo) (env observe.Envelope, err erro
 // returns the error the model sees, without the stack.
 func (e *Executor) panicked(ci *CallInfo, p any) error {
 	e.cfg.Logger.Error("tool panicked", "tool", ci.Name, "call_id", ci.ID, "panic", p, "stack", string(debug.Stack()))
-	return &Error{Type: observe.InternalError, Message: "the tool failed unexpectedly (panic: " + shortMessage(fmt.Sprint(p), "unknown") + ")"}
+	return &Error{Type: toolresult.InternalError, Message: "the tool failed unexpectedly (panic: " + shortMessage(fmt.Sprint(p), "unknown") + ")"}
 }
 
 // finish gives an envelope its summary and checks the result against the
@@ -678,7 +678,7 @@ func (e *Executor) panicked(ci *CallInfo, p any) error {
 // It parses JSON data once, for all that reads it after: validation, the
 // summary, the shaper and the renderer; doc is that parse, nil when the
 // data is not JSON (which rendering then reports) or not parsed.
-func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level Idempotency) (_ observe.Envelope, doc *observe.JSON) {
+func (e *Executor) finish(c *contract, env toolresult.Envelope, brief string, level Idempotency) (_ toolresult.Envelope, doc *toolresult.JSON) {
 	if !env.Status.Valid() {
 		// A tool returned a zero or broken envelope; Result would render
 		// internal_error, but say why here.
@@ -689,11 +689,11 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 	switch env.Status {
 	case llm.StatusError:
 		if env.Error == nil {
-			env.Error = &observe.Error{Type: observe.InternalError, Message: shortMessage(env.Summary, "the tool reported an error")}
+			env.Error = &toolresult.Error{Type: toolresult.InternalError, Message: shortMessage(env.Summary, "the tool reported an error")}
 		}
-		if env.Error.Type == observe.Timeout && level != Level1 && level != Level2 && env.Suggestion == "" {
+		if env.Error.Type == toolresult.Timeout && level != Level1 && level != Level2 && env.Suggestion == "" {
 			env.Error.Retryable = false // the action may have happened
-			env.Suggestion = observe.Options("check whether the action took effect before calling " + c.spec.Name + " again")
+			env.Suggestion = toolresult.Options("check whether the action took effect before calling " + c.spec.Name + " again")
 		}
 		if env.Summary == "" || env.Summary == env.Error.Message {
 			env.Summary = brief + " failed: " + string(env.Error.Type) + ": " + env.Error.Message
@@ -705,8 +705,8 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 	}
 	switch d := env.Data.(type) {
 	case json.RawMessage:
-		doc, _ = observe.ParseJSON(d) // nil when not JSON: rendered, or refused below, as it is
-	case *observe.JSON:
+		doc, _ = toolresult.ParseJSON(d) // nil when not JSON: rendered, or refused below, as it is
+	case *toolresult.JSON:
 		if d != nil { // parsed by the tool (an HTTP tool's body)
 			doc, env.Data = d, json.RawMessage(d.Bytes())
 		}
@@ -714,7 +714,7 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 	if c.returns != nil && !c.proven && env.Data != nil {
 		data, parsed, v, err := dataValue(env.Data, doc)
 		if err != nil {
-			f := observe.Failure(observe.InternalError, "the tool's result could not be encoded as JSON: "+shortMessage(err.Error(), "unknown error"))
+			f := toolresult.Failure(toolresult.InternalError, "the tool's result could not be encoded as JSON: "+shortMessage(err.Error(), "unknown error"))
 			f.Summary = brief + " failed: its result could not be encoded"
 			f.Meta = env.Meta
 			return f, nil
@@ -725,7 +725,7 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 		if fes := validate(c.returns, v); len(fes) > 0 {
 			what := joinFieldErrors(fes, 5)
 			if e.cfg.InvalidOutput == OutputError {
-				f := observe.Failure(observe.InternalError, c.spec.Name+" returned a result that breaks its declared return schema: "+what)
+				f := toolresult.Failure(toolresult.InternalError, c.spec.Name+" returned a result that breaks its declared return schema: "+what)
 				f.Summary = brief + " failed: the result breaks the return schema (" + what + ")"
 				f.Meta = env.Meta
 				return f, nil
@@ -745,18 +745,18 @@ func (e *Executor) finish(c *contract, env observe.Envelope, brief string, level
 }
 
 // approve consults the approver; ok is false when the call must not run.
-func (e *Executor) approve(ctx context.Context, spec Spec, call llm.ToolCall, args []byte, brief string) (observe.Envelope, bool) {
+func (e *Executor) approve(ctx context.Context, spec Spec, call llm.ToolCall, args []byte, brief string) (toolresult.Envelope, bool) {
 	if e.cfg.Approver == nil {
-		env := observe.Failure(observe.PermissionDenied, spec.Name+" requires human approval and no approver is configured; the call did not run")
+		env := toolresult.Failure(toolresult.PermissionDenied, spec.Name+" requires human approval and no approver is configured; the call did not run")
 		env.Summary = brief + " was not run: approval is required and cannot be asked for"
 		return env, false
 	}
 	approved, reason, err := e.cfg.Approver.Approve(ctx, spec, call, args)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return notRun(observe.Cancelled, call, "the call was cancelled while waiting for approval"), false
+		return notRun(toolresult.Cancelled, call, "the call was cancelled while waiting for approval"), false
 	case err != nil:
-		env := observe.Failure(observe.PermissionDenied, "approval could not be obtained ("+shortMessage(err.Error(), "no reason given")+"); the call did not run")
+		env := toolresult.Failure(toolresult.PermissionDenied, "approval could not be obtained ("+shortMessage(err.Error(), "no reason given")+"); the call did not run")
 		env.Summary = brief + " was not run: approval could not be obtained"
 		return env, false
 	case !approved:
@@ -764,45 +764,45 @@ func (e *Executor) approve(ctx context.Context, spec Spec, call llm.ToolCall, ar
 		if reason = shortMessage(reason, ""); reason != "" {
 			msg = "the user declined this call: " + reason + "; it did not run"
 		}
-		env := observe.Failure(observe.RejectedByUser, msg)
+		env := toolresult.Failure(toolresult.RejectedByUser, msg)
 		env.Summary = brief + " was rejected by the user"
-		env.Suggestion = observe.Options("ask the user what they would like instead", "continue without this action")
+		env.Suggestion = toolresult.Options("ask the user what they would like instead", "continue without this action")
 		return env, false
 	}
-	return observe.Envelope{}, true
+	return toolresult.Envelope{}, true
 }
 
 // unknownTool answers a call to a name no tool has.
-func (e *Executor) unknownTool(call llm.ToolCall) observe.Envelope {
+func (e *Executor) unknownTool(call llm.ToolCall) toolresult.Envelope {
 	names := e.reg.Names()
 	near := closest(call.Name, names, 3)
-	env := observe.Failure(observe.UnknownTool, fmt.Sprintf("no tool is named %q", truncate(call.Name, 80)))
+	env := toolresult.Failure(toolresult.UnknownTool, fmt.Sprintf("no tool is named %q", truncate(call.Name, 80)))
 	env.Summary = fmt.Sprintf("%s: no such tool", truncate(call.Name, 80))
 	switch {
 	case len(near) == 1:
 		env.Error.Message += fmt.Sprintf("; the closest is %s", near[0])
-		env.Suggestion = observe.Options("call " + near[0] + " instead")
+		env.Suggestion = toolresult.Options("call " + near[0] + " instead")
 	case len(near) > 1:
 		env.Error.Message += "; the closest are " + strings.Join(near, ", ")
 		opts := make([]string, len(near))
 		for i, n := range near {
 			opts[i] = "call " + n
 		}
-		env.Suggestion = observe.Options(opts...)
+		env.Suggestion = toolresult.Options(opts...)
 	case len(names) > 0:
 		if len(names) > 10 {
 			names = append(names[:10:10], "…")
 		}
-		env.Suggestion = observe.Options("call one of the available tools: " + strings.Join(names, ", "))
+		env.Suggestion = toolresult.Options("call one of the available tools: " + strings.Join(names, ", "))
 	default:
-		env.Suggestion = observe.Options("answer without tools: none are available")
+		env.Suggestion = toolresult.Options("answer without tools: none are available")
 	}
 	return env
 }
 
 // notRun is the failure of a call that never started.
-func notRun(typ observe.ErrorType, call llm.ToolCall, msg string) observe.Envelope {
-	env := observe.Failure(typ, msg)
+func notRun(typ toolresult.ErrorType, call llm.ToolCall, msg string) toolresult.Envelope {
+	env := toolresult.Failure(typ, msg)
 	env.Summary = truncate(call.Name, 80) + " was not run: " + msg
 	return env
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 func executor(t *testing.T, cfg *tool.Config, tools ...tool.Tool) *tool.Executor {
@@ -36,11 +36,11 @@ func calls(name string, n int, args string) []llm.ToolCall {
 
 // Results come back in call order whatever order the calls finish in.
 func TestRunOrder(t *testing.T) {
-	sleepy := newFake("sleepy", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	sleepy := newFake("sleepy", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		var in struct{ MS int }
 		_ = json.Unmarshal(args, &in)
 		time.Sleep(time.Duration(in.MS) * time.Millisecond)
-		return observe.Success(fmt.Sprintf("slept %d", in.MS), in.MS), nil
+		return toolresult.Success(fmt.Sprintf("slept %d", in.MS), in.MS), nil
 	})
 	ex := executor(t, nil, sleepy)
 	var cs []llm.ToolCall
@@ -70,7 +70,7 @@ func TestRunBoundedConcurrency(t *testing.T) {
 			gate := make(chan struct{})
 			var started sync.WaitGroup
 			started.Add(limit)
-			tl := newFake("work", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+			tl := newFake("work", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 				n := cur.Add(1)
 				for {
 					p := peak.Load()
@@ -83,7 +83,7 @@ func TestRunBoundedConcurrency(t *testing.T) {
 				}
 				<-gate
 				cur.Add(-1)
-				return observe.Success("ok", nil), nil
+				return toolresult.Success("ok", nil), nil
 			})
 			ex := executor(t, &tool.Config{MaxParallel: limit}, tl)
 			done := make(chan []tool.Outcome)
@@ -105,16 +105,16 @@ func TestRunBoundedConcurrency(t *testing.T) {
 
 // A tool that honours its context times out with its own Timeout.
 func TestCallTimeout(t *testing.T) {
-	slow := newFake("slow", tool.Level0, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	slow := newFake("slow", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		<-ctx.Done()
-		return observe.Envelope{}, ctx.Err()
+		return toolresult.Envelope{}, ctx.Err()
 	})
 	slow.spec.Timeout = 20 * time.Millisecond
 	var n atomic.Int32
-	slow2 := newFake("slow_read", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	slow2 := newFake("slow_read", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		n.Add(1)
 		<-ctx.Done()
-		return observe.Envelope{}, ctx.Err()
+		return toolresult.Envelope{}, ctx.Err()
 	})
 	slow2.spec.Timeout = 10 * time.Millisecond
 	ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond, MaxAttempts: 3}, slow, slow2)
@@ -138,13 +138,13 @@ func TestCallTimeout(t *testing.T) {
 func TestRunCancel(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(2)
-	wait := newFake("wait", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	wait := newFake("wait", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		started.Done()
 		<-ctx.Done()
-		return observe.Envelope{}, ctx.Err()
+		return toolresult.Envelope{}, ctx.Err()
 	})
-	quick := newFake("quick", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-		return observe.Success("quick done", nil), nil
+	quick := newFake("quick", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+		return toolresult.Success("quick done", nil), nil
 	})
 	ex := executor(t, &tool.Config{MaxParallel: 2}, wait, quick)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -155,12 +155,12 @@ func TestRunCancel(t *testing.T) {
 	cs := append(calls("wait", 2, `{}`), llm.ToolCall{ID: "q", Name: "quick", Input: json.RawMessage(`{}`)})
 	out := ex.Run(ctx, cs)
 	for i := 0; i < 2; i++ {
-		if e := out[i].Envelope.Error; e == nil || e.Type != observe.Cancelled {
+		if e := out[i].Envelope.Error; e == nil || e.Type != toolresult.Cancelled {
 			t.Errorf("Run()[%d] = %s, want a cancelled result", i, text(out[i].Result))
 		}
 	}
 	// The third call was queued behind the limit when ctx was cancelled.
-	if e := out[2].Envelope.Error; e == nil || e.Type != observe.Cancelled {
+	if e := out[2].Envelope.Error; e == nil || e.Type != toolresult.Cancelled {
 		t.Errorf("Run()[2] = %s, want cancelled (never started)", text(out[2].Result))
 	}
 	if err := ex.Close(context.Background()); err != nil {
@@ -172,9 +172,9 @@ func TestRunCancel(t *testing.T) {
 // the executor reports it and moves on; Close waits for it.
 func TestCallHangingTool(t *testing.T) {
 	release := make(chan struct{})
-	hang := newFake("hang", tool.Level0, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	hang := newFake("hang", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		<-release // ignores ctx
-		return observe.Success("late", nil), nil
+		return toolresult.Success("late", nil), nil
 	})
 	hang.spec.Timeout = 10 * time.Millisecond
 	ex := executor(t, &tool.Config{Grace: 10 * time.Millisecond}, hang)
@@ -200,24 +200,24 @@ func TestRetriesByLevel(t *testing.T) {
 	tests := []struct {
 		level     tool.Idempotency
 		failures  int // failures before success
-		errType   observe.ErrorType
+		errType   toolresult.ErrorType
 		wantCalls int
 		wantOK    bool
 	}{
-		{tool.Level0, 1, observe.UpstreamError, 1, false}, // never retried, even when it fails
-		{"", 1, observe.UpstreamError, 1, false},          // undeclared counts as level_0
-		{tool.Level1, 2, observe.UpstreamError, 3, true},
-		{tool.Level2, 2, observe.Timeout, 3, true},
-		{tool.Level2, 5, observe.UpstreamError, 3, false}, // MaxAttempts
-		{tool.Level2, 5, observe.NotFound, 1, false},      // not retryable
-		{tool.Level2, 5, observe.InvalidArguments, 1, false},
+		{tool.Level0, 1, toolresult.UpstreamError, 1, false}, // never retried, even when it fails
+		{"", 1, toolresult.UpstreamError, 1, false},          // undeclared counts as level_0
+		{tool.Level1, 2, toolresult.UpstreamError, 3, true},
+		{tool.Level2, 2, toolresult.Timeout, 3, true},
+		{tool.Level2, 5, toolresult.UpstreamError, 3, false}, // MaxAttempts
+		{tool.Level2, 5, toolresult.NotFound, 1, false},      // not retryable
+		{tool.Level2, 5, toolresult.InvalidArguments, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s_%s_%d", tt.level, tt.errType, tt.failures), func(t *testing.T) {
 			var n atomic.Int32
 			var mu sync.Mutex
 			var keys []string
-			f := newFake("flaky", tt.level, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+			f := newFake("flaky", tt.level, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 				ci, _ := tool.CallInfoFrom(ctx)
 				mu.Lock()
 				keys = append(keys, ci.IdempotencyKey)
@@ -226,9 +226,9 @@ func TestRetriesByLevel(t *testing.T) {
 					t.Errorf("CallInfo.Attempt = %d, want %d", ci.Attempt, n.Load())
 				}
 				if int(n.Load()) <= tt.failures {
-					return observe.Envelope{}, tool.Errorf(tt.errType, "attempt %d failed", n.Load())
+					return toolresult.Envelope{}, tool.Errorf(tt.errType, "attempt %d failed", n.Load())
 				}
-				return observe.Success("ok", nil), nil
+				return toolresult.Success("ok", nil), nil
 			})
 			ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}, f)
 			o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "flaky", Input: json.RawMessage(`{}`)})
@@ -261,12 +261,12 @@ func TestRetriesByLevel(t *testing.T) {
 func TestIdempotencyKeysPerCall(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	f := newFake("charge", tool.Level1, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	f := newFake("charge", tool.Level1, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		mu.Lock()
 		ci, _ := tool.CallInfoFrom(ctx)
 		seen[ci.IdempotencyKey] = true
 		mu.Unlock()
-		return observe.Success("charged", nil), nil
+		return toolresult.Success("charged", nil), nil
 	})
 	ex := executor(t, nil, f)
 	ex.Run(context.Background(), calls("charge", 5, `{}`))
@@ -279,13 +279,13 @@ func TestIdempotencyKeysPerCall(t *testing.T) {
 func TestRetryAfter(t *testing.T) {
 	var n atomic.Int32
 	var first, second time.Time
-	f := newFake("quota", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	f := newFake("quota", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		if n.Add(1) == 1 {
 			first = time.Now()
-			return observe.Envelope{}, &tool.Error{Type: observe.RateLimited, Message: "slow down", RetryAfter: 30 * time.Millisecond}
+			return toolresult.Envelope{}, &tool.Error{Type: toolresult.RateLimited, Message: "slow down", RetryAfter: 30 * time.Millisecond}
 		}
 		second = time.Now()
-		return observe.Success("ok", nil), nil
+		return toolresult.Success("ok", nil), nil
 	})
 	ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond}, f)
 	o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "quota", Input: json.RawMessage(`{}`)})
@@ -297,9 +297,9 @@ func TestRetryAfter(t *testing.T) {
 	}
 
 	n.Store(0)
-	long := newFake("quota_long", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	long := newFake("quota_long", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		n.Add(1)
-		return observe.Envelope{}, &tool.Error{Type: observe.RateLimited, Message: "come back in an hour", RetryAfter: time.Hour}
+		return toolresult.Envelope{}, &tool.Error{Type: toolresult.RateLimited, Message: "come back in an hour", RetryAfter: time.Hour}
 	})
 	ex = executor(t, nil, long)
 	o = ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "quota_long", Input: json.RawMessage(`{}`)})
@@ -311,18 +311,18 @@ func TestRetryAfter(t *testing.T) {
 // One failing call never hides the others: success, error, timeout and
 // panic all come back, each with its own id.
 func TestRunMixed(t *testing.T) {
-	ok := newFake("ok", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-		return observe.Success("fine", 1), nil
+	ok := newFake("ok", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+		return toolresult.Success("fine", 1), nil
 	})
-	fail := newFake("fail", tool.Level0, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-		return observe.Envelope{}, tool.Errorf(observe.PermissionDenied, "not yours")
+	fail := newFake("fail", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+		return toolresult.Envelope{}, tool.Errorf(toolresult.PermissionDenied, "not yours")
 	})
-	slow := newFake("slow", tool.Level0, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	slow := newFake("slow", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		<-ctx.Done()
-		return observe.Envelope{}, ctx.Err()
+		return toolresult.Envelope{}, ctx.Err()
 	})
 	slow.spec.Timeout = 5 * time.Millisecond
-	boom := newFake("boom", tool.Level0, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	boom := newFake("boom", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		panic("boom")
 	})
 	ex := executor(t, nil, ok, fail, slow, boom)
@@ -335,9 +335,9 @@ func TestRunMixed(t *testing.T) {
 		{ID: "6", Name: "ok", Input: json.RawMessage(`{oops`)},
 	}
 	out := ex.Run(context.Background(), cs)
-	want := []observe.ErrorType{observe.InternalError, "", observe.Timeout, observe.PermissionDenied, observe.UnknownTool, observe.MalformedArguments}
+	want := []toolresult.ErrorType{toolresult.InternalError, "", toolresult.Timeout, toolresult.PermissionDenied, toolresult.UnknownTool, toolresult.MalformedArguments}
 	for i, o := range out {
-		var got observe.ErrorType
+		var got toolresult.ErrorType
 		if o.Envelope.Error != nil {
 			got = o.Envelope.Error.Type
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // FuncOptions completes the contract of a [Func] tool. A nil *FuncOptions
@@ -47,7 +47,7 @@ type FuncOptions struct {
 	// Shape says how the output is shaped to fit the context (the
 	// fields that matter, a sort key for top N, a record cap); the zero
 	// value lets the pipeline decide.
-	Shape observe.Rules
+	Shape toolresult.Rules
 }
 
 // funcTool is a typed Go tool; see [Func].
@@ -82,7 +82,7 @@ type funcTool[In, Out any] struct {
 //	minItems:"1" maxItems:"10" uniqueItems:"true"
 //	default:"celsius"                     the default; JSON for non-string fields: default:"3", default:"[\"a\"]"
 //
-// If Out is [observe.Envelope], fn has full control of the result and no
+// If Out is [toolresult.Envelope], fn has full control of the result and no
 // return schema is inferred; if Out implements [Summarizer], its summary
 // is used. Func fails if a tag does not parse, a default breaks its own
 // schema, or the types cannot be described by JSON Schema.
@@ -130,7 +130,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 	}
 	if spec.Returns = opts.Returns; spec.Returns == nil {
 		switch reflect.TypeFor[Out]() {
-		case reflect.TypeFor[observe.Envelope](), reflect.TypeFor[json.RawMessage](), reflect.TypeFor[any]():
+		case reflect.TypeFor[toolresult.Envelope](), reflect.TypeFor[json.RawMessage](), reflect.TypeFor[any]():
 		default:
 			if spec.Returns, err = InferSchema[Out](); err != nil {
 				return nil, fmt.Errorf("tool: func %q: returns: %w", name, err)
@@ -167,23 +167,23 @@ func (t *funcTool[In, Out]) contract() *contract { return t.c }
 // Call validates args against the parameters schema, fills in defaults,
 // decodes them into In and calls fn. Called by an [Executor], validation
 // is not repeated.
-func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 	v, err := decodeJSON(args)
 	if err != nil {
-		return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not valid JSON: %v", err)
+		return toolresult.Envelope{}, Errorf(toolresult.MalformedArguments, "the arguments are not valid JSON: %v", err)
 	}
 	if fes := validate(t.c.params, v); len(fes) > 0 {
-		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", joinFieldErrors(fes, 10))
+		return toolresult.Envelope{}, Errorf(toolresult.InvalidArguments, "%s", joinFieldErrors(fes, 10))
 	}
 	p := prepared{args: args, value: v}
 	p.defaulted = t.c.fillDefaults(v)
 	var in In
 	if err := t.decodeIn(&p, &in); err != nil {
-		return observe.Envelope{}, err
+		return toolresult.Envelope{}, err
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {
-		return observe.Envelope{}, err
+		return toolresult.Envelope{}, err
 	}
 	return t.encode(out)
 }
@@ -203,22 +203,22 @@ func (t *funcTool[In, Out]) decode(args json.RawMessage, in *In) error {
 	// (issue 7's behaviour, which TestDefaultsReachEveryTool holds): the
 	// one place where the strict layer's case-sensitive rule is relaxed.
 	if err := jsonv2.Unmarshal(args, in, jsonv2.MatchCaseInsensitiveNames(true)); err != nil {
-		return Errorf(observe.InvalidArguments, "the arguments do not fit the tool's input: %s", decodeProblem(err))
+		return Errorf(toolresult.InvalidArguments, "the arguments do not fit the tool's input: %s", decodeProblem(err))
 	}
 	return nil
 }
 
 // encode renders fn's result.
-func (t *funcTool[In, Out]) encode(out Out) (observe.Envelope, error) {
+func (t *funcTool[In, Out]) encode(out Out) (toolresult.Envelope, error) {
 	v := any(out) // boxed once: each conversion of an Out allocates
-	if env, ok := v.(observe.Envelope); ok {
+	if env, ok := v.(toolresult.Envelope); ok {
 		return env, nil
 	}
 	data, err := marshalCompact(v)
 	if err != nil {
-		return observe.Envelope{}, Errorf(observe.InternalError, "the result could not be encoded as JSON: %v", err)
+		return toolresult.Envelope{}, Errorf(toolresult.InternalError, "the result could not be encoded as JSON: %v", err)
 	}
-	env := observe.Envelope{Status: "success", Data: data}
+	env := toolresult.Envelope{Status: "success", Data: data}
 	if s, ok := v.(Summarizer); ok {
 		env.Summary = s.Summary()
 	}
@@ -248,8 +248,8 @@ type funcCall[In, Out any] struct {
 	t    *funcTool[In, Out]
 	args json.RawMessage // still to decode, when In is not plain
 	in   In
-	out  Out              // still to encode, when Out is plain
-	env  observe.Envelope // already encoded, when Out is not plain
+	out  Out                 // still to encode, when Out is plain
+	env  toolresult.Envelope // already encoded, when Out is not plain
 	err  error
 }
 
@@ -271,7 +271,7 @@ func (c *funcCall[In, Out]) run(ctx context.Context) error {
 	return nil
 }
 
-func (c *funcCall[In, Out]) result() (observe.Envelope, error) {
+func (c *funcCall[In, Out]) result() (toolresult.Envelope, error) {
 	if c.t.plainOut {
 		return c.t.encode(c.out)
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Touchy is a field type whose JSON methods are the program's own: it
@@ -48,12 +48,12 @@ func TestFuncJSONMethods(t *testing.T) {
 	tests := []struct {
 		args    string
 		status  llm.Status
-		errType observe.ErrorType
+		errType toolresult.ErrorType
 		message string
 	}{
 		{`{"v": "ok"}`, llm.StatusSuccess, "", ""},
-		{`{"v": "boom"}`, llm.StatusError, observe.InternalError, "the tool failed unexpectedly (panic: touchy cannot decode boom)"},
-		{`{"v": "slow"}`, llm.StatusError, observe.Timeout, "did not finish within 20ms and did not stop"},
+		{`{"v": "boom"}`, llm.StatusError, toolresult.InternalError, "the tool failed unexpectedly (panic: touchy cannot decode boom)"},
+		{`{"v": "slow"}`, llm.StatusError, toolresult.Timeout, "did not finish within 20ms and did not stop"},
 	}
 	for _, tt := range tests {
 		o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "touchy", Input: json.RawMessage(tt.args)})
@@ -88,7 +88,7 @@ func TestFuncRetryDecodesAgain(t *testing.T) {
 		}
 		in.Tags[0] = "changed"
 		if n.Add(1) == 1 {
-			return nil, tool.Errorf(observe.UpstreamError, "try again")
+			return nil, tool.Errorf(toolresult.UpstreamError, "try again")
 		}
 		return in.Tags, nil
 	}, &tool.FuncOptions{Idempotency: tool.Level2})
@@ -105,9 +105,9 @@ func TestFuncRetryDecodesAgain(t *testing.T) {
 func TestDefaultsReachEveryTool(t *testing.T) {
 	const params = `{"type": "object", "properties": {"city": {"type": "string"}, "units": {"type": "string", "default": "celsius"}}, "required": ["city"]}`
 	var gotArgs, gotApproved string
-	raw := newFake("raw", tool.Level0, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+	raw := newFake("raw", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 		gotArgs = string(args)
-		return observe.Success("ok", nil), nil
+		return toolresult.Success("ok", nil), nil
 	})
 	raw.spec.Parameters = json.RawMessage(params)
 	raw.spec.RequiresApproval = true

@@ -11,8 +11,8 @@ import (
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // The inferred schemas, tags included, are what the model is told.
@@ -102,11 +102,11 @@ func TestFuncCallDirect(t *testing.T) {
 	}
 	_, err = f.Call(context.Background(), json.RawMessage(`{"days": 99}`))
 	var te *tool.Error
-	if !errors.As(err, &te) || te.Type != observe.InvalidArguments || te.Message != "city: required property missing; days: 99 is above maximum 14" {
+	if !errors.As(err, &te) || te.Type != toolresult.InvalidArguments || te.Message != "city: required property missing; days: 99 is above maximum 14" {
 		t.Errorf("Call(days 99) error = %v, want invalid_arguments listing city and days", err)
 	}
 	_, err = f.Call(context.Background(), json.RawMessage(`{`))
-	if !errors.As(err, &te) || te.Type != observe.MalformedArguments {
+	if !errors.As(err, &te) || te.Type != toolresult.MalformedArguments {
 		t.Errorf("Call({) error = %v, want malformed_arguments", err)
 	}
 }
@@ -196,7 +196,7 @@ func FuzzCall(f *testing.F) {
 			if r.CallID != call.ID || r.Name != name || !r.Status.Valid() {
 				t.Fatalf("Run(%q) = %q/%q/%q, want %q/%q and a valid status", args, r.CallID, r.Name, r.Status, call.ID, name)
 			}
-			if _, err := observe.Parse([]byte(text(r))); err != nil {
+			if _, err := toolresult.Parse([]byte(text(r))); err != nil {
 				t.Fatalf("Run(%q) rendered an invalid envelope: %v", args, err)
 			}
 		}

@@ -9,23 +9,23 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // fake is a hand-written tool whose behaviour a test supplies.
 type fake struct {
 	spec tool.Spec
-	fn   func(ctx context.Context, args json.RawMessage) (observe.Envelope, error)
+	fn   func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error)
 }
 
 func (f *fake) Spec() tool.Spec { return f.spec }
 
-func (f *fake) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+func (f *fake) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 	return f.fn(ctx, args)
 }
 
-func newFake(name string, level tool.Idempotency, fn func(ctx context.Context, args json.RawMessage) (observe.Envelope, error)) *fake {
+func newFake(name string, level tool.Idempotency, fn func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error)) *fake {
 	return &fake{spec: tool.Spec{Name: name, Description: "A test tool.", Idempotency: level,
 		Parameters: json.RawMessage(`{"type":"object"}`)}, fn: fn}
 }
@@ -71,9 +71,9 @@ func (h Hits) Summary() string {
 func getWeather(ctx context.Context, in WeatherIn) (WeatherOut, error) {
 	switch in.City {
 	case "Atlantis":
-		return WeatherOut{}, tool.Errorf(observe.NotFound, "no city named %q", in.City)
+		return WeatherOut{}, tool.Errorf(toolresult.NotFound, "no city named %q", in.City)
 	case "Busy":
-		return WeatherOut{}, &tool.Error{Type: observe.RateLimited, Message: "the weather service is rate limited", RetryAfter: 40 * time.Second}
+		return WeatherOut{}, &tool.Error{Type: toolresult.RateLimited, Message: "the weather service is rate limited", RetryAfter: 40 * time.Second}
 	case "Broken":
 		return WeatherOut{}, errors.New("dial tcp 10.0.0.7:5432: connection refused\ngoroutine 1 [running]:\nmain.main()")
 	case "Slow":
@@ -104,14 +104,14 @@ func testRegistry(t testing.TB) *tool.Registry {
 		tool.MustFunc("send_sms", "Send a text message.", func(ctx context.Context, in struct {
 			To   string `json:"to" pattern:"^\\+[1-9][0-9]{6,14}$"`
 			Text string `json:"text" maxLength:"160"`
-		}) (observe.Envelope, error) {
-			return observe.Success("sent to "+in.To, map[string]string{"id": "sms_1"}), nil
+		}) (toolresult.Envelope, error) {
+			return toolresult.Success("sent to "+in.To, map[string]string{"id": "sms_1"}), nil
 		}, &tool.FuncOptions{Idempotency: tool.Level0, RequiresApproval: true}),
-		newFake("search_news", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-			return observe.Empty("search_news: nothing new"), nil
+		newFake("search_news", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+			return toolresult.Empty("search_news: nothing new"), nil
 		}),
-		newFake("list_files", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-			env := observe.Partial("list_files(dir=/): 2 of 3 directories listed; /private was not readable", []string{"a.txt", "b.txt"})
+		newFake("list_files", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+			env := toolresult.Partial("list_files(dir=/): 2 of 3 directories listed; /private was not readable", []string{"a.txt", "b.txt"})
 			env.Meta.Source = "fs"
 			return env, nil
 		}),

@@ -18,7 +18,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/redirect"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // HTTPOptions configures a tool made by [NewHTTP]. A nil *HTTPOptions
@@ -54,7 +54,7 @@ type httpTool struct {
 // sends the other arguments as the query string for GET and DELETE, or as
 // a JSON body for POST, PUT and PATCH. The binding's headers are sent with
 // every request; a level-1 tool also sends its call's Idempotency-Key. A
-// 2xx response becomes the result's data (JSON as an [*observe.JSON],
+// 2xx response becomes the result's data (JSON as an [*toolresult.JSON],
 // parsed once for validation, shaping and rendering; anything else as a
 // string). Other statuses become typed failures: 429 rate_limited with
 // Retry-After as retry_after_ms; 404 and 410 not_found; 401 and 403
@@ -105,18 +105,18 @@ func (t *httpTool) Spec() Spec { return t.c.spec }
 func (t *httpTool) contract() *contract { return t.c }
 
 // Call sends the request and maps the response.
-func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 	var in map[string]any
 	if len(bytes.TrimSpace(args)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(args))
 		dec.UseNumber()
 		if err := dec.Decode(&in); err != nil {
-			return observe.Envelope{}, Errorf(observe.MalformedArguments, "the arguments are not a JSON object: %v", err)
+			return toolresult.Envelope{}, Errorf(toolresult.MalformedArguments, "the arguments are not a JSON object: %v", err)
 		}
 	}
 	r, err := t.request(in)
 	if err != nil {
-		return observe.Envelope{}, err
+		return toolresult.Envelope{}, err
 	}
 	var body io.Reader
 	if r.body != nil {
@@ -124,7 +124,7 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
 	if err != nil {
-		return observe.Envelope{}, Errorf(observe.InternalError, "cannot build the request: %v", err)
+		return toolresult.Envelope{}, Errorf(toolresult.InternalError, "cannot build the request: %v", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "toolwire")
@@ -141,27 +141,27 @@ func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (observe.Enve
 	resp, err := t.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return observe.Envelope{}, ctx.Err()
+			return toolresult.Envelope{}, ctx.Err()
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) && ue.Timeout() {
-			return observe.Envelope{}, &Error{Type: observe.Timeout, Message: fmt.Sprintf("%s %s timed out", method, host), Err: err}
+			return toolresult.Envelope{}, &Error{Type: toolresult.Timeout, Message: fmt.Sprintf("%s %s timed out", method, host), Err: err}
 		}
 		if errors.Is(err, redirect.ErrRefused) {
 			// The same call gets the same redirect: not retryable.
-			env := observe.Failure(observe.UpstreamError, shortMessage(fmt.Sprintf("%s %s: %v", method, host, unwrapURLError(err)), "redirect refused"))
+			env := toolresult.Failure(toolresult.UpstreamError, shortMessage(fmt.Sprintf("%s %s: %v", method, host, unwrapURLError(err)), "redirect refused"))
 			env.Error.Retryable = false
 			return env, nil
 		}
-		return observe.Envelope{}, &Error{Type: observe.UpstreamError, Message: fmt.Sprintf("%s %s failed: %s", method, host, shortMessage(unwrapURLError(err).Error(), "no response")), Err: err}
+		return toolresult.Envelope{}, &Error{Type: toolresult.UpstreamError, Message: fmt.Sprintf("%s %s failed: %s", method, host, shortMessage(unwrapURLError(err).Error(), "no response")), Err: err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBody+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return observe.Envelope{}, ctx.Err()
+			return toolresult.Envelope{}, ctx.Err()
 		}
-		return observe.Envelope{}, &Error{Type: observe.UpstreamError, Message: fmt.Sprintf("reading the response from %s failed: %v", host, err), Err: err}
+		return toolresult.Envelope{}, &Error{Type: toolresult.UpstreamError, Message: fmt.Sprintf("reading the response from %s failed: %v", host, err), Err: err}
 	}
 	env := t.envelope(resp, data, method, host)
 	env.Meta.Source = host
@@ -191,7 +191,7 @@ func (t *httpTool) request(in map[string]any) (httpRequest, error) {
 	if !t.open {
 		for _, k := range keys {
 			if !t.declared[k] {
-				return httpRequest{}, Errorf(observe.InvalidArguments, "argument %q is not a parameter of this tool; send only %s", k, declaredList(t.declared))
+				return httpRequest{}, Errorf(toolresult.InvalidArguments, "argument %q is not a parameter of this tool; send only %s", k, declaredList(t.declared))
 			}
 		}
 	}
@@ -204,7 +204,7 @@ func (t *httpTool) request(in map[string]any) (httpRequest, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return httpRequest{}, Errorf(observe.InvalidArguments, "missing %s, needed in the URL", strings.Join(missing, ", "))
+		return httpRequest{}, Errorf(toolresult.InvalidArguments, "missing %s, needed in the URL", strings.Join(missing, ", "))
 	}
 	rest := make(map[string]any, len(in))
 	for _, k := range keys {
@@ -212,7 +212,7 @@ func (t *httpTool) request(in map[string]any) (httpRequest, error) {
 			continue
 		}
 		if t.url.queryKeys[k] {
-			return httpRequest{}, Errorf(observe.InvalidArguments, "argument %q names a query parameter that the tool's URL sets itself; it cannot be sent", k)
+			return httpRequest{}, Errorf(toolresult.InvalidArguments, "argument %q names a query parameter that the tool's URL sets itself; it cannot be sent", k)
 		}
 		rest[k] = in[k]
 	}
@@ -258,12 +258,12 @@ func declaredList(declared map[string]bool) string {
 }
 
 // envelope maps an HTTP response to an observation.
-func (t *httpTool) envelope(resp *http.Response, data []byte, method, host string) observe.Envelope {
+func (t *httpTool) envelope(resp *http.Response, data []byte, method, host string) toolresult.Envelope {
 	code := resp.StatusCode
 	what := fmt.Sprintf("%s %s returned %s", method, host, statusText(code))
 	if int64(len(data)) > t.maxBody {
 		if code/100 == 2 {
-			env := observe.Failure(observe.UpstreamError, fmt.Sprintf("%s with a body larger than %d bytes", what, t.maxBody))
+			env := toolresult.Failure(toolresult.UpstreamError, fmt.Sprintf("%s with a body larger than %d bytes", what, t.maxBody))
 			env.Error.Retryable = false
 			return env
 		}
@@ -272,27 +272,27 @@ func (t *httpTool) envelope(resp *http.Response, data []byte, method, host strin
 	if code/100 == 2 {
 		trimmed := bytes.TrimSpace(data)
 		if len(trimmed) == 0 {
-			return observe.Envelope{Status: llm.StatusSuccess}
+			return toolresult.Envelope{Status: llm.StatusSuccess}
 		}
 		// Parsed once here, for validation, shaping and rendering.
-		if doc, err := observe.ParseJSON(trimmed); err == nil {
-			return observe.Envelope{Status: llm.StatusSuccess, Data: doc}
+		if doc, err := toolresult.ParseJSON(trimmed); err == nil {
+			return toolresult.Envelope{Status: llm.StatusSuccess, Data: doc}
 		}
 		if json.Valid(trimmed) { // a name given twice: shown as sent, refused by a return schema
-			return observe.Envelope{Status: llm.StatusSuccess, Data: json.RawMessage(trimmed)}
+			return toolresult.Envelope{Status: llm.StatusSuccess, Data: json.RawMessage(trimmed)}
 		}
-		return observe.Envelope{Status: llm.StatusSuccess, Data: strings.ToValidUTF8(string(data), "\uFFFD")}
+		return toolresult.Envelope{Status: llm.StatusSuccess, Data: strings.ToValidUTF8(string(data), "\uFFFD")}
 	}
 	if detail := errorDetail(data); detail != "" {
 		what += ": " + detail
 	}
-	var env observe.Envelope
+	var env toolresult.Envelope
 	if t, ok := statusError(code); ok {
-		env = observe.Failure(t, what)
+		env = toolresult.Failure(t, what)
 	} else if code >= 500 {
-		env = observe.Failure(observe.UpstreamError, what)
+		env = toolresult.Failure(toolresult.UpstreamError, what)
 	} else {
-		env = observe.Failure(observe.UpstreamError, what)
+		env = toolresult.Failure(toolresult.UpstreamError, what)
 		env.Error.Retryable = false
 	}
 	if ra := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ra > 0 {
@@ -302,20 +302,20 @@ func (t *httpTool) envelope(resp *http.Response, data []byte, method, host strin
 }
 
 // statusError classifies the HTTP statuses that name what went wrong.
-func statusError(code int) (observe.ErrorType, bool) {
+func statusError(code int) (toolresult.ErrorType, bool) {
 	switch code {
 	case http.StatusTooManyRequests:
-		return observe.RateLimited, true
+		return toolresult.RateLimited, true
 	case http.StatusNotFound, http.StatusGone:
-		return observe.NotFound, true
+		return toolresult.NotFound, true
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return observe.PermissionDenied, true
+		return toolresult.PermissionDenied, true
 	case http.StatusConflict:
-		return observe.Conflict, true
+		return toolresult.Conflict, true
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return observe.InvalidArguments, true
+		return toolresult.InvalidArguments, true
 	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
-		return observe.Timeout, true
+		return toolresult.Timeout, true
 	}
 	return "", false
 }

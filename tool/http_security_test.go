@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // call runs one call of t through an executor and returns its outcome.
@@ -81,7 +81,7 @@ func TestHTTPPathSegments(t *testing.T) {
 		}
 		if tt.refused != "" {
 			e := o.Envelope.Error
-			if e == nil || e.Type != observe.InvalidArguments || !strings.Contains(e.Message, tt.refused) {
+			if e == nil || e.Type != toolresult.InvalidArguments || !strings.Contains(e.Message, tt.refused) {
 				t.Errorf("Call(%s) = %s, want invalid_arguments naming %s", tt.args, text(o.Result), tt.refused)
 			}
 			continue
@@ -146,7 +146,7 @@ func TestHTTPFixedParameters(t *testing.T) {
 		hits.Store(0)
 		o := call(t, ht, `{"q":"x","tenant":"other-co"}`)
 		e := o.Envelope.Error
-		if e == nil || e.Type != observe.InvalidArguments || !strings.Contains(e.Message, `"tenant"`) || hits.Load() != 0 {
+		if e == nil || e.Type != toolresult.InvalidArguments || !strings.Contains(e.Message, `"tenant"`) || hits.Load() != 0 {
 			t.Errorf("%s Call(tenant=other-co) = %s after %d requests, want invalid_arguments naming \"tenant\" and no request", method, text(o.Result), hits.Load())
 		}
 	}
@@ -191,7 +191,7 @@ func TestHTTPUndeclaredArguments(t *testing.T) {
 		mu.Unlock()
 		if tt.refused != "" {
 			e := o.Envelope.Error
-			if e == nil || e.Type != observe.InvalidArguments || !strings.Contains(e.Message, `"`+tt.refused+`"`) || gotQuery != "-" {
+			if e == nil || e.Type != toolresult.InvalidArguments || !strings.Contains(e.Message, `"`+tt.refused+`"`) || gotQuery != "-" {
 				t.Errorf("%s %s Call(%s) = %s, want invalid_arguments naming %q and no request", tt.method, tt.params, tt.args, text(o.Result), tt.refused)
 			}
 			continue

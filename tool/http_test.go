@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 func httpSpec(name, method, url string, level tool.Idempotency) tool.Spec {
@@ -30,24 +30,24 @@ func TestHTTPStatuses(t *testing.T) {
 		header     string
 		body       string
 		wantStatus llm.Status
-		wantType   observe.ErrorType
+		wantType   toolresult.ErrorType
 		retryable  bool
 		retryAfter time.Duration
 	}{
 		{200, "", `{"ok": true}`, llm.StatusSuccess, "", false, 0},
 		{204, "", ``, llm.StatusSuccess, "", false, 0},
 		{200, "", `plain text`, llm.StatusSuccess, "", false, 0},
-		{429, "7", `{"error": {"message": "too many requests"}}`, llm.StatusError, observe.RateLimited, true, 7 * time.Second},
-		{404, "", `{"message": "no such item"}`, llm.StatusError, observe.NotFound, false, 0},
-		{410, "", ``, llm.StatusError, observe.NotFound, false, 0},
-		{401, "", `unauthorized`, llm.StatusError, observe.PermissionDenied, false, 0},
-		{403, "", ``, llm.StatusError, observe.PermissionDenied, false, 0},
-		{409, "", `{"detail": "version mismatch"}`, llm.StatusError, observe.Conflict, false, 0},
-		{422, "", `{"message": "id must be numeric"}`, llm.StatusError, observe.InvalidArguments, false, 0},
-		{500, "", `oops`, llm.StatusError, observe.UpstreamError, true, 0},
-		{503, "2", ``, llm.StatusError, observe.UpstreamError, true, 2 * time.Second},
-		{504, "", ``, llm.StatusError, observe.Timeout, false, 0}, // level_0: a timeout may have taken effect
-		{418, "", ``, llm.StatusError, observe.UpstreamError, false, 0},
+		{429, "7", `{"error": {"message": "too many requests"}}`, llm.StatusError, toolresult.RateLimited, true, 7 * time.Second},
+		{404, "", `{"message": "no such item"}`, llm.StatusError, toolresult.NotFound, false, 0},
+		{410, "", ``, llm.StatusError, toolresult.NotFound, false, 0},
+		{401, "", `unauthorized`, llm.StatusError, toolresult.PermissionDenied, false, 0},
+		{403, "", ``, llm.StatusError, toolresult.PermissionDenied, false, 0},
+		{409, "", `{"detail": "version mismatch"}`, llm.StatusError, toolresult.Conflict, false, 0},
+		{422, "", `{"message": "id must be numeric"}`, llm.StatusError, toolresult.InvalidArguments, false, 0},
+		{500, "", `oops`, llm.StatusError, toolresult.UpstreamError, true, 0},
+		{503, "2", ``, llm.StatusError, toolresult.UpstreamError, true, 2 * time.Second},
+		{504, "", ``, llm.StatusError, toolresult.Timeout, false, 0}, // level_0: a timeout may have taken effect
+		{418, "", ``, llm.StatusError, toolresult.UpstreamError, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestHTTPTransportError(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := executor(t, nil, ht).Call(context.Background(), llm.ToolCall{ID: "c", Name: "down", Input: json.RawMessage(`{"id": "1"}`)})
-	if e := o.Envelope.Error; e == nil || e.Type != observe.UpstreamError || !strings.Contains(e.Message, "GET 127.0.0.1") {
+	if e := o.Envelope.Error; e == nil || e.Type != toolresult.UpstreamError || !strings.Contains(e.Message, "GET 127.0.0.1") {
 		t.Errorf("Call(down) = %s, want upstream_error naming the request", text(o.Result))
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // A urlTemplate is an HTTP binding's URL, split once into what no
@@ -238,14 +238,14 @@ func (t *urlTemplate) fill(args map[string]any, extra string) (string, error) {
 		}
 		switch d := decoded.String(); {
 		case d == "":
-			return "", Errorf(observe.InvalidArguments, "%s fills a segment of the URL path and is empty; send a non-empty value", argumentNames(names))
+			return "", Errorf(toolresult.InvalidArguments, "%s fills a segment of the URL path and is empty; send a non-empty value", argumentNames(names))
 		case dotSegment(d):
-			return "", Errorf(observe.InvalidArguments, "%s would make a \".\" or \"..\" segment in the URL path (%q), which changes the endpoint called; send the value itself, not a relative path", argumentNames(names), d)
+			return "", Errorf(toolresult.InvalidArguments, "%s would make a \".\" or \"..\" segment in the URL path (%q), which changes the endpoint called; send the value itself, not a relative path", argumentNames(names), d)
 		}
 		escapedPath.WriteString(escaped.String())
 	}
 	if p := cleanPath(escapedPath.String()); !under(p, t.prefix) {
-		return "", Errorf(observe.InvalidArguments, "the arguments would move the URL path to %q, outside %q; send plain values", p, t.prefix)
+		return "", Errorf(toolresult.InvalidArguments, "the arguments would move the URL path to %q, outside %q; send plain values", p, t.prefix)
 	}
 	b.WriteString(escapedPath.String())
 	if t.hasQuery || extra != "" {

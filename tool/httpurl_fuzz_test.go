@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // fuzzTemplates are the HTTP binding URLs FuzzHTTPRequest builds calls
@@ -78,7 +78,7 @@ func FuzzHTTPRequest(f *testing.F) {
 		r, err := tl.request(args)
 		if err != nil {
 			var te *Error
-			if !errors.As(err, &te) || te.Type != observe.InvalidArguments {
+			if !errors.As(err, &te) || te.Type != toolresult.InvalidArguments {
 				t.Fatalf("request(%q) = %v, want an invalid_arguments refusal", args, err)
 			}
 			if k == "" && plain.MatchString(org) && plain.MatchString(team) && plain.MatchString(id) {

@@ -14,7 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/internal/jsonx"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Format names a way of writing tool definitions as JSON, as read by
@@ -452,35 +452,35 @@ func parseSpecFileTool(item jsontext.Value, path string) (Spec, error) {
 }
 
 // parseShape reads a spec file's "shape" member into shaping rules.
-func parseShape(raw jsontext.Value, path string) (observe.Rules, error) {
+func parseShape(raw jsontext.Value, path string) (toolresult.Rules, error) {
 	obj, err := object(raw, path)
 	if err != nil {
-		return observe.Rules{}, err
+		return toolresult.Rules{}, err
 	}
 	if err := knownKeys(obj, specShapeKeys, path); err != nil {
-		return observe.Rules{}, err
+		return toolresult.Rules{}, err
 	}
-	var r observe.Rules
+	var r toolresult.Rules
 	if f, ok := obj["fields"]; ok && !isNull(f) {
 		if err := jsonv2.Unmarshal(f, &r.Fields); err != nil {
-			return observe.Rules{}, &ParseError{Path: path + ".fields", Err: fmt.Errorf("is %s, want an array of field paths such as [\"title\", \"address.city\"]", rawKind(f))}
+			return toolresult.Rules{}, &ParseError{Path: path + ".fields", Err: fmt.Errorf("is %s, want an array of field paths such as [\"title\", \"address.city\"]", rawKind(f))}
 		}
 	}
 	if r.SortBy, err = optionalString(obj, "sort_by", path); err != nil {
-		return observe.Rules{}, err
+		return toolresult.Rules{}, err
 	}
 	order, err := optionalString(obj, "order", path)
 	if err != nil {
-		return observe.Rules{}, err
+		return toolresult.Rules{}, err
 	}
-	r.Order = observe.Order(order)
+	r.Order = toolresult.Order(order)
 	if m, ok := obj["max_records"]; ok && !isNull(m) {
 		if err := jsonv2.Unmarshal(m, &r.MaxRecords); err != nil {
-			return observe.Rules{}, &ParseError{Path: path + ".max_records", Err: fmt.Errorf("is %s, want a whole number (0 for no cap)", rawKind(m))}
+			return toolresult.Rules{}, &ParseError{Path: path + ".max_records", Err: fmt.Errorf("is %s, want a whole number (0 for no cap)", rawKind(m))}
 		}
 	}
 	if err := r.Validate(); err != nil {
-		return observe.Rules{}, &ParseError{Path: path, Err: errors.New(strings.TrimPrefix(err.Error(), "observe: invalid shaping rules: "))}
+		return toolresult.Rules{}, &ParseError{Path: path, Err: errors.New(strings.TrimPrefix(err.Error(), "toolresult: invalid shaping rules: "))}
 	}
 	return r, nil
 }

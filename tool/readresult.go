@@ -9,7 +9,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // ReadResultName is the name of the built-in tool that pages through
@@ -26,7 +26,7 @@ const readResultSchema = `{"type":"object","properties":{` +
 
 // readResult is the read_result tool over a shaper's store.
 type readResult struct {
-	sh   *observe.Shaper
+	sh   *toolresult.Shaper
 	spec Spec
 }
 
@@ -34,7 +34,7 @@ type readResult struct {
 // result that the shaper offloaded, page by page, each page shaped by
 // the same rules and fitted to the call's budget ([CallInfo].Budget).
 // Register it next to the tools whose results sh shapes.
-func ReadResult(sh *observe.Shaper) (Tool, error) {
+func ReadResult(sh *toolresult.Shaper) (Tool, error) {
 	if sh == nil || sh.Store() == nil {
 		return nil, errors.New("tool: read_result: the shaper has no store to read results from")
 	}
@@ -59,20 +59,20 @@ type readResultArgs struct {
 }
 
 // Call reads one page.
-func (t *readResult) Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
+func (t *readResult) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
 	var a readResultArgs
 	if err := jsonv2.Unmarshal(args, &a); err != nil {
-		return observe.Envelope{}, Errorf(observe.InvalidArguments, "read_result: %v", err)
+		return toolresult.Envelope{}, Errorf(toolresult.InvalidArguments, "read_result: %v", err)
 	}
 	ci, _ := CallInfoFrom(ctx)
-	page, err := t.sh.Page(ctx, observe.PageRequest{Ref: a.Ref, Offset: a.Offset, Limit: a.Limit, Fields: a.Fields, Filter: a.Filter}, ci.Budget)
+	page, err := t.sh.Page(ctx, toolresult.PageRequest{Ref: a.Ref, Offset: a.Offset, Limit: a.Limit, Fields: a.Fields, Filter: a.Filter}, ci.Budget)
 	switch {
-	case errors.Is(err, observe.ErrNotFound):
-		return observe.Envelope{}, Errorf(observe.NotFound, "no stored result has ref %q (it may have been evicted); call the original tool again", a.Ref)
-	case errors.Is(err, observe.ErrBadPage):
-		return observe.Envelope{}, Errorf(observe.InvalidArguments, "%s", strings.TrimPrefix(err.Error(), "observe: bad page request: "))
+	case errors.Is(err, toolresult.ErrNotFound):
+		return toolresult.Envelope{}, Errorf(toolresult.NotFound, "no stored result has ref %q (it may have been evicted); call the original tool again", a.Ref)
+	case errors.Is(err, toolresult.ErrBadPage):
+		return toolresult.Envelope{}, Errorf(toolresult.InvalidArguments, "%s", strings.TrimPrefix(err.Error(), "toolresult: bad page request: "))
 	case err != nil:
-		return observe.Envelope{}, err
+		return toolresult.Envelope{}, err
 	}
 	return page.Envelope, nil
 }

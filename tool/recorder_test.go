@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // logRecorder logs what a Recorder is told.
@@ -44,7 +44,7 @@ func TestRecorder(t *testing.T) {
 	flaky := tool.MustFunc("flaky", "Fails once.", func(ctx context.Context, _ in) (string, error) {
 		runs++
 		if runs == 1 {
-			return "", tool.Errorf(observe.RateLimited, "slow down")
+			return "", tool.Errorf(toolresult.RateLimited, "slow down")
 		}
 		return "ok", nil
 	}, &tool.FuncOptions{Idempotency: tool.Level1})
@@ -64,7 +64,7 @@ func TestRecorder(t *testing.T) {
 	runs = 1
 	rec = &logRecorder{fail: true}
 	out = ex.Run(tool.WithRecorder(context.Background(), rec), calls[:1])
-	if runs != 1 || out[0].Envelope.Error == nil || out[0].Envelope.Error.Type != observe.InternalError {
+	if runs != 1 || out[0].Envelope.Error == nil || out[0].Envelope.Error.Type != toolresult.InternalError {
 		t.Errorf("after a failed Start: runs %d, result %+v; want no run and internal_error", runs, out[0].Envelope)
 	}
 }

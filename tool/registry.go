@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // A Tool is something a model can call.
@@ -19,9 +19,9 @@ import (
 // filled in; ctx carries the attempt's deadline and a [CallInfo].
 //
 // Call returns what the model should see: usually
-// [observe.Success](summary, data) — an empty summary gets a generic one —
+// [toolresult.Success](summary, data) — an empty summary gets a generic one —
 // or a typed failure as an error (see [Error]). A tool that wants full
-// control returns any [observe.Envelope], including a partial one.
+// control returns any [toolresult.Envelope], including a partial one.
 //
 // Call must honour ctx: return soon after it is done. The executor gives
 // a tool whose context is done [Config.Grace] to return, then reports the
@@ -31,7 +31,7 @@ import (
 // parallel.
 type Tool interface {
 	Spec() Spec
-	Call(ctx context.Context, args json.RawMessage) (observe.Envelope, error)
+	Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error)
 }
 
 // A Summarizer is a tool result that says in one line what it holds. A
@@ -170,5 +170,5 @@ type binder interface {
 // goroutine, after run returned nil.
 type bound interface {
 	run(ctx context.Context) error
-	result() (observe.Envelope, error)
+	result() (toolresult.Envelope, error)
 }

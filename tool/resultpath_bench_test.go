@@ -9,8 +9,8 @@ import (
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // order is one record of internal/orders, as a Go type whose encoding is
@@ -70,7 +70,7 @@ func BenchmarkResultPath(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sh, err := observe.NewShaper(counter, observe.NewMemoryStore(0), nil)
+		sh, err := toolresult.NewShaper(counter, toolresult.NewMemoryStore(0), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,8 +10,8 @@ import (
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 type doc struct {
@@ -27,7 +27,7 @@ type doc struct {
 // read_result.
 func TestExecutorShapes(t *testing.T) {
 	ctr := budget.Estimator{}
-	sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0), nil)
+	sh, err := toolresult.NewShaper(ctr, toolresult.NewMemoryStore(0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestExecutorShapes(t *testing.T) {
 				out[i] = doc{ID: i + 1, Title: fmt.Sprintf("doc %d", i+1), Score: float64((i*37)%40) / 40, Body: strings.Repeat("text ", 30)}
 			}
 			return out, nil
-		}, &tool.FuncOptions{Idempotency: tool.Level2, Shape: observe.Rules{Fields: []string{"id", "title", "score"}, SortBy: "score", MaxRecords: 5}})
+		}, &tool.FuncOptions{Idempotency: tool.Level2, Shape: toolresult.Rules{Fields: []string{"id", "title", "score"}, SortBy: "score", MaxRecords: 5}})
 	list := tool.MustFunc("list_orders", "Lists every order of the shop, oldest first, as order records.",
 		func(ctx context.Context, in query) (json.RawMessage, error) { return orders.Generate(3000, 1), nil },
 		&tool.FuncOptions{Idempotency: tool.Level2})
@@ -70,13 +70,13 @@ func TestExecutorShapes(t *testing.T) {
 	if len(hits) != 5 || hits[0].Score != 0.975 || hits[4].Score != 0.875 || hits[0].Body != "" {
 		t.Errorf("search_docs shaped to %+v, want the five best-scored, without body", hits)
 	}
-	if top.Shaping == nil || top.Shaping.Budget != 2000 || top.Envelope.Meta.Level != observe.LevelHead {
+	if top.Shaping == nil || top.Shaping.Budget != 2000 || top.Envelope.Meta.Level != toolresult.LevelHead {
 		t.Errorf("search_docs shaping = %+v, want level head in a budget of 2000 (half of 4000)", top.Shaping)
 	}
 
 	o := outs[1]
 	m := o.Envelope.Meta
-	if m.Level != observe.LevelHead || m.Ref == "" || m.TokensAfter > 2000 {
+	if m.Level != toolresult.LevelHead || m.Ref == "" || m.TokensAfter > 2000 {
 		t.Fatalf("list_orders meta = %+v, want head with a ref within 2000 tokens", m)
 	}
 	shown := 3000 - m.Omitted
@@ -109,11 +109,11 @@ func TestExecutorShapes(t *testing.T) {
 	}
 
 	bad := ex.Call(context.Background(), llm.ToolCall{ID: "x", Name: "read_result", Input: json.RawMessage(`{"ref":"r999"}`)})
-	if bad.Envelope.Error == nil || bad.Envelope.Error.Type != observe.NotFound {
+	if bad.Envelope.Error == nil || bad.Envelope.Error.Type != toolresult.NotFound {
 		t.Errorf("read_result(unknown ref) = %+v, want not_found", bad.Envelope)
 	}
 	past := ex.Call(context.Background(), llm.ToolCall{ID: "y", Name: "read_result", Input: json.RawMessage(fmt.Sprintf(`{"ref":%q,"offset":5000}`, m.Ref))})
-	if past.Envelope.Error == nil || past.Envelope.Error.Type != observe.InvalidArguments || !strings.Contains(past.Envelope.Error.Message, "past the end") {
+	if past.Envelope.Error == nil || past.Envelope.Error.Type != toolresult.InvalidArguments || !strings.Contains(past.Envelope.Error.Message, "past the end") {
 		t.Errorf("read_result(offset past the end) = %+v, want invalid_arguments saying so", past.Envelope)
 	}
 }
@@ -124,7 +124,7 @@ func TestSpecShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := specs[0].Shape
-	if got.SortBy != "score" || got.Order != observe.Descending || got.MaxRecords != 5 || len(got.Fields) != 2 {
+	if got.SortBy != "score" || got.Order != toolresult.Descending || got.MaxRecords != 5 || len(got.Fields) != 2 {
 		t.Errorf("ParseSpecs shape = %+v", got)
 	}
 	b, err := tool.MarshalSpecFile(specs)
@@ -142,7 +142,7 @@ func TestSpecShape(t *testing.T) {
 			t.Errorf("ParseSpecs(shape %s) = %v, want an error containing %q", tc.in, err, tc.want)
 		}
 	}
-	if err := (tool.Spec{Name: "t", Shape: observe.Rules{Order: observe.Ascending}}).Validate(); err == nil || !strings.Contains(err.Error(), "shape: order is set but sort_by is not") {
+	if err := (tool.Spec{Name: "t", Shape: toolresult.Rules{Order: toolresult.Ascending}}).Validate(); err == nil || !strings.Contains(err.Error(), "shape: order is set but sort_by is not") {
 		t.Errorf("Validate(order without sort_by) = %v", err)
 	}
 }

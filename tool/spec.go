@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Idempotency says whether, and how, a call may safely be retried.
@@ -52,8 +52,8 @@ type Spec struct {
 	HTTP *HTTPBinding
 	// Shape says how the tool's output is shaped to fit the context: the
 	// fields that matter, a sort key for "top N", a record cap. The zero
-	// value lets the pipeline decide alone (see [observe.Shaper]).
-	Shape observe.Rules
+	// value lets the pipeline decide alone (see [toolresult.Shaper]).
+	Shape toolresult.Rules
 }
 
 // ToolSpec returns what a model is told about the tool.

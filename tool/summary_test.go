@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // TestGenericSummary checks the summary the executor writes for a result
@@ -15,7 +15,7 @@ import (
 // without decoding it, whatever form the tool gave it in.
 func TestGenericSummary(t *testing.T) {
 	parsed := func(s string) any {
-		v, err := observe.ParseJSON([]byte(s))
+		v, err := toolresult.ParseJSON([]byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,8 +44,8 @@ func TestGenericSummary(t *testing.T) {
 		{"array with a name twice", "", json.RawMessage(`[{"a":1,"a":2}]`), "t(): done"},
 	}
 	for _, tt := range tests {
-		f := newFake("t", tool.Level2, func(ctx context.Context, args json.RawMessage) (observe.Envelope, error) {
-			return observe.Success("", tt.data), nil
+		f := newFake("t", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+			return toolresult.Success("", tt.data), nil
 		})
 		f.spec.Returns = json.RawMessage(tt.returns)
 		ex := executor(t, nil, f)
@@ -55,7 +55,7 @@ func TestGenericSummary(t *testing.T) {
 		}
 		// The outcome holds JSON data as a json.RawMessage of the bytes
 		// the tool gave, parsed or not.
-		if v, ok := tt.data.(*observe.JSON); ok {
+		if v, ok := tt.data.(*toolresult.JSON); ok {
 			if got, ok := o.Envelope.Data.(json.RawMessage); !ok || string(got) != string(v.Bytes()) {
 				t.Errorf("%s: outcome data = %#v, want json.RawMessage(%s)", tt.name, o.Envelope.Data, v.Bytes())
 			}

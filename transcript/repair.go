@@ -10,7 +10,7 @@ import (
 
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // UnansweredAction says what Repair does with a tool call that has no
@@ -946,8 +946,8 @@ func placeholder(r llm.ToolResult) bool {
 	if !ok {
 		return false
 	}
-	if env, err := observe.Parse([]byte(t.Text)); err == nil {
-		return env.Error != nil && (env.Error.Type == observe.Interrupted || env.Error.Type == observe.Cancelled)
+	if env, err := toolresult.Parse([]byte(t.Text)); err == nil {
+		return env.Error != nil && (env.Error.Type == toolresult.Interrupted || env.Error.Type == toolresult.Cancelled)
 	}
 	if len(t.Text) > 400 {
 		return false
@@ -1485,8 +1485,8 @@ func (rp *repairer) interrupted(id, name string) llm.ToolResult {
 // interruptedResult is the result of an unanswered call of tool name,
 // without its call id.
 func interruptedResult(name string) llm.ToolResult {
-	env := observe.Failure(observe.Interrupted, name+" was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.")
-	env.Suggestion = observe.Options("check whether it took effect before calling it again", "ask the user how to proceed")
+	env := toolresult.Failure(toolresult.Interrupted, name+" was called, but no result was recorded: the run stopped before the outcome was known. Whether it took effect is unknown.")
+	env.Suggestion = toolresult.Options("check whether it took effect before calling it again", "ask the user how to proceed")
 	env.Meta.Source = "toolwire transcript repair"
 	return env.Result("", name)
 }

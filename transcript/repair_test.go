@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // TestRepairContentAfterPairing covers messages that pairing makes or
@@ -282,8 +282,8 @@ func TestRepairGeminiJoinedTurns(t *testing.T) {
 // Repair reports, unless the Duplicates policy picks the first or the
 // last.
 func TestRepairDuplicateResults(t *testing.T) {
-	interrupted := observe.Failure(observe.Interrupted, "a was running when the process stopped").Result("c1", "a")
-	cancelled := observe.Failure(observe.Cancelled, "a was cancelled").Result("c1", "a")
+	interrupted := toolresult.Failure(toolresult.Interrupted, "a was running when the process stopped").Result("c1", "a")
+	cancelled := toolresult.Failure(toolresult.Cancelled, "a was cancelled").Result("c1", "a")
 	aborted := errRes("c1", "a", txt("Tool call aborted by the user."))
 	tests := []struct {
 		name string
@@ -506,7 +506,7 @@ func TestPlaceholder(t *testing.T) {
 		{res("c1", "a", "[Request interrupted by user for tool use]"), true},
 		{res("c1", "a", "interrupted"), true},
 		{errRes("c1", "a", txt("Tool call aborted by the user.")), true},
-		{observe.Failure(observe.Cancelled, "a was cancelled").Result("c1", "a"), true},
+		{toolresult.Failure(toolresult.Cancelled, "a was cancelled").Result("c1", "a"), true},
 		{res("c1", "a", "aborted the deploy: 3 hosts rolled back"), false},
 		{res("c1", "a", "Tool call aborted by the user."), true},
 		{res("c1", "a", "Cancelled order #4411; refund issued"), false},

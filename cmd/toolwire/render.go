@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 func newRenderCmd(e *env) *cobra.Command {
@@ -21,7 +21,7 @@ model would read: compact, deterministic, with non-ASCII text kept as is.
 --example renders a built-in example instead.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var env observe.Envelope
+			var env toolresult.Envelope
 			if example {
 				if len(args) > 0 {
 					return usageError("give --example or a FILE, not both")
@@ -32,7 +32,7 @@ model would read: compact, deterministic, with non-ASCII text kept as is.
 				if err != nil {
 					return err
 				}
-				if env, err = observe.Parse(data); err != nil {
+				if env, err = toolresult.Parse(data); err != nil {
 					return inputError(name, err)
 				}
 			}
@@ -48,10 +48,10 @@ model would read: compact, deterministic, with non-ASCII text kept as is.
 	return cmd
 }
 
-func exampleEnvelope() observe.Envelope {
-	env := observe.Partial("search_flights(from=PAR, to=PEK, date=2026-12-01): 2 of 3 airlines answered; China Eastern timed out",
+func exampleEnvelope() toolresult.Envelope {
+	env := toolresult.Partial("search_flights(from=PAR, to=PEK, date=2026-12-01): 2 of 3 airlines answered; China Eastern timed out",
 		json.RawMessage(`[{"flight":"AF128","depart":"10:35","price_eur":612},{"flight":"CA934","depart":"13:50","price_eur":577}]`))
-	env.Suggestion = observe.Options("retry China Eastern alone in a few seconds", "present these two flights")
-	env.Meta = observe.Meta{Source: "flights-api", Duration: 1840 * time.Millisecond}
+	env.Suggestion = toolresult.Options("retry China Eastern alone in a few seconds", "present these two flights")
+	env.Meta = toolresult.Meta{Source: "flights-api", Duration: 1840 * time.Millisecond}
 	return env
 }

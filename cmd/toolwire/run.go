@@ -25,12 +25,12 @@ import (
 	"github.com/toolwire/toolwire/internal/agentfile"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/open"
 	"github.com/toolwire/toolwire/provider/replay"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -238,7 +238,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		// Recorded turns name the refs of the store they were recorded
 		// with (r1, r2, ...): a replayed run keeps its offloaded results
 		// in memory, numbered as they were.
-		cfg.Store = observe.NewMemoryStore(0).NumberRefs()
+		cfg.Store = toolresult.NewMemoryStore(0).NumberRefs()
 	}
 	a, err := toolwire.New(model, cfg)
 	if err != nil {

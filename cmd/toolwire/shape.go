@@ -16,11 +16,11 @@ import (
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -67,7 +67,7 @@ gemini-2.5-pro).
 
 Exit codes: 0 the message fits the budget; 1 even the smallest
 observation exceeds it; 2 the input or the command line is unusable.`,
-		Example: `  toolwire shape --budget 2000 observe/testdata/shape/orders-30000.json
+		Example: `  toolwire shape --budget 2000 toolresult/testdata/shape/orders-30000.json
   curl -s https://api.example.com/orders | toolwire shape --dialect anthropic -
   toolwire shape --spec tools.json --tool search_docs hits.json`,
 		Args: cobra.ExactArgs(1),
@@ -104,27 +104,27 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 			if err != nil {
 				return err
 			}
-			sh, err := observe.NewShaper(counter, observe.NewMemoryStore(0).NumberRefs(), nil)
+			sh, err := toolresult.NewShaper(counter, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 			if err != nil {
 				return &exitError{code: exitInternal, err: err}
 			}
-			var env observe.Envelope
+			var env toolresult.Envelope
 			var notes []string
 			if len(bytes.TrimSpace(data)) == 0 {
-				env = observe.Empty(name + " returned nothing")
+				env = toolresult.Empty(name + " returned nothing")
 				notes = append(notes, displayName(src)+" is empty: shown as a success that found nothing")
 			} else {
-				env = observe.Success(fmt.Sprintf("%s returned %s", name, units.Bytes(len(data))), observe.Raw(data))
+				env = toolresult.Success(fmt.Sprintf("%s returned %s", name, units.Bytes(len(data))), toolresult.Raw(data))
 				if !utf8.Valid(data) && looksLikeText(data) {
 					notes = append(notes, displayName(src)+" holds invalid UTF-8: each invalid byte is shown as U+FFFD and meta.invalid_utf8 is set")
 				}
 			}
-			req := observe.Request{Tool: name, Budget: tokens, Rules: spec.Shape, JSON: len(spec.Returns) > 0,
+			req := toolresult.Request{Tool: name, Budget: tokens, Rules: spec.Shape, JSON: len(spec.Returns) > 0,
 				Images: budget.ImagePolicy(d, limits)}
 			out, err := sh.Shape(context.Background(), env, req)
 			if err != nil {
 				if req.JSON {
-					return inputError(src, fmt.Errorf("%s declares a JSON result (its return schema), but the output is not JSON: %s", name, strings.TrimPrefix(err.Error(), "observe: shape: the output is not JSON: not JSON: ")))
+					return inputError(src, fmt.Errorf("%s declares a JSON result (its return schema), but the output is not JSON: %s", name, strings.TrimPrefix(err.Error(), "toolresult: shape: the output is not JSON: not JSON: ")))
 				}
 				return inputError(src, err)
 			}
@@ -240,14 +240,14 @@ func lastElement(body []byte, key string) ([]byte, error) {
 	return nil, errors.New("the encoded body has no " + key)
 }
 
-func printShapeReport(w io.Writer, r observe.Report, d transcript.Dialect, model string, l budget.Limits, notes []string) {
+func printShapeReport(w io.Writer, r toolresult.Report, d transcript.Dialect, model string, l budget.Limits, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	levels := map[observe.Level]string{
-		observe.LevelFull:      "the whole output fits",
-		observe.LevelHead:      "the first records or lines that fit, with a note on how to read on",
-		observe.LevelAggregate: "too few records fit: their count, schema, statistics and a sample",
+	levels := map[toolresult.Level]string{
+		toolresult.LevelFull:      "the whole output fits",
+		toolresult.LevelHead:      "the first records or lines that fit, with a note on how to read on",
+		toolresult.LevelAggregate: "too few records fit: their count, schema, statistics and a sample",
 	}
 	fmt.Fprintf(w, "level: %s — %s\n", r.Level, levels[r.Level])
 	how := "estimated"

@@ -39,17 +39,17 @@ func TestShape(t *testing.T) {
 		golden   string // stdout and stderr, under cmd/toolwire/testdata
 		inStderr string // when not golden
 	}{
-		{name: "orders head", args: []string{"shape", "--budget", "300", "observe/testdata/shape/orders-30000.json"}, golden: "shape_orders.txt"},
-		{name: "orders anthropic", args: []string{"shape", "--budget", "600", "--dialect", "anthropic", "observe/testdata/shape/orders-30000.json"}, golden: "shape_orders_anthropic.txt"},
-		{name: "orders aggregate", args: []string{"shape", "--budget", "250", "observe/testdata/shape/orders-30000.json"}, golden: "shape_orders_aggregate.txt"},
-		{name: "top five by spec, gemini", args: []string{"shape", "--spec", spec, "--tool", "search_docs", "--dialect", "gemini", "observe/testdata/shape/documents-200.json"}, golden: "shape_top5_gemini.txt"},
+		{name: "orders head", args: []string{"shape", "--budget", "300", "toolresult/testdata/shape/orders-30000.json"}, golden: "shape_orders.txt"},
+		{name: "orders anthropic", args: []string{"shape", "--budget", "600", "--dialect", "anthropic", "toolresult/testdata/shape/orders-30000.json"}, golden: "shape_orders_anthropic.txt"},
+		{name: "orders aggregate", args: []string{"shape", "--budget", "250", "toolresult/testdata/shape/orders-30000.json"}, golden: "shape_orders_aggregate.txt"},
+		{name: "top five by spec, gemini", args: []string{"shape", "--spec", spec, "--tool", "search_docs", "--dialect", "gemini", "toolresult/testdata/shape/documents-200.json"}, golden: "shape_top5_gemini.txt"},
 		{name: "text from stdin, responses", stdin: "line one\nline two\n", args: []string{"shape", "--dialect", "openai-responses", "-"}, golden: "shape_stdin.txt"},
 		{name: "invalid UTF-8", stdin: "caf\xe9 au lait\n", args: []string{"shape", "-"}, golden: "shape_invalid_utf8.txt"},
 		{name: "empty file", args: []string{"shape", empty}, inStderr: "empty.json is empty: shown as a success that found nothing"},
-		{name: "not JSON but declared", args: []string{"shape", "--spec", spec, "--tool", "search_docs", "observe/testdata/shape/service-2000.log"}, code: exitUsage,
-			inStderr: "toolwire: observe/testdata/shape/service-2000.log: search_docs declares a JSON result (its return schema), but the output is not JSON: line 1, column"},
+		{name: "not JSON but declared", args: []string{"shape", "--spec", spec, "--tool", "search_docs", "toolresult/testdata/shape/service-2000.log"}, code: exitUsage,
+			inStderr: "toolwire: toolresult/testdata/shape/service-2000.log: search_docs declares a JSON result (its return schema), but the output is not JSON: line 1, column"},
 		{name: "1 GB file", args: []string{"shape", big}, code: exitUsage, inStderr: "big.json is 1.1 GB, larger than the 256 MiB toolwire reads: cut it (head -c) or narrow the tool's query"},
-		{name: "over budget", args: []string{"shape", "--budget", "5", "observe/testdata/shape/orders-20.json"}, code: exitRejected, inStderr: "toolwire: the smallest observation (32 tokens) is over the budget of 5: raise --budget or narrow the output"},
+		{name: "over budget", args: []string{"shape", "--budget", "5", "toolresult/testdata/shape/orders-20.json"}, code: exitRejected, inStderr: "toolwire: the smallest observation (32 tokens) is over the budget of 5: raise --budget or narrow the output"},
 		{name: "budget zero", args: []string{"shape", "--budget", "0", "x"}, code: exitUsage, inStderr: "--budget 0: want a positive number of tokens"},
 		{name: "unknown dialect", args: []string{"shape", "--dialect", "bedrock", "x"}, code: exitUsage, inStderr: `--dialect "bedrock": unknown dialect`},
 		{name: "unknown model", args: []string{"shape", "--model", "llama-3", "x"}, code: exitUsage, inStderr: `--model "llama-3": not in the model table`},
@@ -71,7 +71,7 @@ func TestShape(t *testing.T) {
 			if !strings.Contains(stderr, tt.inStderr) {
 				t.Errorf("toolwire %q stderr = %q, want it to contain %q", tt.args, stderr, tt.inStderr)
 			}
-			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "*observe.") {
+			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "*toolresult.") {
 				t.Errorf("toolwire %q printed a Go stack or type: %s", tt.args, stderr)
 			}
 		})

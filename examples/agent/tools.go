@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/internal/orders"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Options configure a [Set]. A nil *Options means the defaults.
@@ -127,10 +127,10 @@ func (s *Set) weather() tool.Tool {
 	return tool.MustFunc("get_weather",
 		"Today's weather in a city: sky, temperature now, high and low, how warm it feels, wind, humidity and UV index, in °C. "+
 			"Use it for questions about the weather or what to wear. Knows 北京, 上海, Paris, London and Tokyo.",
-		func(ctx context.Context, a in) (observe.Envelope, error) {
+		func(ctx context.Context, a in) (toolresult.Envelope, error) {
 			w, ok := weather[a.City]
 			if !ok {
-				env := observe.Failure(observe.NotFound, fmt.Sprintf("no weather station for %q", a.City))
+				env := toolresult.Failure(toolresult.NotFound, fmt.Sprintf("no weather station for %q", a.City))
 				known := slices.Sorted(func(yield func(string) bool) {
 					for k := range weather {
 						if !yield(k) {
@@ -138,10 +138,10 @@ func (s *Set) weather() tool.Tool {
 						}
 					}
 				})
-				env.Suggestion = observe.Options(fmt.Sprintf("ask for one of %v", known), "tell the user the city is not covered")
+				env.Suggestion = toolresult.Options(fmt.Sprintf("ask for one of %v", known), "tell the user the city is not covered")
 				return env, nil
 			}
-			return observe.Success(fmt.Sprintf("get_weather(city=%s): %s, %d°C (feels like %d°C), high %d°C, low %d°C", w.City, w.Sky, w.TempC, w.FeelsLikeC, w.HighC, w.LowC), w), nil
+			return toolresult.Success(fmt.Sprintf("get_weather(city=%s): %s, %d°C (feels like %d°C), high %d°C, low %d°C", w.City, w.Sky, w.TempC, w.FeelsLikeC, w.HighC, w.LowC), w), nil
 		}, &tool.FuncOptions{Idempotency: tool.Level2})
 }
 
@@ -191,7 +191,7 @@ func (s *Set) createTicket() tool.Tool {
 			ci, _ := tool.CallInfoFrom(ctx)
 			key := ci.IdempotencyKey
 			if key == "" {
-				return out{}, tool.Errorf(observe.InternalError, "no idempotency key: create_ticket must run through the executor as a level-1 tool")
+				return out{}, tool.Errorf(toolresult.InternalError, "no idempotency key: create_ticket must run through the executor as a level-1 tool")
 			}
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -205,14 +205,14 @@ func (s *Set) createTicket() tool.Tool {
 			if s.opts.Ledger != "" {
 				f, err := os.OpenFile(s.opts.Ledger, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 				if err != nil {
-					return out{}, tool.Errorf(observe.InternalError, "the ticket ledger cannot be opened: %v", err)
+					return out{}, tool.Errorf(toolresult.InternalError, "the ticket ledger cannot be opened: %v", err)
 				}
 				_, err = fmt.Fprintf(f, "T-%d %s\n", 1000+n, key)
 				if cerr := f.Close(); err == nil {
 					err = cerr
 				}
 				if err != nil {
-					return out{}, tool.Errorf(observe.InternalError, "the ticket could not be recorded: %v", err)
+					return out{}, tool.Errorf(toolresult.InternalError, "the ticket could not be recorded: %v", err)
 				}
 			}
 			s.tickets[key] = n
@@ -238,11 +238,11 @@ func (s *Set) checkInventory() tool.Tool {
 	}
 	return tool.MustFunc("check_inventory",
 		"Returns how many units of a product are in stock, by SKU.",
-		func(ctx context.Context, a in) (observe.Envelope, error) {
-			env := observe.Failure(observe.UpstreamError, "the warehouse API is down for maintenance until 06:00 UTC")
+		func(ctx context.Context, a in) (toolresult.Envelope, error) {
+			env := toolresult.Failure(toolresult.UpstreamError, "the warehouse API is down for maintenance until 06:00 UTC")
 			env.Summary = "check_inventory(sku=" + a.SKU + ") failed: the warehouse API is down for maintenance"
 			env.Error.RetryAfter = 10 * time.Minute
-			env.Suggestion = observe.Options("retry after 06:00 UTC", "tell the user the stock cannot be checked right now")
+			env.Suggestion = toolresult.Options("retry after 06:00 UTC", "tell the user the stock cannot be checked right now")
 			return env, nil
 		}, &tool.FuncOptions{Idempotency: tool.Level2})
 }
@@ -279,14 +279,14 @@ func (s *Set) notifyCustomer() tool.Tool {
 				defer s.mu.Unlock()
 				f, err := os.OpenFile(s.opts.Ledger, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 				if err != nil {
-					return "", tool.Errorf(observe.InternalError, "the message ledger cannot be opened: %v", err)
+					return "", tool.Errorf(toolresult.InternalError, "the message ledger cannot be opened: %v", err)
 				}
 				_, err = fmt.Fprintf(f, "notify %s\n", ci.ID)
 				if cerr := f.Close(); err == nil {
 					err = cerr
 				}
 				if err != nil {
-					return "", tool.Errorf(observe.InternalError, "the message could not be recorded: %v", err)
+					return "", tool.Errorf(toolresult.InternalError, "the message could not be recorded: %v", err)
 				}
 			}
 			return "sent to the customer of " + a.Order, nil

@@ -2,7 +2,7 @@
 // pipeline's tests and benchmarks shape: order records with Chinese and
 // English fields, nested addresses, nulls and empty values. The output
 // depends only on the arguments, so a data set can be regenerated
-// byte for byte (observe/testdata/orders-30000.json is Generate(30000, 1)).
+// byte for byte (toolresult/testdata/orders-30000.json is Generate(30000, 1)).
 package orders
 
 import (
@@ -147,11 +147,11 @@ func pad2(n int) string {
 
 // A Set is one data set file.
 type Set struct {
-	Name string // file name under observe/testdata/shape
+	Name string // file name under toolresult/testdata/shape
 	Data func() []byte
 }
 
-// Sets returns the data sets committed under observe/testdata/shape,
+// Sets returns the data sets committed under toolresult/testdata/shape,
 // which cmd/gendata writes and a test keeps in step with this package.
 func Sets() []Set {
 	return []Set{

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -51,7 +51,7 @@ func TestEditedRoundTrip(t *testing.T) {
 	// to the real one, the way a repair would.
 	last := len(r.Messages) - 1
 	tool := r.Messages[last]
-	synthetic := observe.Failure(observe.Interrupted, "The call was interrupted; its outcome is unknown.").Result("toolu_x", "download")
+	synthetic := toolresult.Failure(toolresult.Interrupted, "The call was interrupted; its outcome is unknown.").Result("toolu_x", "download")
 	tool.Parts = append([]llm.Part{synthetic}, tool.Parts...)
 	msgs := append([]llm.Message{}, r.Messages[:last]...)
 	msgs = append(msgs, llm.User("(note)"), tool)
@@ -145,8 +145,8 @@ func TestDecodeErrors(t *testing.T) {
 
 // TestResultStatus checks is_error and envelope statuses.
 func TestResultStatus(t *testing.T) {
-	partial, _ := observe.Partial("2 of 3 pages", nil).MarshalJSON()
-	failure, _ := observe.Failure(observe.Timeout, "timed out").MarshalJSON()
+	partial, _ := toolresult.Partial("2 of 3 pages", nil).MarshalJSON()
+	failure, _ := toolresult.Failure(toolresult.Timeout, "timed out").MarshalJSON()
 	for _, tc := range []struct {
 		block string
 		want  llm.Status

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // tested is this package's codec, for the shared checks of codectest.
@@ -45,7 +45,7 @@ func TestEditedRoundTrip(t *testing.T) {
 	// Drop the second result and answer it with a synthetic error after
 	// the first, as a repair would; insert a user note at the end.
 	tool := r.Messages[3]
-	synthetic := observe.Failure(observe.Interrupted, "The call was interrupted; its outcome is unknown.").Result("", "get_time")
+	synthetic := toolresult.Failure(toolresult.Interrupted, "The call was interrupted; its outcome is unknown.").Result("", "get_time")
 	tool.Parts = []llm.Part{tool.Parts[0], synthetic}
 	r.Messages[3] = tool
 	r.Messages = append(r.Messages, llm.User("(note)"))
@@ -147,7 +147,7 @@ func TestFieldOrder(t *testing.T) {
 // TestResponses checks how functionResponse.response maps to a result's
 // content and status, and back.
 func TestResponses(t *testing.T) {
-	env, _ := observe.Partial("2 of 3 pages", nil).MarshalJSON()
+	env, _ := toolresult.Partial("2 of 3 pages", nil).MarshalJSON()
 	for _, tc := range []struct {
 		response string
 		content  []llm.Part

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // benchTranscript builds a conversation of about n wire messages, a fifth
@@ -33,9 +33,9 @@ func benchTranscript(n int) []llm.Message {
 					llm.ToolCall{ID: b, Name: "check_stock", Input: json.RawMessage(fmt.Sprintf(`{"sku":"SKU-%d","warehouse":"eu-west"}`, 5000+i))},
 				),
 				llm.Tool(
-					observe.Success(fmt.Sprintf("order %d shipped on 2025-03-%02d via DHL", 100000+i, i%28+1),
+					toolresult.Success(fmt.Sprintf("order %d shipped on 2025-03-%02d via DHL", 100000+i, i%28+1),
 						map[string]any{"status": "shipped", "carrier": "DHL", "tracking": fmt.Sprintf("JD%018d", i), "eta": "2025-04-02"}).Result(a, "get_order_status"),
-					observe.Success(fmt.Sprintf("SKU-%d: 12 in stock in eu-west", 5000+i), map[string]any{"sku": fmt.Sprintf("SKU-%d", 5000+i), "available": 12}).Result(b, "check_stock"),
+					toolresult.Success(fmt.Sprintf("SKU-%d: 12 in stock in eu-west", 5000+i), map[string]any{"sku": fmt.Sprintf("SKU-%d", 5000+i), "available": 12}).Result(b, "check_stock"),
 				),
 				llm.Assistant(llm.Text{Text: fmt.Sprintf("Your order #%d shipped with DHL (tracking JD%018d) and should arrive on April 2. Good news: SKU-%d is back in stock, with 12 units in our EU warehouse. Is there anything else I can help with?", 100000+i, i, 5000+i)}),
 			)

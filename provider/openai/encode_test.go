@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 var png = []byte("\x89PNG\r\n\x1a\n")
@@ -211,7 +211,7 @@ func TestKeepFollowsMessages(t *testing.T) {
 	// Answer c2 after c1 (what Repair does for an unanswered call), and
 	// change bob's message.
 	tm := r.Messages[2]
-	tm.Parts = append(tm.Parts, observe.Failure(observe.Interrupted, "unknown outcome").Result("c2", "f"))
+	tm.Parts = append(tm.Parts, toolresult.Failure(toolresult.Interrupted, "unknown outcome").Result("c2", "f"))
 	r.Messages[2] = tm
 	r.Messages[3] = llm.User("second, edited")
 	got, _, err := EncodeChat(r)

@@ -10,11 +10,11 @@ import (
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/lint"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider/anthropic"
 	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/openai"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -68,8 +68,8 @@ var agreeDecoders = []agreeDecoder{
 		}
 		return true
 	}, false},
-	{"observe envelope", func(v []byte) bool {
-		_, err := observe.Parse(join(`{"status":"success","summary":"f: done","data":`, v, `}`))
+	{"toolresult envelope", func(v []byte) bool {
+		_, err := toolresult.Parse(join(`{"status":"success","summary":"f: done","data":`, v, `}`))
 		return err == nil
 	}, false},
 	{"anthropic", func(v []byte) bool {

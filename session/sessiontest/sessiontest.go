@@ -30,10 +30,10 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
-	"github.com/toolwire/toolwire/observe/storetest"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
+	"github.com/toolwire/toolwire/toolresult/storetest"
 )
 
 // Config is what the suite opens a store with.
@@ -994,10 +994,10 @@ func testDelete(t *testing.T, h *harness) {
 	}
 }
 
-// testResultStore runs the observe.Store conformance suite on a session's
+// testResultStore runs the toolresult.Store conformance suite on a session's
 // offloaded results, as the observation pipeline sees them.
 func testResultStore(t *testing.T, h *harness) {
-	storetest.ExerciseBound(t, func(t *testing.T) observe.Store {
+	storetest.ExerciseBound(t, func(t *testing.T) toolresult.Store {
 		s, _ := h.store(t)
 		r := results(t, s)
 		create(t, s, "s1")

@@ -1,6 +1,6 @@
 // Command gendata writes the observation pipeline's data sets:
 //
-//	go run ./internal/orders/gendata observe/testdata/shape
+//	go run ./internal/orders/gendata toolresult/testdata/shape
 package main
 
 import (

@@ -17,8 +17,8 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/provider"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // PartKind names the kind of a part in warnings: "text", "tool call", ...
@@ -83,13 +83,13 @@ func LeadingSystem(msgs []llm.Message, bare bool, decoded int) int {
 }
 
 // EnvelopeStatus returns the status of the toolwire envelope that text is
-// (observe.Parse accepts it), and false when text is not one.
+// (toolresult.Parse accepts it), and false when text is not one.
 func EnvelopeStatus(text string) (llm.Status, bool) {
 	s := strings.TrimLeft(text, " \t\r\n")
 	if !strings.HasPrefix(s, "{") || !strings.Contains(s, `"status"`) || !strings.Contains(s, `"summary"`) {
 		return "", false
 	}
-	env, err := observe.Parse([]byte(text))
+	env, err := toolresult.Parse([]byte(text))
 	if err != nil {
 		return "", false
 	}

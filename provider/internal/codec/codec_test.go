@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 func TestAppendBody(t *testing.T) {
@@ -144,8 +144,8 @@ type testBlocks []llm.Part
 func (b testBlocks) Part(k int) llm.Part { return b[k] }
 
 func TestEnvelopeStatus(t *testing.T) {
-	partial, _ := observe.Partial("2 of 3 pages", nil).MarshalJSON()
-	failure, _ := observe.Failure(observe.Timeout, "timed out").MarshalJSON()
+	partial, _ := toolresult.Partial("2 of 3 pages", nil).MarshalJSON()
+	failure, _ := toolresult.Failure(toolresult.Timeout, "timed out").MarshalJSON()
 	tests := []struct {
 		text string
 		want llm.Status

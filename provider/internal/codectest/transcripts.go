@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // The transcripts here come from another dialect's codec. The codecs'
@@ -35,7 +35,7 @@ func FromAnthropic() []llm.Message {
 			llm.Text{Text: "Also, use Celsius."},
 		}},
 		llm.Assistant(llm.Text{Text: "The station is offline; "}, llm.ToolCall{ID: "toolu_01C", Name: "retry", Input: nil}, llm.Text{Text: "retrying."}),
-		llm.Tool(observe.Failure(observe.Interrupted, "the run stopped before the result came back; the outcome is unknown").Result("toolu_01C", "retry")),
+		llm.Tool(toolresult.Failure(toolresult.Interrupted, "the run stopped before the result came back; the outcome is unknown").Result("toolu_01C", "retry")),
 	}
 }
 

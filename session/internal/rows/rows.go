@@ -15,9 +15,9 @@ import (
 
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Now returns clock's time as the stores keep it: UTC, to the microsecond
@@ -53,10 +53,10 @@ func random(prefix string, n int) string {
 // NewID returns a new session id: "s-" and 16 random characters (80 bits).
 func NewID() string { return random("s-", 16) }
 
-// NewRef returns a new offloaded-result reference, as observe names
+// NewRef returns a new offloaded-result reference, as toolresult names
 // them: "r-" and 14 random characters (70 bits), short enough for a model
 // to copy.
-func NewRef() string { return observe.NewRef() }
+func NewRef() string { return toolresult.NewRef() }
 
 // CheckRef reports whether ref may name an offloaded result that a caller
 // chose: "r-" and 1 to 62 letters, digits, _ or -.

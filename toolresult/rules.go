@@ -1,4 +1,4 @@
-package observe
+package toolresult
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func (r Rules) Validate() error {
 		problems = append(problems, fmt.Sprintf("max_records %d is negative (use 0 for no cap)", r.MaxRecords))
 	}
 	if problems != nil {
-		return fmt.Errorf("observe: invalid shaping rules: %s", strings.Join(problems, "; "))
+		return fmt.Errorf("toolresult: invalid shaping rules: %s", strings.Join(problems, "; "))
 	}
 	return nil
 }

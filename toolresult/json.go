@@ -1,4 +1,4 @@
-package observe
+package toolresult
 
 import (
 	"encoding/json"
@@ -53,7 +53,7 @@ func (v *JSON) ArrayLen() (n int, ok bool) {
 }
 
 // errInvalidUTF8 is why [JSON.Value] refuses a value.
-var errInvalidUTF8 = errors.New("observe: the JSON value holds invalid UTF-8")
+var errInvalidUTF8 = errors.New("toolresult: the JSON value holds invalid UTF-8")
 
 // Value returns v decoded as the module's strict reader decodes JSON into
 // an any (what encoding/json does with UseNumber): map[string]any, []any,

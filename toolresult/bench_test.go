@@ -1,4 +1,4 @@
-package observe_test
+package toolresult_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/benchcpu"
 	"github.com/toolwire/toolwire/internal/orders"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // peak turns off the peak-heap sampler, whose goroutine would be counted
@@ -94,16 +94,16 @@ func BenchmarkShape(b *testing.B) {
 		})
 		for _, c := range []struct {
 			name string
-			ctr  observe.Counter
+			ctr  toolresult.Counter
 		}{{"estimator", budget.Estimator{}}, {"exact-o200k", exact}} {
 			b.Run("shape-"+c.name+"/"+size, func(b *testing.B) {
 				data := orders.Generate(n, 1)
-				sh, err := observe.NewShaper(c.ctr, observe.NewMemoryStore(1<<30), nil)
+				sh, err := toolresult.NewShaper(c.ctr, toolresult.NewMemoryStore(1<<30), nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				env := observe.Success("search_orders(q=all)", json.RawMessage(data))
-				req := observe.Request{Tool: "search_orders", Budget: 2000}
+				env := toolresult.Success("search_orders(q=all)", json.RawMessage(data))
+				req := toolresult.Request{Tool: "search_orders", Budget: 2000}
 				shape := func() {
 					out, err := sh.Shape(ctx, env, req)
 					if err != nil || out.Report.TokensAfter > 2000 {

@@ -1,4 +1,4 @@
-package observe
+package toolresult
 
 import (
 	"context"
@@ -117,11 +117,11 @@ type Shaper struct {
 // told to narrow its query instead of paging. A nil cfg means defaults.
 func NewShaper(counter Counter, store Store, cfg *Config) (*Shaper, error) {
 	if counter == nil {
-		return nil, errors.New("observe: new shaper: the counter is nil (use budget.NewCounter)")
+		return nil, errors.New("toolresult: new shaper: the counter is nil (use budget.NewCounter)")
 	}
 	c := cfg.withDefaults()
 	if c.Budget < 0 || c.MinRecords < 0 || c.Sample < 0 || c.TopValues < 0 || c.MaxInline < 0 {
-		return nil, fmt.Errorf("observe: new shaper: a negative setting in %+v", c)
+		return nil, fmt.Errorf("toolresult: new shaper: a negative setting in %+v", c)
 	}
 	return &Shaper{counter: counter, store: store, cfg: c}, nil
 }
@@ -275,7 +275,7 @@ func (s *Shaper) Shape(ctx context.Context, env Envelope, req Request) (Shaped, 
 	switch req.Images {
 	case "", DescribeImages, InlineImages:
 	default:
-		return Shaped{}, fmt.Errorf("observe: shape: image policy %q is not %q or %q", req.Images, DescribeImages, InlineImages)
+		return Shaped{}, fmt.Errorf("toolresult: shape: image policy %q is not %q or %q", req.Images, DescribeImages, InlineImages)
 	}
 	j := &job{s: s, ctx: ctx, env: env, req: req, budget: req.Budget}
 	if j.budget <= 0 {
@@ -357,7 +357,7 @@ func (j *job) run() error {
 	default:
 		b, _, err := encodeData(d)
 		if err != nil {
-			return fmt.Errorf("observe: shape: encode data: %w", err)
+			return fmt.Errorf("toolresult: shape: encode data: %w", err)
 		}
 		j.setBefore(before + j.countLarge(b))
 		return j.json(b, true)
@@ -393,7 +393,7 @@ func (j *job) json(b []byte, strict bool) error {
 	t, err := parse(b)
 	if err != nil {
 		if strict {
-			return fmt.Errorf("observe: shape: the output is not JSON: %w", err)
+			return fmt.Errorf("toolresult: shape: the output is not JSON: %w", err)
 		}
 		return err
 	}

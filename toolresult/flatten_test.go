@@ -1,4 +1,4 @@
-package observe_test
+package toolresult_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // duplicateName returns the JSON pointer of the first member name that
@@ -58,7 +58,7 @@ func duplicateName(b []byte) (string, error) {
 // the strict envelope parser and repeats no member name in any object.
 func checkEnvelope(t *testing.T, what, text string) {
 	t.Helper()
-	if _, err := observe.Parse([]byte(text)); err != nil {
+	if _, err := toolresult.Parse([]byte(text)); err != nil {
 		t.Errorf("%s rendered %s, which Parse refuses: %v", what, text, err)
 	}
 	dup, err := duplicateName([]byte(text))
@@ -71,9 +71,9 @@ func checkEnvelope(t *testing.T, what, text string) {
 
 // shapeJSON shapes in, declared JSON, and returns the result and its
 // tool message, checked by checkEnvelope.
-func shapeJSON(t *testing.T, sh *observe.Shaper, in string, budget int, rules observe.Rules) (observe.Shaped, string) {
+func shapeJSON(t *testing.T, sh *toolresult.Shaper, in string, budget int, rules toolresult.Rules) (toolresult.Shaped, string) {
 	t.Helper()
-	out, err := sh.Shape(context.Background(), observe.Success("t", json.RawMessage(in)), observe.Request{Tool: "t", Budget: budget, Rules: rules})
+	out, err := sh.Shape(context.Background(), toolresult.Success("t", json.RawMessage(in)), toolresult.Request{Tool: "t", Budget: budget, Rules: rules})
 	if err != nil {
 		t.Fatalf("Shape(%q): %v", in, err)
 	}
@@ -123,17 +123,17 @@ func TestFlattenNeverDuplicates(t *testing.T) {
 		{"records in a wrapper", `{"total":2,"items":[{"a":{"b":1},"a.b":2},{"a":{"b":3}}]}`,
 			`{"total":2,"items":[{"a":{"b":1},"a.b":2},{"a.b":3}]}`},
 	}
-	sh, err := observe.NewShaper(budget.Estimator{}, nil, nil)
+	sh, err := toolresult.NewShaper(budget.Estimator{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, text := shapeJSON(t, sh, tc.in, 4000, observe.Rules{})
-			if out.Report.Level != observe.LevelFull {
+			out, text := shapeJSON(t, sh, tc.in, 4000, toolresult.Rules{})
+			if out.Report.Level != toolresult.LevelFull {
 				t.Fatalf("Shape(%q) level = %s, want full", tc.in, out.Report.Level)
 			}
-			env, err := observe.Parse([]byte(text))
+			env, err := toolresult.Parse([]byte(text))
 			if err != nil {
 				t.Fatal(err) // reported by shapeJSON
 			}
@@ -157,14 +157,14 @@ const ambiguous = `[
 
 // pageRecords returns the records of one page of data (all of it, at a
 // large budget), read with req.
-func pageRecords(t *testing.T, data string, req observe.PageRequest) []string {
+func pageRecords(t *testing.T, data string, req toolresult.PageRequest) []string {
 	t.Helper()
-	store := observe.NewMemoryStore(0)
-	ref, err := store.Put(context.Background(), observe.Stored{Tool: "t", Kind: observe.KindJSON, Data: []byte(data)})
+	store := toolresult.NewMemoryStore(0)
+	ref, err := store.Put(context.Background(), toolresult.Stored{Tool: "t", Kind: toolresult.KindJSON, Data: []byte(data)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh, err := observe.NewShaper(budget.Estimator{}, store, nil)
+	sh, err := toolresult.NewShaper(budget.Estimator{}, store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestDottedPathResolution(t *testing.T) {
 		{"a.", []string{"", "", "", "", "", "5"}},
 	}
 	for _, tc := range tests {
-		got := pageRecords(t, ambiguous, observe.PageRequest{Fields: []string{tc.path}})
+		got := pageRecords(t, ambiguous, toolresult.PageRequest{Fields: []string{tc.path}})
 		if len(got) != len(tc.want) {
 			t.Fatalf("Page(fields %q) = %d records, want %d", tc.path, len(got), len(tc.want))
 		}
@@ -232,7 +232,7 @@ func TestDottedPathResolution(t *testing.T) {
 		{"a.b.c", `3`, nil},
 	}
 	for _, tc := range filters {
-		got := pageRecords(t, ambiguous, observe.PageRequest{Fields: []string{"id"}, Filter: observe.Filter{tc.path: jsontext.Value(tc.value)}})
+		got := pageRecords(t, ambiguous, toolresult.PageRequest{Fields: []string{"id"}, Filter: toolresult.Filter{tc.path: jsontext.Value(tc.value)}})
 		var ids []string
 		for _, rec := range got {
 			ids = append(ids, strings.TrimSuffix(strings.TrimPrefix(rec, `{"id":`), "}"))
@@ -246,12 +246,12 @@ func TestDottedPathResolution(t *testing.T) {
 // TestFieldsNamedTwice holds that a field asked for twice (by a contract
 // or by read_result's arguments) is shown once.
 func TestFieldsNamedTwice(t *testing.T) {
-	got := pageRecords(t, ambiguous, observe.PageRequest{Limit: 1, Fields: []string{"id", "user.role", "id", "user.role"}})
+	got := pageRecords(t, ambiguous, toolresult.PageRequest{Limit: 1, Fields: []string{"id", "user.role", "id", "user.role"}})
 	if want := `{"id":0,"user.role":"admin"}`; len(got) != 1 || got[0] != want {
 		t.Errorf("Page(fields id, user.role, id, user.role) = %v, want [%s]", got, want)
 	}
-	sh, _ := observe.NewShaper(budget.Estimator{}, nil, nil)
-	out, _ := shapeJSON(t, sh, `[{"id":1,"a":{"b":2}}]`, 4000, observe.Rules{Fields: []string{"a.b", "id", "a.b"}})
+	sh, _ := toolresult.NewShaper(budget.Estimator{}, nil, nil)
+	out, _ := shapeJSON(t, sh, `[{"id":1,"a":{"b":2}}]`, 4000, toolresult.Rules{Fields: []string{"a.b", "id", "a.b"}})
 	if got, want := string(out.Envelope.Data.(json.RawMessage)), `[{"a.b":2,"id":1}]`; got != want {
 		t.Errorf("Shape(fields a.b, id, a.b) data = %s, want %s", got, want)
 	}
@@ -260,12 +260,12 @@ func TestFieldsNamedTwice(t *testing.T) {
 // aggregated shapes records to the aggregate level and returns its data.
 func aggregated(t *testing.T, records []string) map[string]any {
 	t.Helper()
-	sh, err := observe.NewShaper(budget.Estimator{}, nil, &observe.Config{MinRecords: len(records)})
+	sh, err := toolresult.NewShaper(budget.Estimator{}, nil, &toolresult.Config{MinRecords: len(records)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := shapeJSON(t, sh, "["+strings.Join(records, ",")+"]", 900, observe.Rules{})
-	if out.Report.Level != observe.LevelAggregate {
+	out, _ := shapeJSON(t, sh, "["+strings.Join(records, ",")+"]", 900, toolresult.Rules{})
+	if out.Report.Level != toolresult.LevelAggregate {
 		t.Fatalf("Shape(%d records) level = %s, want aggregate", len(records), out.Report.Level)
 	}
 	var agg map[string]any
@@ -423,18 +423,18 @@ func TestShapeNeverDuplicatesNames(t *testing.T) {
 		}
 		in := b.String()
 		for _, fields := range fieldSets {
-			sh, err := observe.NewShaper(budget.Estimator{}, observe.NewMemoryStore(0), &observe.Config{MinRecords: 3})
+			sh, err := toolresult.NewShaper(budget.Estimator{}, toolresult.NewMemoryStore(0), &toolresult.Config{MinRecords: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, tokens := range []int{3000, 250, 90} {
-				out, _ := shapeJSON(t, sh, in, tokens, observe.Rules{Fields: fields})
+				out, _ := shapeJSON(t, sh, in, tokens, toolresult.Rules{Fields: fields})
 				ref := out.Envelope.Meta.Ref
 				if ref == "" {
 					continue
 				}
-				req := observe.PageRequest{Ref: ref, Fields: []string{"a.b.c", "a", "a.b.c"}, Filter: observe.Filter{"a.b": jsontext.Value("1")}}
-				for _, req := range []observe.PageRequest{{Ref: ref}, req} {
+				req := toolresult.PageRequest{Ref: ref, Fields: []string{"a.b.c", "a", "a.b.c"}, Filter: toolresult.Filter{"a.b": jsontext.Value("1")}}
+				for _, req := range []toolresult.PageRequest{{Ref: ref}, req} {
 					page, err := sh.Page(context.Background(), req, tokens)
 					if err != nil {
 						continue // a single value has no records to filter

@@ -1,4 +1,4 @@
-package observe_test
+package toolresult_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 func exact(t testing.TB) *budget.Exact {
@@ -40,11 +40,11 @@ func dataSet(t testing.TB, name string) []byte {
 }
 
 // TestDataSetsUpToDate keeps the committed data sets identical to what
-// their generator writes (go run ./internal/orders/gendata observe/testdata/shape).
+// their generator writes (go run ./internal/orders/gendata toolresult/testdata/shape).
 func TestDataSetsUpToDate(t *testing.T) {
 	for _, s := range orders.Sets() {
 		if got := dataSet(t, s.Name); !bytes.Equal(got, s.Data()) {
-			t.Errorf("testdata/shape/%s differs from its generator; run go run ./internal/orders/gendata observe/testdata/shape", s.Name)
+			t.Errorf("testdata/shape/%s differs from its generator; run go run ./internal/orders/gendata toolresult/testdata/shape", s.Name)
 		}
 	}
 }
@@ -61,10 +61,10 @@ func pngImage(w, h int) []byte {
 
 type shapeCase struct {
 	name  string
-	env   observe.Envelope
-	req   observe.Request
-	cfg   *observe.Config
-	level observe.Level
+	env   toolresult.Envelope
+	req   toolresult.Request
+	cfg   *toolresult.Config
+	level toolresult.Level
 	input string // what the case feeds, for the golden file
 }
 
@@ -78,36 +78,36 @@ func shapeCases(t testing.TB) []shapeCase {
 		t.Fatal(err)
 	}
 	long := `{"id":"doc-1","title":"Handbook","body":"` + strings.Repeat("All work and no play. ", 2000) + `","sections":[` + strings.Repeat(`{"h":"x"},`, 200) + `{"h":"end"}]}`
-	failure := observe.Failure(observe.InternalError, string(python))
+	failure := toolresult.Failure(toolresult.InternalError, string(python))
 	failure.Summary = "load_orders(day=2026-12-01) failed"
 	return []shapeCase{
 		{name: "full", input: "orders-20.json",
-			env: observe.Success("search_orders(city=any): 20 orders", json.RawMessage(orders20)), req: observe.Request{Tool: "search_orders", Budget: 2000}, level: observe.LevelFull},
+			env: toolresult.Success("search_orders(city=any): 20 orders", json.RawMessage(orders20)), req: toolresult.Request{Tool: "search_orders", Budget: 2000}, level: toolresult.LevelFull},
 		{name: "head", input: "orders-30000.json",
-			env: observe.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: observe.Request{Tool: "search_orders", Budget: 2000}, level: observe.LevelHead},
+			env: toolresult.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: toolresult.Request{Tool: "search_orders", Budget: 2000}, level: toolresult.LevelHead},
 		{name: "aggregate", input: "orders-30000.json, MinRecords 20",
-			env: observe.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: observe.Request{Tool: "search_orders", Budget: 700}, cfg: &observe.Config{MinRecords: 20}, level: observe.LevelAggregate},
+			env: toolresult.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: toolresult.Request{Tool: "search_orders", Budget: 700}, cfg: &toolresult.Config{MinRecords: 20}, level: toolresult.LevelAggregate},
 		{name: "top5", input: "documents-200.json, rules: the five best-scored, title/url/score",
-			env: observe.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)),
-			req: observe.Request{Tool: "search_docs", Budget: 2000, Rules: observe.Rules{Fields: []string{"title", "url", "score"}, SortBy: "score", MaxRecords: 5}}, level: observe.LevelHead},
+			env: toolresult.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)),
+			req: toolresult.Request{Tool: "search_docs", Budget: 2000, Rules: toolresult.Rules{Fields: []string{"title", "url", "score"}, SortBy: "score", MaxRecords: 5}}, level: toolresult.LevelHead},
 		{name: "wrapper", input: "documents-200.json",
-			env: observe.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)), req: observe.Request{Tool: "search_docs", Budget: 800}, level: observe.LevelHead},
+			env: toolresult.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)), req: toolresult.Request{Tool: "search_docs", Budget: 800}, level: toolresult.LevelHead},
 		{name: "text", input: "service-2000.log",
-			env: observe.Success("tail_log(service=orders-api)", string(log)), req: observe.Request{Tool: "tail_log", Budget: 600}, level: observe.LevelHead},
+			env: toolresult.Success("tail_log(service=orders-api)", string(log)), req: toolresult.Request{Tool: "tail_log", Budget: 600}, level: toolresult.LevelHead},
 		{name: "raw-text", input: "service-2000.log as raw output",
-			env: observe.Success("tail_log(service=orders-api)", observe.Raw(log[:400])), req: observe.Request{Tool: "tail_log", Budget: 600}, level: observe.LevelFull},
+			env: toolresult.Success("tail_log(service=orders-api)", toolresult.Raw(log[:400])), req: toolresult.Request{Tool: "tail_log", Budget: 600}, level: toolresult.LevelFull},
 		{name: "trace", input: "testdata/traces/python.txt as the error message",
-			env: failure, req: observe.Request{Tool: "load_orders", Budget: 600}, level: observe.LevelFull},
+			env: failure, req: toolresult.Request{Tool: "load_orders", Budget: 600}, level: toolresult.LevelFull},
 		{name: "clip", input: "one 44 KB document",
-			env: observe.Success("get_doc(id=doc-1)", json.RawMessage(long)), req: observe.Request{Tool: "get_doc", Budget: 300}, level: observe.LevelHead},
+			env: toolresult.Success("get_doc(id=doc-1)", json.RawMessage(long)), req: toolresult.Request{Tool: "get_doc", Budget: 300}, level: toolresult.LevelHead},
 		{name: "image-inline", input: "a 64×48 PNG, policy inline",
-			env: observe.Success("screenshot(url=https://example.com)", observe.Raw(pngImage(64, 48))), req: observe.Request{Tool: "screenshot", Budget: 2000, Images: observe.InlineImages}, level: observe.LevelFull},
+			env: toolresult.Success("screenshot(url=https://example.com)", toolresult.Raw(pngImage(64, 48))), req: toolresult.Request{Tool: "screenshot", Budget: 2000, Images: toolresult.InlineImages}, level: toolresult.LevelFull},
 		{name: "image-describe", input: "a 64×48 PNG, policy describe",
-			env: observe.Success("screenshot(url=https://example.com)", observe.Raw(pngImage(64, 48))), req: observe.Request{Tool: "screenshot", Budget: 2000}, level: observe.LevelFull},
+			env: toolresult.Success("screenshot(url=https://example.com)", toolresult.Raw(pngImage(64, 48))), req: toolresult.Request{Tool: "screenshot", Budget: 2000}, level: toolresult.LevelFull},
 		{name: "binary", input: "a PDF",
-			env: observe.Success("fetch_invoice(id=42)", observe.Blob{MediaType: "application/pdf", Data: []byte("%PDF-1.7\n" + strings.Repeat("\x00\x01binary", 100))}), req: observe.Request{Tool: "fetch_invoice", Budget: 600}, level: observe.LevelFull},
+			env: toolresult.Success("fetch_invoice(id=42)", toolresult.Blob{MediaType: "application/pdf", Data: []byte("%PDF-1.7\n" + strings.Repeat("\x00\x01binary", 100))}), req: toolresult.Request{Tool: "fetch_invoice", Budget: 600}, level: toolresult.LevelFull},
 		{name: "empty", input: "[]",
-			env: observe.Empty("search_orders(city=Atlantis): no orders"), req: observe.Request{Tool: "search_orders", Budget: 600}, level: observe.LevelFull},
+			env: toolresult.Empty("search_orders(city=Atlantis): no orders"), req: toolresult.Request{Tool: "search_orders", Budget: 600}, level: toolresult.LevelFull},
 	}
 }
 
@@ -117,7 +117,7 @@ func TestShapeGolden(t *testing.T) {
 	ctr := exact(t)
 	for _, tc := range shapeCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), tc.cfg)
+			sh, err := toolresult.NewShaper(ctr, toolresult.NewMemoryStore(0).NumberRefs(), tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestShapeGolden(t *testing.T) {
 			if n := ctr.Count(text); n != out.Envelope.Meta.TokensAfter {
 				t.Errorf("Shape(%s) meta.tokens_after = %d, but the message counts %d", tc.name, out.Envelope.Meta.TokensAfter, n)
 			}
-			if _, err := observe.Parse([]byte(text)); err != nil {
+			if _, err := toolresult.Parse([]byte(text)); err != nil {
 				t.Errorf("Shape(%s) rendered an envelope Parse refuses: %v", tc.name, err)
 			}
 			var b strings.Builder
@@ -166,13 +166,13 @@ func TestShapeIgnoresDuration(t *testing.T) {
 	// At a budget of 1,015 tokens the 3 ms call's one narrower number
 	// used to let one more record in.
 	for _, d := range []time.Duration{3 * time.Millisecond, 850 * time.Millisecond, 40 * time.Second} {
-		sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), nil)
+		sh, err := toolresult.NewShaper(ctr, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := observe.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders))
+		env := toolresult.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders))
 		env.Meta.Duration = d
-		out, err := sh.Shape(context.Background(), env, observe.Request{Tool: "search_orders", Budget: 1015})
+		out, err := sh.Shape(context.Background(), env, toolresult.Request{Tool: "search_orders", Budget: 1015})
 		if err != nil {
 			t.Fatal(err)
 		}

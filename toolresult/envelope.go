@@ -1,8 +1,8 @@
-// Package observe shapes what a tool returns into what a model reads: the
+// Package toolresult shapes what a tool returns into what a model reads: the
 // observation envelope of the tool-message protocol
 // (docs/tool-message-protocol.md) and, in later stages, the pipeline that
 // flattens, prunes, budgets, truncates and offloads large results.
-package observe
+package toolresult
 
 import (
 	"bytes"
@@ -231,7 +231,7 @@ func (e Envelope) Validate() error {
 		problems = append(problems, "meta has a negative duration or count")
 	}
 	if problems != nil {
-		return fmt.Errorf("observe: invalid envelope: %s", strings.Join(problems, "; "))
+		return fmt.Errorf("toolresult: invalid envelope: %s", strings.Join(problems, "; "))
 	}
 	return nil
 }
@@ -255,7 +255,7 @@ func (e Envelope) AppendJSON(dst []byte) ([]byte, error) {
 	if e.Data != nil {
 		var err error
 		if data, dataReplaced, err = encodeData(e.Data); err != nil {
-			return nil, fmt.Errorf("observe: encode data: %w", err)
+			return nil, fmt.Errorf("toolresult: encode data: %w", err)
 		}
 	}
 	w := writer{dst: dst}

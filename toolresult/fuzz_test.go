@@ -1,4 +1,4 @@
-package observe_test
+package toolresult_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // FuzzShape feeds arbitrary bytes to the shaper as a tool's raw output,
@@ -42,12 +42,12 @@ func FuzzShape(f *testing.F) {
 	f.Add([]byte(`{"total":3,"items":[{"":{"x":1},".x":2},{"(value)":1},7,{"s":"`+strings.Repeat("x", 300)+`1"},{"s":"`+strings.Repeat("x", 300)+`2"}]}`), uint16(30), true)
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, data []byte, budget16 uint16, declared bool) {
-		sh, err := observe.NewShaper(budget.Estimator{}, observe.NewMemoryStore(0).NumberRefs(), nil)
+		sh, err := toolresult.NewShaper(budget.Estimator{}, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tokens := 20 + int(budget16)%4000
-		out, err := sh.Shape(ctx, observe.Success("tool returned output", observe.Raw(data)), observe.Request{Tool: "t", Budget: tokens, JSON: declared})
+		out, err := sh.Shape(ctx, toolresult.Success("tool returned output", toolresult.Raw(data)), toolresult.Request{Tool: "t", Budget: tokens, JSON: declared})
 		if err != nil {
 			if !declared {
 				t.Fatalf("Shape(%q) failed on output not declared JSON: %v", data, err)
@@ -61,7 +61,7 @@ func FuzzShape(f *testing.F) {
 		}
 		res := out.Result("c", "t")
 		text := res.Content[0].(llm.Text).Text
-		env, err := observe.Parse([]byte(text))
+		env, err := toolresult.Parse([]byte(text))
 		if err != nil {
 			t.Fatalf("Shape(%q) rendered %s, which does not parse: %v", data, text, err)
 		}
@@ -72,7 +72,7 @@ func FuzzShape(f *testing.F) {
 			t.Fatalf("Shape(%q) = %d tokens, over %d, without OverBudget", data, out.Report.TokensAfter, tokens)
 		}
 		if env.Meta.Omitted > 0 && env.Meta.Ref != "" {
-			if _, err := sh.Page(ctx, observe.PageRequest{Ref: env.Meta.Ref, Offset: out.Report.Kept}, tokens); err != nil && out.Report.Records > 0 {
+			if _, err := sh.Page(ctx, toolresult.PageRequest{Ref: env.Meta.Ref, Offset: out.Report.Kept}, tokens); err != nil && out.Report.Records > 0 {
 				t.Fatalf("Page after Shape(%q) (kept %d of %d): %v", data, out.Report.Kept, out.Report.Records, err)
 			}
 		}
@@ -90,25 +90,25 @@ func FuzzReadResult(f *testing.F) {
 	f.Add([]byte("[{\"k\xff\":{\"b\":1},\"k\\ufffd.b\":2}]"), "k\ufffd.b", "", uint16(100))
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, data []byte, field, filter string, budget16 uint16) {
-		store := observe.NewMemoryStore(0)
-		ref, err := store.Put(ctx, observe.Stored{Tool: "t", Kind: observe.KindJSON, Data: data})
+		store := toolresult.NewMemoryStore(0)
+		ref, err := store.Put(ctx, toolresult.Stored{Tool: "t", Kind: toolresult.KindJSON, Data: data})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh, err := observe.NewShaper(budget.Estimator{}, store, nil)
+		sh, err := toolresult.NewShaper(budget.Estimator{}, store, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := observe.PageRequest{Ref: ref, Fields: []string{field, filter, field}}
+		req := toolresult.PageRequest{Ref: ref, Fields: []string{field, filter, field}}
 		if filter != "" {
-			req.Filter = observe.Filter{filter: jsontext.Value("1")}
+			req.Filter = toolresult.Filter{filter: jsontext.Value("1")}
 		}
 		out, err := sh.Page(ctx, req, 20+int(budget16)%4000)
 		if err != nil {
 			return // not JSON, or a single value to filter: said in the error
 		}
 		text := out.Result("c", "read_result").Content[0].(llm.Text).Text
-		if _, err := observe.Parse([]byte(text)); err != nil {
+		if _, err := toolresult.Parse([]byte(text)); err != nil {
 			t.Fatalf("Page(%+v) of %q rendered %s, which does not parse: %v", req, data, text, err)
 		}
 		if dup, err := duplicateName([]byte(text)); dup != "" || err != nil {

@@ -1,4 +1,4 @@
-package observe
+package toolresult
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // ErrBadPage is wrapped by the errors of [Shaper.Page] that are the
 // caller's to fix: an offset past the end, a filter on text.
-var ErrBadPage = errors.New("observe: bad page request")
+var ErrBadPage = errors.New("toolresult: bad page request")
 
 // A PageRequest asks for one page of an offloaded result: read_result's
 // arguments.
@@ -42,7 +42,7 @@ type PageRequest struct {
 // [ErrBadPage] (the request does not fit the result).
 func (s *Shaper) Page(ctx context.Context, req PageRequest, budget int) (Shaped, error) {
 	if s.store == nil {
-		return Shaped{}, fmt.Errorf("observe: read result %q: %w (this runtime keeps no results)", req.Ref, ErrNotFound)
+		return Shaped{}, fmt.Errorf("toolresult: read result %q: %w (this runtime keeps no results)", req.Ref, ErrNotFound)
 	}
 	if req.Offset < 0 || req.Limit < 0 {
 		return Shaped{}, fmt.Errorf("%w: offset %d and limit %d must not be negative", ErrBadPage, req.Offset, req.Limit)
@@ -88,7 +88,7 @@ func (s *Shaper) Page(ctx context.Context, req PageRequest, budget int) (Shaped,
 func (j *job) pageJSON(st Stored, req PageRequest, call string) error {
 	t, err := j.s.parsed(req.Ref, st.Data)
 	if err != nil {
-		return fmt.Errorf("observe: read result %s: the stored output is not JSON: %w", req.Ref, err)
+		return fmt.Errorf("toolresult: read result %s: the stored output is not JSON: %w", req.Ref, err)
 	}
 	rs := findRecords(t)
 	if rs == nil {

@@ -1,4 +1,4 @@
-package observe_test
+package toolresult_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // A tool answers a call with an envelope; Result renders it into the tool
@@ -17,11 +17,11 @@ import (
 func ExampleEnvelope_Result() {
 	call := llm.ToolCall{ID: "call_7", Name: "get_quote"}
 
-	env := observe.Failure(observe.RateLimited, "429 Too Many Requests from quotes API")
+	env := toolresult.Failure(toolresult.RateLimited, "429 Too Many Requests from quotes API")
 	env.Summary = "get_quote(ticker=AAPL): the quotes API is rate limited"
 	env.Error.RetryAfter = 6 * time.Second
-	env.Suggestion = observe.Options("retry in 6 s", "use the backup source")
-	env.Meta = observe.Meta{Source: "quotes-api", Duration: 87 * time.Millisecond}
+	env.Suggestion = toolresult.Options("retry in 6 s", "use the backup source")
+	env.Meta = toolresult.Meta{Source: "quotes-api", Duration: 87 * time.Millisecond}
 
 	res := env.Result(call.ID, call.Name)
 	fmt.Println(res.CallID, res.Name, res.Status)
@@ -33,7 +33,7 @@ func ExampleEnvelope_Result() {
 
 // An empty result is a success that says what was looked for.
 func ExampleEmpty() {
-	res := observe.Empty("search_flights(from=PAR, to=NYC, date=2026-12-01): no flights found").Result("call_1", "search_flights")
+	res := toolresult.Empty("search_flights(from=PAR, to=NYC, date=2026-12-01): no flights found").Result("call_1", "search_flights")
 	fmt.Println(res.Status)
 	fmt.Println(res.Content[0].(llm.Text).Text)
 	// Output:
@@ -46,18 +46,18 @@ func ExampleEmpty() {
 // Shaper.Page (the read_result tool) pages through.
 func ExampleShaper_Shape() {
 	counter := budget.Estimator{} // budget.NewExact(budget.O200kBase) for OpenAI models
-	sh, _ := observe.NewShaper(counter, observe.NewMemoryStore(0).NumberRefs(), nil)
+	sh, _ := toolresult.NewShaper(counter, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 	var recs []string
 	for i, city := range []string{"Paris", "北京", "Berlin", "Tokyo", "Lima", "Oslo", "Rome", "Cairo", "Quito", "Pune", "Turin", "Kyiv"} {
 		recs = append(recs, fmt.Sprintf(`{"id":%d,"city":%q,"address":{"zip":"%05d"},"note":null,"tags":[]}`, i+1, city, 10000+i))
 	}
 	data := json.RawMessage("[" + strings.Join(recs, ",") + "]")
-	out, _ := sh.Shape(context.Background(), observe.Success("search_orders(q=all): 12 orders", data),
-		observe.Request{Tool: "search_orders", Budget: 200})
+	out, _ := sh.Shape(context.Background(), toolresult.Success("search_orders(q=all): 12 orders", data),
+		toolresult.Request{Tool: "search_orders", Budget: 200})
 	fmt.Println(out.Result("call_1", "search_orders").Content[0].(llm.Text).Text)
 
 	// read_result: the next page, from the offset the suggestion gives.
-	page, _ := sh.Page(context.Background(), observe.PageRequest{Ref: out.Envelope.Meta.Ref, Offset: out.Report.Kept}, 200)
+	page, _ := sh.Page(context.Background(), toolresult.PageRequest{Ref: out.Envelope.Meta.Ref, Offset: out.Report.Kept}, 200)
 	fmt.Println(page.Envelope.Summary)
 	// Output:
 	// {"status":"success","summary":"search_orders(q=all): 12 orders (showing 6 of 12 records)","data":[{"id":1,"city":"Paris","address.zip":"10000"},{"id":2,"city":"北京","address.zip":"10001"},{"id":3,"city":"Berlin","address.zip":"10002"},{"id":4,"city":"Tokyo","address.zip":"10003"},{"id":5,"city":"Lima","address.zip":"10004"},{"id":6,"city":"Oslo","address.zip":"10005"}],"suggestion":"You could narrow the query or call read_result with ref \"r1\" and offset 6 for more.","meta":{"truncated":true,"omitted":6,"ref":"r1","level":"head","tokens_before":319,"tokens_after":190,"pruned":12,"flattened":6}}

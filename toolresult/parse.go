@@ -1,4 +1,4 @@
-package observe
+package toolresult
 
 import (
 	"bytes"
@@ -20,17 +20,17 @@ import (
 // Data comes back as a json.RawMessage holding the data's bytes as they
 // are. Unknown fields, a field given twice, a value of the wrong type and
 // envelopes that do not [Envelope.Validate] are errors, which name the
-// field ("observe: parse envelope: meta.duration_ms: want an integer, got
+// field ("toolresult: parse envelope: meta.duration_ms: want an integer, got
 // a string"), or the line, column and byte offset of what is not JSON. A
 // null field is the same as none.
 func Parse(b []byte) (Envelope, error) {
 	if err := jsonx.Valid(b); err != nil {
-		return Envelope{}, fmt.Errorf("observe: parse envelope: %w", jsonx.Error("", llm.Dotted, b, err))
+		return Envelope{}, fmt.Errorf("toolresult: parse envelope: %w", jsonx.Error("", llm.Dotted, b, err))
 	}
 	p := parser{dec: jsonx.NewDecoder(b)}
 	e := p.envelope()
 	if p.err != nil {
-		return Envelope{}, fmt.Errorf("observe: parse envelope: %w", p.err)
+		return Envelope{}, fmt.Errorf("toolresult: parse envelope: %w", p.err)
 	}
 	if err := e.Validate(); err != nil {
 		return Envelope{}, err

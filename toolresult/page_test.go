@@ -1,4 +1,4 @@
-package observe_test
+package toolresult_test
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/budget"
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // pageAll reads every page of ref from offset on and returns the pages'
 // records (or lines), in order.
-func pageAll(t *testing.T, sh *observe.Shaper, req observe.PageRequest, budget int) []json.RawMessage {
+func pageAll(t *testing.T, sh *toolresult.Shaper, req toolresult.PageRequest, budget int) []json.RawMessage {
 	t.Helper()
 	var got []json.RawMessage
 	for pages := 0; ; pages++ {
@@ -49,7 +49,7 @@ func pageAll(t *testing.T, sh *observe.Shaper, req observe.PageRequest, budget i
 		}
 		got = append(got, recs...)
 		if out.Envelope.Meta.Omitted == 0 {
-			if out.Envelope.Meta.Level != observe.LevelFull || out.Envelope.Suggestion != "" {
+			if out.Envelope.Meta.Level != toolresult.LevelFull || out.Envelope.Suggestion != "" {
 				t.Errorf("last page: level %s, suggestion %q; want full and no suggestion", out.Envelope.Meta.Level, out.Envelope.Suggestion)
 			}
 			return got
@@ -101,25 +101,25 @@ func TestReadResultPagesOmitted(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		env    observe.Envelope
-		req    observe.Request
+		env    toolresult.Envelope
+		req    toolresult.Request
 		page   int // budget of each page
 		key    string
 		want   func(i int) any // the key of the i-th record of the whole result
 		total  int
-		filter observe.Filter
+		filter toolresult.Filter
 	}{
-		{name: "orders", env: observe.Success("search_orders", json.RawMessage(orders)), req: observe.Request{Tool: "search_orders", Budget: 2000},
+		{name: "orders", env: toolresult.Success("search_orders", json.RawMessage(orders)), req: toolresult.Request{Tool: "search_orders", Budget: 2000},
 			page: 16000, key: "id", total: len(all), want: func(i int) any { return all[i]["id"] }},
-		{name: "top documents", env: observe.Success("search_docs", json.RawMessage(docs)),
-			req:  observe.Request{Tool: "search_docs", Budget: 1000, Rules: observe.Rules{SortBy: "score", MaxRecords: 5, Fields: []string{"rank", "score"}}},
+		{name: "top documents", env: toolresult.Success("search_docs", json.RawMessage(docs)),
+			req:  toolresult.Request{Tool: "search_docs", Budget: 1000, Rules: toolresult.Rules{SortBy: "score", MaxRecords: 5, Fields: []string{"rank", "score"}}},
 			page: 300, key: "rank", total: len(byScore), want: func(i int) any { return byScore[i]["rank"] }},
-		{name: "log lines", env: observe.Success("tail_log", string(log)), req: observe.Request{Tool: "tail_log", Budget: 600},
+		{name: "log lines", env: toolresult.Success("tail_log", string(log)), req: toolresult.Request{Tool: "tail_log", Budget: 600},
 			page: 900, total: len(lines), want: func(i int) any { return lines[i] }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sh, err := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), nil)
+			sh, err := toolresult.NewShaper(ctr, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +132,7 @@ func TestReadResultPagesOmitted(t *testing.T) {
 				t.Fatalf("Shape kept everything (meta %+v); the case needs omitted records", m)
 			}
 			shown := tt.total - m.Omitted
-			got := pageAll(t, sh, observe.PageRequest{Ref: m.Ref, Offset: shown}, tt.page)
+			got := pageAll(t, sh, toolresult.PageRequest{Ref: m.Ref, Offset: shown}, tt.page)
 			if len(got) != m.Omitted {
 				t.Fatalf("paging returned %d records, want the %d omitted", len(got), m.Omitted)
 			}
@@ -174,14 +174,14 @@ func TestReadResultFilterAndErrors(t *testing.T) {
 			paid = append(paid, o["id"])
 		}
 	}
-	sh, _ := observe.NewShaper(ctr, observe.NewMemoryStore(0).NumberRefs(), nil)
-	out, err := sh.Shape(context.Background(), observe.Success("search_orders", json.RawMessage(orders)), observe.Request{Tool: "search_orders", Budget: 1000})
+	sh, _ := toolresult.NewShaper(ctr, toolresult.NewMemoryStore(0).NumberRefs(), nil)
+	out, err := sh.Shape(context.Background(), toolresult.Success("search_orders", json.RawMessage(orders)), toolresult.Request{Tool: "search_orders", Budget: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := out.Envelope.Meta.Ref
-	filter := observe.Filter{"status": jsontext.Value(`"paid"`), "address.city": jsontext.Value(`"北京"`)}
-	got := pageAll(t, sh, observe.PageRequest{Ref: ref, Filter: filter, Fields: []string{"id", "total"}}, 4000)
+	filter := toolresult.Filter{"status": jsontext.Value(`"paid"`), "address.city": jsontext.Value(`"北京"`)}
+	got := pageAll(t, sh, toolresult.PageRequest{Ref: ref, Filter: filter, Fields: []string{"id", "total"}}, 4000)
 	if len(got) != len(paid) {
 		t.Fatalf("filtered paging returned %d records, want %d", len(got), len(paid))
 	}
@@ -194,13 +194,13 @@ func TestReadResultFilterAndErrors(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		req  observe.PageRequest
+		req  toolresult.PageRequest
 		want error
 	}{
-		{observe.PageRequest{Ref: "r99"}, observe.ErrNotFound},
-		{observe.PageRequest{Ref: ref, Offset: 30_000}, observe.ErrBadPage},
-		{observe.PageRequest{Ref: ref, Offset: -1}, observe.ErrBadPage},
-		{observe.PageRequest{Ref: ref, Filter: observe.Filter{"status": jsontext.Value(`{`)}}, observe.ErrBadPage},
+		{toolresult.PageRequest{Ref: "r99"}, toolresult.ErrNotFound},
+		{toolresult.PageRequest{Ref: ref, Offset: 30_000}, toolresult.ErrBadPage},
+		{toolresult.PageRequest{Ref: ref, Offset: -1}, toolresult.ErrBadPage},
+		{toolresult.PageRequest{Ref: ref, Filter: toolresult.Filter{"status": jsontext.Value(`{`)}}, toolresult.ErrBadPage},
 	} {
 		if _, err := sh.Page(context.Background(), tc.req, 1000); !errors.Is(err, tc.want) {
 			t.Errorf("Page(%+v) = %v, want %v", tc.req, err, tc.want)

@@ -1,4 +1,4 @@
-package observe
+package toolresult
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // ErrNotFound is returned by a [Store] for a reference it does not hold
 // (never stored, or evicted).
-var ErrNotFound = errors.New("observe: no stored result has this reference")
+var ErrNotFound = errors.New("toolresult: no stored result has this reference")
 
 // Kind says what a stored result holds.
 type Kind string
@@ -171,10 +171,10 @@ func (s *MemoryStore) NumberRefs() *MemoryStore {
 // Put keeps a copy of r in the scope of ctx.
 func (s *MemoryStore) Put(ctx context.Context, r Stored) (string, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("observe: store result: %w", err)
+		return "", fmt.Errorf("toolresult: store result: %w", err)
 	}
 	if len(r.Data) > s.max {
-		return "", fmt.Errorf("observe: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
+		return "", fmt.Errorf("toolresult: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
 	}
 	r.Data = append([]byte(nil), r.Data...)
 	r.Rules.Fields = append([]string(nil), r.Rules.Fields...)
@@ -196,10 +196,10 @@ func (s *MemoryStore) Put(ctx context.Context, r Stored) (string, error) {
 // Keep keeps a copy of r under ref in the scope of ctx.
 func (s *MemoryStore) Keep(ctx context.Context, ref string, r Stored) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("observe: store result: %w", err)
+		return fmt.Errorf("toolresult: store result: %w", err)
 	}
 	if len(r.Data) > s.max {
-		return fmt.Errorf("observe: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
+		return fmt.Errorf("toolresult: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
 	}
 	r.Data = append([]byte(nil), r.Data...)
 	r.Rules.Fields = append([]string(nil), r.Rules.Fields...)
@@ -231,13 +231,13 @@ func (s *MemoryStore) evict(n int) {
 // Get returns the result kept under ref in the scope of ctx.
 func (s *MemoryStore) Get(ctx context.Context, ref string) (Stored, error) {
 	if err := ctx.Err(); err != nil {
-		return Stored{}, fmt.Errorf("observe: read result %s: %w", ref, err)
+		return Stored{}, fmt.Errorf("toolresult: read result %s: %w", ref, err)
 	}
 	s.mu.Lock()
 	r, ok := s.byKey[scopedRef{scope: Scope(ctx), ref: ref}]
 	s.mu.Unlock()
 	if !ok {
-		return Stored{}, fmt.Errorf("observe: read result %q: %w", ref, ErrNotFound)
+		return Stored{}, fmt.Errorf("toolresult: read result %q: %w", ref, ErrNotFound)
 	}
 	return r, nil
 }

@@ -1,4 +1,4 @@
-// Package storetest is the conformance suite of the observe.Store
+// Package storetest is the conformance suite of the toolresult.Store
 // contract: every result store (memory now; SQLite and PostgreSQL with
 // the session stores) runs Exercise in its tests.
 package storetest
@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolwire/toolwire/observe"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // Exercise checks that the stores newStore returns keep the Store
@@ -22,26 +22,26 @@ import (
 // ErrNotFound; a done context is an error; Put and Get are safe for
 // concurrent use.
 // newStore returns a new, empty store for each subtest.
-func Exercise(t *testing.T, newStore func(t *testing.T) observe.Store) {
+func Exercise(t *testing.T, newStore func(t *testing.T) toolresult.Store) {
 	exercise(t, newStore, true)
 }
 
 // ExerciseBound is [Exercise] for a store bound to one run or session,
 // such as session.ResultStore: it serves no other run, so it need not
 // keep scopes apart.
-func ExerciseBound(t *testing.T, newStore func(t *testing.T) observe.Store) {
+func ExerciseBound(t *testing.T, newStore func(t *testing.T) toolresult.Store) {
 	exercise(t, newStore, false)
 }
 
-func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bool) {
+func exercise(t *testing.T, newStore func(t *testing.T) toolresult.Store, scopes bool) {
 	ctx := context.Background()
 	t.Run("round trip", func(t *testing.T) {
 		s := newStore(t)
-		in := []observe.Stored{
-			{Tool: "search_orders", Kind: observe.KindJSON, Data: []byte(`[{"id":1},{"id":2}]`), Rules: observe.Rules{Fields: []string{"id"}, SortBy: "id", Order: observe.Ascending, MaxRecords: 5}},
-			{Tool: "tail_log", Kind: observe.KindText, Data: []byte("line 1\nligne 2 — 北京\n")},
-			{Tool: "screenshot", Kind: observe.KindBinary, MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\xff")},
-			{Tool: "empty", Kind: observe.KindText, Data: []byte{}},
+		in := []toolresult.Stored{
+			{Tool: "search_orders", Kind: toolresult.KindJSON, Data: []byte(`[{"id":1},{"id":2}]`), Rules: toolresult.Rules{Fields: []string{"id"}, SortBy: "id", Order: toolresult.Ascending, MaxRecords: 5}},
+			{Tool: "tail_log", Kind: toolresult.KindText, Data: []byte("line 1\nligne 2 — 北京\n")},
+			{Tool: "screenshot", Kind: toolresult.KindBinary, MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\xff")},
+			{Tool: "empty", Kind: toolresult.KindText, Data: []byte{}},
 		}
 		refs := map[string]bool{}
 		var got []string
@@ -71,7 +71,7 @@ func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bo
 	t.Run("kept data does not alias the caller's", func(t *testing.T) {
 		s := newStore(t)
 		data := []byte(`{"a":1}`)
-		ref, err := s.Put(ctx, observe.Stored{Tool: "t", Kind: observe.KindJSON, Data: data})
+		ref, err := s.Put(ctx, toolresult.Stored{Tool: "t", Kind: toolresult.KindJSON, Data: data})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,8 +86,8 @@ func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bo
 			t.Skip("a store bound to one run or session serves no other scope")
 		}
 		s := newStore(t)
-		alice, bob := observe.WithScope(ctx, "run-alice"), observe.WithScope(ctx, "run-bob")
-		ref, err := s.Put(alice, observe.Stored{Tool: "t", Kind: observe.KindText, Data: []byte("alice's data")})
+		alice, bob := toolresult.WithScope(ctx, "run-alice"), toolresult.WithScope(ctx, "run-bob")
+		ref, err := s.Put(alice, toolresult.Stored{Tool: "t", Kind: toolresult.KindText, Data: []byte("alice's data")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,8 +98,8 @@ func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bo
 			name string
 			ctx  context.Context
 		}{{"another scope", bob}, {"no scope", ctx}} {
-			if out, err := s.Get(c.ctx, ref); !errors.Is(err, observe.ErrNotFound) {
-				t.Errorf("Get(%q) from %s = %q, %v; want observe.ErrNotFound", ref, c.name, out.Data, err)
+			if out, err := s.Get(c.ctx, ref); !errors.Is(err, toolresult.ErrNotFound) {
+				t.Errorf("Get(%q) from %s = %q, %v; want toolresult.ErrNotFound", ref, c.name, out.Data, err)
 			}
 		}
 	})
@@ -108,7 +108,7 @@ func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bo
 		// as a counter would: a ref is shown to a model.
 		var refs []string
 		for range 2 {
-			ref, err := newStore(t).Put(ctx, observe.Stored{Tool: "t", Kind: observe.KindText, Data: []byte("x")})
+			ref, err := newStore(t).Put(ctx, toolresult.Stored{Tool: "t", Kind: toolresult.KindText, Data: []byte("x")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,15 +120,15 @@ func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bo
 	})
 	t.Run("unknown reference", func(t *testing.T) {
 		s := newStore(t)
-		if _, err := s.Get(ctx, "r-none"); !errors.Is(err, observe.ErrNotFound) {
-			t.Errorf("Get(unknown) = %v, want observe.ErrNotFound", err)
+		if _, err := s.Get(ctx, "r-none"); !errors.Is(err, toolresult.ErrNotFound) {
+			t.Errorf("Get(unknown) = %v, want toolresult.ErrNotFound", err)
 		}
 	})
 	t.Run("done context", func(t *testing.T) {
 		s := newStore(t)
 		done, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, err := s.Put(done, observe.Stored{Tool: "t", Kind: observe.KindText, Data: []byte("x")}); err == nil {
+		if _, err := s.Put(done, toolresult.Stored{Tool: "t", Kind: toolresult.KindText, Data: []byte("x")}); err == nil {
 			t.Error("Put(cancelled context) succeeded, want an error")
 		}
 		if _, err := s.Get(done, "r1"); err == nil {
@@ -142,9 +142,9 @@ func exercise(t *testing.T, newStore func(t *testing.T) observe.Store, scopes bo
 		errs := make([]error, 32)
 		for i := range refs {
 			wg.Go(func() {
-				ref, err := s.Put(ctx, observe.Stored{Tool: "t", Kind: observe.KindText, Data: []byte(fmt.Sprint(i))})
+				ref, err := s.Put(ctx, toolresult.Stored{Tool: "t", Kind: toolresult.KindText, Data: []byte(fmt.Sprint(i))})
 				if err == nil {
-					var out observe.Stored
+					var out toolresult.Stored
 					out, err = s.Get(ctx, ref)
 					if err == nil && string(out.Data) != fmt.Sprint(i) {
 						err = fmt.Errorf("Get(%q) = %q, want %q", ref, out.Data, fmt.Sprint(i))
