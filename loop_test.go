@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
@@ -84,7 +85,7 @@ func ordersTool() tool.Tool {
 	type in struct {
 		Status string `json:"status,omitempty"`
 	}
-	return tool.MustFunc("search_orders", "Searches orders.", func(ctx context.Context, a in) (json.RawMessage, error) {
+	return tool.MustFunc("search_orders", "Searches orders.", func(ctx context.Context, a in) (jsontext.Value, error) {
 		return data, nil
 	}, &tool.FuncOptions{Idempotency: tool.Level2})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
@@ -74,8 +75,8 @@ func TestPreviousResponseIDSurvivesRestart(t *testing.T) {
 		t.Fatalf("RunState after a restart = %+v, %v", res, err)
 	}
 	var body struct {
-		Prev  string            `json:"previous_response_id"`
-		Input []json.RawMessage `json:"input"`
+		Prev  string           `json:"previous_response_id"`
+		Input []jsontext.Value `json:"input"`
 	}
 	must(t, json.Unmarshal(srv.Requests()[1].Body, &body))
 	if body.Prev != s.Previous.ID || len(body.Input) != 1 {

@@ -1,8 +1,9 @@
 package lint_test
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/lint"
 	"github.com/toolwire/toolwire/tool"
@@ -12,13 +13,13 @@ func ExampleTool() {
 	r := lint.Tool(tool.Spec{
 		Name:        "get_balance",
 		Description: "Returns the current balance of one bank account, in cents.",
-		Parameters: json.RawMessage(`{
+		Parameters: jsontext.Value(`{
 			"type": "object",
 			"properties": {"acct_num": {"type": "string", "description": "Bank account number"}},
 			"required": ["acct_num"],
 			"additionalProperties": false
 		}`),
-		Returns:     json.RawMessage(`{"type": "object", "properties": {"balance_cents": {"type": "integer"}}}`),
+		Returns:     jsontext.Value(`{"type": "object", "properties": {"balance_cents": {"type": "integer"}}}`),
 		Idempotency: tool.Level2,
 	})
 	fmt.Println(r.Tool, r.Score)

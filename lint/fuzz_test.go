@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -21,8 +23,8 @@ func FuzzTool(f *testing.F) {
 		rules[r.ID] = r
 	}
 	f.Fuzz(func(t *testing.T, name, description string, params, returns []byte, idempotency string, strict bool) {
-		spec := tool.Spec{Name: name, Description: description, Parameters: json.RawMessage(params),
-			Returns: json.RawMessage(returns), Idempotency: tool.Idempotency(idempotency), Strict: strict}
+		spec := tool.Spec{Name: name, Description: description, Parameters: jsontext.Value(params),
+			Returns: jsontext.Value(returns), Idempotency: tool.Idempotency(idempotency), Strict: strict}
 		r := Tool(spec)
 		if r.Score < 0 || r.Score > 100 {
 			t.Fatalf("Tool(%q, %q).Score = %d, want 0..100", name, params, r.Score)

@@ -1,10 +1,11 @@
 package lint
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/tool"
 )
@@ -27,8 +28,8 @@ func goodSpec() tool.Spec {
 	return tool.Spec{
 		Name:        "get_forecast",
 		Description: "Returns the daily weather forecast for one city: temperature range and chance of rain for each day.",
-		Parameters:  json.RawMessage(goodParams),
-		Returns:     json.RawMessage(goodReturns),
+		Parameters:  jsontext.Value(goodParams),
+		Returns:     jsontext.Value(goodReturns),
 		Idempotency: tool.Level2,
 		Strict:      true,
 	}
@@ -37,7 +38,7 @@ func goodSpec() tool.Spec {
 // withProp returns goodSpec with one more property, required.
 func withProp(name, schema string) tool.Spec {
 	s := goodSpec()
-	s.Parameters = json.RawMessage(fmt.Sprintf(`{
+	s.Parameters = jsontext.Value(fmt.Sprintf(`{
   "type": "object",
   "properties": {"city": {"type": "string", "description": "City name in English, e.g. \"Paris\"", "pattern": "^[A-Za-z .'-]{1,80}$"}, %q: %s},
   "required": ["city", %q],
@@ -49,7 +50,7 @@ func withProp(name, schema string) tool.Spec {
 // withParams returns goodSpec with the given parameters schema.
 func withParams(schema string) tool.Spec {
 	s := goodSpec()
-	s.Parameters = json.RawMessage(schema)
+	s.Parameters = jsontext.Value(schema)
 	return s
 }
 
@@ -111,8 +112,8 @@ func TestRules(t *testing.T) {
 		{"property a bare string", SchemaInvalid, withProp("days", `"integer"`), "parameters.properties.days", goodSpec()},
 		{"unknown type name", SchemaInvalid, withProp("days", `{"type": "int", "description": "Number of forecast days", "minimum": 1, "maximum": 7}`), "parameters.properties.days.type", goodSpec()},
 		{"properties not an object", SchemaInvalid, withParams(`{"type": "object", "properties": [], "additionalProperties": false}`), "parameters.properties", withParams(`{"type": "object", "properties": {}, "additionalProperties": false}`)},
-		{"returns not JSON", SchemaInvalid, with(func(s *tool.Spec) { s.Returns = json.RawMessage(`{`) }), "returns", goodSpec()},
-		{"returns a string", SchemaInvalid, with(func(s *tool.Spec) { s.Returns = json.RawMessage(`"object"`) }), "returns", goodSpec()},
+		{"returns not JSON", SchemaInvalid, with(func(s *tool.Spec) { s.Returns = jsontext.Value(`{`) }), "returns", goodSpec()},
+		{"returns a string", SchemaInvalid, with(func(s *tool.Spec) { s.Returns = jsontext.Value(`"object"`) }), "returns", goodSpec()},
 
 		{"no tool description", ToolDescriptionMissing, with(func(s *tool.Spec) { s.Description = "  " }), "description", goodSpec()},
 		{"short tool description", ToolDescriptionShort, with(func(s *tool.Spec) { s.Description = "Gets the forecast." }), "description", goodSpec()},
@@ -137,7 +138,7 @@ func TestRules(t *testing.T) {
 		}), "description", goodSpec()},
 
 		{"no return schema", ReturnsMissing, with(func(s *tool.Spec) { s.Returns = nil }), "returns", goodSpec()},
-		{"null return schema", ReturnsMissing, with(func(s *tool.Spec) { s.Returns = json.RawMessage(`null`) }), "returns", goodSpec()},
+		{"null return schema", ReturnsMissing, with(func(s *tool.Spec) { s.Returns = jsontext.Value(`null`) }), "returns", goodSpec()},
 
 		{"no idempotency", IdempotencyMissing, with(func(s *tool.Spec) { s.Idempotency = "" }), "idempotency", with(func(s *tool.Spec) { s.Idempotency = tool.Level0 })},
 		{"unknown idempotency", IdempotencyMissing, with(func(s *tool.Spec) { s.Idempotency = "level_3" }), "idempotency", with(func(s *tool.Spec) { s.Idempotency = tool.Level1 })},
@@ -229,7 +230,7 @@ func TestRules(t *testing.T) {
 			withHTTP(`{"type": "object", "properties": {}}`)},
 		{"HTTP tool with pattern properties", HTTPArgumentsOpen, withHTTP(`{"type": "object", "properties": {}, "patternProperties": {"^x-": {"type": "string", "maxLength": 20}}, "additionalProperties": false}`), "parameters.patternProperties",
 			with(func(s *tool.Spec) {
-				s.Parameters = json.RawMessage(`{"type": "object", "properties": {}, "additionalProperties": true}`)
+				s.Parameters = jsontext.Value(`{"type": "object", "properties": {}, "additionalProperties": true}`)
 			})},
 		{"not strict, with a oneOf (OAI-STRICT-KEYWORD)", StrictIncompatible, with(func(s *tool.Spec) {
 			*s = withProp("unit", `{"description": "Temperature unit", "oneOf": [{"const": "celsius"}, {"const": "fahrenheit"}]}`)

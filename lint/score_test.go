@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -47,7 +49,7 @@ func sumPoints(r Report) int {
 }
 
 func TestScoreFloor(t *testing.T) {
-	r := Tool(tool.Spec{Name: "a b", Parameters: json.RawMessage(`{"type": 1}`)})
+	r := Tool(tool.Spec{Name: "a b", Parameters: jsontext.Value(`{"type": 1}`)})
 	if r.Score != 0 {
 		t.Errorf("Tool(everything wrong).Score = %d, want 0", r.Score)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // benchConversation builds a realistic conversation of n messages: user
@@ -19,7 +21,7 @@ func benchConversation(n int) Conversation {
 		for c := range calls {
 			id := fmt.Sprintf("call_%d_%d", i, c)
 			parts = append(parts, ToolCall{ID: id, Name: "search_flights",
-				Input: json.RawMessage(fmt.Sprintf(`{"from":"PAR","to":"PEK","date":"2026-12-%02d","max_price_eur":700,"seat":"window","airline_index":%d}`, 1+i%28, c))})
+				Input: jsontext.Value(fmt.Sprintf(`{"from":"PAR","to":"PEK","date":"2026-12-%02d","max_price_eur":700,"seat":"window","airline_index":%d}`, 1+i%28, c))})
 			results = append(results, ToolResult{CallID: id, Name: "search_flights", Status: StatusSuccess, Content: []Part{Text{Text: fmt.Sprintf(
 				`{"status":"success","summary":"search_flights(from=PAR, to=PEK): 2 flights","data":[{"flight":"AF%d","depart":"10:35","price_eur":612},{"flight":"CA934","depart":"13:50","price_eur":577}],"meta":{"source":"flights-api","duration_ms":%d}}`, 100+c, 80+i%50)}}})
 		}
@@ -40,14 +42,14 @@ type plainMessage struct {
 }
 
 type plainPart struct {
-	Type    string          `json:"type"`
-	Text    string          `json:"text,omitempty"`
-	ID      string          `json:"id,omitempty"`
-	Name    string          `json:"name,omitempty"`
-	Input   json.RawMessage `json:"input,omitempty"`
-	CallID  string          `json:"call_id,omitempty"`
-	Status  string          `json:"status,omitempty"`
-	Content []plainPart     `json:"content,omitempty"`
+	Type    string         `json:"type"`
+	Text    string         `json:"text,omitempty"`
+	ID      string         `json:"id,omitempty"`
+	Name    string         `json:"name,omitempty"`
+	Input   jsontext.Value `json:"input,omitempty"`
+	CallID  string         `json:"call_id,omitempty"`
+	Status  string         `json:"status,omitempty"`
+	Content []plainPart    `json:"content,omitempty"`
 }
 
 func toPlain(c Conversation) plainConversation {

@@ -3,7 +3,6 @@ package llm
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -765,7 +764,7 @@ func (w *wirePart) part(inResult bool) (Part, error) {
 			if w.set&fInput != 0 {
 				return nil, fieldError("input_raw", "set input or input_raw, not both")
 			}
-			call.Input = json.RawMessage(w.inputRaw)
+			call.Input = jsontext.Value(w.inputRaw)
 		}
 		return call, nil
 	case "tool_result":

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/golden"
 )
 
@@ -19,23 +20,23 @@ func sample() Conversation {
 			Text{Text: "Flights to 北京 <tomorrow> & back?"},
 			Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0, 1, 2}},
 			Image{URL: "https://example.com/map.jpg"},
-			Opaque{Provider: "anthropic", Kind: "search_result", Data: json.RawMessage(`{"type":"search_result","source":"s","title":"t","content":[]}`)},
+			Opaque{Provider: "anthropic", Kind: "search_result", Data: jsontext.Value(`{"type":"search_result","source":"s","title":"t","content":[]}`)},
 		}},
 		Assistant(
 			Reasoning{Provider: "anthropic", Text: "Search both legs.", Signature: "sig-abc"},
-			Reasoning{Provider: "anthropic", Data: json.RawMessage(`"redacted-blob"`)},
+			Reasoning{Provider: "anthropic", Data: jsontext.Value(`"redacted-blob"`)},
 			Text{Text: "Searching."},
-			ToolCall{ID: "call_1", Name: "search_flights", Input: json.RawMessage(`{"from":"PAR","to":"PEK"}`)},
-			ToolCall{ID: "call_2", Name: "search_flights", Input: json.RawMessage(`{"from":"PEK", "to":"PAR"`), ItemID: "fc_2"},
+			ToolCall{ID: "call_1", Name: "search_flights", Input: jsontext.Value(`{"from":"PAR","to":"PEK"}`)},
+			ToolCall{ID: "call_2", Name: "search_flights", Input: jsontext.Value(`{"from":"PEK", "to":"PAR"`), ItemID: "fc_2"},
 			ToolCall{ID: "call_3", Name: "now"},
-			ToolCall{ID: "call_4", Name: "echo", Input: json.RawMessage(" {\n\"a\": 1}\n")},
-			Opaque{Provider: "openai-responses", Kind: "tool_search_call", CallID: "call_5", Data: json.RawMessage(`{"type":"tool_search_call","call_id":"call_5"}`)},
+			ToolCall{ID: "call_4", Name: "echo", Input: jsontext.Value(" {\n\"a\": 1}\n")},
+			Opaque{Provider: "openai-responses", Kind: "tool_search_call", CallID: "call_5", Data: jsontext.Value(`{"type":"tool_search_call","call_id":"call_5"}`)},
 		),
 		Tool(
 			ToolResult{CallID: "call_1", Name: "search_flights", Status: StatusSuccess, Content: []Part{Text{Text: `{"status":"success"}`}}},
 			ToolResult{CallID: "call_2", Name: "search_flights", Status: StatusError, Content: []Part{
 				Text{Text: "malformed"}, Image{MediaType: "image/jpeg", Data: []byte("jpg")},
-				Opaque{Provider: "anthropic", Kind: "tool_reference", Data: json.RawMessage(`{"type":"tool_reference","tool_name":"t"}`)}}},
+				Opaque{Provider: "anthropic", Kind: "tool_reference", Data: jsontext.Value(`{"type":"tool_reference","tool_name":"t"}`)}}},
 			ToolResult{CallID: "call_3", Name: "now", Status: StatusPartial},
 			ToolResult{CallID: "call_4", Name: "echo", Status: StatusSuccess, Content: []Part{}},
 		),

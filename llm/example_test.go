@@ -8,6 +8,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -59,7 +60,7 @@ func ExampleAccumulator_incomplete() {
 func ExampleConversation() {
 	conv := llm.Conversation{Messages: []llm.Message{
 		llm.User("Weather in Paris?"),
-		llm.Assistant(llm.ToolCall{ID: "call_1", Name: "get_weather", Input: json.RawMessage(`{"city":"Paris"}`)}),
+		llm.Assistant(llm.ToolCall{ID: "call_1", Name: "get_weather", Input: jsontext.Value(`{"city":"Paris"}`)}),
 		llm.Tool(llm.ToolResult{CallID: "call_1", Name: "get_weather", Status: llm.StatusSuccess,
 			Content: []llm.Part{llm.Text{Text: "18°C, sunny"}}}),
 	}}

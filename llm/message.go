@@ -8,9 +8,10 @@
 package llm
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Role says who wrote a [Message].
@@ -129,7 +130,7 @@ type ToolCall struct {
 	// Input holds the arguments exactly as the model sent them. It is usually
 	// a JSON object, but a model may send invalid JSON: it is kept as is so
 	// that the failure can be reported and the transcript replayed.
-	Input json.RawMessage
+	Input jsontext.Value
 	// ItemID is the provider's own id for the item that carried the call,
 	// when it differs from ID (OpenAI Responses "fc_…"). Optional.
 	ItemID string
@@ -231,7 +232,7 @@ type Reasoning struct {
 	Signature string
 	// Data is any other opaque provider payload (a redacted thinking block,
 	// a whole reasoning item), as JSON.
-	Data json.RawMessage
+	Data jsontext.Value
 }
 
 // Opaque is content of one provider's wire format that the llm form does
@@ -257,7 +258,7 @@ type Opaque struct {
 	// result names. Most elements have none.
 	CallID string
 	// Data is the element, verbatim JSON.
-	Data json.RawMessage
+	Data jsontext.Value
 }
 
 func (Text) isPart()       {}

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // script is a Model that yields its events, then err if set.
@@ -34,7 +35,7 @@ func (s script) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error
 }
 
 func TestGenerate(t *testing.T) {
-	call := ToolCall{ID: "call_1", Name: "get_weather", Input: json.RawMessage(`{"city":"Paris"}`)}
+	call := ToolCall{ID: "call_1", Name: "get_weather", Input: jsontext.Value(`{"city":"Paris"}`)}
 	rate := &Error{Kind: RateLimited, Op: "test", StatusCode: 429}
 	tests := []struct {
 		name    string
@@ -63,7 +64,7 @@ func TestGenerate(t *testing.T) {
 		{
 			name:    "cut off call",
 			m:       script{events: []Event{ToolCallDelta{Index: 0, ID: "call_1", Name: "f", Arguments: `{"a":`}, Finish{Reason: FinishLength}}},
-			want:    &Response{Message: Assistant(ToolCall{ID: "call_1", Name: "f", Input: json.RawMessage(`{"a":`)}), Finish: Finish{Reason: FinishLength}},
+			want:    &Response{Message: Assistant(ToolCall{ID: "call_1", Name: "f", Input: jsontext.Value(`{"a":`)}), Finish: Finish{Reason: FinishLength}},
 			wantErr: ErrIncompleteCall,
 		},
 		{

@@ -1,11 +1,12 @@
 package llm
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // An Event is one item of a model's streamed answer. The set is closed:
@@ -31,7 +32,7 @@ type ReasoningDelta struct {
 	Provider  string
 	Text      string
 	Signature string
-	Data      json.RawMessage
+	Data      jsontext.Value
 }
 
 // ToolCallDelta is a fragment of a tool call. Providers route fragments
@@ -124,7 +125,7 @@ type IncompleteCall struct {
 	Index   int    // the call's position among the message's tool calls
 	ID      string // may be empty
 	Name    string // may be empty
-	Input   json.RawMessage
+	Input   jsontext.Value
 	Problem string // what is missing, e.g. "arguments end mid-JSON"
 }
 
@@ -181,7 +182,7 @@ type partBuilder struct {
 	text      []byte
 	provider  string
 	signature string
-	data      json.RawMessage
+	data      jsontext.Value
 	id, name  string
 	itemID    string
 	args      []byte
@@ -308,9 +309,9 @@ func (a *Accumulator) Message() (Message, error) {
 		case 'r':
 			m.Parts = append(m.Parts, Reasoning{Provider: b.provider, Text: string(b.text), Signature: b.signature, Data: b.data})
 		case 'c':
-			input := json.RawMessage(`{}`)
+			input := jsontext.Value(`{}`)
 			if len(b.args) > 0 {
-				input = json.RawMessage(append([]byte(nil), b.args...))
+				input = jsontext.Value(append([]byte(nil), b.args...))
 			}
 			call := ToolCall{ID: b.id, Name: b.name, Input: input, ItemID: b.itemID}
 			m.Parts = append(m.Parts, call)

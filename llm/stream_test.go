@@ -1,12 +1,13 @@
 package llm
 
 import (
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // splitArgs cuts s into n-byte fragments.
@@ -42,8 +43,8 @@ func TestAccumulatorOpenAIParallel(t *testing.T) {
 	}
 	want := Assistant(
 		Text{Text: "Checking both."},
-		ToolCall{ID: "call_JMW", Name: "GetWeatherArgs", Input: json.RawMessage(`{"city": "Edinburgh", "country": "GB", "units": "c"}`)},
-		ToolCall{ID: "call_DNY", Name: "get_stock_price", Input: json.RawMessage(`{"ticker": "AAPL", "exchange": "NASDAQ"}`)},
+		ToolCall{ID: "call_JMW", Name: "GetWeatherArgs", Input: jsontext.Value(`{"city": "Edinburgh", "country": "GB", "units": "c"}`)},
+		ToolCall{ID: "call_DNY", Name: "get_stock_price", Input: jsontext.Value(`{"ticker": "AAPL", "exchange": "NASDAQ"}`)},
 	)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Message() = %#v, want %#v", got, want)
@@ -131,7 +132,7 @@ func TestAccumulatorSameIndexDifferentIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ToolCall{{ID: "c1", Name: "f", Input: json.RawMessage(`{"a":1}`)}, {ID: "c2", Name: "g", Input: json.RawMessage(`{}`)}}
+	want := []ToolCall{{ID: "c1", Name: "f", Input: jsontext.Value(`{"a":1}`)}, {ID: "c2", Name: "g", Input: jsontext.Value(`{}`)}}
 	if got := m.ToolCalls(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ToolCalls() = %v, want %v", got, want)
 	}
@@ -211,7 +212,7 @@ func TestAccumulatorPartsOrderAndReasoning(t *testing.T) {
 	want := Assistant(
 		Reasoning{Provider: "anthropic", Text: "Let me think.", Signature: "sig"},
 		Text{Text: "Looking up."},
-		ToolCall{ID: "toolu_1", Name: "lookup", Input: json.RawMessage(`{"id":7}`)},
+		ToolCall{ID: "toolu_1", Name: "lookup", Input: jsontext.Value(`{"id":7}`)},
 		Text{Text: "Done?"},
 	)
 	if !reflect.DeepEqual(m, want) {

@@ -2,10 +2,11 @@ package session_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -21,13 +22,13 @@ func Example() {
 	s, _ := store.Create(ctx, session.Session{ID: "s-demo", Title: "Pay the invoice"})
 
 	// Step 1: the question and the model's answer, a call of a level-0 tool.
-	call := llm.ToolCall{ID: "call_1", Name: "pay_invoice", Input: json.RawMessage(`{"invoice":"INV-7"}`)}
+	call := llm.ToolCall{ID: "call_1", Name: "pay_invoice", Input: jsontext.Value(`{"invoice":"INV-7"}`)}
 	s, _ = store.Commit(ctx, &session.Step{
 		Session:  s.ID,
 		Version:  s.Version, // the version this writer read
 		Number:   1,
 		Messages: []llm.Message{llm.User("Pay INV-7"), llm.Assistant(call)},
-		State:    json.RawMessage(`{"phase":"tools","pending":["call_1"]}`),
+		State:    jsontext.Value(`{"phase":"tools","pending":["call_1"]}`),
 	})
 
 	// The write-ahead record, written before the tool runs.

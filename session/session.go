@@ -49,8 +49,9 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
@@ -127,7 +128,7 @@ type Step struct {
 	Messages []llm.Message
 	// State is the loop's state after the step, any JSON value; nil stores
 	// none.
-	State json.RawMessage
+	State jsontext.Value
 	// Calls are call records written with the step, as by [Store.Record];
 	// a call whose Step is 0 belongs to this step.
 	Calls []Call
@@ -153,7 +154,7 @@ type Call struct {
 	Attempt int
 	// Arguments are the arguments the tool ran with, verbatim; they need
 	// not be valid JSON.
-	Arguments json.RawMessage
+	Arguments jsontext.Value
 	// Step is the number of the step that asked for the call. 0 means, in
 	// [Store.Record], the session's latest step and, in a [Step], that
 	// step.
@@ -178,7 +179,7 @@ type Snapshot struct {
 	Messages []llm.Message
 	// State is the state of the latest step (Session.Step), nil if it has
 	// none or no step was committed.
-	State json.RawMessage
+	State jsontext.Value
 	// Calls are the call records of the latest step and any later one
 	// (Call.Step >= Session.Step), in the order they were first written.
 	Calls []Call
@@ -220,7 +221,7 @@ type StepRecord struct {
 	// new message; Messages counts them.
 	First    int
 	Messages int
-	State    json.RawMessage // nil if the step stored none
+	State    jsontext.Value // nil if the step stored none
 	Created  time.Time
 }
 
@@ -247,7 +248,7 @@ type Offloaded struct {
 	Data []byte
 	// Rules is how the result is shaped when read back, a JSON value; nil
 	// for none.
-	Rules json.RawMessage
+	Rules jsontext.Value
 	// Size is len(Data); set by the store.
 	Size int64
 	// Created is set by the store.

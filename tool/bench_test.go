@@ -2,10 +2,10 @@ package tool_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -33,7 +33,7 @@ func benchBook(b *testing.B, reg *tool.Registry, input string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	call := llm.ToolCall{ID: "c", Name: "book_flight", Input: json.RawMessage(input)}
+	call := llm.ToolCall{ID: "c", Name: "book_flight", Input: jsontext.Value(input)}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -81,7 +81,7 @@ func BenchmarkParallel8x100ms(b *testing.B) {
 	}
 	calls := make([]llm.ToolCall, 8)
 	for i := range calls {
-		calls[i] = llm.ToolCall{ID: "c", Name: "slow", Input: json.RawMessage(`{}`)}
+		calls[i] = llm.ToolCall{ID: "c", Name: "slow", Input: jsontext.Value(`{}`)}
 	}
 	ctx := context.Background()
 	for b.Loop() {
@@ -96,14 +96,14 @@ func BenchmarkParallel8x100ms(b *testing.B) {
 // for the ratio.
 func BenchmarkCallNoSchema(b *testing.B) {
 	reg := tool.NewRegistry()
-	reg.MustAdd(newFake("noop", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	reg.MustAdd(newFake("noop", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		return toolresult.Success("ok", nil), nil
 	}))
 	ex, err := tool.NewExecutor(reg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	call := llm.ToolCall{ID: "c", Name: "noop", Input: json.RawMessage(`{}`)}
+	call := llm.ToolCall{ID: "c", Name: "noop", Input: jsontext.Value(`{}`)}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -117,7 +117,7 @@ func BenchmarkFuncCallDirect(b *testing.B) {
 	f := tool.MustFunc("book_flight", "Book a flight.", func(ctx context.Context, in BookIn) (BookOut, error) {
 		return BookOut{ID: "bk_1", Price: 420}, nil
 	}, nil)
-	args := json.RawMessage(`{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2}`)
+	args := jsontext.Value(`{"from": "CDG", "to": "JFK", "date": "2026-12-01", "seats": 2}`)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

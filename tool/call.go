@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolwire/toolwire/internal/jsonx"
@@ -355,7 +356,7 @@ func successSummary(brief string, data any, doc *toolresult.JSON) string {
 	switch d := data.(type) {
 	case nil:
 		return brief + ": done"
-	case json.RawMessage:
+	case jsontext.Value:
 		t := bytes.TrimSpace(d)
 		switch {
 		case string(t) == "[]" || string(t) == "{}" || string(t) == "null" || string(t) == `""`:
@@ -379,7 +380,7 @@ func successSummary(brief string, data any, doc *toolresult.JSON) string {
 	if err != nil {
 		return brief + ": done"
 	}
-	return successSummary(brief, json.RawMessage(b), nil)
+	return successSummary(brief, jsontext.Value(b), nil)
 }
 
 // arrayLen returns the number of elements of t, a JSON array, reading
@@ -409,8 +410,8 @@ func arrayLen(t []byte) (int, bool) {
 // render, parsed (doc, when data is that JSON already parsed, else nil
 // when it is not JSON), and its value decoded from the parse. The value
 // is the strict reader's, and so is the error when there is none.
-func dataValue(data any, doc *toolresult.JSON) (json.RawMessage, *toolresult.JSON, any, error) {
-	b, ok := data.(json.RawMessage)
+func dataValue(data any, doc *toolresult.JSON) (jsontext.Value, *toolresult.JSON, any, error) {
+	b, ok := data.(jsontext.Value)
 	if !ok {
 		var err error
 		if b, err = marshalCompact(data); err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // foldSpace is strings.Join(strings.Fields(s), " "), fast or not.
@@ -59,7 +61,7 @@ func TestMarshalCompact(t *testing.T) {
 		"plain",
 		"tab\tand\u2028line",
 		"\x01",
-		json.RawMessage(`{"a": "\u0026 <"}`),
+		jsontext.Value(`{"a": "\u0026 <"}`),
 		[]any{"é", nil, true, 1.5},
 		struct {
 			S string `json:"s"`
@@ -92,7 +94,7 @@ func TestFillDefaults(t *testing.T) {
 		{`{"type": "object", "properties": {"a": {"type": "string"}}}`, `{"a": "x"}`, `{"a":"x"}`},
 	}
 	for _, tt := range tests {
-		c, err := compileSpec(Spec{Name: "f", Parameters: json.RawMessage(tt.params)})
+		c, err := compileSpec(Spec{Name: "f", Parameters: jsontext.Value(tt.params)})
 		if err != nil {
 			t.Fatal(err)
 		}

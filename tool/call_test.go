@@ -3,13 +3,13 @@ package tool_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
@@ -90,7 +90,7 @@ func TestCallGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			call := llm.ToolCall{ID: "call_" + tt.name, Name: tt.tool, Input: json.RawMessage(args)}
+			call := llm.ToolCall{ID: "call_" + tt.name, Name: tt.tool, Input: jsontext.Value(args)}
 			o := ex.Call(context.Background(), call)
 			if o.Result.CallID != call.ID || o.Result.Name != call.Name {
 				t.Errorf("Call(%q) answered %q/%q, want %q/%q", tt.name, o.Result.CallID, o.Result.Name, call.ID, call.Name)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -324,7 +325,7 @@ func checkHTTP(h *HTTPBinding, params *jsonschema.Schema) []fieldProblem {
 }
 
 // marshalCompact renders a value compactly, without HTML escaping.
-func marshalCompact(v any) (json.RawMessage, error) {
+func marshalCompact(v any) (jsontext.Value, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -339,12 +340,12 @@ func marshalCompact(v any) (json.RawMessage, error) {
 
 // marshalNoEscape is marshalCompact by a json.Encoder that does not
 // escape HTML.
-func marshalNoEscape(v any) (json.RawMessage, error) {
+func marshalNoEscape(v any) (jsontext.Value, error) {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return json.RawMessage(strings.TrimSuffix(b.String(), "\n")), nil
+	return jsontext.Value(strings.TrimSuffix(b.String(), "\n")), nil
 }

@@ -2,10 +2,10 @@ package tool_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -36,7 +36,7 @@ func ExampleFunc() {
 	reg.MustAdd(weather)
 	ex, _ := tool.NewExecutor(reg, nil)
 	for _, args := range []string{`{"city": "Paris"}`, `{"city": "Atlantis"}`, `{"city": "", "unit": "K"}`} {
-		o := ex.Call(context.Background(), llm.ToolCall{ID: "call_1", Name: "get_weather", Input: json.RawMessage(args)})
+		o := ex.Call(context.Background(), llm.ToolCall{ID: "call_1", Name: "get_weather", Input: jsontext.Value(args)})
 		o.Envelope.Meta = toolresult.Meta{} // drop duration and source for a stable output
 		fmt.Println(o.Envelope.Result(o.Result.CallID, o.Result.Name).Content[0].(llm.Text).Text)
 	}
@@ -66,10 +66,10 @@ func ExampleExecutor_Run() {
 		panic(err)
 	}
 	calls := []llm.ToolCall{
-		{ID: "c1", Name: "wait", Input: json.RawMessage(`{"ms": 30}`)},
-		{ID: "c2", Name: "wait", Input: json.RawMessage(`{"ms": 0}`)},
-		{ID: "c3", Name: "wait", Input: json.RawMessage(`{"ms": 5000}`)},
-		{ID: "c4", Name: "sleep", Input: json.RawMessage(`{}`)},
+		{ID: "c1", Name: "wait", Input: jsontext.Value(`{"ms": 30}`)},
+		{ID: "c2", Name: "wait", Input: jsontext.Value(`{"ms": 0}`)},
+		{ID: "c3", Name: "wait", Input: jsontext.Value(`{"ms": 5000}`)},
+		{ID: "c4", Name: "sleep", Input: jsontext.Value(`{}`)},
 	}
 	for _, o := range ex.Run(context.Background(), calls) {
 		var typ toolresult.ErrorType

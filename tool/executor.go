@@ -4,7 +4,6 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
 )
@@ -210,7 +210,7 @@ type Outcome struct {
 	Result llm.ToolResult
 	// Envelope is the observation before rendering, for traces and
 	// tests; shaped when the executor has a Shaper. JSON data is a
-	// json.RawMessage of the bytes the tool returned, even when the tool
+	// jsontext.Value of the bytes the tool returned, even when the tool
 	// gave it parsed ([toolresult.JSON]).
 	Envelope toolresult.Envelope
 	// Shaping says what the shaper did; nil when nothing was shaped.
@@ -704,11 +704,11 @@ func (e *Executor) finish(c *contract, env toolresult.Envelope, brief string, le
 		return env, nil // Result renders the protocol violation as internal_error
 	}
 	switch d := env.Data.(type) {
-	case json.RawMessage:
+	case jsontext.Value:
 		doc, _ = toolresult.ParseJSON(d) // nil when not JSON: rendered, or refused below, as it is
 	case *toolresult.JSON:
 		if d != nil { // parsed by the tool (an HTTP tool's body)
-			doc, env.Data = d, json.RawMessage(d.Bytes())
+			doc, env.Data = d, jsontext.Value(d.Bytes())
 		}
 	}
 	if c.returns != nil && !c.proven && env.Data != nil {
@@ -719,7 +719,7 @@ func (e *Executor) finish(c *contract, env toolresult.Envelope, brief string, le
 			f.Meta = env.Meta
 			return f, nil
 		}
-		if _, isJSON := env.Data.(json.RawMessage); !isJSON {
+		if _, isJSON := env.Data.(jsontext.Value); !isJSON {
 			env.Data, doc = data, parsed // encoded once, for the shaper and the renderer
 		}
 		if fes := validate(c.returns, v); len(fes) > 0 {

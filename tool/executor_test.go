@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -29,14 +30,14 @@ func executor(t *testing.T, cfg *tool.Config, tools ...tool.Tool) *tool.Executor
 func calls(name string, n int, args string) []llm.ToolCall {
 	out := make([]llm.ToolCall, n)
 	for i := range out {
-		out[i] = llm.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: name, Input: json.RawMessage(args)}
+		out[i] = llm.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: name, Input: jsontext.Value(args)}
 	}
 	return out
 }
 
 // Results come back in call order whatever order the calls finish in.
 func TestRunOrder(t *testing.T) {
-	sleepy := newFake("sleepy", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	sleepy := newFake("sleepy", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		var in struct{ MS int }
 		_ = json.Unmarshal(args, &in)
 		time.Sleep(time.Duration(in.MS) * time.Millisecond)
@@ -45,7 +46,7 @@ func TestRunOrder(t *testing.T) {
 	ex := executor(t, nil, sleepy)
 	var cs []llm.ToolCall
 	for i, ms := range []int{40, 30, 20, 10, 0} {
-		cs = append(cs, llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "sleepy", Input: json.RawMessage(fmt.Sprintf(`{"MS": %d}`, ms))})
+		cs = append(cs, llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "sleepy", Input: jsontext.Value(fmt.Sprintf(`{"MS": %d}`, ms))})
 	}
 	out := ex.Run(context.Background(), cs)
 	if len(out) != len(cs) {
@@ -70,7 +71,7 @@ func TestRunBoundedConcurrency(t *testing.T) {
 			gate := make(chan struct{})
 			var started sync.WaitGroup
 			started.Add(limit)
-			tl := newFake("work", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+			tl := newFake("work", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 				n := cur.Add(1)
 				for {
 					p := peak.Load()
@@ -105,20 +106,20 @@ func TestRunBoundedConcurrency(t *testing.T) {
 
 // A tool that honours its context times out with its own Timeout.
 func TestCallTimeout(t *testing.T) {
-	slow := newFake("slow", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	slow := newFake("slow", tool.Level0, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		<-ctx.Done()
 		return toolresult.Envelope{}, ctx.Err()
 	})
 	slow.spec.Timeout = 20 * time.Millisecond
 	var n atomic.Int32
-	slow2 := newFake("slow_read", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	slow2 := newFake("slow_read", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		n.Add(1)
 		<-ctx.Done()
 		return toolresult.Envelope{}, ctx.Err()
 	})
 	slow2.spec.Timeout = 10 * time.Millisecond
 	ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond, MaxAttempts: 3}, slow, slow2)
-	out := ex.Run(context.Background(), []llm.ToolCall{{ID: "a", Name: "slow", Input: json.RawMessage(`{}`)}, {ID: "b", Name: "slow_read", Input: json.RawMessage(`{}`)}})
+	out := ex.Run(context.Background(), []llm.ToolCall{{ID: "a", Name: "slow", Input: jsontext.Value(`{}`)}, {ID: "b", Name: "slow_read", Input: jsontext.Value(`{}`)}})
 	want := []string{
 		`{"status":"error","summary":"slow() failed: timeout: the tool did not finish within 20ms","error":{"type":"timeout","message":"the tool did not finish within 20ms","retryable":false},"suggestion":"You could check whether the action took effect before calling slow again.","meta":{"source":"slow"}}`,
 		`{"status":"error","summary":"slow_read() failed: timeout: the tool did not finish within 10ms","error":{"type":"timeout","message":"the tool did not finish within 10ms","retryable":true},"meta":{"source":"slow_read","attempts":3}}`,
@@ -138,12 +139,12 @@ func TestCallTimeout(t *testing.T) {
 func TestRunCancel(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(2)
-	wait := newFake("wait", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	wait := newFake("wait", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		started.Done()
 		<-ctx.Done()
 		return toolresult.Envelope{}, ctx.Err()
 	})
-	quick := newFake("quick", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	quick := newFake("quick", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		return toolresult.Success("quick done", nil), nil
 	})
 	ex := executor(t, &tool.Config{MaxParallel: 2}, wait, quick)
@@ -152,7 +153,7 @@ func TestRunCancel(t *testing.T) {
 		started.Wait()
 		cancel()
 	}()
-	cs := append(calls("wait", 2, `{}`), llm.ToolCall{ID: "q", Name: "quick", Input: json.RawMessage(`{}`)})
+	cs := append(calls("wait", 2, `{}`), llm.ToolCall{ID: "q", Name: "quick", Input: jsontext.Value(`{}`)})
 	out := ex.Run(ctx, cs)
 	for i := 0; i < 2; i++ {
 		if e := out[i].Envelope.Error; e == nil || e.Type != toolresult.Cancelled {
@@ -172,13 +173,13 @@ func TestRunCancel(t *testing.T) {
 // the executor reports it and moves on; Close waits for it.
 func TestCallHangingTool(t *testing.T) {
 	release := make(chan struct{})
-	hang := newFake("hang", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	hang := newFake("hang", tool.Level0, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		<-release // ignores ctx
 		return toolresult.Success("late", nil), nil
 	})
 	hang.spec.Timeout = 10 * time.Millisecond
 	ex := executor(t, &tool.Config{Grace: 10 * time.Millisecond}, hang)
-	o := ex.Call(context.Background(), llm.ToolCall{ID: "h", Name: "hang", Input: json.RawMessage(`{}`)})
+	o := ex.Call(context.Background(), llm.ToolCall{ID: "h", Name: "hang", Input: jsontext.Value(`{}`)})
 	want := `{"status":"error","summary":"hang() failed: timeout: the tool did not finish within 10ms and did not stop; its outcome is unknown","error":{"type":"timeout","message":"the tool did not finish within 10ms and did not stop; its outcome is unknown","retryable":false},"suggestion":"You could check whether the action took effect before calling hang again.","meta":{"source":"hang"}}`
 	if got := stable(o); got != want {
 		t.Errorf("Call(hang) =\n%s\nwant\n%s", got, want)
@@ -217,7 +218,7 @@ func TestRetriesByLevel(t *testing.T) {
 			var n atomic.Int32
 			var mu sync.Mutex
 			var keys []string
-			f := newFake("flaky", tt.level, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+			f := newFake("flaky", tt.level, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 				ci, _ := tool.CallInfoFrom(ctx)
 				mu.Lock()
 				keys = append(keys, ci.IdempotencyKey)
@@ -231,7 +232,7 @@ func TestRetriesByLevel(t *testing.T) {
 				return toolresult.Success("ok", nil), nil
 			})
 			ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}, f)
-			o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "flaky", Input: json.RawMessage(`{}`)})
+			o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "flaky", Input: jsontext.Value(`{}`)})
 			if got := int(n.Load()); got != tt.wantCalls {
 				t.Errorf("level %q: tool ran %d times, want %d", tt.level, got, tt.wantCalls)
 			}
@@ -261,7 +262,7 @@ func TestRetriesByLevel(t *testing.T) {
 func TestIdempotencyKeysPerCall(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	f := newFake("charge", tool.Level1, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	f := newFake("charge", tool.Level1, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		mu.Lock()
 		ci, _ := tool.CallInfoFrom(ctx)
 		seen[ci.IdempotencyKey] = true
@@ -279,7 +280,7 @@ func TestIdempotencyKeysPerCall(t *testing.T) {
 func TestRetryAfter(t *testing.T) {
 	var n atomic.Int32
 	var first, second time.Time
-	f := newFake("quota", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	f := newFake("quota", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		if n.Add(1) == 1 {
 			first = time.Now()
 			return toolresult.Envelope{}, &tool.Error{Type: toolresult.RateLimited, Message: "slow down", RetryAfter: 30 * time.Millisecond}
@@ -288,7 +289,7 @@ func TestRetryAfter(t *testing.T) {
 		return toolresult.Success("ok", nil), nil
 	})
 	ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond}, f)
-	o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "quota", Input: json.RawMessage(`{}`)})
+	o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "quota", Input: jsontext.Value(`{}`)})
 	if o.Result.Status != llm.StatusSuccess || n.Load() != 2 {
 		t.Fatalf("Call(quota) = %s after %d runs, want success after 2", text(o.Result), n.Load())
 	}
@@ -297,12 +298,12 @@ func TestRetryAfter(t *testing.T) {
 	}
 
 	n.Store(0)
-	long := newFake("quota_long", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	long := newFake("quota_long", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		n.Add(1)
 		return toolresult.Envelope{}, &tool.Error{Type: toolresult.RateLimited, Message: "come back in an hour", RetryAfter: time.Hour}
 	})
 	ex = executor(t, nil, long)
-	o = ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "quota_long", Input: json.RawMessage(`{}`)})
+	o = ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "quota_long", Input: jsontext.Value(`{}`)})
 	if n.Load() != 1 || o.Envelope.Error == nil || o.Envelope.Error.RetryAfter != time.Hour {
 		t.Errorf("Call(quota_long) ran %d times and returned %s, want 1 run and retry_after_ms 3600000", n.Load(), text(o.Result))
 	}
@@ -311,28 +312,28 @@ func TestRetryAfter(t *testing.T) {
 // One failing call never hides the others: success, error, timeout and
 // panic all come back, each with its own id.
 func TestRunMixed(t *testing.T) {
-	ok := newFake("ok", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	ok := newFake("ok", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		return toolresult.Success("fine", 1), nil
 	})
-	fail := newFake("fail", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	fail := newFake("fail", tool.Level0, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		return toolresult.Envelope{}, tool.Errorf(toolresult.PermissionDenied, "not yours")
 	})
-	slow := newFake("slow", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	slow := newFake("slow", tool.Level0, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		<-ctx.Done()
 		return toolresult.Envelope{}, ctx.Err()
 	})
 	slow.spec.Timeout = 5 * time.Millisecond
-	boom := newFake("boom", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	boom := newFake("boom", tool.Level0, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		panic("boom")
 	})
 	ex := executor(t, nil, ok, fail, slow, boom)
 	cs := []llm.ToolCall{
-		{ID: "1", Name: "boom", Input: json.RawMessage(`{}`)},
-		{ID: "2", Name: "ok", Input: json.RawMessage(`{}`)},
-		{ID: "3", Name: "slow", Input: json.RawMessage(`{}`)},
-		{ID: "4", Name: "fail", Input: json.RawMessage(`{}`)},
-		{ID: "5", Name: "nope", Input: json.RawMessage(`{}`)},
-		{ID: "6", Name: "ok", Input: json.RawMessage(`{oops`)},
+		{ID: "1", Name: "boom", Input: jsontext.Value(`{}`)},
+		{ID: "2", Name: "ok", Input: jsontext.Value(`{}`)},
+		{ID: "3", Name: "slow", Input: jsontext.Value(`{}`)},
+		{ID: "4", Name: "fail", Input: jsontext.Value(`{}`)},
+		{ID: "5", Name: "nope", Input: jsontext.Value(`{}`)},
+		{ID: "6", Name: "ok", Input: jsontext.Value(`{oops`)},
 	}
 	out := ex.Run(context.Background(), cs)
 	want := []toolresult.ErrorType{toolresult.InternalError, "", toolresult.Timeout, toolresult.PermissionDenied, toolresult.UnknownTool, toolresult.MalformedArguments}

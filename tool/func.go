@@ -33,7 +33,7 @@ type FuncOptions struct {
 	// Strict asks the provider to constrain arguments to the schema.
 	Strict bool
 	// Parameters, when set, replaces the schema inferred from In.
-	Parameters json.RawMessage
+	Parameters jsontext.Value
 	// Returns, when set, replaces the schema inferred from Out. The
 	// results of a Func are then validated against it at run time.
 	//
@@ -43,7 +43,7 @@ type FuncOptions struct {
 	// again; a schema with constraints the type does not prove
 	// (minimum, pattern, enum, format, minLength, ...), or inferred from a
 	// type whose encoding it may not describe, is.
-	Returns json.RawMessage
+	Returns jsontext.Value
 	// Shape says how the output is shaped to fit the context (the
 	// fields that matter, a sort key for top N, a record cap); the zero
 	// value lets the pipeline decide.
@@ -100,7 +100,7 @@ type funcTool[In, Out any] struct {
 //	above; description and default are not constraints), no
 //	",string" option, distinct JSON names, and no embedded fields
 //
-// and nothing else: no interface (any), json.RawMessage, json.Number,
+// and nothing else: no interface (any), jsontext.Value, json.Number,
 // []byte (base64 on the wire, an array of integers in the schema), no
 // type with its own MarshalJSON or MarshalText but time.Time. Results of
 // every other Out, of a Func given [FuncOptions].Returns, and of every tool
@@ -130,7 +130,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 	}
 	if spec.Returns = opts.Returns; spec.Returns == nil {
 		switch reflect.TypeFor[Out]() {
-		case reflect.TypeFor[toolresult.Envelope](), reflect.TypeFor[json.RawMessage](), reflect.TypeFor[any]():
+		case reflect.TypeFor[toolresult.Envelope](), reflect.TypeFor[jsontext.Value](), reflect.TypeFor[any]():
 		default:
 			if spec.Returns, err = InferSchema[Out](); err != nil {
 				return nil, fmt.Errorf("tool: func %q: returns: %w", name, err)
@@ -167,7 +167,7 @@ func (t *funcTool[In, Out]) contract() *contract { return t.c }
 // Call validates args against the parameters schema, fills in defaults,
 // decodes them into In and calls fn. Called by an [Executor], validation
 // is not repeated.
-func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+func (t *funcTool[In, Out]) Call(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 	v, err := decodeJSON(args)
 	if err != nil {
 		return toolresult.Envelope{}, Errorf(toolresult.MalformedArguments, "the arguments are not valid JSON: %v", err)
@@ -198,7 +198,7 @@ func (t *funcTool[In, Out]) decodeIn(p *prepared, in *In) error {
 }
 
 // decode decodes validated arguments into in.
-func (t *funcTool[In, Out]) decode(args json.RawMessage, in *In) error {
+func (t *funcTool[In, Out]) decode(args jsontext.Value, in *In) error {
 	// Names match as encoding/json matched them, without regard to case
 	// (issue 7's behaviour, which TestDefaultsReachEveryTool holds): the
 	// one place where the strict layer's case-sensitive rule is relaxed.
@@ -246,7 +246,7 @@ func (t *funcTool[In, Out]) bind(p prepared) (bound, error) {
 // funcCall is one attempt of a [Func] tool.
 type funcCall[In, Out any] struct {
 	t    *funcTool[In, Out]
-	args json.RawMessage // still to decode, when In is not plain
+	args jsontext.Value // still to decode, when In is not plain
 	in   In
 	out  Out                 // still to encode, when Out is plain
 	env  toolresult.Envelope // already encoded, when Out is not plain
@@ -281,7 +281,7 @@ func (c *funcCall[In, Out]) result() (toolresult.Envelope, error) {
 // plainJSON reports whether encoding/json decodes and encodes values of t
 // without calling methods of the program's own types: no json.Marshaler,
 // json.Unmarshaler, encoding.TextMarshaler or encoding.TextUnmarshaler
-// anywhere in t, except in time.Time, json.Number and json.RawMessage, and
+// anywhere in t, except in time.Time, json.Number and jsontext.Value, and
 // no interface that could hold one.
 func plainJSON(t reflect.Type) bool {
 	return plainType(t, map[reflect.Type]bool{})
@@ -304,7 +304,7 @@ func hasJSONMethods(t reflect.Type) bool {
 
 func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	switch t {
-	case reflect.TypeFor[time.Time](), reflect.TypeFor[json.Number](), reflect.TypeFor[json.RawMessage]():
+	case reflect.TypeFor[time.Time](), reflect.TypeFor[json.Number](), reflect.TypeFor[jsontext.Value]():
 		return true
 	}
 	if seen[t] {
@@ -354,7 +354,7 @@ func proven(t reflect.Type, seen map[reflect.Type]bool) bool {
 	switch t {
 	case reflect.TypeFor[time.Time]():
 		return true // MarshalJSON writes RFC 3339 (format date-time) or fails
-	case reflect.TypeFor[json.Number](), reflect.TypeFor[json.RawMessage]():
+	case reflect.TypeFor[json.Number](), reflect.TypeFor[jsontext.Value]():
 		return false // a number under a string schema; any JSON
 	}
 	if seen[t] {
@@ -448,13 +448,13 @@ func kindName(k jsontext.Kind) string {
 //
 // A time.Time is a string of format date-time (RFC 3339), the form
 // encoding/json reads and writes it in.
-func InferSchema[T any]() (json.RawMessage, error) {
+func InferSchema[T any]() (jsontext.Value, error) {
 	return inferSchema(reflect.TypeFor[T](), false)
 }
 
 // inferSchema is [InferSchema] of t; forInput narrows slices and maps to
 // non-null.
-func inferSchema(t reflect.Type, forInput bool) (json.RawMessage, error) {
+func inferSchema(t reflect.Type, forInput bool) (jsontext.Value, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
 	}})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -56,7 +57,7 @@ func TestFuncJSONMethods(t *testing.T) {
 		{`{"v": "slow"}`, llm.StatusError, toolresult.Timeout, "did not finish within 20ms and did not stop"},
 	}
 	for _, tt := range tests {
-		o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "touchy", Input: json.RawMessage(tt.args)})
+		o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "touchy", Input: jsontext.Value(tt.args)})
 		if o.Result.Status != tt.status {
 			t.Errorf("Call(%s).Status = %v, want %v (%s)", tt.args, o.Result.Status, tt.status, text(o.Result))
 			continue
@@ -93,7 +94,7 @@ func TestFuncRetryDecodesAgain(t *testing.T) {
 		return in.Tags, nil
 	}, &tool.FuncOptions{Idempotency: tool.Level2})
 	ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, f)
-	o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "tagger", Input: json.RawMessage(`{"tags": ["a", "b"]}`)})
+	o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "tagger", Input: jsontext.Value(`{"tags": ["a", "b"]}`)})
 	if o.Result.Status != llm.StatusSuccess || n.Load() != 2 {
 		t.Errorf("Call(tagger) = %v after %d attempts, want success after 2 (%s)", o.Result.Status, n.Load(), text(o.Result))
 	}
@@ -105,11 +106,11 @@ func TestFuncRetryDecodesAgain(t *testing.T) {
 func TestDefaultsReachEveryTool(t *testing.T) {
 	const params = `{"type": "object", "properties": {"city": {"type": "string"}, "units": {"type": "string", "default": "celsius"}}, "required": ["city"]}`
 	var gotArgs, gotApproved string
-	raw := newFake("raw", tool.Level0, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+	raw := newFake("raw", tool.Level0, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 		gotArgs = string(args)
 		return toolresult.Success("ok", nil), nil
 	})
-	raw.spec.Parameters = json.RawMessage(params)
+	raw.spec.Parameters = jsontext.Value(params)
 	raw.spec.RequiresApproval = true
 	type plainIn struct {
 		City  string `json:"city"`
@@ -124,7 +125,7 @@ func TestDefaultsReachEveryTool(t *testing.T) {
 	// Extra properties allowed: "CITY" reaches json.Unmarshal, which
 	// matches it to City without regard to case.
 	folded := tool.MustFunc("folded", "d", func(ctx context.Context, in plainIn) (string, error) { return in.City + "/" + in.Units, nil },
-		&tool.FuncOptions{Parameters: json.RawMessage(`{"type": "object", "properties": {"units": {"type": "string", "default": "celsius"}}}`)})
+		&tool.FuncOptions{Parameters: jsontext.Value(`{"type": "object", "properties": {"units": {"type": "string", "default": "celsius"}}}`)})
 	approver := tool.ApproverFunc(func(ctx context.Context, spec tool.Spec, call llm.ToolCall, args []byte) (bool, string, error) {
 		gotApproved = string(args)
 		return true, "", nil
@@ -140,7 +141,7 @@ func TestDefaultsReachEveryTool(t *testing.T) {
 		{"folded", `{"CITY": "Nice"}`, `"Nice/celsius"`},
 	}
 	for _, tt := range tests {
-		o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: tt.name, Input: json.RawMessage(tt.args)})
+		o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: tt.name, Input: jsontext.Value(tt.args)})
 		if o.Result.Status != llm.StatusSuccess {
 			t.Errorf("Call(%s, %s) = %s", tt.name, tt.args, text(o.Result))
 			continue
@@ -148,7 +149,7 @@ func TestDefaultsReachEveryTool(t *testing.T) {
 		if tt.want == "" {
 			continue
 		}
-		if got := string(o.Envelope.Data.(json.RawMessage)); got != tt.want {
+		if got := string(o.Envelope.Data.(jsontext.Value)); got != tt.want {
 			t.Errorf("Call(%s, %s) data = %s, want %s", tt.name, tt.args, got, tt.want)
 		}
 	}

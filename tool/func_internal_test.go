@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 type plainLeaf struct {
@@ -13,7 +15,7 @@ type plainLeaf struct {
 	S    []string          `json:"s"`
 	M    map[string]*int   `json:"m"`
 	When time.Time         `json:"when"`
-	Raw  json.RawMessage   `json:"raw"`
+	Raw  jsontext.Value    `json:"raw"`
 	Num  json.Number       `json:"num"`
 	Kids []*plainLeaf      `json:"kids"` // recursive
 	Arr  [2]map[int]string `json:"arr"`
@@ -119,7 +121,7 @@ func TestProvenResults(t *testing.T) {
 
 		{reflect.TypeFor[any](), false, nil},
 		{reflect.TypeFor[struct{ V any }](), false, nil},
-		{reflect.TypeFor[json.RawMessage](), false, []any{json.RawMessage(`{}`)}},
+		{reflect.TypeFor[jsontext.Value](), false, []any{jsontext.Value(`{}`)}},
 		{reflect.TypeFor[json.Number](), false, []any{json.Number("1")}},
 		{reflect.TypeFor[[]byte](), false, []any{[]byte("hi")}},
 		{reflect.TypeFor[struct {
@@ -197,7 +199,7 @@ func TestFuncProvenContract(t *testing.T) {
 		Units string `json:"units" enum:"c|f"`
 	}
 	fn := func(ctx context.Context, in struct{}) ([]provenLeaf, error) { return nil, nil }
-	httpTool, err := NewHTTP(Spec{Name: "h", Description: "d", Returns: json.RawMessage(`{"type":"array"}`),
+	httpTool, err := NewHTTP(Spec{Name: "h", Description: "d", Returns: jsontext.Value(`{"type":"array"}`),
 		HTTP: &HTTPBinding{URL: "https://example.com/x"}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +210,7 @@ func TestFuncProvenContract(t *testing.T) {
 		want bool
 	}{
 		{"Func with a proven Out", MustFunc("a", "d", fn, nil), true},
-		{"Func with Returns given", MustFunc("b", "d", fn, &FuncOptions{Returns: json.RawMessage(`{"type":"array"}`)}), false},
+		{"Func with Returns given", MustFunc("b", "d", fn, &FuncOptions{Returns: jsontext.Value(`{"type":"array"}`)}), false},
 		{"Func with a constrained Out", MustFunc("c", "d", func(ctx context.Context, in struct{}) (constrained, error) { return constrained{}, nil }, nil), false},
 		{"Func with Out any", MustFunc("d", "d", func(ctx context.Context, in struct{}) (any, error) { return nil, nil }, nil), false},
 		{"HTTP tool", httpTool, false},

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
@@ -93,19 +94,19 @@ func TestFuncErrors(t *testing.T) {
 // in defaults.
 func TestFuncCallDirect(t *testing.T) {
 	f := tool.MustFunc("get_weather", "d", getWeather, nil)
-	env, err := f.Call(context.Background(), json.RawMessage(`{"city": "Nice"}`))
+	env, err := f.Call(context.Background(), jsontext.Value(`{"city": "Nice"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(env.Data.(json.RawMessage)); got != `{"city":"Nice","temp":21.5,"units":"celsius","conditions":"sunny"}` {
+	if got := string(env.Data.(jsontext.Value)); got != `{"city":"Nice","temp":21.5,"units":"celsius","conditions":"sunny"}` {
 		t.Errorf("Call(Nice) data = %s", got)
 	}
-	_, err = f.Call(context.Background(), json.RawMessage(`{"days": 99}`))
+	_, err = f.Call(context.Background(), jsontext.Value(`{"days": 99}`))
 	var te *tool.Error
 	if !errors.As(err, &te) || te.Type != toolresult.InvalidArguments || te.Message != "city: required property missing; days: 99 is above maximum 14" {
 		t.Errorf("Call(days 99) error = %v, want invalid_arguments listing city and days", err)
 	}
-	_, err = f.Call(context.Background(), json.RawMessage(`{`))
+	_, err = f.Call(context.Background(), jsontext.Value(`{`))
 	if !errors.As(err, &te) || te.Type != toolresult.MalformedArguments {
 		t.Errorf("Call({) error = %v, want malformed_arguments", err)
 	}
@@ -132,7 +133,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Add(duplicate) = %v, want ErrDuplicateTool", err)
 	}
 	bad := newFake("x", tool.Level0, nil)
-	bad.spec.Parameters = json.RawMessage(`{"type": "array"}`)
+	bad.spec.Parameters = jsontext.Value(`{"type": "array"}`)
 	err = reg.Add(bad)
 	var se *tool.SpecError
 	if !errors.As(err, &se) || se.Field != "parameters" {
@@ -152,14 +153,14 @@ func TestSpecValidate(t *testing.T) {
 		{tool.Spec{Name: ""}, `tool (unnamed): name: the name is empty (want a letter or underscore, then up to 63 letters, digits, underscores or hyphens)`},
 		{tool.Spec{Name: strings.Repeat("a", 65)}, `is 65 bytes long, above the 64 that every provider accepts`},
 		{tool.Spec{Name: "a.b"}, `tool a.b: name: "a.b" contains "."; use only letters, digits, underscores and hyphens`},
-		{tool.Spec{Name: "a", Parameters: json.RawMessage(`{"type": "objekt"}`)}, `type: value must be one of 'array', 'boolean', 'integer'`},
-		{tool.Spec{Name: "a", Parameters: json.RawMessage(`{"type": "object", "properties": {"x": {"$ref": "https://example.com/s.json"}}}`)}, `is not allowed: tool schemas must be self-contained`},
-		{tool.Spec{Name: "a", Parameters: json.RawMessage(`{"type": "object", "properties": {"x": {"$ref": "file:///etc/passwd"}}}`)}, `is not allowed: tool schemas must be self-contained`},
-		{tool.Spec{Name: "a", Parameters: json.RawMessage(`{`)}, `tool a: parameters: not valid JSON`},
-		{tool.Spec{Name: "a", Parameters: json.RawMessage(`[1]`)}, `tool a: parameters: a schema is a JSON object (or true/false), not an array`},
-		{tool.Spec{Name: "a", Returns: json.RawMessage(` "x"`)}, `tool a: returns: a schema is a JSON object (or true/false), not a string`},
-		{tool.Spec{Name: "a", Returns: json.RawMessage(`2`)}, `tool a: returns: a schema is a JSON object (or true/false), not a number`},
-		{tool.Spec{Name: "a", Returns: json.RawMessage(`{"type": "object", "properties": {"n": {"type": "string", "enum": ["x"], "default": "y"}}}`)}, `tool a: returns.properties.n.default: the default "y" breaks its own schema: "y" is not one of "x"`},
+		{tool.Spec{Name: "a", Parameters: jsontext.Value(`{"type": "objekt"}`)}, `type: value must be one of 'array', 'boolean', 'integer'`},
+		{tool.Spec{Name: "a", Parameters: jsontext.Value(`{"type": "object", "properties": {"x": {"$ref": "https://example.com/s.json"}}}`)}, `is not allowed: tool schemas must be self-contained`},
+		{tool.Spec{Name: "a", Parameters: jsontext.Value(`{"type": "object", "properties": {"x": {"$ref": "file:///etc/passwd"}}}`)}, `is not allowed: tool schemas must be self-contained`},
+		{tool.Spec{Name: "a", Parameters: jsontext.Value(`{`)}, `tool a: parameters: not valid JSON`},
+		{tool.Spec{Name: "a", Parameters: jsontext.Value(`[1]`)}, `tool a: parameters: a schema is a JSON object (or true/false), not an array`},
+		{tool.Spec{Name: "a", Returns: jsontext.Value(` "x"`)}, `tool a: returns: a schema is a JSON object (or true/false), not a string`},
+		{tool.Spec{Name: "a", Returns: jsontext.Value(`2`)}, `tool a: returns: a schema is a JSON object (or true/false), not a number`},
+		{tool.Spec{Name: "a", Returns: jsontext.Value(`{"type": "object", "properties": {"n": {"type": "string", "enum": ["x"], "default": "y"}}}`)}, `tool a: returns.properties.n.default: the default "y" breaks its own schema: "y" is not one of "x"`},
 		{tool.Spec{Name: "a", Idempotency: "level_3"}, `tool a: idempotency: "level_3" is not a level (want level_0, level_1 or level_2)`},
 		{tool.Spec{Name: "a", Timeout: -1}, `tool a: timeout: -1ns is negative`},
 	}
@@ -239,11 +240,11 @@ func TestInferSchemaTime(t *testing.T) {
 	if !strings.Contains(string(f.Spec().Returns), `"format":"date-time"`) {
 		t.Errorf("Func returning time.Time: Returns = %s, want format date-time", f.Spec().Returns)
 	}
-	_, err = f.Call(context.Background(), json.RawMessage(`{"when":"tomorrow","all":[],"by_key":{}}`))
+	_, err = f.Call(context.Background(), jsontext.Value(`{"when":"tomorrow","all":[],"by_key":{}}`))
 	if err == nil || !strings.Contains(err.Error(), "date-time") {
 		t.Errorf("Call(when: \"tomorrow\") error = %v, want one about the date-time format", err)
 	}
-	if _, err = f.Call(context.Background(), json.RawMessage(`{"when":"2026-12-01T09:30:00Z","all":[],"by_key":{}}`)); err != nil {
+	if _, err = f.Call(context.Background(), jsontext.Value(`{"when":"2026-12-01T09:30:00Z","all":[],"by_key":{}}`)); err != nil {
 		t.Errorf("Call(when: an RFC 3339 time) error = %v", err)
 	}
 }

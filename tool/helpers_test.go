@@ -2,12 +2,12 @@ package tool_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -16,18 +16,18 @@ import (
 // fake is a hand-written tool whose behaviour a test supplies.
 type fake struct {
 	spec tool.Spec
-	fn   func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error)
+	fn   func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error)
 }
 
 func (f *fake) Spec() tool.Spec { return f.spec }
 
-func (f *fake) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+func (f *fake) Call(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 	return f.fn(ctx, args)
 }
 
-func newFake(name string, level tool.Idempotency, fn func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error)) *fake {
+func newFake(name string, level tool.Idempotency, fn func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error)) *fake {
 	return &fake{spec: tool.Spec{Name: name, Description: "A test tool.", Idempotency: level,
-		Parameters: json.RawMessage(`{"type":"object"}`)}, fn: fn}
+		Parameters: jsontext.Value(`{"type":"object"}`)}, fn: fn}
 }
 
 // WeatherIn is the input of the typed test tool.
@@ -107,10 +107,10 @@ func testRegistry(t testing.TB) *tool.Registry {
 		}) (toolresult.Envelope, error) {
 			return toolresult.Success("sent to "+in.To, map[string]string{"id": "sms_1"}), nil
 		}, &tool.FuncOptions{Idempotency: tool.Level0, RequiresApproval: true}),
-		newFake("search_news", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+		newFake("search_news", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 			return toolresult.Empty("search_news: nothing new"), nil
 		}),
-		newFake("list_files", tool.Level2, func(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+		newFake("list_files", tool.Level2, func(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 			env := toolresult.Partial("list_files(dir=/): 2 of 3 directories listed; /private was not readable", []string{"a.txt", "b.txt"})
 			env.Meta.Source = "fs"
 			return env, nil

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/redirect"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
@@ -105,7 +106,7 @@ func (t *httpTool) Spec() Spec { return t.c.spec }
 func (t *httpTool) contract() *contract { return t.c }
 
 // Call sends the request and maps the response.
-func (t *httpTool) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+func (t *httpTool) Call(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 	var in map[string]any
 	if len(bytes.TrimSpace(args)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(args))
@@ -279,7 +280,7 @@ func (t *httpTool) envelope(resp *http.Response, data []byte, method, host strin
 			return toolresult.Envelope{Status: llm.StatusSuccess, Data: doc}
 		}
 		if json.Valid(trimmed) { // a name given twice: shown as sent, refused by a return schema
-			return toolresult.Envelope{Status: llm.StatusSuccess, Data: json.RawMessage(trimmed)}
+			return toolresult.Envelope{Status: llm.StatusSuccess, Data: jsontext.Value(trimmed)}
 		}
 		return toolresult.Envelope{Status: llm.StatusSuccess, Data: strings.ToValidUTF8(string(data), "\uFFFD")}
 	}

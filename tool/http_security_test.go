@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -20,7 +21,7 @@ import (
 // call runs one call of t through an executor and returns its outcome.
 func call(t *testing.T, ht tool.Tool, args string) tool.Outcome {
 	t.Helper()
-	return executor(t, nil, ht).Call(context.Background(), llm.ToolCall{ID: "c", Name: ht.Spec().Name, Input: json.RawMessage(args)})
+	return executor(t, nil, ht).Call(context.Background(), llm.ToolCall{ID: "c", Name: ht.Spec().Name, Input: jsontext.Value(args)})
 }
 
 // TestHTTPPathSegments: a path placeholder's value never changes which
@@ -46,7 +47,7 @@ func TestHTTPPathSegments(t *testing.T) {
 	defer srv.Close()
 	spec := tool.Spec{
 		Name: "profile", Description: "A user's profile.", Idempotency: tool.Level2,
-		Parameters: json.RawMessage(`{"type":"object","properties":{"org":{"type":"string"},"team":{"type":"string"},"id":{"type":"string"}},"required":["org","team","id"]}`),
+		Parameters: jsontext.Value(`{"type":"object","properties":{"org":{"type":"string"},"team":{"type":"string"},"id":{"type":"string"}},"required":["org","team","id"]}`),
 		HTTP:       &tool.HTTPBinding{Method: "GET", URL: srv.URL + "/api/v1/users/{org}/{team}/{id}/profile", Headers: map[string]string{"X-Api-Key": "k1"}},
 	}
 	ht, err := tool.NewHTTP(spec, nil)
@@ -106,7 +107,7 @@ func TestHTTPQueryPlaceholders(t *testing.T) {
 	defer srv.Close()
 	spec := tool.Spec{
 		Name: "search", Description: "Search.", Idempotency: tool.Level2,
-		Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`),
+		Parameters: jsontext.Value(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`),
 		HTTP:       &tool.HTTPBinding{Method: "GET", URL: srv.URL + "/search?q={q}&scope=public"},
 	}
 	ht, err := tool.NewHTTP(spec, nil)
@@ -136,7 +137,7 @@ func TestHTTPFixedParameters(t *testing.T) {
 	for _, method := range []string{"GET", "DELETE", "POST", "PUT", "PATCH"} {
 		spec := tool.Spec{
 			Name: "orders", Description: "Orders.", Idempotency: tool.Level2,
-			Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"tenant":{"type":"string"}},"required":["q"]}`),
+			Parameters: jsontext.Value(`{"type":"object","properties":{"q":{"type":"string"},"tenant":{"type":"string"}},"required":["q"]}`),
 			HTTP:       &tool.HTTPBinding{Method: method, URL: srv.URL + "/orders?tenant=acme&q={q}"},
 		}
 		ht, err := tool.NewHTTP(spec, nil)
@@ -177,7 +178,7 @@ func TestHTTPUndeclaredArguments(t *testing.T) {
 		{"GET", `{"type":"object","allOf":[{"properties":{"q":{"type":"string"}}}]}`, `{"q":"x"}`, "", "q=x", ""},
 	}
 	for _, tt := range tests {
-		ht, err := tool.NewHTTP(tool.Spec{Name: "t", Description: "T.", Idempotency: tool.Level2, Parameters: json.RawMessage(tt.params),
+		ht, err := tool.NewHTTP(tool.Spec{Name: "t", Description: "T.", Idempotency: tool.Level2, Parameters: jsontext.Value(tt.params),
 			HTTP: &tool.HTTPBinding{Method: tt.method, URL: srv.URL + "/t"}}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -266,7 +267,7 @@ func TestHTTPRedirects(t *testing.T) {
 			other = nil
 			mu.Unlock()
 			spec := tool.Spec{Name: "r", Description: "R.", Idempotency: tool.Level0,
-				Parameters: json.RawMessage(`{"type":"object"}`),
+				Parameters: jsontext.Value(`{"type":"object"}`),
 				HTTP:       &tool.HTTPBinding{Method: "GET", URL: tt.url, Headers: map[string]string{"X-Api-Key": "k1"}}}
 			ht, err := tool.NewHTTP(spec, &tool.HTTPOptions{Client: tt.client})
 			if err != nil {

@@ -2,7 +2,6 @@ package tool_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -19,7 +19,7 @@ import (
 func httpSpec(name, method, url string, level tool.Idempotency) tool.Spec {
 	return tool.Spec{
 		Name: name, Description: "An HTTP tool.", Idempotency: level,
-		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"q":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"n":{"type":"integer"}},"required":["id"]}`),
+		Parameters: jsontext.Value(`{"type":"object","properties":{"id":{"type":"string"},"q":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"n":{"type":"integer"}},"required":["id"]}`),
 		HTTP:       &tool.HTTPBinding{Method: method, URL: url, Headers: map[string]string{"X-Api-Key": "k1"}},
 	}
 }
@@ -64,7 +64,7 @@ func TestHTTPStatuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			ex := executor(t, nil, ht)
-			o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "get_item", Input: json.RawMessage(`{"id": "7"}`)})
+			o := ex.Call(context.Background(), llm.ToolCall{ID: "c", Name: "get_item", Input: jsontext.Value(`{"id": "7"}`)})
 			if o.Result.Status != tt.wantStatus {
 				t.Fatalf("HTTP %d: status = %v, want %v (%s)", tt.status, o.Result.Status, tt.wantStatus, text(o.Result))
 			}
@@ -114,11 +114,11 @@ func TestHTTPRequestShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := executor(t, &tool.Config{BaseBackoff: time.Millisecond}, get, post)
-	o := ex.Call(context.Background(), llm.ToolCall{ID: "g", Name: "find", Input: json.RawMessage(`{"id": "a b/c", "q": "x&y", "tags": ["p", "q"], "n": 3}`)})
+	o := ex.Call(context.Background(), llm.ToolCall{ID: "g", Name: "find", Input: jsontext.Value(`{"id": "a b/c", "q": "x&y", "tags": ["p", "q"], "n": 3}`)})
 	if o.Result.Status != llm.StatusSuccess || o.Envelope.Meta.Source != strings.TrimPrefix(srv.URL, "http://") {
 		t.Errorf("GET call = %s, want success from %s", text(o.Result), srv.URL)
 	}
-	o = ex.Call(context.Background(), llm.ToolCall{ID: "p", Name: "create", Input: json.RawMessage(`{"id": "42", "q": "<b>", "n": 1}`)})
+	o = ex.Call(context.Background(), llm.ToolCall{ID: "p", Name: "create", Input: jsontext.Value(`{"id": "42", "q": "<b>", "n": 1}`)})
 	if o.Result.Status != llm.StatusSuccess || o.Envelope.Meta.Attempts != 2 {
 		t.Errorf("POST call = %s, want success after 2 attempts", text(o.Result))
 	}
@@ -170,7 +170,7 @@ func TestHTTPTransportError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := executor(t, nil, ht).Call(context.Background(), llm.ToolCall{ID: "c", Name: "down", Input: json.RawMessage(`{"id": "1"}`)})
+	o := executor(t, nil, ht).Call(context.Background(), llm.ToolCall{ID: "c", Name: "down", Input: jsontext.Value(`{"id": "1"}`)})
 	if e := o.Envelope.Error; e == nil || e.Type != toolresult.UpstreamError || !strings.Contains(e.Message, "GET 127.0.0.1") {
 		t.Errorf("Call(down) = %s, want upstream_error naming the request", text(o.Result))
 	}

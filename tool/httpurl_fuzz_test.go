@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/toolresult"
 )
 
@@ -59,7 +60,7 @@ func FuzzHTTPRequest(f *testing.F) {
 				if post == 1 {
 					method = "POST"
 				}
-				tl, err := NewHTTP(Spec{Name: "f", Parameters: json.RawMessage(params + "}"), HTTP: &HTTPBinding{Method: method, URL: u}}, nil)
+				tl, err := NewHTTP(Spec{Name: "f", Parameters: jsontext.Value(params + "}"), HTTP: &HTTPBinding{Method: method, URL: u}}, nil)
 				if err != nil {
 					f.Fatalf("NewHTTP(%s) = %v", u, err)
 				}

@@ -298,16 +298,16 @@ type specFile struct {
 }
 
 type specFileTool struct {
-	Name             string          `json:"name"`
-	Description      string          `json:"description,omitempty"`
-	Parameters       json.RawMessage `json:"parameters,omitempty"`
-	Returns          json.RawMessage `json:"returns,omitempty"`
-	Idempotency      Idempotency     `json:"idempotency,omitempty"`
-	Timeout          string          `json:"timeout,omitempty"`
-	RequiresApproval bool            `json:"requires_approval,omitempty"`
-	Strict           bool            `json:"strict,omitempty"`
-	HTTP             *specFileHTTP   `json:"http,omitempty"`
-	Shape            *specFileShape  `json:"shape,omitempty"`
+	Name             string         `json:"name"`
+	Description      string         `json:"description,omitempty"`
+	Parameters       jsontext.Value `json:"parameters,omitempty"`
+	Returns          jsontext.Value `json:"returns,omitempty"`
+	Idempotency      Idempotency    `json:"idempotency,omitempty"`
+	Timeout          string         `json:"timeout,omitempty"`
+	RequiresApproval bool           `json:"requires_approval,omitempty"`
+	Strict           bool           `json:"strict,omitempty"`
+	HTTP             *specFileHTTP  `json:"http,omitempty"`
+	Shape            *specFileShape `json:"shape,omitempty"`
 }
 
 type specFileShape struct {
@@ -596,7 +596,7 @@ func boolField(obj map[string]jsontext.Value, key, path string) (bool, error) {
 
 // schemaMember returns the schema under key, compacted: nil when it is
 // absent or null, an error when it is not an object.
-func schemaMember(obj map[string]jsontext.Value, key, path string) (json.RawMessage, error) {
+func schemaMember(obj map[string]jsontext.Value, key, path string) (jsontext.Value, error) {
 	raw, ok := obj[key]
 	if !ok || isNull(raw) {
 		return nil, nil
@@ -610,10 +610,10 @@ func schemaMember(obj map[string]jsontext.Value, key, path string) (json.RawMess
 func isNull(raw jsontext.Value) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // compact returns raw without insignificant whitespace, in a new slice.
-func compact(raw jsontext.Value) json.RawMessage {
+func compact(raw jsontext.Value) jsontext.Value {
 	v := jsontext.Value(bytes.Clone(raw))
 	_ = v.Compact() // raw is valid: ParseSpecs read the whole document
-	return json.RawMessage(v)
+	return jsontext.Value(v)
 }
 
 // rawKind names the JSON type of raw: "a string", "an array", ...

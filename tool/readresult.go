@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -43,7 +42,7 @@ func ReadResult(sh *toolresult.Shaper) (Tool, error) {
 		Description: "Reads more of a tool result that was too large to show in full: its records (or lines) from an offset on, as many as fit. " +
 			"Use it when a result says it shows only part of the data and gives a ref; pass that ref and the offset it suggests. " +
 			"Returns the records in the order the result showed them, with the offset of the next page when more remain.",
-		Parameters:  json.RawMessage(readResultSchema),
+		Parameters:  jsontext.Value(readResultSchema),
 		Idempotency: Level2,
 	}}, nil
 }
@@ -59,7 +58,7 @@ type readResultArgs struct {
 }
 
 // Call reads one page.
-func (t *readResult) Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error) {
+func (t *readResult) Call(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 	var a readResultArgs
 	if err := jsonv2.Unmarshal(args, &a); err != nil {
 		return toolresult.Envelope{}, Errorf(toolresult.InvalidArguments, "read_result: %v", err)

@@ -2,11 +2,11 @@ package tool
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
 )
@@ -31,7 +31,7 @@ import (
 // parallel.
 type Tool interface {
 	Spec() Spec
-	Call(ctx context.Context, args json.RawMessage) (toolresult.Envelope, error)
+	Call(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error)
 }
 
 // A Summarizer is a tool result that says in one line what it holds. A

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
@@ -83,7 +84,7 @@ func BenchmarkResultPath(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		call := llm.ToolCall{ID: "c1", Name: "list_orders", Input: json.RawMessage(`{}`)}
+		call := llm.ToolCall{ID: "c1", Name: "list_orders", Input: jsontext.Value(`{}`)}
 		ctx := context.Background()
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()

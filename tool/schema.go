@@ -25,7 +25,7 @@ import (
 func newPrinter() *message.Printer { return message.NewPrinter(language.English) }
 
 // objectSchema is what a nil Parameters means: any JSON object.
-var objectSchema = json.RawMessage(`{"type":"object"}`)
+var objectSchema = jsontext.Value(`{"type":"object"}`)
 
 // noLoader refuses every remote or file reference: a tool's schema must be
 // self-contained, and a schema read from an untrusted file must not make
@@ -39,7 +39,7 @@ func (noLoader) Load(url string) (any, error) {
 // compileSchema compiles one JSON Schema (draft 2020-12 unless it says
 // otherwise in $schema). Formats are asserted, not just annotated: a
 // "format": "date" rejects "tomorrow".
-func compileSchema(raw json.RawMessage, where string) (*jsonschema.Schema, error) {
+func compileSchema(raw jsontext.Value, where string) (*jsonschema.Schema, error) {
 	doc, err := decodeJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)

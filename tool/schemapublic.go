@@ -1,9 +1,9 @@
 package tool
 
 import (
-	"encoding/json"
 	"fmt"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -13,21 +13,21 @@ import (
 // for concurrent use.
 type Schema struct {
 	s   *jsonschema.Schema
-	raw json.RawMessage
+	raw jsontext.Value
 }
 
 // CompileSchema compiles raw, which must be self-contained (no remote
 // $ref). name appears in error messages.
-func CompileSchema(name string, raw json.RawMessage) (*Schema, error) {
+func CompileSchema(name string, raw jsontext.Value) (*Schema, error) {
 	s, err := compileSchema(raw, name)
 	if err != nil {
 		return nil, fmt.Errorf("tool: schema %s: %w", name, err)
 	}
-	return &Schema{s: s, raw: append(json.RawMessage(nil), raw...)}, nil
+	return &Schema{s: s, raw: append(jsontext.Value(nil), raw...)}, nil
 }
 
 // Raw returns the schema as it was given.
-func (s *Schema) Raw() json.RawMessage { return s.raw }
+func (s *Schema) Raw() jsontext.Value { return s.raw }
 
 // Validate checks the JSON value data against the schema. It returns the
 // failures, sorted by path, or an error when data is not JSON.

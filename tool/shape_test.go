@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
@@ -43,7 +44,7 @@ func TestExecutorShapes(t *testing.T) {
 			return out, nil
 		}, &tool.FuncOptions{Idempotency: tool.Level2, Shape: toolresult.Rules{Fields: []string{"id", "title", "score"}, SortBy: "score", MaxRecords: 5}})
 	list := tool.MustFunc("list_orders", "Lists every order of the shop, oldest first, as order records.",
-		func(ctx context.Context, in query) (json.RawMessage, error) { return orders.Generate(3000, 1), nil },
+		func(ctx context.Context, in query) (jsontext.Value, error) { return orders.Generate(3000, 1), nil },
 		&tool.FuncOptions{Idempotency: tool.Level2})
 	rr, err := tool.ReadResult(sh)
 	if err != nil {
@@ -58,13 +59,13 @@ func TestExecutorShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	outs := ex.RunWithin(context.Background(), []llm.ToolCall{
-		{ID: "c1", Name: "search_docs", Input: json.RawMessage(`{"q":"budget"}`)},
-		{ID: "c2", Name: "list_orders", Input: json.RawMessage(`{"q":"all"}`)},
+		{ID: "c1", Name: "search_docs", Input: jsontext.Value(`{"q":"budget"}`)},
+		{ID: "c2", Name: "list_orders", Input: jsontext.Value(`{"q":"all"}`)},
 	}, 4000)
 
 	top := outs[0]
 	var hits []doc
-	if err := json.Unmarshal(top.Envelope.Data.(json.RawMessage), &hits); err != nil {
+	if err := json.Unmarshal(top.Envelope.Data.(jsontext.Value), &hits); err != nil {
 		t.Fatal(err)
 	}
 	if len(hits) != 5 || hits[0].Score != 0.975 || hits[4].Score != 0.875 || hits[0].Body != "" {
@@ -84,7 +85,7 @@ func TestExecutorShapes(t *testing.T) {
 	offset := shown
 	for offset < 3000 {
 		args := fmt.Sprintf(`{"ref":%q,"offset":%d}`, m.Ref, offset)
-		page := ex.RunWithin(context.Background(), []llm.ToolCall{{ID: "p", Name: "read_result", Input: json.RawMessage(args)}}, 3000)[0]
+		page := ex.RunWithin(context.Background(), []llm.ToolCall{{ID: "p", Name: "read_result", Input: jsontext.Value(args)}}, 3000)[0]
 		if page.Result.Status != llm.StatusSuccess {
 			t.Fatalf("read_result(%s) = %s", args, page.Result.Content[0].(llm.Text).Text)
 		}
@@ -92,7 +93,7 @@ func TestExecutorShapes(t *testing.T) {
 			t.Error("read_result's page was shaped again by the executor")
 		}
 		var recs []struct{ ID string }
-		if err := json.Unmarshal(page.Envelope.Data.(json.RawMessage), &recs); err != nil {
+		if err := json.Unmarshal(page.Envelope.Data.(jsontext.Value), &recs); err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range recs {
@@ -108,11 +109,11 @@ func TestExecutorShapes(t *testing.T) {
 		t.Errorf("read_result returned %d records, want the %d omitted", len(ids), m.Omitted)
 	}
 
-	bad := ex.Call(context.Background(), llm.ToolCall{ID: "x", Name: "read_result", Input: json.RawMessage(`{"ref":"r999"}`)})
+	bad := ex.Call(context.Background(), llm.ToolCall{ID: "x", Name: "read_result", Input: jsontext.Value(`{"ref":"r999"}`)})
 	if bad.Envelope.Error == nil || bad.Envelope.Error.Type != toolresult.NotFound {
 		t.Errorf("read_result(unknown ref) = %+v, want not_found", bad.Envelope)
 	}
-	past := ex.Call(context.Background(), llm.ToolCall{ID: "y", Name: "read_result", Input: json.RawMessage(fmt.Sprintf(`{"ref":%q,"offset":5000}`, m.Ref))})
+	past := ex.Call(context.Background(), llm.ToolCall{ID: "y", Name: "read_result", Input: jsontext.Value(fmt.Sprintf(`{"ref":%q,"offset":5000}`, m.Ref))})
 	if past.Envelope.Error == nil || past.Envelope.Error.Type != toolresult.InvalidArguments || !strings.Contains(past.Envelope.Error.Message, "past the end") {
 		t.Errorf("read_result(offset past the end) = %+v, want invalid_arguments saying so", past.Envelope)
 	}

@@ -4,9 +4,9 @@
 package tool
 
 import (
-	"encoding/json"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
 )
@@ -33,13 +33,13 @@ type Spec struct {
 	Name        string // ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$, safe across providers
 	Description string
 	// Parameters is the JSON Schema (draft 2020-12) of the arguments.
-	Parameters json.RawMessage
+	Parameters jsontext.Value
 	// Returns is the JSON Schema of the result's data; nil if undeclared.
 	// An [Executor] validates every result against it, except those of a
 	// [Func] whose schema was inferred from a Go type that proves it: see
 	// [Func] for the rule. A Spec alone proves nothing: the results of an
 	// HTTP tool, or of any tool built from a Spec, are always validated.
-	Returns json.RawMessage
+	Returns jsontext.Value
 	// Idempotency is the retry level; "" if undeclared.
 	Idempotency Idempotency
 	// Timeout bounds one attempt; 0 means the executor's default.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/benchcpu"
 	"github.com/toolwire/toolwire/internal/orders"
@@ -102,7 +103,7 @@ func BenchmarkShape(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				env := toolresult.Success("search_orders(q=all)", json.RawMessage(data))
+				env := toolresult.Success("search_orders(q=all)", jsontext.Value(data))
 				req := toolresult.Request{Tool: "search_orders", Budget: 2000}
 				shape := func() {
 					out, err := sh.Shape(ctx, env, req)

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 )
@@ -127,7 +128,7 @@ type Envelope struct {
 	// back. Line breaks are rendered as spaces.
 	Summary string
 	// Data is the structured result: any value encoding/json can marshal,
-	// a json.RawMessage, a [*JSON] parsed once, a [Raw] output or a
+	// a jsontext.Value, a [*JSON] parsed once, a [Raw] output or a
 	// [Blob]; a [Shaper] makes it fit a budget. nil leaves it out.
 	Data any
 	// Error describes the failure; required when Status is error.
@@ -157,7 +158,7 @@ func Empty(summary string) Envelope {
 	if strings.TrimSpace(summary) == "" {
 		summary = EmptySummary
 	}
-	return Envelope{Status: llm.StatusSuccess, Summary: summary, Data: json.RawMessage("[]")}
+	return Envelope{Status: llm.StatusSuccess, Summary: summary, Data: jsontext.Value("[]")}
 }
 
 // Partial returns the observation of a call that did part of the work. The
@@ -333,10 +334,10 @@ func encodeData(v any) ([]byte, bool, error) {
 		}
 		out, replaced := v.render()
 		return out, replaced, nil
-	case json.RawMessage:
+	case jsontext.Value:
 		out, replaced, ok := compactJSON(v)
 		if !ok {
-			return nil, false, errors.New("data is a json.RawMessage that is not valid JSON")
+			return nil, false, errors.New("data is a jsontext.Value that is not valid JSON")
 		}
 		return out, replaced, nil
 	case Raw:
@@ -363,7 +364,7 @@ func encodeData(v any) ([]byte, bool, error) {
 		// encoding/json writes the escape \ufffd only where it replaced
 		// invalid UTF-8 (a real U+FFFD is written as is).
 		replaced := hasEscapedReplacement(out)
-		if !utf8.Valid(out) { // invalid bytes inside a nested json.RawMessage
+		if !utf8.Valid(out) { // invalid bytes inside a nested jsontext.Value
 			out = bytes.ToValidUTF8(out, []byte("\uFFFD"))
 			replaced = true
 		}

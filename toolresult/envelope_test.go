@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 )
@@ -35,14 +36,14 @@ func renderCases() map[string]Envelope {
 			map[string]string{"html": `<script>alert("x")</script> & <b>bold</b>`}),
 		"invalid_utf8_summary": Success("read_file(path=a.bin): "+string([]byte{0xff, 0xfe})+" bytes", nil),
 		"invalid_utf8_data":    Success("read_file(path=a.txt): 1 line", map[string]string{"line": "ok " + string([]byte{0xc3})}),
-		"invalid_utf8_raw":     Success("read_file(path=b.txt): 1 line", json.RawMessage("{\"line\":\"x\xff\"}")),
+		"invalid_utf8_raw":     Success("read_file(path=b.txt): 1 line", jsontext.Value("{\"line\":\"x\xff\"}")),
 		"real_replacement_char": Success("read_file(path=c.txt): one U+FFFD kept as is",
 			map[string]string{"text": "a\uFFFDb", "escaped": `\ufffd`}),
 		"nested": Success("search_flights(from=PAR, to=NYC): 2 flights", []flight{
 			{Number: "AF22", Depart: depart, Seats: []string{"12A", "12B"}, Price: &price{Amount: 612.4, Currency: "EUR"}},
 			{Number: "DL401", Depart: depart.Add(3 * time.Hour), Seats: []string{}},
 		}),
-		"raw_data":          Success("lookup(id=7): found", json.RawMessage("{ \"b\": 1,\n  \"a\": [1, 2] }")),
+		"raw_data":          Success("lookup(id=7): found", jsontext.Value("{ \"b\": 1,\n  \"a\": [1, 2] }")),
 		"multiline_summary": Success("list_files(dir=/tmp):\n3 files\tfound  ", []string{"a", "b", "c"}),
 		"full_meta": {
 			Status: llm.StatusPartial, Summary: "search_docs(q=retry): 20 of 340 results shown",
@@ -171,7 +172,7 @@ func TestResultNeverFails(t *testing.T) {
 	}{
 		{"invalid envelope", Envelope{Status: llm.StatusError, Summary: "x"}, "needs an Error"},
 		{"unencodable data", Success("x", map[string]any{"ch": make(chan int)}), "unsupported type"},
-		{"invalid raw data", Success("x", json.RawMessage("{")), "not valid JSON"},
+		{"invalid raw data", Success("x", jsontext.Value("{")), "not valid JSON"},
 	}
 	for _, tt := range tests {
 		r := tt.e.Result("call_1", "lookup")

@@ -2,11 +2,11 @@ package toolresult_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
@@ -51,7 +51,7 @@ func ExampleShaper_Shape() {
 	for i, city := range []string{"Paris", "北京", "Berlin", "Tokyo", "Lima", "Oslo", "Rome", "Cairo", "Quito", "Pune", "Turin", "Kyiv"} {
 		recs = append(recs, fmt.Sprintf(`{"id":%d,"city":%q,"address":{"zip":"%05d"},"note":null,"tags":[]}`, i+1, city, 10000+i))
 	}
-	data := json.RawMessage("[" + strings.Join(recs, ",") + "]")
+	data := jsontext.Value("[" + strings.Join(recs, ",") + "]")
 	out, _ := sh.Shape(context.Background(), toolresult.Success("search_orders(q=all): 12 orders", data),
 		toolresult.Request{Tool: "search_orders", Budget: 200})
 	fmt.Println(out.Result("call_1", "search_orders").Content[0].(llm.Text).Text)

@@ -73,7 +73,7 @@ func checkEnvelope(t *testing.T, what, text string) {
 // tool message, checked by checkEnvelope.
 func shapeJSON(t *testing.T, sh *toolresult.Shaper, in string, budget int, rules toolresult.Rules) (toolresult.Shaped, string) {
 	t.Helper()
-	out, err := sh.Shape(context.Background(), toolresult.Success("t", json.RawMessage(in)), toolresult.Request{Tool: "t", Budget: budget, Rules: rules})
+	out, err := sh.Shape(context.Background(), toolresult.Success("t", jsontext.Value(in)), toolresult.Request{Tool: "t", Budget: budget, Rules: rules})
 	if err != nil {
 		t.Fatalf("Shape(%q): %v", in, err)
 	}
@@ -137,7 +137,7 @@ func TestFlattenNeverDuplicates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err) // reported by shapeJSON
 			}
-			if got := string(env.Data.(json.RawMessage)); got != tc.want {
+			if got := string(env.Data.(jsontext.Value)); got != tc.want {
 				t.Errorf("Shape(%q) data = %s, want %s", tc.in, got, tc.want)
 			}
 		})
@@ -174,8 +174,8 @@ func pageRecords(t *testing.T, data string, req toolresult.PageRequest) []string
 		t.Fatalf("Page(%+v): %v", req, err)
 	}
 	checkEnvelope(t, fmt.Sprintf("Page(%+v)", req), out.Result("c", "read_result").Content[0].(llm.Text).Text)
-	var recs []json.RawMessage
-	if err := json.Unmarshal(out.Envelope.Data.(json.RawMessage), &recs); err != nil {
+	var recs []jsontext.Value
+	if err := json.Unmarshal(out.Envelope.Data.(jsontext.Value), &recs); err != nil {
 		t.Fatalf("Page(%+v) data %s: %v", req, out.Envelope.Data, err)
 	}
 	got := make([]string, len(recs))
@@ -252,7 +252,7 @@ func TestFieldsNamedTwice(t *testing.T) {
 	}
 	sh, _ := toolresult.NewShaper(budget.Estimator{}, nil, nil)
 	out, _ := shapeJSON(t, sh, `[{"id":1,"a":{"b":2}}]`, 4000, toolresult.Rules{Fields: []string{"a.b", "id", "a.b"}})
-	if got, want := string(out.Envelope.Data.(json.RawMessage)), `[{"a.b":2,"id":1}]`; got != want {
+	if got, want := string(out.Envelope.Data.(jsontext.Value)), `[{"a.b":2,"id":1}]`; got != want {
 		t.Errorf("Shape(fields a.b, id, a.b) data = %s, want %s", got, want)
 	}
 }
@@ -269,7 +269,7 @@ func aggregated(t *testing.T, records []string) map[string]any {
 		t.Fatalf("Shape(%d records) level = %s, want aggregate", len(records), out.Report.Level)
 	}
 	var agg map[string]any
-	if err := json.Unmarshal(out.Envelope.Data.(json.RawMessage), &agg); err != nil {
+	if err := json.Unmarshal(out.Envelope.Data.(jsontext.Value), &agg); err != nil {
 		t.Fatal(err)
 	}
 	return agg

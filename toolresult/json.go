@@ -15,7 +15,7 @@ import (
 // tree that validating, shaping, counting and rendering them all read, so
 // that none of them parses the bytes again (STYLE.md rule 16). Make one
 // with [ParseJSON] and use it as [Envelope.Data]: it is rendered as the
-// json.RawMessage of the same bytes would be, compact, without being
+// jsontext.Value of the same bytes would be, compact, without being
 // compacted again when it already is.
 //
 // A JSON reads its bytes in place: they must not change while it is in
@@ -193,7 +193,7 @@ func (d *decoder) str(n *node) string {
 // rendered is JSON data the shaper wrote (from a tree, or a description
 // or an aggregate of one): compact by construction, only its invalid
 // UTF-8, copied from the tool's bytes, still to replace. The envelope
-// writes it as it is; Shape and Page hand it out as a json.RawMessage.
+// writes it as it is; Shape and Page hand it out as a jsontext.Value.
 type rendered []byte
 
 // bytes returns r as the envelope writes it, and whether invalid UTF-8

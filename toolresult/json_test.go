@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/llm"
@@ -34,7 +35,7 @@ var jsonCases = []string{
 }
 
 // TestJSONRendersAsRawMessage holds a parsed JSON to what it replaces:
-// rendered in an envelope, the same bytes as the json.RawMessage of its
+// rendered in an envelope, the same bytes as the jsontext.Value of its
 // source (json.Compact, invalid UTF-8 replaced), and decoded, the same
 // value as the strict reader's.
 func TestJSONRendersAsRawMessage(t *testing.T) {
@@ -49,12 +50,12 @@ func TestJSONRendersAsRawMessage(t *testing.T) {
 		got, gotReplaced, err := encodeData(v)
 		want, wantReplaced, ok := compactJSON([]byte(src))
 		if err != nil || !ok || string(got) != string(want) || gotReplaced != wantReplaced {
-			t.Errorf("encodeData(ParseJSON(%q)) = %q, %v, %v; want %q, %v as a json.RawMessage", src, got, gotReplaced, err, want, wantReplaced)
+			t.Errorf("encodeData(ParseJSON(%q)) = %q, %v, %v; want %q, %v as a jsontext.Value", src, got, gotReplaced, err, want, wantReplaced)
 		}
 		if m, _ := v.MarshalJSON(); string(m) != string(want) {
 			t.Errorf("ParseJSON(%q).MarshalJSON() = %q, want %q", src, m, want)
 		}
-		wantEnv, _ := Success("s", json.RawMessage(src)).MarshalJSON()
+		wantEnv, _ := Success("s", jsontext.Value(src)).MarshalJSON()
 		if gotEnv, _ := Success("s", v).MarshalJSON(); string(gotEnv) != string(wantEnv) {
 			t.Errorf("Success(ParseJSON(%q)) renders %s, want %s", src, gotEnv, wantEnv)
 		}
@@ -117,7 +118,7 @@ func TestShapeParsedJSON(t *testing.T) {
 		for _, src := range append([]string{string(data)}, jsonCases...) {
 			results := make([]string, 2)
 			for i, d := range []func() any{
-				func() any { return json.RawMessage(src) },
+				func() any { return jsontext.Value(src) },
 				func() any { v, _ := ParseJSON([]byte(src)); return v },
 			} {
 				sh, err := NewShaper(quarterCounter{}, NewMemoryStore(0).NumberRefs(), nil)
@@ -131,7 +132,7 @@ func TestShapeParsedJSON(t *testing.T) {
 				results[i] = out.Result("c", "list").Content[0].(llm.Text).Text
 			}
 			if results[0] != results[1] {
-				t.Errorf("Shape(ParseJSON(%.40q), budget %d) = %.300s\nwant as a json.RawMessage %.300s", src, budget, results[1], results[0])
+				t.Errorf("Shape(ParseJSON(%.40q), budget %d) = %.300s\nwant as a jsontext.Value %.300s", src, budget, results[1], results[0])
 			}
 		}
 	}
@@ -154,7 +155,7 @@ func TestAggregateHugeNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := sh.Shape(context.Background(), Success("list()", json.RawMessage(b)), Request{Tool: "list", Budget: 250})
+	out, err := sh.Shape(context.Background(), Success("list()", jsontext.Value(b)), Request{Tool: "list", Budget: 250})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestShapedResultRendersEnvelope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := Success("list()", json.RawMessage(data))
+	env := Success("list()", jsontext.Value(data))
 	env.Meta.Duration = 1234 * time.Millisecond
 	out, err := sh.Shape(context.Background(), env, Request{Tool: "list", Budget: 800})
 	if err != nil {
@@ -187,8 +188,8 @@ func TestShapedResultRendersEnvelope(t *testing.T) {
 		"unchanged":       func(s *Shaped) {},
 		"summary":         func(s *Shaped) { s.Envelope.Summary = "changed" },
 		"meta":            func(s *Shaped) { s.Envelope.Meta.Duration = 7 * time.Millisecond },
-		"data":            func(s *Shaped) { s.Envelope.Data = json.RawMessage(`[1]`) },
-		"data resliced":   func(s *Shaped) { d := s.Envelope.Data.(json.RawMessage); s.Envelope.Data = d[:1:1] },
+		"data":            func(s *Shaped) { s.Envelope.Data = jsontext.Value(`[1]`) },
+		"data resliced":   func(s *Shaped) { d := s.Envelope.Data.(jsontext.Value); s.Envelope.Data = d[:1:1] },
 		"error":           func(s *Shaped) { s.Envelope.Status, s.Envelope.Error = "partial", &Error{Type: Timeout, Message: "m"} },
 		"data as a value": func(s *Shaped) { s.Envelope.Data = []int{1} },
 	}

@@ -16,9 +16,9 @@ import (
 
 // pageAll reads every page of ref from offset on and returns the pages'
 // records (or lines), in order.
-func pageAll(t *testing.T, sh *toolresult.Shaper, req toolresult.PageRequest, budget int) []json.RawMessage {
+func pageAll(t *testing.T, sh *toolresult.Shaper, req toolresult.PageRequest, budget int) []jsontext.Value {
 	t.Helper()
-	var got []json.RawMessage
+	var got []jsontext.Value
 	for pages := 0; ; pages++ {
 		if pages > 100_000 {
 			t.Fatal("read_result never reached the end")
@@ -30,8 +30,8 @@ func pageAll(t *testing.T, sh *toolresult.Shaper, req toolresult.PageRequest, bu
 		if out.Report.TokensAfter > budget {
 			t.Fatalf("Page(%+v) = %d tokens, over the budget of %d", req, out.Report.TokensAfter, budget)
 		}
-		data := out.Envelope.Data.(json.RawMessage)
-		var recs []json.RawMessage
+		data := out.Envelope.Data.(jsontext.Value)
+		var recs []jsontext.Value
 		if data[0] == '"' {
 			var s string
 			if err := json.Unmarshal(data, &s); err != nil {
@@ -64,7 +64,7 @@ func pageAll(t *testing.T, sh *toolresult.Shaper, req toolresult.PageRequest, bu
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func field(t *testing.T, rec json.RawMessage, key string) any {
+func field(t *testing.T, rec jsontext.Value, key string) any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(rec, &m); err != nil {
@@ -109,9 +109,9 @@ func TestReadResultPagesOmitted(t *testing.T) {
 		total  int
 		filter toolresult.Filter
 	}{
-		{name: "orders", env: toolresult.Success("search_orders", json.RawMessage(orders)), req: toolresult.Request{Tool: "search_orders", Budget: 2000},
+		{name: "orders", env: toolresult.Success("search_orders", jsontext.Value(orders)), req: toolresult.Request{Tool: "search_orders", Budget: 2000},
 			page: 16000, key: "id", total: len(all), want: func(i int) any { return all[i]["id"] }},
-		{name: "top documents", env: toolresult.Success("search_docs", json.RawMessage(docs)),
+		{name: "top documents", env: toolresult.Success("search_docs", jsontext.Value(docs)),
 			req:  toolresult.Request{Tool: "search_docs", Budget: 1000, Rules: toolresult.Rules{SortBy: "score", MaxRecords: 5, Fields: []string{"rank", "score"}}},
 			page: 300, key: "rank", total: len(byScore), want: func(i int) any { return byScore[i]["rank"] }},
 		{name: "log lines", env: toolresult.Success("tail_log", string(log)), req: toolresult.Request{Tool: "tail_log", Budget: 600},
@@ -175,7 +175,7 @@ func TestReadResultFilterAndErrors(t *testing.T) {
 		}
 	}
 	sh, _ := toolresult.NewShaper(ctr, toolresult.NewMemoryStore(0).NumberRefs(), nil)
-	out, err := sh.Shape(context.Background(), toolresult.Success("search_orders", json.RawMessage(orders)), toolresult.Request{Tool: "search_orders", Budget: 1000})
+	out, err := sh.Shape(context.Background(), toolresult.Success("search_orders", jsontext.Value(orders)), toolresult.Request{Tool: "search_orders", Budget: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

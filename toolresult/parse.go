@@ -2,7 +2,6 @@ package toolresult
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,7 +16,7 @@ import (
 )
 
 // Parse reads a rendered envelope back, as a trace viewer or a test does.
-// Data comes back as a json.RawMessage holding the data's bytes as they
+// Data comes back as a jsontext.Value holding the data's bytes as they
 // are. Unknown fields, a field given twice, a value of the wrong type and
 // envelopes that do not [Envelope.Validate] are errors, which name the
 // field ("toolresult: parse envelope: meta.duration_ms: want an integer, got
@@ -131,7 +130,7 @@ func (p *parser) envelope() Envelope {
 			e.Summary = p.str()
 		case "data":
 			raw, _ := p.dec.ReadValue()
-			e.Data = json.RawMessage(bytes.Clone(raw))
+			e.Data = jsontext.Value(bytes.Clone(raw))
 		case "error":
 			e.Error = p.error()
 		case "suggestion":

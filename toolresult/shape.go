@@ -2,7 +2,6 @@ package toolresult
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
@@ -149,7 +149,7 @@ type Request struct {
 
 // Shaped is a shaped result.
 type Shaped struct {
-	// Envelope is the observation, its Data a json.RawMessage.
+	// Envelope is the observation, its Data a jsontext.Value.
 	Envelope Envelope
 	// Images are sent as image parts after the envelope (policy
 	// [InlineImages] only).
@@ -193,24 +193,24 @@ func (s *Shaped) unchanged() bool {
 	if a.Data == nil || b.Data == nil {
 		return a.Data == nil && b.Data == nil
 	}
-	ad, aok := a.Data.(json.RawMessage)
-	bd, bok := b.Data.(json.RawMessage)
+	ad, aok := a.Data.(jsontext.Value)
+	bd, bok := b.Data.(jsontext.Value)
 	return aok && bok && len(ad) == len(bd) && (len(ad) == 0 || &ad[0] == &bd[0])
 }
 
 // shaped hands out what the job made: the envelope with its data as a
-// json.RawMessage, and the rendering finish measured, if it still
+// jsontext.Value, and the rendering finish measured, if it still
 // renders that envelope.
 func (j *job) shaped() Shaped {
 	env := j.env
 	if d, ok := env.Data.(rendered); ok {
-		env.Data = json.RawMessage(d)
+		env.Data = jsontext.Value(d)
 	}
 	s := Shaped{Envelope: env, Images: j.images, Report: j.rep}
 	if j.shownText != "" {
 		s.text, s.of = j.shownText, j.shown
 		if d, ok := s.of.Data.(rendered); ok {
-			s.of.Data = json.RawMessage(d)
+			s.of.Data = jsontext.Value(d)
 		}
 		if s.of.Error != nil {
 			s.ofError = *s.of.Error
@@ -255,7 +255,7 @@ const (
 )
 
 // Shape shapes env, what a tool returned, to req. env.Data may be a
-// json.RawMessage (JSON), a [*JSON] (JSON already parsed, which is not
+// jsontext.Value (JSON), a [*JSON] (JSON already parsed, which is not
 // parsed again), a [Raw] output (detected), a string (text), a [Blob]
 // (binary), nil, or any value encoding/json marshals.
 //
@@ -264,7 +264,7 @@ const (
 // few MB/s.
 //
 // Shape fails only on a request it cannot honour: invalid rules, or a
-// JSON output (a json.RawMessage, or a Raw one with req.JSON) that is
+// JSON output (a jsontext.Value, or a Raw one with req.JSON) that is
 // not JSON; the error says where. A store failure is not an error: the
 // observation is shaped without a ref and Report.StoreError says why.
 func (s *Shaper) Shape(ctx context.Context, env Envelope, req Request) (Shaped, error) {
@@ -339,7 +339,7 @@ func (j *job) run() error {
 		}
 		j.setBefore(before + j.countLarge(d.t.src))
 		return j.jsonTree(d.t)
-	case json.RawMessage:
+	case jsontext.Value:
 		j.setBefore(before + j.countLarge(d))
 		return j.json(d, true)
 	case Raw:

@@ -3,7 +3,6 @@ package toolresult_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/internal/orders"
@@ -82,16 +82,16 @@ func shapeCases(t testing.TB) []shapeCase {
 	failure.Summary = "load_orders(day=2026-12-01) failed"
 	return []shapeCase{
 		{name: "full", input: "orders-20.json",
-			env: toolresult.Success("search_orders(city=any): 20 orders", json.RawMessage(orders20)), req: toolresult.Request{Tool: "search_orders", Budget: 2000}, level: toolresult.LevelFull},
+			env: toolresult.Success("search_orders(city=any): 20 orders", jsontext.Value(orders20)), req: toolresult.Request{Tool: "search_orders", Budget: 2000}, level: toolresult.LevelFull},
 		{name: "head", input: "orders-30000.json",
-			env: toolresult.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: toolresult.Request{Tool: "search_orders", Budget: 2000}, level: toolresult.LevelHead},
+			env: toolresult.Success("search_orders(city=any): 30,000 orders", jsontext.Value(orders30k)), req: toolresult.Request{Tool: "search_orders", Budget: 2000}, level: toolresult.LevelHead},
 		{name: "aggregate", input: "orders-30000.json, MinRecords 20",
-			env: toolresult.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders30k)), req: toolresult.Request{Tool: "search_orders", Budget: 700}, cfg: &toolresult.Config{MinRecords: 20}, level: toolresult.LevelAggregate},
+			env: toolresult.Success("search_orders(city=any): 30,000 orders", jsontext.Value(orders30k)), req: toolresult.Request{Tool: "search_orders", Budget: 700}, cfg: &toolresult.Config{MinRecords: 20}, level: toolresult.LevelAggregate},
 		{name: "top5", input: "documents-200.json, rules: the five best-scored, title/url/score",
-			env: toolresult.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)),
+			env: toolresult.Success("search_docs(q=agent context budget): 200 hits", jsontext.Value(docs)),
 			req: toolresult.Request{Tool: "search_docs", Budget: 2000, Rules: toolresult.Rules{Fields: []string{"title", "url", "score"}, SortBy: "score", MaxRecords: 5}}, level: toolresult.LevelHead},
 		{name: "wrapper", input: "documents-200.json",
-			env: toolresult.Success("search_docs(q=agent context budget): 200 hits", json.RawMessage(docs)), req: toolresult.Request{Tool: "search_docs", Budget: 800}, level: toolresult.LevelHead},
+			env: toolresult.Success("search_docs(q=agent context budget): 200 hits", jsontext.Value(docs)), req: toolresult.Request{Tool: "search_docs", Budget: 800}, level: toolresult.LevelHead},
 		{name: "text", input: "service-2000.log",
 			env: toolresult.Success("tail_log(service=orders-api)", string(log)), req: toolresult.Request{Tool: "tail_log", Budget: 600}, level: toolresult.LevelHead},
 		{name: "raw-text", input: "service-2000.log as raw output",
@@ -99,7 +99,7 @@ func shapeCases(t testing.TB) []shapeCase {
 		{name: "trace", input: "testdata/traces/python.txt as the error message",
 			env: failure, req: toolresult.Request{Tool: "load_orders", Budget: 600}, level: toolresult.LevelFull},
 		{name: "clip", input: "one 44 KB document",
-			env: toolresult.Success("get_doc(id=doc-1)", json.RawMessage(long)), req: toolresult.Request{Tool: "get_doc", Budget: 300}, level: toolresult.LevelHead},
+			env: toolresult.Success("get_doc(id=doc-1)", jsontext.Value(long)), req: toolresult.Request{Tool: "get_doc", Budget: 300}, level: toolresult.LevelHead},
 		{name: "image-inline", input: "a 64×48 PNG, policy inline",
 			env: toolresult.Success("screenshot(url=https://example.com)", toolresult.Raw(pngImage(64, 48))), req: toolresult.Request{Tool: "screenshot", Budget: 2000, Images: toolresult.InlineImages}, level: toolresult.LevelFull},
 		{name: "image-describe", input: "a 64×48 PNG, policy describe",
@@ -170,7 +170,7 @@ func TestShapeIgnoresDuration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := toolresult.Success("search_orders(city=any): 30,000 orders", json.RawMessage(orders))
+		env := toolresult.Success("search_orders(city=any): 30,000 orders", jsontext.Value(orders))
 		env.Meta.Duration = d
 		out, err := sh.Shape(context.Background(), env, toolresult.Request{Tool: "search_orders", Budget: 1015})
 		if err != nil {

@@ -1,9 +1,10 @@
 package transcript
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -14,7 +15,7 @@ import (
 
 // antOpaque is an Anthropic block the llm form does not model.
 func antOpaque(kind string) llm.Opaque {
-	return llm.Opaque{Provider: "anthropic", Kind: kind, Data: json.RawMessage(`{"type":"` + kind + `"}`)}
+	return llm.Opaque{Provider: "anthropic", Kind: kind, Data: jsontext.Value(`{"type":"` + kind + `"}`)}
 }
 
 func thinkingOn(m ...llm.Message) Request { return Request{Messages: m, Thinking: true} }
@@ -50,7 +51,7 @@ func anthropicCases() []checkCase {
 		{name: "anthropic/thinking: consecutive assistant messages merge, thinking in the first", d: Anthropic, accepted: true,
 			req: thinkingOn(usr("q"), asst(think("anthropic", "s1")), asst(call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
 		{name: "anthropic/thinking: a redacted thinking block counts", d: Anthropic, accepted: true,
-			req: thinkingOn(usr("q"), asst(llm.Reasoning{Provider: "anthropic", Data: json.RawMessage(`"enc"`)}, call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
+			req: thinkingOn(usr("q"), asst(llm.Reasoning{Provider: "anthropic", Data: jsontext.Value(`"enc"`)}, call("toolu_1", "a")), tool(res("toolu_1", "a", "1")))},
 		{name: "anthropic/thinking: a system message inside the loop does not end it", d: Anthropic, accepted: true,
 			req: Request{Model: "claude-opus-4-8", Thinking: true, Messages: []llm.Message{usr("q"), asst(think("anthropic", "s1"), call("toolu_1", "a")),
 				tool(res("toolu_1", "a", "1")), sys("be brief"), asst(call("toolu_2", "b")), tool(res("toolu_2", "b", "2"))}}},

@@ -1,9 +1,10 @@
 package transcript
 
 import (
-	"encoding/json"
 	"strconv"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -16,7 +17,7 @@ import (
 // before its first result; it has n messages once repaired.
 func benchTranscript(n int, broken bool) []llm.Message {
 	msgs := make([]llm.Message, 0, n+n/100)
-	input := json.RawMessage(`{"city":"Paris","unit":"c"}`)
+	input := jsontext.Value(`{"city":"Paris","unit":"c"}`)
 	added := 0 // results Repair will add
 	for b := 0; len(msgs)+added < n; b++ {
 		id1, id2 := "call_"+strconv.Itoa(2*b), "call_"+strconv.Itoa(2*b+1)

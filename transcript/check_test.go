@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
@@ -26,7 +27,7 @@ type checkCase struct {
 
 func msgs(m ...llm.Message) Request { return Request{Messages: m} }
 
-var strictBad = json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`)
+var strictBad = jsontext.Value(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`)
 
 func checkCases() []checkCase {
 	long41 := strings.Repeat("x", 41)
@@ -163,24 +164,24 @@ func checkCases() []checkCase {
 		// reasoning made earlier, replayed with its fc_ id under a model
 		// that reasons, was answered 200: a warning.
 		{name: "responses/a reasoning model's call without its reasoning item", d: OpenAIResponses, accepted: true,
-			req:  Request{Model: "gpt-5-mini", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
+			req:  Request{Model: "gpt-5-mini", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: jsontext.Value(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
 			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)"}},
 		{name: "responses/gpt-5.1 and later reason only when asked", d: OpenAIResponses, accepted: true,
-			req: Request{Model: "gpt-5.2", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
+			req: Request{Model: "gpt-5.2", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: jsontext.Value(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
 		{name: "responses/gpt-5.1 and later asked to reason", d: OpenAIResponses, accepted: true,
-			req:  Request{Model: "gpt-5.4", ReasoningEffort: "low", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
+			req:  Request{Model: "gpt-5.4", ReasoningEffort: "low", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: jsontext.Value(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
 			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)"}},
 		{name: "responses/a reasoning model's call without its reasoning item, beside another error", d: OpenAIResponses,
-			req: Request{Model: "gpt-5", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1")),
+			req: Request{Model: "gpt-5", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: jsontext.Value(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1")),
 				asst(call("c2", "b")), usr("next")}},
 			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)", "OAI-RS-ANSWER-ALL input.3"}},
 		{name: "responses/a model that does not reason", d: OpenAIResponses, accepted: true,
-			req: Request{Model: "gpt-4o", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
+			req: Request{Model: "gpt-4o", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: jsontext.Value(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
 		{name: "responses/a model the table does not know", d: OpenAIResponses, accepted: true,
-			req:  Request{Model: "acme-1", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
+			req:  Request{Model: "acme-1", Messages: []llm.Message{usr("q"), asst(llm.ToolCall{ID: "c1", Name: "a", Input: jsontext.Value(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}},
 			want: []string{"OAI-RS-REASONING-PAIR input.1 (warning)"}},
 		{name: "responses/a reasoning model continuing a stored conversation", d: OpenAIResponses, accepted: true,
-			req: Request{Model: "o3", PreviousResponse: true, Messages: []llm.Message{asst(llm.ToolCall{ID: "c1", Name: "a", Input: json.RawMessage(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
+			req: Request{Model: "o3", PreviousResponse: true, Messages: []llm.Message{asst(llm.ToolCall{ID: "c1", Name: "a", Input: jsontext.Value(`{}`), ItemID: "fc_1"}), tool(res("c1", "a", "1"))}}},
 		{name: "responses/a reasoning model's call sent without its item id", d: OpenAIResponses, accepted: true,
 			req: Request{Model: "gpt-5", Messages: []llm.Message{usr("q"), asst(call("c1", "a")), tool(res("c1", "a", "1"))}}},
 		{name: "responses/two tools with one name", d: OpenAIResponses, accepted: true,
@@ -635,7 +636,7 @@ func renderRequest(r Request) string {
 		b.WriteString("continues cached content\n")
 	}
 	for k, tl := range r.Tools {
-		fmt.Fprintf(&b, "tool %d %q strict=%v %s\n", k, tl.Name, tl.Strict, tl.Parameters)
+		fmt.Fprintf(&b, "tool %d %q strict=%v %s\n", k, tl.Name, tl.Strict, string(tl.Parameters))
 	}
 	b.WriteString(render(r.Messages))
 	return b.String()

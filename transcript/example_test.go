@@ -1,8 +1,9 @@
 package transcript_test
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/transcript"
@@ -11,7 +12,7 @@ import (
 // An agent was interrupted after the model called two tools in parallel:
 // only one result was recorded, and the user spoke next.
 func interrupted() []llm.Message {
-	args := json.RawMessage(`{"city":"Paris"}`)
+	args := jsontext.Value(`{"city":"Paris"}`)
 	return []llm.Message{
 		llm.User("Weather in Paris and Berlin?"),
 		llm.Assistant(
@@ -82,7 +83,7 @@ func ExampleLayout() {
 }
 
 func ExampleCheckStrictSchema() {
-	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}`)
+	schema := jsontext.Value(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}`)
 	for _, v := range transcript.CheckStrictSchema("forecast", schema, "tools.0.function.parameters") {
 		fmt.Println(v.Rule, v.Path)
 	}

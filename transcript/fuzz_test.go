@@ -1,11 +1,12 @@
 package transcript
 
 import (
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -68,11 +69,11 @@ func genTranscript(data []byte) []llm.Message {
 						r.Text = "thought"
 					}
 					if r.Provider == "openai-responses" {
-						r.Data = json.RawMessage(`{"type":"reasoning","id":"rs_` + string(rune('a'+g.next()%3)) + `"}`)
+						r.Data = jsontext.Value(`{"type":"reasoning","id":"rs_` + string(rune('a'+g.next()%3)) + `"}`)
 					}
 					m.Parts = append(m.Parts, r)
 				default:
-					c := llm.ToolCall{ID: g.pick(ids), Name: g.pick(names), Input: json.RawMessage(`{}`)}
+					c := llm.ToolCall{ID: g.pick(ids), Name: g.pick(names), Input: jsontext.Value(`{}`)}
 					if g.next()%3 == 0 {
 						c.ItemID = "fc_" + string(rune('a'+g.next()%3))
 					}

@@ -1,9 +1,10 @@
 package transcript
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 )
@@ -22,7 +23,7 @@ func msg(role llm.Role, parts ...llm.Part) llm.Message {
 func txt(s string) llm.Text { return llm.Text{Text: s} }
 
 func call(id, name string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(`{}`)}
+	return llm.ToolCall{ID: id, Name: name, Input: jsontext.Value(`{}`)}
 }
 
 func res(id, name, text string) llm.ToolResult {
@@ -40,19 +41,19 @@ func think(provider, sig string) llm.Reasoning {
 }
 
 func rsItem(id string) llm.Reasoning {
-	return llm.Reasoning{Provider: "openai-responses", Data: json.RawMessage(`{"type":"reasoning","id":"` + id + `","summary":[]}`)}
+	return llm.Reasoning{Provider: "openai-responses", Data: jsontext.Value(`{"type":"reasoning","id":"` + id + `","summary":[]}`)}
 }
 
 func gsig(sig string) llm.Reasoning { return llm.Reasoning{Provider: "gemini", Signature: sig} }
 
 // gopaque is a Gemini part of a kind the llm form does not model.
 func gopaque(kind string) llm.Opaque {
-	return llm.Opaque{Provider: "gemini", Kind: kind, Data: json.RawMessage(`{"` + kind + `":{}}`)}
+	return llm.Opaque{Provider: "gemini", Kind: kind, Data: jsontext.Value(`{"` + kind + `":{}}`)}
 }
 
 // opq is an opaque part of provider, of a kind, with a call id.
 func opq(provider, kind, callID string) llm.Opaque {
-	return llm.Opaque{Provider: provider, Kind: kind, CallID: callID, Data: json.RawMessage(`{}`)}
+	return llm.Opaque{Provider: provider, Kind: kind, CallID: callID, Data: jsontext.Value(`{}`)}
 }
 
 // render writes msgs one message a line, for golden files and messages.
@@ -77,7 +78,7 @@ func renderPart(p llm.Part) string {
 	case llm.Image:
 		return "image"
 	case llm.ToolCall:
-		s := fmt.Sprintf("call %s %s %s", p.ID, p.Name, p.Input)
+		s := fmt.Sprintf("call %s %s %s", p.ID, p.Name, string(p.Input))
 		if p.ItemID != "" {
 			s += " item=" + p.ItemID
 		}
@@ -89,9 +90,9 @@ func renderPart(p llm.Part) string {
 		}
 		return fmt.Sprintf("result %s %s %s [%s]", p.CallID, p.Name, p.Status, strings.Join(parts, ", "))
 	case llm.Reasoning:
-		return fmt.Sprintf("reasoning %s sig=%q data=%s", p.Provider, p.Signature, p.Data)
+		return fmt.Sprintf("reasoning %s sig=%q data=%s", p.Provider, p.Signature, string(p.Data))
 	case llm.Opaque:
-		return fmt.Sprintf("opaque %s %q call=%q %s", p.Provider, p.Kind, p.CallID, p.Data)
+		return fmt.Sprintf("opaque %s %q call=%q %s", p.Provider, p.Kind, p.CallID, string(p.Data))
 	case nil:
 		return "nil"
 	}

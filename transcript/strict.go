@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
@@ -38,7 +40,7 @@ const (
 // location inside the schema. The order is deterministic: each schema's own
 // problems, then its properties (sorted by name), items, alternatives and
 // definitions. A nil or empty schema gives no violations.
-func CheckStrictSchema(tool string, schema json.RawMessage, path string) []Violation {
+func CheckStrictSchema(tool string, schema jsontext.Value, path string) []Violation {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return nil
 	}

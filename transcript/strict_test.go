@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestCheckStrictSchema(t *testing.T) {
@@ -41,7 +43,7 @@ func TestCheckStrictSchema(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, v := range CheckStrictSchema("f", json.RawMessage(tt.schema), "p") {
+			for _, v := range CheckStrictSchema("f", jsontext.Value(tt.schema), "p") {
 				got = append(got, string(v.Rule)+" "+v.Path)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
@@ -52,7 +54,7 @@ func TestCheckStrictSchema(t *testing.T) {
 }
 
 func TestCheckStrictSchemaProviderError(t *testing.T) {
-	vs := CheckStrictSchema("set_perms", json.RawMessage(`{"type":"object","properties":{"permissions":{"type":"object","properties":{}}},"required":["permissions"]}`), "tools.0.function.parameters")
+	vs := CheckStrictSchema("set_perms", jsontext.Value(`{"type":"object","properties":{"permissions":{"type":"object","properties":{}}},"required":["permissions"]}`), "tools.0.function.parameters")
 	want := []string{
 		"Invalid schema for function 'set_perms': In context=(), 'additionalProperties' is required to be supplied and to be false.",
 		"Invalid schema for function 'set_perms': In context=('properties', 'permissions'), 'additionalProperties' is required to be supplied and to be false.",
@@ -64,7 +66,7 @@ func TestCheckStrictSchemaProviderError(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("CheckStrictSchema provider errors = %q, want %q", got, want)
 	}
-	req := CheckStrictSchema("get_current_weather", json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string","default":"fahrenheit"}},"required":["location"],"additionalProperties":false}`), "tools.0.parameters")
+	req := CheckStrictSchema("get_current_weather", jsontext.Value(`{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string","default":"fahrenheit"}},"required":["location"],"additionalProperties":false}`), "tools.0.parameters")
 	wantReq := "Invalid schema for function 'get_current_weather': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'unit'."
 	if len(req) != 1 || req[0].Rule != "OAI-STRICT-REQUIRED" || req[0].ProviderError != wantReq {
 		t.Errorf("CheckStrictSchema(optional unit) = %v, want one OAI-STRICT-REQUIRED with provider error %q", req, wantReq)
@@ -81,7 +83,7 @@ func TestCheckStrictSchemaLimits(t *testing.T) {
 	}
 	e, _ := json.Marshal(enum)
 	schema := `{"type":"object","properties":{"a":{"type":"string","enum":` + string(e) + `}},"required":["a"],"additionalProperties":false}`
-	vs := CheckStrictSchema("f", json.RawMessage(schema), "")
+	vs := CheckStrictSchema("f", jsontext.Value(schema), "")
 	if len(vs) != 1 || vs[0].Rule != "OAI-STRICT-LIMITS" || vs[0].Path != "properties.a.enum" {
 		t.Errorf("CheckStrictSchema(1001 enum values) = %v, want one OAI-STRICT-LIMITS at properties.a.enum", vs)
 	}
@@ -89,7 +91,7 @@ func TestCheckStrictSchemaLimits(t *testing.T) {
 	for i := 0; i < 11; i++ {
 		deep = `{"type":"object","properties":{"x":` + deep + `},"required":["x"],"additionalProperties":false}`
 	}
-	vs = CheckStrictSchema("f", json.RawMessage(deep), "")
+	vs = CheckStrictSchema("f", jsontext.Value(deep), "")
 	if len(vs) != 1 || vs[0].Rule != "OAI-STRICT-DEPTH" {
 		t.Errorf("CheckStrictSchema(11 levels) = %v, want one OAI-STRICT-DEPTH", vs)
 	}

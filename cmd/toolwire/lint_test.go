@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // TestLint drives toolwire lint from the repository root, so that file
@@ -59,11 +61,11 @@ func TestLintJSONShape(t *testing.T) {
 		MinScore *int  `json:"min_score"`
 		Passed   *bool `json:"passed"`
 		Tools    []struct {
-			File     *string           `json:"file"`
-			Format   *string           `json:"format"`
-			Tool     *string           `json:"tool"`
-			Score    *int              `json:"score"`
-			Findings []json.RawMessage `json:"findings"`
+			File     *string          `json:"file"`
+			Format   *string          `json:"format"`
+			Tool     *string          `json:"tool"`
+			Score    *int             `json:"score"`
+			Findings []jsontext.Value `json:"findings"`
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire/toolresult"
@@ -50,7 +50,7 @@ model would read: compact, deterministic, with non-ASCII text kept as is.
 
 func exampleEnvelope() toolresult.Envelope {
 	env := toolresult.Partial("search_flights(from=PAR, to=PEK, date=2026-12-01): 2 of 3 airlines answered; China Eastern timed out",
-		json.RawMessage(`[{"flight":"AF128","depart":"10:35","price_eur":612},{"flight":"CA934","depart":"13:50","price_eur":577}]`))
+		jsontext.Value(`[{"flight":"AF128","depart":"10:35","price_eur":612},{"flight":"CA934","depart":"13:50","price_eur":577}]`))
 	env.Suggestion = toolresult.Options("retry China Eastern alone in a few seconds", "present these two flights")
 	env.Meta = toolresult.Meta{Source: "flights-api", Duration: 1840 * time.Millisecond}
 	return env

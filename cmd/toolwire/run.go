@@ -302,7 +302,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 			if ev.Approval {
 				approval = "  (needs approval)"
 			}
-			p.line(fmt.Sprintf("→ %s %s  [%s]%s", ev.Call.Name, ev.Call.Input, ev.Call.ID, approval))
+			p.line(fmt.Sprintf("→ %s %s  [%s]%s", ev.Call.Name, string(ev.Call.Input), ev.Call.ID, approval))
 			p.waiting("running " + ev.Call.Name)
 		case toolwire.ResultEvent:
 			p.line(fmt.Sprintf("← %s %s: %s", ev.Result.Name, ev.Result.Status, ev.Result.Text()))

@@ -508,7 +508,7 @@ func printTrace(e *env, tr *session.Trace) {
 		case toolwire.AwaitApproval:
 			for _, pc := range cp.State.Next.Calls {
 				if pc.Result == nil {
-					fmt.Fprintf(w, "   waits for approval: %s %s [%s]\n", pc.Call.Name, pc.Call.Input, pc.Call.ID)
+					fmt.Fprintf(w, "   waits for approval: %s %s [%s]\n", pc.Call.Name, string(pc.Call.Input), pc.Call.ID)
 				}
 			}
 		case toolwire.Done:
@@ -559,7 +559,7 @@ func printMessage(w interface{ Write([]byte) (int, error) }, n int, m llm.Messag
 			fmt.Fprintf(w, "   %d %s\n", n, m.Role)
 		}
 		for _, c := range m.ToolCalls() {
-			fmt.Fprintf(w, "   %d %s → %s %s [%s]\n", n, m.Role, c.Name, c.Input, c.ID)
+			fmt.Fprintf(w, "   %d %s → %s %s [%s]\n", n, m.Role, c.Name, string(c.Input), c.ID)
 		}
 	}
 }

@@ -27,6 +27,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -152,7 +154,7 @@ func (s *Set) searchOrders() tool.Tool {
 	return tool.MustFunc("search_orders",
 		"Searches the shop's orders and returns every matching order record (id, status, customer, address, items, total). "+
 			"Results are large: read on with read_result and the ref the result gives.",
-		func(ctx context.Context, a in) (json.RawMessage, error) {
+		func(ctx context.Context, a in) (jsontext.Value, error) {
 			s.mu.Lock()
 			if s.orders == nil {
 				s.orders = orders.Generate(s.opts.Orders, 7)

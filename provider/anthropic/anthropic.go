@@ -51,10 +51,10 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
@@ -170,5 +170,5 @@ type Field struct {
 	Key string
 	// Value is the field's JSON, or nil for a field written from the
 	// Request's own fields (system, messages, tools).
-	Value json.RawMessage
+	Value jsontext.Value
 }

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/client"
@@ -172,24 +172,24 @@ func (c *Client) request(req *llm.Request) (*Request, error) {
 		}
 		maxTokens = max(maxTokens, budget+4096)
 	}
-	fields := []Field{{Key: "model", Value: jsonStr(c.model)}, {Key: "max_tokens", Value: json.RawMessage(strconv.Itoa(maxTokens))}}
+	fields := []Field{{Key: "model", Value: jsonStr(c.model)}, {Key: "max_tokens", Value: jsontext.Value(strconv.Itoa(maxTokens))}}
 	if c.stream {
-		fields = append(fields, Field{Key: "stream", Value: json.RawMessage("true")})
+		fields = append(fields, Field{Key: "stream", Value: jsontext.Value("true")})
 	}
 	if req.Temperature != nil {
-		fields = append(fields, Field{Key: "temperature", Value: json.RawMessage(strconv.FormatFloat(*req.Temperature, 'g', -1, 64))})
+		fields = append(fields, Field{Key: "temperature", Value: jsontext.Value(strconv.FormatFloat(*req.Temperature, 'g', -1, 64))})
 	}
 	if tc := toolChoices.Of(req); tc != "" {
-		fields = append(fields, Field{Key: "tool_choice", Value: json.RawMessage(tc)})
+		fields = append(fields, Field{Key: "tool_choice", Value: jsontext.Value(tc)})
 	}
 	if budget > 0 {
-		fields = append(fields, Field{Key: "thinking", Value: json.RawMessage(`{"type":"enabled","budget_tokens":` + strconv.Itoa(budget) + `}`)})
+		fields = append(fields, Field{Key: "thinking", Value: jsontext.Value(`{"type":"enabled","budget_tokens":` + strconv.Itoa(budget) + `}`)})
 	}
 	fields = append(fields, c.extra...)
 	return &Request{Messages: req.Messages, Tools: req.Tools, Thinking: budget > 0, Fields: fields}, nil
 }
 
-func jsonStr(s string) json.RawMessage {
+func jsonStr(s string) jsontext.Value {
 	b := codec.AppendString(nil, s)
 	return b
 }

@@ -2,7 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
@@ -152,8 +152,8 @@ func TestClientConfig(t *testing.T) {
 		{Model: "", Want: "no model name"},
 		{Model: "m", Config: &anthropic.Config{Options: provider.Options{BaseURL: "ftp://x"}}, Want: `BaseURL "ftp://x" is not an http or https URL`},
 		{Model: "m", Config: &anthropic.Config{Options: provider.Options{Timeout: -time.Second}}, Want: "Timeout is negative"},
-		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: json.RawMessage(`1`)}}}, Want: `the field "max_tokens" in Fields is one the client writes itself`},
-		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: json.RawMessage(`{`)}}}, Want: `the value of the field "top_k" in Fields is not JSON`},
+		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "max_tokens", Value: jsontext.Value(`1`)}}}, Want: `the field "max_tokens" in Fields is one the client writes itself`},
+		{Model: "m", Config: &anthropic.Config{Fields: []anthropic.Field{{Key: "top_k", Value: jsontext.Value(`{`)}}}, Want: `the value of the field "top_k" in Fields is not JSON`},
 		{Model: "m", Config: &anthropic.Config{MaxTokens: -1}, Want: "MaxTokens -1 is negative"},
 	})
 }

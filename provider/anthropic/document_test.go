@@ -1,10 +1,10 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -58,7 +58,7 @@ func TestDocuments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Request{Fields: []Field{{Key: "max_tokens", Value: []byte("9")}, {Key: "messages"}}, Messages: []llm.Message{
 				{Role: llm.RoleUser, Parts: []llm.Part{llm.Text{Text: "q"}, tt.img}},
-				llm.Assistant(llm.ToolCall{ID: "t1", Name: "f", Input: json.RawMessage(`{}`)}),
+				llm.Assistant(llm.ToolCall{ID: "t1", Name: "f", Input: jsontext.Value(`{}`)}),
 				llm.Tool(llm.ToolResult{CallID: "t1", Status: llm.StatusSuccess, Content: []llm.Part{tt.img}}),
 			}}
 			enc, warns, err := Encode(r)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -70,11 +71,11 @@ func resultPart(r *Request) llm.Part {
 // verbatim wherever an edit moves it, and that another dialect's Opaque is
 // dropped with a warning that names it.
 func TestOpaqueEdited(t *testing.T) {
-	tr := llm.Opaque{Provider: "anthropic", Kind: "tool_reference", Data: json.RawMessage(`{"type": "tool_reference", "tool_name": "lookup"}`)}
-	foreign := llm.Opaque{Provider: "openai-responses", Kind: "tool_search_call", Data: json.RawMessage(`{"type":"tool_search_call"}`)}
+	tr := llm.Opaque{Provider: "anthropic", Kind: "tool_reference", Data: jsontext.Value(`{"type": "tool_reference", "tool_name": "lookup"}`)}
+	foreign := llm.Opaque{Provider: "openai-responses", Kind: "tool_search_call", Data: jsontext.Value(`{"type":"tool_search_call"}`)}
 	r := &Request{Fields: []Field{{Key: "max_tokens", Value: []byte("9")}, {Key: "messages"}}, Messages: []llm.Message{
 		{Role: llm.RoleUser, Parts: []llm.Part{llm.Text{Text: "q"}, tr, foreign}},
-		llm.Assistant(llm.ToolCall{ID: "t1", Name: "f", Input: json.RawMessage(`{}`)}),
+		llm.Assistant(llm.ToolCall{ID: "t1", Name: "f", Input: jsontext.Value(`{}`)}),
 		llm.Tool(llm.ToolResult{CallID: "t1", Status: llm.StatusSuccess, Content: []llm.Part{tr, foreign}}),
 	}}
 	enc, warns, err := Encode(r)

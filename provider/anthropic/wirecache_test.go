@@ -1,10 +1,10 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
@@ -55,19 +55,19 @@ func TestSegmentsAreTheBody(t *testing.T) {
 func TestSegmentsBreakpoints(t *testing.T) {
 	img := llm.Image{MediaType: "image/png", Data: []byte("png")}
 	call := func(id, input string) llm.Message {
-		return llm.Assistant(llm.ToolCall{ID: id, Name: "get_weather", Input: json.RawMessage(input)})
+		return llm.Assistant(llm.ToolCall{ID: id, Name: "get_weather", Input: jsontext.Value(input)})
 	}
 	result := func(id string, content ...llm.Part) llm.Message {
 		return llm.Tool(llm.ToolResult{CallID: id, Name: "get_weather", Status: llm.StatusSuccess, Content: content})
 	}
 	ant := func(data string) llm.Opaque {
-		return llm.Opaque{Provider: "anthropic", Kind: "block", Data: json.RawMessage(data)}
+		return llm.Opaque{Provider: "anthropic", Kind: "block", Data: jsontext.Value(data)}
 	}
 	held := ant(`{"type":"text","text":"cached","cache_control":{"type":"ephemeral"}}`)
 	thinking := ant(`{"type":"thinking","thinking":"hmm","signature":"c2ln"}`)
 	user := func(parts ...llm.Part) llm.Message { return llm.Message{Role: llm.RoleUser, Parts: parts} }
-	weather := llm.ToolSpec{Name: "get_weather", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}
-	heldTool := llm.ToolSpec{Name: "cache", Parameters: json.RawMessage(`{"type":"object","properties":{"cache_control":{"type":"string"}}}`)}
+	weather := llm.ToolSpec{Name: "get_weather", Parameters: jsontext.Value(`{"type":"object","properties":{"city":{"type":"string"}}}`)}
+	heldTool := llm.ToolSpec{Name: "cache", Parameters: jsontext.Value(`{"type":"object","properties":{"cache_control":{"type":"string"}}}`)}
 	tests := map[string]*llm.Request{
 		"empty system text":        {Messages: []llm.Message{llm.System(""), llm.User("hi")}},
 		"one system text":          {Messages: []llm.Message{llm.System("Be brief."), llm.User("hi")}, Tools: []llm.ToolSpec{weather}},

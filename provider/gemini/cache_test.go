@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
@@ -53,7 +54,7 @@ func TestSegmentsAreTheBody(t *testing.T) {
 // not reuse them.
 func TestSegmentsResultNameFollowsItsCall(t *testing.T) {
 	call := func(name string) llm.Message {
-		return llm.Assistant(llm.ToolCall{ID: "c1", Name: name, Input: json.RawMessage(`{}`)})
+		return llm.Assistant(llm.ToolCall{ID: "c1", Name: name, Input: jsontext.Value(`{}`)})
 	}
 	result := llm.Tool(llm.ToolResult{CallID: "c1", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}})
 	history := []llm.Message{llm.System("Be brief."), llm.User("Weather?"), call("get_weather"), result}

@@ -3,7 +3,6 @@ package gemini
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/client"
@@ -135,10 +135,10 @@ func (c *Client) fields(req *llm.Request) ([]Field, error) {
 	}
 	var fields []Field
 	if len(gen) > 0 {
-		fields = append(fields, Field{Key: "generationConfig", Value: json.RawMessage("{" + strings.Join(gen, ",") + "}")})
+		fields = append(fields, Field{Key: "generationConfig", Value: jsontext.Value("{" + strings.Join(gen, ",") + "}")})
 	}
 	if tc := toolConfigs.Of(req); tc != "" {
-		fields = append(fields, Field{Key: "toolConfig", Value: json.RawMessage(tc)})
+		fields = append(fields, Field{Key: "toolConfig", Value: jsontext.Value(tc)})
 	}
 	return append(fields, c.extra...), nil
 }

@@ -77,8 +77,7 @@
 package gemini
 
 import (
-	"encoding/json"
-
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/transcript"
@@ -139,5 +138,5 @@ type Field struct {
 	Key string
 	// Value is the field's JSON, or nil for a field written from the
 	// Request's own fields (systemInstruction, contents, tools).
-	Value json.RawMessage
+	Value jsontext.Value
 }

@@ -23,7 +23,7 @@ func render(t *testing.T, r *Request, enc []byte, warns []provider.Warning) []by
 		a.Tools = append(a.Tools, fmt.Sprintf("%s %q %s", s.Name, s.Description, s.Parameters))
 	}
 	for _, f := range r.Fields {
-		a.Fields = append(a.Fields, fmt.Sprintf("%s: %s", f.Key, f.Value))
+		a.Fields = append(a.Fields, fmt.Sprintf("%s: %s", f.Key, string(f.Value)))
 	}
 	return codectest.Render(t, a)
 }

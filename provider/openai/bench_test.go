@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/toolresult"
@@ -29,8 +30,8 @@ func benchTranscript(n int) []llm.Message {
 			a, b := fmt.Sprintf("call_%024d", 2*i), fmt.Sprintf("call_%024d", 2*i+1)
 			msgs = append(msgs,
 				llm.Assistant(
-					llm.ToolCall{ID: a, Name: "get_order_status", Input: json.RawMessage(fmt.Sprintf(`{"order_id":"%d","include_tracking":true}`, 100000+i))},
-					llm.ToolCall{ID: b, Name: "check_stock", Input: json.RawMessage(fmt.Sprintf(`{"sku":"SKU-%d","warehouse":"eu-west"}`, 5000+i))},
+					llm.ToolCall{ID: a, Name: "get_order_status", Input: jsontext.Value(fmt.Sprintf(`{"order_id":"%d","include_tracking":true}`, 100000+i))},
+					llm.ToolCall{ID: b, Name: "check_stock", Input: jsontext.Value(fmt.Sprintf(`{"sku":"SKU-%d","warehouse":"eu-west"}`, 5000+i))},
 				),
 				llm.Tool(
 					toolresult.Success(fmt.Sprintf("order %d shipped on 2025-03-%02d via DHL", 100000+i, i%28+1),
@@ -74,7 +75,7 @@ func TestBenchTranscriptShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wire struct{ Messages []json.RawMessage }
+	var wire struct{ Messages []jsontext.Value }
 	if err := json.Unmarshal(body, &wire); err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +94,9 @@ func TestBenchTranscriptShape(t *testing.T) {
 type floorChat struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content,omitempty"`
-		ToolCallID string          `json:"tool_call_id,omitempty"`
+		Role       string         `json:"role"`
+		Content    jsontext.Value `json:"content,omitempty"`
+		ToolCallID string         `json:"tool_call_id,omitempty"`
 		ToolCalls  []struct {
 			ID       string `json:"id"`
 			Type     string `json:"type"`
@@ -110,13 +111,13 @@ type floorChat struct {
 type floorResponses struct {
 	Model string `json:"model"`
 	Input []struct {
-		Type      string          `json:"type"`
-		Role      string          `json:"role,omitempty"`
-		Content   json.RawMessage `json:"content,omitempty"`
-		CallID    string          `json:"call_id,omitempty"`
-		Name      string          `json:"name,omitempty"`
-		Arguments string          `json:"arguments,omitempty"`
-		Output    json.RawMessage `json:"output,omitempty"`
+		Type      string         `json:"type"`
+		Role      string         `json:"role,omitempty"`
+		Content   jsontext.Value `json:"content,omitempty"`
+		CallID    string         `json:"call_id,omitempty"`
+		Name      string         `json:"name,omitempty"`
+		Arguments string         `json:"arguments,omitempty"`
+		Output    jsontext.Value `json:"output,omitempty"`
 	} `json:"input"`
 }
 

@@ -64,7 +64,7 @@ func dump(t *testing.T, d decoded) []byte {
 	}
 	b.WriteString("\n== tools\n")
 	for _, tool := range d.tools {
-		fmt.Fprintf(&b, "%s strict=%v description=%q parameters=%s\n", tool.Name, tool.Strict, tool.Description, tool.Parameters)
+		fmt.Fprintf(&b, "%s strict=%v description=%q parameters=%s\n", tool.Name, tool.Strict, tool.Description, string(tool.Parameters))
 	}
 	b.WriteString("== wire violations\n")
 	for _, v := range d.wire {

@@ -1,12 +1,12 @@
 package openai
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/toolresult"
@@ -60,7 +60,7 @@ func TestEncodeChatConversion(t *testing.T) {
 			name: "developer role, tools and fields in order",
 			req: ChatRequest{SystemRole: RoleDeveloper, Fields: []Field{{"model", []byte(` "o3" `)}, {"tool_choice", []byte(`{"type": "function", "function": {"name": "f"}}`)}},
 				Messages: []llm.Message{llm.System("x"), llm.User("<b>&</b>")},
-				Tools:    []llm.ToolSpec{{Name: "f", Description: "Does f.", Parameters: json.RawMessage(`{ "type": "object" }`), Strict: true}}},
+				Tools:    []llm.ToolSpec{{Name: "f", Description: "Does f.", Parameters: jsontext.Value(`{ "type": "object" }`), Strict: true}}},
 			want: `{"model":"o3","tool_choice":{"type":"function","function":{"name":"f"}},"messages":[{"role":"developer","content":"x"},{"role":"user","content":"<b>&</b>"}],"tools":[{"type":"function","function":{"name":"f","description":"Does f.","parameters":{"type":"object"},"strict":true}}]}`,
 		},
 	}
@@ -82,7 +82,7 @@ func TestEncodeChatConversion(t *testing.T) {
 }
 
 func TestEncodeResponsesConversion(t *testing.T) {
-	rsReasoning := llm.Reasoning{Provider: ResponsesProvider, Text: "think", Data: json.RawMessage(`{"type":"reasoning","id":"rs_1","summary":[]}`)}
+	rsReasoning := llm.Reasoning{Provider: ResponsesProvider, Text: "think", Data: jsontext.Value(`{"type":"reasoning","id":"rs_1","summary":[]}`)}
 	tests := []struct {
 		name     string
 		req      ResponsesRequest
@@ -114,11 +114,11 @@ func TestEncodeResponsesConversion(t *testing.T) {
 			name: "reasoning, runs of text, empty assistant, strict tools",
 			req: ResponsesRequest{Messages: []llm.Message{
 				llm.User("q"),
-				llm.Assistant(rsReasoning, llm.Text{Text: "a"}, llm.Text{Text: "b"}, llm.ToolCall{ID: "c1", Name: "f", Input: json.RawMessage(`{}`), ItemID: "fc_1"},
+				llm.Assistant(rsReasoning, llm.Text{Text: "a"}, llm.Text{Text: "b"}, llm.ToolCall{ID: "c1", Name: "f", Input: jsontext.Value(`{}`), ItemID: "fc_1"},
 					llm.Reasoning{Provider: ResponsesProvider, Text: "no data"}, llm.Reasoning{Provider: "gemini", Signature: "sig"}),
 				llm.Tool(llm.ToolResult{CallID: "c1", Name: "f", Status: llm.StatusSuccess}),
 				llm.Assistant(),
-			}, Tools: []llm.ToolSpec{{Name: "f", Strict: false}, {Name: "g", Strict: true, Parameters: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false,"required":[]}`)}}},
+			}, Tools: []llm.ToolSpec{{Name: "f", Strict: false}, {Name: "g", Strict: true, Parameters: jsontext.Value(`{"type":"object","properties":{},"additionalProperties":false,"required":[]}`)}}},
 			want: `{"input":[{"type":"message","role":"user","content":"q"},` +
 				`{"type":"reasoning","id":"rs_1","summary":[]},` +
 				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"},{"type":"output_text","text":"b"}]},` +
@@ -174,9 +174,9 @@ func TestEncodeErrors(t *testing.T) {
 		{"call inside a result", []llm.Message{llm.Tool(llm.ToolResult{CallID: "c", Content: []llm.Part{llm.ToolCall{}}})}, nil, nil,
 			"openai: messages[0].parts[0].content[0]: a tool result can hold only text and images, not a tool call"},
 		{"unknown role", []llm.Message{{Role: "narrator"}}, nil, nil, `openai: messages[0]: unknown role "narrator"`},
-		{"bad parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: json.RawMessage(`{"type":`)}}, nil,
+		{"bad parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: jsontext.Value(`{"type":`)}}, nil,
 			`openai: tools[0]: tool "f": parameters are not valid JSON: openai: type: invalid JSON at line 1, column 9: the input ends before the document does (at byte 8)`},
-		{"array parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: json.RawMessage(`[]`)}}, nil,
+		{"array parameters", nil, []llm.ToolSpec{{Name: "f", Parameters: jsontext.Value(`[]`)}}, nil,
 			`openai: tools[0]: tool "f": parameters must be a JSON Schema object, got an array`},
 		{"modeled field", nil, nil, []Field{{"tools", []byte(`[]`)}}, `openai: field "tools" is modeled by the request type; set it there, not in Fields`},
 		{"duplicate field", nil, nil, []Field{{"model", []byte(`"a"`)}, {"model", []byte(`"b"`)}}, `openai: field "model" appears twice in Fields`},
@@ -422,7 +422,7 @@ func TestEncodeDocuments(t *testing.T) {
 	pdf := llm.Image{MediaType: "application/pdf", Data: []byte("%PDF-1.3")}
 	msgs := []llm.Message{
 		{Role: llm.RoleUser, Parts: []llm.Part{llm.Text{Text: "read"}, pdf, llm.Image{MediaType: "application/pdf", URL: "https://x/a.pdf"}}},
-		llm.Assistant(llm.ToolCall{ID: "c1", Name: "fetch", Input: json.RawMessage(`{}`)}),
+		llm.Assistant(llm.ToolCall{ID: "c1", Name: "fetch", Input: jsontext.Value(`{}`)}),
 		llm.Tool(llm.ToolResult{CallID: "c1", Name: "fetch", Status: llm.StatusSuccess, Content: []llm.Part{pdf}}),
 	}
 	chat, warns, err := EncodeChat(&ChatRequest{Messages: msgs})

@@ -24,7 +24,6 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"os"
@@ -32,6 +31,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/internal/docfile"
 	"github.com/toolwire/toolwire/internal/jsonx"
@@ -53,7 +54,7 @@ type Call struct {
 	ID   string
 	Name string
 	// Args is the arguments, a JSON object.
-	Args json.RawMessage
+	Args jsontext.Value
 }
 
 // A Conversation is the turns recorded for one question.
@@ -178,11 +179,11 @@ func conversation(n *docfile.Node, needQuestion bool) (Conversation, error) {
 			}
 			switch a := cn.Get("args"); {
 			case a == nil || a.Kind == docfile.Null:
-				call.Args = json.RawMessage(`{}`)
+				call.Args = jsontext.Value(`{}`)
 			case a.Kind == docfile.Map:
 				call.Args = a.JSON()
 			case a.Kind == docfile.String && jsonx.Valid([]byte(a.Text)) == nil && strings.HasPrefix(strings.TrimSpace(a.Text), "{"):
-				call.Args = json.RawMessage(a.Text)
+				call.Args = jsontext.Value(a.Text)
 			default:
 				return c, a.Errorf("want the arguments as a mapping (args: {city: Paris}) or a JSON object string")
 			}

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -33,7 +32,7 @@ type agreeDecoder struct {
 }
 
 var agreeSchema = func() *tool.Schema {
-	s, err := tool.CompileSchema("any", json.RawMessage(`{}`))
+	s, err := tool.CompileSchema("any", jsontext.Value(`{}`))
 	if err != nil {
 		panic(err)
 	}

@@ -2,11 +2,12 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -33,7 +34,7 @@ func TestHostileNulls(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := s.Commit(ctx, &session.Step{Session: id, Version: 1, Number: 1, Messages: []llm.Message{llm.User("hi")},
-			State: json.RawMessage(`{}`), Calls: []session.Call{{ID: "call_1", Tool: "pay", Attempt: 1, Result: paid}}}); err != nil {
+			State: jsontext.Value(`{}`), Calls: []session.Call{{ID: "call_1", Tool: "pay", Attempt: 1, Result: paid}}}); err != nil {
 			t.Fatal(err)
 		}
 		ref, err := s.PutResult(ctx, id, session.Offloaded{Tool: "pay", Data: []byte("x")})

@@ -2,12 +2,13 @@ package sessiontest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -83,8 +84,8 @@ func Benchmark(b *testing.B, open func(b *testing.B) session.Store, written func
 const benchResultSize = 2000
 
 // benchState is a loop state of about 400 bytes.
-func benchState(step int) json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"step":%d,"phase":"model","turn":%d,"usage":{"input":123456,"output":2345,"cache_read":120000},`+
+func benchState(step int) jsontext.Value {
+	return jsontext.Value(fmt.Sprintf(`{"step":%d,"phase":"model","turn":%d,"usage":{"input":123456,"output":2345,"cache_read":120000},`+
 		`"pending":[],"guards":{"repeats":{},"errors":{"lookup":0}},"fit":{"cleared":[],"summarized":0},"budget":{"window":200000,"used":%d},`+
 		`"notes":"%s"}`, step, step/2, 1000*step, strings.Repeat("x", 160)))
 }

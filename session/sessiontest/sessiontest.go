@@ -20,7 +20,6 @@ package sessiontest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -28,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -143,8 +144,8 @@ func Conversation() []llm.Message {
 		llm.Assistant(
 			llm.Reasoning{Provider: "anthropic", Text: "Check the weather first.", Signature: "c2lnbmF0dXJl"},
 			llm.Text{Text: "Let me check."},
-			llm.ToolCall{ID: "call_1", Name: "get_weather", Input: json.RawMessage(`{"city": "Beijing",  "units":"celsius"}`)},
-			llm.ToolCall{ID: "call_2", Name: "get_weather", Input: json.RawMessage(`{"city": "Par`)},
+			llm.ToolCall{ID: "call_1", Name: "get_weather", Input: jsontext.Value(`{"city": "Beijing",  "units":"celsius"}`)},
+			llm.ToolCall{ID: "call_2", Name: "get_weather", Input: jsontext.Value(`{"city": "Par`)},
 		),
 		llm.Tool(
 			llm.ToolResult{CallID: "call_1", Name: "get_weather", Status: llm.StatusSuccess,
@@ -153,7 +154,7 @@ func Conversation() []llm.Message {
 				Content: []llm.Part{llm.Text{Text: "malformed arguments"}, llm.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0, 0xff, 1}}}},
 		),
 		llm.Assistant(
-			llm.Opaque{Provider: "anthropic", Kind: "search_result", Data: json.RawMessage(`{"type":"search_result","source":"https://example.com/?a=1&b=2"}`)},
+			llm.Opaque{Provider: "anthropic", Kind: "search_result", Data: jsontext.Value(`{"type":"search_result","source":"https://example.com/?a=1&b=2"}`)},
 			llm.Text{Text: "Wear a warm coat."},
 		),
 	}
@@ -329,7 +330,7 @@ func testOrderAcrossSteps(t *testing.T, h *harness) {
 		t.Errorf("Load.Session = %+v, want %d messages, step 80, version 41", snap.Session, len(want))
 	}
 	// A step without messages commits too.
-	commit(t, s, &session.Step{Session: "s1", Version: 41, Number: 81, State: json.RawMessage(`{}`)})
+	commit(t, s, &session.Step{Session: "s1", Version: 41, Number: 81, State: jsontext.Value(`{}`)})
 	sameMessages(t, "Load after an empty step", load(t, s, "s1").Messages, want)
 }
 
@@ -403,11 +404,11 @@ func testWritesAreCopies(t *testing.T, h *harness) {
 func testState(t *testing.T, h *harness) {
 	s, _ := h.store(t)
 	create(t, s, "s1")
-	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, State: json.RawMessage(`{"turn": 1, "pending": ["c1"]}`)})
+	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, State: jsontext.Value(`{"turn": 1, "pending": ["c1"]}`)})
 	if got := string(load(t, s, "s1").State); got != `{"turn": 1, "pending": ["c1"]}` {
 		t.Errorf("Load.State = %s, want the state as written", got)
 	}
-	commit(t, s, &session.Step{Session: "s1", Version: 2, Number: 2, State: json.RawMessage(`"second"`)})
+	commit(t, s, &session.Step{Session: "s1", Version: 2, Number: 2, State: jsontext.Value(`"second"`)})
 	if got := string(load(t, s, "s1").State); got != `"second"` {
 		t.Errorf("Load.State = %s, want the latest step's", got)
 	}
@@ -449,20 +450,20 @@ func testInvalidStep(t *testing.T, h *harness) {
 		Calls: []session.Call{{ID: "c0", Tool: "t", Attempt: 1}}})
 	before := load(t, s, "s1")
 	ok := func() *session.Step {
-		return &session.Step{Session: "s1", Version: 2, Number: 2, Messages: []llm.Message{llm.User("fine")}, State: json.RawMessage(`{}`)}
+		return &session.Step{Session: "s1", Version: 2, Number: 2, Messages: []llm.Message{llm.User("fine")}, State: jsontext.Value(`{}`)}
 	}
 	result := &llm.ToolResult{CallID: "c1", Name: "t", Status: llm.StatusSuccess}
 	for _, tc := range []struct {
 		name   string
 		change func(*session.Step)
 	}{
-		{"state not JSON", func(st *session.Step) { st.State = json.RawMessage(`{"turn":`) }},
-		{"state two values", func(st *session.Step) { st.State = json.RawMessage(`{} {}`) }},
+		{"state not JSON", func(st *session.Step) { st.State = jsontext.Value(`{"turn":`) }},
+		{"state two values", func(st *session.Step) { st.State = jsontext.Value(`{} {}`) }},
 		{"tool message without result", func(st *session.Step) {
 			st.Messages = append(st.Messages, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{llm.Text{Text: "x"}}})
 		}},
 		{"message call without id", func(st *session.Step) {
-			st.Messages = append(st.Messages, llm.Assistant(llm.ToolCall{Name: "t", Input: json.RawMessage(`{}`)}))
+			st.Messages = append(st.Messages, llm.Assistant(llm.ToolCall{Name: "t", Input: jsontext.Value(`{}`)}))
 		}},
 		{"nil part", func(st *session.Step) {
 			st.Messages = append(st.Messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{nil}})
@@ -535,12 +536,12 @@ func testCallRecords(t *testing.T, h *harness) {
 	ctx := context.Background()
 	create(t, s, "s1")
 	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: []llm.Message{
-		llm.Assistant(llm.ToolCall{ID: "c1", Name: "pay", Input: json.RawMessage(`{"amount":5}`)}),
+		llm.Assistant(llm.ToolCall{ID: "c1", Name: "pay", Input: jsontext.Value(`{"amount":5}`)}),
 	}})
 	clk.Advance(time.Second)
 	started := clk.Now()
 	start := session.Call{ID: "c1", Tool: "pay", Idempotency: tool.Level1, IdempotencyKey: "key-1", Attempt: 1,
-		Arguments: json.RawMessage(`{"amount":5}`)}
+		Arguments: jsontext.Value(`{"amount":5}`)}
 	if err := s.Record(ctx, "s1", 2, start); err != nil {
 		t.Fatalf("Record(started) = %v", err)
 	}
@@ -634,7 +635,7 @@ func sameCall(a, b session.Call) bool {
 func testCallRecordsInStep(t *testing.T, h *harness) {
 	s, clk := h.store(t)
 	create(t, s, "s1")
-	call := llm.ToolCall{ID: "c1", Name: "pay", Input: json.RawMessage(`{}`)}
+	call := llm.ToolCall{ID: "c1", Name: "pay", Input: jsontext.Value(`{}`)}
 	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: []llm.Message{llm.Assistant(call)},
 		Calls: []session.Call{{ID: "c1", Tool: "pay", Attempt: 1, Arguments: call.Input}}})
 	clk.Advance(time.Second)
@@ -669,7 +670,7 @@ func testParallelCallRecords(t *testing.T, h *harness) {
 	create(t, s, "s1")
 	var parts []llm.Part
 	for i := range 8 {
-		parts = append(parts, llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "pay", Input: json.RawMessage(`{}`)})
+		parts = append(parts, llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "pay", Input: jsontext.Value(`{}`)})
 	}
 	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: []llm.Message{llm.Assistant(parts...)}})
 	errs := make([]error, 8)
@@ -763,7 +764,7 @@ func Turn(turn, n, size int) []llm.Message {
 	results := make([]llm.ToolResult, n)
 	for i := range n {
 		id := fmt.Sprintf("call_%d_%d", turn, i)
-		calls[i] = llm.ToolCall{ID: id, Name: "lookup", Input: json.RawMessage(fmt.Sprintf(`{"key":"k%d","limit":%d}`, i, 10+i))}
+		calls[i] = llm.ToolCall{ID: id, Name: "lookup", Input: jsontext.Value(fmt.Sprintf(`{"key":"k%d","limit":%d}`, i, 10+i))}
 		var b strings.Builder
 		b.WriteString(`{"status":"success","summary":"lookup returned records","data":[`)
 		for j := 0; b.Len() < size; j++ {
@@ -806,7 +807,7 @@ func Shared(t *testing.T, stores ...session.Store) {
 					break
 				}
 				sess, err = s.Commit(ctx, &session.Step{Session: id, Version: sess.Version, Number: step,
-					Messages: Turn(step, 4, 200), State: json.RawMessage(fmt.Sprintf(`{"step":%d}`, step))})
+					Messages: Turn(step, 4, 200), State: jsontext.Value(fmt.Sprintf(`{"step":%d}`, step))})
 			}
 			errs[i] = err
 		})
@@ -906,7 +907,7 @@ func testShow(t *testing.T, h *harness) {
 	create(t, s, "s1")
 	msgs := Conversation()
 	t0 := clk.Now()
-	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: msgs[:3], State: json.RawMessage(`{"n":1}`),
+	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: msgs[:3], State: jsontext.Value(`{"n":1}`),
 		Calls: []session.Call{{ID: "call_1", Tool: "get_weather", Attempt: 1}, {ID: "call_2", Tool: "get_weather", Attempt: 1}}})
 	clk.Advance(time.Second)
 	r, ok := s.(session.Results)
@@ -914,7 +915,7 @@ func testShow(t *testing.T, h *harness) {
 	if ok {
 		var err error
 		if ref, err = r.PutResult(ctx, "s1", session.Offloaded{Tool: "get_weather", Kind: "json", MediaType: "application/json",
-			Data: []byte(`[1,2,3]`), Rules: json.RawMessage(`{"top":5}`)}); err != nil {
+			Data: []byte(`[1,2,3]`), Rules: jsontext.Value(`{"top":5}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -925,7 +926,7 @@ func testShow(t *testing.T, h *harness) {
 	}
 	sameMessages(t, "Show", tr.Messages, msgs)
 	wantSteps := []session.StepRecord{
-		{Number: 1, Version: 2, Status: session.StatusRunning, First: 0, Messages: 3, State: json.RawMessage(`{"n":1}`), Created: t0},
+		{Number: 1, Version: 2, Status: session.StatusRunning, First: 0, Messages: 3, State: jsontext.Value(`{"n":1}`), Created: t0},
 		{Number: 2, Version: 3, Status: session.StatusDone, First: 3, Messages: 2, Created: t0.Add(time.Second)},
 	}
 	if fmt.Sprint(tr.Steps) != fmt.Sprint(wantSteps) {
@@ -936,7 +937,7 @@ func testShow(t *testing.T, h *harness) {
 	}
 	if ok {
 		want := []session.Offloaded{{Ref: ref, Session: "s1", Tool: "get_weather", Kind: "json", MediaType: "application/json",
-			Rules: json.RawMessage(`{"top":5}`), Size: 7, Created: t0.Add(time.Second)}}
+			Rules: jsontext.Value(`{"top":5}`), Size: 7, Created: t0.Add(time.Second)}}
 		if fmt.Sprint(tr.Results) != fmt.Sprint(want) {
 			t.Errorf("Show.Results = %+v, want %+v (no data)", tr.Results, want)
 		}
@@ -952,7 +953,7 @@ func testDelete(t *testing.T, h *harness) {
 	var refs []string
 	for _, id := range []string{"keep", "gone"} {
 		create(t, s, id)
-		commit(t, s, &session.Step{Session: id, Version: 1, Number: 1, Messages: Conversation(), State: json.RawMessage(`1`),
+		commit(t, s, &session.Step{Session: id, Version: 1, Number: 1, Messages: Conversation(), State: jsontext.Value(`1`),
 			Calls: []session.Call{{ID: "call_1", Tool: "get_weather", Attempt: 1}}})
 		if r, ok := s.(session.Results); ok {
 			ref, err := r.PutResult(ctx, id, session.Offloaded{Tool: "t", Data: []byte(id)})
@@ -1013,7 +1014,7 @@ func testResults(t *testing.T, h *harness) {
 	create(t, s, "s2")
 	data := bytes.Repeat([]byte{0, 1, 2, 0xff, 'x'}, 50000) // 250 KB, not UTF-8
 	in := session.Offloaded{Tool: "search_orders", Kind: "json", MediaType: "application/json", Data: data,
-		Rules: json.RawMessage(`{"fields":["id","total"],"sort":"-total","max":50}`)}
+		Rules: jsontext.Value(`{"fields":["id","total"],"sort":"-total","max":50}`)}
 	ref, err := r.PutResult(ctx, "s1", in)
 	if err != nil {
 		t.Fatalf("PutResult = %v", err)
@@ -1037,7 +1038,7 @@ func testResults(t *testing.T, h *harness) {
 	is(t, "Result of an unknown ref", err, session.ErrNotFound)
 	_, err = r.PutResult(ctx, "nope", in)
 	is(t, "PutResult in a missing session", err, session.ErrNotFound)
-	_, err = r.PutResult(ctx, "s1", session.Offloaded{Tool: "t", Rules: json.RawMessage(`{`)})
+	_, err = r.PutResult(ctx, "s1", session.Offloaded{Tool: "t", Rules: jsontext.Value(`{`)})
 	is(t, "PutResult with rules that are not JSON", err, session.ErrInvalid)
 	empty, err := r.PutResult(ctx, "s2", session.Offloaded{Tool: "t"})
 	if err != nil {
@@ -1224,7 +1225,7 @@ func testCorrupt(t *testing.T, h *harness) {
 	var ref string
 	for _, id := range []string{"msg", "state", "call", "rules", "fine"} {
 		create(t, s, id)
-		commit(t, s, &session.Step{Session: id, Version: 1, Number: 1, Messages: Conversation(), State: json.RawMessage(`{"ok":true}`),
+		commit(t, s, &session.Step{Session: id, Version: 1, Number: 1, Messages: Conversation(), State: jsontext.Value(`{"ok":true}`),
 			Calls: []session.Call{{ID: "call_1", Tool: "pay", Attempt: 1, Result: result("call_1", llm.StatusSuccess, "x")}}})
 	}
 	ref = put(t, s, newClock(), "rules", 3)[0]
@@ -1298,15 +1299,15 @@ func testHostileRows(t *testing.T, h *harness) {
 	// an offloaded result, and returns the result's ref.
 	fixture := func(id string) string {
 		create(t, s, id)
-		commit(t, s, &session.Step{Session: id, Version: 1, Number: 1, Messages: msgs[:3], State: json.RawMessage(`{"n":1}`),
+		commit(t, s, &session.Step{Session: id, Version: 1, Number: 1, Messages: msgs[:3], State: jsontext.Value(`{"n":1}`),
 			Calls: []session.Call{{ID: "call_1", Tool: "pay", Attempt: 1, Result: result("call_1", llm.StatusSuccess, "paid")}}})
-		commit(t, s, &session.Step{Session: id, Version: 2, Number: 2, Messages: msgs[3:], State: json.RawMessage(`{"n":2}`),
+		commit(t, s, &session.Step{Session: id, Version: 2, Number: 2, Messages: msgs[3:], State: jsontext.Value(`{"n":2}`),
 			Calls: []session.Call{{ID: "call_2", Tool: "pay", Attempt: 1, Duration: time.Second, Result: result("call_2", llm.StatusError, "no")}}})
 		if _, ok := s.(session.Results); !ok {
 			return ""
 		}
 		ref, err := results(t, s).PutResult(ctx, id, session.Offloaded{Tool: "pay", Kind: "json", MediaType: "application/json",
-			Data: []byte(`[1,2,3]`), Rules: json.RawMessage(`{"top":5}`)})
+			Data: []byte(`[1,2,3]`), Rules: jsontext.Value(`{"top":5}`)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1425,7 +1426,7 @@ func testReopen(t *testing.T, h *harness) {
 	s, _ := h.store(t)
 	ctx := context.Background()
 	create(t, s, "s1")
-	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: Conversation(), State: json.RawMessage(`{"n":1}`)})
+	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: Conversation(), State: jsontext.Value(`{"n":1}`)})
 	if err := s.Record(ctx, "s1", 2, session.Call{ID: "call_9", Tool: "pay", Idempotency: tool.Level0, Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -67,16 +68,16 @@ func hostileFile(t testing.TB, path, id string, edit func(string) string) string
 		t.Fatal(err)
 	}
 	for i, st := range []*session.Step{
-		{Session: id, Version: 1, Number: 1, Messages: []llm.Message{llm.User("one"), llm.User("two")}, State: json.RawMessage(`{"n":1}`),
-			Calls: []session.Call{{ID: "call_1", Tool: "pay", Attempt: 1, Arguments: json.RawMessage(`{}`), Result: paid("call_1")}}},
-		{Session: id, Version: 2, Number: 2, Messages: []llm.Message{llm.User("three")}, State: json.RawMessage(`{"n":2}`),
-			Calls: []session.Call{{ID: "call_2", Tool: "pay", Attempt: 1, Arguments: json.RawMessage(`{}`), Result: paid("call_2"), Duration: 5}}},
+		{Session: id, Version: 1, Number: 1, Messages: []llm.Message{llm.User("one"), llm.User("two")}, State: jsontext.Value(`{"n":1}`),
+			Calls: []session.Call{{ID: "call_1", Tool: "pay", Attempt: 1, Arguments: jsontext.Value(`{}`), Result: paid("call_1")}}},
+		{Session: id, Version: 2, Number: 2, Messages: []llm.Message{llm.User("three")}, State: jsontext.Value(`{"n":2}`),
+			Calls: []session.Call{{ID: "call_2", Tool: "pay", Attempt: 1, Arguments: jsontext.Value(`{}`), Result: paid("call_2"), Duration: 5}}},
 	} {
 		if _, err := s.Commit(ctx, st); err != nil {
 			t.Fatalf("Commit %d = %v", i, err)
 		}
 	}
-	ref, err := s.PutResult(ctx, id, session.Offloaded{Tool: "pay", Kind: "json", MediaType: "application/json", Data: []byte(`[1]`), Rules: json.RawMessage(`{}`)})
+	ref, err := s.PutResult(ctx, id, session.Offloaded{Tool: "pay", Kind: "json", MediaType: "application/json", Data: []byte(`[1]`), Rules: jsontext.Value(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func Render(resp *llm.Response, err error) []byte {
 			case llm.Text:
 				fmt.Fprintf(&b, "text %q\n", p.Text)
 			case llm.ToolCall:
-				fmt.Fprintf(&b, "call id=%s name=%s input=%s", p.ID, p.Name, p.Input)
+				fmt.Fprintf(&b, "call id=%s name=%s input=%s", p.ID, p.Name, string(p.Input))
 				if p.ItemID != "" {
 					fmt.Fprintf(&b, " item=%s", p.ItemID)
 				}
@@ -119,7 +119,7 @@ func Render(resp *llm.Response, err error) []byte {
 					fmt.Fprintf(&b, " signature=%s", p.Signature)
 				}
 				if p.Data != nil {
-					fmt.Fprintf(&b, " data=%s", p.Data)
+					fmt.Fprintf(&b, " data=%s", string(p.Data))
 				}
 				b.WriteString("\n")
 			default:

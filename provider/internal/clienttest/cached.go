@@ -3,11 +3,12 @@ package clienttest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"iter"
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
@@ -17,7 +18,7 @@ import (
 // cachedTools are the tools of the cached conversations: get_weather, and
 // get_time, which a compaction renames calls to.
 var cachedTools = append(slices.Clip(Tools), llm.ToolSpec{Name: "get_time", Description: "Local time in a city.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)})
+	Parameters: jsontext.Value(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)})
 
 // png is a tiny image the conversations send, in a user message and in a
 // tool result.

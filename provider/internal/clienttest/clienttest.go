@@ -8,11 +8,12 @@ package clienttest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
@@ -20,7 +21,7 @@ import (
 
 // Tools is the one tool the client tests offer: get_weather(city).
 var Tools = []llm.ToolSpec{{Name: "get_weather", Description: "Current weather in a city.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
+	Parameters: jsontext.Value(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
 
 // Ask returns a request of a brief system prompt and the user's q, with
 // [Tools].
@@ -30,7 +31,7 @@ func Ask(q string) *llm.Request {
 
 // Call returns a tool call with the given id, name and JSON arguments.
 func Call(id, name, args string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(args)}
+	return llm.ToolCall{ID: id, Name: name, Input: jsontext.Value(args)}
 }
 
 // Modes runs f as the subtests name+" streamed" and name+" whole", with

@@ -1,8 +1,9 @@
 package codec
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // A Field is a top-level field of a request body, as the Anthropic and
@@ -10,7 +11,7 @@ import (
 // the request's own fields.
 type Field struct {
 	Key   string
-	Value json.RawMessage
+	Value jsontext.Value
 }
 
 // A Body says how to write the top-level fields a codec models: the
@@ -40,7 +41,7 @@ type Body struct {
 // an error that starts with prefix ("anthropic: encode").
 func AppendBody[F ~struct {
 	Key   string
-	Value json.RawMessage
+	Value jsontext.Value
 }](dst []byte, prefix string, fields []F, b *Body) ([]byte, error) {
 	canon := b.Canon
 	if canon == nil {

@@ -1,12 +1,12 @@
 package codec
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
 )
@@ -25,10 +25,10 @@ func TestAppendBody(t *testing.T) {
 		{name: "no fields", system: true, tools: true, want: `{"system":S,"messages":M,"tools":T}`},
 		{name: "nothing to write but messages", want: `{"messages":M}`},
 		{name: "body order kept", system: true, tools: true,
-			fields: []Field{{Key: "tools"}, {Key: "model", Value: json.RawMessage(` "m" `)}, {Key: "messages"}, {Key: "system"}},
+			fields: []Field{{Key: "tools"}, {Key: "model", Value: jsontext.Value(` "m" `)}, {Key: "messages"}, {Key: "system"}},
 			want:   `{"tools":T,"model":"m","messages":M,"system":S}`},
 		{name: "system and tools go next to the messages", system: true, tools: true,
-			fields: []Field{{Key: "model", Value: json.RawMessage(`"m"`)}, {Key: "messages"}, {Key: "max_tokens", Value: json.RawMessage(`9`)}},
+			fields: []Field{{Key: "model", Value: jsontext.Value(`"m"`)}, {Key: "messages"}, {Key: "max_tokens", Value: jsontext.Value(`9`)}},
 			want:   `{"model":"m","system":S,"messages":M,"tools":T,"max_tokens":9}`},
 		{name: "a tools field is written even without tools",
 			fields: []Field{{Key: "messages"}, {Key: "tools"}},
@@ -39,13 +39,13 @@ func TestAppendBody(t *testing.T) {
 		{name: "keys keep their spelling", canon: lower, system: true,
 			fields: []Field{{Key: "SYSTEM"}, {Key: "Messages"}},
 			want:   `{"SYSTEM":S,"Messages":M}`},
-		{name: "values are compacted", fields: []Field{{Key: "x", Value: json.RawMessage("{ \"a\" : [1, 2] }")}},
+		{name: "values are compacted", fields: []Field{{Key: "x", Value: jsontext.Value("{ \"a\" : [1, 2] }")}},
 			want: `{"x":{"a":[1,2]},"messages":M}`},
-		{name: "repeated key", fields: []Field{{Key: "a", Value: json.RawMessage(`1`)}, {Key: "a", Value: json.RawMessage(`2`)}},
+		{name: "repeated key", fields: []Field{{Key: "a", Value: jsontext.Value(`1`)}, {Key: "a", Value: jsontext.Value(`2`)}},
 			wantErr: `p: Fields[1]: field "a" repeats`},
 		{name: "repeated key in another spelling", canon: lower, fields: []Field{{Key: "messages"}, {Key: "MESSAGES"}},
 			wantErr: `p: Fields[1]: field "MESSAGES" repeats`},
-		{name: "not JSON", fields: []Field{{Key: "a", Value: json.RawMessage(`{`)}},
+		{name: "not JSON", fields: []Field{{Key: "a", Value: jsontext.Value(`{`)}},
 			wantErr: `p: Fields[0] (a): value is not valid JSON`},
 	}
 	for _, tt := range tests {

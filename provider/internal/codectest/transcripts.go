@@ -1,8 +1,9 @@
 package codectest
 
 import (
-	"encoding/json"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
@@ -26,8 +27,8 @@ func FromAnthropic() []llm.Message {
 		llm.Assistant(
 			llm.Reasoning{Provider: "anthropic", Text: "Two tools.", Signature: "EqQBCkgIARAB"},
 			llm.Text{Text: "Checking."},
-			llm.ToolCall{ID: "toolu_01A", Name: "get_weather", Input: json.RawMessage(`{"city":"Paris"}`)},
-			llm.ToolCall{ID: "toolu_01B", Name: "chart", Input: json.RawMessage(`{"series":"temp"}`)},
+			llm.ToolCall{ID: "toolu_01A", Name: "get_weather", Input: jsontext.Value(`{"city":"Paris"}`)},
+			llm.ToolCall{ID: "toolu_01B", Name: "chart", Input: jsontext.Value(`{"series":"temp"}`)},
 		),
 		{Role: llm.RoleTool, Parts: []llm.Part{
 			llm.ToolResult{CallID: "toolu_01A", Name: "get_weather", Status: llm.StatusError, Content: []llm.Part{llm.Text{Text: "station offline"}}},
