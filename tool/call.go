@@ -2,7 +2,6 @@ package tool
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -315,7 +314,7 @@ func briefValue(v any) string {
 	switch v := v.(type) {
 	case string:
 		return truncate(foldSpace(v), 32)
-	case json.Number:
+	case jsonx.Number:
 		return truncate(string(v), 32)
 	case bool:
 		return strconv.FormatBool(v)
@@ -376,7 +375,7 @@ func successSummary(brief string, data any, doc *toolresult.JSON) string {
 		}
 		return brief + ": done"
 	}
-	b, err := json.Marshal(data)
+	b, err := jsonx.Marshal(data)
 	if err != nil {
 		return brief + ": done"
 	}

@@ -1,8 +1,6 @@
 package tool
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // namePattern is the tool-name rule that every provider accepts
@@ -324,28 +323,8 @@ func checkHTTP(h *HTTPBinding, params *jsonschema.Schema) []fieldProblem {
 	return out
 }
 
-// marshalCompact renders a value compactly, without HTML escaping.
+// marshalCompact renders a value of the program's own types compactly, by
+// encoding/json's rules, without HTML escaping.
 func marshalCompact(v any) (jsontext.Value, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	// json.Marshal escapes <, > and & as \u003c, \u003e and \u0026, and
-	// writes nothing else differently; most results have none of them.
-	if !bytes.Contains(b, []byte(`\u00`)) {
-		return b, nil
-	}
-	return marshalNoEscape(v)
-}
-
-// marshalNoEscape is marshalCompact by a json.Encoder that does not
-// escape HTML.
-func marshalNoEscape(v any) (jsontext.Value, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return jsontext.Value(strings.TrimSuffix(b.String(), "\n")), nil
+	return jsonx.Marshal(v)
 }

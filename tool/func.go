@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -16,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/toolresult"
 )
 
@@ -100,7 +100,7 @@ type funcTool[In, Out any] struct {
 //	above; description and default are not constraints), no
 //	",string" option, distinct JSON names, and no embedded fields
 //
-// and nothing else: no interface (any), jsontext.Value, json.Number,
+// and nothing else: no interface (any), jsontext.Value, json.RawMessage, json.Number,
 // []byte (base64 on the wire, an array of integers in the schema), no
 // type with its own MarshalJSON or MarshalText but time.Time. Results of
 // every other Out, of a Func given [FuncOptions].Returns, and of every tool
@@ -280,8 +280,9 @@ func (c *funcCall[In, Out]) result() (toolresult.Envelope, error) {
 
 // plainJSON reports whether encoding/json decodes and encodes values of t
 // without calling methods of the program's own types: no json.Marshaler,
-// json.Unmarshaler, encoding.TextMarshaler or encoding.TextUnmarshaler
-// anywhere in t, except in time.Time, json.Number and jsontext.Value, and
+// json.Unmarshaler (or their v2 forms), encoding.TextMarshaler or
+// encoding.TextUnmarshaler anywhere in t, except in time.Time, json.Number,
+// json.RawMessage and jsontext.Value, and
 // no interface that could hold one.
 func plainJSON(t reflect.Type) bool {
 	return plainType(t, map[reflect.Type]bool{})
@@ -292,7 +293,8 @@ func plainJSON(t reflect.Type) bool {
 func hasJSONMethods(t reflect.Type) bool {
 	pt := reflect.PointerTo(t)
 	for _, m := range [...]reflect.Type{
-		reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler](),
+		reflect.TypeFor[jsonv2.Marshaler](), reflect.TypeFor[jsonv2.Unmarshaler](),
+		reflect.TypeFor[jsonv2.MarshalerTo](), reflect.TypeFor[jsonv2.UnmarshalerFrom](),
 		reflect.TypeFor[encoding.TextMarshaler](), reflect.TypeFor[encoding.TextUnmarshaler](),
 	} {
 		if t.Implements(m) || pt.Implements(m) {
@@ -304,7 +306,7 @@ func hasJSONMethods(t reflect.Type) bool {
 
 func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	switch t {
-	case reflect.TypeFor[time.Time](), reflect.TypeFor[json.Number](), reflect.TypeFor[jsontext.Value]():
+	case reflect.TypeFor[time.Time](), reflect.TypeFor[jsonx.Number](), reflect.TypeFor[jsonx.RawMessage](), reflect.TypeFor[jsontext.Value]():
 		return true
 	}
 	if seen[t] {
@@ -354,7 +356,7 @@ func proven(t reflect.Type, seen map[reflect.Type]bool) bool {
 	switch t {
 	case reflect.TypeFor[time.Time]():
 		return true // MarshalJSON writes RFC 3339 (format date-time) or fails
-	case reflect.TypeFor[json.Number](), reflect.TypeFor[jsontext.Value]():
+	case reflect.TypeFor[jsonx.Number](), reflect.TypeFor[jsonx.RawMessage](), reflect.TypeFor[jsontext.Value]():
 		return false // a number under a string schema; any JSON
 	}
 	if seen[t] {
@@ -626,10 +628,10 @@ func applyFieldTags(f reflect.StructField, s *jsonschema.Schema) (bool, error) {
 	}
 	var raw []byte
 	if ft.Kind() == reflect.String {
-		raw, _ = json.Marshal(d)
+		raw, _ = jsonx.Marshal(d)
 	} else {
 		var v any
-		if err := json.Unmarshal([]byte(d), &v); err != nil {
+		if err := jsonx.Unmarshal([]byte(d), &v); err != nil {
 			return false, fmt.Errorf("tag default:%q is not JSON (write non-string defaults as JSON: 3, true, [\"a\"])", d)
 		}
 		raw = []byte(d)
@@ -676,7 +678,7 @@ func tagValue(k reflect.Kind, v string) (any, error) {
 		return b, nil
 	}
 	var x any
-	if err := json.Unmarshal([]byte(v), &x); err != nil {
+	if err := jsonx.Unmarshal([]byte(v), &x); err != nil {
 		return nil, errors.New("not JSON")
 	}
 	return x, nil

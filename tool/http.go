@@ -3,7 +3,6 @@ package tool
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/redirect"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/toolresult"
@@ -109,11 +109,15 @@ func (t *httpTool) contract() *contract { return t.c }
 func (t *httpTool) Call(ctx context.Context, args jsontext.Value) (toolresult.Envelope, error) {
 	var in map[string]any
 	if len(bytes.TrimSpace(args)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(args))
-		dec.UseNumber()
-		if err := dec.Decode(&in); err != nil {
-			return toolresult.Envelope{}, Errorf(toolresult.MalformedArguments, "the arguments are not a JSON object: %v", err)
+		v, err := jsonx.DecodeAny(args)
+		if err != nil {
+			return toolresult.Envelope{}, Errorf(toolresult.MalformedArguments, "the arguments are not JSON: %v", jsonx.Error("", llm.Dotted, args, err))
 		}
+		obj, ok := v.(map[string]any)
+		if !ok && v != nil {
+			return toolresult.Envelope{}, Errorf(toolresult.InvalidArguments, "the arguments are %s, want a JSON object", brief(v))
+		}
+		in = obj
 	}
 	r, err := t.request(in)
 	if err != nil {
@@ -279,7 +283,7 @@ func (t *httpTool) envelope(resp *http.Response, data []byte, method, host strin
 		if doc, err := toolresult.ParseJSON(trimmed); err == nil {
 			return toolresult.Envelope{Status: llm.StatusSuccess, Data: doc}
 		}
-		if json.Valid(trimmed) { // a name given twice: shown as sent, refused by a return schema
+		if jsontext.Value(trimmed).IsValid(jsontext.AllowDuplicateNames(true)) { // a name given twice: shown as sent, refused by a return schema
 			return toolresult.Envelope{Status: llm.StatusSuccess, Data: jsontext.Value(trimmed)}
 		}
 		return toolresult.Envelope{Status: llm.StatusSuccess, Data: strings.ToValidUTF8(string(data), "\uFFFD")}
@@ -337,7 +341,7 @@ func errorDetail(body []byte) string {
 		return ""
 	}
 	var obj map[string]any
-	if json.Unmarshal(body, &obj) == nil {
+	if jsonx.Unmarshal(body, &obj) == nil {
 		for _, k := range []string{"message", "error_description", "detail", "error"} {
 			switch v := obj[k].(type) {
 			case string:
@@ -379,12 +383,12 @@ func scalar(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
-	case json.Number:
+	case jsonx.Number:
 		return v.String()
 	case nil:
 		return ""
 	}
-	b, _ := json.Marshal(v)
+	b, _ := jsonx.Marshal(v)
 	return string(b)
 }
 

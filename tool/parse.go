@@ -2,7 +2,6 @@ package tool
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -503,14 +502,11 @@ func MarshalSpecFile(specs []Spec) ([]byte, error) {
 		}
 		f.Tools[i] = t
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
+	b, err := jsonx.MarshalIndent(f, "  ")
+	if err != nil {
 		return nil, fmt.Errorf("tool: marshal spec file: %w", err)
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
 // --- helpers ---

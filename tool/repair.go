@@ -2,11 +2,11 @@ package tool
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/kaptinlin/jsonrepair"
+	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
 // maxRepair bounds the arguments a repair is attempted on; larger
@@ -44,7 +44,7 @@ func repairArgs(in []byte) (out []byte, what string, truncated, ok bool) {
 	if inner, fenced := stripFence(src); fenced {
 		src = inner
 		notes = append(notes, "removed a markdown code fence")
-		if json.Valid(src) {
+		if jsonx.Valid(src) == nil {
 			return src, strings.Join(notes, "; "), false, true
 		}
 	}
@@ -54,7 +54,7 @@ func repairArgs(in []byte) (out []byte, what string, truncated, ok bool) {
 	}
 	r := bytes.TrimSpace([]byte(repaired))
 	edits, truncated, ok := verifyEdits(src, r)
-	if !ok || !json.Valid(r) {
+	if !ok || jsonx.Valid(r) != nil {
 		return nil, "", false, false
 	}
 	notes = append(notes, edits...)

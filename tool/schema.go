@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -440,7 +439,7 @@ func brief(v any) string {
 	case string:
 		s = strconv.Quote(truncate(v, 40))
 	default:
-		b, err := json.Marshal(v)
+		b, err := jsonx.Marshal(v)
 		if err != nil {
 			return fmt.Sprint(v)
 		}

@@ -6,7 +6,6 @@ package toolresult
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -354,18 +353,12 @@ func encodeData(v any) ([]byte, bool, error) {
 	case Blob:
 		return blobData(v.MediaType, len(v.Data), 0, 0), false, nil
 	default:
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
+		out, replaced, err := jsonx.MarshalReplacing(v)
+		if err != nil {
 			return nil, false, err
 		}
-		out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		// encoding/json writes the escape \ufffd only where it replaced
-		// invalid UTF-8 (a real U+FFFD is written as is).
-		replaced := hasEscapedReplacement(out)
 		if !utf8.Valid(out) { // invalid bytes inside a nested jsontext.Value
-			out = bytes.ToValidUTF8(out, []byte("\uFFFD"))
+			out = []byte(jsonx.ValidUTF8(string(out)))
 			replaced = true
 		}
 		return out, replaced, nil
@@ -374,40 +367,20 @@ func encodeData(v any) ([]byte, bool, error) {
 
 // compactJSON returns raw without insignificant white space, and whether
 // invalid UTF-8 in it was replaced; ok is false when raw is not one JSON
-// value. (json.Compact validates as it goes: no second pass checks raw.)
+// value. (Compacting validates as it goes: no second pass checks raw.)
 // Each invalid byte becomes one U+FFFD, as in every string the envelope
 // writes and as the strict reader compares member names, so that names
 // it holds distinct ("k\xff\xff" and "k\ufffd") stay distinct.
 func compactJSON(raw []byte) (out []byte, replaced, ok bool) {
-	var buf bytes.Buffer
-	buf.Grow(len(raw))
-	if err := json.Compact(&buf, raw); err != nil {
+	v := jsontext.Value(bytes.Clone(raw)) // Compact works in place
+	if err := v.Compact(); err != nil {
 		return nil, false, false
 	}
-	out = buf.Bytes()
+	out = v
 	if !utf8.Valid(out) {
 		return []byte(jsonx.ValidUTF8(string(out))), true, true
 	}
 	return out, false, true
-}
-
-// hasEscapedReplacement reports whether b holds the escape sequence \ufffd
-// (not an escaped backslash followed by "ufffd").
-func hasEscapedReplacement(b []byte) bool {
-	for {
-		i := bytes.Index(b, []byte(`\ufffd`))
-		if i < 0 {
-			return false
-		}
-		n := 0
-		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
-			n++
-		}
-		if n%2 == 0 {
-			return true
-		}
-		b = b[i+1:]
-	}
 }
 
 // writer appends JSON, noting whether any string needed UTF-8 repair.

@@ -1,7 +1,6 @@
 package toolresult
 
 import (
-	"encoding/json"
 	"errors"
 	"unicode/utf8"
 	"unsafe"
@@ -159,7 +158,7 @@ func (d *decoder) value(n *node) any {
 		return true
 	case kNumber:
 		r := t.raw(n)
-		return json.Number(unsafe.String(unsafe.SliceData(r), len(r)))
+		return jsonx.Number(unsafe.String(unsafe.SliceData(r), len(r)))
 	case kString:
 		return d.str(n)
 	case kArray:

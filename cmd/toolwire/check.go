@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
@@ -420,9 +419,6 @@ func jsonWarnings(ws []provider.Warning) []conversionWarning {
 
 // writeJSON writes v as one line of JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the report types always encode
-	_, _ = w.Write(buf.Bytes())
+	b, _ := jsonx.Marshal(v) // the report types always encode
+	_, _ = w.Write(append(b, '\n'))
 }

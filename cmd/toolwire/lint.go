@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/lint"
 	"github.com/toolwire/toolwire/tool"
 )
@@ -135,10 +135,12 @@ func lintFiles(e *env, names []string, minScore int) (lintOutput, error) {
 }
 
 func writeLintJSON(w io.Writer, out lintOutput) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	b, err := jsonx.MarshalIndent(out, "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // writeLintText prints, per tool, its score and each deduction with its

@@ -18,7 +18,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/internal/orders"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
@@ -165,7 +165,7 @@ func (s *Set) searchOrders() tool.Tool {
 				return data, nil
 			}
 			var all []map[string]any
-			if err := json.Unmarshal(data, &all); err != nil {
+			if err := jsonx.Unmarshal(data, &all); err != nil {
 				return nil, err
 			}
 			var out []map[string]any
@@ -174,7 +174,7 @@ func (s *Set) searchOrders() tool.Tool {
 					out = append(out, o)
 				}
 			}
-			return json.Marshal(out)
+			return jsonx.Marshal(out)
 		}, &tool.FuncOptions{Idempotency: tool.Level2})
 }
 

@@ -9,7 +9,6 @@ package jsonx
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -154,7 +153,7 @@ func readAny(dec *jsontext.Decoder) (any, error) {
 	switch dec.PeekKind() {
 	case '0':
 		v, err := dec.ReadValue()
-		return json.Number(v), err
+		return Number(v), err
 	case '{':
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err

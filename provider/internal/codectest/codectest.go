@@ -11,13 +11,14 @@ package codectest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
@@ -35,11 +36,11 @@ type Codec[R any] struct {
 // Compact returns b without white space outside strings.
 func Compact(t testing.TB, b []byte) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatalf("json.Compact(%q): %v", b, err)
+	v := jsontext.Value(bytes.Clone(b))
+	if err := v.Compact(); err != nil {
+		t.Fatalf("Compact(%q): %v", b, err)
 	}
-	return buf.Bytes()
+	return v
 }
 
 // Input returns the input.json of the test case archive at path.
@@ -106,14 +107,16 @@ type Account struct {
 func Render(t testing.TB, a Account) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	conv, err := llm.Conversation{Messages: a.Messages}.MarshalJSON()
+	raw, err := llm.Conversation{Messages: a.Messages}.MarshalJSON()
 	if err != nil {
 		t.Fatalf("Conversation.MarshalJSON: %v", err)
 	}
+	conv := jsontext.Value(raw)
 	b.WriteString("== messages\n")
-	if err := json.Indent(&b, conv, "", "  "); err != nil {
+	if err := conv.Indent(jsontext.WithIndent("  ")); err != nil {
 		t.Fatal(err)
 	}
+	b.Write(conv)
 	b.WriteString("\n== tools\n")
 	for _, s := range a.Tools {
 		b.WriteString(s + "\n")
@@ -355,22 +358,6 @@ func BenchDecodeEncode[R any](b *testing.B, c Codec[R], body []byte) {
 			b.Fatal(err)
 		}
 		if _, _, err := c.Encode(r); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchFloor measures encoding/json unmarshalling body into a T and
-// marshalling it back: the floor a codec's decode+encode is compared with.
-func BenchFloor[T any](b *testing.B, body []byte) {
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var v T
-		if err := json.Unmarshal(body, &v); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := json.Marshal(v); err != nil {
 			b.Fatal(err)
 		}
 	}
