@@ -149,8 +149,8 @@ func testCutOff(t *testing.T, h *Harness) {
 	if ie != nil && (len(ie.Calls) != 1 || ie.Calls[0].Index != 1) {
 		t.Errorf("incomplete calls = %+v, want the second call alone", ie.Calls)
 	}
-	if len(calls) > 1 && ie == nil && sameJSON(calls[1].Input, []byte(parallel[1].Args)) {
-		t.Errorf("the call cut off by the token limit arrived whole (%+v), want it cut", calls[1])
+	if len(calls) > 1 && ie == nil {
+		t.Errorf("the call cut off by the token limit arrived as a call to run (%+v), want it reported incomplete or left out", calls[1])
 	}
 	h.accepted(t, b, 1)
 }

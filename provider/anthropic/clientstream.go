@@ -92,6 +92,13 @@ func (d *messageReader) whole(data []byte, emit func(llm.Event) bool) error {
 		if err := client.Unmarshal(raw, &b); err != nil {
 			return fmt.Errorf("content block %d: %w", i, err)
 		}
+		if b.Type == "tool_use" && i == len(m.Content)-1 && m.StopReason == "max_tokens" {
+			// The limit cut this call off: a whole body carries what
+			// was parsed of its input (often {}), which must not be
+			// run as if it were the call. It is left out, as Gemini's
+			// cut calls are.
+			continue
+		}
 		if ev := blockEvent(i, &b, raw); ev != nil && !emit(ev) {
 			return client.ErrStopped
 		}
