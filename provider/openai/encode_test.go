@@ -119,17 +119,27 @@ func TestEncodeResponsesConversion(t *testing.T) {
 				llm.Tool(llm.ToolResult{CallID: "c1", Name: "f", Status: llm.StatusSuccess}),
 				llm.Assistant(),
 			}, Tools: []llm.ToolSpec{{Name: "f", Strict: false}, {Name: "g", Strict: true, Parameters: jsontext.Value(`{"type":"object","properties":{},"additionalProperties":false,"required":[]}`)}}},
+			// The body stores its items (no "store": false), and the text
+			// after rs_1 has no id: rs_1 is left out (OAI-RS-REASONING-FOLLOW).
 			want: `{"input":[{"type":"message","role":"user","content":"q"},` +
-				`{"type":"reasoning","id":"rs_1","summary":[]},` +
 				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"},{"type":"output_text","text":"b"}]},` +
 				`{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{}"},` +
 				`{"type":"function_call_output","call_id":"c1","output":""},` +
 				`{"type":"message","role":"assistant","content":""}],` +
 				`"tools":[{"type":"function","name":"f","strict":false},{"type":"function","name":"g","parameters":{"type":"object","properties":{},"additionalProperties":false,"required":[]},"strict":true}]}`,
 			warnings: []string{
-				`input.4: an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped`,
-				`input.4: "gemini" reasoning cannot be replayed to OpenAI Responses; it is dropped`,
+				`input.1: a stored reasoning item is left out (OAI-RS-REASONING-FOLLOW): what follows it is written without the item id the server knows it by; with "store": false it is kept`,
+				`input.3: an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped`,
+				`input.3: "gemini" reasoning cannot be replayed to OpenAI Responses; it is dropped`,
 			},
+		},
+		{
+			name: "reasoning before text, not stored",
+			req: ResponsesRequest{Messages: []llm.Message{llm.User("q"), llm.Assistant(rsReasoning, llm.Text{Text: "a"})},
+				Fields: []Field{{Key: "store", Value: jsontext.Value("false")}}},
+			want: `{"store":false,"input":[{"type":"message","role":"user","content":"q"},` +
+				`{"type":"reasoning","id":"rs_1","summary":[]},` +
+				`{"type":"message","role":"assistant","content":"a"}]}`,
 		},
 	}
 	for _, tt := range tests {

@@ -12,8 +12,15 @@ var _ llm.CachedModel = (*Responses)(nil)
 
 // respFormat names the Responses encoding of one message in a
 // [llm.WireCache]: its input items, which depend on nothing but the
-// message (ids are written as they are).
-const respFormat = "openai-responses"
+// message (ids are written as they are) and on whether the server stores
+// them (a stored reasoning item is left out where its follower has no id,
+// OAI-RS-REASONING-FOLLOW).
+func (c *Responses) respFormat() string {
+	if c.store {
+		return "openai-responses+store"
+	}
+	return "openai-responses"
+}
 
 // segments returns the request body for req in pieces: the whole history,
 // or with prev the messages from index from on, as [Responses.body]
@@ -29,8 +36,8 @@ func (c *Responses) segments(req *llm.Request, prev string, from int, cache *llm
 	if cache == nil || codec.PlanIDs(req.Messages, rsIDRules()) != nil {
 		return whole()
 	}
-	items, err := cache.Messages(respFormat, req.Messages, func(i int, m llm.Message) ([]byte, error) {
-		b, _, err := EncodeResponses(&ResponsesRequest{Messages: []llm.Message{m}, Bare: true})
+	items, err := cache.Messages(c.respFormat(), req.Messages, func(i int, m llm.Message) ([]byte, error) {
+		b, _, err := EncodeResponses(&ResponsesRequest{Messages: []llm.Message{m}, Bare: true, Fields: c.storeField()})
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +48,7 @@ func (c *Responses) segments(req *llm.Request, prev string, from int, cache *llm
 	}
 	var tools []byte
 	if len(req.Tools) > 0 {
-		tools, err = cache.Tools(respFormat, req.Tools, func(tools []llm.ToolSpec) ([]byte, error) {
+		tools, err = cache.Tools(c.respFormat(), req.Tools, func(tools []llm.ToolSpec) ([]byte, error) {
 			e := &rsEncoder{newEncoder(&responsesBody, request{tools: tools}), &ResponsesRequest{}}
 			return e.tools(nil, tools, e.tool)
 		})

@@ -112,10 +112,9 @@ func (c *Responses) fields(req *llm.Request) []Field {
 	if c.t.stream {
 		fields = append(fields, rawField("stream", "true"))
 	}
-	if c.store {
-		fields = append(fields, rawField("store", "true"))
-	} else {
-		fields = append(fields, rawField("store", "false"), rawField("include", `["reasoning.encrypted_content"]`))
+	fields = append(fields, c.storeField()...)
+	if !c.store {
+		fields = append(fields, rawField("include", `["reasoning.encrypted_content"]`))
 	}
 	if req.Temperature != nil {
 		fields = append(fields, rawField("temperature", strconv.FormatFloat(*req.Temperature, 'g', -1, 64)))
@@ -131,4 +130,9 @@ func (c *Responses) fields(req *llm.Request) []Field {
 		fields = append(fields, rawField("reasoning", `{"effort":`+string(e)+`}`))
 	}
 	return append(fields, c.t.fields...)
+}
+
+// storeField is the request's "store" field.
+func (c *Responses) storeField() []Field {
+	return []Field{rawField("store", strconv.FormatBool(c.store))}
 }

@@ -168,3 +168,34 @@ func TestResponsesErrors(t *testing.T) {
 	}
 	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newResponses(t, srv, false, false) })
 }
+
+// TestResponsesLostAfterReasonedText: with Store, an answer of reasoning
+// then text, sent again whole after the server lost it, would give its
+// stored reasoning item a follower without the id the server knows
+// (OAI-RS-REASONING-FOLLOW); the reasoning is left out, and the request is
+// accepted.
+func TestResponsesLostAfterReasonedText(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Turn{Reasoning: "Greeting.", Text: "Hello."}, llmtest.Turn{Text: "Hello again."})
+	m := newResponses(t, srv, true, false)
+	req := clienttest.Ask("Say hello.")
+	resp, err := llm.Generate(context.Background(), m, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Message.Parts) != 2 {
+		t.Fatalf("answer = %+v, want reasoning then text", resp.Message)
+	}
+	req.Messages = append(req.Messages, resp.Message, llm.User("Again."))
+	req.Previous = &llm.Previous{ID: resp.ID, Messages: len(req.Messages) - 1}
+	srv.Lose(resp.ID)
+	if _, err := llm.Generate(context.Background(), m, req); err != nil {
+		t.Fatalf("after the server lost the response: %v", err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[1].Rejected == "" {
+		t.Fatalf("%d requests, want 3: the answer, the one naming the lost response (rejected), the whole history", len(reqs))
+	}
+	if r := reqs[2]; r.Rejected != "" {
+		t.Errorf("the whole history was rejected: %s", r.Rejected)
+	}
+}

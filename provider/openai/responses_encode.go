@@ -6,6 +6,8 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/toolwire/toolwire/internal/callid"
 	"github.com/toolwire/toolwire/provider"
 
@@ -185,6 +187,13 @@ func (e *rsEncoder) assistant(i int, m llm.Message) error {
 			data, ok := appendValidJSON(nil, p.Data)
 			if !ok || data[0] != '{' {
 				e.Warn(e.outPath(), "an openai-responses reasoning part without its reasoning item (Data) cannot be replayed; it is dropped")
+				continue
+			}
+			if e.stores() && itemHasID(data) && !followedByItemID(m.Parts[j+1:]) {
+				// OAI-RS-REASONING-FOLLOW: the server finds a stored
+				// reasoning item's follower by its id, which the llm
+				// form keeps only for calls.
+				e.Warn(e.outPath(), `a stored reasoning item is left out (OAI-RS-REASONING-FOLLOW): what follows it is written without the item id the server knows it by; with "store": false it is kept`)
 				continue
 			}
 			e.put(func(dst []byte) []byte { return append(dst, data...) })
@@ -450,4 +459,39 @@ func (e *rsEncoder) tool(dst []byte, t llm.ToolSpec, st srcTool) []byte {
 		}
 		e.toolField(o, key, old, t, st.spec, st.node == nil)
 	})
+}
+
+// stores reports whether the request keeps its items on the server:
+// "store" is true unless the body says false.
+func (e *rsEncoder) stores() bool {
+	for _, f := range e.rs.Fields {
+		if f.Key == "store" {
+			return string(f.Value) != "false"
+		}
+	}
+	return true
+}
+
+// itemHasID reports whether item, a compact JSON object, has a non-empty
+// top-level "id".
+func itemHasID(item []byte) bool {
+	var it struct {
+		ID string `json:"id"`
+	}
+	return json.Unmarshal(item, &it) == nil && it.ID != ""
+}
+
+// followedByItemID reports whether the first of parts that becomes an
+// item is a call with its item id, which a stored reasoning item before
+// it may be followed by.
+func followedByItemID(parts []llm.Part) bool {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case llm.ToolCall:
+			return p.ItemID != ""
+		case llm.Text, llm.Reasoning, llm.Opaque:
+			return false
+		}
+	}
+	return false
 }
