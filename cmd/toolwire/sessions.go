@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/signal"
@@ -557,6 +558,7 @@ func printTrace(e *env, tr *session.Trace) {
 			}
 		}
 	}
+	printInFlight(w, toolwire.InFlightCalls(tr))
 	fmt.Fprintf(w, "\n%d turn(s) · usage: %s input tokens, %s output tokens", turn, units.Count(total.InputTokens), units.Count(total.OutputTokens))
 	if len(tr.Results) > 0 {
 		var size int64
@@ -566,6 +568,29 @@ func printTrace(e *env, tr *session.Trace) {
 		fmt.Fprintf(w, " · %d offloaded result(s), %s bytes", len(tr.Results), units.Count(int(size)))
 	}
 	fmt.Fprintln(w)
+}
+
+// printInFlight writes the calls a run left in flight (started, never
+// finished: the process died while they ran), with what resume will do
+// with each.
+func printInFlight(w io.Writer, calls []toolwire.InFlight) {
+	for _, f := range calls {
+		c := f.Call
+		fmt.Fprintf(w, "   in flight: %s %s [%s] · attempt %d (%s) started %s, never finished · on resume: %s\n",
+			c.Tool, c.Arguments, c.ID, c.Attempt, levelKey(c), c.Started.UTC().Format("15:04:05.000"), f.Recovery)
+	}
+}
+
+// levelKey names a call record's idempotency level, and its key if any.
+func levelKey(c session.Call) string {
+	level := string(c.Idempotency)
+	if level == "" {
+		level = "no level"
+	}
+	if c.IdempotencyKey != "" {
+		level += " key " + c.IdempotencyKey
+	}
+	return level
 }
 
 // printMessage writes message n of a trace, with the call records of its
@@ -580,15 +605,7 @@ func printMessage(w interface{ Write([]byte) (int, error) }, n int, m llm.Messag
 				if c.Result != nil {
 					state = "finished in " + c.Duration.Round(100*time.Microsecond).String()
 				}
-				key := ""
-				if c.IdempotencyKey != "" {
-					key = " key " + c.IdempotencyKey
-				}
-				level := string(c.Idempotency)
-				if level == "" {
-					level = "no level"
-				}
-				fmt.Fprintf(w, "      attempt %d (%s%s) started %s, %s\n", c.Attempt, level, key, c.Started.UTC().Format("15:04:05.000"), state)
+				fmt.Fprintf(w, "      attempt %d (%s) started %s, %s\n", c.Attempt, levelKey(c), c.Started.UTC().Format("15:04:05.000"), state)
 			}
 		}
 	default:
