@@ -66,6 +66,13 @@ type Config struct {
 	Sessions session.Store
 	// Name names the agent in the sessions it stores. Optional.
 	Name string
+	// SessionModel says, in the sessions the agent stores, which model
+	// the runs talk to (its spec and base URL) and with what options, so
+	// that a resume can open the same model ([session.Model]). The
+	// agent fills the options it sends itself (Temperature,
+	// MaxOutputTokens, Effort) where SessionModel leaves them zero.
+	// Optional; it must never hold an API key.
+	SessionModel session.Model
 	// Executor configures the tool executor (parallelism, timeouts,
 	// retries, the approver); its Shaper and Images are set by the agent.
 	// nil means the executor's defaults. Without an Approver, a call of a

@@ -134,7 +134,7 @@ func (a *Agent) open(ctx context.Context, st *State) (*runSession, error) {
 			break
 		}
 	}
-	s, err := a.cfg.Sessions.Create(ctx, session.Session{ID: st.ID, Title: title, Agent: a.cfg.Name})
+	s, err := a.cfg.Sessions.Create(ctx, session.Session{ID: st.ID, Title: title, Agent: a.cfg.Name, Model: a.sessionModel()})
 	if errors.Is(err, session.ErrConflict) {
 		return a.attach(ctx, st)
 	}
@@ -147,6 +147,23 @@ func (a *Agent) open(ctx context.Context, st *State) (*runSession, error) {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// sessionModel is the model the agent's sessions record: the caller's
+// Config.SessionModel, with the options the agent sends filled in.
+func (a *Agent) sessionModel() session.Model {
+	m := a.cfg.SessionModel
+	if m.Options.Temperature == nil && a.cfg.Temperature != nil {
+		t := *a.cfg.Temperature
+		m.Options.Temperature = &t
+	}
+	if m.Options.MaxOutputTokens == 0 {
+		m.Options.MaxOutputTokens = a.cfg.MaxOutputTokens
+	}
+	if m.Options.Effort == "" {
+		m.Options.Effort = a.cfg.Effort
+	}
+	return m
 }
 
 // attach continues the stored session of st, a state that a run of this

@@ -200,15 +200,17 @@ func recoverCalls(st *State, records []session.Call) {
 		if pc.Result != nil || !ok {
 			continue
 		}
-		switch {
-		case c.Result != nil:
+		if c.Result != nil {
 			r := *c.Result
 			pc.Result = &r
-		case c.Idempotency == tool.Level2:
+			continue
+		}
+		switch RecoveryOf(c.Idempotency) {
+		case Rerun:
 			// Safe to run again.
-		case c.Idempotency == tool.Level1:
+		case RerunWithKey:
 			pc.Key = c.IdempotencyKey // the service deduplicates on it
-		default:
+		case MarkInterrupted:
 			r := interrupted(pc.Call)
 			pc.Result = &r
 		}

@@ -91,6 +91,9 @@ type Session struct {
 	Title string
 	// Agent names the agent definition that runs the session. Optional.
 	Agent string
+	// Model is the model the run talks to, so that a resume talks to the
+	// same one. Optional; never an API key.
+	Model Model
 	// Status is where the run stands; [Store.Create] makes an empty status
 	// [StatusRunning].
 	Status Status
@@ -105,6 +108,40 @@ type Session struct {
 	// Created and Updated are set by the store, in UTC, to the microsecond.
 	Created time.Time
 	Updated time.Time
+}
+
+// A Model says which model a session's run talks to and how: what a
+// resume needs to open the same model again. It holds no secret: never an
+// API key, a header or a password; [Store.Create] refuses a BaseURL with
+// a password in it.
+type Model struct {
+	// Spec names the model: "openai:gpt-4o", "anthropic:claude-sonnet-4-5",
+	// "replay:FILE". Empty when the caller did not say.
+	Spec string
+	// BaseURL is the API's base URL the run was given; empty means the
+	// provider's default.
+	BaseURL string
+	// Options are what the run sends with every model call and bounds it
+	// by.
+	Options ModelOptions
+}
+
+// ModelOptions are a run's model options. The zero value of each field
+// means the default of the agent, the provider or the program.
+type ModelOptions struct {
+	// Temperature is the sampling temperature, in [0, 2]; nil means the
+	// provider's default.
+	Temperature *float64
+	// MaxOutputTokens bounds each answer; 0 means the default.
+	MaxOutputTokens int
+	// Effort is how much a reasoning model thinks before it answers.
+	Effort llm.Effort
+	// Timeout is how long a model call may wait for its first byte;
+	// IdleTimeout how long a streamed answer may stay silent.
+	Timeout     time.Duration
+	IdleTimeout time.Duration
+	// MaxTurns is the most model calls the run makes.
+	MaxTurns int
 }
 
 // A Step is what one step of the loop writes, atomically.

@@ -150,6 +150,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		if err != nil {
 			return storeError(o.db, err)
 		}
+		o = o.withStored(snap.Session.Model)
 		if o.agent == "" {
 			if o.agent = snap.Session.Agent; o.agent == "" {
 				return usageError("session %s names no agent file; pass --agent FILE", o.resume)
@@ -233,7 +234,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		def.MaxTurns = o.maxTurns
 	}
 	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
-		Sessions: store, Name: agentPath, Hooks: hooks}
+		Sessions: store, Name: agentPath, Hooks: hooks, SessionModel: o.sessionModel(prov + ":" + name)}
 	if prov == "replay" {
 		// Recorded turns name the refs of the store they were recorded
 		// with (r1, r2, ...): a replayed run keeps its offloaded results

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/signal"
@@ -214,6 +215,44 @@ func runFailure(o runOptions, id string, err error) error {
 	return storeError(o.db, err)
 }
 
+// sessionModel is what a run stores of its model: spec, the model it
+// talks to ("openai:gpt-4o", "replay:FILE"), its --base-url without a
+// password (a session never holds a secret; a resume then needs
+// --base-url again), and the options given on the command line.
+func (o runOptions) sessionModel(spec string) session.Model {
+	base := o.baseURL
+	if u, err := url.Parse(base); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.User(u.User.Username())
+			base = u.String()
+		}
+	}
+	return session.Model{Spec: spec, BaseURL: base, Options: session.ModelOptions{Timeout: o.timeout, IdleTimeout: o.timeout, MaxTurns: o.maxTurns}}
+}
+
+// withStored returns o with what a session stored of its model where the
+// command line gave nothing: resume talks to the model and the server the
+// run used, with its options, unless --model or --base-url say otherwise.
+// A --model of another provider leaves the stored base URL out: it was
+// the other provider's server.
+func (o runOptions) withStored(m session.Model) runOptions {
+	if o.model == "" {
+		o.model = m.Spec
+	}
+	prov, _, _ := strings.Cut(o.model, ":")
+	stored, _, _ := strings.Cut(m.Spec, ":")
+	if o.baseURL == "" && prov == stored {
+		o.baseURL = m.BaseURL
+	}
+	if o.timeout == 0 {
+		o.timeout = m.Options.Timeout
+	}
+	if o.maxTurns == 0 {
+		o.maxTurns = m.Options.MaxTurns
+	}
+	return o
+}
+
 // resumeHint says how to resume a paused run: the command to type, with
 // the --db, --model and --base-url the run was given (a resume without
 // them would open another database, or send the history elsewhere).
@@ -261,8 +300,10 @@ func newResumeCmd(e *env) *cobra.Command {
 		Use:   "resume ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] [\"new message\"]",
 		Short: "Continue a saved session: after a pause for approval, a model error, or a crash",
 		Long: `resume continues the session ID saved in --db, with the agent file it
-was run with (--agent overrides it) and the model of that file (--model
-overrides it).
+was run with (--agent overrides it) and the model, base URL and options
+(--timeout, --max-turns) it was run with: --model and --base-url override
+them (a --model of another provider drops the stored base URL). The API
+key comes from the environment, as for run: a session never stores it.
 
 A session paused for approval needs a decision for every waiting call:
 --approve CALL runs it; --reject CALL --reason TEXT answers it
@@ -339,8 +380,8 @@ the command line cannot be used; 3 an internal error.`,
 	cmd.Flags().StringArrayVar(&edit, "edit", nil, "run the waiting call `CALL` with other arguments; give --args (repeatable)")
 	cmd.Flags().StringArrayVar(&args, "args", nil, "the `JSON` arguments of the matching --edit")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent file (default: the one the session was run with)")
-	cmd.Flags().StringVar(&o.model, "model", "", "the model (default: the agent file's)")
-	cmd.Flags().StringVar(&o.baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
+	cmd.Flags().StringVar(&o.model, "model", "", "the model (default: the one the session was run with)")
+	cmd.Flags().StringVar(&o.baseURL, "base-url", "", "the API's base URL (default: the one the session was run with)")
 	cmd.Flags().BoolVar(&o.log, "log", false, "also write the loop's structured log line for each turn to standard error")
 	dbFlag(cmd, &o.db)
 	return cmd
@@ -517,6 +558,7 @@ func printTrace(e *env, tr *session.Trace) {
 			}
 		}
 	}
+	printInFlight(w, toolwire.InFlightCalls(tr))
 	fmt.Fprintf(w, "\n%d turn(s) · usage: %s input tokens, %s output tokens", turn, units.Count(total.InputTokens), units.Count(total.OutputTokens))
 	if len(tr.Results) > 0 {
 		var size int64
@@ -526,6 +568,29 @@ func printTrace(e *env, tr *session.Trace) {
 		fmt.Fprintf(w, " · %d offloaded result(s), %s bytes", len(tr.Results), units.Count(int(size)))
 	}
 	fmt.Fprintln(w)
+}
+
+// printInFlight writes the calls a run left in flight (started, never
+// finished: the process died while they ran), with what resume will do
+// with each.
+func printInFlight(w io.Writer, calls []toolwire.InFlight) {
+	for _, f := range calls {
+		c := f.Call
+		fmt.Fprintf(w, "   in flight: %s %s [%s] · attempt %d (%s) started %s, never finished · on resume: %s\n",
+			c.Tool, c.Arguments, c.ID, c.Attempt, levelKey(c), c.Started.UTC().Format("15:04:05.000"), f.Recovery)
+	}
+}
+
+// levelKey names a call record's idempotency level, and its key if any.
+func levelKey(c session.Call) string {
+	level := string(c.Idempotency)
+	if level == "" {
+		level = "no level"
+	}
+	if c.IdempotencyKey != "" {
+		level += " key " + c.IdempotencyKey
+	}
+	return level
 }
 
 // printMessage writes message n of a trace, with the call records of its
@@ -540,15 +605,7 @@ func printMessage(w interface{ Write([]byte) (int, error) }, n int, m llm.Messag
 				if c.Result != nil {
 					state = "finished in " + c.Duration.Round(100*time.Microsecond).String()
 				}
-				key := ""
-				if c.IdempotencyKey != "" {
-					key = " key " + c.IdempotencyKey
-				}
-				level := string(c.Idempotency)
-				if level == "" {
-					level = "no level"
-				}
-				fmt.Fprintf(w, "      attempt %d (%s%s) started %s, %s\n", c.Attempt, level, key, c.Started.UTC().Format("15:04:05.000"), state)
+				fmt.Fprintf(w, "      attempt %d (%s) started %s, %s\n", c.Attempt, levelKey(c), c.Started.UTC().Format("15:04:05.000"), state)
 			}
 		}
 	default:

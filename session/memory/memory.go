@@ -73,6 +73,14 @@ type entry struct {
 	refs     []string        // offloaded results, in the order stored
 }
 
+// session returns the entry's session with a model of its own, so that a
+// caller that changes it changes nothing stored.
+func (e *entry) session() session.Session {
+	s := e.s
+	s.Model = rows.CopyModel(s.Model)
+	return s
+}
+
 type callKey struct {
 	id      string
 	attempt int
@@ -115,8 +123,9 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 	if e, ok := s.sessions[sess.ID]; ok {
 		return session.Session{}, fmt.Errorf("session/memory: create: %w", &session.ConflictError{Session: sess.ID, Current: e.s.Version})
 	}
-	s.sessions[sess.ID] = &entry{s: sess, index: map[callKey]int{}}
-	return sess, nil
+	e := &entry{s: sess, index: map[callKey]int{}}
+	s.sessions[sess.ID] = e
+	return e.session(), nil
 }
 
 // Commit writes a step atomically; see [session.Store].
@@ -150,7 +159,7 @@ func (s *Store) Commit(ctx context.Context, st *session.Step) (session.Session, 
 	rec.State = slices.Clone(rec.State)
 	e.steps = append(e.steps, rec)
 	e.s = next
-	return e.s, nil
+	return e.session(), nil
 }
 
 // Record writes call records; see [session.Store].
@@ -223,7 +232,7 @@ func (s *Store) Load(ctx context.Context, id string) (*session.Snapshot, error) 
 	if err != nil {
 		return nil, fmt.Errorf("session/memory: load %s: %w", id, err)
 	}
-	snap := &session.Snapshot{Session: e.s, Messages: msgs}
+	snap := &session.Snapshot{Session: e.session(), Messages: msgs}
 	if n := len(e.steps); n > 0 {
 		snap.State = slices.Clone(e.steps[n-1].State)
 	}
@@ -280,7 +289,7 @@ func (s *Store) List(ctx context.Context, opts *session.ListOptions) (session.Pa
 	all := make([]session.Session, 0, len(s.sessions))
 	for _, e := range s.sessions {
 		if cur.After(e.s) {
-			all = append(all, e.s)
+			all = append(all, e.session())
 		}
 	}
 	s.mu.Unlock()
@@ -301,7 +310,7 @@ func (s *Store) Show(ctx context.Context, id string) (*session.Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session/memory: show %s: %w", id, err)
 	}
-	tr := &session.Trace{Session: e.s, Messages: msgs}
+	tr := &session.Trace{Session: e.session(), Messages: msgs}
 	for _, rec := range e.steps {
 		rec.State = slices.Clone(rec.State)
 		tr.Steps = append(tr.Steps, rec)

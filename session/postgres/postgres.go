@@ -41,7 +41,7 @@ import (
 
 // SchemaVersion is the newest schema version this build knows: the number
 // of the last migration in migrations/.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS

@@ -69,6 +69,7 @@ func Exercise(t *testing.T, open func(t *testing.T, c Config) session.Store, opt
 		f    func(*testing.T, *harness)
 	}{
 		{"Create", testCreate},
+		{"Model", testModel},
 		{"MessagesRoundTrip", testMessagesRoundTrip},
 		{"OrderAcrossSteps", testOrderAcrossSteps},
 		{"LargeStep", testLargeStep},
@@ -275,6 +276,110 @@ func testCreate(t *testing.T, h *harness) {
 	}
 	_, err = s.Load(ctx, "nope")
 	is(t, `Load("nope")`, err, session.ErrNotFound)
+}
+
+// modelString shows a session's model with its temperature's value, for
+// comparisons and messages.
+func modelString(m session.Model) string {
+	temp := "nil"
+	if m.Options.Temperature != nil {
+		temp = fmt.Sprint(*m.Options.Temperature)
+	}
+	o := m.Options
+	return fmt.Sprintf("{Spec:%q BaseURL:%q Temperature:%s MaxOutputTokens:%d Effort:%q Timeout:%v IdleTimeout:%v MaxTurns:%d}",
+		m.Spec, m.BaseURL, temp, o.MaxOutputTokens, o.Effort, o.Timeout, o.IdleTimeout, o.MaxTurns)
+}
+
+func testModel(t *testing.T, h *harness) {
+	s, _ := h.store(t)
+	ctx := context.Background()
+	temp, zero := 0.25, 0.0
+	full := session.Model{Spec: "openai:gpt-4o", BaseURL: "http://127.0.0.1:8080/v1", Options: session.ModelOptions{
+		Temperature: &temp, MaxOutputTokens: 2048, Effort: llm.EffortLow, Timeout: 90 * time.Second, IdleTimeout: time.Minute, MaxTurns: 7}}
+	for _, tc := range []struct {
+		id    string
+		model session.Model
+	}{
+		{"full", full},
+		{"none", session.Model{}},
+		{"zero-temperature", session.Model{Spec: "anthropic:claude-sonnet-4-5", Options: session.ModelOptions{Temperature: &zero}}},
+		{"replay", session.Model{Spec: "replay:testdata/turns.json"}},
+		{"user-no-password", session.Model{Spec: "openai:m", BaseURL: "https://proxy@gw.example/v1"}},
+	} {
+		want := modelString(tc.model)
+		in := session.Session{ID: tc.id, Model: tc.model}
+		if tc.model.Options.Temperature != nil {
+			v := *tc.model.Options.Temperature
+			in.Model.Options.Temperature = &v
+		}
+		got, err := s.Create(ctx, in)
+		if err != nil {
+			t.Fatalf("Create(model %s) = %v", want, err)
+		}
+		if in.Model.Options.Temperature != nil {
+			*in.Model.Options.Temperature = 1.5 // the store kept a copy
+		}
+		if g := modelString(got.Model); g != want {
+			t.Errorf("Create(model %s).Model = %s, want it unchanged", want, g)
+		}
+		if g := modelString(load(t, s, tc.id).Session.Model); g != want {
+			t.Errorf("Load(%q).Session.Model = %s, want %s", tc.id, g, want)
+		}
+		next := commit(t, s, textStep(tc.id, 1, 1, "hello"))
+		if g := modelString(next.Model); g != want {
+			t.Errorf("Commit(%q).Model = %s, want %s", tc.id, g, want)
+		}
+		snap := load(t, s, tc.id)
+		if snap.Session.Model.Options.Temperature != nil {
+			*snap.Session.Model.Options.Temperature = 1.75 // a copy: the store's is unchanged
+		}
+		if g := modelString(load(t, s, tc.id).Session.Model); g != want {
+			t.Errorf("Load(%q) after a commit = %s, want %s", tc.id, g, want)
+		}
+		if c, ok := s.(session.Catalog); ok {
+			tr, err := c.Show(ctx, tc.id)
+			if err != nil {
+				t.Fatalf("Show(%q) = %v", tc.id, err)
+			}
+			if g := modelString(tr.Session.Model); g != want {
+				t.Errorf("Show(%q).Session.Model = %s, want %s", tc.id, g, want)
+			}
+			page, err := c.List(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ps := range page.Sessions {
+				if ps.ID == tc.id && modelString(ps.Model) != want {
+					t.Errorf("List: session %s has model %s, want %s", tc.id, modelString(ps.Model), want)
+				}
+			}
+		}
+	}
+	bigTemp, negTemp := 2.5, -0.1
+	for _, bad := range []struct {
+		model session.Model
+		want  string // a part of the error's text
+	}{
+		{session.Model{Spec: "openai:m", BaseURL: "https://user:s3cr3t@gw.example/v1"}, "password"},
+		{session.Model{Spec: "openai:m", BaseURL: "gw.example/v1"}, "base URL"},
+		{session.Model{Spec: "openai:m", BaseURL: "ftp://gw.example/v1"}, "base URL"},
+		{session.Model{Spec: "bad\nspec"}, "model"},
+		{session.Model{Spec: strings.Repeat("m", 2000)}, "model"},
+		{session.Model{Options: session.ModelOptions{Temperature: &bigTemp}}, "temperature"},
+		{session.Model{Options: session.ModelOptions{Temperature: &negTemp}}, "temperature"},
+		{session.Model{Options: session.ModelOptions{MaxOutputTokens: -1}}, "max output tokens"},
+		{session.Model{Options: session.ModelOptions{Effort: "huge"}}, "effort"},
+		{session.Model{Options: session.ModelOptions{Timeout: -time.Second}}, "timeout"},
+		{session.Model{Options: session.ModelOptions{IdleTimeout: -time.Second}}, "timeout"},
+		{session.Model{Options: session.ModelOptions{MaxTurns: -2}}, "max turns"},
+	} {
+		_, err := s.Create(ctx, session.Session{Model: bad.model})
+		what := fmt.Sprintf("Create(model %.200s)", modelString(bad.model))
+		is(t, what, err, session.ErrInvalid)
+		if err != nil && (!strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "s3cr3t")) {
+			t.Errorf("%s = %v, want an error about the %s that does not repeat the password", what, err, bad.want)
+		}
+	}
 }
 
 func testMessagesRoundTrip(t *testing.T, h *harness) {

@@ -261,3 +261,54 @@ func TestProcesses(t *testing.T) {
 		return s
 	})
 }
+
+// TestOldSchemaMigrates opens a database made by the first schema
+// (testdata/schema_v1.sql, the DDL of migration 1 as it was released),
+// holding a session written then: it gains the model columns, and the old
+// session reads back with no model.
+func TestOldSchemaMigrates(t *testing.T) {
+	ctx := context.Background()
+	ddl, err := os.ReadFile("testdata/schema_v1.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v1.db")
+	db := openDB(t, path)
+	for _, q := range []string{
+		string(ddl),
+		"CREATE TABLE toolwire_schema (version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)",
+		"INSERT INTO toolwire_schema VALUES (1, 0)",
+		"INSERT INTO toolwire_sessions VALUES ('old', 'an old run', 'agent.yaml', 'running', 1, 0, 0, 1700000000000000, 1700000000000000)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%.60s: %v", q, err)
+		}
+	}
+	s, err := sqlite.New(ctx, openDB(t, path), nil)
+	if err != nil {
+		t.Fatalf("New on a database of schema 1 = %v", err)
+	}
+	snap, err := s.Load(ctx, "old")
+	if err != nil {
+		t.Fatalf("Load of a session written by schema 1 = %v", err)
+	}
+	if snap.Session.Title != "an old run" || snap.Session.Model != (session.Model{}) {
+		t.Errorf("Load of a session written by schema 1 = %+v, want its title and no model", snap.Session)
+	}
+	temp := 0.5
+	m := session.Model{Spec: "openai:gpt-4o", BaseURL: "http://localhost:1/v1", Options: session.ModelOptions{Temperature: &temp, MaxTurns: 3}}
+	if _, err := s.Create(ctx, session.Session{ID: "new", Model: m}); err != nil {
+		t.Fatalf("Create on the migrated database = %v", err)
+	}
+	snap, err = s.Load(ctx, "new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Session.Model; got.Spec != m.Spec || got.BaseURL != m.BaseURL || got.Options.Temperature == nil || *got.Options.Temperature != temp || got.Options.MaxTurns != 3 {
+		t.Errorf("Load(new).Session.Model = %+v, want %+v", got, m)
+	}
+	var version int
+	if err := db.QueryRow("SELECT MAX(version) FROM toolwire_schema").Scan(&version); err != nil || version != sqlite.SchemaVersion {
+		t.Errorf("schema version after New = %d, %v; want %d", version, err, sqlite.SchemaVersion)
+	}
+}

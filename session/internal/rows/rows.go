@@ -104,6 +104,10 @@ func NewSession(s session.Session, now time.Time) (session.Session, error) {
 	if !s.Status.Valid() {
 		return s, fmt.Errorf("%w: status %q (want running, paused, done or failed)", session.ErrInvalid, s.Status)
 	}
+	if err := CheckModel(s.Model); err != nil {
+		return s, err
+	}
+	s.Model = CopyModel(s.Model)
 	s.Version, s.Step, s.Messages = 1, 0, 0
 	s.Created, s.Updated = now, now
 	return s, nil

@@ -238,10 +238,12 @@ func (c *cols) status(column string, v value) session.Status {
 // sessionRow scans the columns of queries.sessionCols.
 type sessionRow struct {
 	id, title, agent, status, version, step, messages, created, updated value
+	model, baseURL, modelOptions                                        value
 }
 
 func (r *sessionRow) dest() []any {
-	return []any{&r.id, &r.title, &r.agent, &r.status, &r.version, &r.step, &r.messages, &r.created, &r.updated}
+	return []any{&r.id, &r.title, &r.agent, &r.status, &r.version, &r.step, &r.messages, &r.created, &r.updated,
+		&r.model, &r.baseURL, &r.modelOptions}
 }
 
 // session decodes the row of the session id; an empty id takes the row's.
@@ -268,6 +270,19 @@ func (r *sessionRow) session(id string) (session.Session, error) {
 	s.Messages = int(c.int("messages", r.messages, 0, maxCount))
 	s.Created = c.time("created", r.created, false)
 	s.Updated = c.time("updated", r.updated, false)
+	s.Model.Spec = c.text("model", r.model)
+	s.Model.BaseURL = c.text("base_url", r.baseURL)
+	if opts := c.bytes("model_options", r.modelOptions, true); c.err == nil {
+		var err error
+		if s.Model.Options, err = rows.DecodeModelOptions(opts); err != nil {
+			c.fail("model_options", r.modelOptions, "a JSON object of model options ("+err.Error()+")")
+		}
+	}
+	if c.err == nil {
+		if err := rows.CheckModel(session.Model{Spec: s.Model.Spec, BaseURL: s.Model.BaseURL}); err != nil {
+			c.fail("model", r.model, "a model spec and base URL as a run stores them")
+		}
+	}
 	if c.err != nil {
 		// The item is the column, as in "session s1: status is corrupt".
 		return s, rows.Corrupt(id, c.column, c.err)

@@ -152,7 +152,7 @@ func parseRows(text string) *fakeDB {
 // A session of 2 messages in 2 steps, with a finished call record in the
 // latest step and an offloaded result, that every read returns whole.
 const (
-	goodSession  = "S|id=ss1|title=st|agent=sa|status=srunning|version=i3|step=i2|messages=i2|created=i0|updated=i0\n"
+	goodSession  = "S|id=ss1|title=st|agent=sa|status=srunning|version=i3|step=i2|messages=i2|created=i0|updated=i0|model=sopenai:m|base_url=s|model_options=\n"
 	goodMessages = "M|seq=i0|data=s{\"version\":1,\"messages\":[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"a\"}]}]}\n" +
 		"M|seq=i1|data=s{\"version\":1,\"messages\":[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"b\"}]}]}\n"
 	goodSteps = "T|number=i1|version=i2|status=srunning|first_seq=i0|messages=i1|state=b{}|created=i0\n" +
@@ -168,6 +168,9 @@ const (
 var hostileSeeds = []string{
 	goodRows,
 	strings.Replace(goodRows, "messages=i2", "messages=i-1", 1),
+	strings.Replace(goodRows, "model_options=", `model_options=b{"temperature":9}`, 1),
+	strings.Replace(goodRows, "model_options=", `model_options=b{"api_key":"k"}`, 1),
+	strings.Replace(goodRows, "base_url=s", "base_url=shttps://u:pw@h/v1", 1),
 	strings.Replace(goodRows, "messages=i2", "messages=i3000000000", 1),
 	strings.Replace(goodRows, "messages=i2", "messages=i9223372036854775807", 1),
 	strings.Replace(goodRows, "messages=i2", "messages=i2147483647", 1),

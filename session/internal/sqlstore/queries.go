@@ -31,14 +31,14 @@ type queries struct {
 }
 
 const (
-	sessionCols = "id, title, agent, status, version, step, messages, created, updated"
+	sessionCols = "id, title, agent, status, version, step, messages, created, updated, model, base_url, model_options"
 	callCols    = "call_id, attempt, step, tool, idempotency, idempotency_key, arguments, started, finished, status, result, duration"
 )
 
 func newQueries(bind func(string) string, d *Dialect) queries {
 	q := queries{
 		sessionVersion:    bind("SELECT version FROM toolwire_sessions WHERE id = ?"),
-		insertSession:     bind("INSERT INTO toolwire_sessions (" + sessionCols + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		insertSession:     bind("INSERT INTO toolwire_sessions (" + sessionCols + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 		selectSession:     bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?"),
 		lockForUpdate:     bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?" + d.ForUpdate),
 		lockForShare:      bind("SELECT " + sessionCols + " FROM toolwire_sessions WHERE id = ?" + d.ForShare),

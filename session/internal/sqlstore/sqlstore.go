@@ -263,7 +263,8 @@ func (s *Store) Create(ctx context.Context, in session.Session) (session.Session
 			return &session.ConflictError{Session: sess.ID, Current: current}
 		}
 		_, err = q.Exec(ctx, s.q.insertSession, sess.ID, sess.Title, sess.Agent, string(sess.Status),
-			sess.Version, int64(0), int64(0), s.d.Time(sess.Created), s.d.Time(sess.Updated))
+			sess.Version, int64(0), int64(0), s.d.Time(sess.Created), s.d.Time(sess.Updated),
+			sess.Model.Spec, sess.Model.BaseURL, rows.EncodeModelOptions(sess.Model.Options))
 		if err != nil && s.d.Unique(err) {
 			return &session.ConflictError{Session: sess.ID, Current: 1}
 		}
