@@ -72,10 +72,12 @@ dbname=toolwire"). The run prints its session id first; toolwire
 sessions show ID prints it again, toolwire resume ID continues it after a
 pause for approval or a crash.
 
-Exit codes: 0 the model answered; 1 the run stopped without an answer (a
-loop guard, the model failing, a tool waiting for approval, Ctrl-C); 2 the
-agent file, the question or the command line cannot be used; 3 an internal
-error.`,
+Exit codes (toolwire --help has the table): 0 the model answered; 1 the
+run stopped without an answer (a loop guard, the provider refusing the
+request, a tool waiting for approval, Ctrl-C); 2 the agent file, the
+question, --db or the command line cannot be used; 3 the model provider
+or the database cannot be reached (or kept failing through the retries);
+4 an internal error.`,
 		Example: `  toolwire run examples/agent/agent.yaml "北京今天适合穿什么衣服"
   toolwire run --model anthropic:claude-sonnet-4-5 examples/agent/agent.yaml "Which orders were refunded?"
   toolwire run --model openai:qwen3:8b --base-url http://localhost:11434/v1 examples/agent/agent.yaml "Weather in Paris?"`,
@@ -368,7 +370,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if errors.As(runErr, &le) && le.Kind == llm.Auth {
 		return &exitError{code: exitUsage, err: fmt.Errorf("the provider refused the API key: %v", le)}
 	}
-	return &exitError{code: exitRejected}
+	return providerFailure(runErr, o.baseURL)
 }
 
 func keyOf(e *env, vars []string) string {

@@ -70,7 +70,7 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 		Example: `  toolwire shape --budget 2000 toolresult/testdata/shape/orders-30000.json
   curl -s https://api.example.com/orders | toolwire shape --dialect anthropic -
   toolwire shape --spec tools.json --tool search_docs hits.json`,
-		Args: cobra.ExactArgs(1),
+		Args: nArgs(1, 1, "one FILE (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tokens <= 0 {
 				return usageError("--budget %d: want a positive number of tokens", tokens)

@@ -56,7 +56,7 @@ func TestShape(t *testing.T) {
 		{name: "spec without the tool", args: []string{"shape", "--spec", spec, "--tool", "nope", "x"}, code: exitUsage, inStderr: `has no tool "nope" (it defines search_docs, get_weather)`},
 		{name: "spec with two tools", args: []string{"shape", "--spec", spec, "x"}, code: exitUsage, inStderr: "defines 2 tools (search_docs, get_weather): pick one with --tool"},
 		{name: "missing file", args: []string{"shape", filepath.Join(dir, "nope.json")}, code: exitUsage, inStderr: "nope.json: no such file"},
-		{name: "no file", args: []string{"shape"}, code: exitUsage, inStderr: "accepts 1 arg(s), received 0"},
+		{name: "no file", args: []string{"shape"}, code: exitUsage, inStderr: "toolwire shape takes one FILE (or - for standard input), got none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
