@@ -35,7 +35,7 @@ func readLimited(e *env, name, fix string) ([]byte, string, error) {
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, name, usageError("cannot read input: %v", err)
+			return nil, name, usageError("cannot read %s", userText(err))
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
@@ -64,7 +64,7 @@ func displayName(name string) string {
 
 // inputError reports unusable input, naming it.
 func inputError(name string, err error) error {
-	return usageError("%s: %v", displayName(name), err)
+	return usageError("%s: %s", displayName(name), userText(err))
 }
 
 // boundMemory sets the Go runtime's soft memory limit to three times the

@@ -466,7 +466,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 				t = needsApproval{t}
 			}
 			if err := reg.Add(t); err != nil {
-				return nil, usageError("%s: %v", ref.At, err)
+				return nil, addError(ref.At, ref.Example, err)
 			}
 			continue
 		}
@@ -476,7 +476,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 		}
 		specs, _, err := tool.ParseSpecs(data)
 		if err != nil {
-			return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
+			return nil, usageError("%s: %s: %s", ref.At, ref.Spec, userText(err))
 		}
 		picked := 0
 		for _, s := range specs {
@@ -493,7 +493,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 				return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
 			}
 			if err := reg.Add(t); err != nil {
-				return nil, usageError("%s: %v", ref.At, err)
+				return nil, addError(ref.At, s.Name, err)
 			}
 		}
 		for _, n := range ref.Only {

@@ -154,11 +154,11 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 func pickSpec(file, name string) (tool.Spec, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return tool.Spec{}, usageError("cannot read --spec: %v", err)
+		return tool.Spec{}, usageError("cannot read --spec %s", userText(err))
 	}
 	specs, _, err := tool.ParseSpecs(data)
 	if err != nil {
-		return tool.Spec{}, usageError("--spec %s: %v", file, err)
+		return tool.Spec{}, usageError("--spec %s: %s", file, userText(err))
 	}
 	var names []string
 	for _, s := range specs {

@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/toolwire/toolwire/tool"
 )
 
 // flagError is what a user reads for a flag the command line gets wrong:
@@ -92,4 +95,44 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
+}
+
+// userText is err as a user reads it: the library's package context
+// ("tool: parse specs: ", "toolresult: parse envelope: ") replaced by what
+// the input is not, a file error without Go's "open" operation, the rest
+// as the library words it.
+func userText(err error) string {
+	var pe *tool.ParseError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Line > 0:
+			return fmt.Sprintf("not a tools file: line %d, column %d: %v", pe.Line, pe.Column, pe.Err)
+		case pe.Path != "":
+			return fmt.Sprintf("not a tools file: %s: %v", pe.Path, pe.Err)
+		}
+		return fmt.Sprintf("not a tools file: %v", pe.Err)
+	}
+	var fe *fs.PathError
+	if errors.As(err, &fe) {
+		return fmt.Sprintf("%s: %v", fe.Path, fe.Err)
+	}
+	msg := err.Error()
+	for _, p := range []struct{ lib, user string }{
+		{"toolresult: parse envelope: ", "not an observation envelope (docs/tool-message-protocol.md): "},
+		{"toolresult: invalid envelope: ", "not a valid observation envelope (docs/tool-message-protocol.md): "},
+	} {
+		if rest, ok := strings.CutPrefix(msg, p.lib); ok {
+			return p.user + rest
+		}
+	}
+	return msg
+}
+
+// addError is the error of adding the tool name, listed at where in an
+// agent file, to the run's tools.
+func addError(where, name string, err error) error {
+	if errors.Is(err, tool.ErrDuplicateTool) {
+		return usageError("%s: the tool %q is listed twice: list each tool once", where, name)
+	}
+	return usageError("%s: %s", where, userText(err))
 }
