@@ -185,3 +185,47 @@ func TestShapeIgnoresDuration(t *testing.T) {
 		t.Errorf("records kept for calls of 3 ms, 850 ms, 40 s = %v, want the same", kept)
 	}
 }
+
+// TestShapeRulesThatDoNotApply: a shaping rule that the output gives no
+// hold to is not claimed as done; Report.Unapplied says why.
+func TestShapeRulesThatDoNotApply(t *testing.T) {
+	recs := `[{"id":1,"total":5},{"id":2,"total":7,"price":3},{"id":3}]`
+	tests := []struct {
+		name      string
+		data      string
+		rules     toolresult.Rules
+		unapplied []string
+		noStep    string // no step may claim this
+	}{
+		{name: "sort_by on no record", data: recs, rules: toolresult.Rules{SortBy: "cost"},
+			unapplied: []string{"sort_by cost: no record has the field cost, so the records keep the tool's order"}, noStep: "sorted"},
+		{name: "sort_by on some records", data: recs, rules: toolresult.Rules{SortBy: "price"},
+			unapplied: []string{"sort_by price: 2 of 3 records lack the field price; they come last"}},
+		{name: "field on no record", data: recs, rules: toolresult.Rules{Fields: []string{"id", "nope"}},
+			unapplied: []string{"fields: no record has the field nope"}},
+		{name: "no records", data: `{"answer":42}`, rules: toolresult.Rules{SortBy: "id", MaxRecords: 2},
+			unapplied: []string{"sort_by and max_records: the output holds no list of records, so they do not apply"}, noStep: "sorted"},
+		{name: "every rule applies", data: recs, rules: toolresult.Rules{SortBy: "id", Fields: []string{"total"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh, err := toolresult.NewShaper(exact(t), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := sh.Shape(context.Background(), toolresult.Success("list", json.RawMessage(tt.data)),
+				toolresult.Request{Tool: "list", Budget: 2000, Rules: tt.rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Report.Unapplied; fmt.Sprint(got) != fmt.Sprint(tt.unapplied) {
+				t.Errorf("Shape(%s, %+v).Report.Unapplied = %q, want %q", tt.data, tt.rules, got, tt.unapplied)
+			}
+			for _, s := range out.Report.Steps {
+				if tt.noStep != "" && strings.Contains(s, tt.noStep) {
+					t.Errorf("Shape(%s, %+v) claims %q", tt.data, tt.rules, s)
+				}
+			}
+		})
+	}
+}
