@@ -441,7 +441,11 @@ func (j *job) raw(b []byte) error {
 	}
 	if looksText(b) {
 		j.step("read as text (not JSON)")
-		return j.text(string(b))
+		// The text shares b's bytes, not a copy of them (which would double
+		// the memory of a 200 MB output): nothing text makes of it keeps
+		// them after Shape returns; each envelope and the store copy what
+		// they keep.
+		return j.text(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
 	return j.blob(Blob{MediaType: sniff(b), Data: b})
 }
@@ -751,13 +755,17 @@ func (j *job) text(text string) error {
 		}
 	}
 	env := j.base
-	setText(&env, text)
-	env.Meta.Level = LevelFull
-	if tokens, _ := j.measure(&env, false); tokens <= j.budget {
-		j.env = env
-		return j.finish(LevelFull)
+	// A text longer than budget×maxTokenBytes cannot fit whole: it is not
+	// rendered (a copy as long as the text) to be measured.
+	if len(text) <= j.budget*maxTokenBytes {
+		setText(&env, text)
+		env.Meta.Level = LevelFull
+		if tokens, _ := j.measure(&env, false); tokens <= j.budget {
+			j.env = env
+			return j.finish(LevelFull)
+		}
+		env.Meta.Level = ""
 	}
-	env.Meta.Level = ""
 	lines := textLines(text)
 	if len(lines) <= 1 && len(text) < 64 {
 		// Too small to cut: the envelope itself is over the budget.
@@ -765,7 +773,8 @@ func (j *job) text(text string) error {
 		return j.finish(LevelFull)
 	}
 	j.rep.Records = len(lines)
-	j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: []byte(text)})
+	// The store copies what it keeps: text's bytes are not copied for it.
+	j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: unsafe.Slice(unsafe.StringData(text), len(text))})
 	env, n := j.textPage(lines, 0, len(lines), nil)
 	j.env = env
 	j.rep.Kept, j.rep.Omitted = n, len(lines)-n

@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +228,36 @@ func TestShapeRulesThatDoNotApply(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShapeLargeTextMemory: a large text output is shaped without copies
+// of it beyond the one the store keeps: not converted to a string, not
+// rendered whole to learn that it does not fit.
+func TestShapeLargeTextMemory(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 20<<20; i++ {
+		fmt.Fprintf(&b, "2026-01-01T00:00:00Z INFO request handled path=/api/v1/orders/%d status=200\n", i)
+	}
+	text := []byte(b.String())
+	sh, err := toolresult.NewShaper(exact(t), toolresult.NewMemoryStore(0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := toolresult.Success("logs", toolresult.Raw(text))
+	req := toolresult.Request{Tool: "logs", Budget: 2000}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, err := sh.Shape(context.Background(), env, req)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Report.Level != toolresult.LevelHead {
+		t.Fatalf("Shape(20 MB of text).Report.Level = %s, want head", out.Report.Level)
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(text))*2; got > limit {
+		t.Errorf("Shape(%d bytes of text) allocated %d bytes, want at most %d (2× the input: the store's copy, the line index)", len(text), got, limit)
 	}
 }

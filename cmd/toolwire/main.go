@@ -84,6 +84,8 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string // nil outside toolwire run, resume and sessions
+	// maxInput, when not 0, replaces the default maxInput (in tests).
+	maxInput int
 }
 
 // env returns the environment variable k, "" when there is none.

@@ -107,6 +107,7 @@ schema; 2 the input or the command line is unusable.`,
 			if err != nil {
 				return err
 			}
+			boundMemory(len(data))
 			sh, err := toolresult.NewShaper(counter, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 			if err != nil {
 				return &exitError{code: exitInternal, err: err}
