@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -87,5 +86,4 @@ func TestErrorsInUserTerms(t *testing.T) {
 			}
 		})
 	}
-	_ = os.Remove(deep)
 }

@@ -27,11 +27,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		f := vr.GetFlag()
 		return usageError("--%s needs a value: %s; %s", f.Name, flagWant(f), help)
 	}
-	var ne *pflag.NotExistError
-	if errors.As(err, &ne) {
-		return usageError("%s; %s", err, help)
-	}
-	return usageError("%s; %s", err, help)
+	return usageError("%s; %s", err, help) // an unknown flag: pflag's words say it
 }
 
 // flagWant says what value the flag f takes, with an example.
