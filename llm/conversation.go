@@ -225,7 +225,7 @@ func (e *DecodeError) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Path.Len() > 0 {
-		b.WriteString(e.Path.Format(e.Style))
+		b.WriteString(e.Path.Short(e.Style))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Err.Error())

@@ -3,6 +3,7 @@ package llm
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A Path locates a value in a JSON document: the object member names and
@@ -93,6 +94,38 @@ func (p Path) Format(s PathStyle) string {
 		}
 	}
 	return b.String()
+}
+
+// Short writes p in style s as a message should show it: a path of more
+// than 12 steps as its first and last 4 with the depth ("0.0.0.0.….0.0.0.0
+// (100000 levels deep)"), a member name longer than 40 bytes cut, so that
+// the error of a deeply nested or hostile document stays one short line.
+func (p Path) Short(s PathStyle) string {
+	const edge, maxKey = 4, 40
+	cut := func(steps []pathStep) string {
+		q := Path{steps: make([]pathStep, len(steps))}
+		for i, st := range steps {
+			if st.index < 0 && len(st.key) > maxKey {
+				k := st.key[:maxKey]
+				for len(k) > 0 && !utf8.ValidString(k) {
+					k = k[:len(k)-1] // not in the middle of a character
+				}
+				st.key = k + "…"
+			}
+			q.steps[i] = st
+		}
+		return q.Format(s)
+	}
+	n := len(p.steps)
+	if n <= 3*edge {
+		return cut(p.steps)
+	}
+	head, tail := cut(p.steps[:edge]), cut(p.steps[n-edge:])
+	sep := "…"
+	if !strings.HasPrefix(tail, "[") {
+		sep = ".…."
+	}
+	return head + sep + tail + " (" + strconv.Itoa(n) + " levels deep)"
 }
 
 // ParsePath reads a path written in the [Dotted] style: each step that is

@@ -1,6 +1,10 @@
 package llm
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestPath(t *testing.T) {
 	root := Path{}.Key("messages").Index(4)
@@ -38,5 +42,28 @@ func TestPath(t *testing.T) {
 	}
 	if ParsePath("messages.04").String() != "messages.04" {
 		t.Errorf("ParsePath read 04 as an index")
+	}
+}
+
+// TestDecodeErrorLongPath: the error of a value 100,000 levels deep, or
+// under a member name of 10,000 bytes, is one short line that still says
+// where: the first and last steps and the depth.
+func TestDecodeErrorLongPath(t *testing.T) {
+	deep := Path{steps: make([]pathStep, 100000)} // index 0, 100,000 times
+	long := Path{}.Key("messages").Key(strings.Repeat("k", 10000)).Index(2)
+	tests := []struct {
+		path  Path
+		style PathStyle
+		want  string
+	}{
+		{deep, Dotted, "op: 0.0.0.0.….0.0.0.0 (100000 levels deep): bad"},
+		{deep, Indexed, "op: [0][0][0][0]…[0][0][0][0] (100000 levels deep): bad"},
+		{long, Dotted, "op: messages.kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk….2: bad"},
+	}
+	for _, tt := range tests {
+		err := &DecodeError{Op: "op", Path: tt.path, Style: tt.style, Offset: -1, Err: errors.New("bad")}
+		if got := err.Error(); got != tt.want {
+			t.Errorf("DecodeError.Error() = %.200q, want %q", got, tt.want)
+		}
 	}
 }

@@ -235,6 +235,10 @@ type Report struct {
 	// Steps lists what was done, in order: "pruned 12 empty fields",
 	// "kept 50 of 30,000 records", "offloaded as r1", ...
 	Steps []string
+	// Unapplied lists the shaping rules ([Rules]) that the output gave no
+	// hold to, and why: "sort_by price: no record has the field price, so
+	// the records keep the tool's order". Empty when every rule applied.
+	Unapplied []string
 	// OverBudget is set when even the smallest observation exceeds the
 	// budget (a tiny budget): it is sent anyway, marked truncated.
 	OverBudget bool
@@ -310,6 +314,61 @@ type job struct {
 	stored    bool   // the output was offered to the store
 	summary   string // the tool's summary, before notes
 	suggest   string // the tool's suggestion, before notes
+	sorted    bool   // some record has the field Rules.SortBy names
+}
+
+// checkRules notes in the report each shaping rule that the records rs
+// (nil: the output holds none) give no hold to, and sets j.sorted.
+func (j *job) checkRules(rs *recordSet) {
+	r := j.req.Rules
+	if rs == nil {
+		var set []string
+		for _, s := range []struct {
+			name string
+			on   bool
+		}{{"sort_by", r.SortBy != ""}, {"fields", len(r.Fields) > 0}, {"max_records", r.MaxRecords > 0}} {
+			if s.on {
+				set = append(set, s.name)
+			}
+		}
+		if len(set) > 0 {
+			names := strings.Join(set, " and ")
+			if len(set) == 3 {
+				names = set[0] + ", " + set[1] + " and " + set[2]
+			}
+			verb := "they do not"
+			if len(set) == 1 {
+				verb = "it does not"
+			}
+			j.rep.Unapplied = append(j.rep.Unapplied, fmt.Sprintf("%s: the output holds no list of records, so %s apply", names, verb))
+		}
+		return
+	}
+	has := func(field string) int {
+		n := 0
+		for i := range rs.recs {
+			if v := rs.t.path(&rs.recs[i], field); v != nil {
+				n++
+			}
+		}
+		return n
+	}
+	if r.SortBy != "" {
+		switch n := has(r.SortBy); {
+		case n == 0:
+			j.rep.Unapplied = append(j.rep.Unapplied, fmt.Sprintf("sort_by %s: no record has the field %s, so the records keep the tool's order", r.SortBy, r.SortBy))
+		case n < len(rs.recs):
+			j.sorted = true
+			j.rep.Unapplied = append(j.rep.Unapplied, fmt.Sprintf("sort_by %s: %d of %d records lack the field %s; they come last", r.SortBy, len(rs.recs)-n, len(rs.recs), r.SortBy))
+		default:
+			j.sorted = true
+		}
+	}
+	for _, f := range r.Fields {
+		if has(f) == 0 {
+			j.rep.Unapplied = append(j.rep.Unapplied, "fields: no record has the field "+f)
+		}
+	}
 }
 
 func (j *job) step(format string, args ...any) {
@@ -382,7 +441,11 @@ func (j *job) raw(b []byte) error {
 	}
 	if looksText(b) {
 		j.step("read as text (not JSON)")
-		return j.text(string(b))
+		// The text shares b's bytes, not a copy of them (which would double
+		// the memory of a 200 MB output): nothing text makes of it keeps
+		// them after Shape returns; each envelope and the store copy what
+		// they keep.
+		return j.text(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
 	return j.blob(Blob{MediaType: sniff(b), Data: b})
 }
@@ -411,7 +474,8 @@ func (j *job) jsonTree(t *tree) error {
 	}
 	rs := findRecords(t)
 	rules := j.req.Rules
-	if rs != nil && rules.SortBy != "" {
+	j.checkRules(rs)
+	if rs != nil && rules.SortBy != "" && j.sorted {
 		rs.sort(rules.SortBy, rules.order())
 		j.step("sorted %d records by %s (%s)", len(rs.order), rules.SortBy, rules.order())
 	}
@@ -544,7 +608,7 @@ func (j *job) headEnvelope(rs *recordSet, n int) Envelope {
 	env.Meta.Truncated = true
 	env.Meta.Omitted = total - n
 	note := fmt.Sprintf("showing %s of %s records", thousands(n), thousands(total))
-	if rules := j.req.Rules; rules.SortBy != "" {
+	if rules := j.req.Rules; rules.SortBy != "" && j.sorted {
 		dir := "highest"
 		if rules.order() == Ascending {
 			dir = "lowest"
@@ -691,13 +755,17 @@ func (j *job) text(text string) error {
 		}
 	}
 	env := j.base
-	setText(&env, text)
-	env.Meta.Level = LevelFull
-	if tokens, _ := j.measure(&env, false); tokens <= j.budget {
-		j.env = env
-		return j.finish(LevelFull)
+	// A text longer than budget×maxTokenBytes cannot fit whole: it is not
+	// rendered (a copy as long as the text) to be measured.
+	if len(text) <= j.budget*maxTokenBytes {
+		setText(&env, text)
+		env.Meta.Level = LevelFull
+		if tokens, _ := j.measure(&env, false); tokens <= j.budget {
+			j.env = env
+			return j.finish(LevelFull)
+		}
+		env.Meta.Level = ""
 	}
-	env.Meta.Level = ""
 	lines := textLines(text)
 	if len(lines) <= 1 && len(text) < 64 {
 		// Too small to cut: the envelope itself is over the budget.
@@ -705,7 +773,8 @@ func (j *job) text(text string) error {
 		return j.finish(LevelFull)
 	}
 	j.rep.Records = len(lines)
-	j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: []byte(text)})
+	// The store copies what it keeps: text's bytes are not copied for it.
+	j.offload(Stored{Tool: j.req.Tool, Kind: KindText, Data: unsafe.Slice(unsafe.StringData(text), len(text))})
 	env, n := j.textPage(lines, 0, len(lines), nil)
 	j.env = env
 	j.rep.Kept, j.rep.Omitted = n, len(lines)-n

@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,80 @@ func TestShapeIgnoresDuration(t *testing.T) {
 	}
 	if kept[0] != kept[1] || kept[1] != kept[2] {
 		t.Errorf("records kept for calls of 3 ms, 850 ms, 40 s = %v, want the same", kept)
+	}
+}
+
+// TestShapeRulesThatDoNotApply: a shaping rule that the output gives no
+// hold to is not claimed as done; Report.Unapplied says why.
+func TestShapeRulesThatDoNotApply(t *testing.T) {
+	recs := `[{"id":1,"total":5},{"id":2,"total":7,"price":3},{"id":3}]`
+	tests := []struct {
+		name      string
+		data      string
+		rules     toolresult.Rules
+		unapplied []string
+		noStep    string // no step may claim this
+	}{
+		{name: "sort_by on no record", data: recs, rules: toolresult.Rules{SortBy: "cost"},
+			unapplied: []string{"sort_by cost: no record has the field cost, so the records keep the tool's order"}, noStep: "sorted"},
+		{name: "sort_by on some records", data: recs, rules: toolresult.Rules{SortBy: "price"},
+			unapplied: []string{"sort_by price: 2 of 3 records lack the field price; they come last"}},
+		{name: "field on no record", data: recs, rules: toolresult.Rules{Fields: []string{"id", "nope"}},
+			unapplied: []string{"fields: no record has the field nope"}},
+		{name: "no records", data: `{"answer":42}`, rules: toolresult.Rules{SortBy: "id", MaxRecords: 2},
+			unapplied: []string{"sort_by and max_records: the output holds no list of records, so they do not apply"}, noStep: "sorted"},
+		{name: "every rule applies", data: recs, rules: toolresult.Rules{SortBy: "id", Fields: []string{"total"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh, err := toolresult.NewShaper(exact(t), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := sh.Shape(context.Background(), toolresult.Success("list", json.RawMessage(tt.data)),
+				toolresult.Request{Tool: "list", Budget: 2000, Rules: tt.rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Report.Unapplied; fmt.Sprint(got) != fmt.Sprint(tt.unapplied) {
+				t.Errorf("Shape(%s, %+v).Report.Unapplied = %q, want %q", tt.data, tt.rules, got, tt.unapplied)
+			}
+			for _, s := range out.Report.Steps {
+				if tt.noStep != "" && strings.Contains(s, tt.noStep) {
+					t.Errorf("Shape(%s, %+v) claims %q", tt.data, tt.rules, s)
+				}
+			}
+		})
+	}
+}
+
+// TestShapeLargeTextMemory: a large text output is shaped without copies
+// of it beyond the one the store keeps: not converted to a string, not
+// rendered whole to learn that it does not fit.
+func TestShapeLargeTextMemory(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 20<<20; i++ {
+		fmt.Fprintf(&b, "2026-01-01T00:00:00Z INFO request handled path=/api/v1/orders/%d status=200\n", i)
+	}
+	text := []byte(b.String())
+	sh, err := toolresult.NewShaper(exact(t), toolresult.NewMemoryStore(0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := toolresult.Success("logs", toolresult.Raw(text))
+	req := toolresult.Request{Tool: "logs", Budget: 2000}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, err := sh.Shape(context.Background(), env, req)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Report.Level != toolresult.LevelHead {
+		t.Fatalf("Shape(20 MB of text).Report.Level = %s, want head", out.Report.Level)
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(text))*2; got > limit {
+		t.Errorf("Shape(%d bytes of text) allocated %d bytes, want at most %d (2× the input: the store's copy, the line index)", len(text), got, limit)
 	}
 }

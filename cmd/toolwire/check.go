@@ -39,6 +39,8 @@ does; give --dialect to judge it in one.
 --json prints the report as JSON: {"accepted", "dialect", "violations",
 ...}; for an ambiguous body "dialect" is "", "violations" holds every
 candidate's (each with its "dialect"), and "candidates" the verdict in each.
+When nothing could be checked (unusable input or command line), it is
+still one document, with accepted false and an "error" saying why.
 
 --fix prints the repaired body, in the same dialect and with its other
 fields kept, on standard output, and the list of repairs on standard
@@ -63,48 +65,21 @@ for an ambiguous body: every candidate would; for several files: each);
 unusable (for one of the files).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := dialectFlag("dialect", dialect, true)
-			if err != nil {
-				return err
-			}
-			pol, err := duplicatesFlag(duplicates)
-			if err != nil {
-				return err
-			}
-			if duplicates != "report" && !fix {
-				return usageError("--duplicates goes with --fix")
-			}
-			if len(args) > 1 {
+			err := check(e, args, dialect, duplicates, asJSON, fix)
+			var ee *exitError
+			if asJSON && errors.As(err, &ee) && ee.code >= exitUsage && ee.err != nil {
+				// Nothing could be checked: the report says why, so that
+				// --json always prints one document (where --fix prints
+				// its report, on standard error).
+				w := e.stdout
 				if fix {
-					return usageError("--fix repairs one body at a time: give one FILE (got %d)", len(args))
+					w = e.stderr
 				}
-				return checkFiles(e, args, d, asJSON)
+				fmt.Fprintln(e.stderr, printable("toolwire: "+ee.err.Error()))
+				writeJSON(w, report{Error: ee.err.Error(), Violations: []violationJSON{}})
+				return &exitError{code: ee.code}
 			}
-			data, name, err := readInput(e, args)
-			if err != nil {
-				return err
-			}
-			boundMemory(len(data))
-			if fix {
-				f, err := wire.Fix(data, d, pol)
-				if err != nil {
-					return checkError(name, err, "--dialect")
-				}
-				return printFix(e, name, f, asJSON)
-			}
-			rep, err := wire.Check(data, d)
-			if err != nil {
-				return checkError(name, err, "--dialect")
-			}
-			if asJSON {
-				writeJSON(e.stdout, jsonReport(rep))
-			} else {
-				printReport(e.stdout, name, rep)
-			}
-			if !rep.Accepted() {
-				return rejected()
-			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&dialect, "dialect", "auto", "the body's dialect: openai-chat, openai-responses, anthropic, gemini or auto")
@@ -112,6 +87,52 @@ unusable (for one of the files).`,
 	cmd.Flags().BoolVar(&fix, "fix", false, "print the repaired body on stdout and the repairs on stderr")
 	cmd.Flags().StringVar(&duplicates, "duplicates", "report", "with --fix, for a call with two different results: report, first or last")
 	return cmd
+}
+
+// check runs toolwire check on the named files (standard input for none).
+func check(e *env, args []string, dialect, duplicates string, asJSON, fix bool) error {
+	d, err := dialectFlag("dialect", dialect, true)
+	if err != nil {
+		return err
+	}
+	pol, err := duplicatesFlag(duplicates)
+	if err != nil {
+		return err
+	}
+	if duplicates != "report" && !fix {
+		return usageError("--duplicates goes with --fix")
+	}
+	if len(args) > 1 {
+		if fix {
+			return usageError("--fix repairs one body at a time: give one FILE (got %d)", len(args))
+		}
+		return checkFiles(e, args, d, asJSON)
+	}
+	data, name, err := readInput(e, args)
+	if err != nil {
+		return err
+	}
+	boundMemory(len(data))
+	if fix {
+		f, err := wire.Fix(data, d, pol)
+		if err != nil {
+			return checkError(name, err, "--dialect")
+		}
+		return printFix(e, name, f, asJSON)
+	}
+	rep, err := wire.Check(data, d)
+	if err != nil {
+		return checkError(name, err, "--dialect")
+	}
+	if asJSON {
+		writeJSON(e.stdout, jsonReport(rep))
+	} else {
+		printReport(e.stdout, name, rep)
+	}
+	if !rep.Accepted() {
+		return rejected()
+	}
+	return nil
 }
 
 // checkFiles checks each of names, printing a report for each (a JSON

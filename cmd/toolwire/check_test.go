@@ -506,3 +506,49 @@ func TestCheckSeveralFiles(t *testing.T) {
 		t.Errorf("check --fix with two files: exit %d, %s; want a usage error", code, stderr)
 	}
 }
+
+// TestCheckJSONOnUnusableInput: check --json prints one JSON document
+// whatever the input, with an "error" when nothing could be checked.
+func TestCheckJSONOnUnusableInput(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string // in the "error" field
+		fix   bool   // the document is on stderr, where --fix --json writes its report
+	}{
+		{name: "not JSON", stdin: "hello", args: []string{"check", "--json"}, want: "standard input: not a JSON object or array"},
+		{name: "empty", stdin: "", args: []string{"check", "--json", "-"}, want: "empty input"},
+		{name: "directory", args: []string{"check", "--json", dir}, want: "is a directory"},
+		{name: "unknown dialect", stdin: "[]", args: []string{"check", "--json", "--dialect", "cohere"}, want: `--dialect "cohere"`},
+		{name: "ambiguous with --fix", stdin: `[{"role":"user","content":"hi"}]`, args: []string{"check", "--json", "--fix"}, want: "ambiguous", fix: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCmd(t, tt.stdin, tt.args...)
+			if code != exitUsage {
+				t.Errorf("toolwire %q exit = %d, want %d", tt.args, code, exitUsage)
+			}
+			doc := stdout
+			if tt.fix {
+				lines := strings.Split(strings.TrimSpace(stderr), "\n")
+				doc, stdout = lines[len(lines)-1], ""
+			}
+			var got struct {
+				Accepted   *bool             `json:"accepted"`
+				Error      string            `json:"error"`
+				Violations []json.RawMessage `json:"violations"`
+			}
+			if err := json.Unmarshal([]byte(doc), &got); err != nil {
+				t.Fatalf("toolwire %q printed %q, want one JSON document: %v (stderr %q)", tt.args, doc, err, stderr)
+			}
+			if got.Accepted == nil || *got.Accepted || got.Violations == nil || !strings.Contains(got.Error, tt.want) {
+				t.Errorf("toolwire %q = %s, want accepted false, violations [] and an error containing %q", tt.args, doc, tt.want)
+			}
+			if tt.fix && stdout != "" {
+				t.Errorf("toolwire %q stdout = %q, want nothing (no repaired body)", tt.args, stdout)
+			}
+		})
+	}
+}

@@ -29,7 +29,7 @@ rule of the target dialect, convert says so; toolwire check --fix repairs it.
 convert says what decided; a body whose shape fits several dialects needs
 --from.
 Exit codes: 0 converted; 2 the input or the command line is unusable.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: nArgs(0, 1, "at most one FILE (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if to == "" {
 				return usageError("--to is required: openai-chat, openai-responses, anthropic or gemini")

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/toolwire/toolwire/internal/units"
@@ -24,36 +27,98 @@ func readInput(e *env, args []string) (data []byte, name string, err error) {
 }
 
 // readLimited reads the named file, or standard input for "-", refusing
-// more than maxInput bytes: a regular file by its size, before reading
-// it; standard input as it streams. fix, when set, tells the user what
-// to do about an input too large.
+// more than maxInput bytes (e.maxInput when set): a regular file by its
+// size, before reading it; standard input as it streams, as soon as it
+// crosses the limit (it reads limit+1 bytes, no more). fix, when set,
+// tells the user what to do about an input too large.
 func readLimited(e *env, name, fix string) ([]byte, string, error) {
 	if fix != "" {
 		fix = ": " + fix
 	}
+	limit := maxInput
+	if e.maxInput > 0 {
+		limit = e.maxInput
+	}
 	var r io.Reader = e.stdin
+	size := -1
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, name, usageError("cannot read input: %v", err)
+			return nil, name, usageError("cannot read %s", userText(err))
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			return nil, name, usageError("%s is a directory: give a file, or - for standard input", name)
-		} else if err == nil && st.Mode().IsRegular() && st.Size() > maxInput {
-			return nil, name, usageError("%s is %s, larger than the %d MiB toolwire reads%s", name, units.Bytes(int(st.Size())), maxInput>>20, fix)
+		} else if err == nil && st.Mode().IsRegular() && st.Size() > int64(limit) {
+			return nil, name, usageError("%s is %s, larger than the %s toolwire reads%s", name, units.Bytes(int(st.Size())), mib(limit), fix)
+		} else if err == nil && st.Mode().IsRegular() {
+			size = int(st.Size())
 		}
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
-	if err != nil {
-		return nil, name, usageError("cannot read %s: %v", displayName(name), err)
+	data, err := readAll(io.LimitReader(r, int64(limit)+1), size, limit)
+	if err != nil && !errors.Is(err, errTooLarge) {
+		return nil, name, usageError("cannot read %s: %s", displayName(name), userText(err))
 	}
-	if len(data) > maxInput {
-		return nil, name, usageError("%s is larger than the %d MiB toolwire reads%s", displayName(name), maxInput>>20, fix)
+	if err != nil || len(data) > limit {
+		return nil, name, usageError("%s is larger than the %s toolwire reads%s", displayName(name), mib(limit), fix)
 	}
 	return data, name, nil
 }
+
+// readAll reads r to its end. size, when not -1, is what r should hold
+// (a regular file's size): the buffer is made that large at once. Else r
+// is read in chunks, copied once into a buffer of the exact size at the
+// end: io.ReadAll grows one buffer by copying, which leaves up to twice
+// the input behind as garbage.
+func readAll(r io.Reader, size, limit int) ([]byte, error) {
+	if size < 0 {
+		var chunks [][]byte
+		total, n := 0, 64<<10
+		for {
+			c := make([]byte, n)
+			k, err := io.ReadFull(r, c)
+			chunks = append(chunks, c[:k])
+			total += k
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			n = min(n*2, 16<<20)
+		}
+		if total > limit {
+			return nil, errTooLarge // not copied: refused as read
+		}
+		buf := make([]byte, 0, total)
+		for i, c := range chunks {
+			buf = append(buf, c...)
+			chunks[i] = nil // collectable as soon as copied
+		}
+		return buf, nil
+	}
+	buf := make([]byte, 0, size+1) // +1: to see the end without growing
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) { // the file grew while read
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
+// errTooLarge is readAll's error for an input over its limit.
+var errTooLarge = errors.New("the input is over the limit")
+
+// mib writes a limit of n bytes in MiB.
+func mib(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
 
 func displayName(name string) string {
 	if name == "-" {
@@ -64,7 +129,7 @@ func displayName(name string) string {
 
 // inputError reports unusable input, naming it.
 func inputError(name string, err error) error {
-	return usageError("%s: %v", displayName(name), err)
+	return usageError("%s: %s", displayName(name), userText(err))
 }
 
 // boundMemory sets the Go runtime's soft memory limit to three times the
@@ -80,6 +145,9 @@ func boundMemory(n int) {
 		return // a small input needs no limit; GOMEMLIMIT is the user's choice
 	}
 	debug.SetMemoryLimit(int64(n) * 3)
+	// What reading left behind (standard input is read in chunks, then
+	// copied whole) goes now, before the command's own work piles on it.
+	runtime.GC()
 }
 
 // writeBody writes a request body and a newline. It writes body as it is:

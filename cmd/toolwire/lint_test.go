@@ -34,11 +34,11 @@ func TestLint(t *testing.T) {
 			args: []string{"lint", "-"}, golden: "lint_stdin.txt"},
 		{name: "no file", args: []string{"lint"}, code: exitUsage, inStderr: "lint needs at least one FILE"},
 		{name: "min score out of range", args: []string{"lint", "--min-score", "101", "examples/tools/good.json"}, code: exitUsage, inStderr: "--min-score 101 is out of range"},
-		{name: "min score not a number", args: []string{"lint", "--min-score", "high", "examples/tools/good.json"}, code: exitUsage, inStderr: `invalid argument "high"`},
+		{name: "min score not a number", args: []string{"lint", "--min-score", "high", "examples/tools/good.json"}, code: exitUsage, inStderr: `--min-score "high": want a whole number`},
 		{name: "missing file", args: []string{"lint", "examples/tools/good.json", filepath.Join(dir, "nope.json")}, code: exitUsage, inStderr: "nope.json: no such file"},
-		{name: "not JSON", args: []string{"lint", notJSON}, code: exitUsage, inStderr: "broken.json: tool: parse specs: line 3, column 1"},
-		{name: "two formats in one file", args: []string{"lint", mixed}, code: exitUsage, inStderr: "mixed.json: tool: parse specs: 1: is a anthropic tool but 0 is a openai-chat tool"},
-		{name: "empty stdin", args: []string{"lint", "-"}, code: exitUsage, inStderr: "toolwire: standard input: tool: parse specs: the input is empty"},
+		{name: "not JSON", args: []string{"lint", notJSON}, code: exitUsage, inStderr: "broken.json: not a tools file: line 3, column 1"},
+		{name: "two formats in one file", args: []string{"lint", mixed}, code: exitUsage, inStderr: "mixed.json: not a tools file: 1: is a anthropic tool but 0 is a openai-chat tool"},
+		{name: "empty stdin", args: []string{"lint", "-"}, code: exitUsage, inStderr: "toolwire: standard input: not a tools file: the input is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

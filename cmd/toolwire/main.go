@@ -1,9 +1,9 @@
 // Command toolwire checks, converts and renders tool-call transcripts and
 // scores tool definitions. It is a thin shell over the toolwire packages.
 //
-// Exit codes: 0 success; 1 the input was read but failed the check (a
-// provider would reject it, a tool scored too low); 2 the input or the
-// command line could not be used; 3 an internal error.
+// Exit codes are in one table, exitCodes: 0 success; 1 the input was
+// judged and failed; 2 the command line or the input cannot be used; 3
+// something toolwire needs is unreachable; 4 an internal error.
 package main
 
 import (
@@ -13,14 +13,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-)
-
-// Exit codes, part of the CLI's public contract.
-const (
-	exitOK       = 0
-	exitRejected = 1
-	exitUsage    = 2
-	exitInternal = 3
 )
 
 // exitError carries an exit code up to main. A nil err exits silently.
@@ -82,8 +74,8 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 		}
 		return ee.code
 	}
-	// Errors from cobra itself: unknown command or flag, wrong arguments.
-	fmt.Fprintf(stderr, "toolwire: %s\nRun 'toolwire help' for usage.\n", printable(err.Error()))
+	// Errors from cobra itself: an unknown command.
+	fmt.Fprintf(stderr, "toolwire: %s\n", printable(commandError(err)))
 	return exitUsage
 }
 
@@ -92,6 +84,8 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string // nil outside toolwire run, resume and sessions
+	// maxInput, when not 0, replaces the default maxInput (in tests).
+	maxInput int
 }
 
 // env returns the environment variable k, "" when there is none.
@@ -110,8 +104,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Long: `toolwire checks, repairs, converts and renders the tool calls and tool
 results of LLM conversations, and scores tool definitions.
 
-Exit codes: 0 success; 1 the input failed the check; 2 the input or the
-command line could not be used; 3 an internal error.`,
+` + exitCodeHelp(),
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
@@ -119,6 +112,7 @@ command line could not be used; 3 an internal error.`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newVersionCmd(e),
 		newRenderCmd(e),

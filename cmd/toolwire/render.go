@@ -19,7 +19,7 @@ func newRenderCmd(e *env) *cobra.Command {
 checks it against the protocol, and prints the exact tool-message content a
 model would read: compact, deterministic, with non-ASCII text kept as is.
 --example renders a built-in example instead.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: nArgs(0, 1, "at most one FILE (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var env toolresult.Envelope
 			if example {

@@ -72,10 +72,12 @@ dbname=toolwire"). The run prints its session id first; toolwire
 sessions show ID prints it again, toolwire resume ID continues it after a
 pause for approval or a crash.
 
-Exit codes: 0 the model answered; 1 the run stopped without an answer (a
-loop guard, the model failing, a tool waiting for approval, Ctrl-C); 2 the
-agent file, the question or the command line cannot be used; 3 an internal
-error.`,
+Exit codes (toolwire --help has the table): 0 the model answered; 1 the
+run stopped without an answer (a loop guard, the provider refusing the
+request, a tool waiting for approval, Ctrl-C); 2 the agent file, the
+question, --db or the command line cannot be used; 3 the model provider
+or the database cannot be reached (or kept failing through the retries);
+4 an internal error.`,
 		Example: `  toolwire run examples/agent/agent.yaml "北京今天适合穿什么衣服"
   toolwire run --model anthropic:claude-sonnet-4-5 examples/agent/agent.yaml "Which orders were refunded?"
   toolwire run --model openai:qwen3:8b --base-url http://localhost:11434/v1 examples/agent/agent.yaml "Weather in Paris?"`,
@@ -369,7 +371,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if errors.As(runErr, &le) && le.Kind == llm.Auth {
 		return &exitError{code: exitUsage, err: fmt.Errorf("the provider refused the API key: %v", le)}
 	}
-	return &exitError{code: exitRejected}
+	return providerFailure(runErr, o.baseURL)
 }
 
 func keyOf(e *env, vars []string) string {
@@ -465,7 +467,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 				t = needsApproval{t}
 			}
 			if err := reg.Add(t); err != nil {
-				return nil, usageError("%s: %v", ref.At, err)
+				return nil, addError(ref.At, ref.Example, err)
 			}
 			continue
 		}
@@ -475,7 +477,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 		}
 		specs, _, err := tool.ParseSpecs(data)
 		if err != nil {
-			return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
+			return nil, usageError("%s: %s: %s", ref.At, ref.Spec, userText(err))
 		}
 		picked := 0
 		for _, s := range specs {
@@ -492,7 +494,7 @@ func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, erro
 				return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
 			}
 			if err := reg.Add(t); err != nil {
-				return nil, usageError("%s: %v", ref.At, err)
+				return nil, addError(ref.At, s.Name, err)
 			}
 		}
 		for _, n := range ref.Only {

@@ -313,7 +313,7 @@ func TestRunBounds(t *testing.T) {
 	defer silent.Close()
 	began := time.Now()
 	stdout, stderr, code = runWith(t, nil, "run", "--model", "openai:gpt-4o", "--base-url", silent.URL, "--timeout", "200ms", agentFile, "hi")
-	if took := time.Since(began); code != exitRejected || took > 15*time.Second {
-		t.Errorf("run --timeout 200ms against a server that never answers: exit %d after %v, want 1 within seconds:\n%s%s", code, took, stdout, stderr)
+	if took := time.Since(began); code != exitEnv || took > 15*time.Second {
+		t.Errorf("run --timeout 200ms against a server that never answers: exit %d after %v, want 3 within seconds:\n%s%s", code, took, stdout, stderr)
 	}
 }

@@ -68,14 +68,20 @@ func openStore(ctx context.Context, e *env, dsn string) (session.Store, func(), 
 	if isPostgres(dsn) {
 		pool, err := pgxpool.New(ctx, dsn)
 		if err != nil {
+			if de := dbError(dsn, err); de != nil {
+				return nil, nil, de
+			}
 			return nil, nil, usageError("--db: PostgreSQL: %s", redact(err.Error(), dsn))
 		}
 		s, err := postgres.New(ctx, pool, nil)
 		if err != nil {
 			pool.Close()
-			return nil, nil, storeError(dsn, fmt.Errorf("--db: PostgreSQL: %w", err))
+			return nil, nil, storeError(dsn, err)
 		}
 		return s, pool.Close, nil
+	}
+	if err := sqlitePath(dsn); err != nil {
+		return nil, nil, err
 	}
 	// Every connection waits for another process's lock from the start,
 	// also while the store switches a new file to WAL mode.
@@ -186,6 +192,9 @@ func unescapeURL(s string) string {
 // user named (a missing session, a damaged or foreign database), 1 for a
 // conflict with another process.
 func storeError(dsn string, err error) error {
+	if de := dbError(dsn, err); de != nil && !errors.Is(err, session.ErrCorrupt) {
+		return de
+	}
 	msg := err.Error()
 	for _, p := range []string{"toolwire: ", "session/sqlite: ", "session/postgres: ", "session/memory: ", "session: "} {
 		msg = strings.ReplaceAll(msg, p, "")
@@ -323,9 +332,11 @@ level_1, and is answered interrupted if level_0 (it never runs twice).
 Of two processes resuming the same session at once, one goes on and the
 other stops with a conflict error.
 
-Exit codes: 0 the model answered; 1 the run stopped without an answer, or
-another process resumed the session first; 2 the session, a decision or
-the command line cannot be used; 3 an internal error.`,
+Exit codes (toolwire --help has the table): 0 the model answered; 1 the
+run stopped without an answer, or another process resumed the session
+first; 2 the session, a decision, --db or the command line cannot be used;
+3 the model provider or the database cannot be reached; 4 an internal
+error.`,
 		Example: `  toolwire resume run_8f3a… --approve call_1_1
   toolwire resume run_8f3a… --reject call_1_1 --reason "too expensive" "Book the train instead."
   toolwire resume run_8f3a… --edit call_1_1 --args '{"city":"Lyon"}'`,
@@ -427,7 +438,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the saved sessions, newest first",
-		Args:  cobra.NoArgs,
+		Args:  nArgs(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withCatalog(cmd.Context(), func(_ session.Store, c session.Catalog) error {
 				opts := &session.ListOptions{Limit: 1000}

@@ -67,22 +67,23 @@ func TestSessionsErrors(t *testing.T) {
 		name   string
 		args   []string
 		stderr string
+		code   int
 	}{
-		{"no subcommand", []string{"sessions"}, "sessions needs a subcommand"},
-		{"missing database", []string{"sessions", "list", "--db", filepath.Join(dir, "nope.db")}, "no such database"},
-		{"damaged database", []string{"sessions", "list", "--db", garbage}, "damaged"},
-		{"unknown session", []string{"sessions", "show", "--db", db, "run_nope"}, "not found"},
-		{"resume unknown session", []string{"resume", "--db", db, "run_nope"}, "not found"},
-		{"reject without reason", []string{"resume", "--db", db, "run_nope", "--reject", "c1"}, "give one --reason for each --reject"},
-		{"edit without args", []string{"resume", "--db", db, "run_nope", "--edit", "c1"}, "give one --args for each --edit"},
-		{"two decisions", []string{"resume", "--db", db, "run_nope", "--approve", "c1", "--reject", "c1", "--reason", "no"}, "call c1 has two decisions"},
-		{"bad postgres url", []string{"sessions", "list", "--db", "postgres://u:secret@127.0.0.1:1/x?connect_timeout=1"}, "127.0.0.1"},
+		{"no subcommand", []string{"sessions"}, "sessions needs a subcommand", exitUsage},
+		{"missing database", []string{"sessions", "list", "--db", filepath.Join(dir, "nope.db")}, "no such database", exitUsage},
+		{"damaged database", []string{"sessions", "list", "--db", garbage}, "damaged", exitUsage},
+		{"unknown session", []string{"sessions", "show", "--db", db, "run_nope"}, "not found", exitUsage},
+		{"resume unknown session", []string{"resume", "--db", db, "run_nope"}, "not found", exitUsage},
+		{"reject without reason", []string{"resume", "--db", db, "run_nope", "--reject", "c1"}, "give one --reason for each --reject", exitUsage},
+		{"edit without args", []string{"resume", "--db", db, "run_nope", "--edit", "c1"}, "give one --args for each --edit", exitUsage},
+		{"two decisions", []string{"resume", "--db", db, "run_nope", "--approve", "c1", "--reject", "c1", "--reason", "no"}, "call c1 has two decisions", exitUsage},
+		{"bad postgres url", []string{"sessions", "list", "--db", "postgres://u:secret@127.0.0.1:1/x?connect_timeout=1"}, "127.0.0.1", exitEnv},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, nil, tt.args...)
-			if code != exitUsage && code != exitInternal || !strings.Contains(stderr, tt.stderr) {
-				t.Errorf("exit %d, stderr %q; want %q", code, stderr, tt.stderr)
+			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.stderr)
 			}
 			if strings.Contains(stderr, "secret") {
 				t.Errorf("the password shows: %s", stderr)
@@ -160,12 +161,15 @@ func TestKeyValueDSN(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir()) // a DSN taken for a SQLite path makes a file here
-	tests := []struct{ name, dsn string }{
-		{"plain", "host=127.0.0.1 port=1 user=u password=" + password + " dbname=x connect_timeout=1"},
-		{"quoted", "host=127.0.0.1 port=1 password = '" + password + " two' dbname=x"},
-		{"unix socket", "host=/nonexistent/socket/dir password=" + password},
-		{"bad port", "host=127.0.0.1 port=notaport password=" + password},
-		{"url query", "postgres://u@127.0.0.1:1/x?password=" + password + "&connect_timeout=1"},
+	tests := []struct {
+		name, dsn string
+		code      int
+	}{
+		{"plain", "host=127.0.0.1 port=1 user=u password=" + password + " dbname=x connect_timeout=1", exitEnv},
+		{"quoted", "host=127.0.0.1 port=1 password = '" + password + " two' dbname=x", exitEnv},
+		{"unix socket", "host=/nonexistent/socket/dir password=" + password, exitEnv},
+		{"bad port", "host=127.0.0.1 port=notaport password=" + password, exitUsage},
+		{"url query", "postgres://u@127.0.0.1:1/x?password=" + password + "&connect_timeout=1", exitEnv},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,8 +178,8 @@ func TestKeyValueDSN(t *testing.T) {
 				{"run", "--db", tt.dsn, agentFile, "北京今天适合穿什么衣服"},
 			} {
 				stdout, stderr, code := runWith(t, nil, args...)
-				if code != exitUsage && code != exitInternal || !strings.Contains(stderr, "PostgreSQL") {
-					t.Errorf("toolwire %s --db %q: exit %d, stderr %q; want an error naming PostgreSQL", args[0], tt.dsn, code, stderr)
+				if code != tt.code || !strings.Contains(stderr, "PostgreSQL") {
+					t.Errorf("toolwire %s --db %q: exit %d, stderr %q; want %d and an error naming PostgreSQL", args[0], tt.dsn, code, stderr, tt.code)
 				}
 				if strings.Contains(stdout+stderr, password) {
 					t.Errorf("toolwire %s --db %q shows the password: %s%s", args[0], tt.dsn, stdout, stderr)

@@ -59,18 +59,21 @@ under. Run it before wiring a tool to see what the model will see.
 
 --spec reads a toolwire spec file (or any tools file lint reads) and
 applies the tool's shaping rules ("shape": fields, sort_by, order,
-max_records); a tool that declares a return schema must output JSON.
+max_records), and says which of them the output gives no hold to (a
+sort_by field that no record has); a tool that declares a return schema
+must output JSON that matches it.
 --tool picks the tool in the file, and names it in the message. --model
 picks the token counter, the window and whether images may go inline
 (the default depends on the dialect: gpt-4o, gpt-5, claude-sonnet-4-5,
 gemini-2.5-pro).
 
 Exit codes: 0 the message fits the budget; 1 even the smallest
-observation exceeds it; 2 the input or the command line is unusable.`,
+observation exceeds it, or the output breaks the --spec tool's return
+schema; 2 the input or the command line is unusable.`,
 		Example: `  toolwire shape --budget 2000 toolresult/testdata/shape/orders-30000.json
   curl -s https://api.example.com/orders | toolwire shape --dialect anthropic -
   toolwire shape --spec tools.json --tool search_docs hits.json`,
-		Args: cobra.ExactArgs(1),
+		Args: nArgs(1, 1, "one FILE (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tokens <= 0 {
 				return usageError("--budget %d: want a positive number of tokens", tokens)
@@ -104,6 +107,7 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 			if err != nil {
 				return err
 			}
+			boundMemory(len(data))
 			sh, err := toolresult.NewShaper(counter, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 			if err != nil {
 				return &exitError{code: exitInternal, err: err}
@@ -133,7 +137,15 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 				return &exitError{code: exitInternal, err: err}
 			}
 			fmt.Fprintf(e.stdout, "%s\n", msg)
+			for _, u := range out.Report.Unapplied {
+				notes = append(notes, u+" (the shaping rules of --spec)")
+			}
 			printShapeReport(e.stderr, out.Report, d, model, limits, notes)
+			if req.JSON {
+				if err := checkReturns(spec, specFile, src, data); err != nil {
+					return err
+				}
+			}
 			if out.Report.OverBudget {
 				fmt.Fprintf(e.stderr, "toolwire: the smallest observation (%d tokens) is over the budget of %d: raise --budget or narrow the output\n", out.Report.TokensAfter, tokens)
 				return rejected()
@@ -154,11 +166,11 @@ observation exceeds it; 2 the input or the command line is unusable.`,
 func pickSpec(file, name string) (tool.Spec, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return tool.Spec{}, usageError("cannot read --spec: %v", err)
+		return tool.Spec{}, usageError("cannot read --spec %s", userText(err))
 	}
 	specs, _, err := tool.ParseSpecs(data)
 	if err != nil {
-		return tool.Spec{}, usageError("--spec %s: %v", file, err)
+		return tool.Spec{}, usageError("--spec %s: %s", file, userText(err))
 	}
 	var names []string
 	for _, s := range specs {
@@ -269,3 +281,28 @@ func printShapeReport(w io.Writer, r toolresult.Report, d transcript.Dialect, mo
 // looksLikeText reports whether data has no NUL byte: text with some
 // invalid UTF-8 rather than binary.
 func looksLikeText(data []byte) bool { return bytes.IndexByte(data, 0) < 0 }
+
+// checkReturns validates data, the JSON output named src, against the
+// return schema of spec, read from specFile: exit 1 naming the fields
+// that break it, as an agent would mark the result partial.
+func checkReturns(spec tool.Spec, specFile, src string, data []byte) error {
+	sch, err := tool.CompileSchema(spec.Name+"/returns", spec.Returns)
+	if err != nil {
+		return usageError("--spec %s: %s", specFile, userText(err)) // pickSpec validated it
+	}
+	fes, err := sch.Validate(data)
+	if err != nil || len(fes) == 0 {
+		return nil // not JSON: the shaper said so
+	}
+	const show = 5
+	var what []string
+	for i, fe := range fes {
+		if i == show {
+			what = append(what, fmt.Sprintf("and %d more", len(fes)-show))
+			break
+		}
+		what = append(what, fmt.Sprintf("%s: %s", orDash(fe.Path), fe.Message))
+	}
+	return &exitError{code: exitRejected, err: fmt.Errorf("%s: the output breaks the return schema of %s (--spec %s): %s; an agent would send it marked partial",
+		displayName(src), spec.Name, specFile, strings.Join(what, "; "))}
+}

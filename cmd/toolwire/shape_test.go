@@ -56,7 +56,7 @@ func TestShape(t *testing.T) {
 		{name: "spec without the tool", args: []string{"shape", "--spec", spec, "--tool", "nope", "x"}, code: exitUsage, inStderr: `has no tool "nope" (it defines search_docs, get_weather)`},
 		{name: "spec with two tools", args: []string{"shape", "--spec", spec, "x"}, code: exitUsage, inStderr: "defines 2 tools (search_docs, get_weather): pick one with --tool"},
 		{name: "missing file", args: []string{"shape", filepath.Join(dir, "nope.json")}, code: exitUsage, inStderr: "nope.json: no such file"},
-		{name: "no file", args: []string{"shape"}, code: exitUsage, inStderr: "accepts 1 arg(s), received 0"},
+		{name: "no file", args: []string{"shape"}, code: exitUsage, inStderr: "toolwire shape takes one FILE (or - for standard input), got none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,5 +91,44 @@ func TestShapeREADME(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "```console\n"+string(want)+"```") {
 		t.Errorf("README.md does not show testdata/shape_orders.txt as it is; paste it into the toolwire shape section:\n%s", want)
+	}
+}
+
+// TestShapeSpecChecks: shape --spec checks the output against the tool's
+// return schema, and says which shaping rule cannot apply to it.
+func TestShapeSpecChecks(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "spec.json", `{"version":"toolwire/v1","tools":[{"name":"list_orders","description":"Lists the orders.","parameters":{"type":"object"},
+		"returns":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"total":{"type":"number"}},"required":["id","total"]}},
+		"shape":{"sort_by":"price","fields":["id","total"]}}]}`)
+	good := writeFile(t, dir, "good.json", `[{"id":1,"total":5},{"id":2,"total":7}]`)
+	bad := writeFile(t, dir, "bad.json", `[{"id":1,"total":5},{"id":"x"}]`)
+	tests := []struct {
+		name     string
+		file     string
+		code     int
+		inStderr []string
+		notIn    string
+	}{
+		{name: "sort_by on a missing field", file: good, code: exitOK,
+			inStderr: []string{"note: sort_by price: no record has the field price, so the records keep the tool's order"}, notIn: "sorted 2 records"},
+		{name: "output breaks the return schema", file: bad, code: exitRejected,
+			inStderr: []string{"toolwire: " + bad + ": the output breaks the return schema of list_orders (--spec " + spec + "): [1].id: ", "[1].total: required property missing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCmd(t, "", "shape", "--spec", spec, tt.file)
+			if code != tt.code {
+				t.Errorf("shape --spec %s exit = %d, want %d\n%s", tt.file, code, tt.code, stderr)
+			}
+			for _, want := range tt.inStderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("shape --spec %s stderr = %q, want it to contain %q", tt.file, stderr, want)
+				}
+			}
+			if tt.notIn != "" && strings.Contains(stderr, tt.notIn) {
+				t.Errorf("shape --spec %s stderr = %q, want no %q", tt.file, stderr, tt.notIn)
+			}
+		})
 	}
 }

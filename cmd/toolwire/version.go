@@ -12,7 +12,7 @@ func newVersionCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the toolwire version",
-		Args:  cobra.NoArgs,
+		Args:  nArgs(0, 0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintf(e.stdout, "toolwire %s %s\n", version(), runtime.Version())
 			return nil

@@ -40,6 +40,9 @@ var ErrTrailingData = errors.New("unexpected data after the top-level value")
 
 var errEnd = errors.New("the input ends before the document does")
 
+// maxDepth is how deep jsontext lets objects and arrays nest.
+const maxDepth = 10000
+
 // Valid returns nil when data holds exactly one strict JSON value, with
 // white space around it allowed; else the reason it does not, for
 // [Describe] and [Error]: a *jsontext.SyntacticError, or io.EOF for an
@@ -84,6 +87,8 @@ func Describe(data []byte, err error) (offset int64, ptr jsontext.Pointer, what 
 			offset, what = int64(len(data)), errEnd
 		case errors.Is(what, jsontext.ErrDuplicateName):
 			what = fmt.Errorf("duplicate member name %q", se.JSONPointer.LastToken())
+		case what.Error() == "exceeded max depth": // jsontext exports no sentinel for it
+			what = fmt.Errorf("nested deeper than %d levels", maxDepth)
 		}
 		return offset, ptr, what
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
