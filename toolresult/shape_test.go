@@ -214,7 +214,7 @@ func TestShapeRulesThatDoNotApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := sh.Shape(context.Background(), toolresult.Success("list", json.RawMessage(tt.data)),
+			out, err := sh.Shape(context.Background(), toolresult.Success("list", jsontext.Value(tt.data)),
 				toolresult.Request{Tool: "list", Budget: 2000, Rules: tt.rules})
 			if err != nil {
 				t.Fatal(err)

@@ -135,7 +135,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"messages":[{"role":"user","content":7},{r":1}]}`, `anthropic: messages.1: invalid JSON at line 1, column 43: invalid character 'r' at start of string (expecting '"') (at byte 42)`},
 		{"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", `anthropic: messages.0.content: invalid JSON at line 1, column 40: invalid UTF-8 (at byte 39)`},
 		{`{"messages":[]} x`, `anthropic: invalid JSON at line 1, column 17: unexpected data after the top-level value: 'x' (at byte 16)`},
-		{strings.Repeat("[", 10001), `anthropic: messages.` + strings.TrimSuffix(strings.Repeat("0.", 10000), ".") + `: invalid JSON at line 1, column 10001: exceeded max depth (at byte 10000)`},
+		{strings.Repeat("[", 10001), `anthropic: messages.0.0.0.….0.0.0.0 (10001 levels deep): invalid JSON at line 1, column 10001: nested deeper than 10000 levels (at byte 10000)`},
 		// A bare array's paths are those of a full body.
 		{`[{"role":"user","content":"q"},{"role":"tool","content":"x"}]`, `anthropic: messages.1.role: unknown role "tool" (want "user" or "assistant")`},
 		{`[{"role":"user","content":"q"`, `anthropic: messages.0: invalid JSON at line 1, column 30: the input ends before the document does (at byte 29)`},

@@ -71,7 +71,7 @@ func TestDecodeChatErrors(t *testing.T) {
 		if strings.HasSuffix(tt.want, ".0.0.0.0") {
 			// The nesting limit: check the kind of error, not its long path.
 			var de *llm.DecodeError
-			if !errors.As(err, &de) || de.Offset < 0 || !strings.Contains(got, "exceeded max depth") {
+			if !errors.As(err, &de) || de.Offset < 0 || !strings.Contains(got, "nested deeper than 10000 levels") {
 				t.Errorf("DecodeChat(deeply nested) = %v, want a nesting error", err)
 			}
 			continue
