@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -12,11 +11,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire"
@@ -232,6 +229,13 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if o.maxTurns > 0 {
 		def.MaxTurns = o.maxTurns
 	}
+	window := limits.Window
+	if window == 0 {
+		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
+	}
+	p := newProgress(e.stdout, window)
+	defer p.stop()
+	hooks = append(hooks, p)
 	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
 		Sessions: store, Name: agentPath, Hooks: hooks}
 	if prov == "replay" {
@@ -244,8 +248,6 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		return usageError("%s: %v", def.File, strings.TrimPrefix(err.Error(), "toolwire: "))
 	}
-	p := newPrinter(e.stdout)
-	defer p.stop()
 	if notice != "" {
 		p.line(notice)
 	}
@@ -254,13 +256,8 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		shown = "replay:" + name
 	}
 	p.line(fmt.Sprintf("agent %s (%s): model %s, %s rules, %d tools, at most %d turns", orName(def.Name, filepath.Base(def.File)), def.File, shown, dialectName(a), len(a.Tools()), turnsOf(def.MaxTurns)))
-	window := limits.Window
-	if window == 0 {
-		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
-	}
 	var res *toolwire.Result
 	var runErr error
-	turn := 0
 	var events iter.Seq2[toolwire.Event, error]
 	id := o.resume
 	if o.resume != "" {
@@ -284,40 +281,8 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 			runErr = err
 			break
 		}
-		switch ev := ev.(type) {
-		case toolwire.TextEvent:
-			if ev.Turn != turn {
-				turn = ev.Turn
-				p.line("")
-				p.line(fmt.Sprintf("── turn %d", turn))
-			}
-			p.text(ev.Text)
-		case toolwire.CallEvent:
-			if ev.Turn != turn {
-				turn = ev.Turn
-				p.line("")
-				p.line(fmt.Sprintf("── turn %d", turn))
-			}
-			approval := ""
-			if ev.Approval {
-				approval = "  (needs approval)"
-			}
-			p.line(fmt.Sprintf("→ %s %s  [%s]%s", ev.Call.Name, ev.Call.Input, ev.Call.ID, approval))
-			p.waiting("running " + ev.Call.Name)
-		case toolwire.ResultEvent:
-			p.line(fmt.Sprintf("← %s %s: %s", ev.Result.Name, ev.Result.Status, ev.Result.Text()))
-		case toolwire.TurnEvent:
-			r := ev.Report
-			if r.Turn != turn {
-				turn = r.Turn
-				p.line("")
-				p.line(fmt.Sprintf("── turn %d", turn))
-			}
-			p.line(fmt.Sprintf("   budget: %s of %s tokens in the history, %s left · shaped: %s · fitted: %s · model usage: %s in, %s out",
-				units.Count(r.Tokens), units.Count(window), units.Count(r.Headroom), yesNo(r.Truncated), yesNo(r.Fitted), units.Count(r.Usage.InputTokens), units.Count(r.Usage.OutputTokens)))
-			p.waiting("waiting for the model")
-		case toolwire.DoneEvent:
-			res = ev.Result
+		if done, ok := ev.(toolwire.DoneEvent); ok {
+			res = done.Result
 		}
 	}
 	p.stop()
@@ -550,109 +515,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// printer writes the run as it happens: plain lines, and on a terminal a
-// spinner line while the loop waits, erased before the next output.
-type printer struct {
-	mu       sync.Mutex
-	w        io.Writer
-	tty      bool
-	midLine  bool // text was written without its newline
-	status   string
-	spinning bool
-	done     chan struct{}
-	wg       sync.WaitGroup
-}
-
-func newPrinter(w io.Writer) *printer {
-	p := &printer{w: w}
-	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
-		p.tty = true
-		p.done = make(chan struct{})
-		p.wg.Add(1)
-		go p.spin()
-	}
-	return p
-}
-
-var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
-func (p *printer) spin() {
-	defer p.wg.Done()
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for i := 0; ; i++ {
-		select {
-		case <-p.done:
-			return
-		case <-t.C:
-		}
-		p.mu.Lock()
-		if p.status != "" && !p.midLine {
-			fmt.Fprintf(p.w, "\r\033[K%s %s…", frames[i%len(frames)], p.status)
-			p.spinning = true
-		}
-		p.mu.Unlock()
-	}
-}
-
-// clear erases the spinner line; p.mu is held.
-func (p *printer) clear() {
-	if p.spinning {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.spinning = false
-	}
-	p.status = ""
-}
-
-func (p *printer) waiting(status string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty {
-		p.status = status
-	}
-}
-
-// text writes s, the model's text as it streams, without a newline.
-func (p *printer) text(s string) {
-	s = printable(s)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clear()
-	fmt.Fprint(p.w, s)
-	p.midLine = !strings.HasSuffix(s, "\n")
-}
-
-// line writes s and a newline. Like text, it shows the control
-// characters of s (a model's, a tool's, an agent file's) as escapes.
-func (p *printer) line(s string) {
-	s = printable(s)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clear()
-	if p.midLine {
-		fmt.Fprintln(p.w)
-		p.midLine = false
-	}
-	fmt.Fprintln(p.w, s)
-}
-
-// stop ends the spinner; it may be called twice.
-func (p *printer) stop() {
-	p.mu.Lock()
-	p.clear()
-	if p.midLine {
-		fmt.Fprintln(p.w)
-		p.midLine = false
-	}
-	done := p.done
-	p.done = nil
-	p.mu.Unlock()
-	if done != nil {
-		close(done)
-		p.wg.Wait()
-	}
 }
 
 // needsApproval is a tool whose calls wait for a person's approval (an
