@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mattn/go-isatty"
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/internal/units"
@@ -19,8 +16,10 @@ import (
 // each turn's text as it streams, each call and each result as the model
 // reads it, and the turn's budget. It is a toolwire.Hook, installed with
 // the run's other hooks; runAgent writes the lines before and after the
-// run with line. On a terminal a spinner line shows what the run waits
-// for, erased before the next output.
+// run with line. On a terminal, while nothing streams, a spinner line
+// shows what the run waits for and for how long ("waiting for the model
+// (12 s)"), redrawn in place and erased before the next output; written
+// to anything else, there is no such line.
 type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -28,7 +27,9 @@ type progress struct {
 	window   int  // the context window, for the budget line
 	turn     int  // the turn whose heading was written
 	midLine  bool // text was written without its newline
-	status   string
+	status   string           // what the run waits for; "" when it does not
+	since    time.Time        // when it began to
+	now      func() time.Time // the clock; nil for time.Now
 	spinning bool
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -39,7 +40,7 @@ type progress struct {
 // stop ends.
 func newProgress(w io.Writer, window int) *progress {
 	p := &progress{w: w, window: window}
-	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+	if isTerminal(w) {
 		p.tty = true
 		p.done = make(chan struct{})
 		p.wg.Add(1)
@@ -53,6 +54,8 @@ var _ toolwire.Hook = (*progress)(nil)
 // Observe writes what e shows a person.
 func (p *progress) Observe(_ context.Context, e toolwire.Event) {
 	switch e := e.(type) {
+	case toolwire.ModelCallEvent:
+		p.waiting("waiting for the model")
 	case toolwire.TextEvent:
 		p.heading(e.Turn)
 		p.text(e.Text)
@@ -99,12 +102,18 @@ func (p *progress) spin() {
 			return
 		case <-t.C:
 		}
-		p.mu.Lock()
-		if p.status != "" && !p.midLine {
-			fmt.Fprintf(p.w, "\r\033[K%s %s…", frames[i%len(frames)], p.status)
-			p.spinning = true
-		}
-		p.mu.Unlock()
+		p.draw(i)
+	}
+}
+
+// draw draws frame i of the spinner line, in place of the last.
+func (p *progress) draw(i int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.status != "" && !p.midLine {
+		secs := int(p.clock().Sub(p.since) / time.Second)
+		fmt.Fprintf(p.w, "\r\033[K%s %s (%d s)", frames[i%len(frames)], p.status, secs)
+		p.spinning = true
 	}
 }
 
@@ -117,13 +126,20 @@ func (p *progress) clear() {
 	p.status = ""
 }
 
-// waiting sets what the spinner says the run waits for.
+// waiting sets what the spinner says the run waits for, from now on.
 func (p *progress) waiting(status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty {
-		p.status = status
+		p.status, p.since = status, p.clock()
 	}
+}
+
+func (p *progress) clock() time.Time {
+	if p.now == nil {
+		return time.Now()
+	}
+	return p.now()
 }
 
 // text writes s, the model's text as it streams, without a newline.

@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
@@ -47,5 +52,67 @@ Sunny.
 `
 	if got := out.String(); got != want {
 		t.Errorf("progress of a two-turn run =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// fakeClock is a clock a test moves.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+// On a terminal, while nothing streams, one line says what the run waits
+// for and for how long, redrawn in place as the seconds count up, and
+// erased when the model's text arrives.
+func TestProgressWaiting(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var out bytes.Buffer
+	p := &progress{w: &out, window: 8000, tty: true, now: clock.now}
+	ctx := context.Background()
+	p.Observe(ctx, toolwire.ModelCallEvent{Turn: 1, Request: &llm.Request{}})
+	p.draw(0)
+	clock.t = clock.t.Add(12 * time.Second)
+	p.draw(1)
+	p.Observe(ctx, toolwire.TextEvent{Turn: 1, Text: "Hello"})
+	clock.t = clock.t.Add(3 * time.Second)
+	p.draw(2) // the text's line is not overwritten
+	p.stop()
+	want := "\r\x1b[K⠋ waiting for the model (0 s)" +
+		"\r\x1b[K⠙ waiting for the model (12 s)" +
+		"\r\x1b[K\n── turn 1\nHello\n"
+	if got := out.String(); got != want {
+		t.Errorf("progress while the model is silent for 12 s =\n%q\nwant\n%q", got, want)
+	}
+
+	// A tool's run counts from its call.
+	out.Reset()
+	p = &progress{w: &out, window: 8000, tty: true, now: clock.now}
+	p.Observe(ctx, toolwire.CallEvent{Turn: 1, Call: llm.ToolCall{ID: "c1", Name: "build_report", Input: []byte(`{}`)}})
+	clock.t = clock.t.Add(2 * time.Second)
+	p.draw(0)
+	if got, want := out.String(), "\r\x1b[K⠋ running build_report (2 s)"; !strings.HasSuffix(got, want) {
+		t.Errorf("progress while a tool runs = %q, want it to end %q", got, want)
+	}
+}
+
+// Piped or redirected, the output never holds the waiting line.
+func TestProgressNotATerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	for _, w := range []io.Writer{&buf, f} {
+		p := newProgress(w, 8000)
+		if p.tty {
+			t.Errorf("newProgress(%T) takes it for a terminal", w)
+		}
+		p.Observe(context.Background(), toolwire.ModelCallEvent{Turn: 1, Request: &llm.Request{}})
+		p.draw(0)
+		p.stop()
+	}
+	b, _ := os.ReadFile(f.Name())
+	if got := buf.String() + string(b); got != "" {
+		t.Errorf("progress written to a file = %q, want nothing", got)
 	}
 }
