@@ -182,3 +182,38 @@ func (p *progress) stop() {
 		p.wg.Wait()
 	}
 }
+
+// logWriter returns w for the run's log lines (--log). When w and the
+// progress reach one place — the same writer, or two terminals, which
+// are one screen — a log line would run into the waiting line or into a
+// partial line of the model's text: so each write first erases the
+// waiting line (drawn again below it on the next tick) and ends a
+// partial line. Elsewhere (a file, a pipe) w is returned as it is, and
+// the model's text stays whole.
+func (p *progress) logWriter(w io.Writer) io.Writer {
+	if w != p.w && !(p.tty && isTerminal(w)) {
+		return w
+	}
+	return progressLog{p: p, w: w}
+}
+
+// progressLog is a log writer that shares its place with a progress.
+type progressLog struct {
+	p *progress
+	w io.Writer
+}
+
+func (l progressLog) Write(b []byte) (int, error) {
+	p := l.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.spinning {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.spinning = false
+	}
+	if p.midLine {
+		fmt.Fprintln(p.w)
+		p.midLine = false
+	}
+	return l.w.Write(b)
+}

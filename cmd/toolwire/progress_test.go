@@ -116,3 +116,50 @@ func TestProgressNotATerminal(t *testing.T) {
 		t.Errorf("progress written to a file = %q, want nothing", got)
 	}
 }
+
+// --log lines never share a line with the run's output when both reach
+// one place: the waiting line is erased and a partial line of the
+// model's text ended before a log line; after it, the waiting line is
+// drawn again below. Written elsewhere, the output is left as it is.
+func TestProgressLogLines(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ctx := context.Background()
+	var out bytes.Buffer // stdout and stderr, as on one terminal
+	p := &progress{w: &out, window: 8000, tty: true, now: clock.now}
+	logs := p.logWriter(&out)
+	p.Observe(ctx, toolwire.ModelCallEvent{Turn: 1, Request: &llm.Request{}})
+	p.draw(0)
+	io.WriteString(logs, "level=WARN msg=slow\n")
+	p.draw(1)
+	p.Observe(ctx, toolwire.TextEvent{Turn: 1, Text: "Hel"})
+	io.WriteString(logs, "level=INFO msg=turn\n")
+	p.Observe(ctx, toolwire.TextEvent{Turn: 1, Text: "lo"})
+	p.stop()
+	want := "\r\x1b[K⠋ waiting for the model (0 s)" +
+		"\r\x1b[Klevel=WARN msg=slow\n" +
+		"\r\x1b[K⠙ waiting for the model (0 s)" +
+		"\r\x1b[K\n── turn 1\nHel\nlevel=INFO msg=turn\nlo\n"
+	if got := out.String(); got != want {
+		t.Errorf("progress and log lines on one terminal =\n%q\nwant\n%q", got, want)
+	}
+	for _, l := range strings.Split(strings.ReplaceAll(out.String(), "\r\x1b[K", "\n"), "\n") {
+		if strings.Contains(l, "level=") && !strings.HasPrefix(l, "level=") {
+			t.Errorf("a log line shares a line with the run's output: %q", l)
+		}
+	}
+
+	// Apart, stdout keeps the model's text whole.
+	var stdout, stderr bytes.Buffer
+	p = newProgress(&stdout, 8000)
+	logs = p.logWriter(&stderr)
+	p.Observe(ctx, toolwire.TextEvent{Turn: 1, Text: "Hel"})
+	io.WriteString(logs, "level=INFO msg=turn\n")
+	p.Observe(ctx, toolwire.TextEvent{Turn: 1, Text: "lo"})
+	p.stop()
+	if got, want := stdout.String(), "\n── turn 1\nHello\n"; got != want {
+		t.Errorf("stdout with the log on its own = %q, want %q", got, want)
+	}
+	if got, want := stderr.String(), "level=INFO msg=turn\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+}

@@ -212,9 +212,16 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if !ok {
 		limits = budget.Limits{}
 	}
+	window := limits.Window
+	if window == 0 {
+		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
+	}
+	p := newProgress(e.stdout, window)
+	defer p.stop()
+	hooks = append(hooks, p)
 	logger := slog.New(slog.DiscardHandler)
 	if o.log {
-		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
+		logger = slog.New(slog.NewTextHandler(p.logWriter(e.stderr), nil))
 	}
 	if store == nil {
 		st, closeStore, err := openStore(ctx, e, o.db)
@@ -229,13 +236,6 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if o.maxTurns > 0 {
 		def.MaxTurns = o.maxTurns
 	}
-	window := limits.Window
-	if window == 0 {
-		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
-	}
-	p := newProgress(e.stdout, window)
-	defer p.stop()
-	hooks = append(hooks, p)
 	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
 		Sessions: store, Name: agentPath, Hooks: hooks}
 	if prov == "replay" {
