@@ -59,7 +59,8 @@ D to wait for the provider's first byte, and D of silence while it
 streams (default 10 minutes and 5 minutes); a call that runs out is
 retried like a dropped connection, then fails the run.
 --dump DIR writes the exact body of every request sent to the model into
-DIR/SESSION/request-001.json, ...: a new folder per run, readable by you
+DIR/SESSION/request-001.json, ... (by turn; request-002-2.json is turn 2's
+retry): a new folder per run, readable by you
 only. Paths in the agent file are relative to it; one outside its folder
 gets a warning. Ctrl-C stops the run cleanly.
 
@@ -199,6 +200,9 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	}
 	var hooks []toolwire.Hook
 	var replayDump *dumpHook
+	if dumper != nil {
+		hooks = append(hooks, dumper) // to name each request after its turn
+	}
 	if rm, isReplay := model.(*replay.Model); isReplay && dumper != nil {
 		replayDump = &dumpHook{d: dumper, dialect: transcript.Dialect(rm.Dialect())}
 		hooks = append(hooks, replayDump)
