@@ -24,9 +24,9 @@ type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
 	tty      bool
-	window   int  // the context window, for the budget line
-	turn     int  // the turn whose heading was written
-	midLine  bool // text was written without its newline
+	window   int              // the context window, for the budget line
+	turn     int              // the turn whose heading was written
+	midLine  bool             // text was written without its newline
 	status   string           // what the run waits for; "" when it does not
 	since    time.Time        // when it began to
 	now      func() time.Time // the clock; nil for time.Now
