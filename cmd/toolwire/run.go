@@ -32,12 +32,12 @@ import (
 )
 
 func newRunCmd(e *env) *cobra.Command {
-	var modelFlag, baseURL, dump, db string
+	var modelFlag, baseURL, dump, db, record string
 	var logTurns bool
 	var maxTurns int
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--max-turns N] [--timeout D] [--dump DIR] AGENT QUESTION",
+		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--max-turns N] [--timeout D] [--dump DIR] [--record FILE] AGENT QUESTION",
 		Short: "Run an agent: ask a model, run the tools it calls, until it answers",
 		Long: `run reads an agent definition file (YAML or JSON: system prompt, model,
 tools) and asks the model QUESTION, running the tools it calls and feeding
@@ -58,6 +58,9 @@ overrides the agent file's max_turns). --timeout D bounds each model call:
 D to wait for the provider's first byte, and D of silence while it
 streams (default 10 minutes and 5 minutes); a call that runs out is
 retried like a dropped connection, then fails the run.
+--record FILE writes the model's answers into the replay file FILE (YAML;
+a file already there keeps its other questions), so that --model
+replay:FILE runs the question again offline, with real tools.
 --dump DIR writes the exact body of every request sent to the model into
 DIR/SESSION/request-001.json, ... (by turn; request-002-2.json is turn 2's
 retry): a new folder per run, readable by you
@@ -93,12 +96,13 @@ error.`,
 				return usageError("--timeout %s: want a positive duration, e.g. 90s or 5m", timeout)
 			}
 			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns, db: db,
-				maxTurns: maxTurns, timeout: timeout})
+				maxTurns: maxTurns, timeout: timeout, record: record})
 		},
 	}
 	cmd.Flags().StringVar(&modelFlag, "model", "", "the model: openai:NAME, openai-responses:NAME, anthropic:NAME, gemini:NAME or replay:FILE (default: the agent file's)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
 	cmd.Flags().StringVar(&dump, "dump", "", "write the body of each request sent to the model into a new folder per run in `DIR`")
+	cmd.Flags().StringVar(&record, "record", "", "write the model's answers into the replay `FILE` (added to one already there), to run this question offline with --model replay:FILE")
 	cmd.Flags().BoolVar(&logTurns, "log", false, "also write the loop's structured log line for each turn to standard error")
 	cmd.Flags().IntVar(&maxTurns, "max-turns", 0, "stop after `N` model answers without a final one (default: the agent file's max_turns)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound each model call: `D` to the first byte and D of silence (e.g. 90s)")
@@ -113,6 +117,8 @@ type runOptions struct {
 	// timeout, when not 0, bounds each model call.
 	maxTurns int
 	timeout  time.Duration
+	// record, when set, is the replay file the run is recorded into.
+	record string
 	// db is where sessions are saved: a SQLite path, a postgres:// URL or
 	// a libpq key/value string.
 	db string
@@ -223,6 +229,11 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	p := newProgress(e.stdout, window)
 	defer p.stop()
 	hooks = append(hooks, p)
+	var rec *recorder
+	if o.record != "" {
+		rec = &recorder{}
+		hooks = append(hooks, rec)
+	}
 	logger := slog.New(slog.DiscardHandler)
 	if o.log {
 		logger = slog.New(slog.NewTextHandler(p.logWriter(e.stderr), nil))
@@ -297,6 +308,12 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		if err := replayDump.failed(); err != nil {
 			return &exitError{code: exitInternal, err: err}
 		}
+	}
+	if rec != nil {
+		if err := rec.write(o.record, o.question, string(a.Dialect()), limitsName); err != nil {
+			return usageError("%v", err)
+		}
+		p.line("recorded into " + o.record)
 	}
 	if res == nil {
 		if runErr == nil {

@@ -366,3 +366,56 @@ func TestTurnNumbering(t *testing.T) {
 		t.Errorf("dumps = %s, want %s", got, want)
 	}
 }
+
+// transcriptOf is what a run's output shows of its conversation: each
+// turn's text, calls and results, and the answer, without the lines that
+// differ between a live run and its replay (the header, the budget and
+// usage lines, durations).
+func transcriptOf(stdout string) string {
+	_, body, _ := strings.Cut(stdout, "\n── turn 1")
+	var keep []string
+	for _, l := range strings.Split(durations.ReplaceAllString(body, ""), "\n") {
+		if strings.HasPrefix(l, "   budget:") || strings.Contains(l, "· usage:") || strings.HasPrefix(l, "recorded into ") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// run --record FILE writes a live run as a replay file; running it with
+// the replay model shows the same transcript. A second recording adds its
+// question to the file.
+func TestRunRecord(t *testing.T) {
+	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
+	srv := llmtest.NewServer(t,
+		llmtest.Turn{Text: "Let me look: ", Calls: []llmtest.Call{{ID: "call_live_1", Name: "get_weather", Args: `{"city": "Paris"}`}}},
+		llmtest.Turn{Text: "It is 11°C\nand rainy.  "},
+		llmtest.Turn{Calls: []llmtest.Call{{ID: "call_live_2", Name: "search_orders", Args: `{"status":"refunded"}`}}},
+		llmtest.Turn{Text: "866."})
+	key := map[string]string{"OPENAI_API_KEY": "sk-test"}
+	rec := filepath.Join(t.TempDir(), "recorded.yaml")
+	live, stderr, code := runWith(t, key, "run", "--record", rec, "--model", "openai:gpt-4.1", "--base-url", srv.URL+"/v1", agentFile, "Weather in Paris?")
+	if code != 0 {
+		t.Fatalf("run --record: exit %d:\n%s%s", code, live, stderr)
+	}
+	if want := "recorded into " + rec; !strings.Contains(live, want) {
+		t.Errorf("run --record does not say %q:\n%s", want, live)
+	}
+	replayed, stderr, code := runWith(t, nil, "run", "--model", "replay:"+rec, agentFile, "Weather in Paris?")
+	if code != 0 {
+		t.Fatalf("run --model replay:%s: exit %d:\n%s%s", rec, code, replayed, stderr)
+	}
+	if got, want := transcriptOf(replayed), transcriptOf(live); got != want || !strings.Contains(want, "call_live_1") {
+		t.Errorf("the replayed run shows\n%s\nthe live run showed\n%s", got, want)
+	}
+	// A second question is added to the file; the first stays.
+	if _, stderr, code := runWith(t, key, "run", "--record", rec, "--model", "openai:gpt-4.1", "--base-url", srv.URL+"/v1", agentFile, "Which orders were refunded?"); code != 0 {
+		t.Fatalf("second run --record: exit %d: %s", code, stderr)
+	}
+	for _, q := range []string{"Weather in Paris?", "Which orders were refunded?"} {
+		if out, stderr, code := runWith(t, nil, "run", "--model", "replay:"+rec, agentFile, q); code != 0 || !strings.Contains(out, "answer:") {
+			t.Errorf("replay of %q after two recordings: exit %d:\n%s%s", q, code, out, stderr)
+		}
+	}
+}
