@@ -13,6 +13,9 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
+// chatOptions is a Chat Completions body with generation options.
+const chatOptions = `{"model":"gpt-4.1","max_tokens":300,"temperature":0.2,"top_p":0.9,"stop":"END","seed":7,"n":2,"messages":[{"role":"user","content":"hi"}]}`
+
 // TestCheckCommand drives toolwire check and convert from the repository
 // root, so that file names in the output read as in the README.
 func TestCheckCommand(t *testing.T) {
@@ -61,6 +64,17 @@ func TestCheckCommand(t *testing.T) {
 		{name: "convert openai to anthropic", args: []string{"convert", "--to", "anthropic", oai}, golden: "convert_openai_anthropic.txt"},
 		{name: "convert anthropic to openai-chat", args: []string{"convert", "--to", "openai-chat", "--from", "anthropic", ant}, golden: "convert_anthropic_chat.txt"},
 		{name: "convert gemini to responses", args: []string{"convert", "--to", "openai-responses", gem}, golden: "convert_gemini_responses.txt"},
+		// Generation options go over under the target's names; one the
+		// target lacks is named in a warning, never dropped silently.
+		{name: "convert options to anthropic", stdin: chatOptions, args: []string{"convert", "--to", "anthropic"}, golden: "convert_options_anthropic.txt",
+			inStdout: `"max_tokens":300,"temperature":0.2,"top_p":0.9,"stop_sequences":["END"]`, inStderr: "warning: seed: anthropic has no such option; it is not carried over"},
+		{name: "convert options to gemini", stdin: chatOptions, args: []string{"convert", "--to", "gemini"}, golden: "convert_options_gemini.txt",
+			inStdout: `"generationConfig":{"maxOutputTokens":300,"temperature":0.2,"topP":0.9,"stopSequences":["END"],"seed":7}`},
+		{name: "convert options to responses", stdin: chatOptions, args: []string{"convert", "--to", "openai-responses"}, golden: "convert_options_responses.txt",
+			inStdout: `"max_output_tokens":300,"temperature":0.2,"top_p":0.9`, inStderr: "warning: stop: openai-responses has no such option"},
+		{name: "convert gemini options to chat", stdin: `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":200,"temperature":1,"topK":40,"candidateCount":1}}`,
+			args: []string{"convert", "--to", "openai-chat"}, golden: "convert_options_gemini_chat.txt",
+			inStdout: `"max_completion_tokens":200,"temperature":1`, inStderr: "warning: generationConfig.topK: openai-chat has no such option"},
 		{name: "convert without --to", args: []string{"convert", oai}, code: exitUsage, inStderr: "--to is required"},
 		{name: "convert to unknown", args: []string{"convert", "--to", "palm", oai}, code: exitUsage, inStderr: `--to "palm": unknown dialect`},
 	}

@@ -20,9 +20,12 @@ openai-chat, openai-responses, anthropic or gemini. Ids are rewritten where
 the target refuses them (on both the call and its result), tool messages are
 regrouped, arguments strings become objects and back.
 
-Anything the target cannot express is reported on standard error as a
-warning, never dropped silently; so are the body's other fields (model,
-temperature, ...), which are not converted. If the converted body breaks a
+Generation options are carried under the target's names (max_tokens,
+temperature, top_p, top_k, stop sequences, seed, penalties, reasoning
+effort, stream; Gemini's are in generationConfig). Anything the target
+cannot express — an option it lacks, unmodeled data — is reported on
+standard error as a warning, never dropped silently; so are the body's
+other fields (model, tool_choice, ...), which are not converted. If the converted body breaks a
 rule of the target dialect, convert says so; toolwire check --fix repairs it.
 
 --from defaults to auto: the dialect is found from the body's shape, and

@@ -17,15 +17,31 @@ import (
 )
 
 // dumpTransport writes the body of every request it sends into the
-// folder of its run, as request-001.json, request-002.json, ...: exactly
-// the bytes the model's provider received, retries included. The folder
-// and the files are its user's only (they hold the whole conversation),
-// and no file is ever replaced.
+// folder of its run, named after the turn it belongs to, numbered from 1
+// as toolwire run and sessions show number them: request-001.json for
+// turn 1, request-002.json, then request-002-2.json, request-002-3.json
+// for the retries of turn 2 (a client's, or a run's second ask). They are
+// exactly the bytes the model's provider received. The folder and the
+// files are its user's only (they hold the whole conversation), and no
+// file is ever replaced. It is a toolwire.Hook, to learn each model
+// call's turn.
 type dumpTransport struct {
 	base http.RoundTripper
 	mu   sync.Mutex
 	dir  string // the run's folder; "" until start
-	n    int
+	turn int    // the turn of the model call under way; 0 before the first
+	n    int    // the requests of that turn so far
+}
+
+// Observe learns the turn of each model call.
+func (d *dumpTransport) Observe(_ context.Context, e toolwire.Event) {
+	if mc, ok := e.(toolwire.ModelCallEvent); ok {
+		d.mu.Lock()
+		if mc.Turn != d.turn {
+			d.turn, d.n = mc.Turn, 0
+		}
+		d.mu.Unlock()
+	}
 }
 
 // start makes the folder of the run id in parent, readable by its user
@@ -47,12 +63,16 @@ func (d *dumpTransport) start(parent, id string) (string, error) {
 func (d *dumpTransport) write(body []byte) error {
 	d.mu.Lock()
 	d.n++
-	dir, n := d.dir, d.n
+	dir, turn, n := d.dir, max(d.turn, 1), d.n
 	d.mu.Unlock()
 	if dir == "" {
 		return errors.New("--dump: the run's folder is not made yet")
 	}
-	f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("request-%03d.json", n)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	name := fmt.Sprintf("request-%03d.json", turn)
+	if n > 1 {
+		name = fmt.Sprintf("request-%03d-%d.json", turn, n)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("--dump: %w", err)
 	}

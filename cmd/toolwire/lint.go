@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -41,6 +42,7 @@ type lintFinding struct {
 func newLintCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var minScore int
+	var agentFlag string
 	cmd := &cobra.Command{
 		Use:   "lint [--json] [--min-score N] FILE...",
 		Short: "Score tool definitions 0-100 and explain every deduction",
@@ -50,17 +52,35 @@ standard input) and scores each tool from 0 to 100. Every deduction names
 its rule, the path inside the definition, the points and a concrete fix.
 The rules and their weights are in docs/lint.md.
 
-Exit codes: 0 every tool scored at least --min-score; 1 some tool scored
-below it; 2 a file could not be read or parsed (nothing is scored then).`,
+A replay file (provider/replay: recorded model turns, as toolwire run
+--record writes them) is recognised by its shape, a top-level
+"conversations" or "turns" key, and checked instead: tool names the agent
+does not have, arguments its tool's schema refuses, a call id used twice,
+a question recorded twice, and a last turn that makes calls (no recorded
+answer follows their results). It is checked against the tools of --agent
+FILE, or else of the agent files beside it that name it.
+
+Exit codes: 0 every tool scored at least --min-score (and no replay file
+has a problem); 1 some tool scored below it, or a replay file has a
+problem; 2 a file could not be read or parsed (nothing is scored then).`,
 		Example: `  toolwire lint examples/tools/bad.json
   toolwire lint --min-score 80 tools/*.json      # gate CI
-  toolwire lint --json tools.json | jq '.tools[] | {tool, score}'`,
+  toolwire lint --json tools.json | jq '.tools[] | {tool, score}'
+  toolwire lint examples/agent/replay.yaml        # a replay file`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError("lint needs at least one FILE (or - for standard input)")
 			}
 			if minScore < 0 || minScore > 100 {
 				return usageError("--min-score %d is out of range; want 0 to 100", minScore)
+			}
+			args, replayErr := lintReplays(e, args, agentFlag, asJSON)
+			var ee *exitError
+			if replayErr != nil && !(errors.As(replayErr, &ee) && ee.code == exitRejected) {
+				return replayErr // a replay file cannot be used
+			}
+			if len(args) == 0 {
+				return replayErr // only replay files
 			}
 			out, err := lintFiles(e, args, minScore)
 			if err != nil {
@@ -83,12 +103,51 @@ below it; 2 a file could not be read or parsed (nothing is scored then).`,
 				return &exitError{code: exitRejected, err: fmt.Errorf("%d of %d tools scored below --min-score %d: %s",
 					len(below), len(out.Tools), minScore, strings.Join(below, ", "))}
 			}
-			return nil
+			return replayErr
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON (shape in docs/lint.md)")
 	cmd.Flags().IntVar(&minScore, "min-score", 0, "exit 1 if any tool scores below `N` (0-100)")
+	cmd.Flags().StringVar(&agentFlag, "agent", "", "check replay files against the tools of the agent `FILE` (default: the agent files beside each that name it)")
 	return cmd
+}
+
+// lintReplays lints the replay files among names, printing what it finds,
+// and returns the other names. Its error exits 1 when a replay file has
+// a problem, 2 when one cannot be used. Standard input is never taken
+// for a replay file.
+func lintReplays(e *env, names []string, agentFlag string, asJSON bool) ([]string, error) {
+	var rest []string
+	problems, files := 0, 0
+	for _, name := range names {
+		if name == "-" {
+			rest = append(rest, name)
+			continue
+		}
+		data, _, err := readInput(e, []string{name})
+		if err != nil || !isReplayFile(data) {
+			rest = append(rest, name) // lintFiles reports it
+			continue
+		}
+		if asJSON {
+			return nil, usageError("%s is a replay file; --json covers tool definitions only: lint it without --json", name)
+		}
+		tools, err := replayAgents(name, agentFlag)
+		if err != nil {
+			return nil, err
+		}
+		findings, f, err := lintReplay(name, data, tools)
+		if err != nil {
+			return nil, err
+		}
+		writeReplayText(e.stdout, name, f, tools, findings)
+		problems += len(findings)
+		files++
+	}
+	if problems > 0 {
+		return rest, &exitError{code: exitRejected, err: fmt.Errorf("%d problem(s) in %d replay file(s)", problems, files)}
+	}
+	return rest, nil
 }
 
 // lintFiles reads every file first, so that unreadable input scores

@@ -130,3 +130,57 @@ func TestLintAndCheckAgreeOnDuplicateNames(t *testing.T) {
 		t.Errorf("check(%s) = exit 0, %q %q; want a refusal", body, checkOut, checkErr)
 	}
 }
+
+// lint recognises a replay file by its shape (a top-level conversations
+// or turns) and checks it against the tools of the agent that replays it:
+// unknown tool names, arguments the tool's schema refuses, call ids used
+// twice, and a conversation whose last turn makes calls, which no
+// recorded answer follows.
+func TestLintReplay(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.yaml", `conversations:
+  - question: Weather in Paris?
+    turns:
+      - calls:
+          - {name: get_wether, args: {city: Paris}}
+          - {id: c1, name: get_weather, args: {town: Paris}}
+          - {id: c1, name: get_weather, args: {city: Lyon}}
+  - question: Weather in Paris?
+    turns:
+      - text: Sunny.
+`)
+	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
+	stdout, stderr, code := runCmd(t, "", "lint", "--agent", agentFile, bad)
+	if code != exitRejected {
+		t.Fatalf("lint --agent %s %s: exit %d, want 1:\n%s%s", agentFile, bad, code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"(replay file, 2 questions, checked against the tools of " + agentFile + ")",
+		`conversations.0.turns.0.calls.0  REPLAY-UNKNOWN-TOOL  get_wether is not a tool of the agent; did you mean get_weather?`,
+		`conversations.0.turns.0.calls.1  REPLAY-ARGS  the arguments do not fit get_weather's schema:`,
+		`conversations.0.turns.0.calls.2  REPLAY-CALL-ID  the call id c1 is used by conversations.0.turns.0.calls.1 too`,
+		`conversations.0.turns.0  REPLAY-PAIR  the last turn makes calls, and no recorded turn answers after their results`,
+		`conversations.1  REPLAY-QUESTION  the question "Weather in Paris?" is recorded in conversations.0 already`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("lint of a bad replay does not say %q:\n%s", want, stdout)
+		}
+	}
+	// The bundled replay, with the agents beside it that name it, is clean.
+	replayFile := filepath.Join("..", "..", "examples", "agent", "replay.yaml")
+	stdout, stderr, code = runCmd(t, "", "lint", replayFile)
+	if code != 0 || !strings.Contains(stdout, "checked against the tools of agent.yaml, approval.yaml") || !strings.Contains(stdout, "no problems") {
+		t.Errorf("lint %s: exit %d:\n%s%s", replayFile, code, stdout, stderr)
+	}
+	// A replay no agent names: its names are not checked, and it says so.
+	lone := writeFile(t, dir, "lone.yaml", "turns:\n  - text: hi\n")
+	stdout, _, code = runCmd(t, "", "lint", lone)
+	if code != 0 || !strings.Contains(stdout, "tool names and arguments not checked: no agent file beside it names it; pass --agent FILE") {
+		t.Errorf("lint %s: exit %d:\n%s", lone, code, stdout)
+	}
+	// A malformed replay is unusable input, with its line.
+	_, stderr, code = runCmd(t, "", "lint", writeFile(t, dir, "args.yaml", "turns:\n  - calls:\n      - {name: x, args: [1]}\n"))
+	if code != exitUsage || !strings.Contains(stderr, "args.yaml:3:") || !strings.Contains(stderr, "want the arguments as a mapping") {
+		t.Errorf("lint of malformed arguments: exit %d, stderr %s", code, stderr)
+	}
+}

@@ -61,6 +61,7 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	root := newRootCmd(stdin, stdout, stderr)
 	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re))
+	setRootHelp(root)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -101,8 +102,10 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toolwire",
 		Short: "Correct tool-call loops for LLM agents",
-		Long: `toolwire checks, repairs, converts and renders the tool calls and tool
-results of LLM conversations, and scores tool definitions.
+		Long: `toolwire runs agents — a model, its tools and the loop between them, saved
+as sessions that survive a crash — and checks, repairs, converts and
+renders the tool calls and tool results of LLM conversations, and scores
+tool definitions.
 
 ` + exitCodeHelp(),
 		SilenceUsage:      true,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -12,11 +11,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire"
@@ -35,12 +32,12 @@ import (
 )
 
 func newRunCmd(e *env) *cobra.Command {
-	var modelFlag, baseURL, dump, db string
+	var modelFlag, baseURL, dump, db, record string
 	var logTurns bool
 	var maxTurns int
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--max-turns N] [--timeout D] [--dump DIR] AGENT QUESTION",
+		Use:   "run [--model PROVIDER:NAME|replay:FILE] [--base-url URL] [--max-turns N] [--timeout D] [--dump DIR] [--record FILE] AGENT QUESTION",
 		Short: "Run an agent: ask a model, run the tools it calls, until it answers",
 		Long: `run reads an agent definition file (YAML or JSON: system prompt, model,
 tools) and asks the model QUESTION, running the tools it calls and feeding
@@ -61,8 +58,12 @@ overrides the agent file's max_turns). --timeout D bounds each model call:
 D to wait for the provider's first byte, and D of silence while it
 streams (default 10 minutes and 5 minutes); a call that runs out is
 retried like a dropped connection, then fails the run.
+--record FILE writes the model's answers into the replay file FILE (YAML;
+a file already there keeps its other questions), so that --model
+replay:FILE runs the question again offline, with real tools.
 --dump DIR writes the exact body of every request sent to the model into
-DIR/SESSION/request-001.json, ...: a new folder per run, readable by you
+DIR/SESSION/request-001.json, ... (by turn; request-002-2.json is turn 2's
+retry): a new folder per run, readable by you
 only. Paths in the agent file are relative to it; one outside its folder
 gets a warning. Ctrl-C stops the run cleanly.
 
@@ -97,12 +98,13 @@ or the database cannot be reached (or kept failing through the retries);
 				return usageError("--timeout %s: want a positive duration, e.g. 90s or 5m", timeout)
 			}
 			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns, db: db,
-				maxTurns: maxTurns, timeout: timeout})
+				maxTurns: maxTurns, timeout: timeout, record: record})
 		},
 	}
 	cmd.Flags().StringVar(&modelFlag, "model", "", "the model: openai:NAME, openai-responses:NAME, anthropic:NAME, gemini:NAME or replay:FILE (default: the agent file's)")
 	cmd.Flags().StringVar(&baseURL, "base-url", "", "the API's base URL, for a compatible server or a proxy")
 	cmd.Flags().StringVar(&dump, "dump", "", "write the body of each request sent to the model into a new folder per run in `DIR`")
+	cmd.Flags().StringVar(&record, "record", "", "write the model's answers into the replay `FILE` (added to one already there), to run this question offline with --model replay:FILE")
 	cmd.Flags().BoolVar(&logTurns, "log", false, "also write the loop's structured log line for each turn to standard error")
 	cmd.Flags().IntVar(&maxTurns, "max-turns", 0, "stop after `N` model answers without a final one (default: the agent file's max_turns)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound each model call: `D` to the first byte and D of silence (e.g. 90s)")
@@ -117,6 +119,8 @@ type runOptions struct {
 	// timeout, when not 0, bounds each model call.
 	maxTurns int
 	timeout  time.Duration
+	// record, when set, is the replay file the run is recorded into.
+	record string
 	// db is where sessions are saved: a SQLite path, a postgres:// URL or
 	// a libpq key/value string.
 	db string
@@ -205,6 +209,9 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	}
 	var hooks []toolwire.Hook
 	var replayDump *dumpHook
+	if dumper != nil {
+		hooks = append(hooks, dumper) // to name each request after its turn
+	}
 	if rm, isReplay := model.(*replay.Model); isReplay && dumper != nil {
 		replayDump = &dumpHook{d: dumper, dialect: transcript.Dialect(rm.Dialect())}
 		hooks = append(hooks, replayDump)
@@ -218,9 +225,21 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if !ok {
 		limits = budget.Limits{}
 	}
+	window := limits.Window
+	if window == 0 {
+		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
+	}
+	p := newProgress(e.stdout, window)
+	defer p.stop()
+	hooks = append(hooks, p)
+	var rec *recorder
+	if o.record != "" {
+		rec = &recorder{}
+		hooks = append(hooks, rec)
+	}
 	logger := slog.New(slog.DiscardHandler)
 	if o.log {
-		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
+		logger = slog.New(slog.NewTextHandler(p.logWriter(e.stderr), nil))
 	}
 	if store == nil {
 		st, closeStore, err := openStore(ctx, e, o.db)
@@ -247,8 +266,6 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		return usageError("%s: %v", def.File, strings.TrimPrefix(err.Error(), "toolwire: "))
 	}
-	p := newPrinter(e.stdout)
-	defer p.stop()
 	if notice != "" {
 		p.line(notice)
 	}
@@ -257,13 +274,8 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		shown = "replay:" + name
 	}
 	p.line(fmt.Sprintf("agent %s (%s): model %s, %s rules, %d tools, at most %d turns", orName(def.Name, filepath.Base(def.File)), def.File, shown, dialectName(a), len(a.Tools()), turnsOf(def.MaxTurns)))
-	window := limits.Window
-	if window == 0 {
-		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
-	}
 	var res *toolwire.Result
 	var runErr error
-	turn := 0
 	var events iter.Seq2[toolwire.Event, error]
 	id := o.resume
 	if o.resume != "" {
@@ -287,40 +299,8 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 			runErr = err
 			break
 		}
-		switch ev := ev.(type) {
-		case toolwire.TextEvent:
-			if ev.Turn != turn {
-				turn = ev.Turn
-				p.line("")
-				p.line(fmt.Sprintf("── turn %d", turn))
-			}
-			p.text(ev.Text)
-		case toolwire.CallEvent:
-			if ev.Turn != turn {
-				turn = ev.Turn
-				p.line("")
-				p.line(fmt.Sprintf("── turn %d", turn))
-			}
-			approval := ""
-			if ev.Approval {
-				approval = "  (needs approval)"
-			}
-			p.line(fmt.Sprintf("→ %s %s  [%s]%s", ev.Call.Name, string(ev.Call.Input), ev.Call.ID, approval))
-			p.waiting("running " + ev.Call.Name)
-		case toolwire.ResultEvent:
-			p.line(fmt.Sprintf("← %s %s: %s", ev.Result.Name, ev.Result.Status, ev.Result.Text()))
-		case toolwire.TurnEvent:
-			r := ev.Report
-			if r.Turn != turn {
-				turn = r.Turn
-				p.line("")
-				p.line(fmt.Sprintf("── turn %d", turn))
-			}
-			p.line(fmt.Sprintf("   budget: %s of %s tokens in the history, %s left · shaped: %s · fitted: %s · model usage: %s in, %s out",
-				units.Count(r.Tokens), units.Count(window), units.Count(r.Headroom), yesNo(r.Truncated), yesNo(r.Fitted), units.Count(r.Usage.InputTokens), units.Count(r.Usage.OutputTokens)))
-			p.waiting("waiting for the model")
-		case toolwire.DoneEvent:
-			res = ev.Result
+		if done, ok := ev.(toolwire.DoneEvent); ok {
+			res = done.Result
 		}
 	}
 	p.stop()
@@ -331,6 +311,12 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		if err := replayDump.failed(); err != nil {
 			return &exitError{code: exitInternal, err: err}
 		}
+	}
+	if rec != nil {
+		if err := rec.write(o.record, o.question, string(a.Dialect()), limitsName); err != nil {
+			return usageError("%v", err)
+		}
+		p.line("recorded into " + o.record)
 	}
 	if res == nil {
 		if runErr == nil {
@@ -553,109 +539,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// printer writes the run as it happens: plain lines, and on a terminal a
-// spinner line while the loop waits, erased before the next output.
-type printer struct {
-	mu       sync.Mutex
-	w        io.Writer
-	tty      bool
-	midLine  bool // text was written without its newline
-	status   string
-	spinning bool
-	done     chan struct{}
-	wg       sync.WaitGroup
-}
-
-func newPrinter(w io.Writer) *printer {
-	p := &printer{w: w}
-	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
-		p.tty = true
-		p.done = make(chan struct{})
-		p.wg.Add(1)
-		go p.spin()
-	}
-	return p
-}
-
-var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
-func (p *printer) spin() {
-	defer p.wg.Done()
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for i := 0; ; i++ {
-		select {
-		case <-p.done:
-			return
-		case <-t.C:
-		}
-		p.mu.Lock()
-		if p.status != "" && !p.midLine {
-			fmt.Fprintf(p.w, "\r\033[K%s %s…", frames[i%len(frames)], p.status)
-			p.spinning = true
-		}
-		p.mu.Unlock()
-	}
-}
-
-// clear erases the spinner line; p.mu is held.
-func (p *printer) clear() {
-	if p.spinning {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.spinning = false
-	}
-	p.status = ""
-}
-
-func (p *printer) waiting(status string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty {
-		p.status = status
-	}
-}
-
-// text writes s, the model's text as it streams, without a newline.
-func (p *printer) text(s string) {
-	s = printable(s)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clear()
-	fmt.Fprint(p.w, s)
-	p.midLine = !strings.HasSuffix(s, "\n")
-}
-
-// line writes s and a newline. Like text, it shows the control
-// characters of s (a model's, a tool's, an agent file's) as escapes.
-func (p *printer) line(s string) {
-	s = printable(s)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clear()
-	if p.midLine {
-		fmt.Fprintln(p.w)
-		p.midLine = false
-	}
-	fmt.Fprintln(p.w, s)
-}
-
-// stop ends the spinner; it may be called twice.
-func (p *printer) stop() {
-	p.mu.Lock()
-	p.clear()
-	if p.midLine {
-		fmt.Fprintln(p.w)
-		p.midLine = false
-	}
-	done := p.done
-	p.done = nil
-	p.mu.Unlock()
-	if done != nil {
-		close(done)
-		p.wg.Wait()
-	}
 }
 
 // needsApproval is a tool whose calls wait for a person's approval (an

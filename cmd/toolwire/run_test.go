@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/open"
 )
 
@@ -315,5 +317,105 @@ func TestRunBounds(t *testing.T) {
 	stdout, stderr, code = runWith(t, nil, "run", "--model", "openai:gpt-4o", "--base-url", silent.URL, "--timeout", "200ms", agentFile, "hi")
 	if took := time.Since(began); code != exitEnv || took > 15*time.Second {
 		t.Errorf("run --timeout 200ms against a server that never answers: exit %d after %v, want 3 within seconds:\n%s%s", code, took, stdout, stderr)
+	}
+}
+
+// turnHeadings are the turn headings ("── turn 2") of run's and sessions
+// show's output.
+var turnHeadings = regexp.MustCompile(`(?m)^── turn (\d+)`)
+
+// One run is numbered alike by run, sessions show and the dump names:
+// turns from 1, as the user sees them, also for a model call that fails
+// (turn 2 here, answered 500 three times: the client's two retries), and
+// every request of a turn, retries included, is named after its turn.
+func TestTurnNumbering(t *testing.T) {
+	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
+	busy := &llmtest.Error{Kind: llm.Overloaded, Message: "busy", RetryAfter: time.Millisecond}
+	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}}},
+		llmtest.Turn{Error: busy}, llmtest.Turn{Error: busy}, llmtest.Turn{Error: busy})
+	db, dumps := tempDB(t), t.TempDir()
+	key := map[string]string{"OPENAI_API_KEY": "sk-test"}
+	stdout, stderr, code := runWith(t, key, "run", "--db", db, "--dump", dumps, "--model", "openai:gpt-4.1", "--base-url", srv.URL+"/v1", agentFile, "Weather in Paris?")
+	if code != exitEnv {
+		t.Fatalf("run: exit %d, want 3 (the provider kept failing):\n%s%s", code, stdout, stderr)
+	}
+	id := runIDs.FindString(stdout)
+	headings := func(out string) string {
+		var n []string
+		for _, m := range turnHeadings.FindAllStringSubmatch(out, -1) {
+			n = append(n, m[1])
+		}
+		return strings.Join(n, " ")
+	}
+	if got, want := headings(stdout), "1 2"; got != want {
+		t.Errorf("run numbers its turns %q, want %q:\n%s", got, want, stdout)
+	}
+	shown, stderr, code := runWith(t, nil, "sessions", "show", "--db", db, id)
+	if code != 0 {
+		t.Fatalf("sessions show: exit %d: %s", code, stderr)
+	}
+	if got, want := headings(shown), "1 2"; got != want {
+		t.Errorf("sessions show numbers the turns %q, want %q:\n%s", got, want, shown)
+	}
+	files, _ := filepath.Glob(filepath.Join(dumps, id, "*"))
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	if got, want := strings.Join(names, " "), "request-001.json request-002-2.json request-002-3.json request-002.json"; got != want {
+		t.Errorf("dumps = %s, want %s", got, want)
+	}
+}
+
+// transcriptOf is what a run's output shows of its conversation: each
+// turn's text, calls and results, and the answer, without the lines that
+// differ between a live run and its replay (the header, the budget and
+// usage lines, durations).
+func transcriptOf(stdout string) string {
+	_, body, _ := strings.Cut(stdout, "\n── turn 1")
+	var keep []string
+	for _, l := range strings.Split(durations.ReplaceAllString(body, ""), "\n") {
+		if strings.HasPrefix(l, "   budget:") || strings.Contains(l, "· usage:") || strings.HasPrefix(l, "recorded into ") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// run --record FILE writes a live run as a replay file; running it with
+// the replay model shows the same transcript. A second recording adds its
+// question to the file.
+func TestRunRecord(t *testing.T) {
+	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
+	srv := llmtest.NewServer(t,
+		llmtest.Turn{Text: "Let me look: ", Calls: []llmtest.Call{{ID: "call_live_1", Name: "get_weather", Args: `{"city": "Paris"}`}}},
+		llmtest.Turn{Text: "It is 11°C\nand rainy.  "},
+		llmtest.Turn{Calls: []llmtest.Call{{ID: "call_live_2", Name: "search_orders", Args: `{"status":"refunded"}`}}},
+		llmtest.Turn{Text: "866."})
+	key := map[string]string{"OPENAI_API_KEY": "sk-test"}
+	rec := filepath.Join(t.TempDir(), "recorded.yaml")
+	live, stderr, code := runWith(t, key, "run", "--record", rec, "--model", "openai:gpt-4.1", "--base-url", srv.URL+"/v1", agentFile, "Weather in Paris?")
+	if code != 0 {
+		t.Fatalf("run --record: exit %d:\n%s%s", code, live, stderr)
+	}
+	if want := "recorded into " + rec; !strings.Contains(live, want) {
+		t.Errorf("run --record does not say %q:\n%s", want, live)
+	}
+	replayed, stderr, code := runWith(t, nil, "run", "--model", "replay:"+rec, agentFile, "Weather in Paris?")
+	if code != 0 {
+		t.Fatalf("run --model replay:%s: exit %d:\n%s%s", rec, code, replayed, stderr)
+	}
+	if got, want := transcriptOf(replayed), transcriptOf(live); got != want || !strings.Contains(want, "call_live_1") {
+		t.Errorf("the replayed run shows\n%s\nthe live run showed\n%s", got, want)
+	}
+	// A second question is added to the file; the first stays.
+	if _, stderr, code := runWith(t, key, "run", "--record", rec, "--model", "openai:gpt-4.1", "--base-url", srv.URL+"/v1", agentFile, "Which orders were refunded?"); code != 0 {
+		t.Fatalf("second run --record: exit %d: %s", code, stderr)
+	}
+	for _, q := range []string{"Weather in Paris?", "Which orders were refunded?"} {
+		if out, stderr, code := runWith(t, nil, "run", "--model", "replay:"+rec, agentFile, q); code != 0 || !strings.Contains(out, "answer:") {
+			t.Errorf("replay of %q after two recordings: exit %d:\n%s%s", q, code, out, stderr)
+		}
 	}
 }

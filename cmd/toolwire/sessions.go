@@ -517,7 +517,9 @@ func printTrace(e *env, tr *session.Trace) {
 		calls[c.ID] = append(calls[c.ID], c)
 	}
 	var total llm.Usage
-	turn := 0
+	// Turns are numbered from 1 as run shows them: a model call belongs to
+	// the turn after the state it was made from, answered or not.
+	turn, turns := 0, 0
 	for _, st := range tr.Steps {
 		cp, err := toolwire.ParseCheckpoint(st.State)
 		if err != nil {
@@ -528,7 +530,7 @@ func printTrace(e *env, tr *session.Trace) {
 		head := fmt.Sprintf("step %d · %s · %s", st.Number, st.Created.UTC().Format("15:04:05.000"), t.Did)
 		switch t.Did {
 		case toolwire.CallModel:
-			turn = cp.State.Turn
+			turn = turns + 1
 			u := t.UsageOf()
 			total = total.Add(u)
 			head = fmt.Sprintf("\n── turn %d · %s · model call %s", turn, head, t.Duration().Round(time.Millisecond))
@@ -556,6 +558,7 @@ func printTrace(e *env, tr *session.Trace) {
 		for i := st.First; i < st.First+st.Messages && i < len(tr.Messages); i++ {
 			printMessage(w, i+1, tr.Messages[i], calls)
 		}
+		turns = cp.State.Turn
 		switch cp.State.Next.Kind {
 		case toolwire.AwaitApproval:
 			for _, pc := range cp.State.Next.Calls {
@@ -570,7 +573,7 @@ func printTrace(e *env, tr *session.Trace) {
 		}
 	}
 	printInFlight(w, toolwire.InFlightCalls(tr))
-	fmt.Fprintf(w, "\n%d turn(s) · usage: %s input tokens, %s output tokens", turn, units.Count(total.InputTokens), units.Count(total.OutputTokens))
+	fmt.Fprintf(w, "\n%d turn(s) · usage: %s input tokens, %s output tokens", turns, units.Count(total.InputTokens), units.Count(total.OutputTokens))
 	if len(tr.Results) > 0 {
 		var size int64
 		for _, r := range tr.Results {

@@ -3,9 +3,19 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mattn/go-isatty"
 )
+
+// isTerminal reports whether w is a terminal, where output may be
+// redrawn in place; a pipe, a file or a buffer is not.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
 
 // printable returns s safe to write to a terminal: every character a
 // terminal could act on is shown as a \uXXXX escape instead — the C0

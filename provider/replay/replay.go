@@ -250,8 +250,8 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Even
 		c := m.find(question)
 		if c == nil {
 			yield(nil, &llm.Error{Kind: llm.Invalid, Op: "replay", ProviderMessage: fmt.Sprintf(
-				"%s has no recorded turns for the question %q; it has turns for: %s (set an API key to ask a real model)",
-				m.file, question, quoteAll(m.Questions()))})
+				"%s has no recorded turns for the question %q; it has turns for %s (set an API key to ask a real model)",
+				m.file, question, someOf(m.Questions()))})
 			return
 		}
 		if answered >= len(c.Turns) {
@@ -322,12 +322,34 @@ func normalize(s string) string {
 	return strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
 }
 
-func quoteAll(qs []string) string {
-	out := make([]string, len(qs))
+// someOf names the recorded questions qs in a short list: the first
+// five, each cut to its first words, and how many more there are.
+func someOf(qs []string) string {
+	const shown, width = 5, 60
+	var out []string
 	for i, q := range qs {
-		out[i] = strconv.Quote(q)
+		if i == shown {
+			break
+		}
+		if q == "" {
+			q = "any question"
+		} else if r := []rune(q); len(r) > width {
+			cut := string(r[:width])
+			if sp := strings.LastIndexByte(cut, ' '); sp > 0 && r[width] != ' ' { // not in the middle of a word
+				cut = cut[:sp]
+			}
+			q = cut + "…"
+		}
+		out = append(out, strconv.Quote(q))
 	}
-	return strings.Join(out, ", ")
+	list := strings.Join(out, ", ")
+	if len(qs) > shown {
+		list += fmt.Sprintf(" and %d more", len(qs)-shown)
+	}
+	if len(qs) == 1 {
+		return "one question: " + list
+	}
+	return fmt.Sprintf("%d questions: %s", len(qs), list)
 }
 
 // pieces cuts text as a provider streams it: a few characters at a time.

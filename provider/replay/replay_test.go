@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -95,4 +96,28 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Generate: %v", err)
 		}
 	})
+}
+
+// Asked a question it has no turns for, the replay says which it has: a
+// short list, each question on its first words, and how many more.
+func TestReplayUnknownQuestion(t *testing.T) {
+	long := "Please compare every refunded order of the last quarter with the tickets opened about it and tell me which were late"
+	var b strings.Builder
+	b.WriteString("conversations:\n")
+	for _, q := range []string{"Weather in Paris?", long, "q3", "q4", "q5", "q6", "q7", "q8"} {
+		b.WriteString("  - question: " + q + "\n    turns: [{text: ok}]\n")
+	}
+	m, err := replay.Parse("r.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = llm.Generate(context.Background(), m, &llm.Request{Messages: []llm.Message{llm.User("What is the meaning of life?")}})
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		t.Fatalf("Generate(an unknown question) = %v, want an *llm.Error", err)
+	}
+	want := `r.yaml has no recorded turns for the question "What is the meaning of life?"; it has turns for 8 questions: "Weather in Paris?", "Please compare every refunded order of the last quarter with…", "q3", "q4", "q5" and 3 more (set an API key to ask a real model)`
+	if le.ProviderMessage != want {
+		t.Errorf("the replay says\n%s\nwant\n%s", le.ProviderMessage, want)
+	}
 }

@@ -497,9 +497,17 @@ func (b *Body) Convert(to transcript.Dialect) (*Converted, error) {
 	} else {
 		req := b.conversation()
 		fields, lost := b.c.extras()
-		if len(fields) > 0 {
-			warns = append(warns, provider.Warning{Message: fmt.Sprintf("not converted (set them for %s yourself): %s", to, strings.Join(fields, ", "))})
+		top := b.c.top()
+		opts, optWarns, rest := convertOptions(top, b.dialect, to)
+		for _, f := range fields {
+			if !slices.ContainsFunc(top, func(t topField) bool { return t.Key == f }) {
+				rest = append(rest, f) // a modeled field kept apart, as previous_response_id
+			}
 		}
+		if len(rest) > 0 {
+			warns = append(warns, provider.Warning{Message: fmt.Sprintf("not converted (set them for %s yourself): %s", to, strings.Join(rest, ", "))})
+		}
+		warns = append(warns, optWarns...)
 		for _, w := range lost {
 			warns = append(warns, provider.Warning{Path: w.Path, Message: "lost in conversion: " + w.Message})
 		}
@@ -514,6 +522,7 @@ func (b *Body) Convert(to transcript.Dialect) (*Converted, error) {
 		if nb, err = New(to, req, b.c.bare()); err != nil {
 			return nil, err
 		}
+		nb.c.addTop(opts)
 		var enc []provider.Warning
 		out, enc, err = nb.c.encode()
 		warns = append(warns, enc...)

@@ -59,6 +59,10 @@ type codecBody interface {
 	// extras names what the body holds beyond messages and tools: its other
 	// top-level fields and the unmodeled parts a conversion loses.
 	extras() (fields []string, lost []provider.Warning)
+	// top returns the top-level fields the codec does not model, in
+	// order; addTop appends such fields to the body.
+	top() []topField
+	addTop(fs []topField)
 	bare() bool
 	// bodyPath translates a path computed from the decoded llm form (as
 	// transcript computes them) into the path of the same value in the
@@ -180,6 +184,18 @@ func (b *Body) conversation() transcript.Request {
 	return r
 }
 
+// topOf returns the fields of a codec's Fields that have a value: those
+// the codec does not model.
+func topOf[F any](fields []F, conv func(F) topField) []topField {
+	var out []topField
+	for _, f := range fields {
+		if c := conv(f); c.Value != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // model returns the string value of a body's top-level "model" field, or
 // "" when it has none.
 func model[F any](fields []F, kv func(F) (string, []byte)) string {
@@ -211,6 +227,14 @@ func (b chatBody) extras() ([]string, []provider.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
+func (b chatBody) top() []topField {
+	return topOf(b.r.Fields, func(f openai.Field) topField { return topField(f) })
+}
+func (b chatBody) addTop(fs []topField) {
+	for _, f := range fs {
+		b.r.Fields = append(b.r.Fields, openai.Field(f))
+	}
+}
 func (b chatBody) fixWire()                 {}
 func (b chatBody) bare() bool               { return b.r.Bare }
 func (b chatBody) bodyPath(p string) string { return b.r.BodyPath(p) }
@@ -235,6 +259,14 @@ func (b responsesBody) extras() ([]string, []provider.Warning) {
 		keys = append(keys, "previous_response_id")
 	}
 	return keys, b.r.Unmodeled
+}
+func (b responsesBody) top() []topField {
+	return topOf(b.r.Fields, func(f openai.Field) topField { return topField(f) })
+}
+func (b responsesBody) addTop(fs []topField) {
+	for _, f := range fs {
+		b.r.Fields = append(b.r.Fields, openai.Field(f))
+	}
 }
 func (b responsesBody) fixWire()                 {}
 func (b responsesBody) bare() bool               { return b.r.Bare }
@@ -304,6 +336,14 @@ func (b anthropicBody) extras() ([]string, []provider.Warning) {
 	}
 	return keys, b.r.Unmodeled
 }
+func (b anthropicBody) top() []topField {
+	return topOf(b.r.Fields, func(f anthropic.Field) topField { return topField{f.Key, f.Value} })
+}
+func (b anthropicBody) addTop(fs []topField) {
+	for _, f := range fs {
+		b.r.Fields = append(b.r.Fields, anthropic.Field{Key: f.Key, Value: f.Value})
+	}
+}
 func (b anthropicBody) fixWire()                 { b.r.FixWire = true }
 func (b anthropicBody) bare() bool               { return b.r.Bare }
 func (b anthropicBody) bodyPath(p string) string { return b.r.BodyPath(p) }
@@ -331,6 +371,14 @@ func (b geminiBody) extras() ([]string, []provider.Warning) {
 		}
 	}
 	return keys, b.r.Unmodeled
+}
+func (b geminiBody) top() []topField {
+	return topOf(b.r.Fields, func(f gemini.Field) topField { return topField{f.Key, f.Value} })
+}
+func (b geminiBody) addTop(fs []topField) {
+	for _, f := range fs {
+		b.r.Fields = append(b.r.Fields, gemini.Field{Key: f.Key, Value: f.Value})
+	}
 }
 func (b geminiBody) fixWire()   { b.r.FixWire = true }
 func (b geminiBody) bare() bool { return b.r.Bare }
