@@ -233,7 +233,7 @@ func (c *Client) attempt(ctx context.Context, newReq func(ctx context.Context) (
 		if late {
 			err = fmt.Errorf("no response within %v", c.o.Timeout)
 		}
-		return nil, &llm.Error{Kind: llm.Transport, Op: c.op, Err: err}
+		return nil, &llm.Error{Kind: llm.Transport, Op: c.op, Err: transportError(err)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		data, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
