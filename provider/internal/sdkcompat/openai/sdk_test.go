@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
@@ -142,7 +144,7 @@ func TestSDKAcceptsOurBodies(t *testing.T) {
 		}
 		sdkRoundTrip(t, "chat", chat)
 		rs, _, err := tw.EncodeResponses(&tw.ResponsesRequest{Messages: codectest.FromAnthropic(), Fields: []tw.Field{{Key: "model", Value: []byte(`"gpt-5"`)}},
-			Tools: []llm.ToolSpec{{Name: "chart", Description: "Charts a series.", Parameters: json.RawMessage(`{"type":"object","properties":{"series":{"type":"string"}}}`)}}})
+			Tools: []llm.ToolSpec{{Name: "chart", Description: "Charts a series.", Parameters: jsontext.Value(`{"type":"object","properties":{"series":{"type":"string"}}}`)}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +209,7 @@ func TestDecodeSDKBodies(t *testing.T) {
 		want := []llm.Message{
 			llm.System("Be brief."),
 			{Role: llm.RoleUser, Parts: []llm.Part{llm.Text{Text: "What is this?"}, llm.Image{URL: "https://example.com/x.png"}}},
-			llm.Assistant(llm.ToolCall{ID: "call_1", Name: "look", Input: json.RawMessage(`{"q":"x"}`)}, llm.ToolCall{ID: "call_2", Name: "look", Input: json.RawMessage(`{"q":"y"}`)}),
+			llm.Assistant(llm.ToolCall{ID: "call_1", Name: "look", Input: jsontext.Value(`{"q":"x"}`)}, llm.ToolCall{ID: "call_2", Name: "look", Input: jsontext.Value(`{"q":"y"}`)}),
 			llm.Tool(
 				llm.ToolResult{CallID: "call_2", Name: "look", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "a cat"}}},
 				llm.ToolResult{CallID: "call_1", Name: "look", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "a dog"}}}),
@@ -253,7 +255,7 @@ func TestDecodeSDKBodies(t *testing.T) {
 		}
 		want := []llm.Message{
 			llm.User("Weather in Paris?"),
-			llm.Assistant(llm.ToolCall{ID: "call_w", Name: "weather", Input: json.RawMessage(`{"city":"Paris"}`), ItemID: "fc_1"}),
+			llm.Assistant(llm.ToolCall{ID: "call_w", Name: "weather", Input: jsontext.Value(`{"city":"Paris"}`), ItemID: "fc_1"}),
 			llm.Tool(llm.ToolResult{CallID: "call_w", Name: "weather", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "18C"}}}),
 		}
 		if !reflect.DeepEqual(r.Messages, want) {
