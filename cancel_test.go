@@ -209,3 +209,38 @@ func TestCancelledOutcomeRoundTrip(t *testing.T) {
 		t.Errorf("ParseInput(cancelled %q) = %v, want an error naming it", "later", err)
 	}
 }
+
+// cancelAtStart is a store that cancels the run just as the started
+// record of act is written, which then fails with the context's error.
+type cancelAtStart struct {
+	*memory.Store
+	cancel context.CancelFunc
+}
+
+func (c *cancelAtStart) Record(ctx context.Context, id string, v int64, calls ...session.Call) error {
+	for _, cl := range calls {
+		if cl.Tool == "act" && cl.Result == nil {
+			c.cancel()
+		}
+	}
+	return c.Store.Record(ctx, id, v, calls...)
+}
+
+// A run cancelled just as a call's start is recorded stops as cancelled,
+// not on the store's error: the call did not start, and runs on resume.
+func TestCancelAsStartIsRecorded(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(call("act", `{"n":1}`)), llmtest.Turn{Text: "Done."})
+	act := newActTool(tool.Level0, false)
+	store := memStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(act.tool()), Sessions: &cancelAtStart{Store: store, cancel: cancel}})
+	res, err := a.Run(ctx, "Act.")
+	if !errors.Is(err, toolwire.Cancelled) || act.runs.Load() != 0 {
+		t.Fatalf("Run = %v with act run %d times, want cancelled with act not run", err, act.runs.Load())
+	}
+	b, _ := newAgent(t, dialects(false)[0].new(t, srv), &toolwire.Config{Tools: registry(act.tool()), Sessions: store})
+	if res, err = b.Resume(context.Background(), res.Session, nil); err != nil || res.Answer != "Done." || act.runs.Load() != 1 {
+		t.Errorf("Resume = %+v, %v with act run %d times, want the answer with act run once", res, err, act.runs.Load())
+	}
+}

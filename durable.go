@@ -260,7 +260,11 @@ func (r *recorder) Start(ctx context.Context, a tool.Attempt) error {
 	c, v := r.call(a)
 	if err := r.rs.store.Record(ctx, r.rs.id, v, c); err != nil {
 		err = fmt.Errorf("toolwire: run: session %s: record call %s started: %w", r.rs.id, c.ID, err)
-		r.failed(err)
+		if ctx.Err() == nil {
+			// Not so for a cancelled run: its call did not start, and is
+			// left to run; nothing the session should hold is lost.
+			r.failed(err)
+		}
 		return err
 	}
 	return nil
