@@ -16,8 +16,11 @@ import (
 // stops. The error is nil exactly when the model answered; otherwise it
 // is a [*StopError] (errors.Is(err, toolwire.MaxTurns), ...) and the
 // Result says what the run gathered. Cancelling ctx stops the run
-// cleanly: running tools get cancelled results, and Result.State holds
-// every call answered, ready to be continued.
+// cleanly, as a crash would stop it but with nothing lost: a call cut
+// short follows [RecoveryOf] its tool's idempotency level (a level_2 or
+// level_1 call is left to run again, any other is answered interrupted),
+// a call not started yet is left to run, and Result.State is ready to be
+// continued.
 func (a *Agent) Run(ctx context.Context, question string) (*Result, error) {
 	return a.RunState(ctx, a.Start(question))
 }
@@ -88,8 +91,10 @@ func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func
 		return // a drive that begins with a model call begins its turn
 	}
 	for {
-		cancelled := ctx.Err() != nil
-		if st.Next.Kind == Done || st.Next.Kind == AwaitApproval || cancelled && st.Next.Kind == CallModel {
+		// A cancelled run stops before its next effect: a model call is
+		// made again, and calls not answered yet run, when it is
+		// continued (see RecoveryOf for those it cut short).
+		if st.Next.Kind == Done || st.Next.Kind == AwaitApproval || ctx.Err() != nil {
 			res, err := a.result(st, rs, lastErr, ctx.Err())
 			if res.Stop == Paused || res.Stop == Cancelled {
 				a.notify(ctx, InterruptEvent{Turn: st.Turn, Reason: res.Stop, Waiting: waiting(st)})
@@ -99,17 +104,14 @@ func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func
 			}
 			return
 		}
-		var in Input = Cancel{}
 		began := time.Now()
-		if !cancelled {
-			stopped := false
-			in = a.Perform(withTextSink(ctx, func(d TextEvent) bool {
-				stopped = !yield(d, nil)
-				return !stopped
-			}), st)
-			if stopped {
-				return
-			}
+		stopped := false
+		in := a.Perform(withTextSink(ctx, func(d TextEvent) bool {
+			stopped = !yield(d, nil)
+			return !stopped
+		}), st)
+		if stopped {
+			return
 		}
 		next, ch, err := a.Step(st, in)
 		if err != nil {
@@ -171,8 +173,6 @@ func (a *Agent) persist(ctx context.Context, rs *runSession, st, next *State, in
 		if err := rs.rec.takeErr(); err != nil {
 			return err
 		}
-	case Cancel:
-		tr.Did = didCancel
 	}
 	return rs.commit(ctx, next, ch.Appended, tr)
 }
@@ -197,6 +197,15 @@ func (a *Agent) result(st *State, rs *runSession, lastErr, cause error) (*Result
 	case CallModel:
 		res.Stop = Cancelled
 		res.Message = fmt.Sprintf("cancelled after %d turn(s); every call made is answered, and the run can be continued from its state", st.Turn)
+		return res, &StopError{Reason: Cancelled, Message: res.Message, Err: cause}
+	case RunTools:
+		var names []string
+		for _, i := range st.Next.Runnable(true) {
+			c := st.Next.Calls[i].Call
+			names = append(names, c.Name+" ("+c.ID+")")
+		}
+		res.Stop = Cancelled
+		res.Message = fmt.Sprintf("cancelled in turn %d before %s finished; resuming the run runs them (read-only and idempotent tools again, as after a crash)", st.Turn, strings.Join(names, ", "))
 		return res, &StopError{Reason: Cancelled, Message: res.Message, Err: cause}
 	}
 	stop := st.Next.Stop

@@ -57,7 +57,6 @@ type StepTrace struct {
 const (
 	didStart  EffectKind = "start"
 	didResume EffectKind = "resume"
-	didCancel EffectKind = "cancel"
 )
 
 type checkpointJSON struct {
@@ -198,7 +197,7 @@ func (a *Agent) attach(ctx context.Context, st *State) (*runSession, error) {
 		added = st.Messages[n:]
 	}
 	rs := &runSession{store: a.cfg.Sessions, id: st.ID, version: snap.Session.Version, step: snap.Session.Step}
-	rs.rec = &recorder{rs: rs, before: attempts(snap.Calls)}
+	rs.rec = &recorder{rs: rs, before: attempts(st, snap.Calls)}
 	if err := rs.commit(ctx, st, added, StepTrace{Did: didResume}); err != nil {
 		return nil, err
 	}
@@ -261,14 +260,24 @@ func (r *recorder) Start(ctx context.Context, a tool.Attempt) error {
 	c, v := r.call(a)
 	if err := r.rs.store.Record(ctx, r.rs.id, v, c); err != nil {
 		err = fmt.Errorf("toolwire: run: session %s: record call %s started: %w", r.rs.id, c.ID, err)
-		r.failed(err)
+		if ctx.Err() == nil {
+			// Not so for a cancelled run: its call did not start, and is
+			// left to run; nothing the session should hold is lost.
+			r.failed(err)
+		}
 		return err
 	}
 	return nil
 }
 
-// Finish writes the finished record once the attempt returned.
+// Finish writes the finished record once the attempt returned. An
+// attempt that a cancelled run cut short has no result to record: its
+// record stays started, as a crash would leave it, and the step says
+// what the call becomes ([RecoveryOf]).
 func (r *recorder) Finish(ctx context.Context, a tool.Attempt, res llm.ToolResult, d time.Duration) {
+	if a.Cut {
+		return
+	}
 	c, v := r.call(a)
 	c.Result, c.Duration = &res, d
 	if err := r.rs.store.Record(ctx, r.rs.id, v, c); err != nil {

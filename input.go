@@ -46,11 +46,14 @@ type ToolsOutcome struct {
 	Outcomes []tool.Outcome
 }
 
-// Cancel is the input of a run whose context ended: the calls of the
-// turn not answered yet are answered "cancelled" (they never ran), so
-// that the history stays whole, and the state wants the next model call.
-// Step takes it in any state; on a model call or a finished run it
-// changes nothing.
+// Cancel abandons the calls of the turn not answered yet: they are
+// answered "cancelled" (they never ran), so that the history stays
+// whole, and the state wants the next model call. It is for a program
+// that drives the loop itself and gives up on a turn's calls; the driver
+// ([Agent.Continue]) does not use it: a run whose context ends stops
+// before its next effect, and the calls it cut short follow
+// [RecoveryOf]. Step takes Cancel in any state; on a model call or a
+// finished run it changes nothing.
 type Cancel struct{}
 
 // Retry asks the model again after a run ended on a model failure
@@ -118,6 +121,8 @@ type callJSON struct {
 	Envelope   jsontext.Value `json:"envelope"`
 	DurationNS int64          `json:"duration_ns,omitzero"`
 	Shaping    *shapingJSON   `json:"shaping,omitzero"`
+	// Cancelled: how the run's cancellation kept the call from finishing.
+	Cancelled tool.Cancellation `json:"cancelled,omitzero"`
 }
 
 type shapingJSON struct {
@@ -161,7 +166,7 @@ func MarshalInput(in Input) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("toolwire: encode input: calls.%d.envelope: %w", i, err)
 			}
-			out.Calls[i] = callJSON{Envelope: env, DurationNS: int64(o.Envelope.Meta.Duration), Shaping: encodeShaping(o.Shaping)}
+			out.Calls[i] = callJSON{Envelope: env, DurationNS: int64(o.Envelope.Meta.Duration), Shaping: encodeShaping(o.Shaping), Cancelled: o.Cancelled}
 		}
 		if len(results) > 0 {
 			out.Results = &llm.Conversation{Messages: []llm.Message{llm.Tool(results...)}}
@@ -225,7 +230,12 @@ func ParseInput(b []byte) (Input, error) {
 				return nil, fmt.Errorf("toolwire: decode input: calls.%d.envelope: %w", i, err)
 			}
 			env.Meta.Duration = time.Duration(c.DurationNS)
-			o.Outcomes[i] = tool.Outcome{Result: results[i], Envelope: env, Shaping: decodeShaping(c.Shaping)}
+			switch c.Cancelled {
+			case "", tool.CancelledBeforeStart, tool.CancelledWhileRunning:
+			default:
+				return nil, fmt.Errorf("toolwire: decode input: calls.%d.cancelled %q is not %s or %s", i, c.Cancelled, tool.CancelledBeforeStart, tool.CancelledWhileRunning)
+			}
+			o.Outcomes[i] = tool.Outcome{Result: results[i], Envelope: env, Shaping: decodeShaping(c.Shaping), Cancelled: c.Cancelled}
 		}
 		return o, nil
 	case inputDecisions:

@@ -136,7 +136,7 @@ func (a *Agent) resume(ctx context.Context, id string, d *Decisions) (*State, *r
 		return nil, nil, err
 	}
 	rs := &runSession{store: a.cfg.Sessions, id: id, version: snap.Session.Version, step: snap.Session.Step}
-	rs.rec = &recorder{rs: rs, before: attempts(snap.Calls)}
+	rs.rec = &recorder{rs: rs, before: attempts(next, snap.Calls)}
 	// The point of no return: a second process resuming from the same
 	// version now gets a conflict instead of running the same calls.
 	if err := rs.commit(ctx, next, ch.Appended, StepTrace{Did: didResume}); err != nil {
@@ -152,8 +152,11 @@ func (a *Agent) resume(ctx context.Context, id string, d *Decisions) (*State, *r
 // started and never finished is left to run again if its tool is
 // level_2, or level_1 with its stored idempotency key, and answered
 // interrupted if its tool is level_0 (or declares no level) — it never
-// runs twice; a call that never started is left to run. The state's
-// messages, once the remaining calls are answered, pass transcript.Check.
+// runs twice; a call that never started is left to run ([RecoveryOf]).
+// A run whose context was cancelled (Ctrl-C) applied the same rule to
+// its calls before it stopped, so it resumes as a crashed one does. The
+// state's messages, once the remaining calls are answered, pass
+// transcript.Check.
 func (a *Agent) Recover(ctx context.Context, sessionID string) (*State, error) {
 	st, _, err := a.recoverSnapshot(ctx, sessionID)
 	return st, err
@@ -217,8 +220,8 @@ func recoverCalls(st *State, records []session.Call) {
 	}
 }
 
-// interrupted answers a level-0 call that started and whose outcome the
-// crash hid.
+// interrupted answers a level-0 call that started and whose outcome a
+// crash or the run's cancellation hid.
 func interrupted(c llm.ToolCall) llm.ToolResult {
 	env := toolresult.Failure(toolresult.Interrupted, "the run stopped while this call was running, so its outcome is unknown: it may or may not have taken effect; it was not run again")
 	env.Summary = c.Name + " was interrupted: its outcome is unknown"
@@ -226,9 +229,16 @@ func interrupted(c llm.ToolCall) llm.ToolResult {
 	return env.Result(c.ID, c.Name)
 }
 
-// attempts counts the recorded attempts of each call.
-func attempts(records []session.Call) map[string]int {
+// attempts counts the recorded attempts of each call: those of records,
+// the latest step's, and those that a cancelled run cut short in an
+// earlier step, which st holds ([PendingCall].Attempts).
+func attempts(st *State, records []session.Call) map[string]int {
 	out := map[string]int{}
+	for _, pc := range st.Next.Calls {
+		if pc.Attempts > 0 {
+			out[pc.Call.ID] = pc.Attempts
+		}
+	}
 	for _, c := range records {
 		out[c.ID] = max(out[c.ID], c.Attempt)
 	}

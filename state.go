@@ -158,6 +158,11 @@ type PendingCall struct {
 	// Call.Input, and the result tells the model the arguments it ran
 	// with.
 	Decision *Decision
+	// Attempts counts the attempts of the call that a cancelled run
+	// started and cut short, when the call is left to run again: the
+	// write-ahead records of its next attempt are numbered after them.
+	// 0 for a call that has not run.
+	Attempts int
 }
 
 // StopReason says why a run ended.
@@ -291,6 +296,8 @@ type pendingJSON struct {
 	// call's arguments are in the call message.
 	Decision DecisionKind `json:"decision,omitzero"`
 	Reason   string       `json:"reason,omitzero"`
+	// Attempts: the attempts a cancelled run cut short.
+	Attempts int `json:"attempts,omitzero"`
 }
 
 var jsonOpts = json.JoinOptions(json.Deterministic(true), jsontext.EscapeForHTML(false))
@@ -312,7 +319,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 		res := llm.Message{Role: llm.RoleTool}
 		for _, pc := range s.Next.Calls {
 			call.Parts = append(call.Parts, pc.Call)
-			pj := pendingJSON{Key: pc.Key, Approval: pc.Approval}
+			pj := pendingJSON{Key: pc.Key, Approval: pc.Approval, Attempts: pc.Attempts}
 			if pc.Decision != nil {
 				pj.Decision, pj.Reason = pc.Decision.Kind, pc.Decision.Reason
 			}
@@ -384,7 +391,10 @@ func (s *State) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("toolwire: decode state: next.calls has %d entries for %d calls", n, len(calls))
 		}
 		for i, pj := range in.Next.Calls {
-			pc := PendingCall{Call: calls[i], Key: pj.Key, Approval: pj.Approval}
+			if pj.Attempts < 0 {
+				return fmt.Errorf("toolwire: decode state: next.calls.%d.attempts is %d; want 0 or more", i, pj.Attempts)
+			}
+			pc := PendingCall{Call: calls[i], Key: pj.Key, Approval: pj.Approval, Attempts: pj.Attempts}
 			switch pj.Decision {
 			case "":
 			case Approved, Rejected, Edited:

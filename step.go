@@ -361,9 +361,14 @@ func (a *Agent) afterTools(n *State, run []int, outcomes []tool.Outcome, ch *Cha
 	if n.turn.ran == nil {
 		n.turn.ran = map[string]tool.Outcome{}
 	}
+	left := false // a call the run's cancellation left to run again
 	for k, i := range run {
 		pc := &n.Next.Calls[i]
 		o := outcomes[k]
+		if o.Cancelled != "" {
+			left = a.afterCancelled(pc, o) || left
+			continue
+		}
 		n.turn.ran[pc.Call.ID] = o
 		env := o.Envelope
 		var nudges []string
@@ -411,12 +416,34 @@ func (a *Agent) afterTools(n *State, run []int, outcomes []tool.Outcome, ch *Cha
 		pc.Result = &r
 	}
 	n.Guard.Calls = append(n.Guard.Calls, records...)
+	if left {
+		return // the state still wants the calls run: continuing it runs them
+	}
 	if len(n.Next.Runnable(true)) > 0 {
 		n.Next.Kind = AwaitApproval // the calls that need a person's decision
 		n.Next.Room = 0
 		return
 	}
 	a.endTurn(n, repeated, ch)
+}
+
+// afterCancelled decides what a call becomes that the run's
+// cancellation kept from finishing (o.Cancelled), as resuming after a
+// crash would ([RecoveryOf]): a call that never started, or whose tool
+// may run again (level_2; level_1, with its key, which pc.Key holds), is
+// left unanswered, to run when the run is continued; a call of any
+// other tool that started is answered interrupted, and never runs again.
+// It reports whether the call was left to run.
+func (a *Agent) afterCancelled(pc *PendingCall, o tool.Outcome) bool {
+	if o.Cancelled == tool.CancelledWhileRunning {
+		if RecoveryOf(a.level[pc.Call.Name]) == MarkInterrupted {
+			r := interrupted(pc.Call)
+			pc.Result = &r
+			return false
+		}
+		pc.Attempts += max(1, o.Envelope.Meta.Attempts)
+	}
+	return true
 }
 
 // endTurn appends the tool message with every call's result, in call

@@ -215,7 +215,30 @@ type Outcome struct {
 	Envelope toolresult.Envelope
 	// Shaping says what the shaper did; nil when nothing was shaped.
 	Shaping *toolresult.Report
+	// Cancelled says whether the cancellation of the context the call
+	// ran under kept it from finishing, and whether it had started; ""
+	// when it did not (the result is then what the call gave). The
+	// Result of a cancelled call is an error of type cancelled.
+	Cancelled Cancellation
 }
+
+// A Cancellation says how the cancellation of a run's context met a
+// call that it kept from finishing: before its tool started, or while
+// it ran. The executor reports it; what the call becomes (run again,
+// answered) is the caller's decision.
+type Cancellation string
+
+// The cancellations.
+const (
+	// CancelledBeforeStart: the tool never ran (the context was done
+	// before the call's turn came, while its approval was asked, or as
+	// its start was recorded). Nothing took effect.
+	CancelledBeforeStart Cancellation = "before_start"
+	// CancelledWhileRunning: an attempt had started and did not finish:
+	// the tool returned the context's error, or ignored it and was no
+	// longer waited for. Whether it took effect is unknown.
+	CancelledWhileRunning Cancellation = "while_running"
+)
 
 // Results returns the results of outcomes, in order.
 func Results(outcomes []Outcome) []llm.ToolResult {
@@ -320,9 +343,11 @@ func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int
 	if !shaped {
 		out = Outcome{Result: parsed.Result(call.ID, call.Name), Envelope: env}
 	}
+	out.Cancelled = rec.cancelled
 	if last := rec.last; last != nil {
 		// The last attempt's finished record holds the result exactly as
 		// the model reads it; it is written even when ctx is done.
+		last.at.Cut = rec.cancelled == CancelledWhileRunning
 		last.rec.Finish(context.WithoutCancel(ctx), last.at, out.Result, time.Since(last.start))
 	}
 	return out
@@ -340,7 +365,9 @@ type Recorder interface {
 	// Finish is called once for every attempt that Start let run, with
 	// its result and how long it ran: for the call's last attempt, the
 	// result exactly as the model reads it (shaped); for an attempt that
-	// is retried, the result of that attempt.
+	// is retried, the result of that attempt. An attempt that the
+	// cancellation of ctx cut short has a.Cut set: its result only says
+	// so, and whether it took effect is unknown.
 	Finish(ctx context.Context, a Attempt, r llm.ToolResult, d time.Duration)
 }
 
@@ -354,6 +381,10 @@ type Attempt struct {
 	Key string
 	// Number counts the call's attempts in this run, from 1.
 	Number int
+	// Cut is set, at Finish, when the cancellation of the context cut the
+	// attempt short: it started and did not finish
+	// ([CancelledWhileRunning]).
+	Cut bool
 }
 
 type recorderKey struct{}
@@ -366,12 +397,14 @@ func WithRecorder(ctx context.Context, r Recorder) context.Context {
 	return context.WithValue(ctx, recorderKey{}, r)
 }
 
-// recording is what one call's records left for the caller: the attempt
-// whose finished record waits for the shaped result, and the time spent
-// writing records, which is not the call's.
+// recording is what one call left for the caller besides its envelope:
+// the attempt whose finished record waits for the shaped result, the
+// time spent writing records, which is not the call's, and whether the
+// cancellation of the context kept the call from finishing.
 type recording struct {
-	last  *lastAttempt
-	spent time.Duration
+	last      *lastAttempt
+	spent     time.Duration
+	cancelled Cancellation
 }
 
 // lastAttempt is the attempt whose finished record waits for the call's
@@ -425,6 +458,7 @@ func (e *Executor) Close(ctx context.Context) error {
 func (e *Executor) call(ctx context.Context, call llm.ToolCall, budget int, rec *recording) (env toolresult.Envelope, doc *toolresult.JSON, known bool) {
 	ent := e.reg.entry(call.Name)
 	if err := ctx.Err(); err != nil {
+		rec.cancelled = CancelledBeforeStart
 		return notRun(toolresult.Cancelled, call, "the call was cancelled before it started"), nil, ent != nil
 	}
 	if ent == nil {
@@ -455,6 +489,9 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 			return env, nil
 		}
 		if env, ok := e.approve(ctx, spec, call, args, brief); !ok {
+			if env.Error != nil && env.Error.Type == toolresult.Cancelled {
+				out.cancelled = CancelledBeforeStart
+			}
 			env.Meta.Repaired = repaired
 			return env, nil
 		}
@@ -483,13 +520,22 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 			t := time.Now()
 			err := rec.Start(ctx, at)
 			out.spent += time.Since(t)
+			if err != nil && ctx.Err() != nil {
+				env = notRun(toolresult.Cancelled, call, "the call was cancelled before it started")
+				out.cancelled = CancelledBeforeStart
+				break
+			}
 			if err != nil {
 				env = toolresult.Failure(toolresult.InternalError, "the call could not be recorded before it ran, so it did not run ("+shortMessage(err.Error(), "unknown error")+")")
 				break
 			}
 		}
 		start := time.Now()
-		env = e.attempt(ctx, ent, ci, &p, timeout, level)
+		var cut bool
+		env, cut = e.attempt(ctx, ent, ci, &p, timeout, level)
+		if cut {
+			out.cancelled = CancelledWhileRunning
+		}
 		env.Meta.Attempts = attempt
 		final := env.Status != llm.StatusError || env.Error == nil || !env.Error.Retryable ||
 			attempt >= maxAttempts || ctx.Err() != nil
@@ -563,7 +609,8 @@ func (c *plainCall) result() (toolresult.Envelope, error) { return c.env, nil }
 // attempt runs the tool once with its own deadline, recovering panics. If
 // the tool does not return within Grace after its context is done, the
 // executor stops waiting and reports a timeout or cancellation whose
-// outcome is unknown.
+// outcome is unknown. cut reports that the cancellation of ctx cut the
+// attempt short ([CancelledWhileRunning]).
 //
 // A [Func] tool's arguments are decoded, and its result encoded, here on
 // the caller's goroutine when its types run no code of their own (see
@@ -571,7 +618,7 @@ func (c *plainCall) result() (toolresult.Envelope, error) { return c.env, nil }
 // does not need to grow its stack for encoding/json. Every attempt is a
 // [bound], so that the goroutine (see run) makes one call with a small
 // frame: growing its stack would cost more than a fast tool does.
-func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prepared, timeout time.Duration, level Idempotency) toolresult.Envelope {
+func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prepared, timeout time.Duration, level Idempotency) (env toolresult.Envelope, cut bool) {
 	r := &attemptRun{ci: ci, done: make(chan struct{})}
 	if bt, ok := ent.tool.(binder); ok {
 		r.b, r.err = e.bind(bt, &r.ci, p)
@@ -581,7 +628,7 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 		r.b = &r.plain
 	}
 	if r.err != nil {
-		return envelopeFor(r.err)
+		return envelopeFor(r.err), false
 	}
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, callInfoKey{}, &r.ci), timeout)
 	defer cancel()
@@ -601,8 +648,7 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 			}
 			e.abandoned.Add(1)
 			e.cfg.Logger.Warn("tool ignored cancellation; no longer waiting for it", "tool", ci.Name, "call_id", ci.ID, "grace", e.cfg.Grace)
-			var env toolresult.Envelope
-			if ctx.Err() != nil {
+			if cut = ctx.Err() != nil; cut {
 				env = toolresult.Failure(toolresult.Cancelled, "the call was cancelled and the tool did not stop; its outcome is unknown")
 			} else {
 				env = toolresult.Failure(toolresult.Timeout, fmt.Sprintf("the tool did not finish within %v and did not stop; its outcome is unknown", timeout))
@@ -610,10 +656,9 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 			if level != Level1 && level != Level2 {
 				env.Error.Retryable = false
 			}
-			return env
+			return env, cut
 		}
 	}
-	var env toolresult.Envelope
 	if r.err == nil {
 		env, r.err = e.result(r.b, &r.ci)
 	}
@@ -622,12 +667,13 @@ func (e *Executor) attempt(ctx context.Context, ent *entry, ci CallInfo, p *prep
 		switch {
 		case ctx.Err() != nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)):
 			env = toolresult.Failure(toolresult.Cancelled, "the call was cancelled before it finished")
+			cut = true
 		case env.Error.Type == toolresult.Timeout && actx.Err() != nil:
 			env.Error.Message = fmt.Sprintf("the tool did not finish within %v", timeout)
 			env.Summary = env.Error.Message
 		}
 	}
-	return env
+	return env, cut
 }
 
 // run is an attempt's goroutine: it runs the tool, recovering a panic,

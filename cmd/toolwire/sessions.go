@@ -307,7 +307,7 @@ func newResumeCmd(e *env) *cobra.Command {
 	var approve, reject, reasons, edit, args []string
 	cmd := &cobra.Command{
 		Use:   "resume ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] [\"new message\"]",
-		Short: "Continue a saved session: after a pause for approval, a model error, or a crash",
+		Short: "Continue a saved session: after a pause for approval, a model error, a crash or Ctrl-C",
 		Long: `resume continues the session ID saved in --db, with the agent file it
 was run with (--agent overrides it) and the model, base URL and options
 (--timeout, --max-turns) it was run with: --model and --base-url override
@@ -324,10 +324,11 @@ A session that ended on a failed model call (an outage or a rate limit
 past the client's retries) makes that call again; one that ended otherwise
 needs a new message.
 
-A session that a crash left running is recovered first: a call that
-finished keeps its stored result; one that started and never finished runs
-again if its tool is level_2, again with its stored idempotency key if
-level_1, and is answered interrupted if level_0 (it never runs twice).
+A session that a crash (kill -9) or Ctrl-C left running is recovered first,
+by one rule: a call that finished keeps its result; one that never started
+runs; one that started and never finished runs again if its tool is
+level_2, again with its stored idempotency key if level_1, and is answered
+interrupted if level_0 (it never runs twice).
 
 Of two processes resuming the same session at once, one goes on and the
 other stops with a conflict error.
