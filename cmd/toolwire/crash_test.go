@@ -33,6 +33,12 @@ const childVar = "TOOLWIRE_TEST_CLI_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childVar) == "1" {
+		f, err := parseFaults(os.Getenv(killVar))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "toolwire: %s: %v\n", killVar, err)
+			os.Exit(exitUsage)
+		}
+		testHook = f.wrap
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

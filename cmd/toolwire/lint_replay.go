@@ -11,8 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/examples/agent"
-	"github.com/toolwire/toolwire/internal/agentfile"
 	"github.com/toolwire/toolwire/internal/docfile"
 	"github.com/toolwire/toolwire/internal/names"
 	"github.com/toolwire/toolwire/provider/replay"
@@ -55,14 +55,14 @@ func replayAgents(file, agentFlag string) (*agentTools, error) {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			ext := filepath.Ext(e.Name())
-			if e.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") || resolve(filepath.Join(dir, e.Name())) == resolve(file) {
+			if e.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") || realPath(filepath.Join(dir, e.Name())) == realPath(file) {
 				continue
 			}
 			def, err := agentfile.Load(filepath.Join(dir, e.Name()))
 			if err != nil {
 				continue // not an agent file
 			}
-			if slices.ContainsFunc(def.Files, func(f agentfile.FileRef) bool { return f.What == "replay" && resolve(f.Path) == resolve(file) }) {
+			if slices.ContainsFunc(def.Files, func(f agentfile.FileRef) bool { return f.What == "replay" && realPath(f.Path) == realPath(file) }) {
 				defs = append(defs, def)
 			}
 		}
@@ -72,9 +72,9 @@ func replayAgents(file, agentFlag string) (*agentTools, error) {
 	}
 	at := &agentTools{specs: map[string]tool.Spec{}}
 	for _, def := range defs {
-		reg, err := buildTools(def, agent.NewSet(nil))
+		reg, err := def.Registry(&agentfile.Options{Tools: agent.NewSet(nil).Registry(), AllowOutside: true})
 		if err != nil {
-			return nil, err
+			return nil, usageError("%s", err)
 		}
 		for _, s := range reg.Specs() {
 			at.specs[s.Name] = s
@@ -225,4 +225,16 @@ func writeReplayText(w io.Writer, name string, f *replay.File, tools *agentTools
 		fmt.Fprintln(w, "  no problems")
 	}
 	fmt.Fprintln(w)
+}
+
+// realPath is the absolute path p names, its links followed when it
+// exists.
+func realPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,18 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire"
-	"github.com/toolwire/toolwire/budget"
-	"github.com/toolwire/toolwire/examples/agent"
-	"github.com/toolwire/toolwire/internal/agentfile"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/provider"
-	"github.com/toolwire/toolwire/provider/open"
-	"github.com/toolwire/toolwire/provider/replay"
 	"github.com/toolwire/toolwire/session"
-	"github.com/toolwire/toolwire/tool"
-	"github.com/toolwire/toolwire/toolresult"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 func newRunCmd(e *env) *cobra.Command {
@@ -138,109 +127,38 @@ var keyVars = map[string][]string{
 	"gemini":           {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 }
 
+// runAgent runs (or, with o.resume, resumes) the agent of o.agent and
+// prints what happens.
 func runAgent(ctx context.Context, e *env, o runOptions) error {
-	faults, err := parseFaults(e.env(killVar))
-	if err != nil {
-		return usageError("%s: %v", killVar, err)
-	}
 	var store session.Store
 	if o.resume != "" {
-		// The session names its agent file; the store is opened first.
-		st, closeStore, err := openStore(ctx, e, o.db)
+		// The session names its agent file: the store is opened first.
+		st, closeStore, err := openResumed(ctx, e, &o)
 		if err != nil {
 			return err
 		}
 		defer closeStore()
 		store = st
-		snap, err := store.Load(ctx, o.resume)
-		if err != nil {
-			return storeError(o.db, err)
-		}
-		o = o.withStored(snap.Session.Model)
-		if o.agent == "" {
-			if o.agent = snap.Session.Agent; o.agent == "" {
-				return usageError("session %s names no agent file; pass --agent FILE", o.resume)
-			}
-		}
 	}
-	def, err := agentfile.Load(o.agent)
-	if err != nil {
-		return usageError("%s", strings.TrimPrefix(err.Error(), "agent file: "))
-	}
-	for _, w := range outsideWarnings(def) {
-		fmt.Fprintf(e.stderr, "toolwire: warning: %s\n", printable(w))
-	}
-	if o.resume == "" && strings.TrimSpace(o.question) == "" {
-		return usageError("the question is empty; ask something, e.g. %q", "北京今天适合穿什么衣服")
-	}
-	spec, explicit := o.model, o.model != ""
-	if spec == "" {
-		spec = def.Model
-	}
-	if spec == "" {
-		return usageError("%s names no model and --model is not given; pass e.g. --model openai:gpt-4o-mini", def.File)
-	}
-	prov, name, _ := strings.Cut(spec, ":")
-	if name == "" {
-		return usageError("--model %q: want PROVIDER:NAME (openai:gpt-4o-mini, openai-responses:gpt-5, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash) or replay:FILE", spec)
-	}
-	var notice string
-	if vars, ok := keyVars[prov]; ok && o.baseURL == "" && keyOf(e, vars) == "" {
-		switch {
-		case !explicit && def.Replay != "":
-			notice = fmt.Sprintf("toolwire: %s is not set, so this run replays the recorded model turns of %s (real tools, real shaping, real checks)", vars[0], def.Replay)
-			prov, name = "replay", def.Replay
-		default:
-			return usageError("%s is not set: set it to your %s API key, or run with --model replay:FILE", strings.Join(vars, " or "), prov)
-		}
-	}
-	var httpClient *http.Client
-	var dumper *dumpTransport
-	if o.dump != "" {
-		if err := os.MkdirAll(o.dump, 0o700); err != nil {
-			return usageError("--dump %s: %v", o.dump, err)
-		}
-		dumper = &dumpTransport{base: http.DefaultTransport}
-		httpClient = &http.Client{Transport: dumper}
-	}
-	model, limitsName, err := newModel(e, prov, name, &provider.Options{BaseURL: o.baseURL, HTTPClient: httpClient, Timeout: o.timeout, IdleTimeout: o.timeout})
+	def, err := loadAgent(e, o)
 	if err != nil {
 		return err
 	}
-	var hooks []toolwire.Hook
-	var replayDump *dumpHook
-	if dumper != nil {
-		hooks = append(hooks, dumper) // to name each request after its turn
-	}
-	if rm, isReplay := model.(*replay.Model); isReplay && dumper != nil {
-		replayDump = &dumpHook{d: dumper, dialect: transcript.Dialect(rm.Dialect())}
-		hooks = append(hooks, replayDump)
-	}
-	set := agent.NewSet(&agent.Options{Ledger: e.env("TOOLWIRE_LEDGER")})
-	reg, err := buildTools(def, set)
+	m, err := chooseModel(e, def, o)
 	if err != nil {
 		return err
 	}
-	limits, ok := budget.DefaultTable().Lookup(limitsName)
-	if !ok {
-		limits = budget.Limits{}
+	dumper, err := newDumper(o.dump)
+	if err != nil {
+		return err
 	}
-	window := limits.Window
-	if window == 0 {
-		window = (*toolwire.Config)(nil).WithDefaults().Limits.Window
+	model, cfg, err := def.Build(buildOptions(e, o, m, dumper))
+	if err != nil {
+		return buildError(m, err)
 	}
-	p := newProgress(e.stdout, window)
+	cfg.SessionModel = o.sessionModel(m.spec)
+	p := newProgress(e.stdout, cfg.WithDefaults().Limits.Window)
 	defer p.stop()
-	hooks = append(hooks, p)
-	var rec *recorder
-	if o.record != "" {
-		rec = &recorder{}
-		hooks = append(hooks, rec)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	if o.log {
-		logger = slog.New(slog.NewTextHandler(p.logWriter(e.stderr), nil))
-	}
 	if store == nil {
 		st, closeStore, err := openStore(ctx, e, o.db)
 		if err != nil {
@@ -249,42 +167,15 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		defer closeStore()
 		store = st
 	}
-	model, store = faults.wrap(model, store)
-	agentPath, _ := filepath.Abs(def.File)
-	if o.maxTurns > 0 {
-		def.MaxTurns = o.maxTurns
-	}
-	cfg := &toolwire.Config{System: def.System, Tools: reg, MaxTurns: def.MaxTurns, Limits: limits, Output: def.Output, Logger: logger,
-		Sessions: store, Name: agentPath, Hooks: hooks, SessionModel: o.sessionModel(prov + ":" + name)}
-	if prov == "replay" {
-		// Recorded turns name the refs of the store they were recorded
-		// with (r1, r2, ...): a replayed run keeps its offloaded results
-		// in memory, numbered as they were.
-		cfg.Store = toolresult.NewMemoryStore(0).NumberRefs()
-	}
-	a, err := toolwire.New(model, cfg)
+	a, hooks, err := newAgent(e, o, def, model, cfg, store, dumper, p)
 	if err != nil {
-		return usageError("%s: %v", def.File, strings.TrimPrefix(err.Error(), "toolwire: "))
+		return err
 	}
-	if notice != "" {
-		p.line(notice)
+	if m.notice != "" {
+		p.line(m.notice)
 	}
-	shown := spec
-	if prov == "replay" && !explicit {
-		shown = "replay:" + name
-	}
-	p.line(fmt.Sprintf("agent %s (%s): model %s, %s rules, %d tools, at most %d turns", orName(def.Name, filepath.Base(def.File)), def.File, shown, dialectName(a), len(a.Tools()), turnsOf(def.MaxTurns)))
-	var res *toolwire.Result
-	var runErr error
-	var events iter.Seq2[toolwire.Event, error]
-	id := o.resume
-	if o.resume != "" {
-		events = a.ResumeStream(ctx, o.resume, o.decisions)
-	} else {
-		st := a.Start(o.question)
-		id = st.ID
-		events = a.Continue(ctx, st)
-	}
+	p.line(fmt.Sprintf("agent %s (%s): model %s, %s rules, %d tools, at most %d turns", orName(def.Name, filepath.Base(def.File)), def.File, m.shown, dialectName(a), len(a.Tools()), turnsOf(cfg.MaxTurns)))
+	events, id := startRun(ctx, a, o)
 	p.line("session " + id)
 	if dumper != nil {
 		dir, err := dumper.start(o.dump, id)
@@ -294,30 +185,44 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		p.line("requests dumped into " + dir)
 	}
 	p.waiting("waiting for the model")
+	res, runErr := resultOf(events) // the progress hook prints the run
+	p.stop()
+	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_ = a.Close(closeCtx) // tools that ignored Ctrl-C get a moment to return
+	cancel()
+	if err := hooks.finish(p, o, modelName(model, m.spec), a); err != nil {
+		return err
+	}
+	return finishRun(p, o, id, res, runErr)
+}
+
+// startRun starts the run of o.question, or resumes the session o.resume,
+// and returns its events and its session id.
+func startRun(ctx context.Context, a *toolwire.Agent, o runOptions) (iter.Seq2[toolwire.Event, error], string) {
+	if o.resume != "" {
+		return a.ResumeStream(ctx, o.resume, o.decisions), o.resume
+	}
+	st := a.Start(o.question)
+	return a.Continue(ctx, st), st.ID
+}
+
+// resultOf runs events to their end and returns the run's result (nil
+// when it ended without one) and the error that ended it.
+func resultOf(events iter.Seq2[toolwire.Event, error]) (*toolwire.Result, error) {
+	var res *toolwire.Result
 	for ev, err := range events {
 		if err != nil {
-			runErr = err
-			break
+			return res, err
 		}
 		if done, ok := ev.(toolwire.DoneEvent); ok {
 			res = done.Result
 		}
 	}
-	p.stop()
-	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	_ = a.Close(closeCtx) // tools that ignored Ctrl-C get a moment to return
-	cancel()
-	if replayDump != nil {
-		if err := replayDump.failed(); err != nil {
-			return &exitError{code: exitInternal, err: err}
-		}
-	}
-	if rec != nil {
-		if err := rec.write(o.record, o.question, string(a.Dialect()), limitsName); err != nil {
-			return usageError("%v", err)
-		}
-		p.line("recorded into " + o.record)
-	}
+	return res, nil
+}
+
+// finishRun prints how the run ended and returns its exit.
+func finishRun(p *progress, o runOptions, id string, res *toolwire.Result, runErr error) error {
 	if res == nil {
 		if runErr == nil {
 			runErr = errors.New("the run ended without a result")
@@ -360,159 +265,6 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	return providerFailure(runErr, o.baseURL)
 }
 
-func keyOf(e *env, vars []string) string {
-	for _, v := range vars {
-		if e.getenv != nil {
-			if k := e.getenv(v); k != "" {
-				return k
-			}
-		}
-	}
-	return ""
-}
-
-// newModel opens the model prov:name, a recorded run (replay) or a
-// provider's client (open.Model) with the key of its variable in keyVars;
-// limitsName is the model whose limits apply.
-func newModel(e *env, prov, name string, opts *provider.Options) (llm.Model, string, error) {
-	if prov == "replay" {
-		r, err := replay.Load(name)
-		if err != nil {
-			return nil, "", usageError("%s", strings.TrimPrefix(err.Error(), "replay: "))
-		}
-		return r, r.Name(), nil
-	}
-	spec := prov + ":" + name
-	o := *opts
-	o.APIKey = keyOf(e, keyVars[prov])
-	m, err := open.Model(spec, &o)
-	if err != nil {
-		var oe *open.Error
-		if errors.As(err, &oe) {
-			err = oe.Err // the flag names the spec
-		}
-		if errors.Is(err, open.ErrUnknownProvider) {
-			return nil, "", usageError("--model %s: %v; or replay:FILE, to replay a recorded run", spec, err)
-		}
-		return nil, "", usageError("--model %s: %v", spec, err)
-	}
-	return m, name, nil
-}
-
-// outsideWarnings warns of each file def names outside its folder: an
-// agent file can make toolwire read any file its user can, so one from
-// elsewhere (a cloned repository, a download) should point only beside
-// itself. Links are followed.
-func outsideWarnings(def *agentfile.Definition) []string {
-	var out []string
-	for _, f := range def.Files {
-		path, inside := within(def.Dir, f.Path)
-		if inside {
-			continue
-		}
-		it := ""
-		if path != f.Name {
-			it = " (it is " + path + ")"
-		}
-		out = append(out, fmt.Sprintf("%s: the %s file %s is outside the agent file's folder%s; an agent file can make toolwire read any file you can, so run only agent files you trust",
-			f.At, f.What, f.Name, it))
-	}
-	return out
-}
-
-// within reports whether path, with its links followed, is inside dir,
-// and returns it so resolved.
-func within(dir, path string) (string, bool) {
-	dir, path = resolve(dir), resolve(path)
-	rel, err := filepath.Rel(dir, path)
-	return path, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// resolve is the absolute path p names, its links followed when it
-// exists.
-func resolve(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return p
-}
-
-// buildTools makes the registry of the definition's tools.
-func buildTools(def *agentfile.Definition, set *agent.Set) (*tool.Registry, error) {
-	reg := tool.NewRegistry()
-	for _, ref := range def.Tools {
-		if ref.Example != "" {
-			t, ok := set.Tool(ref.Example)
-			if !ok {
-				return nil, usageError("%s: no example tool is named %q (the example tools: %s)", ref.At, ref.Example, strings.Join(agent.Names(), ", "))
-			}
-			if ref.Approval {
-				t = needsApproval{t}
-			}
-			if err := reg.Add(t); err != nil {
-				return nil, addError(ref.At, ref.Example, err)
-			}
-			continue
-		}
-		data, err := os.ReadFile(ref.Spec)
-		if err != nil {
-			return nil, usageError("%s: %v", ref.At, err)
-		}
-		specs, _, err := tool.ParseSpecs(data)
-		if err != nil {
-			return nil, usageError("%s: %s: %s", ref.At, ref.Spec, userText(err))
-		}
-		picked := 0
-		for _, s := range specs {
-			if ref.Only != nil && !containsName(ref.Only, s.Name) {
-				continue
-			}
-			picked++
-			if s.HTTP == nil {
-				return nil, usageError("%s: the tool %s in %s has no http binding; toolwire run calls only HTTP tools from spec files", ref.At, s.Name, ref.Spec)
-			}
-			s.RequiresApproval = s.RequiresApproval || ref.Approval
-			t, err := tool.NewHTTP(s, nil)
-			if err != nil {
-				return nil, usageError("%s: %s: %v", ref.At, ref.Spec, err)
-			}
-			if err := reg.Add(t); err != nil {
-				return nil, addError(ref.At, s.Name, err)
-			}
-		}
-		for _, n := range ref.Only {
-			if !specHas(specs, n) {
-				return nil, usageError("%s: %s has no tool named %q", ref.At, ref.Spec, n)
-			}
-		}
-		if picked == 0 {
-			return nil, usageError("%s: %s has no tools", ref.At, ref.Spec)
-		}
-	}
-	return reg, nil
-}
-
-func containsName(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
-}
-
-func specHas(specs []tool.Spec, n string) bool {
-	for _, s := range specs {
-		if s.Name == n {
-			return true
-		}
-	}
-	return false
-}
-
 func orName(name, fallback string) string {
 	if name != "" {
 		return name
@@ -541,12 +293,12 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// needsApproval is a tool whose calls wait for a person's approval (an
-// agent file's approval: true).
-type needsApproval struct{ tool.Tool }
-
-func (t needsApproval) Spec() tool.Spec {
-	s := t.Tool.Spec()
-	s.RequiresApproval = true
-	return s
+// modelName is the name of the model a run talks to, whose limits apply:
+// a recorded run's recorded model, else the NAME of PROVIDER:NAME.
+func modelName(model llm.Model, spec string) string {
+	if n, ok := model.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	_, name, _ := strings.Cut(spec, ":")
+	return name
 }

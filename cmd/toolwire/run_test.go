@@ -105,7 +105,7 @@ func TestRunBadInput(t *testing.T) {
 		{"json syntax", nil, []string{"run", write("bad.json", `{"name": "x",}`), "q"}, "bad.json:1:14: not valid JSON"},
 		{"yaml syntax", nil, []string{"run", write("bad.yaml", "name: [x\n"), "q"}, "bad.yaml:"},
 		{"wrong kind", nil, []string{"run", write("kind.yaml", "name: x\nmax_turns: many\n"), "q"}, "kind.yaml:2:12: max_turns: want a whole number, got a string"},
-		{"unknown example tool", nil, []string{"run", write("tool.yaml", "model: replay:"+replayFile+"\ntools: [get_wether]\n"), "q"}, `no example tool is named "get_wether"`},
+		{"unknown example tool", nil, []string{"run", write("tool.yaml", "model: replay:"+replayFile+"\ntools: [get_wether]\n"), "q"}, `tool.yaml:2:9: tools.0: no tool is named "get_wether"; did you mean "get_weather"?`},
 		{"empty question", nil, []string{"run", agentFile, "  "}, "the question is empty"},
 		{"bad model flag", nil, []string{"run", "--model", "gpt-4o", agentFile, "q"}, `--model "gpt-4o": want PROVIDER:NAME`},
 		{"unknown provider", nil, []string{"run", "--model", "mistral:large", agentFile, "q"}, `unknown provider "mistral"`},

@@ -348,37 +348,9 @@ error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, a []string) error {
-			d := &toolwire.Decisions{Calls: map[string]toolwire.Decision{}}
-			if len(a) == 2 {
-				d.Message = a[1]
-			}
-			add := func(id string, dc toolwire.Decision) error {
-				if _, dup := d.Calls[id]; dup {
-					return usageError("call %s has two decisions; give one", id)
-				}
-				d.Calls[id] = dc
-				return nil
-			}
-			for _, id := range approve {
-				if err := add(id, toolwire.Approve()); err != nil {
-					return err
-				}
-			}
-			if len(reasons) != len(reject) {
-				return usageError("give one --reason for each --reject (%d --reject, %d --reason)", len(reject), len(reasons))
-			}
-			for i, id := range reject {
-				if err := add(id, toolwire.Reject(reasons[i])); err != nil {
-					return err
-				}
-			}
-			if len(args) != len(edit) {
-				return usageError("give one --args for each --edit (%d --edit, %d --args)", len(edit), len(args))
-			}
-			for i, id := range edit {
-				if err := add(id, toolwire.Edit([]byte(args[i]))); err != nil {
-					return err
-				}
+			d, err := decisionsOf(a[1:], approve, reject, reasons, edit, args)
+			if err != nil {
+				return err
 			}
 			o.resume, o.decisions = a[0], d
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -397,6 +369,45 @@ error.`,
 	cmd.Flags().BoolVar(&o.log, "log", false, "also write the loop's structured log line for each turn to standard error")
 	dbFlag(cmd, &o.db)
 	return cmd
+}
+
+// decisionsOf makes the decisions of resume's flags: --approve CALL,
+// --reject CALL with its --reason, --edit CALL with its --args, and the
+// new message, if any.
+func decisionsOf(message, approve, reject, reasons, edit, args []string) (*toolwire.Decisions, error) {
+	d := &toolwire.Decisions{Calls: map[string]toolwire.Decision{}}
+	if len(message) > 0 {
+		d.Message = message[0]
+	}
+	add := func(id string, dc toolwire.Decision) error {
+		if _, dup := d.Calls[id]; dup {
+			return usageError("call %s has two decisions; give one", id)
+		}
+		d.Calls[id] = dc
+		return nil
+	}
+	for _, id := range approve {
+		if err := add(id, toolwire.Approve()); err != nil {
+			return nil, err
+		}
+	}
+	if len(reasons) != len(reject) {
+		return nil, usageError("give one --reason for each --reject (%d --reject, %d --reason)", len(reject), len(reasons))
+	}
+	for i, id := range reject {
+		if err := add(id, toolwire.Reject(reasons[i])); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) != len(edit) {
+		return nil, usageError("give one --args for each --edit (%d --edit, %d --args)", len(edit), len(args))
+	}
+	for i, id := range edit {
+		if err := add(id, toolwire.Edit([]byte(args[i]))); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 func newSessionsCmd(e *env) *cobra.Command {
@@ -442,29 +453,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 		Args:  nArgs(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withCatalog(cmd.Context(), func(_ session.Store, c session.Catalog) error {
-				opts := &session.ListOptions{Limit: 1000}
-				n := 0
-				for {
-					page, err := c.List(cmd.Context(), opts)
-					if err != nil {
-						return storeError(db, err)
-					}
-					for _, s := range page.Sessions {
-						if n == 0 {
-							fmt.Fprintf(e.stdout, "%-28s  %-7s  %5s  %8s  %-19s  %s\n", "ID", "STATUS", "STEPS", "MESSAGES", "UPDATED (UTC)", "TITLE")
-						}
-						n++
-						fmt.Fprintf(e.stdout, "%-28s  %-7s  %5d  %8d  %-19s  %s\n", s.ID, s.Status, s.Step, s.Messages, s.Updated.UTC().Format("2006-01-02 15:04:05"), s.Title)
-					}
-					if page.Next == "" {
-						break
-					}
-					opts.Cursor = page.Next
-				}
-				if n == 0 {
-					fmt.Fprintf(e.stdout, "no sessions in %s\n", redact(db, db))
-				}
-				return nil
+				return listSessions(cmd.Context(), e, c, db)
 			})
 		},
 	}
@@ -499,6 +488,33 @@ func newSessionsCmd(e *env) *cobra.Command {
 	}
 	cmd.AddCommand(list, show, rm)
 	return cmd
+}
+
+// listSessions prints the sessions of c, newest first, a page at a time.
+func listSessions(ctx context.Context, e *env, c session.Catalog, db string) error {
+	opts := &session.ListOptions{Limit: 1000}
+	n := 0
+	for {
+		page, err := c.List(ctx, opts)
+		if err != nil {
+			return storeError(db, err)
+		}
+		for _, s := range page.Sessions {
+			if n == 0 {
+				fmt.Fprintf(e.stdout, "%-28s  %-7s  %5s  %8s  %-19s  %s\n", "ID", "STATUS", "STEPS", "MESSAGES", "UPDATED (UTC)", "TITLE")
+			}
+			n++
+			fmt.Fprintf(e.stdout, "%-28s  %-7s  %5d  %8d  %-19s  %s\n", s.ID, s.Status, s.Step, s.Messages, s.Updated.UTC().Format("2006-01-02 15:04:05"), s.Title)
+		}
+		if page.Next == "" {
+			break
+		}
+		opts.Cursor = page.Next
+	}
+	if n == 0 {
+		fmt.Fprintf(e.stdout, "no sessions in %s\n", redact(db, db))
+	}
+	return nil
 }
 
 // printTrace writes a session's trace for people.

@@ -123,12 +123,3 @@ func userText(err error) string {
 	}
 	return msg
 }
-
-// addError is the error of adding the tool name, listed at where in an
-// agent file, to the run's tools.
-func addError(where, name string, err error) error {
-	if errors.Is(err, tool.ErrDuplicateTool) {
-		return usageError("%s: the tool %q is listed twice: list each tool once", where, name)
-	}
-	return usageError("%s: %s", where, userText(err))
-}

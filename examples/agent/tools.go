@@ -92,6 +92,16 @@ func (s *Set) Tool(name string) (tool.Tool, bool) {
 	return t, ok
 }
 
+// Registry returns the example tools in a new registry, sorted by name:
+// the Go tools an agent definition may name (agentfile.Options.Tools).
+func (s *Set) Registry() *tool.Registry {
+	reg := tool.NewRegistry()
+	for _, name := range Names() {
+		reg.MustAdd(s.tools[name])
+	}
+	return reg
+}
+
 // Effects returns how many tickets create_ticket created: one per
 // idempotency key, however many times a call with that key ran.
 func (s *Set) Effects() int {

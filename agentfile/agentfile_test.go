@@ -1,6 +1,8 @@
 package agentfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +12,7 @@ import (
 
 // FuzzParse: no input panics, and an error always names the file.
 func FuzzParse(f *testing.F) {
-	if b, err := os.ReadFile("../../examples/agent/agent.yaml"); err == nil {
+	if b, err := os.ReadFile("../examples/agent/agent.yaml"); err == nil {
 		f.Add(b)
 	}
 	for _, s := range []string{
@@ -42,6 +44,7 @@ func TestParse(t *testing.T) {
 		{"json", `{"name":"a","model":"openai:gpt-4o","tools":["get_weather",{"spec":"t.json","only":["x"]}],"output":{"type":"object","required":["city"]}}`, ""},
 		{"model without provider", "model: gpt-4o\n", `agent.yaml:1:8: model: "gpt-4o" is not provider:NAME`},
 		{"both example and spec", "tools:\n  - {example: a, spec: b}\n", "agent.yaml:2:5: tools.0: a tool entry names either"},
+		{"both tool and example", "tools:\n  - {tool: a, example: a}\n", "agent.yaml:2:5: tools.0: a tool entry names either"},
 		{"only without spec", "tools:\n  - {example: a, only: [b]}\n", "only picks tools of a spec file"},
 		{"output not a mapping", "output: [1]\n", "output: want a JSON Schema (a mapping), got a list"},
 		{"root a list", "- a\n", "agent.yaml:1:1: the file must hold a mapping"},
@@ -84,11 +87,63 @@ func TestParseFiles(t *testing.T) {
 	}
 	at := filepath.Join("dir", "agent.yaml")
 	want := []FileRef{
-		{What: "replay", Name: "turns.json", Path: filepath.Join("dir", "turns.json"), At: at + ":1:8"},
-		{What: "replay", Name: "/abs/rec.yaml", Path: "/abs/rec.yaml", At: at + ":2:9"},
-		{What: "spec", Name: "../tools.json", Path: "tools.json", At: at + ":4:11"},
+		{What: "replay", Name: "turns.json", Path: filepath.Join("dir", "turns.json"), At: Pos{File: at, Line: 1, Col: 8, Path: "model"}},
+		{What: "replay", Name: "/abs/rec.yaml", Path: "/abs/rec.yaml", At: Pos{File: at, Line: 2, Col: 9, Path: "replay"}},
+		{What: "spec", Name: "../tools.json", Path: "tools.json", At: Pos{File: at, Line: 4, Col: 11, Path: "tools.0.spec"}},
 	}
 	if !slices.Equal(d.Files, want) {
 		t.Errorf("Files = %+v, want %+v", d.Files, want)
+	}
+}
+
+// A Go tool is named three ways, all read alike; where each entry is
+// stays with it, for errors.
+func TestParseToolNames(t *testing.T) {
+	d, err := Parse("agent.yaml", []byte("tools:\n  - get_weather\n  - tool: search_orders\n  - example: create_ticket\n    approval: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ToolRef{
+		{Name: "get_weather", At: Pos{File: "agent.yaml", Line: 2, Col: 5, Path: "tools.0"}},
+		{Name: "search_orders", At: Pos{File: "agent.yaml", Line: 3, Col: 5, Path: "tools.1"}},
+		{Name: "create_ticket", Approval: true, At: Pos{File: "agent.yaml", Line: 4, Col: 5, Path: "tools.2"}},
+	}
+	if len(d.Tools) != len(want) {
+		t.Fatalf("Tools = %+v, want %+v", d.Tools, want)
+	}
+	for i := range want {
+		if got := d.Tools[i]; got.Name != want[i].Name || got.Approval != want[i].Approval || got.At != want[i].At || got.Spec != "" {
+			t.Errorf("Tools[%d] = %+v, want %+v", i, got, want[i])
+		}
+	}
+}
+
+// An error says where, in the form editors jump to.
+func TestErrorString(t *testing.T) {
+	tests := []struct {
+		err  *Error
+		want string
+	}{
+		{&Error{Pos: Pos{File: "agent.yaml", Line: 7, Col: 3, Path: "tools.1.spec"}, Msg: "no such file"}, "agent.yaml:7:3: tools.1.spec: no such file"},
+		{&Error{Pos: Pos{File: "agent.yaml"}, Msg: "the file is empty"}, "agent.yaml: the file is empty"},
+		{&Error{Msg: "no model"}, "no model"},
+		{&Error{Pos: Pos{Path: "model"}, Msg: "no model"}, "model: no model"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+	if got := (Pos{File: "a.yaml", Line: 2, Col: 9}).String(); got != "a.yaml:2:9" {
+		t.Errorf("Pos.String() = %q, want a.yaml:2:9", got)
+	}
+}
+
+// Load names a file it cannot read, without repeating the path.
+func TestLoadMissing(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, fs.ErrNotExist) || !strings.HasSuffix(err.Error(), "nope.yaml: cannot read the agent file: no such file or directory") {
+		t.Errorf("Load(missing) = %v, want an *Error wrapping fs.ErrNotExist", err)
 	}
 }

@@ -16,6 +16,10 @@ import (
 	"github.com/toolwire/toolwire/session"
 )
 
+// The crash tests' fault injection. It is part of the test binary only:
+// the tests run the binary as the CLI (childVar), with this hook set as
+// testHook; the released binary has none.
+
 // killVar names the environment variable of the fault-injection hook that
 // the crash tests set: "POINT:N" kills the process with SIGKILL at the Nth
 // time it reaches POINT — model (the model's answer arrived, before it is
