@@ -134,7 +134,12 @@ func (t *tokenizer) countPrefix(s string) (tokens, end int) {
 	limit := len(s) - prefixMargin
 	n := 0
 	for i := 0; i < len(s); {
-		e := t.split(t.cls, s, i)
+		// split would call the ASCII matcher first too.
+		e := t.ascii(s, i)
+		ascii := e > 0
+		if !ascii {
+			e = t.split(t.cls, s, i)
+		}
 		if e < 0 {
 			_, size, _ := t.cls.at(s, i)
 			i += size
@@ -144,7 +149,7 @@ func (t *tokenizer) countPrefix(s string) (tokens, end int) {
 			break
 		}
 		n += t.piece(m, s[i:e])
-		if t.ascii(s, i) == e {
+		if ascii {
 			tokens, end = n, e
 		}
 		i = e
@@ -153,7 +158,7 @@ func (t *tokenizer) countPrefix(s string) (tokens, end int) {
 }
 
 // ascii returns the end of the piece at s[i] when the ASCII matcher
-// decides it, else 0.
+// decides it, else 0: what the splitter returns first.
 func (t *tokenizer) ascii(s string, i int) int {
 	if !t.o200k {
 		if n := matchContraction(s, i); n > 0 {
