@@ -13,6 +13,7 @@ import (
 // immutable tables, shared by every counter of the encoding.
 type tokenizer struct {
 	split splitter
+	o200k bool // split is splitO200k, else splitCl100k
 	cls   *classes
 	ranks *rankTable
 	memos *sync.Pool // of *memo; nil counts without one
@@ -58,7 +59,7 @@ func tokenizerFor(e Encoding) *tokenizer {
 	}
 	tk := &tokenizers[i]
 	tk.once.Do(func() {
-		tk.t = &tokenizer{split: split, cls: classTable, ranks: ranksOf(newCodec(), size),
+		tk.t = &tokenizer{split: split, o200k: i == 0, cls: classTable, ranks: ranksOf(newCodec(), size),
 			memos: &sync.Pool{New: func() any { return new(memo) }}}
 	})
 	return tk.t
@@ -107,6 +108,87 @@ func (t *tokenizer) count(s string) int {
 		n += c
 	}
 	return n
+}
+
+// prefixMargin is how far past the end of a piece the ASCII matcher
+// (asciiPiece) may look to decide it: a contraction's three bytes, or a
+// rune of four.
+const prefixMargin = 8
+
+// countPrefix returns the tokens of the pieces s begins with that no text
+// appended to s can change, and where they end: for every more,
+// count(s+more) == tokens + count(s[end:]+more).
+//
+// They are the pieces up to the last one the ASCII matcher decided that
+// ends prefixMargin bytes before the end of s: that one ends there
+// whatever follows, and so does every piece before it, since a matcher
+// that looks far ahead (through a run of capitals, of white space) reads
+// runes that the pieces after it cover, up to the end of that ASCII
+// piece at least (TestCountPrefix).
+func (t *tokenizer) countPrefix(s string) (tokens, end int) {
+	var m *memo
+	if t.memos != nil {
+		m = t.memos.Get().(*memo)
+		defer t.memos.Put(m)
+	}
+	limit := len(s) - prefixMargin
+	n := 0
+	for i := 0; i < len(s); {
+		// split would call the ASCII matcher first too.
+		e := t.ascii(s, i)
+		ascii := e > 0
+		if !ascii {
+			e = t.split(t.cls, s, i)
+		}
+		if e < 0 {
+			_, size, _ := t.cls.at(s, i)
+			i += size
+			continue
+		}
+		if e > limit {
+			break
+		}
+		n += t.piece(m, s[i:e])
+		if ascii {
+			tokens, end = n, e
+		}
+		i = e
+	}
+	return tokens, end
+}
+
+// ascii returns the end of the piece at s[i] when the ASCII matcher
+// decides it, else 0: what the splitter returns first.
+func (t *tokenizer) ascii(s string, i int) int {
+	if !t.o200k {
+		if n := matchContraction(s, i); n > 0 {
+			return i + n
+		}
+	}
+	return asciiPiece(t.cls, s, i, t.o200k)
+}
+
+// piece returns the number of tokens of one piece, as count counts it.
+func (t *tokenizer) piece(m *memo, piece string) int {
+	switch {
+	case len(piece) == 1:
+		return 1
+	case len(piece) == 2:
+		if t.ranks.pairs[uint16(piece[0])<<8|uint16(piece[1])] == noRank {
+			return 2
+		}
+		return 1
+	case m == nil || len(piece) > memoPiece:
+		return t.pieceTokens(piece)
+	}
+	slot := &m.entries[rankHash(piece)&(memoSize-1)]
+	if int(slot.len) == len(piece) && string(slot.piece[:slot.len]) == piece {
+		return int(slot.count)
+	}
+	c := t.pieceTokens(piece)
+	slot.len, slot.count = uint8(len(piece)), uint8(c)
+	copy(slot.piece[:], piece)
+	return c
 }
 
 // pieceTokens returns the number of tokens byte-pair merging turns piece

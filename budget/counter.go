@@ -85,6 +85,24 @@ func (c *Exact) Count(text string) int {
 	return c.tok.count(text)
 }
 
+// CountPrefix counts the start of a text once for every text that begins
+// with it: it returns the tokens of the pieces text begins with that no
+// text appended to it can change, and how many bytes of text they take,
+// so that for every more
+//
+//	c.Count(text+more) == tokens + c.Count(text[n:]+more)
+//
+// n falls short of the end of text by a few bytes at least (and is 0 for
+// a short text, or one that is not valid UTF-8). A caller that renders a
+// long text, then the same text with a different ending, counts the
+// long part once. It implements [toolresult.PrefixCounter].
+func (c *Exact) CountPrefix(text string) (tokens, n int) {
+	if !utf8.ValidString(text) {
+		return 0, 0
+	}
+	return c.tok.countPrefix(text)
+}
+
 func toValid(s string) string {
 	b := make([]byte, 0, len(s))
 	for len(s) > 0 {

@@ -333,6 +333,8 @@ func encodeData(v any) ([]byte, bool, error) {
 		}
 		out, replaced := v.render()
 		return out, replaced, nil
+	case jsonx.RawMessage:
+		return encodeData(jsontext.Value(v)) // raw JSON either way
 	case jsontext.Value:
 		out, replaced, ok := compactJSON(v)
 		if !ok {

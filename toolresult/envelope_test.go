@@ -1,6 +1,7 @@
 package toolresult
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/internal/golden"
+	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -274,6 +276,49 @@ func TestEmptyWithoutSummary(t *testing.T) {
 		want := `{"status":"success","summary":"` + EmptySummary + `","data":[]}`
 		if r.Status != llm.StatusSuccess || text != want {
 			t.Errorf("Empty(%q).Result() = %s %s, want success %s", summary, r.Status, text, want)
+		}
+	}
+}
+
+// TestParseMalformed holds Parse, which reads an envelope in one pass, to
+// the verdict of a strict JSON check first: every prefix of a rendered
+// envelope, and each with a byte spoiled, is refused, and a syntax error
+// is reported where jsonx.Valid finds it.
+func TestParseMalformed(t *testing.T) {
+	for _, e := range renderCases() {
+		b, err := e.MarshalJSON()
+		if err != nil {
+			continue
+		}
+		for n := range len(b) {
+			if _, err := Parse(b[:n]); err == nil {
+				t.Errorf("Parse(%s) = nil error, want one (truncated)", b[:n])
+			}
+		}
+		for i := range b {
+			spoiled := bytes.Clone(b)
+			spoiled[i] = '}'
+			_, err := Parse(spoiled)
+			if verr := jsonx.Valid(spoiled); verr != nil {
+				want := "toolresult: parse envelope: " + jsonx.Error("", llm.Dotted, spoiled, verr).Error()
+				if err == nil || err.Error() != want {
+					t.Errorf("Parse(%s) = %v, want %s", spoiled, err, want)
+				}
+			}
+		}
+	}
+}
+
+// TestRawMessageData: encoding/json's RawMessage as Data is raw JSON, as
+// jsontext.Value is: compacted, its key order kept.
+func TestRawMessageData(t *testing.T) {
+	for _, data := range []any{json.RawMessage(`{"b": 1, "a": [true]}`), jsontext.Value(`{"b": 1, "a": [true]}`)} {
+		b, err := Success("s", data).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"status":"success","summary":"s","data":{"b":1,"a":[true]}}`; string(b) != want {
+			t.Errorf("Success(%T).MarshalJSON() = %s, want %s", data, b, want)
 		}
 	}
 }

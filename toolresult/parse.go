@@ -23,11 +23,16 @@ import (
 // a string"), or the line, column and byte offset of what is not JSON. A
 // null field is the same as none.
 func Parse(b []byte) (Envelope, error) {
-	if err := jsonx.Valid(b); err != nil {
-		return Envelope{}, fmt.Errorf("toolresult: parse envelope: %w", jsonx.Error("", llm.Dotted, b, err))
-	}
+	// One pass: the decoder checks the syntax of what the parser reads,
+	// and the bytes are checked again, for the place of a syntax error,
+	// only when the parse fails or leaves something after the envelope.
 	p := parser{dec: jsonx.NewDecoder(b)}
 	e := p.envelope()
+	if p.err != nil || p.dec.StackDepth() != 0 || jsonx.End(p.dec, b) != nil {
+		if err := jsonx.Valid(b); err != nil {
+			return Envelope{}, fmt.Errorf("toolresult: parse envelope: %w", jsonx.Error("", llm.Dotted, b, err))
+		}
+	}
 	if p.err != nil {
 		return Envelope{}, fmt.Errorf("toolresult: parse envelope: %w", p.err)
 	}

@@ -1,6 +1,7 @@
 package toolresult
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,20 @@ import (
 // has the same method: every counter of the budget package works here.
 type Counter interface {
 	Count(text string) int
+}
+
+// A PrefixCounter is a [Counter] that can count the start of a text once
+// for every text that begins with it; budget.Exact is one. With it, the
+// shaper counts a result it renders several times (to choose, then with
+// its final token count) once, and the output as the tool gave it
+// together with it when shaping left it as it was.
+type PrefixCounter interface {
+	Counter
+	// CountPrefix returns the tokens of the pieces text begins with that
+	// no text appended to it can change, and how many bytes of text they
+	// take: for every more, Count(text+more) == tokens +
+	// Count(text[n:]+more).
+	CountPrefix(text string) (tokens, n int)
 }
 
 // ImagePolicy says how images in tool results reach the model.
@@ -311,6 +326,10 @@ type job struct {
 	shownText string
 	before    int    // tokens of the output as given
 	last      int    // the count of the last envelope measured
+	pending   []byte // the output as given, when before does not count it yet
+	pendBase  int    // before, without the output
+	prefix    []byte // the start of renderings counted once (see countRendering)
+	prefixN   int    // its tokens
 	stored    bool   // the output was offered to the store
 	summary   string // the tool's summary, before notes
 	suggest   string // the tool's suggestion, before notes
@@ -383,6 +402,9 @@ func (j *job) run() error {
 		j.reduceTrace()
 	}
 	data := j.env.Data
+	if r, ok := data.(jsonx.RawMessage); ok {
+		data = jsontext.Value(r) // raw JSON either way
+	}
 	j.env.Data = nil
 	j.base = j.env
 	before := j.count(j.env)
@@ -396,10 +418,10 @@ func (j *job) run() error {
 			j.setBefore(before + j.countLarge(null))
 			return j.json(null, true)
 		}
-		j.setBefore(before + j.countLarge(d.t.src))
+		j.pend(before, d.t.src)
 		return j.jsonTree(d.t)
 	case jsontext.Value:
-		j.setBefore(before + j.countLarge(d))
+		j.pend(before, d)
 		return j.json(d, true)
 	case Raw:
 		j.setBefore(before + j.countLarge(d))
@@ -418,8 +440,27 @@ func (j *job) run() error {
 		if err != nil {
 			return fmt.Errorf("toolresult: shape: encode data: %w", err)
 		}
-		j.setBefore(before + j.countLarge(b))
+		j.pend(before, b)
 		return j.json(b, true)
+	}
+}
+
+// pend leaves the tokens of a JSON output to be counted with its
+// rendering, when the counter can count a prefix once (see countFull);
+// before is the tokens of the envelope without it.
+func (j *job) pend(before int, output []byte) {
+	if _, ok := j.s.counter.(PrefixCounter); !ok || len(output) > exactLimit {
+		j.setBefore(before + j.countLarge(output))
+		return
+	}
+	j.pending, j.pendBase = output, before
+}
+
+// settle counts the output pend left, if any.
+func (j *job) settle() {
+	if j.pending != nil {
+		j.setBefore(j.pendBase + j.countLarge(j.pending))
+		j.pending = nil
 	}
 }
 
@@ -467,6 +508,7 @@ func (j *job) json(b []byte, strict bool) error {
 func (j *job) jsonTree(t *tree) error {
 	b := t.src
 	if j.env.Status == llm.StatusError && t.nodes[t.root].kind == kString {
+		j.settle()
 		// An error reported as a bare JSON string: a trace may hide in it.
 		if text := t.str(&t.nodes[t.root]); strings.Contains(text, "\n") {
 			return j.text(text)
@@ -495,6 +537,7 @@ func (j *job) jsonTree(t *tree) error {
 			env.Data = rendered(r.dst)
 			env.Meta.Level = LevelFull
 			j.meta(&env, &r)
+			j.countFull(&env, r.dst)
 			if n, _ := j.measure(&env, false); n <= j.budget {
 				j.env = env
 				if rs != nil {
@@ -505,6 +548,7 @@ func (j *job) jsonTree(t *tree) error {
 			}
 		}
 	}
+	j.settle()
 	j.offload(Stored{Tool: j.req.Tool, Kind: KindJSON, Data: b, Rules: rules})
 	if rs != nil && len(rs.order) > 0 {
 		if j.head(rs, capped) {
@@ -937,7 +981,7 @@ func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
 		if len(b) > j.budget*maxTokenBytes {
 			n = len(b) / maxTokenBytes
 		} else {
-			n = j.s.counter.Count(unsafe.String(unsafe.SliceData(b), len(b)))
+			n = j.countRendering(b)
 		}
 		if !exact || n == guess {
 			break
@@ -950,6 +994,74 @@ func (j *job) measure(env *Envelope, exact bool) (int, []byte) {
 	j.last = n
 	return n, b
 }
+
+// countFull counts the output pend left together with env, its full
+// rendering, whose data is data: when data is the output as given, byte
+// for byte, the two share every piece but the first few, and the shared
+// ones are counted once. The start of env so counted is kept for
+// countRendering. Otherwise the output is counted alone, as settle does.
+func (j *job) countFull(env *Envelope, data []byte) {
+	defer func() { env.Meta.TokensBefore = j.before }()
+	src := j.pending
+	if src == nil || !bytes.Equal(data, src) {
+		j.settle()
+		return
+	}
+	pc := j.s.counter.(PrefixCounter) // pend checked
+	b, err := env.MarshalJSON()
+	at := bytes.Index(b, []byte(`,"data":`)) + len(`,"data":`)
+	if err != nil || at < len(`,"data":`) || !bytes.HasPrefix(b[at:], data) {
+		j.settle()
+		return
+	}
+	// Count the first bytes of the data alone and after the envelope's
+	// start, until both counts cut at the same piece: from there the two
+	// texts split alike.
+	m := min(len(data), syncBytes)
+	head, hn := pc.CountPrefix(str(data[:m]))
+	start, sn := pc.CountPrefix(str(b[:at+m]))
+	if sn != at+hn {
+		j.settle()
+		return
+	}
+	mid, mn := pc.CountPrefix(str(data[hn:]))
+	cut := hn + mn
+	j.setBefore(j.pendBase + head + mid + j.s.counter.Count(str(data[cut:])))
+	j.pending = nil
+	j.prefix, j.prefixN = b[:at+cut], start+mid
+}
+
+// syncBytes is how much of a JSON output countFull counts twice, alone
+// and after the envelope's start, to find where the two split alike.
+const syncBytes = 256
+
+// minPrefix is the shortest rendering whose start countRendering keeps.
+const minPrefix = 1024
+
+// countRendering counts b, a rendered envelope. With a [PrefixCounter],
+// it counts the start of b up to its meta once and keeps it: a rendering
+// of the same envelope with other counts or another level, its meta
+// alone different, is then counted from where that start ends.
+func (j *job) countRendering(b []byte) int {
+	pc, ok := j.s.counter.(PrefixCounter)
+	if !ok {
+		return j.s.counter.Count(str(b))
+	}
+	if len(j.prefix) > 0 && bytes.HasPrefix(b, j.prefix) {
+		return j.prefixN + j.s.counter.Count(str(b[len(j.prefix):]))
+	}
+	cut := bytes.LastIndex(b, []byte(`,"meta":{`))
+	if cut < minPrefix {
+		return j.s.counter.Count(str(b))
+	}
+	n, end := pc.CountPrefix(str(b[:cut]))
+	j.prefix, j.prefixN = b[:end], n
+	return n + j.s.counter.Count(str(b[end:]))
+}
+
+// str returns the bytes of b as a string, without copying: b must not
+// change while the string is used.
+func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // durationStandIn is the call duration measure renders in place of a
 // shorter one.
