@@ -1,10 +1,9 @@
 package budget
 
 import (
+	_ "embed"
 	"math"
 	"sync"
-
-	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // A tokenizer counts the tokens of an encoding: its pre-tokenizer splits
@@ -39,8 +38,21 @@ type memoEntry struct {
 	count uint8
 }
 
-// Built once per process per encoding, like the library's vocabularies
-// they are read from: immutable once built.
+// The vocabularies, made from github.com/tiktoken-go/tokenizer's by
+// internal/genvocab (TestVocabularies holds them equal): reading these
+// tables takes a few milliseconds where building the library's own takes
+// about 75 (see the commit that added them).
+//
+//go:generate go run ./internal/genvocab .
+var (
+	//go:embed o200k_base.vocab
+	o200kVocab string
+	//go:embed cl100k_base.vocab
+	cl100kVocab string
+)
+
+// Built once per process per encoding from the tables above: immutable
+// once built.
 var (
 	classesOnce sync.Once
 	classTable  *classes
@@ -53,13 +65,13 @@ var (
 // tokenizerFor returns the tokenizer of o200k_base or cl100k_base.
 func tokenizerFor(e Encoding) *tokenizer {
 	classesOnce.Do(func() { classTable = newClasses() })
-	i, split, newCodec, size := 0, splitter(splitO200k), codec.NewO200kBase, 200_000
+	i, split, table, size := 0, splitter(splitO200k), o200kVocab, 200_000
 	if e == Cl100kBase {
-		i, split, newCodec, size = 1, splitCl100k, codec.NewCl100kBase, 100_256
+		i, split, table, size = 1, splitCl100k, cl100kVocab, 100_256
 	}
 	tk := &tokenizers[i]
 	tk.once.Do(func() {
-		tk.t = &tokenizer{split: split, o200k: i == 0, cls: classTable, ranks: ranksOf(newCodec(), size),
+		tk.t = &tokenizer{split: split, o200k: i == 0, cls: classTable, ranks: ranksOf(table, size),
 			memos: &sync.Pool{New: func() any { return new(memo) }}}
 	})
 	return tk.t

@@ -3,13 +3,14 @@ package budget
 import (
 	"math/bits"
 
-	"github.com/tiktoken-go/tokenizer/codec"
+	"github.com/toolwire/toolwire/budget/internal/vocab"
 )
 
 // rankTable maps the tokens of a vocabulary to their ranks (their ids):
-// an open-addressing hash table of token numbers over one string that
-// holds every token, about 5 MB for o200k_base's 200,000 tokens where a
-// map[string]uint32 takes 8, and built in a few milliseconds.
+// an open-addressing hash table of token numbers over the embedded table
+// itself, which holds every token (about 3 MB more for o200k_base's
+// 200,000 tokens, where a map[string]uint32 takes 8), built in a few
+// milliseconds.
 type rankTable struct {
 	blob  string
 	toks  []rankedToken
@@ -24,25 +25,15 @@ type rankedToken struct {
 	rank uint32
 }
 
-// ranksOf reads a codec's vocabulary of about size tokens through its
-// public API: the token of each id, decoded one at a time, until a long
-// run of ids has none.
-func ranksOf(c *codec.Codec, size int) *rankTable {
-	t := &rankTable{toks: make([]rankedToken, 0, size)}
-	blob := make([]byte, 0, 8*size)
-	id := []uint{0}
-	for i, misses := uint(0), 0; misses < 1024; i++ {
-		id[0] = i
-		s, err := c.Decode(id)
-		if err != nil || s == "" {
-			misses++
-			continue
-		}
-		misses = 0
-		t.toks = append(t.toks, rankedToken{uint32(len(blob)), uint32(len(s)), uint32(i)})
-		blob = append(blob, s...)
+// ranksOf reads a vocabulary table of about size tokens (see
+// internal/vocab) into a rankTable whose tokens are slices of it.
+func ranksOf(table string, size int) *rankTable {
+	t := &rankTable{blob: table, toks: make([]rankedToken, 0, size)}
+	if _, err := vocab.Read(table, func(rank uint32, off, size int) {
+		t.toks = append(t.toks, rankedToken{uint32(off), uint32(size), rank})
+	}); err != nil {
+		panic("budget: the embedded vocabulary is damaged: " + err.Error()) // a build defect, caught by TestVocabularies
 	}
-	t.blob = string(blob)
 	slots := 1 << bits.Len(uint(len(t.toks))*2) // at most half full
 	t.slots = make([]uint32, slots)
 	t.mask = uint32(slots - 1)
