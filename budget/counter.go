@@ -37,9 +37,9 @@ const (
 
 // NewCounter returns the counter for an encoding: an [*Exact] counter
 // for o200k_base and cl100k_base, an [Estimator] for "estimate". Building
-// an exact counter loads its vocabulary, embedded in the binary (no
-// network), and builds its tables once per process; that takes about
-// two tenths of a second.
+// an exact counter reads its vocabulary, embedded in the binary (no
+// network), and builds its tables once per process; that takes a few
+// milliseconds.
 func NewCounter(e Encoding) (Counter, error) {
 	switch e {
 	case O200kBase, Cl100kBase:
