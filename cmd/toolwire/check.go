@@ -24,8 +24,11 @@ func newCheckCmd(e *env) *cobra.Command {
 every rule of docs/provider-rules.md it breaks: tool calls without results,
 results without calls, messages wedged between a call and its result,
 duplicates, ids and tool names the provider refuses, empty text, misplaced
-system and thinking blocks, strict-mode schemas. Each violation names its
-rule, its path in the body and, where known, the provider's own error text.
+system and thinking blocks, strict-mode schemas. It warns of a top-level
+field the dialect's API does not document (naming the field meant) and of
+an option outside its documented range (max_tokens below 1, temperature
+outside 0-2, ...). Each violation names its rule, its path in the body and,
+where known, the provider's own error text.
 A rejected body's report ends by saying whether check --fix repairs it, and
 if not, what it cannot repair.
 

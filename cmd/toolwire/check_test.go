@@ -50,6 +50,15 @@ func TestCheckCommand(t *testing.T) {
 			args: []string{"check", "--fix"}, golden: "check_wire_fix.txt"},
 		{name: "warnings only", stdin: `{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"call_0123456789012345678901234567890123456789","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_0123456789012345678901234567890123456789","content":"ok"}]}`,
 			args: []string{"check"}, golden: "check_warning.txt"},
+		// A field the API does not document, and an option out of its
+		// range, are named; the body is still accepted.
+		{name: "unknown field and absurd number", stdin: `{"model":"gpt-4o","temprature":0.2,"max_tokens":-5,"messages":[{"role":"user","content":"q"}]}`,
+			args: []string{"check"}, golden: "check_fields.txt"},
+		// Where the provider's 400 for an option is recorded, it is a
+		// rejection with the provider's text.
+		{name: "option the provider rejects", stdin: `{"model":"gpt-4o","temperature":-1,"input":[{"role":"user","content":"q"}]}`,
+			args: []string{"check", "--dialect", "openai-responses"}, code: exitRejected,
+			inStdout: "provider error: Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead."},
 		{name: "conflicting duplicate is not guessed at", stdin: `[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"1"},{"role":"tool","tool_call_id":"c1","content":"2"}]`,
 			args: []string{"check", "--fix", "--dialect", "openai-chat"}, code: exitRejected, golden: "check_conflict_fix.txt", inStderr: "cannot repair without guessing"},
 		{name: "missing thought signature gets Google's placeholder", stdin: `{"model":"models/gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"output":"2"}}}]}]}`,

@@ -139,10 +139,12 @@ func (b *Body) verdict() Verdict {
 	return v
 }
 
-// Check returns the codec's wire violations and transcript's, in body
-// order, with paths into the body.
+// Check returns the codec's wire violations, those of the body's
+// top-level fields (a field the API does not document, an option out of
+// its range) and transcript's, in body order, with paths into the body.
 func (b *Body) Check() []transcript.Violation {
 	vs := append([]transcript.Violation(nil), b.c.wire()...)
+	vs = append(vs, checkFields(b.dialect, b.c.top())...)
 	for _, v := range transcript.CheckRequest(b.c.request(), b.dialect) {
 		vs = append(vs, b.inBody(v))
 	}

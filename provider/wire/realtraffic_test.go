@@ -163,3 +163,52 @@ func TestRealTrafficDetect(t *testing.T) {
 		}
 	}
 }
+
+// fieldRuleOf maps the out-of-scope rejected bodies that the field rules
+// judge (an option out of its range) to the rule and the provider error
+// the recording holds.
+var fieldRuleOf = map[string][2]string{
+	"openai-responses/oos-mirascope-max-output-tokens-below-min.json": {"OAI-RS-OPTION-RANGE",
+		"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 5 instead."},
+	"openai-responses/oos-pai-temperature-below-min.json": {"OAI-RS-OPTION-RANGE",
+		"Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead."},
+}
+
+// TestRealTrafficFields checks the rules on top-level fields against the
+// corpus: no body a provider answered 200 has a field they call unknown or
+// an option they call out of range, not even as a warning (a field the API
+// took is not unknown); the 400s for an option out of range are
+// rejections with the provider's text.
+func TestRealTrafficFields(t *testing.T) {
+	isFieldRule := func(r transcript.RuleID) bool {
+		return strings.HasSuffix(string(r), "-UNKNOWN-FIELD") || strings.HasSuffix(string(r), "-OPTION-RANGE")
+	}
+	eachBody(t, "accepted", func(t *testing.T, _ string, _ []byte, _ transcript.Dialect, rep *Report) {
+		for _, v := range rep.Violations {
+			if isFieldRule(v.Rule) {
+				t.Errorf("Check = %s (warning %v), want no field rule on a body the API accepted", v, v.Warning)
+			}
+		}
+	})
+	seen := 0
+	eachBody(t, "rejected", func(t *testing.T, name string, _ []byte, _ transcript.Dialect, rep *Report) {
+		want, ok := fieldRuleOf[name]
+		if !ok {
+			for _, v := range rep.Violations {
+				if isFieldRule(v.Rule) {
+					t.Errorf("Check = %s, want no field rule (the recorded error is not one)", v)
+				}
+			}
+			return
+		}
+		seen++
+		if !slices.ContainsFunc(rep.Violations, func(v transcript.Violation) bool {
+			return string(v.Rule) == want[0] && !v.Warning && v.ProviderError == want[1]
+		}) {
+			t.Errorf("Check = %v, want a rejection by %s with %q", rep.Violations, want[0], want[1])
+		}
+	})
+	if seen != len(fieldRuleOf) {
+		t.Errorf("found %d of the %d bodies fieldRuleOf names", seen, len(fieldRuleOf))
+	}
+}
