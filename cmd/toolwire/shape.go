@@ -39,11 +39,7 @@ func defaultModel(d transcript.Dialect) string {
 }
 
 func newShapeCmd(e *env) *cobra.Command {
-	var (
-		tokens          int
-		dialect, name   string
-		specFile, model string
-	)
+	var o shapeOptions
 	cmd := &cobra.Command{
 		Use:   "shape [--budget TOKENS] [--dialect D] [--model M] [--tool NAME] [--spec FILE] FILE|-",
 		Short: "Show the tool message a model would see for a raw tool output",
@@ -74,91 +70,122 @@ schema; 2 the input or the command line is unusable.`,
   curl -s https://api.example.com/orders | toolwire shape --dialect anthropic -
   toolwire shape --spec tools.json --tool search_docs hits.json`,
 		Args: nArgs(1, 1, "one FILE (or - for standard input)"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if tokens <= 0 {
-				return usageError("--budget %d: want a positive number of tokens", tokens)
-			}
-			d, err := dialectFlag("dialect", dialect, false)
-			if err != nil {
-				return err
-			}
-			if model == "" {
-				model = defaultModel(d)
-			}
-			limits, ok := budget.DefaultTable().Lookup(model)
-			if !ok {
-				return usageError("--model %q: not in the model table; use a known family such as gpt-4o, claude-sonnet-4-5 or gemini-2.5-pro", model)
-			}
-			counter, err := budget.NewCounter(limits.Encoding)
-			if err != nil {
-				return &exitError{code: exitInternal, err: err}
-			}
-			var spec tool.Spec
-			if specFile != "" {
-				if spec, err = pickSpec(specFile, name); err != nil {
-					return err
-				}
-				name = spec.Name
-			}
-			if name == "" {
-				name = "tool"
-			}
-			data, src, err := readLimited(e, args[0], "cut it (head -c) or narrow the tool's query")
-			if err != nil {
-				return err
-			}
-			boundMemory(len(data))
-			sh, err := toolresult.NewShaper(counter, toolresult.NewMemoryStore(0).NumberRefs(), nil)
-			if err != nil {
-				return &exitError{code: exitInternal, err: err}
-			}
-			var env toolresult.Envelope
-			var notes []string
-			if len(bytes.TrimSpace(data)) == 0 {
-				env = toolresult.Empty(name + " returned nothing")
-				notes = append(notes, displayName(src)+" is empty: shown as a success that found nothing")
-			} else {
-				env = toolresult.Success(fmt.Sprintf("%s returned %s", name, units.Bytes(len(data))), toolresult.Raw(data))
-				if !utf8.Valid(data) && looksLikeText(data) {
-					notes = append(notes, displayName(src)+" holds invalid UTF-8: each invalid byte is shown as U+FFFD and meta.invalid_utf8 is set")
-				}
-			}
-			req := toolresult.Request{Tool: name, Budget: tokens, Rules: spec.Shape, JSON: len(spec.Returns) > 0,
-				Images: budget.ImagePolicy(d, limits)}
-			out, err := sh.Shape(context.Background(), env, req)
-			if err != nil {
-				if req.JSON {
-					return inputError(src, fmt.Errorf("%s declares a JSON result (its return schema), but the output is not JSON: %s", name, strings.TrimPrefix(err.Error(), "toolresult: shape: the output is not JSON: not JSON: ")))
-				}
-				return inputError(src, err)
-			}
-			msg, err := wireToolMessage(d, out.Result("call_1", name))
-			if err != nil {
-				return &exitError{code: exitInternal, err: err}
-			}
-			fmt.Fprintf(e.stdout, "%s\n", msg)
-			for _, u := range out.Report.Unapplied {
-				notes = append(notes, u+" (the shaping rules of --spec)")
-			}
-			printShapeReport(e.stderr, out.Report, d, model, limits, notes)
-			if req.JSON {
-				if err := checkReturns(spec, specFile, src, data); err != nil {
-					return err
-				}
-			}
-			if out.Report.OverBudget {
-				fmt.Fprintf(e.stderr, "toolwire: the smallest observation (%d tokens) is over the budget of %d: raise --budget or narrow the output\n", out.Report.TokensAfter, tokens)
-				return rejected()
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runShape(e, o, args[0]) },
 	}
-	cmd.Flags().IntVar(&tokens, "budget", 2000, "the most tokens the tool message may take")
-	cmd.Flags().StringVar(&dialect, "dialect", "openai-chat", "the dialect to write the tool message in: openai-chat, openai-responses, anthropic or gemini")
-	cmd.Flags().StringVar(&model, "model", "", "the model: picks the token counter and image support (default: by dialect)")
-	cmd.Flags().StringVar(&name, "tool", "", "the tool's name (with --spec: the tool to take from the file)")
-	cmd.Flags().StringVar(&specFile, "spec", "", "a tool spec file whose shaping rules and return schema apply")
+	cmd.Flags().IntVar(&o.tokens, "budget", 2000, "the most tokens the tool message may take")
+	cmd.Flags().StringVar(&o.dialect, "dialect", "openai-chat", "the dialect to write the tool message in: openai-chat, openai-responses, anthropic or gemini")
+	cmd.Flags().StringVar(&o.model, "model", "", "the model: picks the token counter and image support (default: by dialect)")
+	cmd.Flags().StringVar(&o.name, "tool", "", "the tool's name (with --spec: the tool to take from the file)")
+	cmd.Flags().StringVar(&o.specFile, "spec", "", "a tool spec file whose shaping rules and return schema apply")
 	return cmd
+}
+
+// shapeOptions are shape's flags.
+type shapeOptions struct {
+	tokens                         int
+	dialect, name, specFile, model string
+}
+
+// A shapeSetup is what shape's flags resolve to.
+type shapeSetup struct {
+	dialect transcript.Dialect
+	limits  budget.Limits
+	counter budget.Counter
+	spec    tool.Spec // the --spec tool; zero without --spec
+}
+
+// setup checks shape's flags and resolves them: the dialect, the model's
+// limits and counter, the --spec tool (and o.name, the tool's name).
+func (o *shapeOptions) setup() (*shapeSetup, error) {
+	if o.tokens <= 0 {
+		return nil, usageError("--budget %d: want a positive number of tokens", o.tokens)
+	}
+	d, err := dialectFlag("dialect", o.dialect, false)
+	if err != nil {
+		return nil, err
+	}
+	if o.model == "" {
+		o.model = defaultModel(d)
+	}
+	limits, ok := budget.DefaultTable().Lookup(o.model)
+	if !ok {
+		return nil, usageError("--model %q: not in the model table; use a known family such as gpt-4o, claude-sonnet-4-5 or gemini-2.5-pro", o.model)
+	}
+	counter, err := budget.NewCounter(limits.Encoding)
+	if err != nil {
+		return nil, &exitError{code: exitInternal, err: err}
+	}
+	st := &shapeSetup{dialect: d, limits: limits, counter: counter}
+	if o.specFile != "" {
+		if st.spec, err = pickSpec(o.specFile, o.name); err != nil {
+			return nil, err
+		}
+		o.name = st.spec.Name
+	}
+	if o.name == "" {
+		o.name = "tool"
+	}
+	return st, nil
+}
+
+// runShape shapes the raw output in file and prints the tool message and
+// what was done.
+func runShape(e *env, o shapeOptions, file string) error {
+	st, err := o.setup()
+	if err != nil {
+		return err
+	}
+	data, src, err := readLimited(e, file, "cut it (head -c) or narrow the tool's query")
+	if err != nil {
+		return err
+	}
+	boundMemory(len(data))
+	sh, err := toolresult.NewShaper(st.counter, toolresult.NewMemoryStore(0).NumberRefs(), nil)
+	if err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	env, notes := rawEnvelope(data, src, o.name)
+	req := toolresult.Request{Tool: o.name, Budget: o.tokens, Rules: st.spec.Shape, JSON: len(st.spec.Returns) > 0,
+		Images: budget.ImagePolicy(st.dialect, st.limits)}
+	out, err := sh.Shape(context.Background(), env, req)
+	if err != nil {
+		if req.JSON {
+			return inputError(src, fmt.Errorf("%s declares a JSON result (its return schema), but the output is not JSON: %s", o.name, strings.TrimPrefix(err.Error(), "toolresult: shape: the output is not JSON: not JSON: ")))
+		}
+		return inputError(src, err)
+	}
+	msg, err := wireToolMessage(st.dialect, out.Result("call_1", o.name))
+	if err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	fmt.Fprintf(e.stdout, "%s\n", msg)
+	for _, u := range out.Report.Unapplied {
+		notes = append(notes, u+" (the shaping rules of --spec)")
+	}
+	printShapeReport(e.stderr, out.Report, st.dialect, o.model, st.limits, notes)
+	if req.JSON {
+		if err := checkReturns(st.spec, o.specFile, src, data); err != nil {
+			return err
+		}
+	}
+	if out.Report.OverBudget {
+		fmt.Fprintf(e.stderr, "toolwire: the smallest observation (%d tokens) is over the budget of %d: raise --budget or narrow the output\n", out.Report.TokensAfter, o.tokens)
+		return rejected()
+	}
+	return nil
+}
+
+// rawEnvelope is the envelope of a tool that returned data, read from
+// src, and notes on what it holds.
+func rawEnvelope(data []byte, src, name string) (toolresult.Envelope, []string) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return toolresult.Empty(name + " returned nothing"), []string{displayName(src) + " is empty: shown as a success that found nothing"}
+	}
+	env := toolresult.Success(fmt.Sprintf("%s returned %s", name, units.Bytes(len(data))), toolresult.Raw(data))
+	if !utf8.Valid(data) && looksLikeText(data) {
+		return env, []string{displayName(src) + " holds invalid UTF-8: each invalid byte is shown as U+FFFD and meta.invalid_utf8 is set"}
+	}
+	return env, nil
 }
 
 // pickSpec reads a tools file and returns the named tool, or its only
