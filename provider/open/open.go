@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/names"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/anthropic"
@@ -140,30 +141,9 @@ func list(f func(kind) string) string {
 func nearest(name string) string {
 	best, bestDist := "", 3
 	for _, k := range kinds {
-		if d := distance(strings.ToLower(name), k.name); d < bestDist {
+		if d := names.Distance(strings.ToLower(name), k.name); d < bestDist {
 			best, bestDist = k.name, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/toolwire/toolwire/internal/names"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -230,30 +231,9 @@ func nearest(key string, known []string) string {
 	}
 	best, bestD := "", limit+1
 	for _, c := range known {
-		if d := editDistance(k, fold(c)); d < bestD {
+		if d := names.Distance(k, fold(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -165,14 +165,14 @@ func TestProcesses(t *testing.T) {
 }
 
 // TestOldSchemaMigrates opens a schema made by the first migration
-// (testdata/schema_v1.sql, as it was released), holding a session
+// (migrations/0001_init.sql: a released migration never changes), holding a session
 // written then: it gains the model columns, and the old session reads
 // back with no model.
 func TestOldSchemaMigrates(t *testing.T) {
 	url := serverURL(t)
 	pool := openPool(t, url, newSchema(t, url))
 	ctx := context.Background()
-	ddl, err := os.ReadFile("testdata/schema_v1.sql")
+	ddl, err := os.ReadFile("migrations/0001_init.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,25 +184,7 @@ func TestOldSchemaMigrates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New on a schema of version 1 = %v", err)
 	}
-	snap, err := s.Load(ctx, "old")
-	if err != nil {
-		t.Fatalf("Load of a session written by schema 1 = %v", err)
-	}
-	if snap.Session.Title != "an old run" || snap.Session.Model != (session.Model{}) {
-		t.Errorf("Load of a session written by schema 1 = %+v, want its title and no model", snap.Session)
-	}
-	temp := 0.5
-	m := session.Model{Spec: "openai:gpt-4o", BaseURL: "http://localhost:1/v1", Options: session.ModelOptions{Temperature: &temp, MaxTurns: 3}}
-	if _, err := s.Create(ctx, session.Session{ID: "new", Model: m}); err != nil {
-		t.Fatalf("Create on the migrated schema = %v", err)
-	}
-	snap, err = s.Load(ctx, "new")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := snap.Session.Model; got.Spec != m.Spec || got.BaseURL != m.BaseURL || got.Options.Temperature == nil || *got.Options.Temperature != temp || got.Options.MaxTurns != 3 {
-		t.Errorf("Load(new).Session.Model = %+v, want %+v", got, m)
-	}
+	sessiontest.Migrated(t, s)
 	var version int
 	if err := pool.QueryRow(ctx, "SELECT MAX(version) FROM toolwire_schema").Scan(&version); err != nil || version != postgres.SchemaVersion {
 		t.Errorf("schema version after New = %d, %v; want %d", version, err, postgres.SchemaVersion)
