@@ -26,27 +26,33 @@ var rejectedRule = map[string]string{
 	"openai-responses/pai-reasoning-without-following-item.json": "OAI-RS-REASONING-FOLLOW",
 }
 
-// realTrafficDir returns the corpus folder, or skips the test when this
-// clone has none beside it (a clone outside the workspace); under CI a
-// missing corpus is a failure.
+// realTrafficDir returns the corpus folder: $TOOLWIRE_SHARED/real-traffic
+// when that is set, else ../shared beside the clone. It skips the test
+// when there is none (a clone outside the workspace); under CI a missing
+// corpus is a failure.
 func realTrafficDir(t *testing.T) string {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(realTraffic, "README.md")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the real-traffic corpus is missing at %s (CI has ../shared beside the clone): %v", realTraffic, err)
-		}
-		t.Skipf("no real-traffic corpus at %s: this clone has no ../shared beside it", realTraffic)
+	dir := realTraffic
+	if shared := os.Getenv("TOOLWIRE_SHARED"); shared != "" {
+		dir = filepath.Join(shared, "real-traffic")
 	}
-	return realTraffic
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the real-traffic corpus is missing at %s (CI has ../shared beside the clone): %v", dir, err)
+		}
+		t.Skipf("no real-traffic corpus at %s: this clone has no ../shared beside it (or set TOOLWIRE_SHARED to the shared folder)", dir)
+	}
+	return dir
 }
 
 // corpus returns the bodies under kind ("accepted" or "rejected"), each
 // with its dialect (its folder) and its name relative to kind.
 func corpus(t *testing.T, kind string) (files []string) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(realTrafficDir(t), kind, "*", "*.json"))
+	dir := realTrafficDir(t)
+	files, err := filepath.Glob(filepath.Join(dir, kind, "*", "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no bodies under %s/%s: %v", realTraffic, kind, err)
+		t.Fatalf("no bodies under %s/%s: %v", dir, kind, err)
 	}
 	return files
 }
@@ -66,7 +72,7 @@ func dialectOf(t *testing.T, file string) transcript.Dialect {
 func eachBody(t *testing.T, kind string, f func(t *testing.T, name string, data []byte, d transcript.Dialect, rep *Report)) {
 	t.Helper()
 	for _, file := range corpus(t, kind) {
-		name := strings.TrimPrefix(file, filepath.Join(realTraffic, kind)+"/")
+		name := strings.TrimPrefix(file, filepath.Join(realTrafficDir(t), kind)+"/")
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(file)
 			if err != nil {
@@ -158,7 +164,7 @@ func TestRealTrafficDetect(t *testing.T) {
 			}
 			det, err := Detect(data)
 			if want := dialectOf(t, file); err != nil || det.Ambiguous() || det.Dialect != want {
-				t.Errorf("%s: Detect = %v (%s), %v; want %s", strings.TrimPrefix(file, realTraffic+"/"), det.Candidates, det.Reason, err, want)
+				t.Errorf("%s: Detect = %v (%s), %v; want %s", strings.TrimPrefix(file, realTrafficDir(t)+"/"), det.Candidates, det.Reason, err, want)
 			}
 		}
 	}
