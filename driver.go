@@ -69,6 +69,12 @@ func (a *Agent) Continue(ctx context.Context, s *State) iter.Seq2[Event, error] 
 // session when the caller opened it (Resume), nil to open or attach it
 // here when the agent has Config.Sessions.
 func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func(Event, error) bool) {
+	ctx = a.runContext(ctx, st)
+	if len(a.hooks) > 0 {
+		var end func()
+		yield, end = a.bracket(ctx, st, yield)
+		defer end()
+	}
 	if a.cfg.Sessions != nil && rs == nil {
 		var err error
 		if rs, err = a.open(ctx, st); err != nil {
@@ -76,7 +82,6 @@ func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func
 			return
 		}
 	}
-	ctx = a.runContext(ctx, st)
 	if rs != nil {
 		ctx = context.WithValue(ctx, runRecorderKey{}, tool.Recorder(rs.rec))
 	}
@@ -137,6 +142,27 @@ func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func
 		}
 		st = next
 	}
+}
+
+// bracket tells hooks that a drive from st begins, and returns the
+// drive's yield, which notes how the drive ends, and the function that
+// tells hooks it ended.
+func (a *Agent) bracket(ctx context.Context, st *State, yield func(Event, error) bool) (func(Event, error) bool, func()) {
+	a.notify(ctx, RunStartEvent{Turn: st.Turn, Agent: a.cfg.Name, Model: a.name})
+	end := RunEndEvent{Turn: st.Turn}
+	noting := func(e Event, err error) bool {
+		switch e := e.(type) {
+		case StepEvent:
+			end.Turn = e.State.Turn
+		case DoneEvent:
+			end.Result = e.Result
+		}
+		if err != nil {
+			end.Err = err
+		}
+		return yield(e, err)
+	}
+	return noting, func() { a.notify(ctx, end) }
 }
 
 // waiting returns the calls of st that wait for approval.

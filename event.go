@@ -38,6 +38,10 @@ type CallEvent struct {
 type ResultEvent struct {
 	Turn   int
 	Result llm.ToolResult
+	// ErrorType is the type of the result's error when the executor
+	// answered the call with one ("invalid_arguments", "timeout", ...);
+	// "" for a success, or for a call answered without the executor.
+	ErrorType toolresult.ErrorType
 	// Duration is how long the call took; 0 for a call answered without
 	// running.
 	Duration time.Duration

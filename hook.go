@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/toolresult"
 )
 
 // A Hook watches runs: logging, progress on a terminal, request dumps, an
@@ -16,7 +17,8 @@ import (
 // and what only hooks see — each model call before and after it
 // ([ModelCallEvent], [ModelDoneEvent]), each tool call attempt as it
 // starts and ends ([ToolStartEvent], [ToolDoneEvent]), each turn's start
-// ([TurnStartEvent]) and a pause or cancel ([InterruptEvent]).
+// ([TurnStartEvent]), a pause or cancel ([InterruptEvent]), and the
+// bounds of each drive of the loop ([RunStartEvent], [RunEndEvent]).
 //
 // A hook only watches: it cannot change a run, and what it does takes
 // the run's time, so it should be quick. Tool events come from the
@@ -45,6 +47,30 @@ func RunID(ctx context.Context) string {
 	return id
 }
 
+// RunStartEvent is told to hooks first as a drive of the loop begins: a
+// new run, or a run continued after a pause, a crash or with a new
+// message ([Agent.Resume], [Agent.Continue]). Exactly one [RunEndEvent]
+// follows it, whatever happens: a hook can hold what it opens for the
+// run (a span, a stream) between the two.
+type RunStartEvent struct {
+	// Turn counts the turns done before this drive.
+	Turn int
+	// Agent is Config.Name; Model is the model's name when it says it
+	// ([llm.Named]). Either may be "".
+	Agent, Model string
+}
+
+// RunEndEvent is told to hooks last as every drive of the loop ends,
+// after its [DoneEvent]. Result is that DoneEvent's, or nil when the
+// caller stopped iterating first (the run then stopped where it was, as
+// when it is cancelled) or the drive failed before a result (Err says
+// why).
+type RunEndEvent struct {
+	Turn   int
+	Result *Result
+	Err    error
+}
+
 // ModelCallEvent is told to hooks before each model call, with the exact
 // request.
 type ModelCallEvent struct {
@@ -57,6 +83,8 @@ type ModelDoneEvent struct {
 	Turn     int
 	Usage    llm.Usage
 	Duration time.Duration
+	// Finish is why the model stopped, when it answered.
+	Finish llm.FinishReason
 	// Failure is why the call failed; nil when it did not.
 	Failure *ModelFailure
 }
@@ -72,11 +100,14 @@ type ToolStartEvent struct {
 // ToolDoneEvent is told to hooks as an attempt of a tool call ends, with
 // its result as the model reads it (for the call's last attempt).
 type ToolDoneEvent struct {
-	Turn     int
-	Call     llm.ToolCall
-	Attempt  int
-	Result   llm.ToolResult
-	Duration time.Duration
+	Turn    int
+	Call    llm.ToolCall
+	Attempt int
+	Result  llm.ToolResult
+	// ErrorType is the type of the attempt's error when Result is an
+	// error ("invalid_arguments", "timeout", ...), "" otherwise.
+	ErrorType toolresult.ErrorType
+	Duration  time.Duration
 }
 
 // TurnStartEvent is told when a turn begins: its model call is ready.
@@ -93,6 +124,8 @@ type InterruptEvent struct {
 	Waiting []llm.ToolCall
 }
 
+func (RunStartEvent) isEvent()  {}
+func (RunEndEvent) isEvent()    {}
 func (ModelCallEvent) isEvent() {}
 func (ModelDoneEvent) isEvent() {}
 func (ToolStartEvent) isEvent() {}
@@ -130,7 +163,7 @@ func (r hookRecorder) Finish(ctx context.Context, at tool.Attempt, res llm.ToolR
 	if r.next != nil {
 		r.next.Finish(ctx, at, res, d)
 	}
-	r.a.notify(ctx, ToolDoneEvent{Turn: r.turn, Call: at.Call, Attempt: at.Number, Result: res, Duration: d})
+	r.a.notify(ctx, ToolDoneEvent{Turn: r.turn, Call: at.Call, Attempt: at.Number, Result: res, ErrorType: at.Error, Duration: d})
 }
 
 // LogHook returns a hook that logs one line per turn to l, at level

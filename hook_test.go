@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,6 +29,15 @@ func (h *recordHook) Observe(ctx context.Context, e toolwire.Event) {
 		line += " " + e.Call.ID + " " + e.Call.Name + " " + string(e.Call.Input)
 	case toolwire.ToolDoneEvent:
 		line += " " + e.Call.ID + " " + string(e.Result.Status)
+		if e.ErrorType != "" {
+			line += " " + string(e.ErrorType)
+		}
+	case toolwire.ResultEvent:
+		line += " " + e.Result.CallID + " " + string(e.Result.Status) + " " + string(e.ErrorType)
+	case toolwire.RunStartEvent:
+		line += fmt.Sprintf(" turn %d, model %s", e.Turn, e.Model)
+	case toolwire.RunEndEvent:
+		line += fmt.Sprintf(" turn %d, result %v, err %v", e.Turn, e.Result != nil, e.Err)
 	case toolwire.ModelCallEvent:
 		line += fmt.Sprintf(" turn %d, %d messages", e.Turn, len(e.Request.Messages))
 	case toolwire.ModelDoneEvent:
@@ -60,6 +70,10 @@ func TestHooks(t *testing.T) {
 	if !slices.Equal(one.events, two.events) {
 		t.Errorf("two hooks saw different events:\n%v\n%v", one.events, two.events)
 	}
+	if len(one.events) < 2 || one.events[0] != "toolwire.RunStartEvent turn 0, model gpt-4.1" ||
+		one.events[len(one.events)-1] != "toolwire.RunEndEvent turn 2, result true, err toolwire: paused in turn 2: book_trip (call_2_0) wait(s) for a person's approval" {
+		t.Errorf("a drive is not bracketed by RunStartEvent and RunEndEvent:\n%v", one.events)
+	}
 	for _, want := range []string{
 		"toolwire.TurnStartEvent",
 		"toolwire.ModelCallEvent turn 1, 1 messages",
@@ -83,6 +97,35 @@ func TestHooks(t *testing.T) {
 	}
 	if len(one.runs) != 1 || one.runs[""] {
 		t.Errorf("RunID in the hook's context = %v, want the run's id", one.runs)
+	}
+}
+
+// TestHookRunBounds: a drive the caller stops early still ends with one
+// RunEndEvent, without a result; a tool's failed attempt names its error
+// type.
+func TestHookRunBounds(t *testing.T) {
+	srv := llmtest.NewServer(t, calls(call("get_weather", `{"town":"Paris"}`)), llmtest.Turn{Text: "Done."})
+	var h recordHook
+	a, _ := newAgent(t, dialects(true)[0].new(t, srv), &toolwire.Config{Tools: registry(weatherTool()), Hooks: []toolwire.Hook{&h}})
+	for ev, err := range a.Stream(context.Background(), "Weather?") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := ev.(toolwire.ResultEvent); ok {
+			break
+		}
+	}
+	starts, ends := 0, 0
+	for _, e := range h.events {
+		starts += strings.Count(e, "RunStartEvent")
+		ends += strings.Count(e, "RunEndEvent")
+	}
+	if starts != 1 || ends != 1 || h.events[len(h.events)-1] != "toolwire.RunEndEvent turn 1, result false, err <nil>" {
+		t.Errorf("a drive stopped early is told %d starts and %d ends, last %q; want one each, last without a result:\n%v",
+			starts, ends, h.events[len(h.events)-1], h.events)
+	}
+	if !slices.Contains(h.events, "toolwire.ResultEvent call_1_0 error invalid_arguments") {
+		t.Errorf("the failed call's error type is not told:\n%v", h.events)
 	}
 }
 

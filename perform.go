@@ -79,7 +79,7 @@ func (a *Agent) callModel(ctx context.Context, s *State) ModelOutcome {
 	if len(a.hooks) > 0 {
 		ev := ModelDoneEvent{Turn: turn, Duration: o.Duration, Failure: o.Failure}
 		if o.Response != nil {
-			ev.Usage = o.Response.Usage
+			ev.Usage, ev.Finish = o.Response.Usage, o.Response.Finish.Reason
 		}
 		a.notify(ctx, ev)
 	}

@@ -455,7 +455,6 @@ func (a *Agent) endTurn(n *State, repeated bool, ch *Change) {
 	for i, pc := range n.Next.Calls {
 		results[i] = *pc.Result
 		o, ran := n.turn.ran[pc.Call.ID]
-		ch.Events = append(ch.Events, ResultEvent{Turn: n.Turn, Result: results[i], Duration: durationOf(o), Shaping: o.Shaping})
 		cr := CallReport{ID: pc.Call.ID, Tool: pc.Call.Name, Status: results[i].Status}
 		if ran {
 			cr.Duration = durationOf(o)
@@ -465,6 +464,7 @@ func (a *Agent) endTurn(n *State, repeated bool, ch *Change) {
 			rep.Truncated = rep.Truncated || o.Envelope.Meta.Truncated
 		}
 		rep.Calls[i] = cr
+		ch.Events = append(ch.Events, ResultEvent{Turn: n.Turn, Result: results[i], ErrorType: cr.Error, Duration: durationOf(o), Shaping: o.Shaping})
 	}
 	n.Messages = append(n.Messages, llm.Tool(results...))
 	n.Messages = append(n.Messages, n.Next.Then...) // after every result

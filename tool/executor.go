@@ -348,9 +348,18 @@ func (e *Executor) callWithin(ctx context.Context, call llm.ToolCall, budget int
 		// The last attempt's finished record holds the result exactly as
 		// the model reads it; it is written even when ctx is done.
 		last.at.Cut = rec.cancelled == CancelledWhileRunning
+		last.at.Error = errorType(out.Envelope)
 		last.rec.Finish(context.WithoutCancel(ctx), last.at, out.Result, time.Since(last.start))
 	}
 	return out
+}
+
+// errorType returns the type of env's error, "" when it is no error.
+func errorType(env toolresult.Envelope) toolresult.ErrorType {
+	if env.Status != llm.StatusError || env.Error == nil {
+		return ""
+	}
+	return env.Error.Type
 }
 
 // A Recorder is told about every attempt of a call: before it runs and
@@ -385,6 +394,9 @@ type Attempt struct {
 	// attempt short: it started and did not finish
 	// ([CancelledWhileRunning]).
 	Cut bool
+	// Error is set, at Finish, to the type of the attempt's error when
+	// its result is an error; "" otherwise.
+	Error toolresult.ErrorType
 }
 
 type recorderKey struct{}
@@ -559,6 +571,7 @@ func (e *Executor) callTool(ctx context.Context, ent *entry, call llm.ToolCall, 
 		}
 		if rec != nil {
 			t := time.Now()
+			at.Error = errorType(env)
 			rec.Finish(ctx, at, env.Result(call.ID, call.Name), time.Since(start))
 			out.spent += time.Since(t)
 		}
