@@ -148,7 +148,7 @@ func (a *Agent) drive(ctx context.Context, st *State, rs *runSession, yield func
 // drive's yield, which notes how the drive ends, and the function that
 // tells hooks it ended.
 func (a *Agent) bracket(ctx context.Context, st *State, yield func(Event, error) bool) (func(Event, error) bool, func()) {
-	a.notify(ctx, RunStartEvent{Turn: st.Turn, Agent: a.cfg.Name, Model: a.name})
+	a.notify(ctx, RunStartEvent{Turn: st.Turn, Agent: a.cfg.Name, Model: a.name, Dialect: a.model.Dialect()})
 	end := RunEndEvent{Turn: st.Turn}
 	noting := func(e Event, err error) bool {
 		switch e := e.(type) {

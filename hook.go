@@ -58,6 +58,8 @@ type RunStartEvent struct {
 	// Agent is Config.Name; Model is the model's name when it says it
 	// ([llm.Named]). Either may be "".
 	Agent, Model string
+	// Dialect is the model's ([llm.Model].Dialect).
+	Dialect string
 }
 
 // RunEndEvent is told to hooks last as every drive of the loop ends,
