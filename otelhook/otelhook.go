@@ -54,6 +54,9 @@ type Options struct {
 	// (see [ProviderOf]). Set it for a server that speaks another
 	// provider's dialect.
 	Provider string
+	// Agent is gen_ai.agent.name, and names the invoke_agent spans; ""
+	// means the run's ([toolwire.Config].Name).
+	Agent string
 	// Content records what the model is sent (gen_ai.input.messages on
 	// model call spans) and each tool call's arguments and result
 	// (gen_ai.tool.call.arguments, gen_ai.tool.call.result). They can
@@ -184,6 +187,9 @@ func (h *Hook) start(ctx context.Context, e toolwire.RunStartEvent) {
 	provider := h.opts.Provider
 	if provider == "" {
 		provider = ProviderOf(e.Dialect)
+	}
+	if h.opts.Agent != "" {
+		e.Agent = h.opts.Agent
 	}
 	name := opInvokeAgent
 	if e.Agent != "" {

@@ -167,6 +167,11 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 		defer closeStore()
 		store = st
 	}
+	tel, err := addTelemetry(ctx, e, cfg, orName(def.Name, filepath.Base(def.File)), m.spec)
+	if err != nil {
+		return err
+	}
+	defer tel.flush(e)
 	a, hooks, err := newAgent(e, o, def, model, cfg, store, dumper, p)
 	if err != nil {
 		return err
