@@ -1,0 +1,5 @@
+//go:build !race
+
+package otelhook_test
+
+const raceEnabled = false
