@@ -85,8 +85,11 @@ type ModelDoneEvent struct {
 	Turn     int
 	Usage    llm.Usage
 	Duration time.Duration
-	// Finish is why the model stopped, when it answered.
-	Finish llm.FinishReason
+	// Finish is why the model stopped, when it answered; Model is the
+	// model the provider says answered, ResponseID the answer's id where
+	// the provider stored it ("" when it did not say).
+	Finish            llm.FinishReason
+	Model, ResponseID string
 	// Failure is why the call failed; nil when it did not.
 	Failure *ModelFailure
 }

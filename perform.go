@@ -79,7 +79,8 @@ func (a *Agent) callModel(ctx context.Context, s *State) ModelOutcome {
 	if len(a.hooks) > 0 {
 		ev := ModelDoneEvent{Turn: turn, Duration: o.Duration, Failure: o.Failure}
 		if o.Response != nil {
-			ev.Usage, ev.Finish = o.Response.Usage, o.Response.Finish.Reason
+			r := o.Response
+			ev.Usage, ev.Finish, ev.Model, ev.ResponseID = r.Usage, r.Finish.Reason, r.Model, r.ID
 		}
 		a.notify(ctx, ev)
 	}

@@ -177,6 +177,9 @@ type Response struct {
 	// ID names the answer where the provider stored it, for a later
 	// request to continue ([Request].Previous); "" when it stored none.
 	ID string
+	// Model is the model the provider says answered ([Finish].Model);
+	// "" when it did not say.
+	Model string
 }
 
 // ErrEmptyMessage is wrapped by the error [Accumulator.Response] and
@@ -193,7 +196,7 @@ var ErrEmptyMessage = errors.New("llm: the model answered with an empty message"
 // returned in both cases.
 func (a *Accumulator) Response() (*Response, error) {
 	msg, err := a.Message()
-	resp := &Response{Message: msg, Usage: a.usage, Finish: a.finish, ID: a.stored}
+	resp := &Response{Message: msg, Usage: a.usage, Finish: a.finish, ID: a.stored, Model: a.finish.Model}
 	if err != nil {
 		return resp, err
 	}

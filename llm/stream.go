@@ -97,10 +97,13 @@ const (
 	FinishContentFilter FinishReason = "content_filter" // the provider withheld content
 )
 
-// Finish ends a stream. Raw keeps the provider's own reason.
+// Finish ends a stream. Raw keeps the provider's own reason; Model is
+// the model the provider says answered ("gpt-4.1-2025-04-14" for
+// "gpt-4.1"), "" when it did not say.
 type Finish struct {
 	Reason FinishReason
 	Raw    string
+	Model  string `json:",omitzero"`
 }
 
 // Stored says that the provider stored the answer under ID, for a later

@@ -289,6 +289,9 @@ func (h *Hook) modelDone(r *run, e toolwire.ModelDoneEvent) {
 	if r.model != "" {
 		common = append(common, keyRequestModel.String(r.model))
 	}
+	if e.Model != "" {
+		common = append(common, keyResponseModel.String(e.Model))
+	}
 	if span := r.call; span != nil {
 		r.call = nil
 		u := e.Usage
@@ -299,6 +302,8 @@ func (h *Hook) modelDone(r *run, e toolwire.ModelDoneEvent) {
 		if e.Finish != "" {
 			span.SetAttributes(keyFinishReasons.StringSlice([]string{string(e.Finish)}))
 		}
+		setNonEmpty(span, keyResponseModel, e.Model)
+		setNonEmpty(span, keyResponseID, e.ResponseID)
 		if f := e.Failure; f != nil {
 			span.SetAttributes(keyErrorType.String(string(f.Kind)))
 			span.SetStatus(codes.Error, f.Message)

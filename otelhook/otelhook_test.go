@@ -65,9 +65,9 @@ func TestSpans(t *testing.T) {
 			{Name: "get_weather", Args: `{"city":"Paris"}`},
 			{Name: "get_weather", Args: `{"city":"Atlantis"}`},
 			{Name: "get_weather", Args: `{"town":"Paris"}`},
-		}, Usage: llm.Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 100}},
-		llmtest.Turn{Calls: []llmtest.Call{{Name: "book_trip", Args: `{"city":"Paris"}`}}},
-		llmtest.Turn{Text: "Booked."},
+		}, Usage: llm.Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 100}, Model: "gpt-4.1-2025-04-14"},
+		llmtest.Turn{Calls: []llmtest.Call{{Name: "book_trip", Args: `{"city":"Paris"}`}}, Model: "gpt-4.1-2025-04-14"},
+		llmtest.Turn{Text: "Booked.", Model: "gpt-4.1-2025-04-14"},
 	)
 	model, err := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"}})
 	must(t, err)
@@ -105,8 +105,8 @@ func TestSpans(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"gen_ai.client.operation.duration": "3 in [chat openai gpt-4.1]",
-		"gen_ai.client.token.usage":        "3 in [chat openai gpt-4.1 input], 3 in [chat openai gpt-4.1 output]",
+		"gen_ai.client.operation.duration": "3 in [chat openai gpt-4.1 gpt-4.1-2025-04-14]",
+		"gen_ai.client.token.usage":        "3 in [chat openai gpt-4.1 gpt-4.1-2025-04-14 input], 3 in [chat openai gpt-4.1 gpt-4.1-2025-04-14 output]",
 	}
 	for name, w := range want {
 		if got[name] != w {
@@ -140,7 +140,7 @@ func tree(spans tracetest.SpanStubs, session string) string {
 		slices.SortFunc(attrs, func(x, y attribute.KeyValue) int { return cmp.Compare(x.Key, y.Key) })
 		for _, kv := range attrs {
 			v := strings.ReplaceAll(kv.Value.Emit(), session, "<session>")
-			v = durationMS.ReplaceAllString(v, `"duration_ms":<ms>`)
+			v = durationMS.ReplaceAllString(v, `duration_ms$1":<ms>`)
 			fmt.Fprintf(&b, "%s    %s = %s\n", ind, kv.Key, v)
 		}
 		for _, e := range s.Events {
@@ -156,7 +156,8 @@ func tree(spans tracetest.SpanStubs, session string) string {
 	return b.String()
 }
 
-var durationMS = regexp.MustCompile(`"duration_ms":\d+`)
+// durationMS matches a result's duration, also quoted inside a string.
+var durationMS = regexp.MustCompile(`duration_ms(\\?)":\d+`)
 
 func attr(s tracetest.SpanStub, key string) string {
 	for _, kv := range s.Attributes {

@@ -13,6 +13,7 @@ const (
 	keyConversation  = attribute.Key("gen_ai.conversation.id")
 	keyRequestModel  = attribute.Key("gen_ai.request.model")
 	keyResponseID    = attribute.Key("gen_ai.response.id")
+	keyResponseModel = attribute.Key("gen_ai.response.model")
 	keyFinishReasons = attribute.Key("gen_ai.response.finish_reasons")
 	keyTemperature   = attribute.Key("gen_ai.request.temperature")
 	keyMaxTokens     = attribute.Key("gen_ai.request.max_tokens")

@@ -16,6 +16,7 @@ import (
 
 type wireMessage struct {
 	ID         string           `json:"id"`
+	Model      string           `json:"model"`
 	Content    []jsontext.Value `json:"content"`
 	StopReason string           `json:"stop_reason"`
 	Usage      *wireUsage       `json:"usage"`
@@ -63,6 +64,7 @@ type messageReader struct {
 	usage  llm.Usage
 	stop   string
 	calls  int
+	model  string // the model that answered, as the API says
 }
 
 // openBlock is a content block being streamed.
@@ -109,7 +111,7 @@ func (d *messageReader) whole(data []byte, emit func(llm.Event) bool) error {
 	if m.Usage != nil {
 		d.addUsage(m.Usage)
 	}
-	d.stop = m.StopReason
+	d.stop, d.model = m.StopReason, m.Model
 	return d.end(emit)
 }
 
@@ -156,6 +158,9 @@ func (d *messageReader) event(data []byte, emit func(llm.Event) bool) (done bool
 	case "message_start":
 		if e.Message != nil && e.Message.Usage != nil {
 			d.addUsage(e.Message.Usage)
+		}
+		if e.Message != nil {
+			d.model = e.Message.Model
 		}
 	case "content_block_start":
 		var b wireBlock
@@ -277,7 +282,9 @@ var finishes = client.Finishes{
 }
 
 func (d *messageReader) end(emit func(llm.Event) bool) error {
-	if !emit(d.usage) || !emit(finishes.Of(d.stop, d.calls > 0)) {
+	f := finishes.Of(d.stop, d.calls > 0)
+	f.Model = d.model
+	if !emit(d.usage) || !emit(f) {
 		return client.ErrStopped
 	}
 	return nil

@@ -32,7 +32,8 @@ type wireResponse struct {
 		CachedContentTokenCount int `json:"cachedContentTokenCount"`
 		ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
 	} `json:"usageMetadata"`
-	Error jsontext.Value `json:"error"`
+	ModelVersion string         `json:"modelVersion"`
+	Error        jsontext.Value `json:"error"`
 }
 
 type wirePart struct {
@@ -60,6 +61,7 @@ type contentReader struct {
 	blocked   string
 	usage     llm.Usage
 	sawFinish bool
+	model     string // the model that answered (modelVersion)
 }
 
 func newContentReader(history []llm.Message) *contentReader {
@@ -106,6 +108,9 @@ func (d *contentReader) response(data []byte, emit func(llm.Event) bool) error {
 	if r.Error.Kind() == '{' {
 		body := append(append([]byte(`{"error":`), r.Error...), '}')
 		return geminiErrors.InStream(0, body)
+	}
+	if r.ModelVersion != "" {
+		d.model = r.ModelVersion
 	}
 	if u := r.UsageMetadata; u != nil {
 		d.usage = llm.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount,
@@ -209,6 +214,7 @@ func (d *contentReader) end(emit func(llm.Event) bool) error {
 	if d.blocked != "" {
 		f = llm.Finish{Reason: llm.FinishContentFilter, Raw: d.blocked}
 	}
+	f.Model = d.model
 	if !emit(d.usage) || !emit(f) {
 		return client.ErrStopped
 	}

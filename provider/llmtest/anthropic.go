@@ -160,7 +160,7 @@ func (x *exchange) antStop() string {
 
 func anthropicWhole(x *exchange) []byte {
 	stop := x.antStop()
-	m := antMessage{ID: x.s.id("msg_01LLMTEST"), Type: "message", Role: "assistant", Model: x.opts.Model, Content: []jsontext.Value{},
+	m := antMessage{ID: x.s.id("msg_01LLMTEST"), Type: "message", Role: "assistant", Model: x.answerModel(x.opts.Model), Content: []jsontext.Value{},
 		StopReason: &stop, Usage: newAntUsage(x.usage())}
 	for _, b := range x.antBlocks() {
 		m.Content = append(m.Content, marshal(b))
@@ -174,7 +174,7 @@ func anthropicEvents(x *exchange) ([]sse.Event, []sse.Event) {
 		return sse.Event{Type: typ, Data: marshal(v)}
 	}
 	u := newAntUsage(x.usage())
-	start := antMessage{ID: x.s.id("msg_01LLMTEST"), Type: "message", Role: "assistant", Model: x.opts.Model, Content: []jsontext.Value{},
+	start := antMessage{ID: x.s.id("msg_01LLMTEST"), Type: "message", Role: "assistant", Model: x.answerModel(x.opts.Model), Content: []jsontext.Value{},
 		Usage: antUsage{InputTokens: u.InputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens, CacheReadInputTokens: u.CacheReadInputTokens, OutputTokens: 1}}
 	evs := []sse.Event{ev("message_start", map[string]any{"message": start})}
 	calls := x.calls("toolu_01LLMTEST")

@@ -187,7 +187,7 @@ func chatWhole(x *exchange) []byte {
 	}
 	finish := x.finish()
 	return marshal(chatCompletion{
-		ID: x.s.id("chatcmpl-"), Object: "chat.completion", Created: 1700000000, Model: x.opts.Model,
+		ID: x.s.id("chatcmpl-"), Object: "chat.completion", Created: 1700000000, Model: x.answerModel(x.opts.Model),
 		Choices: []chatChoice{{Message: msg, FinishReason: &finish}},
 		Usage:   newChatUsage(x.usage()), SystemFingerprint: "fp_llmtest",
 	})
@@ -196,7 +196,7 @@ func chatWhole(x *exchange) []byte {
 func chatEvents(x *exchange) ([]sse.Event, []sse.Event) {
 	id := x.s.id("chatcmpl-")
 	chunk := func(delta *chatMessage, finish *string) sse.Event {
-		return sse.Event{Data: marshal(chatCompletion{ID: id, Object: "chat.completion.chunk", Created: 1700000000, Model: x.opts.Model,
+		return sse.Event{Data: marshal(chatCompletion{ID: id, Object: "chat.completion.chunk", Created: 1700000000, Model: x.answerModel(x.opts.Model),
 			Choices: []chatChoice{{Delta: delta, FinishReason: finish}}, SystemFingerprint: "fp_llmtest"})}
 	}
 	empty := ""
@@ -237,7 +237,7 @@ func chatEvents(x *exchange) ([]sse.Event, []sse.Event) {
 	finish := x.finish()
 	last := []sse.Event{chunk(&chatMessage{}, &finish)}
 	if x.opts.StreamOptions.IncludeUsage {
-		last = append(last, sse.Event{Data: marshal(chatCompletion{ID: id, Object: "chat.completion.chunk", Created: 1700000000, Model: x.opts.Model,
+		last = append(last, sse.Event{Data: marshal(chatCompletion{ID: id, Object: "chat.completion.chunk", Created: 1700000000, Model: x.answerModel(x.opts.Model),
 			Choices: []chatChoice{}, Usage: newChatUsage(x.usage()), SystemFingerprint: "fp_llmtest"})})
 	}
 	last = append(last, sse.Event{Data: []byte("[DONE]")})

@@ -180,7 +180,7 @@ func (x *exchange) gemFinish() string {
 
 func (x *exchange) gemResponse(parts []gemPart, finish string, u *gemUsage) gemResponse {
 	return gemResponse{Candidates: []gemCandidate{{Content: gemContent{Parts: parts, Role: "model"}, FinishReason: finish}},
-		UsageMetadata: u, ModelVersion: geminiModel(x.r), ResponseID: "llmtest-" + strconv.Itoa(x.n)}
+		UsageMetadata: u, ModelVersion: x.answerModel(geminiModel(x.r)), ResponseID: "llmtest-" + strconv.Itoa(x.n)}
 }
 
 func geminiWhole(x *exchange) []byte {

@@ -186,7 +186,7 @@ func (x *exchange) rsResponse(items []rsItem, status string) rsResponse {
 	if x.respID == "" {
 		x.respID = x.s.id("resp_")
 	}
-	r := rsResponse{ID: x.respID, Object: "response", CreatedAt: 1700000000, Status: status, Model: x.opts.Model, Output: []jsontext.Value{},
+	r := rsResponse{ID: x.respID, Object: "response", CreatedAt: 1700000000, Status: status, Model: x.answerModel(x.opts.Model), Output: []jsontext.Value{},
 		Store: x.opts.Store == nil || *x.opts.Store}
 	if p := x.opts.PreviousResponseID; p != "" {
 		r.PreviousResponseID = &p

@@ -56,6 +56,10 @@ type Turn struct {
 	// Usage is the token counts to report, in llm's meaning (InputTokens
 	// includes the cached ones); zero reports small made-up counts.
 	Usage llm.Usage
+	// Model is the model the answer says answered, as the APIs name a
+	// snapshot ("gpt-4.1-2025-04-14"); "" says the model the request
+	// named.
+	Model string
 	// Error, when set, is the answer instead of the turn's content.
 	Error *Error
 	// Misbehave lists the ways this answer breaks the protocol.
@@ -302,6 +306,14 @@ type exchange struct {
 	history []llm.Message
 	msgs    []llm.Message
 	respID  string
+}
+
+// answerModel is the model an answer names: the turn's, else requested.
+func (x *exchange) answerModel(requested string) string {
+	if x.turn.Model != "" {
+		return x.turn.Model
+	}
+	return requested
 }
 
 // options are the request fields the server reads.

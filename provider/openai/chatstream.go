@@ -22,6 +22,7 @@ type chatReader struct {
 	calls   []*chatReaderCall
 	atIndex map[int]*chatReaderCall // the latest call at each wire index
 	finish  string                  // the finish reason, once one arrived
+	model   string                  // the model that answered, as the server says
 }
 
 type chatReaderCall struct {
@@ -68,6 +69,7 @@ func (d *chatReader) whole(data []byte, emit func(llm.Event) bool) error {
 	if len(a.Choices) == 0 {
 		return errors.New("the response has no choices")
 	}
+	d.model = a.Model
 	ch := a.Choices[0]
 	m := &ch.Message
 	if err := d.content(m, emit); err != nil {
@@ -95,6 +97,9 @@ func (d *chatReader) chunk(data []byte, emit func(llm.Event) bool) error {
 	}
 	if a.Error.Kind() != 0 && a.Error.Kind() != 'n' {
 		return streamError(a.Error)
+	}
+	if a.Model != "" {
+		d.model = a.Model
 	}
 	for i := range a.Choices {
 		ch := &a.Choices[i]
@@ -209,7 +214,9 @@ func (d *chatReader) route(tc *chatToolCall, args string) *chatReaderCall {
 // end emits the finish; "stop", or no reason, after calls (Ollama) is a
 // tool-call finish.
 func (d *chatReader) end(emit func(llm.Event) bool) error {
-	if !emit(chatFinishes.Of(d.finish, len(d.calls) > 0)) {
+	f := chatFinishes.Of(d.finish, len(d.calls) > 0)
+	f.Model = d.model
+	if !emit(f) {
 		return client.ErrStopped
 	}
 	return nil

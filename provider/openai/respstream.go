@@ -232,7 +232,7 @@ func (d *respReader) end(a *rsAnswer, emit func(llm.Event) bool) error {
 	if d.stored && d.id != "" && !emit(llm.Stored{ID: d.id}) {
 		return client.ErrStopped
 	}
-	f := llm.Finish{Reason: llm.FinishStop, Raw: a.Status}
+	f := llm.Finish{Reason: llm.FinishStop, Raw: a.Status, Model: a.Model}
 	switch {
 	case a.Status == "incomplete" && a.IncompleteDetails != nil:
 		f.Raw = a.IncompleteDetails.Reason

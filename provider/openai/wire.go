@@ -8,6 +8,7 @@ import "github.com/go-json-experiment/json/jsontext"
 
 // chatAnswer is a Chat Completions response or one chunk of its stream.
 type chatAnswer struct {
+	Model   string         `json:"model"`
 	Choices []chatChoice   `json:"choices"`
 	Usage   *chatUsage     `json:"usage"`
 	Error   jsontext.Value `json:"error"` // an error inside a stream
@@ -69,6 +70,7 @@ type rsEvent struct {
 
 type rsAnswer struct {
 	ID                string           `json:"id"`
+	Model             string           `json:"model"`
 	Status            string           `json:"status"`
 	Output            []jsontext.Value `json:"output"`
 	Usage             *rsUsage         `json:"usage"`

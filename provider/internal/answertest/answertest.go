@@ -128,6 +128,9 @@ func Render(resp *llm.Response, err error) []byte {
 		}
 		u := resp.Usage
 		fmt.Fprintf(&b, "finish %s (%s)\n", resp.Finish.Reason, resp.Finish.Raw)
+		if resp.Model != "" {
+			fmt.Fprintf(&b, "model %s\n", resp.Model)
+		}
 		fmt.Fprintf(&b, "usage input=%d output=%d cache_read=%d cache_write=%d reasoning=%d\n",
 			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens)
 	}
