@@ -139,7 +139,7 @@ func tree(spans tracetest.SpanStubs, session string) string {
 		attrs := slices.Clone(s.Attributes)
 		slices.SortFunc(attrs, func(x, y attribute.KeyValue) int { return cmp.Compare(x.Key, y.Key) })
 		for _, kv := range attrs {
-			v := strings.ReplaceAll(kv.Value.Emit(), session, "<session>")
+			v := strings.ReplaceAll(kv.Value.String(), session, "<session>")
 			v = durationMS.ReplaceAllString(v, `duration_ms$1":<ms>`)
 			fmt.Fprintf(&b, "%s    %s = %s\n", ind, kv.Key, v)
 		}
@@ -162,7 +162,7 @@ var durationMS = regexp.MustCompile(`duration_ms(\\?)":\d+`)
 func attr(s tracetest.SpanStub, key string) string {
 	for _, kv := range s.Attributes {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -175,7 +175,7 @@ func points(d metricdata.Aggregation) string {
 	add := func(n uint64, set attribute.Set) {
 		var vals []string
 		for _, kv := range set.ToSlice() {
-			vals = append(vals, kv.Value.Emit())
+			vals = append(vals, kv.Value.String())
 		}
 		out = append(out, fmt.Sprintf("%d in %v", n, vals))
 	}
