@@ -15,7 +15,8 @@ import (
 // run of the agent, in order for one run: what [Agent.Stream] yields,
 // and what only hooks see — each model call before and after it
 // ([ModelCallEvent], [ModelDoneEvent]), each tool call attempt as it
-// starts and ends ([ToolStartEvent], [ToolDoneEvent]), each turn's start
+// starts and ends ([ToolStartEvent], [ToolDoneEvent]) and what it says of
+// its progress ([ToolProgressEvent]), each turn's start
 // ([TurnStartEvent]) and a pause or cancel ([InterruptEvent]).
 //
 // A hook only watches: it cannot change a run, and what it does takes
@@ -79,6 +80,16 @@ type ToolDoneEvent struct {
 	Duration time.Duration
 }
 
+// ToolProgressEvent is told to hooks when a running tool reports how far
+// it is (tool.ReportProgress): an MCP server's progress notification.
+type ToolProgressEvent struct {
+	Turn     int
+	CallID   string
+	Tool     string
+	Attempt  int
+	Progress tool.Progress
+}
+
 // TurnStartEvent is told when a turn begins: its model call is ready.
 type TurnStartEvent struct {
 	Turn int
@@ -93,12 +104,13 @@ type InterruptEvent struct {
 	Waiting []llm.ToolCall
 }
 
-func (ModelCallEvent) isEvent() {}
-func (ModelDoneEvent) isEvent() {}
-func (ToolStartEvent) isEvent() {}
-func (ToolDoneEvent) isEvent()  {}
-func (TurnStartEvent) isEvent() {}
-func (InterruptEvent) isEvent() {}
+func (ModelCallEvent) isEvent()    {}
+func (ModelDoneEvent) isEvent()    {}
+func (ToolStartEvent) isEvent()    {}
+func (ToolDoneEvent) isEvent()     {}
+func (TurnStartEvent) isEvent()    {}
+func (ToolProgressEvent) isEvent() {}
+func (InterruptEvent) isEvent()    {}
 
 // notify tells every hook about e.
 func (a *Agent) notify(ctx context.Context, e Event) {
