@@ -180,21 +180,27 @@ func newTestServer(cancelled func(string)) *testServer {
 			return text("done"), nil
 		})
 	add(&mcp.Tool{Name: "delete_all", Description: "Deletes everything.", Annotations: &mcp.ToolAnnotations{DestructiveHint: yes()}},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("deleted"), nil })
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("deleted"), nil
+		})
 	add(&mcp.Tool{Name: "set_value", Description: "Sets a value.", Annotations: &mcp.ToolAnnotations{IdempotentHint: true}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			key, _ := req.Params.Meta["toolwire/idempotencyKey"].(string)
 			return text("key " + key), nil
 		})
 	add(&mcp.Tool{Name: "dotted.name", Description: "A name some providers refuse."},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("ok"), nil })
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("ok"), nil
+		})
 	add(&mcp.Tool{Name: "install", Description: "Adds the tool added."},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			ts.mu.Lock()
 			ts.installed = true
 			ts.mu.Unlock()
 			s.AddTool(&mcp.Tool{Name: "added", Description: "Came later.", InputSchema: obj("")},
-				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("I am new"), nil })
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return text("I am new"), nil
+				})
 			// Answer once the client has asked for the new list.
 			select {
 			case <-ts.listed:
