@@ -227,3 +227,5 @@ func newTestServer(cancelled func(string)) *testServer {
 	})
 	return ts
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
