@@ -204,7 +204,7 @@ func expand(s MCPServer, what string, m map[string]string, o *Options) (map[stri
 			return ""
 		})
 		if len(missing) > 0 {
-			return nil, s.At.errorf("mcp server %s: %s.%s names ${%s}, which is not set; set it in the environment", s.Name, what, k, missing[0])
+			return nil, s.At.errorf("%s.%s names ${%s}, which is not set; set it in the environment", what, k, missing[0])
 		}
 	}
 	return out, nil
@@ -301,7 +301,8 @@ func (d *Definition) OpenTools(ctx context.Context, opts *Options) (*Tools, erro
 	}
 	if err := t.pool.Connect(ctx, reg); err != nil {
 		_ = t.pool.Close()
-		return nil, &Error{Pos: d.serverAt(err), Msg: mcpMessage(err), Err: errors.Join(ErrUnreachable, err)}
+		at, msg := d.serverAt(err)
+		return nil, &Error{Pos: at, Msg: msg, Err: errors.Join(ErrUnreachable, err)}
 	}
 	return t, nil
 }
@@ -311,19 +312,19 @@ func (d *Definition) OpenTools(ctx context.Context, opts *Options) (*Tools, erro
 // than that the definition is wrong).
 var ErrUnreachable = errors.New("agentfile: an MCP server cannot be reached")
 
-// serverAt is the position of the first server err names.
-func (d *Definition) serverAt(err error) Pos {
+// serverAt is the position of the first server err names, and err's
+// message on one line, without the name when the position says it.
+func (d *Definition) serverAt(err error) (Pos, string) {
+	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
 	for _, s := range d.MCPServers {
-		if strings.Contains(err.Error(), "mcp server "+s.Name+":") {
-			return s.At
+		if prefix := "mcp server " + s.Name + ": "; strings.HasPrefix(msg, prefix) {
+			if !strings.Contains(msg, "; mcp server ") {
+				msg = strings.TrimPrefix(msg, prefix)
+			}
+			return s.At, msg
 		}
 	}
-	return Pos{File: d.File, Path: "mcp_servers"}
-}
-
-// mcpMessage is a Connect error on one line.
-func mcpMessage(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
+	return Pos{File: d.File, Path: "mcp_servers"}, msg
 }
 
 // Open builds what a run of d needs, as [Definition.Build] does, with its
