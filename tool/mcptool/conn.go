@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,7 @@ type conn struct {
 
 	dialMu sync.Mutex  // held while a connection is made
 	client *mcp.Client // made once, under dialMu
+	stderr tail        // the end of a stdio server's standard error
 
 	mu       sync.Mutex
 	cs       *mcp.ClientSession // nil while not connected
@@ -154,17 +156,25 @@ func (c *conn) dial(ctx context.Context) (*mcp.ClientSession, error) {
 			cmd.Env = []string{} // nil would inherit the program's environment
 		}
 		cmd.Dir = c.cfg.Dir
-		cmd.Stderr = c.p.opts.Stderr
+		c.stderr.reset()
+		cmd.Stderr = &c.stderr
+		if c.p.opts.Stderr != nil {
+			cmd.Stderr = io.MultiWriter(c.p.opts.Stderr, &c.stderr)
+		}
 		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.p.opts.ConnectTimeout)
 	defer cancel()
 	cs, err := c.client.Connect(ctx, t, nil)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("no answer to the handshake within %v", c.p.opts.ConnectTimeout)
+		said := ""
+		if s := c.stderr.last(); s != "" {
+			said = fmt.Sprintf(" (its standard error ends: %q)", s)
 		}
-		return nil, fmt.Errorf("cannot connect: %w", err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("no answer to the handshake within %v%s", c.p.opts.ConnectTimeout, said)
+		}
+		return nil, fmt.Errorf("cannot connect: %w%s", err, said)
 	}
 	return cs, nil
 }
@@ -476,4 +486,37 @@ func checkURL(u string) error {
 		return fmt.Errorf("url %q has no host", u)
 	}
 	return nil
+}
+
+// tail keeps the end of what a server writes to standard error, for the
+// message of a server that does not start.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 2048
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailBytes {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) reset() {
+	t.mu.Lock()
+	t.buf = t.buf[:0]
+	t.mu.Unlock()
+}
+
+// last returns the last non-empty line written, at most 300 bytes.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	return oneLine(lines[len(lines)-1], 300)
 }
