@@ -357,10 +357,11 @@ func (d *Definition) checkServers(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := mcptool.New(servers, nil); err != nil {
+	p, err := mcptool.New(servers, nil)
+	if err != nil {
 		return &Error{Pos: Pos{File: d.File, Path: "mcp_servers"}, Msg: strings.TrimPrefix(err.Error(), "mcptool: "), Err: err}
 	}
-	return nil
+	return p.Close() // never connected: nothing to stop
 }
 
 // errNeedsOpen is Build's refusal of a definition with MCP servers.
