@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
@@ -25,11 +27,10 @@ type Agent struct {
 	dialect transcript.Dialect // "" for a model without wire rules
 	fitWith transcript.Dialect // the rules fitting keeps: dialect, or Chat's
 	cfg     *Config
-	reg     *tool.Registry
-	specs   []llm.ToolSpec // the same slice for every call, so clients cache its encoding
-	level   map[string]tool.Idempotency
-	approve map[string]bool
-	params  map[string]*tool.Schema // the argument schemas of tools that need approval, for edits
+	src     *tool.Registry // the caller's tools, Config.Tools
+	reg     *tool.Registry // the tools the executor runs: src's, and read_result
+	tools   atomic.Pointer[toolSet]
+	tmu     sync.Mutex // held while tools is brought up to date
 	exec    *tool.Executor
 	counter budget.Counter
 	store   toolresult.Store
@@ -105,34 +106,16 @@ func New(model llm.Model, cfg *Config) (*Agent, error) {
 		return nil, fmt.Errorf("toolwire: new agent: %w", err)
 	}
 	// The agent's own registry: the caller's tools and read_result.
-	a.reg = tool.NewRegistry()
-	for _, name := range c.Tools.Names() {
-		t, _ := c.Tools.Lookup(name)
-		if err := a.reg.Add(t); err != nil {
-			return nil, fmt.Errorf("toolwire: new agent: %w", err)
-		}
+	a.src, a.reg = c.Tools, tool.NewRegistry()
+	rr, err := tool.ReadResult(shaper)
+	if err != nil {
+		return nil, fmt.Errorf("toolwire: new agent: %w", err)
 	}
-	if _, ok := a.reg.Lookup(tool.ReadResultName); !ok {
-		rr, err := tool.ReadResult(shaper)
-		if err != nil {
-			return nil, fmt.Errorf("toolwire: new agent: %w", err)
-		}
-		if err := a.reg.Add(rr); err != nil {
-			return nil, fmt.Errorf("toolwire: new agent: %w", err)
-		}
+	if err := a.reg.Add(rr); err != nil {
+		return nil, fmt.Errorf("toolwire: new agent: %w", err)
 	}
-	a.specs = a.reg.ToolSpecs()
-	a.level = map[string]tool.Idempotency{}
-	a.approve = map[string]bool{}
-	a.params = map[string]*tool.Schema{}
-	for _, s := range a.reg.Specs() {
-		a.level[s.Name] = s.Idempotency
-		a.approve[s.Name] = s.RequiresApproval
-		if s.RequiresApproval && len(s.Parameters) > 0 {
-			if a.params[s.Name], err = tool.CompileSchema(s.Name, s.Parameters); err != nil {
-				return nil, fmt.Errorf("toolwire: new agent: %w", err)
-			}
-		}
+	if _, err := a.toolSet(); err != nil {
+		return nil, fmt.Errorf("toolwire: new agent: %w", err)
 	}
 	var ec tool.Config
 	if c.Executor != nil {
@@ -162,7 +145,63 @@ func New(model llm.Model, cfg *Config) (*Agent, error) {
 
 // Tools returns what the model is told about the agent's tools, read_result
 // included, in registration order.
-func (a *Agent) Tools() []llm.ToolSpec { return append([]llm.ToolSpec(nil), a.specs...) }
+func (a *Agent) Tools() []llm.ToolSpec {
+	return append([]llm.ToolSpec(nil), a.toolset().specs...)
+}
+
+// A toolSet is what the loop knows of the agent's tools at one version
+// of the caller's registry.
+type toolSet struct {
+	version uint64         // of the caller's registry
+	specs   []llm.ToolSpec // the same slice for every call, so clients cache its encoding
+	level   map[string]tool.Idempotency
+	approve map[string]bool
+	params  map[string]*tool.Schema // the argument schemas of tools that need approval, for edits
+}
+
+// toolset returns the agent's tools as they are now. The caller's
+// registry may change while the agent runs (an MCP server that announces
+// a new tool list): the first step that prepares a model call after a
+// change sees it, and the request it builds lists the new tools. A tool
+// whose schema does not compile keeps the set the agent had.
+func (a *Agent) toolset() *toolSet {
+	ts, err := a.toolSet()
+	if err != nil {
+		a.cfg.Logger.Warn("the tools changed and one cannot be used; the agent keeps its previous tools", "err", err)
+		return a.tools.Load()
+	}
+	return ts
+}
+
+// toolSet brings the agent's tools up to date with the caller's registry.
+func (a *Agent) toolSet() (*toolSet, error) {
+	if ts := a.tools.Load(); ts != nil && ts.version == a.src.Version() {
+		return ts, nil
+	}
+	a.tmu.Lock()
+	defer a.tmu.Unlock()
+	if ts := a.tools.Load(); ts != nil && ts.version == a.src.Version() {
+		return ts, nil
+	}
+	ts := &toolSet{level: map[string]tool.Idempotency{}, approve: map[string]bool{}, params: map[string]*tool.Schema{}}
+	reg := tool.NewRegistry()
+	reg.Sync(a.reg) // a copy, so that a failure leaves a.reg as it is
+	ts.version = reg.Sync(a.src, tool.ReadResultName)
+	for _, s := range reg.Specs() {
+		ts.level[s.Name] = s.Idempotency
+		ts.approve[s.Name] = s.RequiresApproval
+		if s.RequiresApproval && len(s.Parameters) > 0 {
+			var err error
+			if ts.params[s.Name], err = tool.CompileSchema(s.Name, s.Parameters); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ts.specs = reg.ToolSpecs()
+	a.reg.Sync(reg)
+	a.tools.Store(ts)
+	return ts, nil
+}
 
 // Dialect returns the dialect whose rules the history is checked by before
 // every model call, "" when the model has none.

@@ -14,7 +14,7 @@ import (
 // [Agent.Stream] yields [TextEvent], [CallEvent], [ResultEvent],
 // [TurnEvent], [TurnStartEvent], [StepEvent] and [DoneEvent]; a [Hook] is
 // told those and [ModelCallEvent], [ModelDoneEvent], [ToolStartEvent],
-// [ToolDoneEvent] and [InterruptEvent].
+// [ToolDoneEvent], [ToolProgressEvent] and [InterruptEvent].
 type Event interface{ isEvent() }
 
 // TextEvent is a fragment of the model's text, as it streams (the run's

@@ -16,7 +16,8 @@ import (
 // run of the agent, in order for one run: what [Agent.Stream] yields,
 // and what only hooks see — each model call before and after it
 // ([ModelCallEvent], [ModelDoneEvent]), each tool call attempt as it
-// starts and ends ([ToolStartEvent], [ToolDoneEvent]), each turn's start
+// starts and ends ([ToolStartEvent], [ToolDoneEvent]) and what it says of
+// its progress ([ToolProgressEvent]), each turn's start
 // ([TurnStartEvent]), a pause or cancel ([InterruptEvent]), and the
 // bounds of each drive of the loop ([RunStartEvent], [RunEndEvent]).
 //
@@ -115,6 +116,16 @@ type ToolDoneEvent struct {
 	Duration  time.Duration
 }
 
+// ToolProgressEvent is told to hooks when a running tool reports how far
+// it is (tool.ReportProgress): an MCP server's progress notification.
+type ToolProgressEvent struct {
+	Turn     int
+	CallID   string
+	Tool     string
+	Attempt  int
+	Progress tool.Progress
+}
+
 // TurnStartEvent is told when a turn begins: its model call is ready.
 type TurnStartEvent struct {
 	Turn int
@@ -129,14 +140,15 @@ type InterruptEvent struct {
 	Waiting []llm.ToolCall
 }
 
-func (RunStartEvent) isEvent()  {}
-func (RunEndEvent) isEvent()    {}
-func (ModelCallEvent) isEvent() {}
-func (ModelDoneEvent) isEvent() {}
-func (ToolStartEvent) isEvent() {}
-func (ToolDoneEvent) isEvent()  {}
-func (TurnStartEvent) isEvent() {}
-func (InterruptEvent) isEvent() {}
+func (RunStartEvent) isEvent()     {}
+func (RunEndEvent) isEvent()       {}
+func (ModelCallEvent) isEvent()    {}
+func (ModelDoneEvent) isEvent()    {}
+func (ToolStartEvent) isEvent()    {}
+func (ToolDoneEvent) isEvent()     {}
+func (ToolProgressEvent) isEvent() {}
+func (TurnStartEvent) isEvent()    {}
+func (InterruptEvent) isEvent()    {}
 
 // notify tells every hook about e.
 func (a *Agent) notify(ctx context.Context, e Event) {

@@ -115,7 +115,7 @@ func (a *Agent) checkEdit(name string, args jsontext.Value) error {
 	if !jsontext.Value(args).IsValid() {
 		return errors.New("are not valid JSON")
 	}
-	s := a.params[name]
+	s := a.toolset().params[name]
 	if s == nil {
 		return nil
 	}

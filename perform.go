@@ -171,6 +171,11 @@ func (a *Agent) runTools(ctx context.Context, s *State) ToolsOutcome {
 	rec, _ := ctx.Value(runRecorderKey{}).(tool.Recorder)
 	if len(a.hooks) > 0 {
 		rec = hookRecorder{a: a, turn: s.Turn, next: rec}
+		turn := s.Turn
+		ctx = tool.WithProgress(ctx, func(ctx context.Context, p tool.Progress) {
+			ci, _ := tool.CallInfoFrom(ctx)
+			a.notify(ctx, ToolProgressEvent{Turn: turn, CallID: ci.ID, Tool: ci.Name, Attempt: ci.Attempt, Progress: p})
+		})
 	}
 	if rec != nil {
 		ctx = tool.WithRecorder(ctx, rec)

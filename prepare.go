@@ -41,7 +41,7 @@ func (a *Agent) prepare(n *State, ch *Change) {
 	}
 	n.turn = turnProgress{rep: TurnReport{Turn: n.Turn + 1, Fitted: ch.Fitted, Fit: ch.Fit}, base: len(n.Messages)}
 	if a.dialect != "" {
-		if vs := transcript.CheckRequest(transcript.Request{Messages: n.Messages, Tools: a.specs, Model: a.name, ReasoningEffort: string(a.cfg.Effort)}, a.dialect); !transcript.Accepted(vs) {
+		if vs := transcript.CheckRequest(transcript.Request{Messages: n.Messages, Tools: a.toolset().specs, Model: a.name, ReasoningEffort: string(a.cfg.Effort)}, a.dialect); !transcript.Accepted(vs) {
 			var errs []transcript.Violation
 			for _, v := range vs {
 				if !v.Warning {
@@ -74,7 +74,7 @@ func (a *Agent) Request(s *State) *llm.Request {
 }
 
 func (a *Agent) request(s *State) *llm.Request {
-	req := &llm.Request{Messages: s.Messages, Tools: a.specs, Temperature: a.cfg.Temperature,
+	req := &llm.Request{Messages: s.Messages, Tools: a.toolset().specs, Temperature: a.cfg.Temperature,
 		MaxOutputTokens: a.cfg.MaxOutputTokens, Effort: a.cfg.Effort}
 	if p := s.Previous; p != nil && p.Messages < len(s.Messages) {
 		req.Previous = p

@@ -207,16 +207,17 @@ func (a *Agent) afterModel(n *State, o ModelOutcome, ch *Change) {
 	msg, badNames := safeNames(msg)
 	n.Messages = append(n.Messages, msg)
 	var calls []PendingCall
+	ts := a.toolset()
 	for i, c := range msg.ToolCalls() {
-		pc := PendingCall{Call: c, Approval: a.approve[c.Name]}
-		if a.level[c.Name] == tool.Level1 {
+		pc := PendingCall{Call: c, Approval: ts.approve[c.Name]}
+		if ts.level[c.Name] == tool.Level1 {
 			pc.Key = idempotencyKey(n.ID, c.ID)
 		}
 		if ic, ok := cut[i]; ok {
 			r := cutResult(c, ic, resp.Finish)
 			pc.Result, pc.Approval = &r, false
 		} else if name, ok := badNames[i]; ok {
-			r := badNameResult(c, name, a.specs)
+			r := badNameResult(c, name, ts.specs)
 			pc.Result, pc.Approval = &r, false
 		}
 		calls = append(calls, pc)
@@ -436,7 +437,7 @@ func (a *Agent) afterTools(n *State, run []int, outcomes []tool.Outcome, ch *Cha
 // It reports whether the call was left to run.
 func (a *Agent) afterCancelled(pc *PendingCall, o tool.Outcome) bool {
 	if o.Cancelled == tool.CancelledWhileRunning {
-		if RecoveryOf(a.level[pc.Call.Name]) == MarkInterrupted {
+		if RecoveryOf(a.toolset().level[pc.Call.Name]) == MarkInterrupted {
 			r := interrupted(pc.Call)
 			pc.Result = &r
 			return false

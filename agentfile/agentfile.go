@@ -17,6 +17,9 @@
 //	    approval: true              # every call waits for a person's approval
 //	  - spec: tools.json            # every HTTP tool of a toolwire spec file
 //	    only: [get_quote]           # or some of them
+//	mcp_servers:                    # MCP servers whose tools the agent gets (see MCPServer)
+//	  - name: files
+//	    command: ./files-server     # a stdio server; or url: https://… (streamable HTTP)
 //	output: {type: object, ...}     # a JSON Schema for the final answer
 //
 // Reading is strict: an unknown key, a duplicate key or a value of the
@@ -76,6 +79,9 @@ type Definition struct {
 	System   string
 	MaxTurns int
 	Tools    []ToolRef
+	// MCPServers are the MCP servers whose tools the agent gets, started
+	// by [Definition.Open] or [Definition.OpenTools].
+	MCPServers []MCPServer
 	// Output is the JSON Schema of the final answer, as JSON; nil for
 	// none.
 	Output jsontext.Value
@@ -199,7 +205,7 @@ func parse(file string, data []byte) (*Definition, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := root.Keys("name", "description", "model", "replay", "system", "max_turns", "tools", "output"); err != nil {
+	if err := root.Keys("name", "description", "model", "replay", "system", "max_turns", "tools", "mcp_servers", "output"); err != nil {
 		return nil, err
 	}
 	d := &Definition{File: file, Dir: filepath.Dir(file)}
@@ -242,6 +248,17 @@ func parse(file string, data []byte) (*Definition, error) {
 			return nil, err
 		}
 		d.Tools = append(d.Tools, r)
+	}
+	servers, err := root.List("mcp_servers")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range servers {
+		s, err := d.mcpServer(n)
+		if err != nil {
+			return nil, err
+		}
+		d.MCPServers = append(d.MCPServers, s)
 	}
 	if o := root.Get("output"); o != nil && o.Kind != docfile.Null {
 		if o.Kind != docfile.Map {

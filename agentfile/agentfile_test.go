@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"x","tools":[{"spec":"t.json","only":["a"]}],"output":{"type":"object"}}`,
 		"name: x\ntools:\n  - example: get_weather\n  - spec: a.json\n    only: [a, b]\nmax_turns: 3\n",
+		"mcp_servers:\n  - name: a\n    command: srv\n    env: {K: \"${V}\"}\n    overrides: {t: {timeout: 1s, approval: true}}\n  - {name: b, url: \"http://h\", tools: [x]}\n",
 		"a: &x [*x]\n", "name: !!binary aGk=\n", "<<: {a: 1}\n", "max_turns: 0x1F\n", "- 1\n", "{\"a\":1,\"a\":2}", "name: 1e999\n",
 	} {
 		f.Add([]byte(s))

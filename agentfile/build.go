@@ -17,6 +17,7 @@ import (
 	"github.com/toolwire/toolwire/provider/open"
 	"github.com/toolwire/toolwire/provider/replay"
 	"github.com/toolwire/toolwire/tool"
+	"github.com/toolwire/toolwire/tool/mcptool"
 	"github.com/toolwire/toolwire/toolresult"
 )
 
@@ -47,6 +48,14 @@ type Options struct {
 	// HTTP configures the HTTP tools of spec files; nil means
 	// [tool.NewHTTP]'s defaults.
 	HTTP *tool.HTTPOptions
+	// MCP configures the connections to MCP servers (timeouts, the
+	// environment stdio servers start with, where their standard error
+	// goes); nil means mcptool's defaults.
+	MCP *mcptool.Options
+	// LookupEnv resolves the ${NAME} references in the env and headers
+	// of MCP servers (a token kept out of the file); nil resolves none,
+	// and a reference is then an error.
+	LookupEnv func(name string) (string, bool)
 }
 
 // Validate reports the first thing that keeps d from running with opts:
@@ -56,6 +65,9 @@ type Options struct {
 func (d *Definition) Validate(opts *Options) error {
 	o := orZero(opts)
 	if _, err := d.Registry(o); err != nil {
+		return err
+	}
+	if err := d.checkServers(o); err != nil {
 		return err
 	}
 	if _, _, err := d.modelSpec(o); err != nil {
@@ -69,13 +81,24 @@ func (d *Definition) Validate(opts *Options) error {
 // prompt, tools, turn limit, output schema and the model's limits —
 // ready for [toolwire.New]. The caller sets what a definition does not
 // say (Sessions, Hooks, Logger) and may change the rest; every call
-// builds new tools and a new configuration.
+// builds new tools and a new configuration. A definition with MCP
+// servers, which must be started and stopped, is built by
+// [Definition.Open].
 func (d *Definition) Build(opts *Options) (llm.Model, *toolwire.Config, error) {
 	o := orZero(opts)
+	if len(d.MCPServers) > 0 {
+		return nil, nil, d.errNeedsOpen()
+	}
 	reg, err := d.Registry(o)
 	if err != nil {
 		return nil, nil, err
 	}
+	return d.build(o, reg)
+}
+
+// build opens d's model and makes its configuration, with the tools of
+// reg.
+func (d *Definition) build(o *Options, reg *tool.Registry) (llm.Model, *toolwire.Config, error) {
 	if err := d.checkOutput(); err != nil {
 		return nil, nil, err
 	}
@@ -102,14 +125,21 @@ func orZero(opts *Options) *Options {
 }
 
 // Registry returns the tools of d: its Go tools from opts.Tools, its HTTP
-// tools from its spec files, in the order d lists them.
+// tools from its spec files, in the order d lists them. Its MCP servers'
+// tools are not in it: see [Definition.OpenTools].
 func (d *Definition) Registry(opts *Options) (*tool.Registry, error) {
-	o := orZero(opts)
+	reg, _, err := d.registry(orZero(opts))
+	return reg, err
+}
+
+// registry is Registry, with the source of each tool.
+func (d *Definition) registry(o *Options) (*tool.Registry, map[string]string, error) {
 	if !o.AllowOutside {
 		if err := d.refuseOutside(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	sources := map[string]string{}
 	reg := tool.NewRegistry()
 	listed := map[string]Pos{}
 	add := func(t tool.Tool, at Pos) error {
@@ -130,15 +160,16 @@ func (d *Definition) Registry(opts *Options) (*tool.Registry, error) {
 	for _, ref := range d.Tools {
 		tools, err := d.resolve(ref, o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, t := range tools {
 			if err := add(t, ref.At); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+			sources[t.Spec().Name] = d.sourceOf(ref)
 		}
 	}
-	return reg, nil
+	return reg, sources, nil
 }
 
 // resolve returns the tools of one entry.

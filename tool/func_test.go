@@ -248,3 +248,33 @@ func TestInferSchemaTime(t *testing.T) {
 		t.Errorf("Call(when: an RFC 3339 time) error = %v", err)
 	}
 }
+
+// TestRegistryChanges: Remove and Sync change what a registry holds,
+// and Version says that it changed.
+func TestRegistryChanges(t *testing.T) {
+	src := testRegistry(t)
+	v0 := src.Version()
+	if !src.Remove("search_web") || src.Remove("search_web") {
+		t.Errorf("Remove(search_web) twice = not true then false")
+	}
+	if src.Version() == v0 {
+		t.Errorf("Version() did not change after Remove")
+	}
+	dst := tool.NewRegistry()
+	dst.MustAdd(newFake("mine", tool.Level2, nil), newFake("gone", tool.Level2, nil))
+	if got := dst.Sync(src, "mine", "get_weather"); got != src.Version() {
+		t.Errorf("Sync = version %d, want %d", got, src.Version())
+	}
+	want := "get_weather,get_forecast,send_sms,search_news,list_files,mine"
+	if got := strings.Join(dst.Names(), ","); got != want {
+		t.Errorf("Names() after Sync = %s, want %s", got, want)
+	}
+	if _, ok := dst.Lookup("gone"); ok {
+		t.Errorf("Lookup(gone) after Sync = true; a tool neither in src nor kept must go")
+	}
+	v := src.Version()
+	src.MustAdd(newFake("later", tool.Level0, nil))
+	if src.Version() == v {
+		t.Errorf("Version() did not change after Add")
+	}
+}

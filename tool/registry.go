@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -48,6 +49,7 @@ type Registry struct {
 	mu      sync.RWMutex
 	entries map[string]*entry
 	order   []string // registration order
+	version uint64   // counts the changes: each Add and Remove
 }
 
 // entry is a registered tool with its compiled contract.
@@ -85,7 +87,33 @@ func (r *Registry) Add(t Tool) error {
 	}
 	r.entries[spec.Name] = &entry{tool: t, c: c}
 	r.order = append(r.order, spec.Name)
+	r.version++
 	return nil
+}
+
+// Remove unregisters the tool with the given name; it reports whether
+// there was one. A tool source whose tools change while a program runs
+// (an MCP server that announces a new list) removes and adds them; a
+// call already running keeps its tool.
+func (r *Registry) Remove(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.entries[name]; !ok {
+		return false
+	}
+	delete(r.entries, name)
+	r.order = slices.DeleteFunc(r.order, func(n string) bool { return n == name })
+	r.version++
+	return true
+}
+
+// Version counts the changes made to the registry: it grows with every
+// Add and Remove, so that a reader that copied the tools can tell
+// whether its copy is still current.
+func (r *Registry) Version() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.version
 }
 
 // MustAdd registers each tool and panics if one cannot be added. It is
@@ -171,4 +199,31 @@ type binder interface {
 type bound interface {
 	run(ctx context.Context) error
 	result() (toolresult.Envelope, error)
+}
+
+// Sync makes r hold the tools of src, in src's order, followed by those
+// of r's own tools named in keep that src lacks; r's other tools are
+// removed. The contracts src compiled are shared, not compiled again. It
+// returns the version of src that r now holds ([Registry.Version]). An
+// agent copies its caller's registry this way, and again whenever the
+// caller's changes.
+func (r *Registry) Sync(src *Registry, keep ...string) uint64 {
+	src.mu.RLock()
+	entries := maps.Clone(src.entries)
+	order := slices.Clone(src.order)
+	version := src.version
+	src.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range keep {
+		if e, ok := r.entries[n]; ok {
+			if _, theirs := entries[n]; !theirs {
+				entries[n] = e
+				order = append(order, n)
+			}
+		}
+	}
+	r.entries, r.order = entries, order
+	r.version++
+	return version
 }

@@ -32,6 +32,10 @@ import (
 const childVar = "TOOLWIRE_TEST_CLI_CHILD"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(mcpServerVar) == "1" {
+		serveExampleMCP()
+		return
+	}
 	if os.Getenv(childVar) == "1" {
 		f, err := parseFaults(os.Getenv(killVar))
 		if err != nil {

@@ -36,7 +36,7 @@ func exitCodes() []exitCode {
 		{exitOK, "success: the body is accepted, the model answered, every tool scored high enough"},
 		{exitRejected, "the input was read and judged, and failed: a provider would reject the body, a tool scored below --min-score, the shaped output is over the budget, the run stopped without an answer (a loop guard, a provider refusing the request, a call waiting for approval, Ctrl-C), another process changed the session"},
 		{exitUsage, "the command line or the input cannot be used: an unknown flag or a bad value, a file that is missing, a directory or not the expected format, a --db that is not a database, a refused API key; the message says what, where and how to fix it"},
-		{exitEnv, "something toolwire needs is unreachable or failing: the PostgreSQL server, the model provider (after its retries), the disk"},
+		{exitEnv, "something toolwire needs is unreachable or failing: the PostgreSQL server, the model provider (after its retries), an MCP server that does not start or answer, the disk"},
 		{exitInternal, "an internal error in toolwire: please report it"},
 	}
 }

@@ -47,8 +47,9 @@ func newLintCmd(e *env) *cobra.Command {
 		Use:   "lint [--json] [--min-score N] FILE...",
 		Short: "Score tool definitions 0-100 and explain every deduction",
 		Long: `lint reads tool definitions (an OpenAI or Anthropic tools array, a request
-body holding one, an MCP tools/list result, or a toolwire spec file; "-" is
-standard input) and scores each tool from 0 to 100. Every deduction names
+body holding one, an MCP tools/list result, a toolwire spec file, or an
+agent file, whose tools are those its model would see, its MCP servers'
+included; "-" is standard input) and scores each tool from 0 to 100. Every deduction names
 its rule, the path inside the definition, the points and a concrete fix.
 The rules and their weights are in docs/lint.md.
 
@@ -132,7 +133,7 @@ func lintReplays(e *env, names []string, agentFlag string, asJSON bool) ([]strin
 		if asJSON {
 			return nil, usageError("%s is a replay file; --json covers tool definitions only: lint it without --json", name)
 		}
-		tools, err := replayAgents(name, agentFlag)
+		tools, err := replayAgents(e, name, agentFlag)
 		if err != nil {
 			return nil, err
 		}
@@ -168,6 +169,15 @@ func lintFiles(e *env, names []string, minScore int) (lintOutput, error) {
 			if specs, format, err = tool.ParseSpecs(data); err == nil {
 				files = append(files, file{name, specs, format})
 				continue
+			}
+			if def, ok := agentFile(name, data); ok {
+				// An agent file: the tools its model would see, MCP
+				// servers' included.
+				if specs, err = agentSpecs(e, def); err == nil {
+					files = append(files, file{name, specs, "agent"})
+					continue
+				}
+				return lintOutput{}, err
 			}
 			err = inputError(name, err)
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolwire/toolwire/agentfile"
-	"github.com/toolwire/toolwire/examples/agent"
 	"github.com/toolwire/toolwire/internal/docfile"
 	"github.com/toolwire/toolwire/internal/names"
 	"github.com/toolwire/toolwire/provider/replay"
@@ -42,7 +41,7 @@ type agentTools struct {
 // replayAgents returns the tools of the agent file given with --agent,
 // or else of the agent files beside the replay file that name it (as
 // replay: or model: replay:FILE); nil when there are none.
-func replayAgents(file, agentFlag string) (*agentTools, error) {
+func replayAgents(e *env, file, agentFlag string) (*agentTools, error) {
 	var defs []*agentfile.Definition
 	if agentFlag != "" {
 		def, err := agentfile.Load(agentFlag)
@@ -72,11 +71,11 @@ func replayAgents(file, agentFlag string) (*agentTools, error) {
 	}
 	at := &agentTools{specs: map[string]tool.Spec{}}
 	for _, def := range defs {
-		reg, err := def.Registry(&agentfile.Options{Tools: agent.NewSet(nil).Registry(), AllowOutside: true})
+		specs, err := agentSpecs(e, def)
 		if err != nil {
-			return nil, usageError("%s", err)
+			return nil, err
 		}
-		for _, s := range reg.Specs() {
+		for _, s := range specs {
 			at.specs[s.Name] = s
 		}
 		name := def.File

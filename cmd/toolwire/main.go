@@ -58,9 +58,9 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 			code = exitInternal
 		}
 	}()
-	root := newRootCmd(stdin, stdout, stderr)
 	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re))
+	root := rootCmd(re)
+	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re), newToolsCmd(re), newMCPCmd(re))
 	setRootHelp(root)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -84,7 +84,10 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	getenv         func(string) string // nil outside toolwire run, resume and sessions
+	// getenv reads the environment: the API keys of toolwire run, and
+	// what an agent's MCP servers inherit. nil in tests of the command
+	// tree alone.
+	getenv func(string) string
 	// maxInput, when not 0, replaces the default maxInput (in tests).
 	maxInput int
 }
@@ -98,7 +101,12 @@ func (e *env) env(k string) string {
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return rootCmd(&env{stdin: stdin, stdout: stdout, stderr: stderr})
+}
+
+// rootCmd is the command tree of every command that runs without the
+// environment's keys; runEnv adds run, resume, sessions, tools and mcp.
+func rootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toolwire",
 		Short: "Correct tool-call loops for LLM agents",
@@ -112,9 +120,9 @@ tool definitions.
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newVersionCmd(e),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/internal/units"
+	"github.com/toolwire/toolwire/tool"
 )
 
 // progress writes a run as it happens, for the person at the terminal:
@@ -67,6 +68,8 @@ func (p *progress) Observe(_ context.Context, e toolwire.Event) {
 		}
 		p.line(fmt.Sprintf("→ %s %s  [%s]%s", e.Call.Name, string(e.Call.Input), e.Call.ID, approval))
 		p.waiting("running " + e.Call.Name)
+	case toolwire.ToolProgressEvent:
+		p.waiting("running " + e.Tool + ": " + progressText(e.Progress))
 	case toolwire.ResultEvent:
 		p.line(fmt.Sprintf("← %s %s: %s", e.Result.Name, e.Result.Status, e.Result.Text()))
 	case toolwire.TurnEvent:
@@ -216,4 +219,16 @@ func (l progressLog) Write(b []byte) (int, error) {
 		p.midLine = false
 	}
 	return l.w.Write(b)
+}
+
+// progressText renders what a tool said of its progress: "2/3 refunds read".
+func progressText(p tool.Progress) string {
+	s := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		s += fmt.Sprintf("/%g", p.Total)
+	}
+	if p.Message != "" {
+		s += " " + p.Message
+	}
+	return s
 }

@@ -152,10 +152,11 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	model, cfg, err := def.Build(buildOptions(e, o, m, dumper))
+	model, cfg, closeTools, err := openAgent(ctx, e, def, buildOptions(e, o, m, dumper), m)
 	if err != nil {
-		return buildError(m, err)
+		return err
 	}
+	defer closeTools()
 	cfg.SessionModel = o.sessionModel(m.spec)
 	p := newProgress(e.stdout, cfg.WithDefaults().Limits.Window)
 	defer p.stop()
