@@ -223,12 +223,12 @@ func timeline(tr *session.Trace, window int) []Event {
 			add(evError, errorData{Message: fmt.Sprintf("the state of step %d cannot be read: %s", st.Number, strings.TrimPrefix(err.Error(), "toolwire: "))})
 			continue
 		}
-		tr2, next := cp.Trace, cp.State
-		if tr2.Did == toolwire.CallModel {
-			add(evModelCall, modelCallData{Turn: turn + 1, DurationMS: ms(tr2.Duration()), Sent: tr2.Sent, Tokens: tr2.Tokens, Window: window,
-				Fitted: tr2.Fitted, Cleared: tr2.Cleared, Removed: tr2.Removed, Usage: usageOf(tr2.UsageOf()), Error: tr2.Error})
+		trace, next := cp.Trace, cp.State
+		if trace.Did == toolwire.CallModel {
+			add(evModelCall, modelCallData{Turn: turn + 1, DurationMS: ms(trace.Duration()), Sent: trace.Sent, Tokens: trace.Tokens, Window: window,
+				Fitted: trace.Fitted, Cleared: trace.Cleared, Removed: trace.Removed, Usage: usageOf(trace.UsageOf()), Error: trace.Error})
 		}
-		if tr2.Did == "resume" {
+		if trace.Did == "resume" {
 			for _, pc := range next.Next.Calls {
 				if d := pc.Decision; d != nil && pc.Result == nil {
 					dd := decisionData{Turn: next.Turn, CallID: pc.Call.ID, Tool: pc.Call.Name, Decision: string(d.Kind), Reason: d.Reason}
@@ -263,7 +263,7 @@ func timeline(tr *session.Trace, window int) []Event {
 				}
 			case llm.RoleTool:
 				for _, r := range m.ToolResults() {
-					add(evToolResult, resultData(turnOfResult(next, tr2), r, records[r.CallID]))
+					add(evToolResult, resultData(next.Turn, r, records[r.CallID]))
 				}
 			default:
 				add(evMessage, messageData{Role: string(m.Role), Text: m.Text()})
@@ -290,10 +290,6 @@ func timeline(tr *session.Trace, window int) []Event {
 	}
 	return out
 }
-
-// turnOfResult is the turn a tool message belongs to: the state's turn
-// (a tool message never starts a turn).
-func turnOfResult(next *toolwire.State, _ toolwire.StepTrace) int { return next.Turn }
 
 // resultData is one result of a tool message, with what its envelope
 // and its call's records say.

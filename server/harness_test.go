@@ -181,6 +181,9 @@ func newHarness(t testing.TB, o options, turns ...llmtest.Turn) *harness {
 		h.gate.open()
 		h.srv.Shutdown(context.Background())
 		h.http.Close()
+		if n := h.srv.hubs.count(); n != 0 {
+			t.Errorf("%d event hubs outlive their runs and streams", n)
+		}
 	})
 	return h
 }

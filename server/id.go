@@ -35,9 +35,6 @@ func (id ID) Compare(o ID) int {
 // Less reports whether id comes before o.
 func (id ID) Less(o ID) bool { return id.Compare(o) < 0 }
 
-// maxPart bounds each number of an ID: nine digits.
-const maxPart = 999_999_999
-
 // ParseID reads an ID as [ID.String] writes it: two decimal numbers of
 // at most nine digits joined by a dot, without signs, spaces or leading
 // zeros. "" is the zero ID, before every event.

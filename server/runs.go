@@ -44,6 +44,13 @@ type runs struct {
 	closing bool
 }
 
+// closingNow reports whether a shutdown has begun.
+func (rs *runs) closingNow() bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.closing
+}
+
 // get returns the run of session id, nil when none goes on.
 func (rs *runs) get(id string) *run {
 	rs.mu.Lock()
@@ -86,6 +93,9 @@ func (s *Server) launch(id string, step int, events func(ctx context.Context) it
 	rs.mu.Unlock()
 	go s.drive(ctx, r, events(ctx))
 	<-r.started
+	if r.err != nil {
+		<-r.finished // the session is free again when the answer says so
+	}
 	return r.err
 }
 

@@ -336,8 +336,8 @@ func (s *Server) Shutdown(ctx context.Context) {
 	s.shutOnce.Do(func() {
 		s.runs.mu.Lock()
 		s.runs.closing = true
-		s.runs.mu.Unlock()
 		close(s.drain)
+		s.runs.mu.Unlock()
 	})
 	done := make(chan struct{})
 	go func() { s.runs.wg.Wait(); close(done) }()
