@@ -60,7 +60,7 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	}()
 	root := newRootCmd(stdin, stdout, stderr)
 	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re))
+	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re), newServeCmd(re))
 	setRootHelp(root)
 	root.SetArgs(args)
 	err := root.Execute()
