@@ -326,3 +326,32 @@ func TestShutdown(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamOutlivesTimeouts: an event stream stays open through quiet
+// spells longer than the connection's read and write timeouts, and a
+// server's Serve shuts it down when its context ends.
+func TestStreamOutlivesTimeouts(t *testing.T) {
+	h := newHarness(t, options{}, holdTurns()...)
+	s, err := New(&Config{Store: h.store, Agents: h.dir, Build: h.srv.cfg.Build,
+		ReadTimeout: 100 * time.Millisecond, WriteTimeout: 100 * time.Millisecond, Heartbeat: 30 * time.Millisecond})
+	must(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	h.http.URL = "http://" + ln.Addr().String() // the harness's requests go to s
+	id := h.create("Place a hold")
+	<-h.gate.started
+	st := h.open(id, "", false)
+	st.until(t, "tool_start")
+	time.Sleep(400 * time.Millisecond) // four timeouts without an event
+	h.gate.open()
+	if got := types(st.rest(t)); !strings.HasSuffix(got, "done idle") {
+		t.Errorf("after the quiet spell the stream sent %s", got)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}

@@ -43,6 +43,12 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	stored := timeline(tr, s.agents.windowOf(tr.Session.Agent))
 
 	rc := http.NewResponseController(w)
+	// A stream outlives the connection's read and write timeouts: no read
+	// deadline (the server's read of a closed connection still ends it),
+	// and a write deadline moved on before every write.
+	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-store")
