@@ -331,6 +331,18 @@ func (s *stream) rest(t testing.TB) []sse.Event {
 
 func (s *stream) close() { s.resp.Body.Close() }
 
+// newReader reads the events of resp.
+func newReader(resp *http.Response) *sse.Reader { return sse.NewReader(resp.Body, 0) }
+
+// readResponse reads and closes resp.
+func readResponse(t testing.TB, resp *http.Response) response {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	must(t, err)
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
 // events reads the whole stream of a session whose run has ended or
 // paused.
 func (h *harness) events(id, lastID string) []sse.Event {
