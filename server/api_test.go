@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -354,4 +355,45 @@ func TestStreamOutlivesTimeouts(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Errorf("Serve: %v", err)
 	}
+}
+
+// TestUI: Config.UI is served at / with a policy that keeps its pages to
+// their own origin; /v1 stays the API's, and the viewer's files need no
+// token (they hold no data).
+func TestUI(t *testing.T) {
+	h := newHarness(t, options{token: "tok"})
+	s, err := New(&Config{Store: h.store, Agents: h.dir, Token: "tok", UI: fstest.MapFS{"index.html": {Data: []byte("<title>viewer</title>")}}})
+	must(t, err)
+	h.http.Config.Handler = s
+	r := h.do("GET", "/", "", "")
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), "viewer") || !strings.Contains(r.header.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Errorf("GET /: %d %v %s", r.status, r.header, r.body)
+	}
+	if r := h.do("GET", "/v1/agents", "", ""); r.status != http.StatusUnauthorized {
+		t.Errorf("GET /v1/agents without the token: %d", r.status)
+	}
+	if r := h.do("GET", "/v1/agents", "tok", ""); r.status != http.StatusOK {
+		t.Errorf("GET /v1/agents: %d %s", r.status, r.body)
+	}
+	s.Shutdown(context.Background())
+}
+
+// TestCORS: off by default; an allowed origin gets its preflight and its
+// header, no other origin does.
+func TestCORS(t *testing.T) {
+	h := newHarness(t, options{})
+	if r := h.do("GET", "/v1/agents", "", "", "Origin", "https://app.example"); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS is on by default: %v", r.header)
+	}
+	s, err := New(&Config{Store: h.store, Agents: h.dir, AllowOrigins: []string{"https://app.example"}})
+	must(t, err)
+	h.http.Config.Handler = s
+	r := h.do("OPTIONS", "/v1/sessions", "", "", "Origin", "https://app.example", "Access-Control-Request-Method", "POST")
+	if r.status != http.StatusNoContent || r.header.Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(r.header.Get("Access-Control-Allow-Headers"), "Last-Event-ID") {
+		t.Errorf("preflight: %d %v", r.status, r.header)
+	}
+	if r := h.do("GET", "/v1/agents", "", "", "Origin", "https://evil.example"); r.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("another origin is allowed: %v", r.header)
+	}
+	s.Shutdown(context.Background())
 }

@@ -206,10 +206,23 @@ func (s *Server) routes() http.Handler {
 		s.writeError(w, r, errorf(http.StatusNotFound, codeNotFound, "no route %s; docs/api.md lists them", cut(r.URL.Path, 200)))
 	})
 	if s.cfg.UI != nil {
-		mux.Handle("/", http.FileServerFS(s.cfg.UI))
+		files := http.FileServerFS(s.cfg.UI)
+		mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The viewer's pages load nothing from elsewhere and run no
+			// inline script: what a tool returned is shown as text.
+			h := w.Header()
+			h.Set("Content-Security-Policy", uiPolicy)
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Referrer-Policy", "no-referrer")
+			files.ServeHTTP(w, r)
+		}))
 	}
 	return s.guard(mux)
 }
+
+// uiPolicy is the Content-Security-Policy of the viewer's files: its own
+// origin only, for scripts, styles, images, fonts and API calls.
+const uiPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
 // guard checks the token of /v1 requests and answers CORS.
 func (s *Server) guard(next http.Handler) http.Handler {
