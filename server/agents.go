@@ -94,7 +94,11 @@ func (as *agents) open(name string) (*agentEntry, error) {
 	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, codeAgentError, "the agent %s cannot be used: %v", name, err)
 	}
-	cfg.Name = name // sessions name their agent, and resume finds it by that name
+	// Sessions record the agent file's path, as toolwire run records it:
+	// this server finds the agent by it, and toolwire resume too.
+	if cfg.Name, err = filepath.Abs(path); err != nil {
+		return nil, errorf(http.StatusInternalServerError, codeAgentError, "the agent %s cannot be used: %v", name, err)
+	}
 	cfg.Sessions = as.store
 	cfg.Hooks = append(slices.Clip(cfg.Hooks), as.hook)
 	a, err := toolwire.New(model, cfg)
@@ -109,28 +113,50 @@ func (as *agents) open(name string) (*agentEntry, error) {
 	return e, nil
 }
 
-// nameOf returns the agent name a session records: a name, or the path
-// of a file in the agents directory (what toolwire run records).
-func (as *agents) nameOf(s session.Session) (string, error) {
-	a := s.Agent
-	if validName(a) {
-		return a, nil
+// shown is how a session's agent is shown to clients: its name when
+// it is a file of the agents directory, else the file's name, never the
+// server's paths.
+func (as *agents) shown(agent string) string {
+	if n, ok := as.inDir(agent); ok {
+		return n
 	}
-	if filepath.IsAbs(a) {
-		dir, err := filepath.Abs(as.dir)
-		if err == nil && filepath.Dir(a) == dir {
-			base := filepath.Base(a)
-			for _, ext := range agentExts {
-				if n, ok := strings.CutSuffix(base, ext); ok && validName(n) {
-					return n, nil
-				}
+	return filepath.Base(agent)
+}
+
+// inDir returns the name of the agent a session records: the path of a
+// file in the agents directory (what this server and toolwire run
+// record), or a bare name.
+func (as *agents) inDir(a string) (string, bool) {
+	if validName(a) {
+		return a, true
+	}
+	if !filepath.IsAbs(a) {
+		return "", false
+	}
+	// The path of an agent file: of this directory, or of another
+	// (another server's, a moved one) whose name this directory has.
+	base := filepath.Base(a)
+	for _, ext := range agentExts {
+		if n, ok := strings.CutSuffix(base, ext); ok && validName(n) {
+			if _, err := as.file(n); err == nil {
+				return n, true
 			}
 		}
+	}
+	return "", false
+}
+
+// nameOf returns the agent name a session records, or why this server
+// cannot run it.
+func (as *agents) nameOf(s session.Session) (string, error) {
+	a := s.Agent
+	if n, ok := as.inDir(a); ok {
+		return n, nil
 	}
 	if a == "" {
 		return "", errorf(http.StatusConflict, codeAgent, "session %s names no agent, so this server cannot continue it", s.ID)
 	}
-	return "", errorf(http.StatusConflict, codeAgent, "session %s was run with the agent file %s, which is not in this server's agents directory; continue it with toolwire resume", s.ID, cut(a, 200))
+	return "", errorf(http.StatusConflict, codeAgent, "session %s was run with the agent file %s, which is not in this server's agents directory; continue it with toolwire resume", s.ID, filepath.Base(a))
 }
 
 // forSession opens the agent of a stored session.
@@ -150,9 +176,10 @@ func (as *agents) forSession(s session.Session) (*agentEntry, error) {
 // windowOf returns the context window of the agent a session names,
 // when it was built; 0 when not.
 func (as *agents) windowOf(agent string) int {
+	name, _ := as.inDir(agent)
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	if e, ok := as.built[agent]; ok {
+	if e, ok := as.built[name]; ok {
 		return e.window
 	}
 	return 0

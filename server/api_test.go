@@ -151,6 +151,8 @@ func TestErrors(t *testing.T) {
 	id := h.create("Tell the customer")
 	h.wait(id)
 	big := `{"agent":"test","message":"` + strings.Repeat("x", 300) + `"}`
+	foreign, err := h.store.Create(context.Background(), session.Session{Agent: "/elsewhere/secret-dir/other.yaml"})
+	must(t, err)
 	for _, tc := range []struct {
 		name, method, path, body string
 		header                   []string
@@ -173,6 +175,7 @@ func TestErrors(t *testing.T) {
 		{"a message while calls wait", "POST", "/v1/sessions/" + id + "/messages", `{"message":"hi"}`, nil, 409, codeState, "wait(s) for a decision"},
 		{"a decision for no call", "POST", "/v1/sessions/" + id + "/approvals", `{"decisions":[{"call_id":"x","decision":"approve"}]}`, nil, 409, codeState, "does not wait"},
 		{"an unknown decision", "POST", "/v1/sessions/" + id + "/approvals", `{"decisions":[{"call_id":"call_n","decision":"maybe"}]}`, nil, 400, codeBadRequest, "approve, reject or edit"},
+		{"a session of another agent directory", "POST", "/v1/sessions/" + foreign.ID + "/resume", "", nil, 409, codeAgent, "other.yaml, which is not in this server's agents directory"},
 		{"a bad Last-Event-ID", "GET", "/v1/sessions/" + id + "/events", "", []string{"Last-Event-ID", "12"}, 400, codeBadRequest, "12.3"},
 		{"a bad turn", "GET", "/v1/sessions/" + id + "/turns/0/request", "", nil, 400, codeBadRequest, "from 1"},
 		{"a bad status filter", "GET", "/v1/sessions?status=sleeping", "", nil, 400, codeBadRequest, "running, paused"},
@@ -185,6 +188,9 @@ func TestErrors(t *testing.T) {
 			e := r.errorOf(t)
 			if r.status != tc.status || e.Code != tc.code || e.Status != tc.status || !strings.Contains(e.Message, tc.says) {
 				t.Errorf("%s %s = %d %+v, want %d %s saying %q", tc.method, tc.path, r.status, e, tc.status, tc.code, tc.says)
+			}
+			if strings.Contains(e.Message, "secret-dir") {
+				t.Errorf("the message shows the server's paths: %s", e.Message)
 			}
 			if ct := r.header.Get("Content-Type"); ct != "application/json" {
 				t.Errorf("Content-Type %q", ct)

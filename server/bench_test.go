@@ -27,8 +27,9 @@ tools:
 // BenchmarkConcurrentSessions runs 200 sessions at once on one server,
 // each followed by a client reading its event stream to the end, against
 // the conformance test provider, with a SQLite store. It reports the
-// events the clients received per second and the memory allocated per
-// session.
+// events the clients received per second, the live heap per session
+// with all 200 open (after a GC, with every stream connected and the runs
+// going on) and the memory allocated per session over its whole run.
 //
 //	go test ./server -run XXX -bench ConcurrentSessions -benchtime 5x
 func BenchmarkConcurrentSessions(b *testing.B) {
@@ -40,6 +41,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	defer client.CloseIdleConnections()
 	var events atomic.Int64
 	var elapsed time.Duration
+	var heap int64 // live heap with every session open, less the heap before, summed
 	var ms0, ms1 runtime.MemStats
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -52,9 +54,17 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 		runtime.ReadMemStats(&ms0)
 		b.StartTimer()
 		began := time.Now()
-		var wg sync.WaitGroup
+		var wg, open sync.WaitGroup
+		read := make(chan struct{})
+		open.Add(sessions)
 		for range sessions {
 			wg.Go(func() {
+				opened := false
+				defer func() {
+					if !opened {
+						open.Done()
+					}
+				}()
 				resp, err := client.Post(h.http.URL+"/v1/sessions", "application/json", strings.NewReader(`{"agent":"bench","message":"Echo x twice"}`))
 				if err != nil {
 					b.Error(err)
@@ -69,6 +79,9 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 					return
 				}
 				s := &stream{resp: resp, r: newReader(resp)}
+				opened = true
+				open.Done()
+				<-read // every session is open: the heap is measured
 				evs := s.rest(b)
 				if len(evs) == 0 || !strings.Contains(types(evs), "done") {
 					b.Errorf("session %s: the stream ended without done: %s", created.Session.ID, types(evs))
@@ -76,6 +89,12 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 				events.Add(int64(len(evs)))
 			})
 		}
+		open.Wait()
+		runtime.GC()
+		var live runtime.MemStats
+		runtime.ReadMemStats(&live)
+		heap += int64(live.HeapAlloc) - int64(ms0.HeapAlloc)
+		close(read)
 		wg.Wait()
 		elapsed += time.Since(began)
 		b.StopTimer()
@@ -86,6 +105,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 	b.ReportMetric(float64(events.Load())/elapsed.Seconds(), "events/s")
 	b.ReportMetric(float64(events.Load())/float64(b.N*sessions), "events/session")
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/sessions, "alloc-B/session")
+	b.ReportMetric(float64(heap)/float64(b.N*sessions), "live-B/session")
 	if n := h.srv.hubs.count(); n != 0 {
 		b.Errorf("%d hubs outlive their sessions", n)
 	}

@@ -85,6 +85,9 @@ func TestFullRunEventOrder(t *testing.T) {
 	if len(v.Turns) != 2 || len(v.Turns[0].Calls) != 1 || v.Turns[0].Calls[0].Result == nil || v.Turns[1].Text != "All done: the hold is placed." || v.End == nil {
 		t.Errorf("view = %+v", v)
 	}
+	if v.Session.Agent != "test" {
+		t.Errorf("the session's agent is shown as %q, want its name", v.Session.Agent)
+	}
 	if v.Turns[0].Model == nil || v.Turns[0].Model.Tokens == 0 || v.Window == 0 {
 		t.Errorf("turn 1 reports no budget use: %+v, window %d", v.Turns[0].Model, v.Window)
 	}

@@ -64,7 +64,7 @@ type sessionJSON struct {
 }
 
 func (s *Server) sessionOf(ss session.Session) sessionJSON {
-	return sessionJSON{ID: ss.ID, Title: ss.Title, Agent: ss.Agent, Model: ss.Model.Spec, Status: ss.Status, Live: s.runs.get(ss.ID) != nil,
+	return sessionJSON{ID: ss.ID, Title: ss.Title, Agent: s.agents.shown(ss.Agent), Model: ss.Model.Spec, Status: ss.Status, Live: s.runs.get(ss.ID) != nil,
 		Version: ss.Version, Steps: ss.Step, Messages: ss.Messages, Created: ss.Created, Updated: ss.Updated, Events: "/v1/sessions/" + ss.ID + "/events"}
 }
 
@@ -96,7 +96,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 		if search == "" {
 			return true
 		}
-		for _, f := range []string{ss.ID, ss.Title, ss.Agent} {
+		for _, f := range []string{ss.ID, ss.Title, s.agents.shown(ss.Agent)} {
 			if strings.Contains(strings.ToLower(f), search) {
 				return true
 			}

@@ -64,9 +64,10 @@ func TestServe(t *testing.T) {
 	var out, errOut syncBuffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
+	db := tempDB(t)
 	served := make(chan error, 1)
 	go func() {
-		served <- serve(ctx, e, serveOptions{addr: "127.0.0.1:0", agents: filepath.Join("..", "..", "examples", "agent"), db: tempDB(t)})
+		served <- serve(ctx, e, serveOptions{addr: "127.0.0.1:0", agents: filepath.Join("..", "..", "examples", "agent"), db: db})
 	}()
 	var base string
 	for base == "" {
@@ -113,11 +114,32 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(errOut.String(), "replays the recorded model turns") {
 		t.Errorf("no notice of the replay: %s", errOut.String())
 	}
+	// A session the server paused for approval is resumed by the CLI.
+	code, body = post("v1/sessions", `{"agent":"approval","message":"Open a ticket about the late delivery of order o-00042 and tell the customer"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v1/sessions: %d %s", code, body)
+	}
+	if err := json.Unmarshal(body, &created); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(stream), "event: approval") {
+		t.Fatalf("the run did not pause for approval:\n%s", stream)
+	}
 	cancel()
 	if err := <-served; err != nil {
 		t.Errorf("serve after its context ended: %v", err)
 	}
 	if !strings.Contains(out.String(), "stopped; every session can be resumed") {
 		t.Errorf("stdout: %s", out.String())
+	}
+	stdout, stderr, exit := runWith(t, nil, "resume", "--db", db, created.Session.ID, "--approve", "call_1_1")
+	if exit != 0 || !strings.Contains(stdout, "answer:") {
+		t.Errorf("toolwire resume of the server's session: exit %d\n%s\n%s", exit, stdout, stderr)
 	}
 }
