@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
+	"encoding/base64"
 	"errors"
 	"io"
+	"iter"
 	"mime"
 	"net/http"
 	"strconv"
@@ -165,7 +168,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	st := e.agent.Start(body.Message)
-	if err := s.launch(st.ID, 0, func(ctx contextT) iterT { return e.agent.Continue(ctx, st) }); err != nil {
+	if err := s.launch(st.ID, 0, func(ctx context.Context) iter.Seq2[toolwire.Event, error] { return e.agent.Continue(ctx, st) }); err != nil {
 		return err
 	}
 	return s.writeSession(w, r, st.ID, http.StatusCreated)
@@ -271,7 +274,7 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, d *toolwire.Deci
 	if err != nil {
 		return err
 	}
-	if err := s.launch(id, snap.Session.Step, func(ctx contextT) iterT { return e.agent.ResumeStream(ctx, id, d) }); err != nil {
+	if err := s.launch(id, snap.Session.Step, func(ctx context.Context) iter.Seq2[toolwire.Event, error] { return e.agent.ResumeStream(ctx, id, d) }); err != nil {
 		return err
 	}
 	return s.writeSession(w, r, id, http.StatusAccepted)
@@ -392,7 +395,7 @@ func (s *Server) pageResult(w http.ResponseWriter, r *http.Request) error {
 		p.Data = string(data[offset:end])
 	} else {
 		p.Encoding = "base64"
-		p.Data = base64Of(data[offset:end])
+		p.Data = base64.StdEncoding.EncodeToString(data[offset:end])
 	}
 	if end < len(data) {
 		p.Next = &end
