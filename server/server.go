@@ -22,6 +22,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -180,13 +181,7 @@ func (s *Server) routes() http.Handler {
 		"/v1/sessions/{id}/results/{ref}":        {"GET": s.pageResult},
 	}
 	for path, methods := range api {
-		allow := slices.Sorted(func(yield func(string) bool) {
-			for m := range methods {
-				if !yield(m) {
-					return
-				}
-			}
-		})
+		allow := slices.Sorted(maps.Keys(methods))
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			h, ok := methods[r.Method]
 			if !ok && r.Method == http.MethodHead {
