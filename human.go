@@ -95,7 +95,7 @@ func (a *Agent) decideCalls(n *State, d Decisions) error {
 		case Approved, Rejected:
 		case Edited:
 			if err := a.checkEdit(pc.Call.Name, dc.Args); err != nil {
-				return &ResumeError{Session: id, Problem: fmt.Sprintf("the edited arguments of call %s (%s) %v", pc.Call.ID, pc.Call.Name, err)}
+				return &ResumeError{Session: id, Problem: fmt.Sprintf("the edited arguments of call %s (%s) %v", pc.Call.ID, pc.Call.Name, err), Err: ErrInvalidEdit}
 			}
 			v := jsontext.Value(slices.Clone(dc.Args))
 			_ = v.Compact()

@@ -68,9 +68,21 @@ type Decisions struct {
 type ResumeError struct {
 	Session string
 	Problem string
+	// Err is [ErrInvalidEdit] when edited arguments are what is wrong;
+	// nil otherwise.
+	Err error
 }
 
 func (e *ResumeError) Error() string { return "toolwire: resume " + e.Session + ": " + e.Problem }
+
+// Unwrap returns Err.
+func (e *ResumeError) Unwrap() error { return e.Err }
+
+// ErrInvalidEdit is wrapped by the [*ResumeError] of an edit decision
+// whose arguments are not valid JSON or break the tool's schema: a
+// server answers it as the person's mistake (HTTP 422), not as a
+// session that cannot be resumed.
+var ErrInvalidEdit = errors.New("toolwire: the edited arguments are refused")
 
 type decisionsKey struct{}
 

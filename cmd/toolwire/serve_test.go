@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+)
+
+func TestServeBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		says string
+	}{
+		{"every interface, no token", nil, []string{"serve", "--addr", "0.0.0.0:0", "--agents", "."}, "needs a token"},
+		{"an empty host, no token", nil, []string{"serve", "--addr", ":0", "--agents", "."}, "TOOLWIRE_TOKEN"},
+		{"not host:port", nil, []string{"serve", "--addr", "localhost", "--agents", "."}, "host:port"},
+		{"no agents directory", nil, []string{"serve", "--agents", "no/such/dir"}, "--agents no/such/dir is not a directory"},
+		{"an argument", nil, []string{"serve", "agents"}, "unknown command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runWith(t, tc.env, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.says) {
+				t.Errorf("exit %d, stderr %q; want 2 saying %q", code, stderr, tc.says)
+			}
+		})
+	}
+}
+
+// syncBuffer is a buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var servedURL = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/)`)
+
+// TestServe serves the bundled agents with no API key: a session of
+// the example agent replays its recorded turns, as toolwire run does,
+// and the server stops cleanly when its context ends.
+func TestServe(t *testing.T) {
+	var out, errOut syncBuffer
+	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	db := tempDB(t)
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(ctx, e, serveOptions{addr: "127.0.0.1:0", agents: filepath.Join("..", "..", "examples", "agent"), db: db})
+	}()
+	var base string
+	for base == "" {
+		select {
+		case err := <-served:
+			t.Fatalf("serve returned %v; stderr %s", err, errOut.String())
+		case <-time.After(time.Millisecond):
+		}
+		if m := servedURL.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	post := func(path, body string) (int, []byte) {
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	code, body := post("v1/sessions", `{"agent":"agent","message":"北京今天适合穿什么衣服"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v1/sessions: %d %s", code, body)
+	}
+	var created struct {
+		Session struct {
+			ID     string `json:"id"`
+			Events string `json:"events"`
+		} `json:"session"`
+	}
+	if err := json.Unmarshal(body, &created); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, _ := io.ReadAll(resp.Body) // to the run's end
+	resp.Body.Close()
+	if !strings.Contains(string(stream), "event: done") || !strings.Contains(string(stream), `"reason":"answered"`) {
+		t.Errorf("the stream does not end with the answer:\n%s", stream)
+	}
+	if !strings.Contains(errOut.String(), "replays the recorded model turns") {
+		t.Errorf("no notice of the replay: %s", errOut.String())
+	}
+	// A session the server paused for approval is resumed by the CLI.
+	code, body = post("v1/sessions", `{"agent":"approval","message":"Open a ticket about the late delivery of order o-00042 and tell the customer"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v1/sessions: %d %s", code, body)
+	}
+	if err := json.Unmarshal(body, &created); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(stream), "event: approval") {
+		t.Fatalf("the run did not pause for approval:\n%s", stream)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve after its context ended: %v", err)
+	}
+	if !strings.Contains(out.String(), "stopped; every session can be resumed") {
+		t.Errorf("stdout: %s", out.String())
+	}
+	stdout, stderr, exit := runWith(t, nil, "resume", "--db", db, created.Session.ID, "--approve", "call_1_1")
+	if exit != 0 || !strings.Contains(stdout, "answer:") {
+		t.Errorf("toolwire resume of the server's session: exit %d\n%s\n%s", exit, stdout, stderr)
+	}
+}
