@@ -156,10 +156,9 @@ func (s *Server) observe(ctx context.Context, e toolwire.Event) {
 	if r == nil {
 		return
 	}
-	r.start(nil) // a hook hears a run only after its first commit
 	var typ string
 	var v any
-	switch e := e.(type) {
+	switch e := e.(type) { // RunStartEvent comes before the session is opened: not one of these
 	case toolwire.TextEvent:
 		typ, v = evText, textData{Turn: e.Turn, Text: e.Text}
 	case toolwire.ToolStartEvent:
@@ -169,6 +168,7 @@ func (s *Server) observe(ctx context.Context, e toolwire.Event) {
 	default:
 		return
 	}
+	r.start(nil) // these events come only after the run's first commit
 	r.hub.mu.Lock()
 	synced := r.hub.synced
 	r.hub.mu.Unlock()

@@ -91,7 +91,7 @@ func TestServe(t *testing.T) {
 	}
 	code, body := post("v1/sessions", `{"agent":"agent","message":"北京今天适合穿什么衣服"}`)
 	if code != http.StatusCreated {
-		t.Fatalf("POST /v1/sessions: %d %s", code, body)
+		t.Fatalf("POST /v1/sessions: %d %s; stderr %s", code, body, errOut.String())
 	}
 	var created struct {
 		Session struct {
@@ -117,7 +117,7 @@ func TestServe(t *testing.T) {
 	// A session the server paused for approval is resumed by the CLI.
 	code, body = post("v1/sessions", `{"agent":"approval","message":"Open a ticket about the late delivery of order o-00042 and tell the customer"}`)
 	if code != http.StatusCreated {
-		t.Fatalf("POST /v1/sessions: %d %s", code, body)
+		t.Fatalf("POST /v1/sessions: %d %s; stderr %s", code, body, errOut.String())
 	}
 	if err := json.Unmarshal(body, &created); err != nil {
 		t.Fatal(err)
