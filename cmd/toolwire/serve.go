@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -87,7 +89,14 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		return err
 	}
 	defer closeStore()
-	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: serveBuild(e),
+	tel, err := startTelemetry(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer tel.flush(e)
+	build, closeAgents := serveBuild(ctx, e, tel)
+	defer closeAgents()
+	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: build,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return &exitError{code: exitInternal, err: err}
@@ -104,10 +113,21 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	return nil
 }
 
-// serveBuild opens an agent file's model as toolwire run does, telling
-// the operator when it replays a recording and of files outside the
-// agent file's folder.
-func serveBuild(e *env) func(*agentfile.Definition) (llm.Model, *toolwire.Config, error) {
+// serveBuild returns the function that opens an agent file's model and
+// tools as toolwire run does (its MCP servers started, telemetry added
+// when tel is set), telling the operator when it replays a recording and
+// of files outside the agent file's folder; and the function that stops
+// the MCP servers of every agent it opened.
+func serveBuild(ctx context.Context, e *env, tel *telemetry) (func(*agentfile.Definition) (llm.Model, *toolwire.Config, error), func()) {
+	var mu sync.Mutex
+	var closers []func()
+	closeAll := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range closers {
+			c()
+		}
+	}
 	return func(def *agentfile.Definition) (llm.Model, *toolwire.Config, error) {
 		o := runOptions{agent: def.File}
 		m, err := chooseModel(e, def, o)
@@ -120,13 +140,19 @@ func serveBuild(e *env) func(*agentfile.Definition) (llm.Model, *toolwire.Config
 		if m.notice != "" {
 			fmt.Fprintln(e.stderr, printable(m.notice))
 		}
-		model, cfg, err := def.Build(buildOptions(e, o, m, nil))
+		model, cfg, closeTools, err := openAgent(ctx, e, def, buildOptions(e, o, m, nil), m)
 		if err != nil {
-			return nil, nil, buildError(m, err)
+			return nil, nil, err
+		}
+		mu.Lock()
+		closers = append(closers, closeTools)
+		mu.Unlock()
+		if err := tel.add(cfg, orName(def.Name, filepath.Base(def.File)), m.spec); err != nil {
+			return nil, nil, err
 		}
 		cfg.SessionModel = o.sessionModel(m.spec)
 		return model, cfg, nil
-	}
+	}, closeAll
 }
 
 // trimPrefix is err's message without its package prefix.

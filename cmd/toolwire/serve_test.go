@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -62,7 +63,14 @@ var servedURL = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/)`)
 // and the server stops cleanly when its context ends.
 func TestServe(t *testing.T) {
 	var out, errOut syncBuffer
-	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	// The process's environment (an MCP server's go run needs HOME and
+	// the Go caches), without the providers' keys.
+	e := &env{stdout: &out, stderr: &errOut, getenv: func(k string) string {
+		if strings.HasSuffix(k, "_API_KEY") || strings.HasPrefix(k, "OTEL_") {
+			return ""
+		}
+		return os.Getenv(k)
+	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	db := tempDB(t)
 	served := make(chan error, 1)
@@ -113,6 +121,24 @@ func TestServe(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "replays the recorded model turns") {
 		t.Errorf("no notice of the replay: %s", errOut.String())
+	}
+	// An agent whose tools come from an MCP server: the server starts it
+	// as toolwire run does.
+	code, body = post("v1/sessions", `{"agent":"mcp","message":"Where is order o-00042?"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v1/sessions of the MCP agent: %d %s; stderr %s", code, body, errOut.String())
+	}
+	if err := json.Unmarshal(body, &created); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(stream), `"reason":"answered"`) || !strings.Contains(string(stream), `"tool":"lookup_order"`) {
+		t.Errorf("the MCP agent's run did not call its server's tool and answer:\n%s", stream)
 	}
 	// A session the server paused for approval is resumed by the CLI.
 	code, body = post("v1/sessions", `{"agent":"approval","message":"Open a ticket about the late delivery of order o-00042 and tell the customer"}`)

@@ -83,6 +83,19 @@ func addTelemetry(ctx context.Context, e *env, cfg *toolwire.Config, agent, spec
 	if t == nil || err != nil {
 		return nil, err
 	}
+	if err := t.add(cfg, agent, spec); err != nil {
+		t.flush(e)
+		return nil, err
+	}
+	return t, nil
+}
+
+// add adds to cfg the hook that records the runs of the agent named
+// agent, talking to the model of spec; with a nil t, nothing.
+func (t *telemetry) add(cfg *toolwire.Config, agent, spec string) error {
+	if t == nil {
+		return nil
+	}
 	o := &otelhook.Options{Agent: agent, Provider: providerName(spec)}
 	if t.traces != nil {
 		o.TracerProvider = t.traces
@@ -92,11 +105,10 @@ func addTelemetry(ctx context.Context, e *env, cfg *toolwire.Config, agent, spec
 	}
 	h, err := otelhook.New(o)
 	if err != nil {
-		t.flush(e)
-		return nil, &exitError{code: exitInternal, err: err}
+		return &exitError{code: exitInternal, err: err}
 	}
 	cfg.Hooks = append(cfg.Hooks, h)
-	return t, nil
+	return nil
 }
 
 // providerName is gen_ai.provider.name for a model spec; "" leaves it
