@@ -164,6 +164,17 @@ func (h *Hook) Observe(ctx context.Context, e toolwire.Event) {
 		h.toolStart(r, e)
 	case toolwire.ToolDoneEvent:
 		h.toolDone(r, e)
+	case toolwire.ToolProgressEvent:
+		if span := r.tools[attemptKey{e.CallID, e.Attempt}]; span != nil {
+			attrs := []attribute.KeyValue{attribute.Float64("toolwire.progress", e.Progress.Progress)}
+			if e.Progress.Total > 0 {
+				attrs = append(attrs, attribute.Float64("toolwire.progress.total", e.Progress.Total))
+			}
+			if e.Progress.Message != "" {
+				attrs = append(attrs, attribute.String("toolwire.progress.message", e.Progress.Message))
+			}
+			span.AddEvent("toolwire.progress", trace.WithAttributes(attrs...))
+		}
 	case toolwire.ResultEvent:
 		h.answered(r, e)
 	case toolwire.TurnStartEvent:

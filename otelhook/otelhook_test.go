@@ -43,6 +43,7 @@ func tools(booked *atomic.Int32) *tool.Registry {
 	r := tool.NewRegistry()
 	r.MustAdd(
 		tool.MustFunc("get_weather", "Current weather in a city.", func(ctx context.Context, in weatherIn) (string, error) {
+			tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 2, Message: "asking the station"})
 			if in.City != "Paris" {
 				return "", tool.Errorf(toolresult.NotFound, "no weather station for %q", in.City)
 			}
