@@ -97,6 +97,7 @@ func testTools(t testing.TB, g *gate) *tool.Registry {
 		g.started <- struct{}{}
 		select {
 		case <-g.release:
+			tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 1, Message: "held"})
 			return map[string]string{"held": in.Text}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
