@@ -23,7 +23,7 @@ import (
 const defaultGatewayAddr = "127.0.0.1:8787"
 
 type gatewayOptions struct {
-	addr, token, db, policy string
+	addr, token, db, policy   string
 	openai, anthropic, gemini string
 	maxBody                   int64
 	timeout, idle             time.Duration
