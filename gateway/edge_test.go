@@ -20,15 +20,6 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// okHistory is a well-formed conversation with one call and its result.
-func okHistory(resultText string) []llm.Message {
-	return []llm.Message{
-		llm.User("What is the weather in Paris?"),
-		llm.Assistant(call("call_1", "get_weather", `{"city":"Paris"}`)),
-		llm.Tool(result("call_1", "get_weather", resultText)),
-	}
-}
-
 // TestStreamingPassesThrough checks that the gateway copies a streamed
 // answer as it comes: the client reads the first chunk while the
 // upstream has not yet sent the last one (it sends it only when the test

@@ -140,14 +140,14 @@ func providerError(t testing.TB, d transcript.Dialect, status int, b []byte) (me
 func TestBrokenHistories(t *testing.T) {
 	for _, h := range brokenHistories() {
 		for _, d := range transcript.Dialects() {
-			data := body(t, d, h.msgs, false)
+			data := body(t, d, h.Messages, false)
 			rep, err := wire.Check(data, d)
 			if err != nil {
 				t.Fatal(err)
 			}
 			broken := !rep.Accepted()
 			for _, policy := range []Policy{Repair, Reject, Pass} {
-				t.Run(h.name+"/"+string(d)+"/"+string(policy), func(t *testing.T) {
+				t.Run(h.Name+"/"+string(d)+"/"+string(policy), func(t *testing.T) {
 					up := llmtest.NewServer(t, llmtest.Turn{Text: "Paris is sunny, Rome is rainy."})
 					base, _ := newGateway(t, up.URL, Config{Policy: policy})
 					resp, b := post(t, base, d, data, false)

@@ -16,7 +16,7 @@ import (
 func TestRecords(t *testing.T) {
 	store := newStore(t)
 	catalog := store.(session.Catalog)
-	dangling := brokenHistories()[1].msgs
+	dangling := brokenHistories()[1].Messages
 	for _, tc := range []struct {
 		policy  Policy
 		data    []byte
