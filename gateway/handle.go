@@ -118,7 +118,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 			message: "toolwire gateway: this gateway needs its token: send it in the " + TokenHeader + " header (the provider's key goes in its usual header, as without the gateway)"})
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(sw, r.Body, g.cfg.MaxBody))
+	body, err := readBody(http.MaxBytesReader(sw, r.Body, g.cfg.MaxBody), r.ContentLength, g.cfg.MaxBody)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -138,6 +138,18 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 	r.ContentLength = int64(len(out))
 	r.GetBody = nil
 	g.proxy.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
+}
+
+// readBody reads a request body into a buffer sized by its declared
+// length (bounded by max), so that a large body is not copied as the
+// buffer grows.
+func readBody(r io.Reader, declared, max int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if declared > 0 {
+		buf.Grow(int(min(declared, max)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // judge checks body by the exchange's policy. It returns the body to send

@@ -8,12 +8,11 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-type history = broken.History
-
 var (
 	brokenHistories = broken.Histories
 	okHistory       = broken.OK
 	call            = broken.Call
+	result          = broken.Result
 )
 
 // body encodes msgs as a request body of dialect d.
