@@ -126,3 +126,27 @@ func TestShapingMaxReads(t *testing.T) {
 		t.Errorf("the second read was not refused: %.500s", last[len(last)-500:])
 	}
 }
+
+// FuzzCallsOf checks that reading the calls of an answer never fails on
+// any bytes, in any dialect.
+func FuzzCallsOf(f *testing.F) {
+	f.Add(`{"choices":[{"message":{"tool_calls":[{"id":"c1","function":{"name":"read_result","arguments":"{\"ref\":\"r-1\"}"}}]}}]}`)
+	f.Add(`{"output":[{"type":"function_call","call_id":"c1","name":"read_result","arguments":"{}"}]}`)
+	f.Add(`{"content":[{"type":"tool_use","id":"toolu_1","name":"read_result","input":{"ref":"r-1"}}]}`)
+	f.Add(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"read_result","args":{"ref":"r-1"}}}]}}]}`)
+	f.Add(`{"choices":[{"message":{"tool_calls":[{"function":{"arguments":3}}]}}]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, d := range transcript.Dialects() {
+			calls, err := callsOf(d, []byte(body))
+			if err != nil && calls != nil {
+				t.Errorf("callsOf(%s) = %v, %v: calls with an error", d, calls, err)
+			}
+			reads, _ := readCalls(calls)
+			for _, c := range reads {
+				if c.ID == "" || c.Name != "read_result" {
+					t.Errorf("readCalls gave %+v", c)
+				}
+			}
+		}
+	})
+}
