@@ -371,3 +371,24 @@ func TestServeNeedsToken(t *testing.T) {
 		t.Errorf("Serve on %s without a token = %v, want a refusal", ln.Addr(), err)
 	}
 }
+
+// TestUnrepairable checks that policy repair refuses, in the provider's
+// shape, a body its repair cannot make acceptable without guessing (a
+// call with two different results), listing what is left.
+func TestUnrepairable(t *testing.T) {
+	up := llmtest.NewServer(t)
+	base, _ := newGateway(t, up.URL, Config{Policy: Repair})
+	msgs := []llm.Message{llm.User("Weather in Paris?"), llm.Assistant(call("call_1", "get_weather", `{"city":"Paris"}`)),
+		llm.Tool(result("call_1", "get_weather", "sunny")), llm.Tool(result("call_1", "get_weather", "rain")), llm.User("Which one?")}
+	resp, b := post(t, base, transcript.OpenAIChat, body(t, transcript.OpenAIChat, msgs, false), false)
+	if resp.StatusCode != 400 || resp.Header.Get(VerdictHeader) != string(VerdictRejected) {
+		t.Fatalf("status %d, verdict %q: %s", resp.StatusCode, resp.Header.Get(VerdictHeader), b)
+	}
+	msg, detail := providerError(t, transcript.OpenAIChat, 400, b)
+	if detail.Error != codeUnrepairable || detail.Fixable == nil || *detail.Fixable || len(detail.Violations) == 0 || !strings.Contains(msg, "cannot fix it without guessing") {
+		t.Errorf("message %q, detail %+v", msg, detail)
+	}
+	if n := len(up.Requests()); n != 0 {
+		t.Errorf("the upstream got %d requests", n)
+	}
+}
