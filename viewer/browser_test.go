@@ -122,8 +122,8 @@ const testToken = "viewer-test-token"
 
 // startServer serves the API and the viewer over HTTP, with a SQLite
 // store, the conformance provider as the model and a token.
-func startServer(t *testing.T, release <-chan struct{}) string {
-	model := llmtest.NewServer(t, shopTurns()...)
+func startServer(t *testing.T, release <-chan struct{}, turns ...llmtest.Turn) string {
+	model := llmtest.NewServer(t, turns...)
 	agents := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(agents, "shop.yaml"), []byte(shopAgent), 0o600))
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "toolwire.db")+"?_pragma=busy_timeout(10000)")
@@ -287,6 +287,21 @@ func (b *browser) reported() string {
 	return "\nthe page threw:\n" + strings.Join(b.exceptions, "\n")
 }
 
+// start opens the viewer, gives the token the server asks for, and
+// starts a session of the shop agent with message. What follows happens
+// in this one page: window.__page, set here, tells a reload.
+func (b *browser) start(url, message string) {
+	b.t.Helper()
+	b.do("open the viewer", chromedp.Navigate(url+"/"), visible("#token-form"))
+	b.do("give the token", chromedp.SendKeys(chromedp.CSS("#token-input"), testToken), chromedp.Click(chromedp.CSS("#token-form button")))
+	b.do("read the agents", chromedp.WaitReady(chromedp.CSS(`#agent option[value="shop"]`)))
+	eval[chromedp.Void](b, `window.__page = 'first'`)
+	b.do("start a session of the agent",
+		chromedp.SendKeys(chromedp.CSS("#message"), message),
+		chromedp.Click(chromedp.CSS("form.start button[type=submit]")),
+		visible("#session-status"))
+}
+
 // visible waits for an element that sel matches to be shown.
 func visible(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(chromedp.CSS(sel))
@@ -301,7 +316,7 @@ func visible(sel string) chromedp.Action[chromedp.Void] {
 // temporary directory).
 func TestViewer(t *testing.T) {
 	release := make(chan struct{})
-	url := startServer(t, release)
+	url := startServer(t, release, shopTurns()...)
 	out := artifacts(t)
 	b := newBrowser(t, out)
 	shot := func(name string) {
@@ -315,17 +330,7 @@ func TestViewer(t *testing.T) {
 		t.Logf("screenshot: %s", p)
 	}
 
-	// The server wants its token: the page asks for it once.
-	b.do("open the viewer", chromedp.Navigate(url+"/"), visible("#token-form"))
-	b.do("give the token", chromedp.SendKeys(chromedp.CSS("#token-input"), testToken), chromedp.Click(chromedp.CSS("#token-form button")))
-	b.do("read the agents", chromedp.WaitReady(chromedp.CSS(`#agent option[value="shop"]`)))
-	// Whatever follows happens in this one page: a reload would lose it.
-	eval[chromedp.Void](b, `window.__page = 'first'`)
-
-	b.do("start a session of the agent",
-		chromedp.SendKeys(chromedp.CSS("#message"), "Tell the customer about order o-00042"),
-		chromedp.Click(chromedp.CSS("form.start button[type=submit]")),
-		visible("#session-status"))
+	b.start(url, "Tell the customer about order o-00042")
 
 	// Each paced call shows as running, then its tool message arrives
 	// while the run goes on.
@@ -418,5 +423,49 @@ func TestViewer(t *testing.T) {
 	}
 	if eval[bool](b, `window.__xss !== undefined`) {
 		t.Error("a script in a tool result ran: window.__xss is set")
+	}
+}
+
+// TestViewerDecisions: the approval controls refuse arguments that are
+// not JSON, show the server's refusal of an edit that breaks the tool's
+// schema, and send a rejection with its reason, which the model reads.
+func TestViewerDecisions(t *testing.T) {
+	url := startServer(t, nil,
+		llmtest.Turn{Calls: []llmtest.Call{{ID: "call_notify", Name: "notify", Args: `{"message":"Your order ships today."}`}}},
+		llmtest.Turn{Text: "I will not tell the customer."})
+	b := newBrowser(t, artifacts(t))
+	b.start(url, "Tell the customer")
+	const row = `.approvals fieldset[data-call="call_notify"]`
+	b.do("see the call that waits", visible(row))
+	problem := func(what, args, want string) {
+		t.Helper()
+		b.do(what,
+			chromedp.SetValue(chromedp.CSS("#decision-0-args"), args),
+			chromedp.Click(chromedp.CSS(".approvals button[type=submit]")),
+			chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('.approvals .error').textContent.includes(%q)`, want)))
+	}
+	b.do("choose edit", chromedp.Click(chromedp.CSS(row+` input[value="edit"]`)), visible("#decision-0-args"))
+	problem("edit with arguments that are not JSON", `{"message": `, "are not JSON")
+	problem("edit with arguments that break the schema", `{"message": 7}`, "edited arguments")
+	if got := eval[string](b, `document.querySelector('#session-status').dataset.status`); got != "paused" {
+		t.Errorf("after a refused edit the session is %q, want paused", got)
+	}
+	b.do("reject with a reason",
+		chromedp.Click(chromedp.CSS(row+` input[value="reject"]`)),
+		chromedp.SendKeys(chromedp.CSS("#decision-0-reason"), "not today"),
+		chromedp.Click(chromedp.CSS(".approvals button[type=submit]")),
+		visible(`li.call[data-tool="notify"][data-status="error"] .summary`),
+		visible(`#session-status[data-status="done"]`))
+	if got := b.text(`li.call[data-tool="notify"] .decision`); !strings.Contains(got, "Rejected by a person: not today") {
+		t.Errorf("notify's decision = %q", got)
+	}
+	if got := b.text(`li.call[data-tool="notify"] .result`); !strings.Contains(got, "rejected_by_user") || !strings.Contains(got, "not today") {
+		t.Errorf("notify's tool message does not say the rejection and its reason:\n%s", got)
+	}
+	if !eval[bool](b, `document.querySelector('.approvals').hidden`) {
+		t.Error("the decisions are still offered after the run went on")
+	}
+	if r := b.reported(); r != "" {
+		t.Errorf("%s", strings.TrimSpace(r))
 	}
 }

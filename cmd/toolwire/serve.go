@@ -15,6 +15,7 @@ import (
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/server"
+	"github.com/toolwire/toolwire/viewer"
 )
 
 // defaultAddr is where toolwire serve listens without --addr.
@@ -87,7 +88,7 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		return err
 	}
 	defer closeStore()
-	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: serveBuild(e),
+	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: serveBuild(e), UI: viewer.FS(),
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return &exitError{code: exitInternal, err: err}

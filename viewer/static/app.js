@@ -23,7 +23,7 @@ function segments() {
   }
 }
 
-async function show() {
+async function show(moved) {
   shown?.abort();
   shown = new AbortController();
   const signal = shown.signal;
@@ -40,7 +40,9 @@ async function show() {
     if (signal.aborted) return;
     add(main, h('p', { class: 'error', role: 'alert' }, errorText(err)), h('p', null, h('a', { href: '#/' }, 'Back to the sessions')));
   }
-  if (!signal.aborted) main.querySelector('h1')?.focus?.();
+  // After a move to another page, focus goes to its heading, so that a
+  // screen reader reads where the reader is; not on the first load.
+  if (!signal.aborted && moved) main.querySelector('h1')?.focus();
 }
 
 api.onUnauthorized(() => {
@@ -53,8 +55,8 @@ tokenForm.addEventListener('submit', (e) => {
   api.setToken(tokenInput.value.trim());
   tokenInput.value = '';
   tokenForm.hidden = true;
-  show();
+  show(false);
 });
 
-window.addEventListener('hashchange', show);
-show();
+window.addEventListener('hashchange', () => show(true));
+show(false);
