@@ -244,11 +244,11 @@ func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 }
 
 // eval evaluates a JavaScript expression to a T.
-func eval[T any](b *browser, expr string) T {
+func eval[T any](b *browser, expr string, opts ...chromedp.EvaluateOption) T {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, opts...))
 	if err != nil {
 		b.t.Fatalf("evaluate %s: %v%s", expr, err, b.reported())
 	}
@@ -436,7 +436,7 @@ func TestViewerDecisions(t *testing.T) {
 	b := newBrowser(t, artifacts(t))
 	b.start(url, "Tell the customer")
 	const row = `.approvals fieldset[data-call="call_notify"]`
-	b.do("see the call that waits", visible(row))
+	b.do("see the call that waits", visible(row), visible(`#session-status[data-status="paused"]`))
 	problem := func(what, args, want string) {
 		t.Helper()
 		b.do(what,

@@ -130,14 +130,14 @@ export async function* events(body) {
   let buf = '';
   let ev = { type: '', data: undefined, id: '', retry: 0 };
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += value;
+    for (let done = false; !done;) {
+      const r = await reader.read();
+      done = r.done;
+      if (!done) buf += r.value;
       let nl;
       while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
-        // A lone \r at the end may be half of \r\n: wait for more.
-        if (buf[nl] === '\r' && nl === buf.length - 1) break;
+        // A \r at the end may be the first half of \r\n: wait for more.
+        if (buf[nl] === '\r' && nl === buf.length - 1 && !done) break;
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
         if (line === '') {
@@ -158,6 +158,8 @@ export async function* events(body) {
         }
       }
     }
+    // At the end, an event without its blank line is dropped, as the
+    // standard says.
   } finally {
     reader.releaseLock();
   }

@@ -39,7 +39,11 @@ class SessionPage {
       onEvent: (ev) => this.apply(ev),
       onState: (state, err) => {
         this.conn.dataset.state = state;
-        if (state === 'open') set(this.conn, 'Following the session: events appear as the run goes on.');
+        if (state === 'open') {
+          set(this.conn, 'Following the session: events appear as the run goes on.');
+          if (this.opened) this.refresh(); // what changed while the stream was cut
+          this.opened = true;
+        }
         else if (state === 'retrying') set(this.conn, 'The event stream was cut', err ? ` (${errorText(err)})` : '', '; connecting again…');
         else set(this.conn, 'The event stream ended: ', errorText(err));
       },
@@ -91,9 +95,14 @@ class SessionPage {
       case 'tool_done': this.call(d.turn, d.call_id, d.tool).done(d); break;
       case 'tool_result': this.call(d.turn, d.call_id, d.tool).result(d); break;
       case 'decision': this.call(d.turn, d.call_id, d.tool).decided(d); break;
-      case 'approval': this.later('approvals', () => this.loadApprovals()); break;
+      case 'approval':
+        // The session may have paused before the page read it: read it
+        // again, as after the other events that change its status.
+        this.refresh();
+        this.later('approvals', () => this.loadApprovals());
+        break;
       case 'done': this.end(d); break;
-      case 'error': add(this.timeline, h('li', { class: 'item error', role: 'alert' }, 'The run stopped: ', d.message)); break;
+      case 'error': add(this.timeline, h('li', { class: 'item error', role: 'alert' }, d.message)); break;
       case 'idle':
         this.showSession({ ...this.last, status: d.status, live: false });
         this.refresh();
