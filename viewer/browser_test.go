@@ -363,6 +363,10 @@ func TestViewer(t *testing.T) {
 	if got := b.text(".approvals pre"); !strings.Contains(got, "Your order ships today.") {
 		t.Errorf("the waiting call's arguments = %q", got)
 	}
+	// The data of a tool message opens: markup in it shows as text.
+	b.do("open lookup's data", chromedp.Click(chromedp.CSS(`li.call[data-tool="lookup"] details.data summary`)),
+		visible(`li.call[data-tool="lookup"] details.data pre`))
+	shot("viewer-approval.png")
 	b.do("approve it",
 		chromedp.Click(chromedp.CSS(`.approvals input[value="approve"]`)),
 		chromedp.Click(chromedp.CSS(".approvals button[type=submit]")),
