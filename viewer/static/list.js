@@ -29,7 +29,7 @@ export async function listPage(main, query, signal) {
     if (location.hash === hash) load();
     else location.hash = hash;
   });
-  const table = h('div', { class: 'sessions', 'aria-live': 'polite' });
+  const table = h('div', { class: 'sessions' });
   add(main, h('section', { 'aria-labelledby': 'sessions-h' }, h('h2', { id: 'sessions-h' }, 'Stored sessions'), filter, table));
 
   // The list is read again every few seconds while a session runs.

@@ -104,6 +104,7 @@ class SessionPage {
       case 'done': this.end(d); break;
       case 'error': add(this.timeline, h('li', { class: 'item error', role: 'alert' }, d.message)); break;
       case 'idle':
+        for (const t of this.turns.values()) t.settle();
         this.showSession({ ...this.last, status: d.status, live: false });
         this.refresh();
         if (d.status === 'paused') this.later('approvals', () => this.loadApprovals());
