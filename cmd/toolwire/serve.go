@@ -17,6 +17,7 @@ import (
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/server"
+	"github.com/toolwire/toolwire/viewer"
 )
 
 // defaultAddr is where toolwire serve listens without --addr.
@@ -96,7 +97,7 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	defer tel.flush(e)
 	build, closeAgents := serveBuild(ctx, e, tel)
 	defer closeAgents()
-	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: build,
+	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: build, UI: viewer.FS(),
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return &exitError{code: exitInternal, err: err}
