@@ -191,12 +191,7 @@ func (s *session) advance(next *toolwire.State, ch *toolwire.Change) {
 			s.tell("turn", turnData{Turn: ev.Turn})
 		}
 	}
-	if next.Next.Kind == toolwire.CallModel && slices.ContainsFunc(ch.Events, isTurnEnd) {
-		s.tell("turn", turnData{Turn: next.Turn + 1})
-	}
 }
-
-func isTurnEnd(e toolwire.Event) bool { _, ok := e.(toolwire.TurnEvent); return ok }
 
 // result is how the session ended.
 func (s *session) result() (*SessionResult, error) {
