@@ -2,7 +2,6 @@ package servertest
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -283,6 +282,3 @@ func TestContinueAsNewOnServer(t *testing.T) {
 	}
 	r.record(t, r.runtime(t, cfg), id, first, "continued")
 }
-
-// errors is used by the fault tests.
-var _ = errors.New
