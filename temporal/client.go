@@ -129,7 +129,7 @@ func Message(ctx context.Context, c client.Client, id, queue, msg string) error 
 	if err != nil {
 		return err
 	}
-	in := SessionInput{Agent: agent, State: res.State, Pending: []jsontext.Value{pending}}
+	in := SessionInput{Agent: agent, State: res.State, Seq: res.Seq, Pending: []jsontext.Value{pending}}
 	if queue == "" {
 		queue = DefaultTaskQueue
 	}

@@ -86,6 +86,8 @@ type SessionResult struct {
 	Turns int `json:"turns"`
 	// State is the final state (toolwire.State's JSON).
 	State jsontext.Value `json:"state"`
+	// Seq is the number of the session's last event.
+	Seq int `json:"seq"`
 }
 
 // PendingCall is a call that waits for a person's decision.

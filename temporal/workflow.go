@@ -204,6 +204,7 @@ func (s *session) result() (*SessionResult, error) {
 		out.Stop, out.Message, out.Answer = string(stop.Reason), stop.Message, stop.Answer
 	}
 	s.tell("done", doneData{Stop: out.Stop, Message: out.Message, Answer: out.Answer, Turns: out.Turns})
+	out.Seq = s.seq
 	return out, nil
 }
 
