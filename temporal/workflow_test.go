@@ -255,3 +255,26 @@ func callName(t *testing.T, b []byte) string {
 	}
 	return st.Next.Calls[0].Call.Name
 }
+
+// A message signalled while a tool runs waits for the turn's results and
+// goes after them, never between a call and its result.
+func TestSessionMessageSignal(t *testing.T) {
+	env, _, srv, _ := setup(t, nil,
+		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Lookup, "a")}},
+		llmtest.Turn{Text: "a, and c too"})
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == ActivityTool {
+			env.SignalWorkflow(SignalMessage, "also c")
+		}
+	})
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "look up a"})
+	res := finished(t, env)
+	msgs := history(t, res)
+	want := []llm.Role{llm.RoleSystem, llm.RoleUser, llm.RoleAssistant, llm.RoleTool, llm.RoleUser, llm.RoleAssistant}
+	if got := roles(msgs); !slices.Equal(got, want) || msgs[4].Text() != "also c" {
+		t.Errorf("roles = %v (message %q), want %v with the message after the tool message", got, msgs[4].Text(), want)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("the model got %d requests, want 2", n)
+	}
+}

@@ -192,7 +192,11 @@ func TestSessionOnServer(t *testing.T) {
 	if res.Stop != string(toolwire.Answered) || res.Answer != "done: a, b, c" {
 		t.Fatalf("result = %s %q, want answered %q", res.Stop, res.Answer, "done: a, b, c")
 	}
-	checked(t, res)
+	final := checked(t, res)
+	queried, err := temporal.History(context.Background(), r.c, id)
+	if err != nil || len(queried) != len(final) || queried[len(queried)-1].Text() != "done: a, b, c" {
+		t.Errorf("the messages query = %d messages, %v; want the final history's %d", len(queried), err, len(final))
+	}
 	for _, name := range []string{fixture.Lookup, fixture.Charge, fixture.Book + ".effects"} {
 		if n := len(counted(t, r.dir, name)); n != 1 {
 			t.Errorf("%s ran %d times, want 1", name, n)
