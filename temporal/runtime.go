@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/tool"
 )
 
@@ -48,10 +49,16 @@ type Runtime struct {
 
 // entry is one agent, built.
 type entry struct {
+	name     string
 	a        *toolwire.Agent
 	tools    *tool.Registry
 	exec     *tool.Config // defaulted
 	approver bool         // the program gave the executor an approver
+	// results is the session store that keeps the agent's offloaded
+	// results (Config.Sessions, when it has session.Results and no
+	// Config.Store is given); nil when they are kept elsewhere.
+	results session.Store
+	made    sync.Map // the session ids results has a session for
 }
 
 // New builds the agents (toolwire.New) and returns the runtime that runs
@@ -78,10 +85,13 @@ func New(agents []Agent, cfg *Config) (*Runtime, error) {
 		if err != nil {
 			return nil, fmt.Errorf("temporal: new: agent %q: %w", ag.Name, err)
 		}
-		e := &entry{a: a}
+		e := &entry{name: ag.Name, a: a}
 		var ec *tool.Config
 		if ag.Config != nil {
 			e.tools, ec = ag.Config.Tools, ag.Config.Executor
+			if _, ok := ag.Config.Sessions.(session.Results); ok && ag.Config.Store == nil {
+				e.results = ag.Config.Sessions
+			}
 		}
 		e.approver = ec != nil && ec.Approver != nil
 		e.exec = ec.WithDefaults()
@@ -224,6 +234,9 @@ func (r *Runtime) perform(ctx context.Context, agent string, b []byte, want tool
 	if st.Next.Kind != want {
 		return Outcome{}, sdktemporal.NewNonRetryableApplicationError(fmt.Sprintf("the state wants %s, not %s", st.Next.Kind, want), "BadState", nil)
 	}
+	if err := e.session(ctx, st.ID); err != nil {
+		return Outcome{}, err // the store is unreachable: retried
+	}
 	stop := heartbeat(ctx, r.cfg.Heartbeat/3)
 	in := e.a.Perform(ctx, &st)
 	stop()
@@ -235,6 +248,25 @@ func (r *Runtime) perform(ctx context.Context, agent string, b []byte, want tool
 		return Outcome{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), "BadOutcome", nil)
 	}
 	return Outcome{Input: out}, nil
+}
+
+// session makes sure the store that keeps the agent's offloaded results
+// has the session id, which they are kept under: a result that shaping
+// offloads on one worker is then read by read_result on any other, and
+// only its ref is in the workflow's history.
+func (e *entry) session(ctx context.Context, id string) error {
+	if e.results == nil {
+		return nil
+	}
+	if _, ok := e.made.Load(id); ok {
+		return nil
+	}
+	_, err := e.results.Create(ctx, session.Session{ID: id, Title: "Temporal session " + id, Agent: e.name})
+	if err != nil && !errors.Is(err, session.ErrConflict) {
+		return fmt.Errorf("temporal: the session store that keeps the results: %w", err)
+	}
+	e.made.Store(id, true)
+	return nil
 }
 
 // heartbeat heartbeats every interval until the returned function is

@@ -20,9 +20,9 @@ import (
 
 var jsonOpts = json.JoinOptions(json.Deterministic(true), jsontext.EscapeForHTML(false))
 
-// session is one run of the workflow: the state it steps, the inputs
+// loop is one run of the workflow: the state it steps, the inputs
 // that wait to be applied, the events it told.
-type session struct {
+type loop struct {
 	r     *Runtime
 	e     *entry
 	agent string
@@ -48,7 +48,7 @@ func (r *Runtime) run(ctx workflow.Context, in SessionInput) (*SessionResult, er
 	if !ok {
 		return nil, sdktemporal.NewNonRetryableApplicationError(fmt.Sprintf("no agent is named %q on this worker (it runs %s): start the worker with that agent", in.Agent, r.names()), "UnknownAgent", nil)
 	}
-	s := &session{r: r, e: e, agent: in.Agent, seq: in.Seq}
+	s := &loop{r: r, e: e, agent: in.Agent, seq: in.Seq}
 	if len(in.State) > 0 {
 		var st toolwire.State
 		if err := st.UnmarshalJSON(in.State); err != nil {
@@ -134,14 +134,14 @@ func (r *Runtime) run(ctx workflow.Context, in SessionInput) (*SessionResult, er
 // settle waits until no update handler runs, or an input waits; it
 // reports whether none waits, so that the run may end or continue as
 // new without leaving an input behind.
-func (s *session) settle(ctx workflow.Context, messages workflow.ReceiveChannel) (bool, error) {
+func (s *loop) settle(ctx workflow.Context, messages workflow.ReceiveChannel) (bool, error) {
 	err := workflow.Await(ctx, func() bool { return len(s.queue) > 0 || workflow.AllHandlersFinished(ctx) })
 	drain(messages, s)
 	return err == nil && len(s.queue) == 0, err
 }
 
 // drain moves the messages already signalled into the queue.
-func drain(ch workflow.ReceiveChannel, s *session) {
+func drain(ch workflow.ReceiveChannel, s *loop) {
 	var m string
 	for ch.ReceiveAsync(&m) {
 		s.queue = append(s.queue, &queued{in: toolwire.Decisions{Message: m}})
@@ -149,7 +149,7 @@ func drain(ch workflow.ReceiveChannel, s *session) {
 }
 
 // apply steps the state with each queued input, in the order they came.
-func (s *session) apply() {
+func (s *loop) apply() {
 	for _, q := range s.queue {
 		next, ch, err := s.e.a.Step(s.st, q.in)
 		q.done, q.err = true, err
@@ -166,7 +166,7 @@ func (s *session) apply() {
 
 // step steps the state with an effect's outcome. Step refuses only an
 // outcome that does not fit the state, which the loop never makes.
-func (s *session) step(in toolwire.Input) {
+func (s *loop) step(in toolwire.Input) {
 	next, ch, err := s.e.a.Step(s.st, in)
 	if err != nil {
 		panic(fmt.Sprintf("toolwire/temporal: step: %v", err)) // a bug: the workflow task fails, and is retried after a fix
@@ -175,7 +175,7 @@ func (s *session) step(in toolwire.Input) {
 }
 
 // advance makes next the state, and tells what the step did.
-func (s *session) advance(next *toolwire.State, ch *toolwire.Change) {
+func (s *loop) advance(next *toolwire.State, ch *toolwire.Change) {
 	if s.st.Next.Kind == toolwire.AwaitApproval && next.Next.Kind != toolwire.AwaitApproval {
 		s.asked = false
 	}
@@ -194,7 +194,7 @@ func (s *session) advance(next *toolwire.State, ch *toolwire.Change) {
 }
 
 // result is how the session ended.
-func (s *session) result() (*SessionResult, error) {
+func (s *loop) result() (*SessionResult, error) {
 	b, err := s.st.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func (s *session) result() (*SessionResult, error) {
 
 // tooLong reports whether the history has grown past the limits, or the
 // server suggests a new run.
-func (s *session) tooLong(ctx workflow.Context) bool {
+func (s *loop) tooLong(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	return info.GetCurrentHistoryLength() >= s.r.cfg.HistoryEvents || info.GetCurrentHistorySize() >= s.r.cfg.HistoryBytes ||
 		info.GetContinueAsNewSuggested()
@@ -219,7 +219,7 @@ func (s *session) tooLong(ctx workflow.Context) bool {
 // continueAsNew carries the state and the event count into a new run of
 // the workflow, and the inputs not applied yet (settle leaves none, but a
 // message may come between).
-func (s *session) continueAsNew(ctx workflow.Context) error {
+func (s *loop) continueAsNew(ctx workflow.Context) error {
 	b, err := s.st.MarshalJSON()
 	if err != nil {
 		return err
@@ -238,7 +238,7 @@ func (s *session) continueAsNew(ctx workflow.Context) error {
 // callModel performs the model call as an activity. A worker lost for
 // every attempt is a failed call: the run ends with model_error, and
 // can be retried.
-func (s *session) callModel(ctx workflow.Context) (toolwire.Input, error) {
+func (s *loop) callModel(ctx workflow.Context) (toolwire.Input, error) {
 	b, err := s.st.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ func (s *session) callModel(ctx workflow.Context) (toolwire.Input, error) {
 
 // runTools performs each runnable call as an activity of its own, all
 // at once, and gathers their outcomes in call order.
-func (s *session) runTools(ctx workflow.Context) (toolwire.Input, error) {
+func (s *loop) runTools(ctx workflow.Context) (toolwire.Input, error) {
 	st := s.st
 	idx := st.Next.Runnable(s.e.approver)
 	share := 0
@@ -366,7 +366,7 @@ func parseOutcome(o Outcome) (toolwire.Input, error) {
 }
 
 // pending returns the calls that wait for a decision.
-func (s *session) pending() []PendingCall {
+func (s *loop) pending() []PendingCall {
 	out := []PendingCall{}
 	if s.st.Next.Kind != toolwire.AwaitApproval {
 		return out
@@ -380,7 +380,7 @@ func (s *session) pending() []PendingCall {
 }
 
 // handlers installs the queries and the decide update.
-func (s *session) handlers(ctx workflow.Context) error {
+func (s *loop) handlers(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryPending, func() ([]PendingCall, error) { return s.pending(), nil }); err != nil {
 		return err
 	}
@@ -433,7 +433,7 @@ func (d Decisions) input() toolwire.Decisions {
 }
 
 // tell adds an event to the session's log.
-func (s *session) tell(typ string, data any) {
+func (s *loop) tell(typ string, data any) {
 	b, err := json.Marshal(data, jsonOpts)
 	if err != nil {
 		b = jsontext.Value(`{}`)

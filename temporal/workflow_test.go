@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -16,8 +17,10 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
+	"github.com/toolwire/toolwire/session/memory"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -276,5 +279,67 @@ func TestSessionMessageSignal(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 2 {
 		t.Errorf("the model got %d requests, want 2", n)
+	}
+}
+
+var refPattern = regexp.MustCompile(`\br-[a-z2-7]{14}\b`)
+
+// A result too large for its share of the context is offloaded, by the
+// worker that ran the call, to the session store the workers share: the
+// workflow's history holds the shaped result and its ref, and
+// read_result, run on another worker, reads the rest.
+func TestSessionOffloadsToTheSessionStore(t *testing.T) {
+	store, err := memory.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{call(fixture.Report, "x")}})
+	t.Cleanup(srv.Close)
+	worker := func() *Runtime {
+		m, c, err := fixture.New(t.TempDir(), srv.URL+"/v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Sessions = store
+		c.Room = &budget.RoomConfig{MaxResult: 300} // a result's share: the report does not fit
+		rt, err := New([]Agent{{Name: fixture.Name, Model: m, Config: c}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt
+	}
+	a, b := worker(), worker()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	a.Register(env)
+	var outcomes []string // what the tool activities put in the history
+	env.OnActivity(ActivityTool, mock.Anything, mock.Anything).Return(func(ctx context.Context, req ToolRequest) (Outcome, error) {
+		rt := a
+		if callName(t, req.State) == "read_result" {
+			rt = b // another worker
+		}
+		out, err := rt.tool(ctx, req)
+		outcomes = append(outcomes, string(out.Input))
+		return out, err
+	})
+	asked := false
+	env.OnActivity(ActivityModel, mock.Anything, mock.Anything).Return(func(ctx context.Context, req ModelRequest) (Outcome, error) {
+		if ref := refPattern.FindString(string(req.State)); ref != "" && !asked {
+			asked = true
+			srv.Add(llmtest.Turn{Calls: []llmtest.Call{{Name: "read_result", Args: `{"ref":"` + ref + `","offset":300}`}}}, llmtest.Turn{Text: "read it"})
+		}
+		return a.model(ctx, req)
+	})
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "report on x"})
+	res := finished(t, env)
+	got := results(history(t, res))
+	if !asked || len(got) != 2 {
+		t.Fatalf("%d results (a ref seen: %v); want the report's, with a ref, and read_result's", len(got), asked)
+	}
+	if !strings.HasPrefix(got[1], "read_result:success") || !strings.Contains(got[1], "x-301") {
+		t.Errorf("read_result on the other worker = %.300q, want record 301 of the report", got[1])
+	}
+	if strings.Contains(got[0], "x-301") || strings.Contains(outcomes[0], "x-350") {
+		t.Errorf("the history holds the whole report (%d bytes), want its shape and ref", len(outcomes[0]))
 	}
 }

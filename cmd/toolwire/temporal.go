@@ -34,7 +34,7 @@ func temporalFlags(cmd *cobra.Command, hostPort *string) {
 
 func newWorkerCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] AGENT…",
+		Use:   "worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--base-url URL] [--db PATH|postgres://…] AGENT…",
 		Short: "Run a Temporal worker for agents: sessions survive the loss of a machine",
 		Long: `worker runs the sessions of the agent files AGENT… on a Temporal cluster:
 it polls the task queue Q (default toolwire) of the namespace NS (default
@@ -42,8 +42,11 @@ default) at HOST:PORT, and runs each session's loop as a workflow and each
 model call and tool call as an activity, until Ctrl-C or SIGTERM. Start as
 many workers as you like, on as many machines; a session goes on on the
 others when one is lost. Agents are opened as toolwire run opens them (API
-keys from the environment); a session names its agent by the agent file's
-name.
+keys from the environment; --base-url points them at a compatible
+server); a session names its agent by the agent file's name. --db is the
+session store the workers share for the results that shaping offloads,
+so that read_result finds them on any worker (PostgreSQL across
+machines).
 
 It is run by the plugin ` + pluginName + `, found next to toolwire or on
 PATH: ` + pluginInstall + `.

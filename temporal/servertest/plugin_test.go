@@ -81,7 +81,7 @@ func TestPluginCommands(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := exec.CommandContext(ctx, bin, append(append([]string{"worker"}, common...), "--base-url", model.URL+"/v1", agentFile)...)
+	w := exec.CommandContext(ctx, bin, append(append([]string{"worker"}, common...), "--base-url", model.URL+"/v1", "--db", filepath.Join(dir, "toolwire.db"), agentFile)...)
 	w.Env = env
 	var wout bytes.Buffer
 	w.Stdout, w.Stderr = &wout, &wout

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/temporal"
 )
 
@@ -40,7 +41,7 @@ func queueOf(f flags) string {
 // workerCmd runs a worker for the agents of the agent files given, until
 // Ctrl-C or SIGTERM.
 func workerCmd(e *env, args []string) error {
-	f, files, err := parse("worker", args, "temporal", "namespace", "task-queue", "base-url")
+	f, files, err := parse("worker", args, "temporal", "namespace", "task-queue", "base-url", "db")
 	if err != nil {
 		return err
 	}
@@ -49,6 +50,15 @@ func workerCmd(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var store session.Store
+	if dsn := f.one("db"); dsn != "" {
+		s, closeStore, err := openStore(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		store = s
+	}
 	var agents []temporal.Agent
 	var names []string
 	for _, path := range files {
@@ -57,6 +67,9 @@ func workerCmd(e *env, args []string) error {
 			return err
 		}
 		defer closeAgent()
+		if store != nil {
+			a.Config.Sessions = store // offloaded results, shared by the workers
+		}
 		agents = append(agents, a)
 		names = append(names, a.Name+" ("+path+")")
 	}

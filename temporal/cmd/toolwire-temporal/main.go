@@ -1,7 +1,7 @@
 // Command toolwire-temporal is toolwire's Temporal plugin. toolwire runs
 // it, found next to the toolwire binary or on PATH, for
 //
-//	toolwire worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--base-url URL] AGENT…
+//	toolwire worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--base-url URL] [--db PATH|postgres://…] AGENT…
 //	toolwire run --temporal HOST:PORT [--namespace NS] [--task-queue Q] AGENT "question"
 //	toolwire resume --temporal HOST:PORT [--namespace NS] ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] ["new message"]
 //	toolwire approve --temporal HOST:PORT [--namespace NS] ID [CALL…]
@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) (c
 }
 
 const usage = `toolwire-temporal runs toolwire sessions on Temporal; toolwire runs it for:
-  toolwire worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--base-url URL] AGENT…
+  toolwire worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--base-url URL] [--db PATH|postgres://…] AGENT…
   toolwire run --temporal HOST:PORT [--namespace NS] [--task-queue Q] AGENT "question"
   toolwire resume --temporal HOST:PORT [--namespace NS] ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] ["new message"]
   toolwire approve --temporal HOST:PORT [--namespace NS] ID [CALL…]`
