@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,8 +108,11 @@ func TestSessionOneActivityPerEffect(t *testing.T) {
 	env, dir, srv, _ := setup(t, nil,
 		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Lookup, "a"), call(fixture.Charge, "b"), call(fixture.Book, "c")}},
 		llmtest.Turn{Text: "done: a, b, c"})
+	var mu sync.Mutex
 	var started []string
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		mu.Lock()
+		defer mu.Unlock()
 		started = append(started, info.ActivityType.Name)
 	})
 	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "do a, b, c"})
@@ -208,21 +212,26 @@ func TestSessionLostWorker(t *testing.T) {
 	env, dir, _, rt := setup(t, &Config{RetryInterval: time.Millisecond},
 		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Lookup, "a"), call(fixture.Charge, "b"), call(fixture.Book, "c")}},
 		llmtest.Turn{Text: "done"})
+	var mu sync.Mutex // the activities run on goroutines of their own
 	lostOnce := map[string]bool{}
+	lose := func(name string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		first := !lostOnce[name]
+		lostOnce[name] = true
+		return first
+	}
 	// The first attempt of each activity does its work and then "loses
 	// its worker": its result never reaches the workflow.
 	env.OnActivity(ActivityTool, mock.Anything, mock.Anything).Return(func(ctx context.Context, req ToolRequest) (Outcome, error) {
 		out, err := rt.tool(ctx, req)
-		name := callName(t, req.State)
-		if !lostOnce[name] {
-			lostOnce[name] = true
+		if lose(callName(t, req.State)) {
 			return Outcome{}, sdktemporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
 		}
 		return out, err
 	})
 	env.OnActivity(ActivityModel, mock.Anything, mock.Anything).Return(func(ctx context.Context, req ModelRequest) (Outcome, error) {
-		if !lostOnce["model"] {
-			lostOnce["model"] = true
+		if lose("model") {
 			return Outcome{}, errors.New("worker lost")
 		}
 		return rt.model(ctx, req)
@@ -312,6 +321,7 @@ func TestSessionOffloadsToTheSessionStore(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	a.Register(env)
+	var mu sync.Mutex
 	var outcomes []string // what the tool activities put in the history
 	env.OnActivity(ActivityTool, mock.Anything, mock.Anything).Return(func(ctx context.Context, req ToolRequest) (Outcome, error) {
 		rt := a
@@ -319,11 +329,15 @@ func TestSessionOffloadsToTheSessionStore(t *testing.T) {
 			rt = b // another worker
 		}
 		out, err := rt.tool(ctx, req)
+		mu.Lock()
+		defer mu.Unlock()
 		outcomes = append(outcomes, string(out.Input))
 		return out, err
 	})
 	asked := false
 	env.OnActivity(ActivityModel, mock.Anything, mock.Anything).Return(func(ctx context.Context, req ModelRequest) (Outcome, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		if ref := refPattern.FindString(string(req.State)); ref != "" && !asked {
 			asked = true
 			srv.Add(llmtest.Turn{Calls: []llmtest.Call{{Name: "read_result", Args: `{"ref":"` + ref + `","offset":300}`}}}, llmtest.Turn{Text: "read it"})
