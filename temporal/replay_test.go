@@ -41,6 +41,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 		{"answers.json", nil},                          // three calls of three levels, then the answer
 		{"approval.json", nil},                         // a pause, a refused edit, an approval with a message
 		{"continued.json", &Config{HistoryEvents: 12}}, // the first run of a session that continued as new
+		{"lost-level0.json", nil},                      // a level_0 call whose worker was killed: answered interrupted
+		{"lost-level1.json", nil},                      // a level_1 call whose worker was killed: its second attempt
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

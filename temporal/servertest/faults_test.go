@@ -21,8 +21,10 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
+	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/temporal"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // The environment of a worker process: the test binary, run again.
@@ -140,12 +142,14 @@ func TestWorkerKilled(t *testing.T) {
 	c := ts.GetDefaultClient()
 	tests := []struct {
 		name  string
+		file  string // the recorded history, for the replay test
 		turns []llmtest.Turn
 		hold  string // the tool (or "model") held while its worker is killed; "" kills during the approval wait
 		count string // its counter, when not named after it
 		check func(t *testing.T, dir string, results []llm.ToolResult)
 	}{{
 		name:  "level_0 call",
+		file:  "lost-level0",
 		turns: []llmtest.Turn{{Calls: []llmtest.Call{toolCall(fixture.Charge, "b"), toolCall(fixture.Lookup, "a")}}, {Text: "charged"}},
 		hold:  fixture.Charge,
 		check: func(t *testing.T, dir string, rs []llm.ToolResult) {
@@ -161,6 +165,7 @@ func TestWorkerKilled(t *testing.T) {
 		},
 	}, {
 		name:  "level_1 call",
+		file:  "lost-level1",
 		turns: []llmtest.Turn{{Calls: []llmtest.Call{toolCall(fixture.Book, "c")}}, {Text: "booked"}},
 		hold:  fixture.Book,
 		count: fixture.Book + ".attempts",
@@ -267,6 +272,16 @@ func TestWorkerKilled(t *testing.T) {
 				t.Errorf("stop = %s (%s), want answered", res.Stop, res.Message)
 			}
 			msgs := checked(t, res)
+			// Every body the provider received passes toolwire check (the
+			// command runs wire.Check), the last one holding the whole
+			// history but the answer.
+			reqs := model.Requests()
+			for i, rq := range reqs {
+				rep, err := wire.Check(rq.Body, transcript.OpenAIChat)
+				if err != nil || !rep.Accepted() || rq.Rejected != "" {
+					t.Errorf("request %d of %d: check = %v, %v; the server: %q", i+1, len(reqs), rep, err, rq.Rejected)
+				}
+			}
 			var rs []llm.ToolResult
 			tools := 0
 			for _, m := range msgs {
@@ -279,6 +294,17 @@ func TestWorkerKilled(t *testing.T) {
 				t.Fatalf("the history has %d tool messages with %d results, want 1 with %d", tools, len(rs), want)
 			}
 			tt.check(t, dir, rs)
+			if tt.file != "" {
+				m, cfg, err := fixture.New(dir, model.URL+"/v1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				rt, err := temporal.New([]temporal.Agent{{Name: fixture.Name, Model: m, Config: cfg}}, faultConfig)
+				if err != nil {
+					t.Fatal(err)
+				}
+				record(t, c, rt, id, "", tt.file)
+			}
 		})
 	}
 }

@@ -121,9 +121,15 @@ func checked(t *testing.T, res temporal.SessionResult) []llm.Message {
 // temporal module.
 func (r *rig) record(t *testing.T, rt *temporal.Runtime, id, runID, name string) {
 	t.Helper()
+	record(t, r.c, rt, id, runID, name)
+}
+
+// record is rig.record with a client of its own.
+func record(t *testing.T, c client.Client, rt *temporal.Runtime, id, runID, name string) {
+	t.Helper()
 	ctx := context.Background()
 	var h historypb.History
-	it := r.c.GetWorkflowHistory(ctx, id, runID, false, 0)
+	it := c.GetWorkflowHistory(ctx, id, runID, false, 0)
 	for it.HasNext() {
 		e, err := it.Next()
 		if err != nil {
