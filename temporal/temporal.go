@@ -134,8 +134,8 @@ type Events struct {
 }
 
 // Event is one thing a session did, numbered from 1 across the whole
-// session. Type is "turn" (a model call is ready), "call" (one call the
-// model made), "result" (one result as the model reads it), "approval"
+// session. Type is "turn" (a model call is ready), "text" (the model's
+// text beside its calls), "call" (one call the model made), "result" (one result as the model reads it), "approval"
 // (calls wait for a decision), "decision" (decisions were applied) or
 // "done"; Data is its JSON object.
 type Event struct {

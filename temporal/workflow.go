@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -180,6 +181,13 @@ func (s *loop) advance(next *toolwire.State, ch *toolwire.Change) {
 		s.asked = false
 	}
 	s.st = next
+	for _, m := range ch.Appended {
+		// The model's text beside its calls; a final answer is the done
+		// event's.
+		if m.Role == llm.RoleAssistant && len(m.ToolCalls()) > 0 && strings.TrimSpace(m.Text()) != "" {
+			s.tell("text", textData{Turn: next.Turn, Text: m.Text()})
+		}
+	}
 	for _, ev := range ch.Events {
 		switch ev := ev.(type) {
 		case toolwire.CallEvent:
@@ -454,6 +462,11 @@ func argsOf(in []byte) jsontext.Value {
 
 type turnData struct {
 	Turn int `json:"turn"`
+}
+
+type textData struct {
+	Turn int    `json:"turn"`
+	Text string `json:"text"`
 }
 
 type callData struct {

@@ -184,13 +184,13 @@ func counted(t *testing.T, dir, name string) []string {
 // to the ended session continues it under the same id.
 func TestSessionOnServer(t *testing.T) {
 	r := newRig(t,
-		llmtest.Turn{Calls: []llmtest.Call{toolCall(fixture.Lookup, "a"), toolCall(fixture.Charge, "b"), toolCall(fixture.Book, "c")}},
+		llmtest.Turn{Text: "Doing a, b and c.", Calls: []llmtest.Call{toolCall(fixture.Lookup, "a"), toolCall(fixture.Charge, "b"), toolCall(fixture.Book, "c")}},
 		llmtest.Turn{Text: "done: a, b, c"},
 		llmtest.Turn{Text: "yes, all three"})
 	r.worker(t, nil)
 	id := r.start(t, "do a, b, c")
 	evs := r.watch(t, id, 0)
-	want := []string{"turn", "call", "call", "call", "result", "result", "result", "turn", "done"}
+	want := []string{"turn", "text", "call", "call", "call", "result", "result", "result", "turn", "done"}
 	if got := types(evs); !slices.Equal(got, want) {
 		t.Errorf("events = %v, want %v", got, want)
 	}

@@ -43,6 +43,10 @@ func show(e *env, f flags, id string, ev temporal.Event) (done bool, exit error)
 		var d struct{ Turn int }
 		decode(ev.Data, &d)
 		fmt.Fprintf(out, "\n── turn %d\n", d.Turn)
+	case "text":
+		var d struct{ Text string }
+		decode(ev.Data, &d)
+		fmt.Fprintln(out, d.Text)
 	case "call":
 		var d struct {
 			ID, Tool string
