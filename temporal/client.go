@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -174,20 +175,20 @@ func History(ctx context.Context, c client.Client, id string) ([]llm.Message, er
 // Watch yields the events of session id after the event numbered after,
 // as they come, polling every interval (0 means 200 ms), until the
 // session ends or waits for a decision — then the last event yielded is
-// "done" or "approval" — or ctx ends.
+// "done" or "approval" — or ctx ends. A session whose workflow ended
+// without a "done" event (it failed, was terminated or timed out) ends
+// the iteration with an error that says why.
 func Watch(ctx context.Context, c client.Client, id string, after int, interval time.Duration) iter.Seq2[Event, error] {
 	if interval <= 0 {
 		interval = 200 * time.Millisecond
 	}
 	return func(yield func(Event, error) bool) {
 		for {
-			v, err := c.QueryWorkflow(ctx, id, "", QueryEvents, after)
+			evs, err := events(ctx, c, id, after)
 			if err != nil {
-				yield(Event{}, fmt.Errorf("temporal: events %s: %w", id, plain(err)))
-				return
-			}
-			var evs Events
-			if err := v.Get(&evs); err != nil {
+				if cerr := closed(ctx, c, id); cerr != nil {
+					err = cerr
+				}
 				yield(Event{}, fmt.Errorf("temporal: events %s: %w", id, err))
 				return
 			}
@@ -200,6 +201,12 @@ func Watch(ctx context.Context, c client.Client, id string, after int, interval 
 					return
 				}
 			}
+			if len(evs.Events) == 0 {
+				if err := closed(ctx, c, id); err != nil {
+					yield(Event{}, fmt.Errorf("temporal: session %s: %w", id, err))
+					return
+				}
+			}
 			select {
 			case <-ctx.Done():
 				yield(Event{}, ctx.Err())
@@ -207,6 +214,37 @@ func Watch(ctx context.Context, c client.Client, id string, after int, interval 
 			case <-time.After(interval):
 			}
 		}
+	}
+}
+
+// events asks session id for its events after the event numbered after.
+func events(ctx context.Context, c client.Client, id string, after int) (Events, error) {
+	var evs Events
+	v, err := c.QueryWorkflow(ctx, id, "", QueryEvents, after)
+	if err != nil {
+		return evs, plain(err)
+	}
+	err = v.Get(&evs)
+	return evs, err
+}
+
+// closed returns why session id's workflow ended without ending the
+// session, nil while it runs or once it completed.
+func closed(ctx context.Context, c client.Client, id string) error {
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return nil // the query's error says more
+	}
+	switch st := d.GetWorkflowExecutionInfo().GetStatus(); st {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED,
+		enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return nil
+	default:
+		why := errors.New("no reason given")
+		if err := c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+			why = plain(err)
+		}
+		return fmt.Errorf("the workflow ended (%s) without an answer: %w", strings.ToLower(strings.TrimPrefix(st.String(), "WorkflowExecutionStatus")), why)
 	}
 }
 

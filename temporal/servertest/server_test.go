@@ -292,3 +292,23 @@ func TestContinueAsNewOnServer(t *testing.T) {
 	}
 	r.record(t, r.runtime(t, cfg), id, first, "continued")
 }
+
+// A session that names an agent no worker runs fails, and Watch says why
+// instead of waiting for events that never come.
+func TestUnknownAgentOnServer(t *testing.T) {
+	r := newRig(t)
+	r.worker(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := temporal.Start(ctx, r.c, temporal.StartOptions{TaskQueue: r.queue, Agent: "nobody", Question: "hello?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for _, err := range temporal.Watch(ctx, r.c, run.GetID(), 0, 20*time.Millisecond) {
+		last = err
+	}
+	if last == nil || !strings.Contains(last.Error(), `no agent is named "nobody"`) || !strings.Contains(last.Error(), "failed") {
+		t.Errorf("Watch ended with %v, want the workflow's failure naming the agent", last)
+	}
+}
