@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -82,7 +83,9 @@ func workerCmd(e *env, args []string) error {
 		return err
 	}
 	defer c.Close()
-	w := worker.New(c, queueOf(f), worker.Options{})
+	// On Ctrl-C the calls in flight get half a minute to finish, so that a
+	// level_0 call that was running is not left with an unknown outcome.
+	w := worker.New(c, queueOf(f), worker.Options{WorkerStopTimeout: 30 * time.Second})
 	rt.Register(w)
 	if err := w.Start(); err != nil {
 		return envError("worker: %v", err)
