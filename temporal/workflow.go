@@ -122,7 +122,7 @@ func (r *Runtime) run(ctx workflow.Context, in SessionInput) (*SessionResult, er
 			}
 			s.step(in)
 		}
-		if s.tooLong(ctx) {
+		if s.st.Next.Kind != toolwire.Done && s.tooLong(ctx) {
 			if ok, err := s.settle(ctx, messages); err != nil {
 				return nil, err
 			} else if ok {
