@@ -8,8 +8,6 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-type history = broken.History
-
 var (
 	brokenHistories = broken.Histories
 	okHistory       = broken.OK
