@@ -381,3 +381,24 @@ func payloadsOf(e *historypb.HistoryEvent) []*commonpb.Payload {
 	add(e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput())
 	return out
 }
+
+// A session that ended on a failed model call is continued without a
+// message by making that call again; one that answered is not.
+func TestRetryEndedSessionOnServer(t *testing.T) {
+	r := newRig(t, llmtest.Turn{Error: &llmtest.Error{Kind: llm.Overloaded}}, llmtest.Turn{Text: "back"})
+	r.worker(t, nil)
+	id := r.start(t, "hello?")
+	if res := r.result(t, id); res.Stop != string(toolwire.ModelError) {
+		t.Fatalf("stop = %s, want model_error", res.Stop)
+	}
+	ctx := context.Background()
+	if err := temporal.Message(ctx, r.c, id, r.queue, ""); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.result(t, id); res.Stop != string(toolwire.Answered) || res.Answer != "back" {
+		t.Fatalf("after the retry: %s %q, want answered %q", res.Stop, res.Answer, "back")
+	}
+	if err := temporal.Message(ctx, r.c, id, r.queue, ""); err == nil || !strings.Contains(err.Error(), "nothing to make again") {
+		t.Errorf("retrying an answered session: %v, want refused", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	enums "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
@@ -243,12 +244,20 @@ func act(e *env, f flags, id string, d temporal.Decisions) error {
 		if err := temporal.Decide(ctx, c, id, d); err != nil {
 			return usageError("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: decide "+id+": "))
 		}
-	case d.Message != "":
+	case d.Message != "" || ended(ctx, c, id):
+		// A message; or, to an ended session, none: make its failed model
+		// call again.
 		if err := temporal.Message(ctx, c, id, queueOf(f), d.Message); err != nil {
 			return usageError("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: message "+id+": "))
 		}
 	}
 	return follow(ctx, e, c, f, id, after)
+}
+
+// ended reports whether session id's workflow has closed.
+func ended(ctx context.Context, c client.Client, id string) bool {
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	return err == nil && d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 }
 
 // lastEvent is the number of the session's last event, 0 when it has
