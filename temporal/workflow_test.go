@@ -392,3 +392,16 @@ func TestSessionPayloadCodec(t *testing.T) {
 		}
 	}
 }
+
+// Cancelling the workflow while it waits for approval ends it cancelled.
+func TestSessionCancelled(t *testing.T) {
+	env, dir, _, _ := setup(t, nil, llmtest.Turn{Calls: []llmtest.Call{call(fixture.Notify, "ops")}})
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Minute)
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "notify ops"})
+	if err := env.GetWorkflowError(); !sdktemporal.IsCanceledError(err) {
+		t.Errorf("the workflow ended with %v, want cancelled", err)
+	}
+	if n := len(lines(t, dir, fixture.Notify)); n != 0 {
+		t.Errorf("notify ran %d times, want never", n)
+	}
+}
