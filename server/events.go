@@ -27,20 +27,21 @@ type Event struct {
 // in this server: they are not stored, and a client that reconnects
 // later reads what they showed in the stored events that follow them.
 const (
-	evMessage    = "message"     // a user or system message added to the history
-	evTurn       = "turn"        // a turn begins: its model call is ready
-	evModelCall  = "model_call"  // a model call's cost: duration, tokens sent, window, usage
-	evAssistant  = "assistant"   // the model's message: its text and the ids of its calls
-	evToolCall   = "tool_call"   // one call the model made, with its arguments
-	evToolResult = "tool_result" // one tool message's result, exactly as the model reads it
-	evApproval   = "approval"    // the run paused: calls wait for a person's decision
-	evDecision   = "decision"    // a person's decision on a waiting call, at resume
-	evDone       = "done"        // the run ended
-	evText       = "text"        // live: a fragment of the model's text
-	evToolStart  = "tool_start"  // live: an attempt of a tool call starts
-	evToolDone   = "tool_done"   // live: an attempt of a tool call ends
-	evError      = "error"       // live: the run stopped on an error the session does not hold
-	evIdle       = "idle"        // live: the run in this server ended or stopped; nothing more comes until the next
+	evMessage    = "message"       // a user or system message added to the history
+	evTurn       = "turn"          // a turn begins: its model call is ready
+	evModelCall  = "model_call"    // a model call's cost: duration, tokens sent, window, usage
+	evAssistant  = "assistant"     // the model's message: its text and the ids of its calls
+	evToolCall   = "tool_call"     // one call the model made, with its arguments
+	evToolResult = "tool_result"   // one tool message's result, exactly as the model reads it
+	evApproval   = "approval"      // the run paused: calls wait for a person's decision
+	evDecision   = "decision"      // a person's decision on a waiting call, at resume
+	evDone       = "done"          // the run ended
+	evText       = "text"          // live: a fragment of the model's text
+	evToolStart  = "tool_start"    // live: an attempt of a tool call starts
+	evToolDone   = "tool_done"     // live: an attempt of a tool call ends
+	evProgress   = "tool_progress" // live: a running tool reports how far it is
+	evError      = "error"         // live: the run stopped on an error the session does not hold
+	evIdle       = "idle"          // live: the run in this server ended or stopped; nothing more comes until the next
 )
 
 type usageJSON struct {
@@ -165,6 +166,16 @@ type toolDoneData struct {
 	Attempt    int        `json:"attempt"`
 	Status     llm.Status `json:"status"`
 	DurationMS float64    `json:"duration_ms"`
+}
+
+type progressData struct {
+	Turn     int     `json:"turn"`
+	CallID   string  `json:"call_id"`
+	Tool     string  `json:"tool"`
+	Attempt  int     `json:"attempt"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitzero"`
+	Message  string  `json:"message,omitzero"`
 }
 
 type errorData struct {

@@ -97,6 +97,7 @@ func testTools(t testing.TB, g *gate) *tool.Registry {
 		g.started <- struct{}{}
 		select {
 		case <-g.release:
+			tool.ReportProgress(ctx, tool.Progress{Progress: 1, Total: 1, Message: "held"})
 			return map[string]string{"held": in.Text}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -221,6 +222,10 @@ func (h *harness) do(method, path, token string, body string, header ...string) 
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := h.http.Client().Do(req)

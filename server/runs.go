@@ -165,6 +165,9 @@ func (s *Server) observe(ctx context.Context, e toolwire.Event) {
 		typ, v = evToolStart, toolStartData{Turn: e.Turn, CallID: e.Call.ID, Tool: e.Call.Name, Attempt: e.Attempt}
 	case toolwire.ToolDoneEvent:
 		typ, v = evToolDone, toolDoneData{Turn: e.Turn, CallID: e.Call.ID, Tool: e.Call.Name, Attempt: e.Attempt, Status: e.Result.Status, DurationMS: ms(e.Duration)}
+	case toolwire.ToolProgressEvent:
+		p := e.Progress
+		typ, v = evProgress, progressData{Turn: e.Turn, CallID: e.CallID, Tool: e.Tool, Attempt: e.Attempt, Progress: p.Progress, Total: p.Total, Message: p.Message}
 	default:
 		return
 	}

@@ -15,8 +15,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +30,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/agentfile"
+	"github.com/toolwire/toolwire/internal/listen"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
 )
@@ -94,7 +93,7 @@ type Server struct {
 	agents  agents
 	runs    runs
 	hubs    hubs
-	token   [32]byte // the token's SHA-256, compared in constant time
+	token   listen.Token
 
 	base     context.Context // the runs' context, cancelled at the end of a shutdown
 	cancel   context.CancelFunc
@@ -148,13 +147,14 @@ func New(cfg *Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if c.Token != "" {
-		s.token = sha256.Sum256([]byte(c.Token))
-	}
+	s.token = listen.NewToken(c.Token)
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.agents = agents{dir: c.Agents, build: c.Build, hook: toolwire.HookFunc(s.observe), store: c.Store}
 	s.runs.slots = make(chan struct{}, c.MaxRuns)
-	s.handler = s.routes()
+	var err error
+	if s.handler, err = s.browserGuard(s.routes()); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -245,14 +245,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 }
 
 // authorized reports whether r carries the token, compared in constant
-// time (as SHA-256 sums, so that its length does not show either).
+// time.
 func (s *Server) authorized(r *http.Request) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
-	return subtle.ConstantTimeCompare(sum[:], s.token[:]) == 1
+	return ok && s.token.Match(got)
 }
 
 // allowed reports whether a page of origin may call the API.
@@ -270,27 +266,10 @@ func (s *Server) allowed(origin string) bool {
 // address (127.0.0.0/8, ::1, localhost) is allowed. An empty host, as
 // in ":8080", listens on every interface.
 func CheckAddr(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("server: the address %q is not host:port, such as 127.0.0.1:8080", addr)
+	if err := listen.CheckAddr(addr, token); err != nil {
+		return fmt.Errorf("server: %w", err)
 	}
-	if token != "" || loopback(host) {
-		return nil
-	}
-	shown := host
-	if shown == "" {
-		shown = "every interface"
-	}
-	return fmt.Errorf("server: listening on %s needs a token: without one, only a loopback address such as 127.0.0.1 is allowed", shown)
-}
-
-// loopback reports whether host is a loopback address or localhost.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return nil
 }
 
 // Serve answers the connections of ln until ctx ends, then shuts down

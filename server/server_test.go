@@ -98,7 +98,7 @@ func TestFullRunEventOrder(t *testing.T) {
 
 func live(typ string) bool {
 	switch typ {
-	case evText, evToolStart, evToolDone, evError, evIdle:
+	case evText, evToolStart, evToolDone, evProgress, evError, evIdle:
 		return true
 	}
 	return false

@@ -60,7 +60,7 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	}()
 	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, args: args}
 	root := rootCmd(re)
-	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re), newServeCmd(re), newToolsCmd(re), newMCPCmd(re),
+	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re), newServeCmd(re), newGatewayCmd(re), newToolsCmd(re), newMCPCmd(re),
 		newWorkerCmd(re), newApproveCmd(re))
 	setRootHelp(root)
 	root.SetArgs(args)

@@ -129,38 +129,51 @@ cannot be reached.`,
   toolwire tools --json examples/agent/mcp.yaml | jq '.tools[] | {name, source}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			def, tools, err := openTools(ctx, e, args[0])
-			if err != nil {
-				return err
-			}
-			defer tools.Close()
-			out := toolsOutput{Agent: def.File, Tools: []toolEntry{}, Skipped: tools.Skipped()}
-			if out.Skipped == nil {
-				out.Skipped = []string{}
-			}
-			for _, t := range tools.List() {
-				lvl := string(t.Idempotency)
-				if lvl == "" {
-					lvl = string(tool.Level0)
-				}
-				out.Tools = append(out.Tools, toolEntry{Name: t.Name, Source: t.Source, Idempotency: lvl, Approval: t.Approval, Description: t.Description})
-			}
-			if asJSON {
-				b, err := jsonx.MarshalIndent(out, "  ")
-				if err != nil {
-					return &exitError{code: exitInternal, err: err}
-				}
-				_, err = fmt.Fprintf(e.stdout, "%s\n", b)
-				return err
-			}
-			writeTools(e.stdout, out)
-			return nil
+			return withTools(cmd, e, args[0], func(_ context.Context, def *agentfile.Definition, tools *agentfile.Tools) error {
+				return listTools(e, def, tools, asJSON)
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON (shape in docs/cli.md)")
 	return cmd
+}
+
+// withTools opens the tools of the agent file, MCP servers started,
+// calls f, and stops them; Ctrl-C or SIGTERM ends f's context.
+func withTools(cmd *cobra.Command, e *env, file string, f func(context.Context, *agentfile.Definition, *agentfile.Tools) error) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	def, tools, err := openTools(ctx, e, file)
+	if err != nil {
+		return err
+	}
+	defer tools.Close()
+	return f(ctx, def, tools)
+}
+
+// listTools prints the tools of toolwire tools.
+func listTools(e *env, def *agentfile.Definition, tools *agentfile.Tools, asJSON bool) error {
+	out := toolsOutput{Agent: def.File, Tools: []toolEntry{}, Skipped: tools.Skipped()}
+	if out.Skipped == nil {
+		out.Skipped = []string{}
+	}
+	for _, t := range tools.List() {
+		lvl := string(t.Idempotency)
+		if lvl == "" {
+			lvl = string(tool.Level0)
+		}
+		out.Tools = append(out.Tools, toolEntry{Name: t.Name, Source: t.Source, Idempotency: lvl, Approval: t.Approval, Description: t.Description})
+	}
+	if asJSON {
+		b, err := jsonx.MarshalIndent(out, "  ")
+		if err != nil {
+			return &exitError{code: exitInternal, err: err}
+		}
+		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+		return err
+	}
+	writeTools(e.stdout, out)
+	return nil
 }
 
 // writeTools prints one line per tool, in columns.
@@ -219,32 +232,32 @@ used; 3 an MCP server cannot be reached.`,
   # in an MCP client's configuration: {"command": "toolwire", "args": ["mcp", "serve", "/path/to/agent.yaml"]}`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			def, tools, err := openTools(ctx, e, args[0])
-			if err != nil {
-				return err
-			}
-			defer tools.Close()
-			ec := &tool.Config{}
-			if trust {
-				ec.Approver = tool.ApproverFunc(func(context.Context, tool.Spec, llm.ToolCall, []byte) (bool, string, error) { return true, "", nil })
-			}
-			srv, err := mcptool.NewToolServer(tools.Registry, &mcptool.ToolServerOptions{Name: orName(def.Name, "toolwire"), Version: version(), Executor: ec})
-			if err != nil {
-				return usageError("%s: %v", def.File, err)
-			}
-			defer srv.Close(context.Background())
-			t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-			if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-				return &exitError{code: exitEnv, err: fmt.Errorf("mcp serve: %v", err)}
-			}
-			return nil
+			return withTools(cmd, e, args[0], func(ctx context.Context, def *agentfile.Definition, tools *agentfile.Tools) error {
+				return serveMCP(ctx, e, def, tools, trust)
+			})
 		},
 	}
 	serve.Flags().BoolVar(&trust, "trust-client", false, "run tools that need approval: the client asks its user before each call")
 	cmd.AddCommand(serve)
 	return cmd
+}
+
+// serveMCP offers tools to one MCP client over e's stdin and stdout.
+func serveMCP(ctx context.Context, e *env, def *agentfile.Definition, tools *agentfile.Tools, trust bool) error {
+	ec := &tool.Config{}
+	if trust {
+		ec.Approver = tool.ApproverFunc(func(context.Context, tool.Spec, llm.ToolCall, []byte) (bool, string, error) { return true, "", nil })
+	}
+	srv, err := mcptool.NewToolServer(tools.Registry, &mcptool.ToolServerOptions{Name: orName(def.Name, "toolwire"), Version: version(), Executor: ec})
+	if err != nil {
+		return usageError("%s: %v", def.File, err)
+	}
+	defer srv.Close(context.Background())
+	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return &exitError{code: exitEnv, err: fmt.Errorf("mcp serve: %v", err)}
+	}
+	return nil
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -88,35 +89,38 @@ func TestServe(t *testing.T) {
 			base = m[1]
 		}
 	}
-	post := func(path, body string) (int, []byte) {
-		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+	// run creates a session of agent with message and reads its events
+	// to the run's end (or pause).
+	run := func(agent, message string) (id, stream string) {
+		body := fmt.Sprintf(`{"agent":%q,"message":%q}`, agent, message)
+		resp, err := http.Post(base+"v1/sessions", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("POST /v1/sessions of %s: %d %s; stderr %s", agent, resp.StatusCode, b, errOut.String())
+		}
+		var created struct {
+			Session struct {
+				ID     string `json:"id"`
+				Events string `json:"events"`
+			} `json:"session"`
+		}
+		if err := json.Unmarshal(b, &created); err != nil {
+			t.Fatal(err)
+		}
+		resp, err = http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return created.Session.ID, string(events)
 	}
-	code, body := post("v1/sessions", `{"agent":"agent","message":"北京今天适合穿什么衣服"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("POST /v1/sessions: %d %s; stderr %s", code, body, errOut.String())
-	}
-	var created struct {
-		Session struct {
-			ID     string `json:"id"`
-			Events string `json:"events"`
-		} `json:"session"`
-	}
-	if err := json.Unmarshal(body, &created); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, _ := io.ReadAll(resp.Body) // to the run's end
-	resp.Body.Close()
-	if !strings.Contains(string(stream), "event: done") || !strings.Contains(string(stream), `"reason":"answered"`) {
+	_, stream := run("agent", "北京今天适合穿什么衣服")
+	if !strings.Contains(stream, "event: done") || !strings.Contains(stream, `"reason":"answered"`) {
 		t.Errorf("the stream does not end with the answer:\n%s", stream)
 	}
 	if !strings.Contains(errOut.String(), "replays the recorded model turns") {
@@ -124,37 +128,12 @@ func TestServe(t *testing.T) {
 	}
 	// An agent whose tools come from an MCP server: the server starts it
 	// as toolwire run does.
-	code, body = post("v1/sessions", `{"agent":"mcp","message":"Where is order o-00042?"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("POST /v1/sessions of the MCP agent: %d %s; stderr %s", code, body, errOut.String())
-	}
-	if err := json.Unmarshal(body, &created); err != nil {
-		t.Fatal(err)
-	}
-	resp, err = http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(stream), `"reason":"answered"`) || !strings.Contains(string(stream), `"tool":"lookup_order"`) {
+	if _, stream := run("mcp", "Where is order o-00042?"); !strings.Contains(stream, `"reason":"answered"`) || !strings.Contains(stream, `"tool":"lookup_order"`) {
 		t.Errorf("the MCP agent's run did not call its server's tool and answer:\n%s", stream)
 	}
 	// A session the server paused for approval is resumed by the CLI.
-	code, body = post("v1/sessions", `{"agent":"approval","message":"Open a ticket about the late delivery of order o-00042 and tell the customer"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("POST /v1/sessions: %d %s; stderr %s", code, body, errOut.String())
-	}
-	if err := json.Unmarshal(body, &created); err != nil {
-		t.Fatal(err)
-	}
-	resp, err = http.Get(strings.TrimSuffix(base, "/") + created.Session.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(stream), "event: approval") {
+	id, stream := run("approval", "Open a ticket about the late delivery of order o-00042 and tell the customer")
+	if !strings.Contains(stream, "event: approval") {
 		t.Fatalf("the run did not pause for approval:\n%s", stream)
 	}
 	cancel()
@@ -164,7 +143,7 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(out.String(), "stopped; every session can be resumed") {
 		t.Errorf("stdout: %s", out.String())
 	}
-	stdout, stderr, exit := runWith(t, nil, "resume", "--db", db, created.Session.ID, "--approve", "call_1_1")
+	stdout, stderr, exit := runWith(t, nil, "resume", "--db", db, id, "--approve", "call_1_1")
 	if exit != 0 || !strings.Contains(stdout, "answer:") {
 		t.Errorf("toolwire resume of the server's session: exit %d\n%s\n%s", exit, stdout, stderr)
 	}

@@ -19,6 +19,7 @@ import (
 	_ "modernc.org/sqlite" // the SQLite driver of session/sqlite
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -534,6 +535,10 @@ func printTrace(e *env, tr *session.Trace) {
 	if s.Agent != "" {
 		fmt.Fprintf(w, "agent: %s\n", s.Agent)
 	}
+	if s.Agent == gateway.RecordAgent {
+		printRecords(w, tr)
+		return
+	}
 	calls := map[string][]session.Call{}
 	for _, c := range tr.Calls {
 		calls[c.ID] = append(calls[c.ID], c)
@@ -653,6 +658,56 @@ func printMessage(w interface{ Write([]byte) (int, error) }, n int, m llm.Messag
 		}
 		for _, c := range m.ToolCalls() {
 			fmt.Fprintf(w, "   %d %s → %s %s [%s]\n", n, m.Role, c.Name, string(c.Input), c.ID)
+		}
+	}
+}
+
+// printRecords writes the steps of a session that holds the gateway's
+// record of a request: what the body broke, what was done, the diff.
+func printRecords(w io.Writer, tr *session.Trace) {
+	for _, st := range tr.Steps {
+		rec, err := gateway.ParseRecord(st.State)
+		if err != nil {
+			fmt.Fprintf(w, "\nstep %d: its record cannot be read (%s)\n", st.Number, strings.TrimPrefix(err.Error(), "gateway: "))
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s · %s · policy %s · %s · %s bytes in", rec.Method, rec.Path, rec.Dialect, rec.Policy, rec.Verdict, units.Count(rec.BytesIn))
+		if rec.BytesOut > 0 {
+			fmt.Fprintf(w, ", %s bytes sent", units.Count(rec.BytesOut))
+		}
+		if rec.Status != 0 {
+			fmt.Fprintf(w, ", answered %d", rec.Status)
+		}
+		fmt.Fprintln(w)
+		if rec.Model != "" {
+			fmt.Fprintf(w, "model: %s\n", rec.Model)
+		}
+		fmt.Fprintf(w, "violations (%d):\n", len(rec.Violations))
+		for _, v := range rec.Violations {
+			kind := ""
+			if v.Warning {
+				kind = " (warning)"
+			}
+			fmt.Fprintf(w, "  %s  %s%s\n      %s\n", orDash(v.Path), v.Rule, kind, v.Message)
+		}
+		if len(rec.Changes) > 0 {
+			what := "repairs"
+			if rec.Verdict == gateway.VerdictRejected {
+				what = "repairs it would have made"
+			}
+			fmt.Fprintf(w, "%s (%d):\n", what, len(rec.Changes))
+			for _, c := range rec.Changes {
+				fmt.Fprintf(w, "  %s  %s  %s\n      %s\n", orDash(c.Path), c.Rule, c.Action, c.Reason)
+			}
+		}
+		if rec.Message != "" {
+			fmt.Fprintf(w, "answer: %s\n", rec.Message)
+		}
+		if len(rec.Diff) > 0 {
+			fmt.Fprintf(w, "diff (received → sent):\n")
+			for _, d := range rec.Diff {
+				fmt.Fprintf(w, "  %s %s %s\n", d.Op, d.Path, d.Value)
+			}
 		}
 	}
 }

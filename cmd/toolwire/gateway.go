@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolwire/toolwire/gateway"
+	"github.com/toolwire/toolwire/internal/listen"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// defaultGatewayAddr is where toolwire gateway listens without --addr.
+const defaultGatewayAddr = "127.0.0.1:8787"
+
+type gatewayOptions struct {
+	addr, token, db, policy   string
+	openai, anthropic, gemini string
+	maxBody                   int64
+	timeout, idle             time.Duration
+	quiet                     bool
+}
+
+func newGatewayCmd(e *env) *cobra.Command {
+	var o gatewayOptions
+	cmd := &cobra.Command{
+		Use:   "gateway [--addr 127.0.0.1:8787] [--upstream-openai URL] [--upstream-anthropic URL] [--upstream-gemini URL] [--policy repair|reject|pass] [--db PATH|postgres://…] [--token TOKEN]",
+		Short: "Check, repair or reject every request in front of a provider: a proxy for any agent framework",
+		Long: `gateway is a proxy that speaks the providers' own wire protocols: point an
+agent's base URL at it (OpenAI: http://ADDR/v1, Anthropic and Gemini:
+http://ADDR) and every request body is checked as toolwire check checks it
+before it reaches the provider. Routes: POST /v1/chat/completions,
+/v1/responses (forwarded to --upstream-openai), /v1/messages
+(--upstream-anthropic), /v1beta/models/MODEL:generateContent and
+:streamGenerateContent (--upstream-gemini).
+
+--policy says what to do with a body the provider would reject: repair
+sends the body toolwire check --fix makes of it (the default); reject
+answers 400 in the provider's own error shape, with the rule IDs and
+toolwire's explanation, and sends nothing; pass forwards it unchanged
+and only logs the verdict. One route can have its own:
+--policy repair,anthropic=reject.
+
+API keys travel in the client's usual headers (Authorization, x-api-key,
+x-goog-api-key, ?key=) and go through unchanged; the gateway never logs or
+stores them. Answers, streams included, are passed on as they arrive.
+Every request it repaired or rejected is saved in --db as a session of its
+own, with the rules, the repairs and a diff: toolwire sessions list and
+show read them. Each request is logged on standard error in one line.
+
+A token (--token, or TOOLWIRE_TOKEN) is then required in the
+Toolwire-Token header of every request; without one the gateway listens
+only on a loopback address. docs/gateway.md has the details.
+
+Exit codes: 0 stopped with Ctrl-C or SIGTERM; 2 a flag cannot be used (an
+address without a token, an upstream that is not a URL, a --db that is
+not a database, an address in use); 3 the database cannot be reached or
+the gateway failed while serving.`,
+		Example: `  toolwire gateway
+  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 python agent.py
+  toolwire gateway --policy reject --upstream-openai http://127.0.0.1:8000   # a vLLM server
+  TOOLWIRE_TOKEN=$(openssl rand -hex 16) toolwire gateway --addr 0.0.0.0:8787 --db postgres://toolwire@db/toolwire`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runGateway(ctx, e, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", defaultGatewayAddr, "listen on `HOST:PORT`; anything but a loopback address needs a token")
+	f.StringVar(&o.openai, "upstream-openai", gateway.DefaultOpenAI, "the OpenAI (or OpenAI-compatible) API's base `URL`, for /v1/chat/completions and /v1/responses")
+	f.StringVar(&o.anthropic, "upstream-anthropic", gateway.DefaultAnthropic, "the Anthropic API's base `URL`, for /v1/messages")
+	f.StringVar(&o.gemini, "upstream-gemini", gateway.DefaultGemini, "the Gemini API's base `URL`, for /v1beta/models/…")
+	f.StringVar(&o.policy, "policy", "repair", "what to do with a body the provider would reject: repair, reject or pass; DIALECT=POLICY, comma separated, sets one route's")
+	f.StringVar(&o.token, "token", "", "the `TOKEN` every request must carry in the Toolwire-Token header (default $TOOLWIRE_TOKEN)")
+	f.Int64Var(&o.maxBody, "max-body", 32<<20, "the largest request body, in `BYTES`; a larger one is answered 413")
+	f.DurationVar(&o.timeout, "upstream-timeout", 10*time.Minute, "how long to wait for the upstream's response headers (a request not streamed waits for its whole answer)")
+	f.DurationVar(&o.idle, "idle-timeout", 5*time.Minute, "how long an answer may stay silent while it streams")
+	f.BoolVar(&o.quiet, "quiet", false, "log only failures, not one line per request")
+	dbFlag(cmd, &o.db)
+	return cmd
+}
+
+// runGateway checks the flags, opens the store and serves until ctx ends.
+func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
+	token := o.token
+	if token == "" {
+		token = e.env("TOOLWIRE_TOKEN")
+	}
+	if err := listen.CheckAddr(o.addr, token); err != nil {
+		return usageError("--addr %s: %s; pass --token or set TOOLWIRE_TOKEN, or listen on %s", o.addr, err, defaultGatewayAddr)
+	}
+	policy, routes, err := policyFlag(o.policy)
+	if err != nil {
+		return err
+	}
+	for _, u := range []struct{ flag, v string }{{"--upstream-openai", o.openai}, {"--upstream-anthropic", o.anthropic}, {"--upstream-gemini", o.gemini}} {
+		if _, err := gateway.ParseUpstream(u.v); err != nil {
+			return usageError("%s: %v", u.flag, err)
+		}
+	}
+	if o.maxBody <= 0 || o.timeout <= 0 || o.idle <= 0 {
+		return usageError("--max-body, --upstream-timeout and --idle-timeout must be above 0")
+	}
+	store, closeStore, err := openStore(ctx, e, o.db)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	level := slog.LevelInfo
+	if o.quiet {
+		level = slog.LevelWarn
+	}
+	g, err := gateway.New(&gateway.Config{OpenAI: o.openai, Anthropic: o.anthropic, Gemini: o.gemini, Policy: policy, Routes: routes,
+		Store: store, Token: token, MaxBody: o.maxBody, UpstreamTimeout: o.timeout, IdleTimeout: o.idle,
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))})
+	if err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return usageError("--addr %s: cannot listen there (%v); pick another port", o.addr, netReason(err))
+	}
+	printGatewayBanner(e.stdout, ln.Addr().String(), o, o.policy)
+	if err := g.Serve(ctx, ln, 10*time.Second); err != nil {
+		return &exitError{code: exitEnv, err: fmt.Errorf("gateway: %s", strings.TrimPrefix(err.Error(), "gateway: "))}
+	}
+	fmt.Fprintln(e.stdout, "toolwire gateway: stopped")
+	return nil
+}
+
+// printGatewayBanner says where the gateway listens, where each route
+// goes, and the base URL each client takes.
+func printGatewayBanner(w io.Writer, addr string, o gatewayOptions, policy string) {
+	fmt.Fprintf(w, "toolwire gateway: listening on http://%s (policy %s; records in %s)\n", addr, policy, redact(o.db, o.db))
+	fmt.Fprintf(w, "  OpenAI clients:    base URL http://%s/v1  → %s\n", addr, o.openai)
+	fmt.Fprintf(w, "  Anthropic clients: base URL http://%s     → %s\n", addr, o.anthropic)
+	fmt.Fprintf(w, "  Gemini clients:    base URL http://%s     → %s\n", addr, o.gemini)
+}
+
+// policyFlag parses --policy: a policy for every route, then
+// DIALECT=POLICY entries for one route each ("repair,anthropic=reject").
+func policyFlag(v string) (gateway.Policy, map[transcript.Dialect]gateway.Route, error) {
+	def := gateway.Repair
+	routes := map[transcript.Dialect]gateway.Route{}
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		name, value, one := strings.Cut(item, "=")
+		if !one {
+			value = name
+		}
+		p, err := gateway.ParsePolicy(value)
+		if err != nil {
+			return "", nil, usageError("--policy %q: %q is not a policy: want repair, reject or pass (or DIALECT=POLICY)", v, value)
+		}
+		if !one {
+			def = p
+			continue
+		}
+		d, err := transcript.ParseDialect(name)
+		if err != nil {
+			return "", nil, usageError("--policy %q: %q is not a dialect: want openai-chat, openai-responses, anthropic or gemini", v, name)
+		}
+		routes[d] = gateway.Route{Policy: p}
+	}
+	return def, routes, nil
+}

@@ -1,0 +1,213 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	_ "modernc.org/sqlite"
+
+	"github.com/toolwire/toolwire/provider/llmtest"
+	"github.com/toolwire/toolwire/provider/wire"
+	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/sqlite"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// newGateway starts a gateway with cfg in front of upstream, for every
+// dialect, and returns its URL.
+func newGateway(t testing.TB, upstream string, cfg Config) (string, *Gateway) {
+	t.Helper()
+	cfg.OpenAI, cfg.Anthropic, cfg.Gemini = upstream, upstream, upstream
+	g, err := New(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	return srv.URL, g
+}
+
+// newStore returns a SQLite session store in a new file.
+func newStore(t testing.TB) session.Store {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "toolwire.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := sqlite.New(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// pathOf is the route of dialect d.
+func pathOf(d transcript.Dialect, stream bool) string {
+	switch d {
+	case transcript.OpenAIChat:
+		return "/v1/chat/completions"
+	case transcript.OpenAIResponses:
+		return "/v1/responses"
+	case transcript.Anthropic:
+		return "/v1/messages"
+	}
+	if stream {
+		return "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+	}
+	return "/v1beta/models/gemini-2.5-flash:generateContent"
+}
+
+// post sends data to base's route of dialect d with the headers a client
+// of that provider sends, and returns the answer, read whole.
+func post(t testing.TB, base string, d transcript.Dialect, data []byte, stream bool, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+pathOf(d, stream), bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if d == transcript.Anthropic {
+		req.Header.Set("anthropic-version", "2023-06-01")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// providerError reads an error body in dialect d's shape and returns its
+// message, failing t when the body is not in that shape.
+func providerError(t testing.TB, d transcript.Dialect, status int, b []byte) (message string, detail detailJSON) {
+	t.Helper()
+	var e struct {
+		Type  string `json:"type"`
+		Error struct {
+			Message string  `json:"message"`
+			Type    string  `json:"type"`
+			Param   *string `json:"param"`
+			Code    any     `json:"code"`
+			Status  string  `json:"status"`
+		} `json:"error"`
+		Toolwire detailJSON `json:"toolwire"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatalf("error body is not JSON: %v\n%s", err, b)
+	}
+	switch d {
+	case transcript.OpenAIChat, transcript.OpenAIResponses:
+		if e.Error.Type == "" || e.Type != "" || e.Error.Status != "" {
+			t.Errorf("error body is not OpenAI's shape: %s", b)
+		}
+	case transcript.Anthropic:
+		if e.Type != "error" || e.Error.Type == "" || e.Error.Param != nil || e.Error.Code != nil {
+			t.Errorf("error body is not Anthropic's shape: %s", b)
+		}
+	case transcript.Gemini:
+		if e.Error.Status == "" || e.Error.Code != float64(status) {
+			t.Errorf("error body is not Gemini's shape (code %v, want %d): %s", e.Error.Code, status, b)
+		}
+	}
+	if e.Error.Message == "" {
+		t.Errorf("error body has no message: %s", b)
+	}
+	return e.Error.Message, e.Toolwire
+}
+
+// TestBrokenHistories sends the five classic broken histories in every
+// dialect through the gateway under each policy, with the conformance
+// server as the upstream: repair completes each, reject answers each with
+// the provider's error shape, pass lets the upstream's own 400 through
+// byte for byte. A history a dialect accepts goes through under every
+// policy.
+func TestBrokenHistories(t *testing.T) {
+	for _, h := range brokenHistories() {
+		for _, d := range transcript.Dialects() {
+			data := body(t, d, h.Messages, false)
+			rep, err := wire.Check(data, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			broken := !rep.Accepted()
+			for _, policy := range []Policy{Repair, Reject, Pass} {
+				t.Run(h.Name+"/"+string(d)+"/"+string(policy), func(t *testing.T) {
+					up := llmtest.NewServer(t, llmtest.Turn{Text: "Paris is sunny, Rome is rainy."})
+					base, _ := newGateway(t, up.URL, Config{Policy: policy})
+					resp, b := post(t, base, d, data, false)
+					verdict := Verdict(resp.Header.Get(VerdictHeader))
+					if !broken {
+						if resp.StatusCode != 200 || verdict != VerdictAccepted {
+							t.Fatalf("an accepted history: status %d, verdict %q, want 200 accepted\n%s", resp.StatusCode, verdict, b)
+						}
+						return
+					}
+					if got, want := resp.Header.Get(RulesHeader), ruleList(rep.Violations); got != want {
+						t.Errorf("%s = %q, want %q", RulesHeader, got, want)
+					}
+					switch policy {
+					case Repair:
+						if resp.StatusCode != 200 || verdict != VerdictRepaired {
+							t.Fatalf("status %d, verdict %q, want 200 repaired\n%s", resp.StatusCode, verdict, b)
+						}
+						reqs := up.Requests()
+						if len(reqs) != 1 || reqs[0].Rejected != "" {
+							t.Fatalf("the upstream got %d request(s) (%+v), want 1 it accepts", len(reqs), reqs)
+						}
+						if again, err := wire.Check(reqs[0].Body, d); err != nil || !again.Accepted() {
+							t.Errorf("the body sent upstream is not accepted: %v %v", err, again)
+						}
+					case Reject:
+						if resp.StatusCode != 400 || verdict != VerdictRejected {
+							t.Fatalf("status %d, verdict %q, want 400 rejected\n%s", resp.StatusCode, verdict, b)
+						}
+						msg, detail := providerError(t, d, 400, b)
+						first := firstError(rep.Violations)
+						if !strings.Contains(msg, string(first.Rule)) || !strings.Contains(msg, first.ProviderError) {
+							t.Errorf("message %q does not name %s with the provider's text %q", msg, first.Rule, first.ProviderError)
+						}
+						if detail.Error != codeRejected || detail.Policy != Reject || detail.Dialect != d || len(detail.Violations) != len(rep.Violations) || detail.Fixable == nil || !*detail.Fixable {
+							t.Errorf("toolwire detail = %+v, want rejected, reject, %s, %d violations, fixable", detail, d, len(rep.Violations))
+						}
+						if n := len(up.Requests()); n != 0 {
+							t.Errorf("the upstream got %d request(s), want none", n)
+						}
+					case Pass:
+						direct, db := post(t, up.URL, d, data, false)
+						if resp.StatusCode != direct.StatusCode || !bytes.Equal(b, db) {
+							t.Errorf("through the gateway: %d %s\ndirect: %d %s", resp.StatusCode, b, direct.StatusCode, db)
+						}
+						if resp.StatusCode != 400 || verdict != VerdictPassed {
+							t.Errorf("status %d, verdict %q, want the upstream's 400, passed", resp.StatusCode, verdict)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func firstError(vs []transcript.Violation) transcript.Violation {
+	for _, v := range vs {
+		if !v.Warning {
+			return v
+		}
+	}
+	return transcript.Violation{}
+}

@@ -1,0 +1,108 @@
+package gateway
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/toolwire/toolwire/provider/wire"
+	"github.com/toolwire/toolwire/transcript"
+)
+
+// realTrafficDir returns the corpus of request bodies recorded against
+// the real provider APIs (../shared/real-traffic beside the clone, or
+// $TOOLWIRE_SHARED/real-traffic), skipping the test when there is none
+// and failing it under CI.
+func realTrafficDir(t *testing.T) string {
+	t.Helper()
+	dir := "../../shared/real-traffic"
+	if shared := os.Getenv("TOOLWIRE_SHARED"); shared != "" {
+		dir = filepath.Join(shared, "real-traffic")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the real-traffic corpus is missing at %s (CI has ../shared beside the clone): %v", dir, err)
+		}
+		t.Skipf("no real-traffic corpus at %s: this clone has no ../shared beside it (or set TOOLWIRE_SHARED to the shared folder)", dir)
+	}
+	return dir
+}
+
+// TestRealTraffic sends every recorded body through a gateway with policy
+// reject: a body the provider answered 200 goes upstream byte for byte;
+// a body it answered 400 for a tool-message rule (the names without
+// "oos-") is answered 400 by the gateway in the provider's shape, with
+// the same verdict as toolwire check; with policy repair it goes
+// upstream repaired.
+func TestRealTraffic(t *testing.T) {
+	dir := realTrafficDir(t)
+	var mu sync.Mutex
+	var got []byte
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = b
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}))
+	defer up.Close()
+	reject, _ := newGateway(t, up.URL, Config{Policy: Reject})
+	repair, _ := newGateway(t, up.URL, Config{Policy: Repair})
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.json"))
+	if len(files) == 0 {
+		t.Fatalf("no bodies under %s", dir)
+	}
+	for _, file := range files {
+		rel, _ := filepath.Rel(dir, file)
+		kind := strings.Split(rel, string(filepath.Separator))[0]
+		d, err := transcript.ParseDialect(filepath.Base(filepath.Dir(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind == "rejected" && strings.HasPrefix(filepath.Base(file), "oos-") {
+			continue // rejected for a reason outside the tool-message rules
+		}
+		t.Run(rel, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := wire.Check(data, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			resp, b := post(t, reject, d, data, false)
+			mu.Lock()
+			sent := got
+			mu.Unlock()
+			switch kind {
+			case "accepted":
+				if resp.StatusCode != 200 || !bytes.Equal(sent, data) {
+					t.Fatalf("a body the provider accepted: status %d (%s), sent upstream unchanged: %v", resp.StatusCode, b, bytes.Equal(sent, data))
+				}
+			case "rejected":
+				if resp.StatusCode != 400 || sent != nil {
+					t.Fatalf("a body the provider rejected: status %d, sent upstream: %v; want 400 and nothing sent", resp.StatusCode, sent != nil)
+				}
+				if got, want := resp.Header.Get(RulesHeader), ruleList(rep.Violations); got != want {
+					t.Errorf("rules %q, want toolwire check's %q", got, want)
+				}
+				providerError(t, d, 400, b)
+				resp, b = post(t, repair, d, data, false)
+				if resp.StatusCode != 200 || resp.Header.Get(VerdictHeader) != string(VerdictRepaired) {
+					t.Errorf("with repair: status %d, verdict %q: %s", resp.StatusCode, resp.Header.Get(VerdictHeader), b)
+				}
+			}
+		})
+	}
+}
