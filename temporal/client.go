@@ -103,20 +103,36 @@ func Decide(ctx context.Context, c client.Client, id string, d Decisions) error 
 // Message sends a new user message to session id. A session that is
 // running gets it as a signal; one that has ended is continued — a new
 // run of its workflow, under the same id, from its final state — with
-// the message as its next question. queue is the task queue of that new
-// run ("" means [DefaultTaskQueue]).
+// the message as its next question. An empty msg continues a session
+// that ended on a failed model call ([toolwire.ModelError],
+// [toolwire.ContextLength], [toolwire.EmptyAnswer]) by making that call
+// again, as toolwire resume does; for any other session it is an error.
+// queue is the task queue of a new run ("" means [DefaultTaskQueue]).
 func Message(ctx context.Context, c client.Client, id, queue, msg string) error {
-	err := c.SignalWorkflow(ctx, id, "", SignalMessage, msg)
-	if err == nil {
-		return nil
-	}
-	var nf *serviceerror.NotFound
-	if !errors.As(err, &nf) {
+	if msg != "" {
+		err := c.SignalWorkflow(ctx, id, "", SignalMessage, msg)
+		if err == nil {
+			return nil
+		}
+		var nf *serviceerror.NotFound
+		if !errors.As(err, &nf) {
+			return fmt.Errorf("temporal: message %s: %w", id, err)
+		}
+	} else if d, err := c.DescribeWorkflowExecution(ctx, id, ""); err != nil {
 		return fmt.Errorf("temporal: message %s: %w", id, err)
+	} else if d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return fmt.Errorf("temporal: message %s: the session is running: give a message, or decisions on its waiting calls", id)
 	}
 	var res SessionResult
 	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
 		return fmt.Errorf("temporal: message %s: the session has ended without a result: %w", id, plain(err))
+	}
+	if msg == "" {
+		switch toolwire.StopReason(res.Stop) {
+		case toolwire.ModelError, toolwire.ContextLength, toolwire.EmptyAnswer:
+		default:
+			return fmt.Errorf("temporal: message %s: the session has ended (%s): nothing to make again; give a new message to ask the model again", id, res.Stop)
+		}
 	}
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {

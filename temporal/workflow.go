@@ -340,10 +340,11 @@ func lost(c llm.ToolCall, level tool.Idempotency, err error) tool.Outcome {
 
 // fatal reports whether an activity's error is one that no retry or
 // outcome can answer: a worker without the agent, a state it cannot
-// read. The workflow fails with it.
+// read — the workflow fails with it — or the workflow's cancellation,
+// which ends it cancelled.
 func fatal(err error) bool {
 	var app *sdktemporal.ApplicationError
-	return errors.As(err, &app) && app.NonRetryable()
+	return errors.As(err, &app) && app.NonRetryable() || sdktemporal.IsCanceledError(err)
 }
 
 // cause is the error under an activity error.

@@ -357,3 +357,51 @@ func TestSessionOffloadsToTheSessionStore(t *testing.T) {
 		t.Errorf("the history holds the whole report (%d bytes), want its shape and ref", len(outcomes[0]))
 	}
 }
+
+// With the payload codec, every payload larger than its limit — here the
+// states the model activity takes and the report's outcome — is kept in
+// the session store, and the session runs as without it.
+func TestSessionPayloadCodec(t *testing.T) {
+	store, err := memory.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, err := NewPayloadCodec(store, 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, _, _ := setup(t, nil,
+		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Report, "x")}},
+		llmtest.Turn{Text: "reported"})
+	env.SetDataConverter(converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec))
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "report on x"})
+	res := finished(t, env)
+	if res.Stop != string(toolwire.Answered) || len(results(history(t, res))) != 1 {
+		t.Fatalf("result = %s, want answered after the report", res.Stop)
+	}
+	tr, err := store.Show(context.Background(), PayloadSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Results) == 0 {
+		t.Error("the store keeps no payload, want the large ones")
+	}
+	for _, r := range tr.Results {
+		if r.Size <= 2000 {
+			t.Errorf("kept payload %s of %d bytes, want only those over the limit", r.Ref, r.Size)
+		}
+	}
+}
+
+// Cancelling the workflow while it waits for approval ends it cancelled.
+func TestSessionCancelled(t *testing.T) {
+	env, dir, _, _ := setup(t, nil, llmtest.Turn{Calls: []llmtest.Call{call(fixture.Notify, "ops")}})
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Minute)
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "notify ops"})
+	if err := env.GetWorkflowError(); !sdktemporal.IsCanceledError(err) {
+		t.Errorf("the workflow ended with %v, want cancelled", err)
+	}
+	if n := len(lines(t, dir, fixture.Notify)); n != 0 {
+		t.Errorf("notify ran %d times, want never", n)
+	}
+}

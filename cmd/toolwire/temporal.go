@@ -44,9 +44,10 @@ many workers as you like, on as many machines; a session goes on on the
 others when one is lost. Agents are opened as toolwire run opens them (API
 keys from the environment; --base-url points them at a compatible
 server); a session names its agent by the agent file's name. --db is the
-session store the workers share for the results that shaping offloads,
-so that read_result finds them on any worker (PostgreSQL across
-machines).
+session store the workers and clients of the namespace share
+(PostgreSQL across machines): the results that shaping offloads, so that
+read_result finds them on any worker, and the payloads over 256 KB, whose
+references alone go in the workflow histories.
 
 It is run by the plugin ` + pluginName + `, found next to toolwire or on
 PATH: ` + pluginInstall + `.
@@ -69,7 +70,7 @@ Temporal frontend cannot be reached, or the plugin is not installed.`,
 
 func newApproveCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "approve --temporal HOST:PORT [--namespace NS] ID [CALL…]",
+		Use:   "approve --temporal HOST:PORT [--namespace NS] [--db PATH|postgres://…] ID [CALL…]",
 		Short: "Approve the waiting calls of a Temporal session, and follow it",
 		Long: `approve approves the calls CALL… of the Temporal session ID that wait for
 a person's approval (all of them when none is named), then prints the

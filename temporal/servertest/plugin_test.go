@@ -76,12 +76,12 @@ func TestPluginCommands(t *testing.T) {
 	if err := os.WriteFile(agentFile, []byte(agentYAML), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"--temporal", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(), "--task-queue", "plugin"}
+	common := []string{"--temporal", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(), "--task-queue", "plugin", "--db", filepath.Join(dir, "toolwire.db")}
 	env := append(os.Environ(), "OPENAI_API_KEY=test-key", "TOOLWIRE_LEDGER="+filepath.Join(dir, "ledger"))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := exec.CommandContext(ctx, bin, append(append([]string{"worker"}, common...), "--base-url", model.URL+"/v1", "--db", filepath.Join(dir, "toolwire.db"), agentFile)...)
+	w := exec.CommandContext(ctx, bin, append(append([]string{"worker"}, common...), "--base-url", model.URL+"/v1", agentFile)...)
 	w.Env = env
 	var wout bytes.Buffer
 	w.Stdout, w.Stderr = &wout, &wout

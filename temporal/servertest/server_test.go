@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,15 +11,20 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	_ "modernc.org/sqlite"
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
+	"github.com/toolwire/toolwire/session/sqlite"
 	"github.com/toolwire/toolwire/temporal"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
 	"github.com/toolwire/toolwire/transcript"
@@ -310,5 +316,89 @@ func TestUnknownAgentOnServer(t *testing.T) {
 	}
 	if last == nil || !strings.Contains(last.Error(), `no agent is named "nobody"`) || !strings.Contains(last.Error(), "failed") {
 		t.Errorf("Watch ended with %v, want the workflow's failure naming the agent", last)
+	}
+}
+
+// A session whose state is larger than the server takes in one payload
+// (2 MB): with the payload codec on the client and the workers, the
+// history holds references only, and the session answers.
+func TestPayloadCodecOnServer(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "payloads.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store, err := sqlite.New(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 64 << 10
+	codec, err := temporal.NewPayloadCodec(store, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec)
+	model := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}}, llmtest.Turn{Text: "read it all"})
+	defer model.Close()
+	r := &rig{ts: temporaltest.NewServer(temporaltest.WithT(t), temporaltest.WithBaseClientOptions(client.Options{DataConverter: dc})),
+		model: model, dir: dir, queue: "payloads"}
+	r.c = r.ts.GetDefaultClient()
+	r.worker(t, nil)
+	question := "Read this: " + strings.Repeat("lorem ipsum dolor sit amet ", 3<<20/27) // 3 MB
+	id := r.start(t, question)
+	res := r.result(t, id)
+	if res.Stop != string(toolwire.Answered) || res.Answer != "read it all" {
+		t.Fatalf("result = %s %q (%s), want answered", res.Stop, res.Answer, res.Message)
+	}
+	refs, largest := 0, 0
+	it := r.c.GetWorkflowHistory(context.Background(), id, "", false, 0)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range payloadsOf(e) {
+			if string(p.GetMetadata()["encoding"]) == "toolwire/ref" {
+				refs++
+			}
+			largest = max(largest, proto.Size(p))
+		}
+	}
+	if refs < 3 || largest > limit {
+		t.Errorf("the history has %d references and a payload of %d bytes; want the question's and the states' as references, none over %d", refs, largest, limit)
+	}
+}
+
+// payloadsOf returns the payloads of a history event's inputs and results.
+func payloadsOf(e *historypb.HistoryEvent) []*commonpb.Payload {
+	var out []*commonpb.Payload
+	add := func(ps *commonpb.Payloads) { out = append(out, ps.GetPayloads()...) }
+	add(e.GetWorkflowExecutionStartedEventAttributes().GetInput())
+	add(e.GetActivityTaskScheduledEventAttributes().GetInput())
+	add(e.GetActivityTaskCompletedEventAttributes().GetResult())
+	add(e.GetWorkflowExecutionCompletedEventAttributes().GetResult())
+	add(e.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput())
+	return out
+}
+
+// A session that ended on a failed model call is continued without a
+// message by making that call again; one that answered is not.
+func TestRetryEndedSessionOnServer(t *testing.T) {
+	r := newRig(t, llmtest.Turn{Error: &llmtest.Error{Kind: llm.Overloaded}}, llmtest.Turn{Text: "back"})
+	r.worker(t, nil)
+	id := r.start(t, "hello?")
+	if res := r.result(t, id); res.Stop != string(toolwire.ModelError) {
+		t.Fatalf("stop = %s, want model_error", res.Stop)
+	}
+	ctx := context.Background()
+	if err := temporal.Message(ctx, r.c, id, r.queue, ""); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.result(t, id); res.Stop != string(toolwire.Answered) || res.Answer != "back" {
+		t.Fatalf("after the retry: %s %q, want answered %q", res.Stop, res.Answer, "back")
+	}
+	if err := temporal.Message(ctx, r.c, id, r.queue, ""); err == nil || !strings.Contains(err.Error(), "nothing to make again") {
+		t.Errorf("retrying an answered session: %v, want refused", err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	enums "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
@@ -18,18 +20,36 @@ import (
 	"github.com/toolwire/toolwire/temporal"
 )
 
-// dial connects to the Temporal frontend the flags name.
-func dial(f flags) (client.Client, error) {
+// dial connects to the Temporal frontend the flags name. With --db,
+// payloads larger than temporal.DefaultPayloadLimit are kept in that
+// session store (temporal.NewPayloadCodec), and only their references
+// in the histories: every worker and client of the namespace must then
+// give the same --db. store is that store, nil without --db; done closes
+// the client and the store.
+func dial(ctx context.Context, f flags) (c client.Client, store session.Store, done func(), err error) {
 	ns := f.one("namespace")
 	if ns == "" {
 		ns = "default"
 	}
-	c, err := client.Dial(client.Options{HostPort: f.one("temporal"), Namespace: ns,
-		Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
-	if err != nil {
-		return nil, envError("--temporal %s: cannot reach the Temporal frontend: %v; start a server (temporal server start-dev) or give its HOST:PORT", f.one("temporal"), err)
+	opts := client.Options{HostPort: f.one("temporal"), Namespace: ns, Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))}
+	closeStore := func() {}
+	if dsn := f.one("db"); dsn != "" {
+		if store, closeStore, err = openStore(ctx, dsn); err != nil {
+			return nil, nil, nil, err
+		}
+		codec, err := temporal.NewPayloadCodec(store, 0)
+		if err != nil {
+			closeStore()
+			return nil, nil, nil, usageError("--db %s: %v", dsn, err)
+		}
+		opts.DataConverter = converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec)
 	}
-	return c, nil
+	c, err = client.Dial(opts)
+	if err != nil {
+		closeStore()
+		return nil, nil, nil, envError("--temporal %s: cannot reach the Temporal frontend: %v; start a server (temporal server start-dev) or give its HOST:PORT", f.one("temporal"), err)
+	}
+	return c, store, func() { c.Close(); closeStore() }, nil
 }
 
 func queueOf(f flags) string {
@@ -51,15 +71,11 @@ func workerCmd(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var store session.Store
-	if dsn := f.one("db"); dsn != "" {
-		s, closeStore, err := openStore(ctx, dsn)
-		if err != nil {
-			return err
-		}
-		defer closeStore()
-		store = s
+	c, store, done, err := dial(ctx, f)
+	if err != nil {
+		return err
 	}
+	defer done()
 	var agents []temporal.Agent
 	var names []string
 	for _, path := range files {
@@ -78,11 +94,6 @@ func workerCmd(e *env, args []string) error {
 	if err != nil {
 		return usageError("worker: %s", strings.TrimPrefix(err.Error(), "temporal: new: "))
 	}
-	c, err := dial(f)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
 	// On Ctrl-C the calls in flight get half a minute to finish, so that a
 	// level_0 call that was running is not left with an unknown outcome.
 	w := worker.New(c, queueOf(f), worker.Options{WorkerStopTimeout: 30 * time.Second})
@@ -99,7 +110,7 @@ func workerCmd(e *env, args []string) error {
 
 // runCmd starts a session of AGENT with the question, and follows it.
 func runCmd(e *env, args []string) error {
-	f, pos, err := parse("run", args, "temporal", "namespace", "task-queue")
+	f, pos, err := parse("run", args, "temporal", "namespace", "task-queue", "db")
 	if err != nil {
 		return err
 	}
@@ -113,13 +124,13 @@ func runCmd(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := dial(f)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, _, done, err := dial(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer done()
 	wr, err := temporal.Start(ctx, c, temporal.StartOptions{TaskQueue: queueOf(f), Agent: agentName(def), Question: pos[1]})
 	if err != nil {
 		return envError("run: %v", err)
@@ -130,7 +141,7 @@ func runCmd(e *env, args []string) error {
 
 // resumeCmd applies decisions or a message to session ID, and follows it.
 func resumeCmd(e *env, args []string) error {
-	f, pos, err := parse("resume", args, "temporal", "namespace", "task-queue", "approve", "reject", "reason", "edit", "args")
+	f, pos, err := parse("resume", args, "temporal", "namespace", "task-queue", "db", "approve", "reject", "reason", "edit", "args")
 	if err != nil {
 		return err
 	}
@@ -147,7 +158,7 @@ func resumeCmd(e *env, args []string) error {
 // approveCmd approves the named waiting calls of session ID, or all of
 // them, and follows it.
 func approveCmd(e *env, args []string) error {
-	f, pos, err := parse("approve", args, "temporal", "namespace", "task-queue")
+	f, pos, err := parse("approve", args, "temporal", "namespace", "task-queue", "db")
 	if err != nil {
 		return err
 	}
@@ -156,12 +167,12 @@ func approveCmd(e *env, args []string) error {
 	}
 	calls := pos[1:]
 	if len(calls) == 0 {
-		c, err := dial(f)
+		c, _, done, err := dial(context.Background(), f)
 		if err != nil {
 			return err
 		}
 		pending, err := temporal.Pending(context.Background(), c, pos[0])
-		c.Close()
+		done()
 		if err != nil {
 			return envError("approve: %v", err)
 		}
@@ -220,25 +231,33 @@ func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
 // signal, or a new run of an ended session), and follows the session
 // from the events it had.
 func act(e *env, f flags, id string, d temporal.Decisions) error {
-	c, err := dial(f)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, _, done, err := dial(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer done()
 	after := lastEvent(ctx, c, id)
 	switch {
 	case len(d.Calls) > 0:
 		if err := temporal.Decide(ctx, c, id, d); err != nil {
 			return usageError("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: decide "+id+": "))
 		}
-	case d.Message != "":
+	case d.Message != "" || ended(ctx, c, id):
+		// A message; or, to an ended session, none: make its failed model
+		// call again.
 		if err := temporal.Message(ctx, c, id, queueOf(f), d.Message); err != nil {
 			return usageError("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: message "+id+": "))
 		}
 	}
 	return follow(ctx, e, c, f, id, after)
+}
+
+// ended reports whether session id's workflow has closed.
+func ended(ctx context.Context, c client.Client, id string) bool {
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	return err == nil && d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 }
 
 // lastEvent is the number of the session's last event, 0 when it has

@@ -2,9 +2,9 @@
 // it, found next to the toolwire binary or on PATH, for
 //
 //	toolwire worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--base-url URL] [--db PATH|postgres://…] AGENT…
-//	toolwire run --temporal HOST:PORT [--namespace NS] [--task-queue Q] AGENT "question"
-//	toolwire resume --temporal HOST:PORT [--namespace NS] ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] ["new message"]
-//	toolwire approve --temporal HOST:PORT [--namespace NS] ID [CALL…]
+//	toolwire run --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--db PATH|postgres://…] AGENT "question"
+//	toolwire resume --temporal HOST:PORT [--namespace NS] [--db PATH|postgres://…] ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] ["new message"]
+//	toolwire approve --temporal HOST:PORT [--namespace NS] [--db PATH|postgres://…] ID [CALL…]
 //
 // so that the toolwire module never imports the Temporal SDK. Install it
 // with
@@ -88,9 +88,9 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) (c
 
 const usage = `toolwire-temporal runs toolwire sessions on Temporal; toolwire runs it for:
   toolwire worker --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--base-url URL] [--db PATH|postgres://…] AGENT…
-  toolwire run --temporal HOST:PORT [--namespace NS] [--task-queue Q] AGENT "question"
-  toolwire resume --temporal HOST:PORT [--namespace NS] ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] ["new message"]
-  toolwire approve --temporal HOST:PORT [--namespace NS] ID [CALL…]`
+  toolwire run --temporal HOST:PORT [--namespace NS] [--task-queue Q] [--db PATH|postgres://…] AGENT "question"
+  toolwire resume --temporal HOST:PORT [--namespace NS] [--db PATH|postgres://…] ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] ["new message"]
+  toolwire approve --temporal HOST:PORT [--namespace NS] [--db PATH|postgres://…] ID [CALL…]`
 
 // dispatch runs the command args name.
 func dispatch(e *env, args []string) error {
