@@ -127,6 +127,9 @@ type Config struct {
 type Route struct {
 	// Policy is the route's policy; "" means Config.Policy.
 	Policy Policy
+	// Shape, when set, shapes the large tool results of the route's
+	// requests (see [Shaping]); nil leaves them as they are.
+	Shape *Shaping
 }
 
 // A Gateway is the proxy: an http.Handler. Its methods are safe for
@@ -161,6 +164,9 @@ func New(cfg *Config) (*Gateway, error) {
 			if _, err := ParsePolicy(string(r.Policy)); err != nil {
 				return nil, fmt.Errorf("gateway: new: Config.Routes[%s].Policy: %w", d, err)
 			}
+		}
+		if r.Shape != nil && (r.Shape.Budget < 0 || r.Shape.MaxReads < 0) {
+			return nil, fmt.Errorf("gateway: new: Config.Routes[%s].Shape: a negative budget or MaxReads", d)
 		}
 	}
 	if c.MaxBody == 0 {

@@ -36,6 +36,9 @@ const (
 	// VerdictUnreadable: policy pass sent upstream a body the gateway
 	// could not read (not JSON, or not a request of the route's dialect).
 	VerdictUnreadable Verdict = "unreadable"
+	// VerdictShaped: a record's verdict (never a header's): shaping
+	// cut down the request's large tool results (see [Shaping]).
+	VerdictShaped Verdict = "shaped"
 	// VerdictError: the gateway answered itself for another reason than
 	// the body's rules: a wrong path or method, a missing token, a body
 	// too large or unreadable, an upstream that cannot be reached.
@@ -50,8 +53,11 @@ const (
 	// separated, when it broke any (warnings included).
 	RulesHeader = "Toolwire-Rules"
 	// RecordHeader names the session that records the request, when the
-	// gateway recorded it.
+	// gateway recorded it (with shaping, the record of the shaping).
 	RecordHeader = "Toolwire-Record"
+	// ShapedHeader counts the tool results the gateway shaped, and the
+	// read_result rounds it answered: "3 results, 1 read".
+	ShapedHeader = "Toolwire-Shaped"
 )
 
 // routes returns the gateway's handler: one route per provider path.
@@ -96,6 +102,8 @@ type exchange struct {
 	record  string
 	in      int // the body's size as received
 	out     int // the size of the body sent upstream
+	shaped  []string
+	reads   int
 }
 
 type exchangeKey struct{}
@@ -118,7 +126,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 			message: "toolwire gateway: this gateway needs its token: send it in the " + TokenHeader + " header (the provider's key goes in its usual header, as without the gateway)"})
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(sw, r.Body, g.cfg.MaxBody))
+	body, err := readBody(http.MaxBytesReader(sw, r.Body, g.cfg.MaxBody), r.ContentLength, g.cfg.MaxBody)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -133,11 +141,26 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 	if stop {
 		return
 	}
+	if rt, ok := g.cfg.Routes[p.dialect]; ok && rt.Shape != nil && g.shapeAndSend(sw, r, x, body, out, rt.Shape.withDefaults()) {
+		return
+	}
 	x.out = len(out)
 	r.Body = io.NopCloser(bytes.NewReader(out))
 	r.ContentLength = int64(len(out))
 	r.GetBody = nil
 	g.proxy.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
+}
+
+// readBody reads a request body into a buffer sized by its declared
+// length (bounded by max), so that a large body is not copied as the
+// buffer grows.
+func readBody(r io.Reader, declared, max int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if declared > 0 {
+		buf.Grow(int(min(declared, max)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // judge checks body by the exchange's policy. It returns the body to send
@@ -258,7 +281,7 @@ func ruleList(vs []transcript.Violation) string {
 // (Gemini's ?key=) or the body.
 func (g *Gateway) logExchange(r *http.Request, x *exchange, status int, start time.Time) {
 	g.log.InfoContext(r.Context(), "gateway", "method", r.Method, "path", cut(r.URL.Path, 200), "dialect", x.p.dialect, "policy", x.policy,
-		"verdict", x.verdict, "rules", x.rules, "record", x.record, "status", status, "bytes_in", x.in, "bytes_out", x.out,
+		"verdict", x.verdict, "rules", x.rules, "shaped", len(x.shaped), "reads", x.reads, "record", x.record, "status", status, "bytes_in", x.in, "bytes_out", x.out,
 		"duration", time.Since(start).Round(time.Microsecond))
 }
 

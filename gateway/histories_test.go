@@ -12,6 +12,7 @@ var (
 	brokenHistories = broken.Histories
 	okHistory       = broken.OK
 	call            = broken.Call
+	result          = broken.Result
 )
 
 // body encodes msgs as a request body of dialect d.

@@ -51,6 +51,11 @@ type Record struct {
 	// Diff is how the body sent upstream differs from the body received;
 	// empty for a rejected request.
 	Diff []DiffLine `json:"diff,omitempty"`
+	// Shaped lists the tool results shaping cut down: call id, tool,
+	// tokens before and after, ref (a record of verdict shaped).
+	Shaped []string `json:"shaped,omitempty"`
+	// Reads counts the read_result rounds the gateway answered.
+	Reads int `json:"reads,omitzero"`
 	// BytesIn and BytesOut are the sizes of the body received and of the
 	// body sent (0 when none was sent).
 	BytesIn  int `json:"bytes_in"`
@@ -113,11 +118,17 @@ func (g *Gateway) record(ctx context.Context, r *http.Request, x *exchange, in [
 		rec.BytesOut = len(f.Body)
 		rec.Diff = Diff(in, f.Body)
 	}
+	return g.keep(ctx, rec, title, status)
+}
+
+// keep stores rec as a session of its own, and returns its id ("" when
+// the store failed, which is logged).
+func (g *Gateway) keep(ctx context.Context, rec *Record, title string, status session.Status) string {
 	state, err := json.Marshal(rec, json.Deterministic(true))
 	if err == nil {
 		var s session.Session
 		s, err = g.cfg.Store.Create(ctx, session.Session{ID: newID(), Title: cut(title, 200), Agent: RecordAgent,
-			Model: session.Model{Spec: specOf(x.p.dialect, rec.Model)}})
+			Model: session.Model{Spec: specOf(rec.Dialect, rec.Model)}})
 		if err == nil {
 			_, err = g.cfg.Store.Commit(ctx, &session.Step{Session: s.ID, Version: s.Version, Number: 1, Status: status, State: state})
 		}
@@ -125,8 +136,20 @@ func (g *Gateway) record(ctx context.Context, r *http.Request, x *exchange, in [
 			return s.ID
 		}
 	}
-	g.log.ErrorContext(ctx, "gateway: cannot record a request", "path", r.URL.Path, "err", err.Error())
+	g.log.ErrorContext(ctx, "gateway: cannot record a request", "path", rec.Path, "err", err.Error())
 	return ""
+}
+
+// recordShaping stores what shaping did to a request: the results it
+// shaped, the read_result rounds it answered, and the diff of the body
+// first sent against the body received (after any repair).
+func (g *Gateway) recordShaping(ctx context.Context, r *http.Request, x *exchange, in, out []byte) string {
+	if g.cfg.Store == nil {
+		return ""
+	}
+	rec := &Record{Kind: RecordKind, Method: r.Method, Path: r.URL.Path, Dialect: x.p.dialect, Model: modelOf(in, r), Policy: x.policy,
+		Verdict: VerdictShaped, Shaped: x.shaped, Reads: x.reads, Diff: Diff(in, out), BytesIn: len(in), BytesOut: len(out)}
+	return g.keep(ctx, rec, fmt.Sprintf("shaped %s %s: %d result(s), %d read_result round(s)", x.p.dialect, r.URL.Path, len(x.shaped), x.reads), session.StatusDone)
 }
 
 // newID returns a new record's session id: "gw_" and 24 hex digits.

@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/toolresult"
@@ -217,6 +218,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // events and ids every time. window, when known, is the agent's context
 // window, reported with each model call.
 func timeline(tr *session.Trace, window int) []Event {
+	if tr.Session.Agent == gateway.RecordAgent {
+		return nil // a gateway record, not a run: its view says what it holds
+	}
 	var out []Event
 	records := map[string][]session.Call{}
 	for _, c := range tr.Calls {

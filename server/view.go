@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/go-json-experiment/json"
 
+	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/session"
 )
 
@@ -25,6 +26,10 @@ type sessionView struct {
 	// LastEvent is the id of the last stored event: a stream opened with
 	// it as Last-Event-ID sends only what comes after this view.
 	LastEvent string `json:"last_event"`
+	// GatewayRecord is, for a session that holds a record of toolwire
+	// gateway (agent "toolwire gateway"), the record: what the request
+	// broke, what the gateway did, the diff. Absent otherwise.
+	GatewayRecord *gateway.Record `json:"gateway_record,omitzero"`
 }
 
 type promptJSON struct {
@@ -61,6 +66,9 @@ type resultJSON struct {
 // viewOf builds the view of a trace from its stored events.
 func (s *Server) viewOf(tr *session.Trace, evs []Event, window int) sessionView {
 	v := sessionView{Session: s.sessionOf(tr.Session), Window: window, Messages: []promptJSON{}, Turns: []turnJSON{}, Results: []resultJSON{}}
+	if tr.Session.Agent == gateway.RecordAgent && len(tr.Steps) > 0 {
+		v.GatewayRecord, _ = gateway.ParseRecord(tr.Steps[len(tr.Steps)-1].State)
+	}
 	turn := func(n int) *turnJSON {
 		for len(v.Turns) < n {
 			v.Turns = append(v.Turns, turnJSON{Turn: len(v.Turns) + 1, Calls: []callJSON{}})

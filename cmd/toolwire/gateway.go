@@ -25,6 +25,8 @@ const defaultGatewayAddr = "127.0.0.1:8787"
 type gatewayOptions struct {
 	addr, token, db, policy   string
 	openai, anthropic, gemini string
+	shape                     string
+	shapeBudget, maxReads     int
 	maxBody                   int64
 	timeout, idle             time.Duration
 	quiet                     bool
@@ -57,6 +59,12 @@ Every request it repaired or rejected is saved in --db as a session of its
 own, with the rules, the repairs and a diff: toolwire sessions list and
 show read them. Each request is logged on standard error in one line.
 
+--shape all (or a list of dialects) shapes the tool results of a
+non-streamed request's history that are over --shape-budget tokens, as
+toolwire shape does, offloads the rest behind a ref and offers the model a
+read_result tool; the gateway answers read_result itself and asks again,
+so the client sees only the model's final answer.
+
 A token (--token, or TOOLWIRE_TOKEN) is then required in the
 Toolwire-Token header of every request; without one the gateway listens
 only on a loopback address. docs/gateway.md has the details.
@@ -68,6 +76,7 @@ the gateway failed while serving.`,
 		Example: `  toolwire gateway
   OPENAI_BASE_URL=http://127.0.0.1:8787/v1 python agent.py
   toolwire gateway --policy reject --upstream-openai http://127.0.0.1:8000   # a vLLM server
+  toolwire gateway --shape all --shape-budget 2000
   TOOLWIRE_TOKEN=$(openssl rand -hex 16) toolwire gateway --addr 0.0.0.0:8787 --db postgres://toolwire@db/toolwire`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -82,6 +91,9 @@ the gateway failed while serving.`,
 	f.StringVar(&o.anthropic, "upstream-anthropic", gateway.DefaultAnthropic, "the Anthropic API's base `URL`, for /v1/messages")
 	f.StringVar(&o.gemini, "upstream-gemini", gateway.DefaultGemini, "the Gemini API's base `URL`, for /v1beta/models/…")
 	f.StringVar(&o.policy, "policy", "repair", "what to do with a body the provider would reject: repair, reject or pass; DIALECT=POLICY, comma separated, sets one route's")
+	f.StringVar(&o.shape, "shape", "", "shape the large tool results of these routes' requests (non-streamed), answering read_result itself: all, or DIALECT,... (default none)")
+	f.IntVar(&o.shapeBudget, "shape-budget", 4000, "with --shape, the `TOKENS` a tool result may take before it is shaped, and what it is shaped to")
+	f.IntVar(&o.maxReads, "max-reads", 8, "with --shape, the most read_result rounds the gateway answers in one request")
 	f.StringVar(&o.token, "token", "", "the `TOKEN` every request must carry in the Toolwire-Token header (default $TOOLWIRE_TOKEN)")
 	f.Int64Var(&o.maxBody, "max-body", 32<<20, "the largest request body, in `BYTES`; a larger one is answered 413")
 	f.DurationVar(&o.timeout, "upstream-timeout", 10*time.Minute, "how long to wait for the upstream's response headers (a request not streamed waits for its whole answer)")
@@ -109,8 +121,11 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 			return usageError("%s: %v", u.flag, err)
 		}
 	}
-	if o.maxBody <= 0 || o.timeout <= 0 || o.idle <= 0 {
-		return usageError("--max-body, --upstream-timeout and --idle-timeout must be above 0")
+	if o.maxBody <= 0 || o.timeout <= 0 || o.idle <= 0 || o.shapeBudget <= 0 || o.maxReads <= 0 {
+		return usageError("--max-body, --upstream-timeout, --idle-timeout, --shape-budget and --max-reads must be above 0")
+	}
+	if err := shapeFlag(o.shape, routes, &gateway.Shaping{Budget: o.shapeBudget, MaxReads: o.maxReads}); err != nil {
+		return err
 	}
 	store, closeStore, err := openStore(ctx, e, o.db)
 	if err != nil {
@@ -174,4 +189,30 @@ func policyFlag(v string) (gateway.Policy, map[transcript.Dialect]gateway.Route,
 		routes[d] = gateway.Route{Policy: p}
 	}
 	return def, routes, nil
+}
+
+// shapeFlag turns on shaping, by sh, for the routes --shape names: all,
+// or dialects, comma separated.
+func shapeFlag(v string, routes map[transcript.Dialect]gateway.Route, sh *gateway.Shaping) error {
+	if v == "" {
+		return nil
+	}
+	var ds []transcript.Dialect
+	if v == "all" {
+		ds = transcript.Dialects()
+	} else {
+		for _, name := range strings.Split(v, ",") {
+			d, err := transcript.ParseDialect(strings.TrimSpace(name))
+			if err != nil {
+				return usageError("--shape %q: %q is not a dialect: want all, or openai-chat, openai-responses, anthropic, gemini", v, name)
+			}
+			ds = append(ds, d)
+		}
+	}
+	for _, d := range ds {
+		r := routes[d]
+		r.Shape = sh
+		routes[d] = r
+	}
+	return nil
 }

@@ -27,6 +27,8 @@ func TestGatewayBadFlags(t *testing.T) {
 		{"a key in the upstream", []string{"gateway", "--upstream-gemini", "https://generativelanguage.googleapis.com?key=AIza"}, "keys travel in the client's headers"},
 		{"a zero limit", []string{"gateway", "--max-body", "0"}, "must be above 0"},
 		{"an argument", []string{"gateway", "now"}, "unknown command"},
+		{"an unknown dialect to shape", []string{"gateway", "--shape", "openai"}, `"openai" is not a dialect`},
+		{"a zero shaping budget", []string{"gateway", "--shape", "all", "--shape-budget", "0"}, "must be above 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, nil, tc.args...)
@@ -55,7 +57,7 @@ func TestGateway(t *testing.T) {
 	served := make(chan error, 1)
 	go func() {
 		served <- runGateway(ctx, e, gatewayOptions{addr: "127.0.0.1:0", db: db, policy: "reject,anthropic=repair",
-			openai: up.URL, anthropic: up.URL, gemini: up.URL, maxBody: 1 << 20, timeout: time.Minute, idle: time.Minute})
+			openai: up.URL, anthropic: up.URL, gemini: up.URL, maxBody: 1 << 20, timeout: time.Minute, idle: time.Minute, shapeBudget: 4000, maxReads: 8})
 	}()
 	var base string
 	for base == "" {

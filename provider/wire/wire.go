@@ -386,3 +386,23 @@ func (b geminiBody) bare() bool { return b.r.Bare }
 // bodyPath returns p: a Gemini body holds nothing the llm form skips, and
 // its contents have no string form, so transcript's paths are the body's.
 func (b geminiBody) bodyPath(p string) string { return p }
+
+// Rewrite replaces the body's messages and tools with those of r, keeps
+// its other fields and settings, and writes it back; every value the
+// change leaves as it was keeps the bytes it had in the decoded body. The
+// Body holds r's messages and tools after. It is how a caller that holds
+// a body (a gateway) changes what it sends, as [Body.Fix] does for a
+// repair.
+func (b *Body) Rewrite(r transcript.Request) ([]byte, error) {
+	cur := b.c.request()
+	cur.Messages, cur.Tools = r.Messages, r.Tools
+	b.c.set(cur)
+	out, _, err := b.c.encode()
+	if err != nil {
+		return nil, fmt.Errorf("%w: encode the rewritten body: %v", ErrInternal, err)
+	}
+	if b.src != nil {
+		out = splice(b.src, out)
+	}
+	return out, nil
+}

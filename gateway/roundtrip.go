@@ -1,0 +1,150 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/provider/wire"
+)
+
+// maxAnswer bounds an upstream answer the gateway reads whole (a shaped
+// request's): 64 MiB.
+const maxAnswer = 64 << 20
+
+// shapeAndSend shapes the large tool results of body, the request to
+// send (received as in), and when it shaped one, sends it upstream itself
+// and answers the model's read_result calls until the model answers
+// without one, which it writes to the client. It reports whether it
+// answered the request; when it did not (a streamed request, nothing to
+// shape), the caller forwards body as usual.
+func (g *Gateway) shapeAndSend(w http.ResponseWriter, r *http.Request, x *exchange, in, body []byte, cfg Shaping) bool {
+	if streamed(r, body) {
+		return false
+	}
+	ctx := r.Context()
+	s, err := newShaping(cfg)
+	if err == nil {
+		var b *wire.Body
+		if b, err = wire.Decode(body, x.p.dialect); err == nil {
+			req := b.Request()
+			var changed bool
+			if changed, err = s.shape(ctx, &req); err == nil && !changed {
+				return false
+			} else if err == nil {
+				body, err = b.Rewrite(req)
+			}
+		}
+	}
+	if err != nil {
+		g.refuseX(w, r, x, &refusal{status: http.StatusInternalServerError, code: codeInternal, message: fmt.Sprintf("toolwire gateway: shaping the request failed: %v", err)})
+		return true
+	}
+	x.shaped, x.out = s.shaped, len(body)
+	first := body
+	for round := 1; ; round++ {
+		resp, answer, err := g.roundTrip(ctx, r, x, body)
+		if err != nil {
+			g.upstreamError(w, r.WithContext(context.WithValue(ctx, exchangeKey{}, x)), err)
+			return true
+		}
+		reads := 0
+		if resp.StatusCode == http.StatusOK {
+			calls, err := callsOf(x.p.dialect, answer)
+			if err == nil {
+				var rs, _ = readCalls(calls)
+				reads = len(rs)
+				if reads > 0 {
+					var b *wire.Body
+					if b, err = wire.Decode(body, x.p.dialect); err == nil {
+						body, err = continued(ctx, b, s, rs, round)
+					}
+					if err != nil {
+						g.refuseX(w, r, x, &refusal{status: http.StatusInternalServerError, code: codeInternal, message: fmt.Sprintf("toolwire gateway: answering read_result failed: %v", err)})
+						return true
+					}
+					x.reads++
+					continue
+				}
+			}
+		}
+		x.record = g.recordShaping(ctx, r, x, in, first)
+		g.writeAnswer(w, x, resp, answer)
+		return true
+	}
+}
+
+// streamed reports whether a request asks for a streamed answer.
+func streamed(r *http.Request, body []byte) bool {
+	if call := r.PathValue("call"); call != "" {
+		return len(call) > len(":streamGenerateContent") && call[len(call)-len(":streamGenerateContent"):] == ":streamGenerateContent"
+	}
+	var s struct {
+		Stream bool `json:"stream"`
+	}
+	_ = json.Unmarshal(body, &s, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return s.Stream
+}
+
+// hopHeaders are the headers of one connection, not forwarded.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// roundTrip sends body upstream with the client's headers (less the
+// connection's, the gateway's token and Accept-Encoding: the gateway
+// reads this answer) and returns the answer, read whole.
+func (g *Gateway) roundTrip(ctx context.Context, r *http.Request, x *exchange, body []byte) (*http.Response, []byte, error) {
+	up := g.upstreams[x.p.dialect]
+	u := url.URL{Scheme: up.Scheme, Host: up.Host, Path: joinPath(up.Path, r.URL.Path), RawQuery: r.URL.RawQuery}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header = r.Header.Clone()
+	for _, h := range append(hopHeaders, TokenHeader, "Accept-Encoding", "Content-Length") {
+		req.Header.Del(h)
+	}
+	resp, err := g.proxy.Transport.RoundTrip(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(newIdleBody(resp.Body, g.cfg.IdleTimeout), maxAnswer+1))
+	if err == nil && len(answer) > maxAnswer {
+		err = errors.New("the answer is larger than 64 MiB")
+	}
+	if err != nil {
+		return nil, nil, &url.Error{Op: "read", URL: "", Err: err}
+	}
+	return resp, answer, nil
+}
+
+// writeAnswer writes the upstream's answer to the client, with the
+// gateway's headers.
+func (g *Gateway) writeAnswer(w http.ResponseWriter, x *exchange, resp *http.Response, answer []byte) {
+	h := w.Header()
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	for _, k := range append(hopHeaders, "Content-Length") {
+		h.Del(k)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(answer)))
+	h.Set(VerdictHeader, string(x.verdict))
+	if x.rules != "" {
+		h.Set(RulesHeader, x.rules)
+	}
+	if x.record != "" {
+		h.Set(RecordHeader, x.record)
+	}
+	h.Set(ShapedHeader, fmt.Sprintf("%d results, %d reads", len(x.shaped), x.reads))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(answer)
+}
