@@ -182,6 +182,10 @@ func TestErrors(t *testing.T) {
 		{"a bad limit", "GET", "/v1/sessions?limit=0", "", nil, 400, codeBadRequest, "limit"},
 		{"a method not allowed", "PUT", "/v1/sessions/" + id, "", nil, 405, codeMethod, "DELETE, GET"},
 		{"an unknown route", "GET", "/v1/nope", "", nil, 404, codeNotFound, "no route"},
+		{"a page of another site", "POST", "/v1/sessions", `{"agent":"test","message":"hi"}`, []string{"Sec-Fetch-Site", "cross-site"}, 403, codeCrossOrigin, "another site"},
+		{"a decision from another origin", "POST", "/v1/sessions/" + id + "/approvals", `{"decisions":[{"call_id":"call_n","decision":"approve"}]}`, []string{"Origin", "https://evil.example"}, 403, codeCrossOrigin, "https://evil.example"},
+		{"a delete from another site", "DELETE", "/v1/sessions/" + id, "", []string{"Sec-Fetch-Site", "same-site"}, 403, codeCrossOrigin, "another site"},
+		{"a name pointed at loopback", "GET", "/v1/sessions", "", []string{"Host", "evil.example:8080"}, 403, codeCrossOrigin, "evil.example"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.do(tc.method, tc.path, "", tc.body, tc.header...)
@@ -213,7 +217,9 @@ func TestAuth(t *testing.T) {
 		{"Basic s3cret-token", 401},
 		{"Bearer s3cret-token", 200},
 	} {
-		r := h.do("GET", "/v1/sessions", "", "", "Authorization", tc.header)
+		// With a token, any host name may be served (it is not loopback
+		// only): the token, not the name, is the check.
+		r := h.do("GET", "/v1/sessions", "", "", "Authorization", tc.header, "Host", "toolwire.internal:8080")
 		if r.status != tc.status {
 			t.Errorf("Authorization %q: %d, want %d", tc.header, r.status, tc.status)
 		}
@@ -400,6 +406,22 @@ func TestCORS(t *testing.T) {
 	}
 	if r := h.do("GET", "/v1/agents", "", "", "Origin", "https://evil.example"); r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("another origin is allowed: %v", r.header)
+	}
+	// The allowed origin may change state; the page itself (same origin)
+	// too; another may not. (This server has no tools for the agent: a
+	// request let through fails later, with another code.)
+	for _, tc := range []struct {
+		header  []string
+		refused bool
+	}{
+		{[]string{"Origin", "https://app.example", "Sec-Fetch-Site", "cross-site"}, false},
+		{[]string{"Sec-Fetch-Site", "same-origin"}, false},
+		{[]string{"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"}, true},
+	} {
+		r := h.do("POST", "/v1/sessions", "", `{"agent":"test","message":"hi"}`, tc.header...)
+		if refused := r.status == http.StatusForbidden && r.errorOf(t).Code == codeCrossOrigin; refused != tc.refused {
+			t.Errorf("POST with %v: %d %s; refused as cross-origin: %v, want %v", tc.header, r.status, r.body, refused, tc.refused)
+		}
 	}
 	s.Shutdown(context.Background())
 }

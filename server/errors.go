@@ -18,6 +18,7 @@ import (
 const (
 	codeBadRequest   = "bad_request"  // 400: a malformed body, query or header
 	codeUnauthorized = "unauthorized" // 401: no bearer token, or the wrong one
+	codeCrossOrigin  = "cross_origin" // 403: a browser page of another site, or a Host that is not loopback
 	codeNotFound     = "not_found"    // 404: no such route, session, agent, turn or result
 	codeMethod       = "method_not_allowed"
 	codeConflict     = "conflict"          // 409: another writer resumed the session first

@@ -222,6 +222,10 @@ func (h *harness) do(method, path, token string, body string, header ...string) 
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := h.http.Client().Do(req)

@@ -151,7 +151,10 @@ func New(cfg *Config) (*Server, error) {
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.agents = agents{dir: c.Agents, build: c.Build, hook: toolwire.HookFunc(s.observe), store: c.Store}
 	s.runs.slots = make(chan struct{}, c.MaxRuns)
-	s.handler = s.routes()
+	var err error
+	if s.handler, err = s.browserGuard(s.routes()); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -323,6 +323,12 @@ func oneLine(s string) string {
 // encodeData renders Data compactly without HTML escaping. It reports
 // whether invalid UTF-8 was replaced.
 func encodeData(v any) ([]byte, bool, error) {
+	if r, ok := v.(jsonx.RawMessage); ok {
+		// Raw JSON either way. Not a case of the switch: where
+		// encoding/json is built on json v2 (Go 1.27), RawMessage and
+		// jsontext.Value are one type, and the cases would collide.
+		v = jsontext.Value(r)
+	}
 	switch v := v.(type) {
 	case rendered:
 		out, replaced := v.bytes()
@@ -333,8 +339,6 @@ func encodeData(v any) ([]byte, bool, error) {
 		}
 		out, replaced := v.render()
 		return out, replaced, nil
-	case jsonx.RawMessage:
-		return encodeData(jsontext.Value(v)) // raw JSON either way
 	case jsontext.Value:
 		out, replaced, ok := compactJSON(v)
 		if !ok {

@@ -11,7 +11,7 @@ import (
 // commandOrder is the order of the root help's command list: running
 // agents first, then the transcript tools. A command not named here is
 // listed after these.
-var commandOrder = []string{"run", "resume", "sessions", "serve", "gateway", "check", "convert", "shape", "lint", "render", "version"}
+var commandOrder = []string{"run", "resume", "sessions", "serve", "gateway", "worker", "approve", "check", "convert", "shape", "lint", "render", "version"}
 
 // setRootHelp makes root's help its description, then every command —
 // subcommands too, as "sessions show" — on one line with what it does,

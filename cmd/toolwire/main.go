@@ -58,9 +58,10 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 			code = exitInternal
 		}
 	}()
-	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, args: args}
 	root := rootCmd(re)
-	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re), newServeCmd(re), newGatewayCmd(re), newToolsCmd(re), newMCPCmd(re))
+	root.AddCommand(newRunCmd(re), newResumeCmd(re), newSessionsCmd(re), newServeCmd(re), newGatewayCmd(re), newToolsCmd(re), newMCPCmd(re),
+		newWorkerCmd(re), newApproveCmd(re))
 	setRootHelp(root)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -90,6 +91,9 @@ type env struct {
 	getenv func(string) string
 	// maxInput, when not 0, replaces the default maxInput (in tests).
 	maxInput int
+	// args are the command line, as given: what a command handed to the
+	// Temporal plugin passes on.
+	args []string
 }
 
 // env returns the environment variable k, "" when there is none.

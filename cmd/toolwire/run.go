@@ -21,7 +21,7 @@ import (
 )
 
 func newRunCmd(e *env) *cobra.Command {
-	var modelFlag, baseURL, dump, db, record string
+	var modelFlag, baseURL, dump, db, record, temporalAddr string
 	var logTurns bool
 	var maxTurns int
 	var timeout time.Duration
@@ -78,6 +78,9 @@ or the database cannot be reached (or kept failing through the retries);
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if temporalAddr != "" {
+				return delegate(e, e.args) // a session on Temporal, through the plugin
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if maxTurns < 0 {
@@ -98,6 +101,7 @@ or the database cannot be reached (or kept failing through the retries);
 	cmd.Flags().IntVar(&maxTurns, "max-turns", 0, "stop after `N` model answers without a final one (default: the agent file's max_turns)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "bound each model call: `D` to the first byte and D of silence (e.g. 90s)")
 	dbFlag(cmd, &db)
+	temporalFlags(cmd, &temporalAddr)
 	return cmd
 }
 

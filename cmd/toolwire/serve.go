@@ -17,6 +17,7 @@ import (
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/server"
+	"github.com/toolwire/toolwire/viewer"
 )
 
 // defaultAddr is where toolwire serve listens without --addr.
@@ -35,7 +36,11 @@ approve, reject or edit the calls that wait for a person, and read
 stored sessions, the request each turn sent and the results kept behind
 a ref. Agents open their models as toolwire run does: API keys from
 OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, and an agent file's
-recorded run when its provider has no key. It prints the URL to open.
+recorded run when its provider has no key. It prints the URL to open:
+the web trace viewer (docs/viewer.md), where a person starts sessions,
+watches each turn's tool messages arrive, and decides waiting calls.
+MCP servers the agent files name are started as toolwire run starts
+them, and OTEL_* variables turn on OpenTelemetry as for run.
 
 Sessions are saved in --db, as toolwire run saves them: toolwire
 sessions show and toolwire resume read the same ones.
@@ -96,7 +101,7 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	defer tel.flush(e)
 	build, closeAgents := serveBuild(ctx, e, tel)
 	defer closeAgents()
-	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: build,
+	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: build, UI: viewer.FS(),
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return &exitError{code: exitInternal, err: err}

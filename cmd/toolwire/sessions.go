@@ -306,6 +306,7 @@ func shellQuote(s string) string {
 func newResumeCmd(e *env) *cobra.Command {
 	var o runOptions
 	var approve, reject, reasons, edit, args []string
+	var temporalAddr string
 	cmd := &cobra.Command{
 		Use:   "resume ID [--approve CALL] [--reject CALL --reason TEXT] [--edit CALL --args JSON] [\"new message\"]",
 		Short: "Continue a saved session: after a pause for approval, a model error, a crash or Ctrl-C",
@@ -349,6 +350,9 @@ error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if temporalAddr != "" {
+				return delegate(e, e.args) // a session on Temporal, through the plugin
+			}
 			d, err := decisionsOf(a[1:], approve, reject, reasons, edit, args)
 			if err != nil {
 				return err
@@ -369,6 +373,7 @@ error.`,
 	cmd.Flags().StringVar(&o.baseURL, "base-url", "", "the API's base URL (default: the one the session was run with)")
 	cmd.Flags().BoolVar(&o.log, "log", false, "also write the loop's structured log line for each turn to standard error")
 	dbFlag(cmd, &o.db)
+	temporalFlags(cmd, &temporalAddr)
 	return cmd
 }
 

@@ -16,12 +16,6 @@ import (
 // and one that does not.
 func TestCheckFields(t *testing.T) {
 	const (
-		chat = transcript.OpenAIChat
-		rs   = transcript.OpenAIResponses
-		ant  = transcript.Anthropic
-		gem  = transcript.Gemini
-	)
-	const (
 		chatMsgs = `"messages":[{"role":"user","content":"q"}]`
 		rsInput  = `"input":[{"role":"user","content":"q"}]`
 		antMsgs  = `"messages":[{"role":"user","content":"q"}]`

@@ -13,12 +13,6 @@ import (
 // violations: each body is judged as its dialect, with the rules (and
 // warnings) it must break, and whether Fix repairs it.
 func TestCheckBodyRules(t *testing.T) {
-	const (
-		chat = transcript.OpenAIChat
-		rs   = transcript.OpenAIResponses
-		ant  = transcript.Anthropic
-		gem  = transcript.Gemini
-	)
 	tests := []struct {
 		name string
 		d    transcript.Dialect

@@ -11,6 +11,14 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
+// The dialects, as the table tests name them.
+const (
+	chat = transcript.OpenAIChat
+	rs   = transcript.OpenAIResponses
+	ant  = transcript.Anthropic
+	gem  = transcript.Gemini
+)
+
 func TestSniff(t *testing.T) {
 	tests := []struct {
 		body string
@@ -68,12 +76,6 @@ func TestBodyText(t *testing.T) {
 // and the bodies whose shape fits several: each case is written from what
 // the dialects' own documentation allows where.
 func TestDetectCandidates(t *testing.T) {
-	const (
-		chat = transcript.OpenAIChat
-		rs   = transcript.OpenAIResponses
-		ant  = transcript.Anthropic
-		gem  = transcript.Gemini
-	)
 	tests := []struct {
 		name string
 		body string
