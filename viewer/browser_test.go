@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/llmtest"
@@ -123,6 +125,12 @@ const testToken = "viewer-test-token"
 // startServer serves the API and the viewer over HTTP, with a SQLite
 // store, the conformance provider as the model and a token.
 func startServer(t *testing.T, release <-chan struct{}, turns ...llmtest.Turn) string {
+	url, _ := startServerStore(t, release, turns...)
+	return url
+}
+
+// startServerStore is startServer that also returns the server's store.
+func startServerStore(t *testing.T, release <-chan struct{}, turns ...llmtest.Turn) (string, *sqlite.Store) {
 	model := llmtest.NewServer(t, turns...)
 	agents := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(agents, "shop.yaml"), []byte(shopAgent), 0o600))
@@ -154,7 +162,7 @@ func startServer(t *testing.T, release <-chan struct{}, turns ...llmtest.Turn) s
 		srv.Shutdown(context.Background()) // ends the event streams, so Close does not wait for them
 		hs.Close()
 	})
-	return hs.URL
+	return hs.URL, store
 }
 
 // chromium returns the path of a Chromium to drive. Without one the test
@@ -468,6 +476,46 @@ func TestViewerDecisions(t *testing.T) {
 	}
 	if !eval[bool](b, `document.querySelector('.approvals').hidden`) {
 		t.Error("the decisions are still offered after the run went on")
+	}
+	if r := b.reported(); r != "" {
+		t.Errorf("%s", strings.TrimSpace(r))
+	}
+}
+
+// TestViewerGatewayRecord opens the session of a request toolwire
+// gateway repaired, in the same store: the page shows the record — the
+// verdict, the rule, the repair and the diff — as text.
+func TestViewerGatewayRecord(t *testing.T) {
+	url, store := startServerStore(t, nil)
+	up := llmtest.NewServer(t, llmtest.Turn{Text: "ok"})
+	g, err := gateway.New(&gateway.Config{Anthropic: up.URL, Store: store})
+	must(t, err)
+	gw := httptest.NewServer(g)
+	defer gw.Close()
+	// The model's name holds markup, which the page shows as text.
+	body := `{"model":"claude-sonnet-4-5<b>x</b>","max_tokens":256,"messages":[{"role":"user","content":"Weather in <b>Paris</b>?"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]},{"role":"user","content":"Well?"}]}`
+	req, _ := http.NewRequest("POST", gw.URL+"/v1/messages", strings.NewReader(body))
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	resp.Body.Close()
+	id := resp.Header.Get(gateway.RecordHeader)
+	if resp.StatusCode != 200 || id == "" {
+		t.Fatalf("through the gateway: %d, record %q", resp.StatusCode, id)
+	}
+	b := newBrowser(t, artifacts(t))
+	b.do("open the viewer", chromedp.Navigate(url+"/#/s/"+id), visible("#token-form"))
+	b.do("give the token", chromedp.SendKeys(chromedp.CSS("#token-input"), testToken), chromedp.Click(chromedp.CSS("#token-form button")))
+	b.do("see the record", visible(`#record-verdict[data-verdict="repaired"]`), visible(`li.violation[data-rule="ANT-RESULT-NEXT"]`), visible("pre.diff"))
+	if got := b.text("pre.diff"); !strings.Contains(got, "+ messages.2") || !strings.Contains(got, "tool_result") {
+		t.Errorf("the diff shows %q", got)
+	}
+	if got := b.text(`li.change[data-rule="ANT-RESULT-NEXT"]`); !strings.Contains(got, "interrupted") {
+		t.Errorf("the repair shows %q", got)
+	}
+	if n := eval[int](b, `document.querySelectorAll('main b').length`); n != 0 || !strings.Contains(b.text(".facts"), "claude-sonnet-4-5<b>x</b>") {
+		t.Errorf("the model's name is not shown as text: %d <b> elements; facts %q", n, b.text(".facts"))
 	}
 	if r := b.reported(); r != "" {
 		t.Errorf("%s", strings.TrimSpace(r))

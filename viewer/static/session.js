@@ -7,7 +7,46 @@ import * as api from './api.js';
 
 export async function sessionPage(main, id, signal) {
   const view = await api.get(api.session(id), signal);
+  if (view.gateway_record) {
+    recordPage(main, view);
+    return;
+  }
   new SessionPage(main, id, view, signal).follow();
+}
+
+// recordPage shows a session that holds toolwire gateway's record of a
+// request it repaired, rejected or shaped (docs/gateway.md): what the
+// body broke, what the gateway did, and the diff of the body sent
+// against the body received. It has no turns and no events.
+function recordPage(main, view) {
+  const s = view.session;
+  const r = view.gateway_record;
+  const list = (items, row) => h('ul', { class: 'record-list' }, items.map(row));
+  add(main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Sessions')),
+    h('h1', { tabindex: -1 }, s.title || s.id),
+    h('dl', { class: 'facts' },
+      h('dt', null, 'Verdict'), h('dd', { id: 'record-verdict', 'data-verdict': r.verdict }, badge(r.verdict), ` (policy ${r.policy})`),
+      h('dt', null, 'Request'), h('dd', { class: 'mono' }, `${r.method} ${r.path}`),
+      h('dt', null, 'Dialect'), h('dd', null, r.dialect, r.model ? ` · ${r.model}` : ''),
+      h('dt', null, 'Bodies'), h('dd', null, `${num(r.bytes_in)} bytes received`, r.bytes_out ? `, ${num(r.bytes_out)} bytes sent` : '', r.status ? ` · answered ${r.status}` : ''),
+      h('dt', null, 'Session'), h('dd', { class: 'mono' }, s.id),
+      h('dt', null, 'Recorded'), h('dd', null, h('time', { datetime: s.created }, when(s.created)))),
+    r.message ? h('p', { class: 'error' }, r.message) : null,
+    h('section', { class: 'record', 'aria-labelledby': 'violations-h' },
+      h('h2', { id: 'violations-h' }, `Violations (${(r.violations ?? []).length})`),
+      list(r.violations ?? [], (v) => h('li', { class: 'violation', 'data-rule': v.rule },
+        h('span', { class: 'mono' }, v.rule), ' at ', h('span', { class: 'mono' }, v.path || '—'), v.warning ? ' (warning)' : '', h('p', null, v.message)))),
+    (r.changes ?? []).length ? h('section', { class: 'record', 'aria-labelledby': 'changes-h' },
+      h('h2', { id: 'changes-h' }, r.verdict === 'rejected' ? 'Repairs it would have made' : 'Repairs'),
+      list(r.changes, (c) => h('li', { class: 'change', 'data-rule': c.rule },
+        h('span', { class: 'mono' }, `${c.rule} ${c.action}`), ' at ', h('span', { class: 'mono' }, c.path || '—'), h('p', null, c.reason)))) : null,
+    (r.shaped ?? []).length ? h('section', { class: 'record', 'aria-labelledby': 'shaped-h' },
+      h('h2', { id: 'shaped-h' }, `Shaped results (${r.reads ?? 0} read_result rounds answered)`),
+      list(r.shaped, (line) => h('li', { class: 'mono' }, line))) : null,
+    (r.diff ?? []).length ? h('section', { class: 'record', 'aria-labelledby': 'diff-h' },
+      h('h2', { id: 'diff-h' }, 'Diff (received → sent)'),
+      h('pre', { class: 'diff' }, r.diff.map((d) => h('span', { class: d.op === '+' ? 'added' : 'removed' }, `${d.op} ${d.path} ${d.value}\n`)))) : null);
 }
 
 class SessionPage {
