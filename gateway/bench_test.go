@@ -19,12 +19,17 @@ import (
 )
 
 // benchHistory returns a Chat Completions body of about size bytes: a
-// question, then rounds of a call and its result of about 2 KB of JSON,
-// as an agent's history grows; broken leaves the last call unanswered.
-func benchHistory(b *testing.B, size int, broken bool) []byte {
+// question, then rounds of a call and its result of about 2 KB of JSON
+// (20 KB with large), as an agent's history grows; broken leaves the last
+// call unanswered.
+func benchHistory(b *testing.B, size int, large, broken bool) []byte {
 	msgs := []llm.Message{llm.System("You are a concise assistant."), llm.User("Which orders were refunded?")}
-	rec := `{"id":"o-%05d","status":"refunded","total_cents":%d,"items":[{"sku":"CO-0042","qty":2,"name":"Ceramic mug, 350 ml"}],"note":"` + strings.Repeat("customer asked for a refund; ", 60) + `"}`
-	for n := 0; n*2300 < size; n++ {
+	note, round := 60, 2300
+	if large {
+		note, round = 690, 20300
+	}
+	rec := `{"id":"o-%05d","status":"refunded","total_cents":%d,"items":[{"sku":"CO-0042","qty":2,"name":"Ceramic mug, 350 ml"}],"note":"` + strings.Repeat("customer asked for a refund; ", note) + `"}`
+	for n := 0; n*round < size; n++ {
 		id := fmt.Sprintf("call_%d", n)
 		msgs = append(msgs, llm.Assistant(call(id, "search_orders", fmt.Sprintf(`{"page":%d}`, n))),
 			llm.Tool(result(id, "search_orders", fmt.Sprintf(rec, n, 1000+n))))
@@ -45,7 +50,9 @@ func benchHistory(b *testing.B, size int, broken bool) []byte {
 // of each (the whole process: client, proxy and upstream, so the
 // difference is the gateway's own cost) and their ratio. "check" is
 // policy pass on an accepted body (decode and check, forward unchanged);
-// "repair" is policy repair on a body with one dangling call.
+// "check-20KB-results" is the same with fewer, larger results (the
+// check's cost is partly per message, partly per byte); "repair" is policy
+// repair on a body with one dangling call.
 func BenchmarkGatewayOverhead(b *testing.B) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -63,17 +70,17 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	defer plain.Close()
 	client := &http.Client{Transport: transport()}
 	for _, mode := range []struct {
-		name   string
-		policy Policy
-		broken bool
-	}{{"check", Pass, false}, {"repair", Repair, true}} {
+		name          string
+		policy        Policy
+		large, broken bool
+	}{{"check", Pass, false, false}, {"check-20KB-results", Pass, true, false}, {"repair", Repair, false, true}} {
 		g, err := New(&Config{OpenAI: up.URL, Policy: mode.policy, Transport: transport()})
 		if err != nil {
 			b.Fatal(err)
 		}
 		gw := httptest.NewServer(g)
 		for _, size := range []int{1 << 20, 10 << 20} {
-			data := benchHistory(b, size, mode.broken)
+			data := benchHistory(b, size, mode.large, mode.broken)
 			b.Run(fmt.Sprintf("%s/%dMB", mode.name, size>>20), func(b *testing.B) {
 				send := func(base string) (time.Duration, time.Duration) {
 					cpu, start := benchcpu.Time(), time.Now()

@@ -167,7 +167,10 @@ func readBody(r io.Reader, declared, max int64) ([]byte, error) {
 // upstream, or stop when it answered the request itself.
 func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, body []byte) (out []byte, stop bool) {
 	d := x.p.dialect
-	b, err := wire.Decode(body, d)
+	// The verdict first, by skimming the body (most bodies are accepted,
+	// and a passed one is only logged); a body to repair or reject is
+	// decoded whole after.
+	vs, err := wire.Violations(body, d)
 	if err != nil {
 		if x.policy == Pass {
 			x.verdict = VerdictUnreadable
@@ -177,7 +180,6 @@ func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, bod
 			message: fmt.Sprintf("toolwire gateway: the body is not a %s request: %v", d, err)})
 		return nil, true
 	}
-	vs := b.Check()
 	x.rules = ruleList(vs)
 	if transcript.Accepted(vs) {
 		x.verdict = VerdictAccepted
@@ -186,6 +188,12 @@ func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, bod
 	if x.policy == Pass {
 		x.verdict = VerdictPassed
 		return body, false
+	}
+	b, err := wire.Decode(body, d)
+	if err != nil {
+		g.refuseX(w, r, x, &refusal{status: http.StatusInternalServerError, code: codeInternal,
+			message: fmt.Sprintf("toolwire gateway: %v", err)})
+		return nil, true
 	}
 	f, err := b.Fix(g.cfg.Repair)
 	if err != nil {
