@@ -47,43 +47,36 @@ type antRequest struct {
 func runAnthropic(client *http.Client, f *peer.Flags, r *peer.Result) error {
 	tool := antTool{Name: lookupName, Description: lookupDescription, InputSchema: lookupParameters}
 	msgs := []antMessage{{Role: "user", Content: []antBlock{{Type: "text", Text: prompt}}}}
-	for round := 0; ; round++ {
+	var calls []antBlock
+	ask := func() ([]string, string, error) {
 		body, err := json.Marshal(antRequest{Model: "claude-sonnet-4-5", MaxTokens: 8192, Messages: msgs, Tools: []antTool{tool}, Stream: f.Stream})
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		reply, err := askAnthropic(client, f, body)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		msgs = append(msgs, reply)
-		var calls []antBlock
+		calls = nil
+		var args []string
+		var text string
 		for _, b := range reply.Content {
 			if b.Type == "tool_use" {
 				calls = append(calls, b)
+				args = append(args, string(b.Input))
 			}
+			text += b.Text
 		}
-		if len(calls) == 0 {
-			for _, b := range reply.Content {
-				r.Final += b.Text
-			}
-			return nil
-		}
-		if round >= f.MaxRounds {
-			return fmt.Errorf("more than %d rounds", f.MaxRounds)
-		}
-		r.Rounds++
-		r.ToolCalls += len(calls)
-		args := make([]string, len(calls))
-		for i, c := range calls {
-			args[i] = string(c.Input)
-		}
+		return args, text, nil
+	}
+	return loop(f, r, ask, func(outs [][]byte) {
 		results := antMessage{Role: "user"}
-		for i, out := range runAll(args, f) {
+		for i, out := range outs {
 			results.Content = append(results.Content, antBlock{Type: "tool_result", ToolUseID: calls[i].ID, Content: string(out)})
 		}
 		msgs = append(msgs, results)
-	}
+	})
 }
 
 // askAnthropic sends one request and reads the assistant message.

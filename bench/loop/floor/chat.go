@@ -51,35 +51,33 @@ func runChat(client *http.Client, f *peer.Flags, r *peer.Result) error {
 	tool.Type = "function"
 	tool.Function.Name, tool.Function.Description, tool.Function.Parameters = lookupName, lookupDescription, lookupParameters
 	msgs := []chatMessage{{Role: "user", Content: str(prompt)}}
-	for round := 0; ; round++ {
+	var calls []chatToolCall
+	ask := func() ([]string, string, error) {
 		body, err := json.Marshal(chatRequest{Model: "gpt-4o", Messages: msgs, Tools: []chatTool{tool}, Stream: f.Stream})
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		reply, err := askChat(client, f, body)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		msgs = append(msgs, reply)
-		if len(reply.ToolCalls) == 0 {
-			if reply.Content != nil {
-				r.Final = *reply.Content
-			}
-			return nil
-		}
-		if round >= f.MaxRounds {
-			return fmt.Errorf("more than %d rounds", f.MaxRounds)
-		}
-		r.Rounds++
-		r.ToolCalls += len(reply.ToolCalls)
-		args := make([]string, len(reply.ToolCalls))
-		for i, c := range reply.ToolCalls {
+		calls = reply.ToolCalls
+		args := make([]string, len(calls))
+		for i, c := range calls {
 			args[i] = c.Function.Arguments
 		}
-		for i, out := range runAll(args, f) {
-			msgs = append(msgs, chatMessage{Role: "tool", ToolCallID: reply.ToolCalls[i].ID, Content: str(string(out))})
+		var text string
+		if reply.Content != nil {
+			text = *reply.Content
 		}
+		return args, text, nil
 	}
+	return loop(f, r, ask, func(outs [][]byte) {
+		for i, out := range outs {
+			msgs = append(msgs, chatMessage{Role: "tool", ToolCallID: calls[i].ID, Content: str(string(out))})
+		}
+	})
 }
 
 // askChat sends one request and reads the assistant message.

@@ -73,46 +73,39 @@ type gemResponse struct {
 func runGemini(client *http.Client, f *peer.Flags, r *peer.Result) error {
 	tool := gemTool{FunctionDeclarations: []gemFuncDecl{{Name: lookupName, Description: lookupDescription, Parameters: lookupParameters}}}
 	contents := []gemContent{{Role: "user", Parts: []gemPart{{Text: prompt}}}}
-	for round := 0; ; round++ {
+	var calls []*gemCall
+	ask := func() ([]string, string, error) {
 		body, err := json.Marshal(gemRequest{Contents: contents, Tools: []gemTool{tool}})
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		reply, err := askGemini(client, f, body)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		contents = append(contents, reply)
-		var calls []*gemCall
+		calls = nil
+		var args []string
+		var text string
 		for _, p := range reply.Parts {
 			if p.FunctionCall != nil {
 				calls = append(calls, p.FunctionCall)
+				args = append(args, string(p.FunctionCall.Args))
+			}
+			if !p.Thought {
+				text += p.Text
 			}
 		}
-		if len(calls) == 0 {
-			for _, p := range reply.Parts {
-				if !p.Thought {
-					r.Final += p.Text
-				}
-			}
-			return nil
-		}
-		if round >= f.MaxRounds {
-			return fmt.Errorf("more than %d rounds", f.MaxRounds)
-		}
-		r.Rounds++
-		r.ToolCalls += len(calls)
-		args := make([]string, len(calls))
-		for i, c := range calls {
-			args[i] = string(c.Args)
-		}
+		return args, text, nil
+	}
+	return loop(f, r, ask, func(outs [][]byte) {
 		results := gemContent{Role: "user"}
-		for i, out := range runAll(args, f) {
+		for i, out := range outs {
 			resp := append(append([]byte(`{"result":`), out...), '}')
 			results.Parts = append(results.Parts, gemPart{FunctionResponse: &gemFuncResponse{ID: calls[i].ID, Name: calls[i].Name, Response: resp}})
 		}
 		contents = append(contents, results)
-	}
+	})
 }
 
 // askGemini sends one request and reads the model's content.

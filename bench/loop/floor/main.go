@@ -114,6 +114,30 @@ func events(resp *http.Response, fn func(data []byte) (done bool, err error)) er
 	return sc.Err()
 }
 
+// loop runs one dialect's tool-call loop. ask sends the history and
+// reads the answer, which it appends to the history; it returns the
+// arguments of the answer's calls and the answer's text, the final
+// answer when there are no calls. answer appends the calls' results, in
+// the calls' order.
+func loop(f *peer.Flags, r *peer.Result, ask func() (args []string, text string, err error), answer func(results [][]byte)) error {
+	for round := 0; ; round++ {
+		args, text, err := ask()
+		if err != nil {
+			return err
+		}
+		if len(args) == 0 {
+			r.Final = text
+			return nil
+		}
+		if round >= f.MaxRounds {
+			return fmt.Errorf("more than %d rounds", f.MaxRounds)
+		}
+		r.Rounds++
+		r.ToolCalls += len(args)
+		answer(runAll(args, f))
+	}
+}
+
 // runAll runs the lookups whose arguments are args, in parallel, and
 // returns their results in the same order.
 func runAll(args []string, f *peer.Flags) [][]byte {

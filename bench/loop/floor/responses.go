@@ -55,43 +55,36 @@ type rsResponse struct {
 func runResponses(client *http.Client, f *peer.Flags, r *peer.Result) error {
 	tool := rsTool{Type: "function", Name: lookupName, Description: lookupDescription, Parameters: lookupParameters}
 	input := []rsItem{{Type: "message", Role: "user", Content: []rsPart{{Type: "input_text", Text: prompt}}}}
-	for round := 0; ; round++ {
+	var calls []rsItem
+	ask := func() ([]string, string, error) {
 		body, err := json.Marshal(rsRequest{Model: "gpt-4o", Input: input, Tools: []rsTool{tool}, Stream: f.Stream})
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		output, err := askResponses(client, f, body)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		input = append(input, output...)
-		var calls []rsItem
+		calls = nil
+		var args []string
+		var text string
 		for _, it := range output {
 			if it.Type == "function_call" {
 				calls = append(calls, it)
+				args = append(args, it.Arguments)
+			}
+			for _, p := range it.Content {
+				text += p.Text
 			}
 		}
-		if len(calls) == 0 {
-			for _, it := range output {
-				for _, p := range it.Content {
-					r.Final += p.Text
-				}
-			}
-			return nil
-		}
-		if round >= f.MaxRounds {
-			return fmt.Errorf("more than %d rounds", f.MaxRounds)
-		}
-		r.Rounds++
-		r.ToolCalls += len(calls)
-		args := make([]string, len(calls))
-		for i, c := range calls {
-			args[i] = c.Arguments
-		}
-		for i, out := range runAll(args, f) {
+		return args, text, nil
+	}
+	return loop(f, r, ask, func(outs [][]byte) {
+		for i, out := range outs {
 			input = append(input, rsItem{Type: "function_call_output", CallID: calls[i].CallID, Output: str(string(out))})
 		}
-	}
+	})
 }
 
 // askResponses sends one request and reads the answer's output items.
