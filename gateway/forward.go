@@ -42,6 +42,7 @@ func joinPath(base, path string) string {
 // bounds the silence of its body.
 func (g *Gateway) modifyResponse(resp *http.Response) error {
 	x := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	x.wait()
 	h := resp.Header
 	h.Set(VerdictHeader, string(x.verdict))
 	if x.rules != "" {
@@ -60,6 +61,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 // query may hold a key.
 func (g *Gateway) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
 	x := r.Context().Value(exchangeKey{}).(*exchange)
+	x.wait()
 	if r.Context().Err() != nil {
 		return // the client went away: nobody to answer
 	}

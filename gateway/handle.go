@@ -104,6 +104,17 @@ type exchange struct {
 	out     int // the size of the body sent upstream
 	shaped  []string
 	reads   int
+	// judged, when the body is judged while it travels (policy pass), is
+	// closed once verdict and rules are set; nil when they were set
+	// before the body was sent.
+	judged chan struct{}
+}
+
+// wait returns once the exchange's verdict is known.
+func (x *exchange) wait() {
+	if x.judged != nil {
+		<-x.judged
+	}
 }
 
 type exchangeKey struct{}
@@ -137,11 +148,25 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 		return // the client went away while sending
 	}
 	x.in = len(body)
-	out, stop := g.judge(sw, r, x, body)
-	if stop {
-		return
+	rt, shaping := g.cfg.Routes[p.dialect]
+	shaping = shaping && rt.Shape != nil
+	out := body
+	if x.policy == Pass && !shaping {
+		// A passed body goes upstream unchanged, whatever its verdict:
+		// it is judged while the upstream works, and the verdict waits
+		// only for the answer's headers and the log line.
+		x.judged = make(chan struct{})
+		go func() {
+			defer close(x.judged)
+			g.verdict(x, body)
+		}()
+	} else {
+		var stop bool
+		if out, stop = g.judge(sw, r, x, body); stop {
+			return
+		}
 	}
-	if rt, ok := g.cfg.Routes[p.dialect]; ok && rt.Shape != nil && g.shapeAndSend(sw, r, x, body, out, rt.Shape.withDefaults()) {
+	if shaping && g.shapeAndSend(sw, r, x, body, out, rt.Shape.withDefaults()) {
 		return
 	}
 	x.out = len(out)
@@ -167,27 +192,14 @@ func readBody(r io.Reader, declared, max int64) ([]byte, error) {
 // upstream, or stop when it answered the request itself.
 func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, body []byte) (out []byte, stop bool) {
 	d := x.p.dialect
-	// The verdict first, by skimming the body (most bodies are accepted,
-	// and a passed one is only logged); a body to repair or reject is
-	// decoded whole after.
-	vs, err := wire.Violations(body, d)
+	vs, err := g.verdict(x, body)
+	if x.policy == Pass || x.verdict == VerdictAccepted {
+		return body, false
+	}
 	if err != nil {
-		if x.policy == Pass {
-			x.verdict = VerdictUnreadable
-			return body, false
-		}
 		g.refuseX(w, r, x, &refusal{status: http.StatusBadRequest, code: codeInvalidBody,
 			message: fmt.Sprintf("toolwire gateway: the body is not a %s request: %v", d, err)})
 		return nil, true
-	}
-	x.rules = ruleList(vs)
-	if transcript.Accepted(vs) {
-		x.verdict = VerdictAccepted
-		return body, false
-	}
-	if x.policy == Pass {
-		x.verdict = VerdictPassed
-		return body, false
 	}
 	b, err := wire.Decode(body, d)
 	if err != nil {
@@ -212,6 +224,25 @@ func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, bod
 	x.verdict = VerdictRepaired
 	x.record = g.record(r.Context(), r, x, body, f, nil)
 	return f.Body, false
+}
+
+// verdict judges body, by skimming it (most bodies are accepted, and a
+// passed one is only logged; a body to repair or reject is decoded whole
+// after), and sets the exchange's verdict and rules: accepted, passed (a
+// rejected body under policy pass) or unreadable. It returns the
+// violations, or why the body cannot be read.
+func (g *Gateway) verdict(x *exchange, body []byte) ([]transcript.Violation, error) {
+	vs, err := wire.Violations(body, x.p.dialect)
+	switch {
+	case err != nil:
+		x.verdict = VerdictUnreadable
+	case transcript.Accepted(vs):
+		x.verdict = VerdictAccepted
+	case x.policy == Pass:
+		x.verdict = VerdictPassed
+	}
+	x.rules = ruleList(vs)
+	return vs, err
 }
 
 // rejection is the refusal of a body with violations vs, by policy
@@ -288,6 +319,7 @@ func ruleList(vs []transcript.Violation) string {
 // logExchange logs one line about a request: never a header, the query
 // (Gemini's ?key=) or the body.
 func (g *Gateway) logExchange(r *http.Request, x *exchange, status int, start time.Time) {
+	x.wait()
 	g.log.InfoContext(r.Context(), "gateway", "method", r.Method, "path", cut(r.URL.Path, 200), "dialect", x.p.dialect, "policy", x.policy,
 		"verdict", x.verdict, "rules", x.rules, "shaped", len(x.shaped), "reads", x.reads, "record", x.record, "status", status, "bytes_in", x.in, "bytes_out", x.out,
 		"duration", time.Since(start).Round(time.Microsecond))
