@@ -114,6 +114,60 @@ func TestLargeBodies(t *testing.T) {
 	}
 }
 
+// TestBrowserPages checks that a gateway without a token refuses what a
+// page of another site, open in a browser on the machine, sends it
+// (net/http's CrossOriginProtection), and any host name but loopback's
+// (DNS rebinding), in each provider's shape, while a client that is not a
+// browser goes through; with a token, any host name is answered.
+func TestBrowserPages(t *testing.T) {
+	ok := make([]llmtest.Turn, 8) // the requests that go through: two per dialect
+	for i := range ok {
+		ok[i] = llmtest.Turn{Text: "ok"}
+	}
+	up := llmtest.NewServer(t, ok...)
+	open, _ := newGateway(t, up.URL, Config{})
+	guarded, _ := newGateway(t, up.URL, Config{Token: "s3cret"})
+	for _, d := range transcript.Dialects() {
+		data := body(t, d, okHistory("sunny"), false)
+		for _, tc := range []struct {
+			name   string
+			base   string
+			header []string
+			status int
+			says   string
+		}{
+			{"a client", open, nil, 200, ""},
+			{"a page of another site", open, []string{"Sec-Fetch-Site", "cross-site"}, 403, "Sec-Fetch-Site: cross-site"},
+			{"an old browser's page", open, []string{"Origin", "https://evil.example"}, 403, "https://evil.example"},
+			{"a rebound host name", open, []string{"Host", "evil.example:8787"}, 403, "evil.example:8787"},
+			{"a host name, with a token", guarded, []string{"Host", "gw.example:8787", TokenHeader, "s3cret"}, 200, ""},
+			{"a page of another site, with a token", guarded, []string{"Sec-Fetch-Site", "cross-site", TokenHeader, "s3cret"}, 403, "cross-site"},
+		} {
+			t.Run(string(d)+"/"+tc.name, func(t *testing.T) {
+				before := len(up.Requests())
+				resp, b := post(t, tc.base, d, data, false, tc.header...)
+				if resp.StatusCode != tc.status {
+					t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, b)
+				}
+				sent := len(up.Requests()) - before
+				if tc.status == 200 {
+					if sent != 1 {
+						t.Errorf("the upstream got %d requests, want 1", sent)
+					}
+					return
+				}
+				if sent != 0 {
+					t.Errorf("the upstream got %d requests, want none", sent)
+				}
+				msg, detail := providerError(t, d, tc.status, b)
+				if detail.Error != codeCrossOrigin || !strings.Contains(msg, tc.says) {
+					t.Errorf("toolwire.error %q, message %q: want %s naming %q", detail.Error, msg, codeCrossOrigin, tc.says)
+				}
+			})
+		}
+	}
+}
+
 // TestRefusals checks the answers the gateway makes itself, in each
 // provider's shape: a body too large, invalid JSON, a body of another
 // shape, a wrong path or method, a missing token.

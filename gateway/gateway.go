@@ -140,6 +140,7 @@ type Gateway struct {
 	proxy     *httputil.ReverseProxy
 	log       *slog.Logger
 	token     listen.Token
+	browser   *listen.Browser
 	mux       *http.ServeMux
 }
 
@@ -186,6 +187,7 @@ func New(cfg *Config) (*Gateway, error) {
 		g.log = slog.New(slog.DiscardHandler)
 	}
 	g.token = listen.NewToken(c.Token)
+	g.browser, _ = listen.NewBrowser(c.Token != "", nil) // no origin to trust: no error
 	for _, u := range []struct {
 		name, raw, def string
 		dialects       []transcript.Dialect

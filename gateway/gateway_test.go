@@ -79,6 +79,10 @@ func post(t testing.TB, base string, d transcript.Dialect, data []byte, stream b
 		req.Header.Set("anthropic-version", "2023-06-01")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -132,6 +132,14 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 			message: fmt.Sprintf("toolwire gateway: %s is not allowed on %s; use POST", r.Method, r.URL.Path)})
 		return
 	}
+	if no := g.browser.Check(r); no != nil {
+		msg := fmt.Sprintf("toolwire gateway: a page of another site (%s) may not send requests through this gateway", cut(no.Origin, 100))
+		if no.Host != "" {
+			msg = fmt.Sprintf("toolwire gateway: this gateway has no token, so it answers only to localhost, 127.0.0.1 or [::1], not to %q; use one of those names, or start it with a token (--token)", cut(no.Host, 100))
+		}
+		g.refuseX(sw, r, x, &refusal{status: http.StatusForbidden, code: codeCrossOrigin, message: msg})
+		return
+	}
 	if !g.authorized(r) {
 		g.refuseX(sw, r, x, &refusal{status: http.StatusUnauthorized, code: codeUnauthorized,
 			message: "toolwire gateway: this gateway needs its token: send it in the " + TokenHeader + " header (the provider's key goes in its usual header, as without the gateway)"})

@@ -51,6 +51,7 @@ const (
 	codeUnrepairable = "unrepairable"  // 400: policy repair, and the repair leaves violations
 	codeInvalidBody  = "invalid_body"  // 400: not JSON, or not a request of the route's dialect
 	codeUnauthorized = "unauthorized"  // 401: no Toolwire-Token, or the wrong one
+	codeCrossOrigin  = "cross_origin"  // 403: a browser page of another site, or a Host that is not loopback
 	codeUnknownRoute = "unknown_route" // 404
 	codeMethod       = "method_not_allowed"
 	codeTooLarge     = "body_too_large"       // 413
@@ -118,6 +119,9 @@ func openAIError(e *refusal) []byte {
 	case e.status == http.StatusUnauthorized:
 		code := "invalid_toolwire_token"
 		b.Code = &code
+	case e.status == http.StatusForbidden:
+		code := codeCrossOrigin
+		b.Code = &code
 	case e.status >= 500:
 		b.Type = "server_error"
 	}
@@ -134,6 +138,8 @@ func anthropicError(e *refusal) []byte {
 	switch e.status {
 	case http.StatusUnauthorized:
 		typ = "authentication_error"
+	case http.StatusForbidden:
+		typ = "permission_error"
 	case http.StatusNotFound:
 		typ = "not_found_error"
 	case http.StatusRequestEntityTooLarge:
@@ -161,6 +167,8 @@ func geminiError(e *refusal) []byte {
 	switch e.status {
 	case http.StatusUnauthorized:
 		status = "UNAUTHENTICATED"
+	case http.StatusForbidden:
+		status = "PERMISSION_DENIED"
 	case http.StatusNotFound:
 		status = "NOT_FOUND"
 	case http.StatusMethodNotAllowed:
