@@ -18,10 +18,8 @@ import (
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
-	"github.com/toolwire/toolwire/provider/anthropic"
-	"github.com/toolwire/toolwire/provider/gemini"
 	"github.com/toolwire/toolwire/provider/llmtest"
-	"github.com/toolwire/toolwire/provider/openai"
+	"github.com/toolwire/toolwire/provider/open"
 	"github.com/toolwire/toolwire/tool"
 	"github.com/toolwire/toolwire/toolresult"
 	"github.com/toolwire/toolwire/transcript"
@@ -35,31 +33,25 @@ type dialect struct {
 	new  func(t *testing.T, srv *llmtest.Server) llm.Model
 }
 
+// dialects returns the four clients, streamed or whole, each opened by
+// its name on the conformance server with its key and fast retries.
 func dialects(stream bool) []dialect {
-	return []dialect{
-		{"chat", func(t *testing.T, srv *llmtest.Server) llm.Model {
-			m, err := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
+	var out []dialect
+	for _, d := range []struct{ name, spec, path, key string }{
+		{"chat", "openai:gpt-4.1", "/v1", "sk-test"},
+		// A model that does not reason: the scripted turns carry no
+		// reasoning items, which a gpt-5 call would need (OAI-RS-REASONING-PAIR).
+		{"responses", "openai-responses:gpt-4.1", "/v1", "sk-test"},
+		{"anthropic", "anthropic:claude-sonnet-4-5", "", "sk-ant-test"},
+		{"gemini", "gemini:gemini-2.5-flash", "/v1beta", "AIza-test"},
+	} {
+		out = append(out, dialect{d.name, func(t *testing.T, srv *llmtest.Server) llm.Model {
+			m, err := open.Model(d.spec, &provider.Options{BaseURL: srv.URL + d.path, APIKey: d.key, NoStream: !stream, RetryBackoff: time.Millisecond})
 			must(t, err)
 			return m
-		}},
-		{"responses", func(t *testing.T, srv *llmtest.Server) llm.Model {
-			// A model that does not reason: the scripted turns carry no
-			// reasoning items, which a gpt-5 call would need (OAI-RS-REASONING-PAIR).
-			m, err := openai.NewResponses("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
-			must(t, err)
-			return m
-		}},
-		{"anthropic", func(t *testing.T, srv *llmtest.Server) llm.Model {
-			m, err := anthropic.NewClient("claude-sonnet-4-5", &anthropic.Config{Options: provider.Options{BaseURL: srv.URL, APIKey: "sk-ant-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
-			must(t, err)
-			return m
-		}},
-		{"gemini", func(t *testing.T, srv *llmtest.Server) llm.Model {
-			m, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{Options: provider.Options{BaseURL: srv.URL + "/v1beta", APIKey: "AIza-test", NoStream: !stream, RetryBackoff: time.Millisecond}})
-			must(t, err)
-			return m
-		}},
+		}})
 	}
+	return out
 }
 
 func must(t testing.TB, err error) {

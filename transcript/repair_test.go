@@ -18,14 +18,7 @@ import (
 // (testdata/fuzz/FuzzRepair/9f2ad2c3eff3f6d8).
 func TestRepairContentAfterPairing(t *testing.T) {
 	strip := &Policy{Unanswered: StripCall}
-	tests := []struct {
-		name    string
-		d       Dialect
-		pol     *Policy
-		in      []llm.Message
-		want    string // render of the repaired messages
-		changes string // "path rule action", one a line
-	}{
+	tests := []repairCase{
 		{
 			name: "a dropped duplicate result leaves its message's trailing whitespace alone",
 			d:    Anthropic,
@@ -136,32 +129,47 @@ messages.1 OAI-CC-NULL-CONTENT drop
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, changes, err := Repair(tt.in, tt.d, tt.pol)
-			if err != nil {
-				t.Fatalf("Repair(%s) error = %v", tt.d, err)
-			}
-			if got := render(out); got != tt.want {
-				t.Errorf("Repair(%q, %s) =\n%s\nwant\n%s", render(tt.in), tt.d, got, tt.want)
-			}
-			var b strings.Builder
-			for _, c := range changes {
-				b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
-				if c.Reason == "" {
-					t.Errorf("change %v has no reason", c)
-				}
-			}
-			if got := b.String(); got != tt.changes {
-				t.Errorf("Repair(%q, %s) changes =\n%s\nwant\n%s", render(tt.in), tt.d, got, tt.changes)
-			}
-			if vs := Check(out, tt.d); !Accepted(vs) {
-				t.Errorf("Check(Repair(x), %s) = %q, want accepted", tt.d, ruleList(vs))
-			}
-			again, more, err := Repair(out, tt.d, tt.pol)
-			if err != nil || len(more) > 0 || render(again) != render(out) {
-				t.Errorf("Repair(Repair(x), %s): %d more changes, err %v; want none", tt.d, len(more), err)
-			}
-		})
+		t.Run(tt.name, tt.run)
+	}
+}
+
+// A repairCase is one history Repair must repair as a dialect under a
+// policy: want is the render of the repaired messages, changes the
+// changes made, "path rule action" one a line.
+type repairCase struct {
+	name    string
+	d       Dialect
+	pol     *Policy
+	in      []llm.Message
+	want    string
+	changes string
+}
+
+// run repairs tt.in and checks the messages and changes against tt's, a
+// reason on every change, that the dialect accepts the result, and that
+// repairing it again changes nothing.
+func (tt repairCase) run(t *testing.T) {
+	out, changes, err := Repair(tt.in, tt.d, tt.pol)
+	if err != nil {
+		t.Fatalf("Repair(%s) error = %v", tt.d, err)
+	}
+	if got := render(out); got != tt.want {
+		t.Errorf("Repair(%q, %s) =\n%s\nwant\n%s", render(tt.in), tt.d, got, tt.want)
+	}
+	for _, c := range changes {
+		if c.Reason == "" {
+			t.Errorf("change %v has no reason", c)
+		}
+	}
+	if got := changeLines(changes); got != tt.changes {
+		t.Errorf("Repair(%q, %s) changes =\n%s\nwant\n%s", render(tt.in), tt.d, got, tt.changes)
+	}
+	if vs := Check(out, tt.d); !Accepted(vs) {
+		t.Errorf("Check(Repair(x), %s) = %q, want accepted", tt.d, ruleList(vs))
+	}
+	again, more, err := Repair(out, tt.d, tt.pol)
+	if err != nil || len(more) > 0 || render(again) != render(out) {
+		t.Errorf("Repair(Repair(x), %s): %d more changes, err %v; want none", tt.d, len(more), err)
 	}
 }
 
@@ -172,14 +180,10 @@ messages.1 OAI-CC-NULL-CONTENT drop
 // (GEM-RESP-MATCH); Repair leaves it to match by name. Found by FuzzRepair
 // (testdata/fuzz/FuzzRepair/80b9b4376c885407).
 func TestRepairGeminiSharedID(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      []llm.Message
-		want    string
-		changes string
-	}{
+	tests := []repairCase{
 		{
 			name: "shared id: the result without one keeps matching by name",
+			d:    Gemini,
 			in: []llm.Message{
 				asst(call("c1", "get_weather"), call("c1", "get.weather")),
 				tool(errRes("", "get.weather", txt("hi")), errRes("c1", "get_weather", txt("hi"))),
@@ -193,6 +197,7 @@ func TestRepairGeminiSharedID(t *testing.T) {
 		},
 		{
 			name: "unique id: the result without one gets it",
+			d:    Gemini,
 			in: []llm.Message{
 				asst(call("c1", "get_weather"), call("c2", "get.weather")),
 				tool(errRes("", "get.weather", txt("hi")), errRes("c1", "get_weather", txt("hi"))),
@@ -207,6 +212,7 @@ contents.0 GEM-CALL-AFTER-USER insert
 		},
 		{
 			name: "shared id in a rebuilt turn: results in call order, matched by name",
+			d:    Gemini,
 			in: []llm.Message{
 				usr("q"),
 				asst(call("c1", "a"), call("c1", "b")),
@@ -225,25 +231,7 @@ contents.0 GEM-CALL-AFTER-USER insert
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, changes, err := Repair(tt.in, Gemini, nil)
-			if err != nil {
-				t.Fatalf("Repair(gemini) error = %v", err)
-			}
-			if got := render(out); got != tt.want {
-				t.Errorf("Repair(%q, gemini) =\n%s\nwant\n%s", render(tt.in), got, tt.want)
-			}
-			var b strings.Builder
-			for _, c := range changes {
-				b.WriteString(c.Path + " " + string(c.Rule) + " " + string(c.Action) + "\n")
-			}
-			if got := b.String(); got != tt.changes {
-				t.Errorf("Repair(%q, gemini) changes =\n%s\nwant\n%s", render(tt.in), got, tt.changes)
-			}
-			if vs := Check(out, Gemini); !Accepted(vs) {
-				t.Errorf("Check(Repair(x), gemini) = %q, want accepted", ruleList(vs))
-			}
-		})
+		t.Run(tt.name, tt.run)
 	}
 }
 

@@ -17,3 +17,20 @@ func TestConformance(t *testing.T) {
 		return newClient(t, srv, anthropic.Config{Options: provider.Options{NoStream: noStream, MaxRetries: -1}})
 	})
 }
+
+// TestStreamCached checks the client with its cache breakpoints, without
+// them, and whole: StreamCached sends the bytes Stream sends, breakpoints
+// included, over a conversation with every kind of part and two
+// compactions; over 50 turns of 3 parallel calls, each message is encoded
+// once.
+func TestStreamCached(t *testing.T) {
+	clienttest.CachedModels(t, map[string]func(t *testing.T, srv *llmtest.Server) llm.CachedModel{
+		"breakpoints": func(t *testing.T, srv *llmtest.Server) llm.CachedModel { return newClient(t, srv, anthropic.Config{}) },
+		"no breakpoints": func(t *testing.T, srv *llmtest.Server) llm.CachedModel {
+			return newClient(t, srv, anthropic.Config{NoCache: true})
+		},
+		"whole": func(t *testing.T, srv *llmtest.Server) llm.CachedModel {
+			return newClient(t, srv, anthropic.Config{Options: provider.Options{NoStream: true}})
+		},
+	})
+}

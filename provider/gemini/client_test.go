@@ -18,10 +18,13 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func newClient(t *testing.T, srv *llmtest.Server, noStream bool) *gemini.Client {
+// newClient opens a client on srv with cfg, its base URL and key set and
+// its retries a millisecond apart; srv checks the key.
+func newClient(t *testing.T, srv *llmtest.Server, cfg gemini.Config) *gemini.Client {
 	t.Helper()
+	cfg.BaseURL, cfg.APIKey, cfg.RetryBackoff = srv.URL+"/v1beta", "AIza-test", time.Millisecond
 	srv.APIKey = "AIza-test"
-	c, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{Options: provider.Options{BaseURL: srv.URL + "/v1beta", APIKey: "AIza-test", NoStream: noStream, RetryBackoff: time.Millisecond}})
+	c, err := gemini.NewClient("gemini-2.5-flash", &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,9 @@ func TestClientAnswers(t *testing.T) {
 		{Name: "empty message", Turn: llmtest.Turn{Text: "x", Misbehave: llmtest.EmptyMessage},
 			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
 	}
-	clienttest.Answers(t, tests, false, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model { return newClient(t, srv, noStream) },
+	clienttest.Answers(t, tests, false, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
+		return newClient(t, srv, gemini.Config{Options: provider.Options{NoStream: noStream}})
+	},
 		func(t *testing.T, srv *llmtest.Server, _ *llm.Response, noStream bool) {
 			r := srv.Requests()[0]
 			if want := map[bool]string{false: "/v1beta/models/gemini-2.5-flash:streamGenerateContent", true: "/v1beta/models/gemini-2.5-flash:generateContent"}[noStream]; r.Path != want {
@@ -71,7 +76,7 @@ func TestClientAnswers(t *testing.T) {
 func TestClientMadeIDsRoundTrip(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}, {Name: "get_weather", Args: `{"city":"Rome"}`}}},
 		llmtest.Turn{Text: "Both sunny."})
-	c := newClient(t, srv, false)
+	c := newClient(t, srv, gemini.Config{})
 	req := clienttest.Ask("Weather in Paris and Rome?")
 	resp, err := llm.Generate(context.Background(), c, req)
 	if err != nil {
@@ -106,14 +111,14 @@ func TestClientErrors(t *testing.T) {
 		{Name: "truncated", Turns: []llmtest.Turn{{Text: "This is cut short.", Chunk: 3, Misbehave: llmtest.Truncate}}, Kind: llm.Transport, Requests: 1,
 			Text: "gemini: transport failure: the stream ended before the answer did (no finishReason)"},
 	}
-	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, false) })
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, gemini.Config{}) })
 }
 
 // TestClientMaxTokens: an answer cut by the token limit mid-call is not an
 // error of the client's: one request, finish reason length.
 func TestClientMaxTokens(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: "Partial.", Misbehave: llmtest.LengthMidCall, Calls: []llmtest.Call{{Name: "get_weather", Args: `{}`}}})
-	resp, err := llm.Generate(context.Background(), newClient(t, srv, false), clienttest.Ask("hi"))
+	resp, err := llm.Generate(context.Background(), newClient(t, srv, gemini.Config{}), clienttest.Ask("hi"))
 	if got := len(srv.Requests()); got != 1 {
 		t.Errorf("requests = %d, want 1", got)
 	}
@@ -128,7 +133,7 @@ func TestClientMaxTokens(t *testing.T) {
 func TestClientToolConfig(t *testing.T) {
 	tests := clienttest.ToolChoices(`"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["get_weather"]}}`,
 		`"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`, `"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`)
-	clienttest.Bodies(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, false) })
+	clienttest.Bodies(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newClient(t, srv, gemini.Config{}) })
 }
 
 func TestClientConfig(t *testing.T) {

@@ -14,11 +14,20 @@ import (
 // client, streamed and whole.
 func TestConformance(t *testing.T) {
 	clienttest.Conformance(t, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
-		srv.APIKey = "AIza-test"
-		c, err := gemini.NewClient("gemini-2.5-flash", &gemini.Config{Options: provider.Options{BaseURL: srv.URL + "/v1beta", APIKey: "AIza-test", NoStream: noStream, MaxRetries: -1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return newClient(t, srv, gemini.Config{Options: provider.Options{NoStream: noStream, MaxRetries: -1}})
+	})
+}
+
+// TestStreamCached checks the client, streamed and whole: StreamCached
+// sends the bytes Stream sends, over a conversation with every kind of
+// part and two compactions, one of which renames the calls whose results
+// name no tool: their functionResponses must follow; over 50 turns of 3
+// parallel calls, each message is encoded once.
+func TestStreamCached(t *testing.T) {
+	clienttest.CachedModels(t, map[string]func(t *testing.T, srv *llmtest.Server) llm.CachedModel{
+		"streamed": func(t *testing.T, srv *llmtest.Server) llm.CachedModel { return newClient(t, srv, gemini.Config{}) },
+		"whole": func(t *testing.T, srv *llmtest.Server) llm.CachedModel {
+			return newClient(t, srv, gemini.Config{Options: provider.Options{NoStream: true}})
+		},
 	})
 }

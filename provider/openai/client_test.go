@@ -23,19 +23,23 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// fastRetries makes retries wait a millisecond.
-func fastRetries(cfg *openai.Config) *openai.Config {
-	cfg.RetryBackoff = time.Millisecond
-	return cfg
-}
-
-func newChat(t *testing.T, srv *llmtest.Server, noStream bool) *openai.Chat {
+// newChat opens a Chat client on srv with cfg, its base URL and key set
+// and its retries a millisecond apart; srv checks the key.
+func newChat(t *testing.T, srv *llmtest.Server, cfg openai.Config) *openai.Chat {
 	t.Helper()
-	m, err := openai.NewChat("gpt-4.1", fastRetries(&openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream}}))
+	m, err := openai.NewChat("gpt-4.1", onServer(srv, &cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// onServer sets cfg's base URL and key for srv, which it makes check the
+// key, and makes retries wait a millisecond.
+func onServer(srv *llmtest.Server, cfg *openai.Config) *openai.Config {
+	cfg.BaseURL, cfg.APIKey, cfg.RetryBackoff = srv.URL+"/v1", "sk-test", time.Millisecond
+	srv.APIKey = "sk-test"
+	return cfg
 }
 
 // TestChatAnswers runs each scripted answer, streamed and whole, and
@@ -87,7 +91,7 @@ func TestChatAnswers(t *testing.T) {
 			name := tt.name + map[bool]string{false: " streamed", true: " whole"}[noStream]
 			t.Run(name, func(t *testing.T) {
 				srv := llmtest.NewServer(t, tt.turn, llmtest.Turn{Text: "ok"})
-				m := newChat(t, srv, noStream)
+				m := newChat(t, srv, openai.Config{Options: provider.Options{NoStream: noStream}})
 				req := clienttest.Ask("Weather in Paris and Beijing?")
 				resp, err := llm.Generate(context.Background(), m, req)
 				if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
@@ -145,7 +149,7 @@ func TestChatNoIDs(t *testing.T) {
 		var first []llm.ToolCall
 		for run := 0; run < 2; run++ {
 			srv := llmtest.NewServer(t, llmtest.Turn{Calls: calls, Misbehave: misbehave}, llmtest.Turn{Text: "Sunny in both."})
-			m := newChat(t, srv, false)
+			m := newChat(t, srv, openai.Config{})
 			req := clienttest.Ask("Weather in Paris and Rome?")
 			resp, err := llm.Generate(context.Background(), m, req)
 			if err != nil {
@@ -192,7 +196,7 @@ func TestChatErrors(t *testing.T) {
 		{Name: "truncated stream", Turns: []llmtest.Turn{{Text: "This answer will be cut short.", Chunk: 3, Misbehave: llmtest.Truncate}},
 			Kind: llm.Transport, Requests: 1, Text: "openai chat: transport failure: the stream ended before the answer did (no finish_reason and no [DONE])"},
 	}
-	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newChat(t, srv, false) })
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newChat(t, srv, openai.Config{}) })
 }
 
 // TestChatRejectedRequest: a history the provider would reject gets the
@@ -201,7 +205,7 @@ func TestChatRejectedRequest(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	req := clienttest.Ask("hi")
 	req.Messages = append(req.Messages, llm.Assistant(clienttest.Call("call_1", "get_weather", `{}`)), llm.User("and?"))
-	_, err := llm.Generate(context.Background(), newChat(t, srv, false), req)
+	_, err := llm.Generate(context.Background(), newChat(t, srv, openai.Config{}), req)
 	if !errors.Is(err, llm.Invalid) || !strings.Contains(err.Error(), "tool_call_ids did not have response messages: call_1") {
 		t.Fatalf("Generate() error = %v, want the provider's OAI-CC-ANSWER-ALL error", err)
 	}
@@ -215,7 +219,7 @@ func TestChatRejectedRequest(t *testing.T) {
 func TestStreamStopsEarly(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Text: strings.Repeat("word ", 200), Chunk: 5})
 	n := 0
-	for _, err := range newChat(t, srv, false).Stream(context.Background(), clienttest.Ask("talk")) {
+	for _, err := range newChat(t, srv, openai.Config{}).Stream(context.Background(), clienttest.Ask("talk")) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +292,7 @@ func TestChatOptions(t *testing.T) {
 	}
 	req.ToolChoice = llm.ToolChoice{Mode: llm.ToolRequired}
 	req.Temperature, req.Effort, req.MaxOutputTokens = nil, "", 0
-	if _, err := llm.Generate(context.Background(), newChat(t, srv, false), req); err != nil {
+	if _, err := llm.Generate(context.Background(), newChat(t, srv, openai.Config{}), req); err != nil {
 		t.Fatal(err)
 	}
 	if body := string(srv.Requests()[1].Body); !strings.HasPrefix(body, `{"model":"gpt-4.1","stream":true,"stream_options":{"include_usage":true},"tool_choice":"required","messages":`) {

@@ -14,12 +14,7 @@ import (
 // streamed and whole.
 func TestChatConformance(t *testing.T) {
 	clienttest.Conformance(t, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
-		srv.APIKey = "sk-test"
-		m, err := openai.NewChat("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream, MaxRetries: -1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
+		return newChat(t, srv, openai.Config{Options: provider.Options{NoStream: noStream, MaxRetries: -1}})
 	})
 }
 
@@ -30,13 +25,25 @@ func TestResponsesConformance(t *testing.T) {
 	for _, store := range []bool{false, true} {
 		t.Run(map[bool]string{false: "stateless", true: "stored"}[store], func(t *testing.T) {
 			clienttest.Conformance(t, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
-				srv.APIKey = "sk-test"
-				m, err := openai.NewResponses("gpt-4.1", &openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", NoStream: noStream, MaxRetries: -1}, Store: store})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return m
+				return newResponses(t, srv, openai.Config{Options: provider.Options{NoStream: noStream, MaxRetries: -1}, Store: store})
 			})
 		})
 	}
+}
+
+// TestStreamCached checks the clients that keep encodings in a WireCache,
+// each with its settings: StreamCached sends the bytes Stream sends, over
+// a conversation with every kind of part and two compactions; over 50
+// turns of 3 parallel calls, each message is encoded once.
+func TestStreamCached(t *testing.T) {
+	clienttest.CachedModels(t, map[string]func(t *testing.T, srv *llmtest.Server) llm.CachedModel{
+		"chat": func(t *testing.T, srv *llmtest.Server) llm.CachedModel { return newChat(t, srv, openai.Config{}) },
+		"chat whole": func(t *testing.T, srv *llmtest.Server) llm.CachedModel {
+			return newChat(t, srv, openai.Config{Options: provider.Options{NoStream: true}})
+		},
+		"responses": func(t *testing.T, srv *llmtest.Server) llm.CachedModel { return newResponses(t, srv, openai.Config{}) },
+		"responses store": func(t *testing.T, srv *llmtest.Server) llm.CachedModel {
+			return newResponses(t, srv, openai.Config{Store: true})
+		},
+	})
 }

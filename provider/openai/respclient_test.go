@@ -15,9 +15,11 @@ import (
 	"github.com/toolwire/toolwire/provider/openai"
 )
 
-func newResponses(t *testing.T, srv *llmtest.Server, store, noStream bool) *openai.Responses {
+// newResponses opens a Responses client on srv as [newChat] opens a Chat
+// client.
+func newResponses(t *testing.T, srv *llmtest.Server, cfg openai.Config) *openai.Responses {
 	t.Helper()
-	m, err := openai.NewResponses("gpt-4.1", fastRetries(&openai.Config{Options: provider.Options{BaseURL: srv.URL + "/v1", NoStream: noStream}, Store: store}))
+	m, err := openai.NewResponses("gpt-4.1", onServer(srv, &cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestResponsesAnswers(t *testing.T) {
 			Want: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}, Finish: llm.FinishStop, WantErr: llm.ErrEmptyMessage},
 	}
 	clienttest.Answers(t, tests, false, func(t *testing.T, srv *llmtest.Server, noStream bool) llm.Model {
-		return newResponses(t, srv, false, noStream)
+		return newResponses(t, srv, openai.Config{Options: provider.Options{NoStream: noStream}})
 	}, nil)
 }
 
@@ -59,7 +61,7 @@ func TestResponsesReasoningReplayed(t *testing.T) {
 	srv := llmtest.NewServer(t,
 		llmtest.Turn{Reasoning: "Need the weather.", Calls: []llmtest.Call{{ID: "call_a", Name: "get_weather", Args: `{"city":"Paris"}`}}},
 		llmtest.Turn{Text: "Sunny."})
-	m := newResponses(t, srv, false, false)
+	m := newResponses(t, srv, openai.Config{})
 	req := clienttest.Ask("Weather?")
 	resp, err := llm.Generate(context.Background(), m, req)
 	if err != nil {
@@ -90,7 +92,7 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 		return llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"` + city + `"}`}}}
 	}
 	srv := llmtest.NewServer(t, weather("Paris"), weather("Rome"), weather("Oslo"), llmtest.Turn{Text: "Done."})
-	m := newResponses(t, srv, true, false)
+	m := newResponses(t, srv, openai.Config{Store: true})
 	req := clienttest.Ask("Weather in Paris, Rome and Oslo?")
 	for turn := 0; turn < 4; turn++ {
 		if turn == 2 {
@@ -166,7 +168,7 @@ func TestResponsesErrors(t *testing.T) {
 		{Name: "truncated", Turns: []llmtest.Turn{{Text: "cut short", Misbehave: llmtest.Truncate}}, Kind: llm.Transport, Requests: 1,
 			Text: "openai responses: transport failure: the stream ended before the answer did (no response.completed)"},
 	}
-	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newResponses(t, srv, false, false) })
+	clienttest.Failures(t, tests, func(t *testing.T, srv *llmtest.Server) llm.Model { return newResponses(t, srv, openai.Config{}) })
 }
 
 // TestResponsesLostAfterReasonedText: with Store, an answer of reasoning
@@ -176,7 +178,7 @@ func TestResponsesErrors(t *testing.T) {
 // accepted.
 func TestResponsesLostAfterReasonedText(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Turn{Reasoning: "Greeting.", Text: "Hello."}, llmtest.Turn{Text: "Hello again."})
-	m := newResponses(t, srv, true, false)
+	m := newResponses(t, srv, openai.Config{Store: true})
 	req := clienttest.Ask("Say hello.")
 	resp, err := llm.Generate(context.Background(), m, req)
 	if err != nil {

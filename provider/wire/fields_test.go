@@ -111,18 +111,7 @@ func TestCheckFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := Check([]byte(tt.body), tt.d)
-			if err != nil {
-				t.Fatalf("Check(%s) error = %v, want a report", tt.body, err)
-			}
-			var got []string
-			for _, v := range rep.Violations {
-				s := string(v.Rule) + "@" + v.Path
-				if v.Warning {
-					s += " (warning)"
-				}
-				got = append(got, s)
-			}
+			rep, got := checked(t, tt.body, tt.d)
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("Check(%s) = %q, want %q", tt.body, got, tt.want)
 			}

@@ -76,18 +76,7 @@ func TestCheckBodyRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := Check([]byte(tt.body), tt.d)
-			if err != nil {
-				t.Fatalf("Check(%s) error = %v, want a report", tt.body, err)
-			}
-			var got []string
-			for _, v := range rep.Violations {
-				s := string(v.Rule) + "@" + v.Path
-				if v.Warning {
-					s += " (warning)"
-				}
-				got = append(got, s)
-			}
+			rep, got := checked(t, tt.body, tt.d)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Check(%s) = %q, want %q", tt.body, got, tt.want)
 			}
@@ -106,4 +95,24 @@ func TestCheckBodyRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checked returns Check's report on body as dialect d, and its violations
+// as "RULE@path", with " (warning)" after a warning, in order. It fails
+// the test when Check gives no report.
+func checked(t *testing.T, body string, d transcript.Dialect) (*Report, []string) {
+	t.Helper()
+	rep, err := Check([]byte(body), d)
+	if err != nil {
+		t.Fatalf("Check(%s) error = %v, want a report", body, err)
+	}
+	var got []string
+	for _, v := range rep.Violations {
+		s := string(v.Rule) + "@" + v.Path
+		if v.Warning {
+			s += " (warning)"
+		}
+		got = append(got, s)
+	}
+	return rep, got
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"iter"
+	"maps"
 	"slices"
 	"strconv"
 	"testing"
@@ -189,6 +190,19 @@ func Cached(t *testing.T, newModel func(t *testing.T, srv *llmtest.Server) llm.C
 		if got[i].Rejected != want[i].Rejected {
 			t.Errorf("request %d: rejected for %q, Stream's for %q", i+1, got[i].Rejected, want[i].Rejected)
 		}
+	}
+}
+
+// CachedModels runs, for each client newModels names, [Cached] and
+// [EncodedOnce] over 50 turns of 3 parallel calls, as the subtests
+// "NAME/sends Stream's bytes" and "NAME/encodes once", in the order of
+// the names.
+func CachedModels(t *testing.T, newModels map[string]func(t *testing.T, srv *llmtest.Server) llm.CachedModel) {
+	t.Helper()
+	for _, name := range slices.Sorted(maps.Keys(newModels)) {
+		newModel := newModels[name]
+		t.Run(name+"/sends Stream's bytes", func(t *testing.T) { Cached(t, newModel) })
+		t.Run(name+"/encodes once", func(t *testing.T) { EncodedOnce(t, 50, 3, newModel) })
 	}
 }
 
