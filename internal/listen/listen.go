@@ -87,7 +87,7 @@ func (t Token) Match(got string) bool {
 // Clients that are not browsers send neither header, and pass.
 type Browser struct {
 	cop      *http.CrossOriginProtection // nil when every origin is trusted
-	loopback bool                         // answer only to loopback host names
+	loopback bool                        // answer only to loopback host names
 }
 
 // NewBrowser returns the guard of a server with a token or without
