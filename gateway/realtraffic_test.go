@@ -11,28 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/realtraffic"
 	"github.com/toolwire/toolwire/provider/wire"
-	"github.com/toolwire/toolwire/transcript"
 )
-
-// realTrafficDir returns the corpus of request bodies recorded against
-// the real provider APIs (../shared/real-traffic beside the clone, or
-// $TOOLWIRE_SHARED/real-traffic), skipping the test when there is none
-// and failing it under CI.
-func realTrafficDir(t *testing.T) string {
-	t.Helper()
-	dir := "../../shared/real-traffic"
-	if shared := os.Getenv("TOOLWIRE_SHARED"); shared != "" {
-		dir = filepath.Join(shared, "real-traffic")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the real-traffic corpus is missing at %s (CI has ../shared beside the clone): %v", dir, err)
-		}
-		t.Skipf("no real-traffic corpus at %s: this clone has no ../shared beside it (or set TOOLWIRE_SHARED to the shared folder)", dir)
-	}
-	return dir
-}
 
 // TestRealTraffic sends every recorded body through a gateway with policy
 // reject: a body the provider answered 200 goes upstream byte for byte;
@@ -41,7 +22,7 @@ func realTrafficDir(t *testing.T) string {
 // the same verdict as toolwire check; with policy repair it goes
 // upstream repaired.
 func TestRealTraffic(t *testing.T) {
-	dir := realTrafficDir(t)
+	dir := realtraffic.Dir(t)
 	var mu sync.Mutex
 	var got []byte
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,17 +36,10 @@ func TestRealTraffic(t *testing.T) {
 	defer up.Close()
 	reject, _ := newGateway(t, up.URL, Config{Policy: Reject})
 	repair, _ := newGateway(t, up.URL, Config{Policy: Repair})
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.json"))
-	if len(files) == 0 {
-		t.Fatalf("no bodies under %s", dir)
-	}
-	for _, file := range files {
+	for _, file := range realtraffic.Bodies(t, "*") {
 		rel, _ := filepath.Rel(dir, file)
 		kind := strings.Split(rel, string(filepath.Separator))[0]
-		d, err := transcript.ParseDialect(filepath.Base(filepath.Dir(file)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := realtraffic.Dialect(t, file)
 		if kind == "rejected" && strings.HasPrefix(filepath.Base(file), "oos-") {
 			continue // rejected for a reason outside the tool-message rules
 		}

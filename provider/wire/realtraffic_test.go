@@ -8,13 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/realtraffic"
 	"github.com/toolwire/toolwire/transcript"
 )
-
-// realTraffic is the corpus of request bodies recorded against the real
-// provider APIs, kept beside the clone (see its README). It is data about
-// the providers, read in place and never copied into the project.
-const realTraffic = "../../../shared/real-traffic"
 
 // rejectedRule is the rule each in-scope rejected body must be rejected
 // by: the one whose provider error the recording holds.
@@ -26,59 +22,19 @@ var rejectedRule = map[string]string{
 	"openai-responses/pai-reasoning-without-following-item.json": "OAI-RS-REASONING-FOLLOW",
 }
 
-// realTrafficDir returns the corpus folder: $TOOLWIRE_SHARED/real-traffic
-// when that is set, else ../shared beside the clone. It skips the test
-// when there is none (a clone outside the workspace); under CI a missing
-// corpus is a failure.
-func realTrafficDir(t *testing.T) string {
-	t.Helper()
-	dir := realTraffic
-	if shared := os.Getenv("TOOLWIRE_SHARED"); shared != "" {
-		dir = filepath.Join(shared, "real-traffic")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the real-traffic corpus is missing at %s (CI has ../shared beside the clone): %v", dir, err)
-		}
-		t.Skipf("no real-traffic corpus at %s: this clone has no ../shared beside it (or set TOOLWIRE_SHARED to the shared folder)", dir)
-	}
-	return dir
-}
-
-// corpus returns the bodies under kind ("accepted" or "rejected"), each
-// with its dialect (its folder) and its name relative to kind.
-func corpus(t *testing.T, kind string) (files []string) {
-	t.Helper()
-	dir := realTrafficDir(t)
-	files, err := filepath.Glob(filepath.Join(dir, kind, "*", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no bodies under %s/%s: %v", dir, kind, err)
-	}
-	return files
-}
-
-func dialectOf(t *testing.T, file string) transcript.Dialect {
-	t.Helper()
-	d, err := transcript.ParseDialect(filepath.Base(filepath.Dir(file)))
-	if err != nil {
-		t.Fatalf("%s: folder is not a dialect: %v", file, err)
-	}
-	return d
-}
-
 // eachBody runs f, as a subtest named after the file, on every body under
 // kind with its dialect and the report Check made of it (a body Check
 // cannot read fails the subtest).
 func eachBody(t *testing.T, kind string, f func(t *testing.T, name string, data []byte, d transcript.Dialect, rep *Report)) {
 	t.Helper()
-	for _, file := range corpus(t, kind) {
-		name := strings.TrimPrefix(file, filepath.Join(realTrafficDir(t), kind)+"/")
+	for _, file := range realtraffic.Bodies(t, kind) {
+		name := strings.TrimPrefix(file, filepath.Join(realtraffic.Dir(t), kind)+"/")
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := dialectOf(t, file)
+			d := realtraffic.Dialect(t, file)
 			rep, err := Check(data, d)
 			if err != nil {
 				t.Fatalf("unreadable: %v", err)
@@ -157,14 +113,14 @@ func errorsOf(vs []transcript.Violation) []string {
 // and its shape says which.
 func TestRealTrafficDetect(t *testing.T) {
 	for _, kind := range []string{"accepted", "rejected"} {
-		for _, file := range corpus(t, kind) {
+		for _, file := range realtraffic.Bodies(t, kind) {
 			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
 			det, err := Detect(data)
-			if want := dialectOf(t, file); err != nil || det.Ambiguous() || det.Dialect != want {
-				t.Errorf("%s: Detect = %v (%s), %v; want %s", strings.TrimPrefix(file, realTrafficDir(t)+"/"), det.Candidates, det.Reason, err, want)
+			if want := realtraffic.Dialect(t, file); err != nil || det.Ambiguous() || det.Dialect != want {
+				t.Errorf("%s: Detect = %v (%s), %v; want %s", strings.TrimPrefix(file, realtraffic.Dir(t)+"/"), det.Candidates, det.Reason, err, want)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/realtraffic"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -94,11 +95,9 @@ func TestSkim(t *testing.T) {
 func skimCorpus(t testing.TB) map[string][]byte {
 	out := map[string][]byte{}
 	globs := []string{"../../examples/transcripts/*.json", "../../cmd/toolwire/testdata/check_*.json", "testdata/fuzz/FuzzFix/*"}
-	dir := realTraffic
-	if shared := os.Getenv("TOOLWIRE_SHARED"); shared != "" {
-		dir = filepath.Join(shared, "real-traffic")
+	if dir, ok := realtraffic.Lookup(); ok {
+		globs = append(globs, filepath.Join(dir, "*", "*", "*.json"))
 	}
-	globs = append(globs, filepath.Join(dir, "*", "*", "*.json"))
 	for _, g := range globs {
 		files, _ := filepath.Glob(g)
 		for _, f := range files {
