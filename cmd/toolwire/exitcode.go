@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/neterr"
 	"github.com/toolwire/toolwire/llm"
 )
 
@@ -85,7 +86,7 @@ func providerFailure(err error, baseURL string) error {
 	}
 	switch {
 	case errors.Is(err, llm.Transport):
-		return &exitError{code: exitEnv, err: fmt.Errorf("cannot reach %s: %s; check --base-url and the network, then toolwire resume the session", at, netReason(err))}
+		return &exitError{code: exitEnv, err: fmt.Errorf("cannot reach %s: %s; check --base-url and the network, then toolwire resume the session", at, neterr.Reason(err))}
 	case errors.Is(err, llm.Overloaded), errors.Is(err, llm.RateLimited):
 		return &exitError{code: exitEnv, err: fmt.Errorf("%s kept failing through the retries (%s); try again later with toolwire resume", at, llmKind(err))}
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/internal/listen"
+	"github.com/toolwire/toolwire/internal/neterr"
+	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -144,7 +146,7 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return usageError("--addr %s: cannot listen there (%v); pick another port", o.addr, netReason(err))
+		return usageError("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
 	}
 	printGatewayBanner(e.stdout, ln.Addr().String(), o, o.policy)
 	if err := g.Serve(ctx, ln, 10*time.Second); err != nil {
@@ -157,7 +159,7 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 // printGatewayBanner says where the gateway listens, where each route
 // goes, and the base URL each client takes.
 func printGatewayBanner(w io.Writer, addr string, o gatewayOptions, policy string) {
-	fmt.Fprintf(w, "toolwire gateway: listening on http://%s (policy %s; records in %s)\n", addr, policy, redact(o.db, o.db))
+	fmt.Fprintf(w, "toolwire gateway: listening on http://%s (policy %s; records in %s)\n", addr, policy, dsn.Redact(o.db, o.db))
 	fmt.Fprintf(w, "  OpenAI clients:    base URL http://%s/v1  → %s\n", addr, o.openai)
 	fmt.Fprintf(w, "  Anthropic clients: base URL http://%s     → %s\n", addr, o.anthropic)
 	fmt.Fprintf(w, "  Gemini clients:    base URL http://%s     → %s\n", addr, o.gemini)

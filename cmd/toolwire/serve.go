@@ -15,8 +15,10 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/agentfile"
+	"github.com/toolwire/toolwire/internal/neterr"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/server"
+	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/viewer"
 )
 
@@ -108,9 +110,9 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return usageError("--addr %s: cannot listen there (%v); pick another port", o.addr, netReason(err))
+		return usageError("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
 	}
-	fmt.Fprintf(e.stdout, "toolwire serve: open http://%s/ (the API is under /v1; agents from %s, sessions in %s)\n", ln.Addr(), o.agents, redact(o.db, o.db))
+	fmt.Fprintf(e.stdout, "toolwire serve: open http://%s/ (the API is under /v1; agents from %s, sessions in %s)\n", ln.Addr(), o.agents, dsn.Redact(o.db, o.db))
 	if err := srv.Serve(ctx, ln); err != nil {
 		return &exitError{code: exitEnv, err: fmt.Errorf("serve: %s", trimPrefix(err))}
 	}

@@ -2,29 +2,24 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
-	_ "modernc.org/sqlite" // the SQLite driver of session/sqlite
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
-	"github.com/toolwire/toolwire/session/postgres"
-	"github.com/toolwire/toolwire/session/sqlite"
+	"github.com/toolwire/toolwire/session/dsn"
 )
 
 // defaultDB is where sessions are saved without --db.
@@ -35,177 +30,42 @@ func dbFlag(cmd *cobra.Command, db *string) {
 	cmd.Flags().StringVar(db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, a postgres:// URL or a key/value string (host=… dbname=…)")
 }
 
-// isPostgres reports whether dsn names a PostgreSQL database: a
-// postgres:// URL, or a libpq key/value string ("host=db.internal
-// user=app password=… dbname=toolwire") whose first key is a libpq
-// keyword. pgx reads both. A SQLite file whose name starts like one
-// ("host=x.db") is named with a directory: ./host=x.db.
-func isPostgres(dsn string) bool {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return true
-	}
-	key, _, ok := strings.Cut(dsn, "=")
-	return ok && libpqKeyword(strings.TrimSpace(key))
-}
-
-// libpqKeyword reports whether k is a keyword of a libpq connection
-// string.
-func libpqKeyword(k string) bool {
-	switch k {
-	case "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "connect_timeout", "options",
-		"application_name", "sslmode", "sslcert", "sslkey", "sslrootcert", "sslpassword", "sslnegotiation",
-		"service", "target_session_attrs", "channel_binding", "krbsrvname", "gssencmode", "search_path":
-		return true
-	}
-	return false
-}
-
 // openStore opens the session store dsn names and returns it with the
 // function that closes it.
-func openStore(ctx context.Context, e *env, dsn string) (session.Store, func(), error) {
-	if dsn == "" {
-		return nil, nil, usageError("--db is empty: give a SQLite file path, a postgres:// URL or a key/value string (host=… dbname=…)")
-	}
-	if isPostgres(dsn) {
-		pool, err := pgxpool.New(ctx, dsn)
-		if err != nil {
-			if de := dbError(dsn, err); de != nil {
-				return nil, nil, de
-			}
-			return nil, nil, usageError("--db: PostgreSQL: %s", redact(err.Error(), dsn))
-		}
-		s, err := postgres.New(ctx, pool, nil)
-		if err != nil {
-			pool.Close()
-			return nil, nil, storeError(dsn, err)
-		}
-		return s, pool.Close, nil
-	}
-	if err := sqlitePath(dsn); err != nil {
-		return nil, nil, err
-	}
-	// Every connection waits for another process's lock from the start,
-	// also while the store switches a new file to WAL mode.
-	source := dsn
-	if !strings.ContainsAny(dsn, "?#") && !strings.HasPrefix(dsn, "file:") {
-		source = "file:" + dsn + "?_pragma=busy_timeout(10000)"
-	}
-	db, err := sql.Open("sqlite", source)
+func openStore(ctx context.Context, e *env, name string) (session.Store, func(), error) {
+	s, closeStore, err := dsn.Open(ctx, name)
 	if err != nil {
-		return nil, nil, usageError("--db %s: %v", dsn, err)
+		return nil, nil, storeError(name, err)
 	}
-	db.SetMaxOpenConns(8)
-	s, err := sqlite.New(ctx, db, nil)
-	if err != nil {
-		db.Close()
-		return nil, nil, storeError(dsn, err)
-	}
-	return s, func() { db.Close() }, nil
-}
-
-// redact hides the passwords of dsn wherever msg shows them: a URL's
-// user password, and the value of every password key (password=,
-// sslpassword=) of a key/value string or of a URL's query, as written
-// in dsn (quoted, escaped) and as a driver would print it.
-func redact(msg, dsn string) string {
-	for _, pw := range passwords(dsn) {
-		msg = strings.ReplaceAll(msg, pw, "…")
-	}
-	return msg
-}
-
-// passwords returns the passwords in dsn, longest first, so that a
-// password as written (quoted) goes before the same password unquoted.
-func passwords(dsn string) []string {
-	var pws []string
-	isURL := strings.Contains(dsn, "://")
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		if at := strings.LastIndex(dsn, "@"); at > i {
-			if colon := strings.Index(dsn[i+3:at], ":"); colon >= 0 {
-				raw := dsn[i+3+colon+1 : at]
-				pws = append(pws, raw, unescapeURL(raw))
-			}
-		}
-	}
-	for rest := dsn; ; {
-		i := strings.Index(rest, "password")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+len("password"):]
-		v := strings.TrimLeft(rest, " \t\r\n")
-		if !strings.HasPrefix(v, "=") {
-			continue
-		}
-		v = strings.TrimLeft(v[1:], " \t\r\n")
-		raw, plain := dsnValue(v, isURL)
-		pws = append(pws, raw, plain)
-	}
-	pws = slices.DeleteFunc(pws, func(s string) bool { return s == "" })
-	slices.SortStableFunc(pws, func(a, b string) int { return len(b) - len(a) })
-	return slices.Compact(pws)
-}
-
-// dsnValue reads the value at the start of s: up to & or # in a URL's
-// query; in a key/value string, up to a space, or between single quotes
-// with backslash escapes. It returns the value as written and unescaped.
-func dsnValue(s string, isURL bool) (raw, plain string) {
-	if isURL {
-		if end := strings.IndexAny(s, "&#"); end >= 0 {
-			s = s[:end]
-		}
-		return s, unescapeURL(s)
-	}
-	var b strings.Builder
-	quoted := strings.HasPrefix(s, "'")
-	i := 0
-	if quoted {
-		i = 1
-	}
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s):
-			i++
-			b.WriteByte(s[i])
-		case quoted && c == '\'':
-			return s[:i+1], b.String()
-		case !quoted && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
-			return s[:i], b.String()
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return s, b.String()
-}
-
-// unescapeURL is s with its %XX escapes decoded, or s when it has a
-// malformed one.
-func unescapeURL(s string) string {
-	if u, err := url.QueryUnescape(s); err == nil {
-		return u
-	}
-	return s
+	return s, closeStore, nil
 }
 
 // storeError is what a user reads for an error of the session store: no
 // Go type names, the store's package prefix dropped, exit 2 for what the
 // user named (a missing session, a damaged or foreign database), 1 for a
 // conflict with another process.
-func storeError(dsn string, err error) error {
-	if de := dbError(dsn, err); de != nil && !errors.Is(err, session.ErrCorrupt) {
-		return de
+func storeError(name string, err error) error {
+	var de *dsn.Error
+	if !errors.As(err, &de) {
+		de = dsn.Explain(name, err)
+	}
+	if de != nil {
+		code := exitUsage
+		if de.Kind == dsn.Unavailable {
+			code = exitEnv
+		}
+		return &exitError{code: code, err: fmt.Errorf("--db: %s", de.Msg)}
 	}
 	msg := err.Error()
 	for _, p := range []string{"toolwire: ", "session/sqlite: ", "session/postgres: ", "session/memory: ", "session: "} {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
-	msg = redact(msg, dsn)
+	msg = dsn.Redact(msg, name)
 	switch {
 	case errors.Is(err, session.ErrConflict):
 		return &exitError{code: exitRejected, err: errors.New(msg)}
 	case errors.Is(err, session.ErrNotFound):
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s (in %s; toolwire sessions list shows the sessions there)", msg, redact(dsn, dsn))}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s (in %s; toolwire sessions list shows the sessions there)", msg, dsn.Redact(name, name))}
 	case errors.Is(err, session.ErrSchema), errors.Is(err, session.ErrCorrupt), errors.Is(err, session.ErrInvalid):
 		return &exitError{code: exitUsage, err: errors.New(msg)}
 	}
@@ -275,7 +135,7 @@ func resumeHint(res *toolwire.Result, o runOptions) string {
 	}
 	cmd := "toolwire resume " + res.Session
 	if o.db != "" && o.db != defaultDB {
-		cmd += " --db " + shellQuote(redact(o.db, o.db))
+		cmd += " --db " + shellQuote(dsn.Redact(o.db, o.db))
 	}
 	if o.model != "" {
 		cmd += " --model " + shellQuote(o.model)
@@ -433,7 +293,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&db, "db", defaultDB, "where sessions are saved: a SQLite file `PATH`, a postgres:// URL or a key/value string (host=… dbname=…)")
 	withCatalog := func(ctx context.Context, f func(session.Store, session.Catalog) error) error {
-		if !isPostgres(db) {
+		if !dsn.IsPostgres(db) {
 			if _, err := os.Stat(db); err != nil {
 				return usageError("--db %s: no such database (toolwire run saves sessions there)", db)
 			}
@@ -518,7 +378,7 @@ func listSessions(ctx context.Context, e *env, c session.Catalog, db string) err
 		opts.Cursor = page.Next
 	}
 	if n == 0 {
-		fmt.Fprintf(e.stdout, "no sessions in %s\n", redact(db, db))
+		fmt.Fprintf(e.stdout, "no sessions in %s\n", dsn.Redact(db, db))
 	}
 	return nil
 }

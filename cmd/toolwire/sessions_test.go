@@ -189,23 +189,3 @@ func TestKeyValueDSN(t *testing.T) {
 		})
 	}
 }
-
-func TestRedact(t *testing.T) {
-	tests := []struct{ dsn, want string }{
-		{"./toolwire.db", "./toolwire.db"},
-		{"postgres://u:pw1@h/db", "postgres://u:…@h/db"},
-		{"postgres://u@h/db?sslmode=disable&password=pw2&x=1", "postgres://u@h/db?sslmode=disable&password=…&x=1"},
-		{"host=h password=pw3 dbname=db", "host=h password=… dbname=db"},
-		{"host=h password = 'p w\\'4' dbname=db", "host=h password = … dbname=db"},
-		{"host=h sslpassword=pw5", "host=h sslpassword=…"},
-	}
-	for _, tt := range tests {
-		if got := redact(tt.dsn, tt.dsn); got != tt.want {
-			t.Errorf("redact(%q) = %q, want %q", tt.dsn, got, tt.want)
-		}
-	}
-	// The password is hidden wherever a message repeats it, unquoted too.
-	if got := redact("auth failed for p w'4", "host=h password='p w\\'4'"); strings.Contains(got, "p w'4") {
-		t.Errorf("redact keeps the unquoted password: %q", got)
-	}
-}

@@ -1,0 +1,96 @@
+package dsn
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwire/toolwire/session"
+)
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ dsn, want string }{
+		{"./toolwire.db", "./toolwire.db"},
+		{"postgres://u:pw1@h/db", "postgres://u:…@h/db"},
+		{"postgres://u@h/db?sslmode=disable&password=pw2&x=1", "postgres://u@h/db?sslmode=disable&password=…&x=1"},
+		{"host=h password=pw3 dbname=db", "host=h password=… dbname=db"},
+		{"host=h password = 'p w\\'4' dbname=db", "host=h password = … dbname=db"},
+		{"host=h sslpassword=pw5", "host=h sslpassword=…"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.dsn, tt.dsn); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.dsn, got, tt.want)
+		}
+	}
+	// The password is hidden wherever a message repeats it, unquoted too.
+	if got := Redact("auth failed for p w'4", "host=h password='p w\\'4'"); strings.Contains(got, "p w'4") {
+		t.Errorf("Redact keeps the unquoted password: %q", got)
+	}
+}
+
+func TestIsPostgres(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{"postgres://u@h/db", true},
+		{"postgresql://u@h/db", true},
+		{"host=db.internal dbname=toolwire", true},
+		{" dbname = toolwire", true},
+		{"./toolwire.db", false},
+		{"./host=x.db", false},
+		{"file:toolwire.db?mode=rwc", false},
+		{"color=blue.db", false},
+	} {
+		if got := IsPostgres(tt.name); got != tt.want {
+			t.Errorf("IsPostgres(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestOpen opens SQLite files, and refuses names that cannot be one with
+// an *Error that says why, of the right kind.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.db")
+	if err := os.WriteFile(filepath.Join(dir, "plain"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, closeStore, err := Open(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := s.(session.Catalog)
+	if !ok {
+		t.Fatal("the SQLite store lists no sessions")
+	}
+	if _, err := c.List(context.Background(), nil); err != nil {
+		t.Errorf("a new store cannot list: %v", err)
+	}
+	closeStore()
+	for _, tt := range []struct {
+		name string
+		kind Kind
+		says string
+	}{
+		{"", Wrong, "no database named"},
+		{dir, Wrong, "is a directory"},
+		{filepath.Join(dir, "no", "x.db"), Wrong, "does not exist"},
+		{filepath.Join(dir, "plain", "x.db"), Wrong, "is a file, not a folder"},
+		{"postgres://u@127.0.0.1:99999/x", Wrong, "port"},
+		{"postgres://u:s3cret@127.0.0.1:1/x?connect_timeout=2", Unavailable, "cannot reach the PostgreSQL server at 127.0.0.1:1"},
+	} {
+		_, _, err := Open(context.Background(), tt.name)
+		var de *Error
+		if !errors.As(err, &de) || de.Kind != tt.kind || !strings.Contains(de.Msg, tt.says) {
+			t.Errorf("Open(%q) = %v; want an Error of kind %d saying %q", tt.name, err, tt.kind, tt.says)
+			continue
+		}
+		if strings.Contains(de.Msg, "s3cret") {
+			t.Errorf("Open(%q) shows the password: %s", tt.name, de.Msg)
+		}
+	}
+}
