@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -90,12 +91,19 @@ func (r *streamRig) run(t *testing.T) (*output, func() int) {
 	if err := os.WriteFile(agentFile, []byte("name: fixture\nmodel: openai:gpt-4o-mini\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return r.plugin(t, "run", agentFile, "look a up")
+}
+
+// plugin starts a command of the plugin on the rig's session store,
+// with the model paused after its first fragment of text (hold-text).
+func (r *streamRig) plugin(t *testing.T, command string, args ...string) (*output, func() int) {
+	t.Helper()
 	if err := os.WriteFile(filepath.Join(r.dir, "hold-text"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	cmd := exec.CommandContext(ctx, r.bin, "run", "--temporal", r.ts.GetFrontendHostPort(), "--namespace", r.ts.GetDefaultNamespace(),
-		"--task-queue", r.queue, "--db", r.db, agentFile, "look a up")
+	cmd := exec.CommandContext(ctx, r.bin, append([]string{command, "--temporal", r.ts.GetFrontendHostPort(), "--namespace", r.ts.GetDefaultNamespace(),
+		"--task-queue", r.queue, "--db", r.db}, args...)...)
 	out := &output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -117,10 +125,11 @@ func (r *streamRig) run(t *testing.T) (*output, func() int) {
 	return out, wait
 }
 
-// paused reports whether the model is paused after its first fragment.
-func (r *streamRig) paused() (bool, error) {
+// paused reports whether the model is paused after the first fragment
+// of its nth answer held.
+func (r *streamRig) paused(n int) (bool, error) {
 	l, err := fixture.Lines(r.dir, "text")
-	return len(l) == 1, err
+	return len(l) == n, err
 }
 
 func (r *streamRig) release(t *testing.T) {
@@ -167,7 +176,8 @@ func finish(t *testing.T, out *output, wait func() int) string {
 // toolwire run --temporal with --db prints the model's text as it
 // streams: while the model call is paused after its first fragment, the
 // fragment is on the screen; once the call ends, the rest follows, the
-// text printed once; the streamed text is then gone from the store.
+// text printed once; the streamed text is then gone from the store. So
+// does resume --temporal, following the session's next run.
 func TestRunStreamsTextOnServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the plugin")
@@ -177,7 +187,7 @@ func TestRunStreamsTextOnServer(t *testing.T) {
 	eventually(t, "the first fragment on the screen", func() (bool, error) {
 		return strings.Contains(out.String(), "── turn 1\nLet m"), nil
 	})
-	if p, err := r.paused(); err != nil || !p {
+	if p, err := r.paused(1); err != nil || !p {
 		t.Fatalf("the first fragment was printed, but the model is not paused after it (%v)", err)
 	}
 	if got := out.String(); strings.Contains(got, "Let me") || strings.Contains(got, "→ lookup") {
@@ -187,9 +197,36 @@ func TestRunStreamsTextOnServer(t *testing.T) {
 		t.Errorf("stream sessions while the call streams = %q, want one", r.streamSessions(t))
 	}
 	r.release(t)
-	finish(t, out, wait)
+	got := finish(t, out, wait)
 	if left := r.streamSessions(t); len(left) != 0 {
 		t.Errorf("the streamed text is left in the store after the calls: %q", left)
+	}
+
+	// resume with a new message follows the session's next run the same
+	// way; its answer streams in its turn, then is the answer, as a local
+	// run prints it.
+	id := regexp.MustCompile(`session (run_[0-9a-f]{24})`).FindStringSubmatch(got)
+	if id == nil {
+		t.Fatalf("run printed no session id:\n%s", got)
+	}
+	const more = "Resumed: here is more text."
+	r.model.Add(llmtest.Turn{Text: more, Chunk: 5})
+	out, wait = r.plugin(t, "resume", id[1], "tell me more")
+	eventually(t, "the resumed answer's first fragment on the screen", func() (bool, error) {
+		return strings.Contains(out.String(), "\nResum"), nil
+	})
+	if p, err := r.paused(2); err != nil || !p {
+		t.Fatalf("the first fragment was printed, but the model is not paused after it (%v)", err)
+	}
+	if got := out.String(); strings.Contains(got, "Resume") || strings.Contains(got, "answer:") {
+		t.Fatalf("while the model call is paused after its first fragment, resume printed\n%s\nwant that fragment alone", got)
+	}
+	r.release(t)
+	if code := wait(); code != 0 {
+		t.Fatalf("resume = exit %d:\n%s\nwant 0", code, out.String())
+	}
+	if got := out.String(); !strings.Contains(got, "── turn 3\n"+more+"\n\nanswer:\n"+more+"\n") || strings.Count(got, more) != 2 {
+		t.Errorf("resume printed\n%s\nwant the answer streamed once in turn 3, then under answer:", got)
 	}
 }
 
@@ -206,7 +243,7 @@ func TestRunWithoutDeltasOnServer(t *testing.T) {
 		if !strings.Contains(out.String(), "── turn 1\n") {
 			return false, nil
 		}
-		return r.paused()
+		return r.paused(1)
 	})
 	time.Sleep(time.Second) // ten reads of the store, at least
 	if got := out.String(); strings.Contains(got, "Let m") {
