@@ -62,7 +62,7 @@ type entry struct {
 	// streams is the session store the model's text is published to as
 	// it streams (Config.Sessions, when it has session.Results and
 	// session.Catalog); nil when it is not published.
-	streams session.Store
+	streams streamStore
 }
 
 // New builds the agents (toolwire.New) and returns the runtime that runs
@@ -85,13 +85,13 @@ func New(agents []Agent, cfg *Config) (*Runtime, error) {
 		if ag.Config != nil && ag.Config.Fit != nil && ag.Config.Fit.Summarizer != nil {
 			return nil, fmt.Errorf("temporal: new: agent %q: Config.Fit.Summarizer calls a model inside Step, which a workflow cannot replay; leave it unset", ag.Name)
 		}
-		acfg, streams := ag.Config, session.Store(nil)
-		if publishes(ag.Config, r.cfg) {
+		acfg, streams := ag.Config, streamStore(nil)
+		if ss, ok := publishes(ag.Config, r.cfg); ok {
 			// A copy, with the hook that passes the model's text to the
 			// model activity's publisher: the caller's Config is theirs.
 			c := *ag.Config
 			c.Hooks = append(slices.Clip(c.Hooks), textHook{})
-			acfg, streams = &c, c.Sessions
+			acfg, streams = &c, ss
 		}
 		a, err := toolwire.New(ag.Model, acfg)
 		if err != nil {
@@ -112,17 +112,16 @@ func New(agents []Agent, cfg *Config) (*Runtime, error) {
 	return r, nil
 }
 
-// publishes reports whether the model activity of an agent of cfg
-// publishes the model's text as it streams: its Config.Sessions keeps
-// results and deletes sessions, and the runtime's TextInterval is not
-// negative.
-func publishes(cfg *toolwire.Config, rc *Config) bool {
+// publishes returns the store the model activity of an agent of cfg
+// publishes the model's text to as it streams, and whether it does: its
+// Config.Sessions, when it keeps results and deletes sessions and the
+// runtime's TextInterval is not negative.
+func publishes(cfg *toolwire.Config, rc *Config) (streamStore, bool) {
 	if cfg == nil || cfg.Sessions == nil || rc.TextInterval < 0 {
-		return false
+		return nil, false
 	}
-	_, results := cfg.Sessions.(session.Results)
-	_, catalog := cfg.Sessions.(session.Catalog)
-	return results && catalog
+	ss, ok := cfg.Sessions.(streamStore)
+	return ss, ok
 }
 
 // validate reports a configuration out of range.

@@ -58,10 +58,20 @@ func digest(s string) string {
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:20]))
 }
 
+// streamStore is a session store the model's text can be published to:
+// it keeps results, and deletes the session that holds them.
+type streamStore interface {
+	session.Store
+	session.Results
+	session.Catalog
+}
+
 // textHook passes the model's text, as it streams, to the publisher of
 // the model activity whose context it is told in. It is installed on
 // the agents of a runtime that publishes.
 type textHook struct{}
+
+var _ toolwire.Hook = textHook{}
 
 type publisherKey struct{}
 
@@ -76,8 +86,7 @@ func (textHook) Observe(ctx context.Context, e toolwire.Event) {
 // publisher writes the text of one model call to the store every
 // interval while the call streams.
 type publisher struct {
-	store   session.Store
-	results session.Results
+	store   streamStore
 	session string
 	rec     streamRecord
 	ref     string
@@ -100,7 +109,7 @@ func (r *Runtime) publish(ctx context.Context, e *entry, id string, seq int) (co
 	}
 	info := activity.GetInfo(ctx)
 	log := activity.GetLogger(ctx)
-	p := &publisher{store: e.streams, results: e.streams.(session.Results), session: streamSession(id), ref: streamRef(id, seq),
+	p := &publisher{store: e.streams, session: streamSession(id), ref: streamRef(id, seq),
 		rec: streamRecord{Call: info.ActivityID + "." + strconv.Itoa(int(info.Attempt))}, warn: log.Warn}
 	_, err := p.store.Create(ctx, session.Session{ID: p.session, Title: "the streaming text of Temporal session " + id, Agent: e.name})
 	if err != nil && !errors.Is(err, session.ErrConflict) {
@@ -132,7 +141,7 @@ func (r *Runtime) publish(ctx context.Context, e *entry, id string, seq int) (co
 		// is no longer needed, nor what a lost attempt left.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if err := p.store.(session.Catalog).Delete(dctx, p.session); err != nil && !errors.Is(err, session.ErrNotFound) {
+		if err := p.store.Delete(dctx, p.session); err != nil && !errors.Is(err, session.ErrNotFound) {
 			p.warn("the model's streamed text could not be deleted from the session store", "session", id, "err", err)
 		}
 	}
@@ -158,7 +167,7 @@ func (p *publisher) flush(ctx context.Context) bool {
 	p.mu.Unlock()
 	b, err := json.Marshal(p.rec, jsonOpts)
 	if err == nil {
-		_, err = p.results.PutResult(ctx, p.session, session.Offloaded{Ref: p.ref, Tool: "temporal", Kind: "text", MediaType: "application/json", Data: b})
+		_, err = p.store.PutResult(ctx, p.session, session.Offloaded{Ref: p.ref, Tool: "temporal", Kind: "text", MediaType: "application/json", Data: b})
 	}
 	if err != nil {
 		if ctx.Err() == nil {

@@ -146,7 +146,7 @@ func TestPublishes(t *testing.T) {
 		{"a store", &toolwire.Config{Sessions: store}, nil, true},
 		{"a store, publishing off", &toolwire.Config{Sessions: store}, &Config{TextInterval: -1}, false},
 	} {
-		if got := publishes(tc.cfg, tc.rc.withDefaults()); got != tc.want {
+		if _, got := publishes(tc.cfg, tc.rc.withDefaults()); got != tc.want {
 			t.Errorf("%s: publishes = %v, want %v", tc.name, got, tc.want)
 		}
 	}
