@@ -255,3 +255,62 @@ func TestRunWithoutDeltasOnServer(t *testing.T) {
 	r.release(t)
 	finish(t, out, wait)
 }
+
+// The worker streaming a model call is killed after its first fragment;
+// another worker makes the call again and streams another text. run,
+// following with --db, printed the first fragment, then says the call
+// was made again and prints the new text once; nothing of the lost
+// attempt is left in the store.
+func TestRunStreamsAcrossALostWorkerOnServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes and kills them")
+	}
+	const again = "Checking that for you."
+	r := &streamRig{rig: newRig(t,
+		llmtest.Turn{Text: streamText, Chunk: 5, Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}},
+		llmtest.Turn{Text: again, Chunk: 5, Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}}, // the call made again
+		llmtest.Turn{Text: "The item a is found."}), bin:                                          plugin(t)}
+	r.db = filepath.Join(r.dir, "toolwire.db")
+	db, err := sql.Open("sqlite", "file:"+r.db+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if r.store, err = sqlite.New(context.Background(), db, nil); err != nil {
+		t.Fatal(err)
+	}
+	workers := map[int]*exec.Cmd{}
+	for range 2 {
+		cmd := startWorker(t, r.ts, r.queue, r.dir, r.model.URL+"/v1", envDB+"="+r.db)
+		workers[cmd.Process.Pid] = cmd
+	}
+	out, wait := r.run(t)
+	eventually(t, "the first fragment on the screen", func() (bool, error) {
+		return strings.Contains(out.String(), "── turn 1\nLet m"), nil
+	})
+	pids, err := fixture.Pids(r.dir, "text")
+	if err != nil || len(pids) != 1 {
+		t.Fatalf("the model paused in %v (%v), want one worker", pids, err)
+	}
+	victim, ours := workers[pids[0]]
+	if !ours {
+		t.Fatalf("pid %d is none of the workers %v", pids[0], workers)
+	}
+	if err := victim.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	_ = victim.Wait()
+	r.release(t)
+	code := wait()
+	got := out.String()
+	if code != 0 {
+		t.Fatalf("run = exit %d:\n%s\nwant 0", code, got)
+	}
+	want := "── turn 1\nLet m\n(the model call was made again; its text from the start:)\n" + again + "\n→ lookup"
+	if !strings.Contains(got, want) || strings.Count(got, again) != 1 || strings.Contains(got, streamText) {
+		t.Errorf("run printed\n%s\nwant the lost attempt's fragment, the restart, and the new text once:\n%s", got, want)
+	}
+	if left := r.streamSessions(t); len(left) != 0 {
+		t.Errorf("the streamed text is left in the store after the calls: %q", left)
+	}
+}
