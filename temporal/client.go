@@ -235,7 +235,7 @@ type DeltaData struct {
 // themselves.
 //
 // The events stay the authority. The "text" event that follows a model
-// call's deltas, or its "done" event with the answer, says in Streamed
+// call's deltas, or the "done" event of its answer, says in Streamed
 // how many bytes of its text (or answer) the deltas gave already: a
 // consumer shows the rest, so that nothing is lost nor shown twice. When
 // the store has nothing (no store, a worker that does not publish, a
@@ -352,7 +352,7 @@ func (s *textState) add(seq int, rec streamRecord) (jsontext.Value, bool) {
 }
 
 // settle reconciles the first event after a model call's deltas with
-// them: a "text" event, or a "done" event with an answer, gets in
+// them: a "text" event, or the "done" event of an answer, gets in
 // Streamed how much of its text they gave, or, when its text does not
 // begin with what they gave, a delta with Restart is returned to yield
 // before it. Any event ends the call's deltas.
@@ -366,14 +366,16 @@ func (s *textState) settle(e *Event) (Event, bool) {
 	*s = textState{}
 	var d struct {
 		Text   string `json:"text"`
+		Stop   string `json:"stop"`
 		Answer string `json:"answer"`
 	}
 	_ = json.Unmarshal(e.Data, &d, json.RejectUnknownMembers(false))
 	full := d.Text
-	if e.Type == "done" {
+	switch {
+	case e.Type == "done" && d.Stop == string(toolwire.Answered):
 		full = d.Answer
-	} else if e.Type != "text" {
-		return Event{}, false
+	case e.Type != "text":
+		return Event{}, false // a stop's answer is what a guard gathered, not this text
 	}
 	if full == "" {
 		return Event{}, false

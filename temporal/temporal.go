@@ -144,10 +144,10 @@ type Event struct {
 	Seq  int            `json:"seq"`
 	Type string         `json:"type"`
 	Data jsontext.Value `json:"data"`
-	// Streamed, set by [Follow] on the "text" or "done" event after a
-	// model call's "delta" events, is how many bytes of its text (or
-	// answer) the deltas gave: the rest is new. The workflow never sets
-	// it.
+	// Streamed, set by [Follow] on the "text" event, or the "done" event
+	// of an answer, after a model call's "delta" events, is how many
+	// bytes of its text (or answer) the deltas gave: the rest is new. The
+	// workflow never sets it.
 	Streamed int `json:"streamed,omitzero"`
 }
 
