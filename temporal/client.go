@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/session"
 )
 
 // StartOptions say where and how to start a session.
@@ -193,44 +194,198 @@ func History(ctx context.Context, c client.Client, id string) ([]llm.Message, er
 // session ends or waits for a decision — then the last event yielded is
 // "done" or "approval" — or ctx ends. A session whose workflow ended
 // without a "done" event (it failed, was terminated or timed out) ends
-// the iteration with an error that says why.
+// the iteration with an error that says why. It is [Follow] without the
+// model's text as it streams.
 func Watch(ctx context.Context, c client.Client, id string, after int, interval time.Duration) iter.Seq2[Event, error] {
-	if interval <= 0 {
-		interval = 200 * time.Millisecond
+	return Follow(ctx, c, id, after, &FollowOptions{Interval: interval})
+}
+
+// FollowOptions say how [Follow] follows a session. A nil
+// *FollowOptions, or a zero field, means the documented default.
+type FollowOptions struct {
+	// Interval is how often the session's events are asked for (a query,
+	// which a worker answers). Default 200 ms.
+	Interval time.Duration
+	// Store, when set, is the session store the workers publish the
+	// model's text to as it streams (their agents' Config.Sessions): Follow
+	// then yields it as "delta" events. Without it, or when the workers
+	// publish nothing, the text comes with the events once each model
+	// call has ended.
+	Store session.Store
+	// TextInterval is how often Store is read for the text streamed so
+	// far. Default 100 ms.
+	TextInterval time.Duration
+}
+
+// DeltaData is the data of a "delta" event.
+type DeltaData struct {
+	// Text is the model's text that streamed since the last delta.
+	Text string `json:"text"`
+	// Restart is set when the text of earlier deltas of this model call
+	// is void: the call was made again (its worker was lost, or the run
+	// asked again), or its text in the events is not what streamed. Text
+	// then starts over.
+	Restart bool `json:"restart,omitzero"`
+}
+
+// Follow is [Watch], and the model's text as each model call streams it,
+// read from the session store the workers share (o.Store), as "delta"
+// events ([DeltaData]) between the session's events. A delta's Seq is
+// the number of the event it follows; deltas are not numbered
+// themselves.
+//
+// The events stay the authority. The "text" event that follows a model
+// call's deltas, or the "done" event of its answer, says in Streamed
+// how many bytes of its text (or answer) the deltas gave already: a
+// consumer shows the rest, so that nothing is lost nor shown twice. When
+// the store has nothing (no store, a worker that does not publish, a
+// call too quick for it), Streamed is 0 and the text comes whole; when
+// what streamed is not how the text begins, a delta with Restart comes
+// first.
+func Follow(ctx context.Context, c client.Client, id string, after int, o *FollowOptions) iter.Seq2[Event, error] {
+	var opts FollowOptions
+	if o != nil {
+		opts = *o
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 200 * time.Millisecond
+	}
+	if opts.TextInterval <= 0 {
+		opts.TextInterval = 100 * time.Millisecond
+	}
+	results, _ := opts.Store.(session.Results)
+	tick := opts.Interval
+	if results != nil {
+		tick = min(opts.Interval, opts.TextInterval)
 	}
 	return func(yield func(Event, error) bool) {
+		var s textState
+		var asked time.Time // when the events were last asked for
 		for {
-			evs, err := events(ctx, c, id, after)
-			if err != nil {
-				if cerr := closed(ctx, c, id); cerr != nil {
-					err = cerr
+			if asked.IsZero() || time.Since(asked) >= opts.Interval-tick/2 {
+				asked = time.Now()
+				evs, err := events(ctx, c, id, after)
+				if err != nil {
+					if cerr := closed(ctx, c, id); cerr != nil {
+						err = cerr
+					}
+					yield(Event{}, fmt.Errorf("temporal: events %s: %w", id, err))
+					return
 				}
-				yield(Event{}, fmt.Errorf("temporal: events %s: %w", id, err))
-				return
+				for _, e := range evs.Events {
+					if d, ok := s.settle(&e); ok && !yield(d, nil) {
+						return
+					}
+					after = e.Seq
+					if !yield(e, nil) {
+						return
+					}
+					if e.Type == "done" || e.Type == "approval" {
+						return
+					}
+				}
+				if len(evs.Events) == 0 {
+					if err := closed(ctx, c, id); err != nil {
+						yield(Event{}, fmt.Errorf("temporal: session %s: %w", id, err))
+						return
+					}
+				}
 			}
-			for _, e := range evs.Events {
-				after = e.Seq
-				if !yield(e, nil) {
-					return
-				}
-				if e.Type == "done" || e.Type == "approval" {
-					return
-				}
-			}
-			if len(evs.Events) == 0 {
-				if err := closed(ctx, c, id); err != nil {
-					yield(Event{}, fmt.Errorf("temporal: session %s: %w", id, err))
-					return
+			if results != nil {
+				rec, ok, err := streamed(ctx, results, id, after)
+				switch {
+				case err != nil:
+					if ctx.Err() == nil {
+						// The store cannot be read: the text comes with the
+						// events, as without a store.
+						results = nil
+					}
+				case ok:
+					if d, ok := s.add(after, rec); ok && !yield(Event{Seq: after, Type: "delta", Data: d}, nil) {
+						return
+					}
+				case s.seq == after && s.call != "" && !s.gone:
+					// The call ended (or its attempt did): its outcome is
+					// in the history, or about to be. Ask for the events
+					// now.
+					asked = time.Time{}
+					s.gone = true
 				}
 			}
 			select {
 			case <-ctx.Done():
 				yield(Event{}, ctx.Err())
 				return
-			case <-time.After(interval):
+			case <-time.After(tick):
 			}
 		}
 	}
+}
+
+// textState is what Follow yielded of the current model call's text.
+type textState struct {
+	seq  int    // the event the call follows
+	call string // the attempt that streamed it
+	text string // what the deltas gave
+	gone bool   // its text left the store: the call (or its attempt) ended
+}
+
+// add takes the text the call after event seq has streamed so far, and
+// returns the delta to yield, if any.
+func (s *textState) add(seq int, rec streamRecord) (jsontext.Value, bool) {
+	restart := false
+	if s.seq != seq {
+		*s = textState{seq: seq}
+	}
+	if s.call != "" && (rec.Call != s.call || !strings.HasPrefix(rec.Text, s.text)) {
+		restart = s.text != ""
+		s.text = ""
+	}
+	s.call, s.gone = rec.Call, false
+	if len(rec.Text) <= len(s.text) && !restart {
+		return nil, false
+	}
+	d := DeltaData{Text: rec.Text[len(s.text):], Restart: restart}
+	s.text = rec.Text
+	b, err := json.Marshal(d, jsonOpts)
+	return b, err == nil
+}
+
+// settle reconciles the first event after a model call's deltas with
+// them: a "text" event, or the "done" event of an answer, gets in
+// Streamed how much of its text they gave, or, when its text does not
+// begin with what they gave, a delta with Restart is returned to yield
+// before it. Any event ends the call's deltas.
+func (s *textState) settle(e *Event) (Event, bool) {
+	if s.text == "" {
+		*s = textState{}
+		return Event{}, false
+	}
+	given := s.text
+	seq := s.seq
+	*s = textState{}
+	var d struct {
+		Text   string `json:"text"`
+		Stop   string `json:"stop"`
+		Answer string `json:"answer"`
+	}
+	_ = json.Unmarshal(e.Data, &d, json.RejectUnknownMembers(false))
+	full := d.Text
+	switch {
+	case e.Type == "done" && d.Stop == string(toolwire.Answered):
+		full = d.Answer
+	case e.Type != "text":
+		return Event{}, false // a stop's answer is what a guard gathered, not this text
+	}
+	if full == "" {
+		return Event{}, false
+	}
+	if strings.HasPrefix(full, given) {
+		e.Streamed = len(given)
+		return Event{}, false
+	}
+	b, _ := json.Marshal(DeltaData{Restart: true}, jsonOpts)
+	return Event{Seq: seq, Type: "delta", Data: b}, true
 }
 
 // events asks session id for its events after the event numbered after.

@@ -59,6 +59,10 @@ type entry struct {
 	// Config.Store is given); nil when they are kept elsewhere.
 	results session.Store
 	made    sync.Map // the session ids results has a session for
+	// streams is the session store the model's text is published to as
+	// it streams (Config.Sessions, when it has session.Results and
+	// session.Catalog); nil when it is not published.
+	streams streamStore
 }
 
 // New builds the agents (toolwire.New) and returns the runtime that runs
@@ -81,11 +85,19 @@ func New(agents []Agent, cfg *Config) (*Runtime, error) {
 		if ag.Config != nil && ag.Config.Fit != nil && ag.Config.Fit.Summarizer != nil {
 			return nil, fmt.Errorf("temporal: new: agent %q: Config.Fit.Summarizer calls a model inside Step, which a workflow cannot replay; leave it unset", ag.Name)
 		}
-		a, err := toolwire.New(ag.Model, ag.Config)
+		acfg, streams := ag.Config, streamStore(nil)
+		if ss, ok := publishes(ag.Config, r.cfg); ok {
+			// A copy, with the hook that passes the model's text to the
+			// model activity's publisher: the caller's Config is theirs.
+			c := *ag.Config
+			c.Hooks = append(slices.Clip(c.Hooks), textHook{})
+			acfg, streams = &c, ss
+		}
+		a, err := toolwire.New(ag.Model, acfg)
 		if err != nil {
 			return nil, fmt.Errorf("temporal: new: agent %q: %w", ag.Name, err)
 		}
-		e := &entry{name: ag.Name, a: a}
+		e := &entry{name: ag.Name, a: a, streams: streams}
 		var ec *tool.Config
 		if ag.Config != nil {
 			e.tools, ec = ag.Config.Tools, ag.Config.Executor
@@ -98,6 +110,18 @@ func New(agents []Agent, cfg *Config) (*Runtime, error) {
 		r.agents[ag.Name] = e
 	}
 	return r, nil
+}
+
+// publishes returns the store the model activity of an agent of cfg
+// publishes the model's text to as it streams, and whether it does: its
+// Config.Sessions, when it keeps results and deletes sessions and the
+// runtime's TextInterval is not negative.
+func publishes(cfg *toolwire.Config, rc *Config) (streamStore, bool) {
+	if cfg == nil || cfg.Sessions == nil || rc.TextInterval < 0 {
+		return nil, false
+	}
+	ss, ok := cfg.Sessions.(streamStore)
+	return ss, ok
 }
 
 // validate reports a configuration out of range.
@@ -208,21 +232,24 @@ func (r *Runtime) entryFor(name string) (*entry, error) {
 	return e, nil
 }
 
-// model is the model activity: Perform of a CallModel state.
+// model is the model activity: Perform of a CallModel state, with the
+// model's text published as it streams.
 func (r *Runtime) model(ctx context.Context, req ModelRequest) (Outcome, error) {
-	return r.perform(ctx, req.Agent, req.State, toolwire.CallModel)
+	return r.perform(ctx, req.Agent, req.State, toolwire.CallModel, req.Seq)
 }
 
 // tool is the tool activity: Perform of a state that wants one call run.
 func (r *Runtime) tool(ctx context.Context, req ToolRequest) (Outcome, error) {
-	return r.perform(ctx, req.Agent, req.State, toolwire.RunTools)
+	return r.perform(ctx, req.Agent, req.State, toolwire.RunTools, 0)
 }
 
 // perform performs the effect of the state b, heartbeating meanwhile.
 // The outcome is the activity's result; an activity whose context ended
 // (a timeout, the workflow cancelled) returns the context's error
-// instead, so that its retry policy decides, as for a lost worker.
-func (r *Runtime) perform(ctx context.Context, agent string, b []byte, want toolwire.EffectKind) (Outcome, error) {
+// instead, so that its retry policy decides, as for a lost worker. A
+// model call's text is published as it streams (see stream.go); seq is
+// the number of the session's last event before it.
+func (r *Runtime) perform(ctx context.Context, agent string, b []byte, want toolwire.EffectKind, seq int) (Outcome, error) {
 	e, err := r.entryFor(agent)
 	if err != nil {
 		return Outcome{}, err
@@ -238,7 +265,12 @@ func (r *Runtime) perform(ctx context.Context, agent string, b []byte, want tool
 		return Outcome{}, err // the store is unreachable: retried
 	}
 	stop := heartbeat(ctx, r.cfg.Heartbeat/3)
-	in := e.a.Perform(ctx, &st)
+	pctx, unpublish := ctx, func() {}
+	if want == toolwire.CallModel {
+		pctx, unpublish = r.publish(ctx, e, st.ID, seq)
+	}
+	in := e.a.Perform(pctx, &st)
+	unpublish()
 	stop()
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err

@@ -135,13 +135,20 @@ type Events struct {
 
 // Event is one thing a session did, numbered from 1 across the whole
 // session. Type is "turn" (a model call is ready), "text" (the model's
-// text beside its calls), "call" (one call the model made), "result" (one result as the model reads it), "approval"
-// (calls wait for a decision), "decision" (decisions were applied) or
-// "done"; Data is its JSON object.
+// text beside its calls), "call" (one call the model made), "result"
+// (one result as the model reads it), "approval" (calls wait for a
+// decision), "decision" (decisions were applied) or "done"; Data is its
+// JSON object. [Follow] adds "delta" events (the model's text as it
+// streams, [DeltaData]), which the workflow does not keep.
 type Event struct {
 	Seq  int            `json:"seq"`
 	Type string         `json:"type"`
 	Data jsontext.Value `json:"data"`
+	// Streamed, set by [Follow] on the "text" event, or the "done" event
+	// of an answer, after a model call's "delta" events, is how many
+	// bytes of its text (or answer) the deltas gave: the rest is new. The
+	// workflow never sets it.
+	Streamed int `json:"streamed,omitzero"`
 }
 
 // ModelRequest is the input of the model activity.
@@ -151,6 +158,9 @@ type ModelRequest struct {
 	// State is the state that wants the model call (toolwire.State's
 	// JSON); the activity builds the request from it.
 	State jsontext.Value `json:"state"`
+	// Seq is the number of the session's last event before the call:
+	// the model's text, as it streams, is published under it ([Follow]).
+	Seq int `json:"seq,omitempty"`
 }
 
 // ToolRequest is the input of the tool activity: one call.
@@ -198,6 +208,14 @@ type Config struct {
 	// HistoryBytes does the same past this many bytes of history.
 	// Default 20 MiB.
 	HistoryBytes int
+	// TextInterval is how often a model activity writes the text the
+	// model has streamed so far to the session store of its agent
+	// (toolwire.Config.Sessions, with session.Results and
+	// session.Catalog), where [Follow] reads it; the text is deleted when
+	// the call ends. Default 100 ms; negative publishes nothing (followers
+	// then see the text when the model call ends). Agents without such a
+	// store publish nothing either.
+	TextInterval time.Duration
 }
 
 // withDefaults returns a copy of c with every zero field set.
@@ -219,6 +237,7 @@ func (c *Config) withDefaults() *Config {
 	def(&out.ModelTimeout, 10*time.Minute)
 	def(&out.Heartbeat, 30*time.Second)
 	def(&out.RetryInterval, time.Second)
+	def(&out.TextInterval, 100*time.Millisecond)
 	defInt(&out.ModelAttempts, 5)
 	defInt(&out.Level1Attempts, 5)
 	defInt(&out.Level2Attempts, 10)

@@ -258,7 +258,7 @@ func (s *loop) callModel(ctx workflow.Context) (toolwire.Input, error) {
 		RetryPolicy:         &sdktemporal.RetryPolicy{InitialInterval: cfg.RetryInterval, MaximumAttempts: int32(cfg.ModelAttempts)},
 	})
 	var out Outcome
-	err = workflow.ExecuteActivity(actx, ActivityModel, ModelRequest{Agent: s.agent, State: b}).Get(ctx, &out)
+	err = workflow.ExecuteActivity(actx, ActivityModel, ModelRequest{Agent: s.agent, State: b, Seq: s.seq}).Get(ctx, &out)
 	if err != nil {
 		if fatal(err) {
 			return nil, err

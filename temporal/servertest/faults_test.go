@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/wire"
+	"github.com/toolwire/toolwire/session/sqlite"
 	"github.com/toolwire/toolwire/temporal"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
 	"github.com/toolwire/toolwire/transcript"
@@ -34,6 +36,7 @@ const (
 	envQueue     = "TOOLWIRE_TEMPORAL_TEST_QUEUE"
 	envDir       = "TOOLWIRE_TEMPORAL_TEST_DIR"
 	envModel     = "TOOLWIRE_TEMPORAL_TEST_MODEL"
+	envDB        = "TOOLWIRE_TEMPORAL_TEST_DB" // a SQLite file: the agent's session store, when set
 )
 
 // faultConfig makes a lost worker noticed within a second.
@@ -63,6 +66,16 @@ func runWorker(hostPort string) error {
 	if err != nil {
 		return err
 	}
+	if path := os.Getenv(envDB); path != "" {
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if cfg.Sessions, err = sqlite.New(context.Background(), db, nil); err != nil {
+			return err
+		}
+	}
 	rt, err := temporal.New([]temporal.Agent{{Name: fixture.Name, Model: m, Config: cfg}}, faultConfig)
 	if err != nil {
 		return err
@@ -72,13 +85,13 @@ func runWorker(hostPort string) error {
 	return w.Run(worker.InterruptCh())
 }
 
-// startWorker starts a worker process; the test kills what is left of it
-// when it ends.
-func startWorker(t *testing.T, ts *temporaltest.TestServer, queue, dir, modelURL string) *exec.Cmd {
+// startWorker starts a worker process, with the environment env added;
+// the test kills what is left of it when it ends.
+func startWorker(t *testing.T, ts *temporaltest.TestServer, queue, dir, modelURL string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envWorker+"="+ts.GetFrontendHostPort(), envNamespace+"="+ts.GetDefaultNamespace(),
-		envQueue+"="+queue, envDir+"="+dir, envModel+"="+modelURL)
+	cmd.Env = append(append(os.Environ(), envWorker+"="+ts.GetFrontendHostPort(), envNamespace+"="+ts.GetDefaultNamespace(),
+		envQueue+"="+queue, envDir+"="+dir, envModel+"="+modelURL), env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

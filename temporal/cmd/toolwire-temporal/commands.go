@@ -126,7 +126,7 @@ func runCmd(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, _, done, err := dial(ctx, f)
+	c, store, done, err := dial(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func runCmd(e *env, args []string) error {
 		return envError("run: %v", err)
 	}
 	fmt.Fprintf(e.stdout, "session %s (Temporal, task queue %s)\n", wr.GetID(), queueOf(f))
-	return follow(ctx, e, c, f, wr.GetID(), 0)
+	return follow(ctx, e, c, store, f, wr.GetID(), 0)
 }
 
 // resumeCmd applies decisions or a message to session ID, and follows it.
@@ -233,7 +233,7 @@ func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
 func act(e *env, f flags, id string, d temporal.Decisions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, _, done, err := dial(ctx, f)
+	c, store, done, err := dial(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func act(e *env, f flags, id string, d temporal.Decisions) error {
 			return usageError("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: message "+id+": "))
 		}
 	}
-	return follow(ctx, e, c, f, id, after)
+	return follow(ctx, e, c, store, f, id, after)
 }
 
 // ended reports whether session id's workflow has closed.
