@@ -4,13 +4,11 @@ go 1.26.0
 
 require (
 	github.com/go-json-experiment/json v1.27.2
-	github.com/jackc/pgx/v5 v5.12.0
 	github.com/stretchr/testify v1.11.1
 	github.com/toolwire/toolwire v0.0.0-00010101000000-000000000000
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.44.0
 	google.golang.org/protobuf v1.36.12
-	modernc.org/sqlite v1.62.0
 )
 
 require (
@@ -25,6 +23,7 @@ require (
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.31.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/kaptinlin/jsonrepair v0.2.15 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
@@ -55,6 +54,7 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
+	modernc.org/sqlite v1.62.0 // indirect
 )
 
 replace github.com/toolwire/toolwire => ../

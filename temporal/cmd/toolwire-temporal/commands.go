@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/temporal"
 )
 
@@ -33,14 +34,14 @@ func dial(ctx context.Context, f flags) (c client.Client, store session.Store, d
 	}
 	opts := client.Options{HostPort: f.one("temporal"), Namespace: ns, Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))}
 	closeStore := func() {}
-	if dsn := f.one("db"); dsn != "" {
-		if store, closeStore, err = openStore(ctx, dsn); err != nil {
+	if name := f.one("db"); name != "" {
+		if store, closeStore, err = openStore(ctx, name); err != nil {
 			return nil, nil, nil, err
 		}
 		codec, err := temporal.NewPayloadCodec(store, 0)
 		if err != nil {
 			closeStore()
-			return nil, nil, nil, usageError("--db %s: %v", dsn, err)
+			return nil, nil, nil, usageError("--db %s: %v", dsn.Redact(name, name), err)
 		}
 		opts.DataConverter = converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec)
 	}
