@@ -62,6 +62,9 @@ const (
 	segParts
 	segText
 	segOutput
+	segError
+	segFunctionResponse
+	segResponse
 )
 
 func segOf(name []byte) seg {
@@ -80,6 +83,12 @@ func segOf(name []byte) seg {
 		return segText
 	case "output":
 		return segOutput
+	case "error":
+		return segError
+	case "functionResponse":
+		return segFunctionResponse
+	case "response":
+		return segResponse
 	}
 	return segOther
 }
@@ -111,6 +120,10 @@ var textPaths = map[transcript.Dialect]texts{
 	}},
 	transcript.Gemini: {segContents, [][]seg{
 		{segElem, segParts, segElem, segText},
+		// A tool's output as toolwire (and most SDKs) send it:
+		// {"output": "..."} or {"error": "..."}.
+		{segElem, segParts, segElem, segFunctionResponse, segResponse, segOutput},
+		{segElem, segParts, segElem, segFunctionResponse, segResponse, segError},
 	}},
 }
 

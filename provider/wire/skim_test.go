@@ -65,6 +65,9 @@ func TestSkim(t *testing.T) {
 		{"gemini text", transcript.Gemini,
 			`{"contents":[{"role":"model","parts":[{"text":"` + long + `q"},{"functionCall":{"name":"f","args":{"text":"` + long + `"}}}]}]}`,
 			`{"contents":[{"role":"model","parts":[{"text":"xq"},{"functionCall":{"name":"f","args":{"text":"` + long + `"}}}]}]}`},
+		{"gemini function response", transcript.Gemini,
+			`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"` + long + `o"}}},{"functionResponse":{"name":"f","response":{"error":"` + long + `e"}}},{"functionResponse":{"name":"f","response":{"result":"` + long + `"}}}]}]}`,
+			`{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"xo"}}},{"functionResponse":{"name":"f","response":{"error":"xe"}}},{"functionResponse":{"name":"f","response":{"result":"` + long + `"}}}]}]}`},
 		{"control character", transcript.OpenAIChat, "[{\"content\":\"a\x01b\"}]", ""},
 		{"bad escape", transcript.OpenAIChat, `[{"content":"a\qb"}]`, ""},
 		{"bad unicode escape", transcript.OpenAIChat, `[{"content":"a\u12g4"}]`, ""},
@@ -144,6 +147,16 @@ func TestViolationsAgree(t *testing.T) {
 func FuzzViolations(f *testing.F) {
 	for _, data := range skimCorpus(f) {
 		f.Add(data)
+	}
+	// A body of each dialect with a text at each of its paths, some of
+	// them breaking a rule that reads texts.
+	for _, seed := range []string{
+		`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"{\"a\":1}"}}},{"functionResponse":{"name":"f","response":{"error":" "}}}]},{"role":"model","parts":[{"text":"ok "}]}]}`,
+		`{"max_tokens":9,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":""}]}]},{"role":"assistant","content":"prefill "}]}`,
+		`{"input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"done."},{"role":"assistant","content":[{"type":"output_text","text":""}]}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"\u3000"}]},{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r\n"}]}`,
+	} {
+		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range transcript.Dialects() {
