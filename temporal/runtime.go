@@ -304,6 +304,15 @@ func (e *entry) session(ctx context.Context, id string) error {
 // heartbeat heartbeats every interval until the returned function is
 // called, which waits for it to stop.
 func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
+	return tick(ctx, every, func() bool {
+		activity.RecordHeartbeat(ctx)
+		return true
+	})
+}
+
+// tick calls f every interval, until f returns false, ctx ends or the
+// returned function is called, which waits for it to stop.
+func tick(ctx context.Context, every time.Duration, f func() bool) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -316,7 +325,9 @@ func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				if !f() {
+					return
+				}
 			}
 		}
 	})

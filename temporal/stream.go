@@ -116,27 +116,9 @@ func (r *Runtime) publish(ctx context.Context, e *entry, id string, seq int) (co
 		p.warn("the model's text cannot be published as it streams; followers see it when the call ends", "session", id, "err", err)
 		return ctx, func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(r.cfg.TextInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if !p.flush(ctx) {
-					return
-				}
-			}
-		}
-	})
+	stop := tick(ctx, r.cfg.TextInterval, func() bool { return p.flush(ctx) })
 	return context.WithValue(ctx, publisherKey{}, p), func() {
-		close(done)
-		wg.Wait()
+		stop()
 		// The call's outcome goes to the history now: what streamed of it
 		// is no longer needed, nor what a lost attempt left.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

@@ -2,7 +2,6 @@ package servertest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -23,7 +22,7 @@ import (
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/wire"
-	"github.com/toolwire/toolwire/session/sqlite"
+	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/temporal"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
 	"github.com/toolwire/toolwire/transcript"
@@ -67,14 +66,12 @@ func runWorker(hostPort string) error {
 		return err
 	}
 	if path := os.Getenv(envDB); path != "" {
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+		s, closeStore, err := dsn.Open(context.Background(), path)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		if cfg.Sessions, err = sqlite.New(context.Background(), db, nil); err != nil {
-			return err
-		}
+		defer closeStore()
+		cfg.Sessions = s
 	}
 	rt, err := temporal.New([]temporal.Agent{{Name: fixture.Name, Model: m, Config: cfg}}, faultConfig)
 	if err != nil {

@@ -2,7 +2,6 @@ package servertest
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"os"
 	"path/filepath"
@@ -19,12 +18,12 @@ import (
 	"go.temporal.io/server/temporaltest"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	_ "modernc.org/sqlite"
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
-	"github.com/toolwire/toolwire/session/sqlite"
+	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/temporal"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
 	"github.com/toolwire/toolwire/transcript"
@@ -324,15 +323,7 @@ func TestUnknownAgentOnServer(t *testing.T) {
 // history holds references only, and the session answers.
 func TestPayloadCodecOnServer(t *testing.T) {
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "payloads.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	store, err := sqlite.New(context.Background(), db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := openStore(t, filepath.Join(dir, "payloads.db"))
 	const limit = 64 << 10
 	codec, err := temporal.NewPayloadCodec(store, limit)
 	if err != nil {
@@ -401,4 +392,16 @@ func TestRetryEndedSessionOnServer(t *testing.T) {
 	if err := temporal.Message(ctx, r.c, id, r.queue, ""); err == nil || !strings.Contains(err.Error(), "nothing to make again") {
 		t.Errorf("retrying an answered session: %v, want refused", err)
 	}
+}
+
+// openStore opens the SQLite session store at path, as the plugin opens
+// its --db, for the test's life.
+func openStore(t *testing.T, path string) session.Store {
+	t.Helper()
+	s, closeStore, err := dsn.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeStore)
+	return s
 }

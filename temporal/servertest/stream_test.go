@@ -3,7 +3,6 @@ package servertest
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session"
-	"github.com/toolwire/toolwire/session/sqlite"
 	"github.com/toolwire/toolwire/temporal"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
 )
@@ -42,14 +40,7 @@ func newStreamRig(t *testing.T, cfg *temporal.Config) *streamRig {
 		llmtest.Turn{Text: streamText, Chunk: 5, Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}},
 		llmtest.Turn{Text: "The item a is found."}), bin: plugin(t)}
 	r.db = filepath.Join(r.dir, "toolwire.db")
-	db, err := sql.Open("sqlite", "file:"+r.db+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if r.store, err = sqlite.New(context.Background(), db, nil); err != nil {
-		t.Fatal(err)
-	}
+	r.store = openStore(t, r.db)
 	m, c, err := fixture.New(r.dir, r.model.URL+"/v1")
 	if err != nil {
 		t.Fatal(err)
@@ -271,14 +262,7 @@ func TestRunStreamsAcrossALostWorkerOnServer(t *testing.T) {
 		llmtest.Turn{Text: again, Chunk: 5, Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}}, // the call made again
 		llmtest.Turn{Text: "The item a is found."}), bin:                                          plugin(t)}
 	r.db = filepath.Join(r.dir, "toolwire.db")
-	db, err := sql.Open("sqlite", "file:"+r.db+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if r.store, err = sqlite.New(context.Background(), db, nil); err != nil {
-		t.Fatal(err)
-	}
+	r.store = openStore(t, r.db)
 	workers := map[int]*exec.Cmd{}
 	for range 2 {
 		cmd := startWorker(t, r.ts, r.queue, r.dir, r.model.URL+"/v1", envDB+"="+r.db)
