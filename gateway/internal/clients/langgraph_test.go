@@ -95,8 +95,8 @@ func TestLangGraph(t *testing.T) {
 				if out := runGraph(t, node, base, h.Name, stream); out.Text == nil || *out.Text != answer {
 					t.Errorf("repair (stream %v): %+v, want the answer", stream, out)
 				}
-				if reqs := up.Requests(); len(reqs) != 1 || reqs[0].Rejected != "" {
-					t.Errorf("repair: the upstream got %+v", reqs)
+				if reqs := up.Requests(); len(reqs) != 1 || reqs[0].Rejected != "" || reqs[0].Stream != stream {
+					t.Errorf("repair (stream %v): the upstream got %+v", stream, reqs)
 				}
 			}
 			base, up := Start(t, gateway.Reject)

@@ -1,14 +1,24 @@
 // A LangGraph.js graph whose model is @langchain/openai's ChatOpenAI
 // pointed at toolwire gateway (GATEWAY_URL). It runs one history, named by
 // HISTORY, through a graph with one model node, and prints one JSON line:
-// {"text": ...} or {"status": ..., "message": ...}. With STREAM=1 it
-// streams the model's answer with ChatOpenAI.stream instead, outside the
-// graph: a node whose ChatOpenAI has streaming: true did not resolve
-// against the conformance server, with or without the gateway, in these
-// versions. Driven by gateway/internal/clients/langgraph_test.go.
-import { ChatOpenAI } from "@langchain/openai";
-import { StateGraph, MessagesAnnotation, START, END } from "@langchain/langgraph";
-import { HumanMessage, AIMessage, ToolMessage } from "@langchain/core/messages";
+// {"text": ...} or {"status": ..., "message": ...}. With STREAM=1 the
+// node's ChatOpenAI streams (streaming: true), as most agents' do.
+// Driven by gateway/internal/clients/langgraph_test.go.
+
+// A streamed answer's tokens are counted by LangChain with a vocabulary it
+// fetches from tiktoken.pages.dev, retrying for minutes when it cannot:
+// with no network (CI), it is served from js-tiktoken's own copy.
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (url, ...rest) => {
+  const m = /^https:\/\/tiktoken\.pages\.dev\/js\/([a-z0-9_]+)\.json$/.exec(String(url));
+  if (!m) return realFetch(url, ...rest);
+  const ranks = (await import(`js-tiktoken/ranks/${m[1]}`)).default;
+  return new Response(JSON.stringify(ranks), { headers: { "content-type": "application/json" } });
+};
+
+const { ChatOpenAI } = await import("@langchain/openai");
+const { StateGraph, MessagesAnnotation, START, END } = await import("@langchain/langgraph");
+const { HumanMessage, AIMessage, ToolMessage } = await import("@langchain/core/messages");
 
 const call = (id, city) => ({ id, name: "get_weather", args: { city }, type: "tool_call" });
 const result = (id, text) => new ToolMessage({ tool_call_id: id, content: text });
@@ -35,6 +45,7 @@ const model = new ChatOpenAI({
   model: "gpt-4.1",
   apiKey: "sk-test",
   maxRetries: 0,
+  streaming: process.env.STREAM === "1",
   configuration: { baseURL: process.env.GATEWAY_URL + "/v1" },
 });
 
@@ -45,15 +56,9 @@ const graph = new StateGraph(MessagesAnnotation)
   .compile();
 
 try {
-  if (process.env.STREAM === "1") {
-    let text = "";
-    for await (const chunk of await model.stream(messages)) text += chunk.content;
-    console.log(JSON.stringify({ text }));
-  } else {
-    const out = await graph.invoke({ messages });
-    const last = out.messages[out.messages.length - 1];
-    console.log(JSON.stringify({ text: last.content }));
-  }
+  const out = await graph.invoke({ messages });
+  const last = out.messages[out.messages.length - 1];
+  console.log(JSON.stringify({ text: last.content }));
 } catch (e) {
   console.log(JSON.stringify({ status: e.status ?? e.lc_error_code ?? 0, message: String(e.message ?? e) }));
 }
