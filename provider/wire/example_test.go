@@ -3,6 +3,7 @@ package wire_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
@@ -73,4 +74,28 @@ func ExampleDetect() {
 	// accepted: false
 	// fix needs a dialect: true
 	// as anthropic: [{"role":"user","content":"hi"}]
+}
+
+// Violations gives the verdict alone, for a caller that forwards the body
+// it judged (a gateway): the same violations as Decode and Check, found
+// without unquoting the body's long texts, so a history of large tool
+// results is judged at a fraction of the cost.
+func ExampleViolations() {
+	result := strings.Repeat(`{\"order\":\"o-00042\",\"status\":\"refunded\"},`, 200)
+	body := []byte(`{"model":"gpt-4.1","messages":[
+  {"role":"user","content":"Which orders were refunded?"},
+  {"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"search_orders","arguments":"{}"}},{"id":"call_2","type":"function","function":{"name":"search_orders","arguments":"{\"page\":2}"}}]},
+  {"role":"tool","tool_call_id":"call_1","content":"[` + result + `{}]"}]}`)
+	vs, err := wire.Violations(body, transcript.OpenAIChat)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, v := range vs {
+		fmt.Println(v.Path, v.Rule)
+	}
+	fmt.Println("accepted:", transcript.Accepted(vs))
+	// Output:
+	// messages.1 OAI-CC-ANSWER-ALL
+	// accepted: false
 }

@@ -1,0 +1,42 @@
+package dsn_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolwire/toolwire/session/dsn"
+)
+
+// Open takes what a person gives as --db: here a SQLite file (created,
+// its schema migrated), then a folder that does not exist and a
+// PostgreSQL URL with a password, whose errors say what to change and
+// never show the password.
+func ExampleOpen() {
+	dir, _ := os.MkdirTemp("", "dsn")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	store, closeStore, err := dsn.Open(ctx, filepath.Join(dir, "toolwire.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer closeStore()
+	fmt.Printf("opened a store: %t\n", store != nil)
+
+	for _, name := range []string{filepath.Join(dir, "no", "toolwire.db"), "postgres://app:s3cret@127.0.0.1:99999/toolwire"} {
+		_, _, err := dsn.Open(ctx, name)
+		var de *dsn.Error
+		if errors.As(err, &de) && de.Kind == dsn.Wrong {
+			fmt.Println(strings.ReplaceAll(de.Msg, dir, "DIR"))
+		}
+	}
+	// Output:
+	// opened a store: true
+	// DIR/no/toolwire.db: the folder DIR/no does not exist: create it, or give a path in an existing folder
+	// PostgreSQL cannot use this connection string: invalid port; e.g. postgres://user@localhost:5432/toolwire or "host=localhost port=5432 dbname=toolwire"
+}
