@@ -220,8 +220,8 @@ func skim(data []byte, texts *texts, longest int) ([]byte, bool) {
 // A scanned string: end is the offset of its closing quote; short is its
 // last character as JSON (a rune, or an escape), or nil when the string
 // must not be shortened: its first character is white space, a control
-// escape or not ASCII (it might be blank), its last is a surrogate escape,
-// or it holds invalid UTF-8 (which some codecs read and others refuse).
+// escape or not ASCII (it might be blank), or it holds a surrogate escape
+// or invalid UTF-8 (which some codecs read and others refuse).
 type scanned struct {
 	end   int
 	short []byte
@@ -235,7 +235,7 @@ func scanString(data []byte, i int) (scanned, bool) {
 	var high uint64    // the OR of the bytes scanned: its top bits say if any was not ASCII
 	lastEsc := -1      // the offset of the last escape,
 	lastEscEnd := -1   // and the offset after it
-	surrogate := false // whether the last escape was \uD800-\uDFFF
+	surrogate := false // whether an escape was \uD800-\uDFFF (half of a pair, or alone)
 	for {
 		// Skip eight plain bytes at a time: no quote, backslash or control
 		// character among them.
@@ -272,13 +272,14 @@ func scanString(data []byte, i int) (scanned, bool) {
 			switch data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
-				surrogate = false
 			case 'u':
 				r, ok := hex4(data[i+2:])
 				if !ok {
 					return scanned{}, false
 				}
-				surrogate = r >= 0xD800 && r <= 0xDFFF
+				// A lone surrogate is JSON to some codecs and not to
+				// others: such a string is left for the codec to read.
+				surrogate = surrogate || r >= 0xD800 && r <= 0xDFFF
 				i += 6
 			default:
 				return scanned{}, false

@@ -42,6 +42,9 @@ func TestSkim(t *testing.T) {
 		{"kept: ends in a surrogate escape", transcript.OpenAIChat,
 			`[{"content":"` + long + `\ud83d\ude00"}]`,
 			`[{"content":"` + long + `\ud83d\ude00"}]`},
+		{"kept: a lone surrogate before the end", transcript.Anthropic,
+			`{"messages":[{"role":"user","content":"` + long + `\ud800\n` + long + `"}]}`,
+			`{"messages":[{"role":"user","content":"` + long + `\ud800\n` + long + `"}]}`},
 		{"kept: invalid UTF-8", transcript.OpenAIChat,
 			`[{"content":"` + long + "\xff" + `z"}]`,
 			`[{"content":"` + long + "\xff" + `z"}]`},
@@ -154,6 +157,7 @@ func FuzzViolations(f *testing.F) {
 		`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"{\"a\":1}"}}},{"functionResponse":{"name":"f","response":{"error":" "}}}]},{"role":"model","parts":[{"text":"ok "}]}]}`,
 		`{"max_tokens":9,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":""}]}]},{"role":"assistant","content":"prefill "}]}`,
 		`{"input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"done."},{"role":"assistant","content":[{"type":"output_text","text":""}]}]}`,
+		`{"max_tokens":9,"messages":[{"role":"user","content":"a\ud800\nb"}]}`,
 		`{"messages":[{"role":"user","content":[{"type":"text","text":"\u3000"}]},{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r\n"}]}`,
 	} {
 		f.Add([]byte(seed))
