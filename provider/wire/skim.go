@@ -97,6 +97,13 @@ func segOf(name []byte) seg {
 // message array, and the paths of the string values that are message text
 // (a text part, a string content, a tool's output) from an element of that
 // array, the only values the skim shortens.
+//
+// A rule (of transcript or of a codec) that comes to read more of such a
+// text than whether it is empty or blank and its last character — its
+// length, say (Responses caps an output at 10,485,760 characters, which no
+// rule checks today) — must take its path out of here, or teach the skim
+// to keep that fact. TestViolationsAgree catches it only for a body of its
+// corpus that breaks the rule.
 type texts struct {
 	array seg
 	paths [][]seg
