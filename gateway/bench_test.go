@@ -72,15 +72,16 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	plain := httptest.NewServer(proxy)
 	defer plain.Close()
 	// held is the plain proxy holding each body in memory before it
-	// forwards it, as the gateway must to judge it: the floor of any
-	// gateway that reads the body before sending it.
+	// forwards it, as the gateway does (hold, the same pooled buffers):
+	// the floor of any gateway that reads the body before sending it.
 	held := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := readBody(r.Body, r.ContentLength, 64<<20)
+		h, body, err := hold(r.Body, r.ContentLength, 64<<20)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		defer h.release()
+		r.Body = h.upstream(body)
 		proxy.ServeHTTP(w, r)
 	}))
 	defer held.Close()

@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -145,7 +143,13 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 			message: "toolwire gateway: this gateway needs its token: send it in the " + TokenHeader + " header (the provider's key goes in its usual header, as without the gateway)"})
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(sw, r.Body, g.cfg.MaxBody), r.ContentLength, g.cfg.MaxBody)
+	rt, shaping := g.cfg.Routes[p.dialect]
+	shaping = shaping && rt.Shape != nil
+	declared := r.ContentLength
+	if shaping {
+		declared = -1 // shaping keeps results of the body: not in a pooled buffer
+	}
+	h, body, err := hold(http.MaxBytesReader(sw, r.Body, g.cfg.MaxBody), declared, g.cfg.MaxBody)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -155,9 +159,11 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 		}
 		return // the client went away while sending
 	}
+	defer func() {
+		x.wait() // a passed body is judged meanwhile
+		h.release()
+	}()
 	x.in = len(body)
-	rt, shaping := g.cfg.Routes[p.dialect]
-	shaping = shaping && rt.Shape != nil
 	out := body
 	if x.policy == Pass && !shaping {
 		// A passed body goes upstream unchanged, whatever its verdict:
@@ -178,22 +184,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 		return
 	}
 	x.out = len(out)
-	r.Body = io.NopCloser(bytes.NewReader(out))
+	r.Body = h.upstream(out)
 	r.ContentLength = int64(len(out))
 	r.GetBody = nil
 	g.proxy.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
-}
-
-// readBody reads a request body into a buffer sized by its declared
-// length (bounded by max), so that a large body is not copied as the
-// buffer grows.
-func readBody(r io.Reader, declared, max int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if declared > 0 {
-		buf.Grow(int(min(declared, max)) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
 }
 
 // judge checks body by the exchange's policy. It returns the body to send
