@@ -16,13 +16,20 @@ type provider struct {
 	// errorBody writes e in the provider's error shape, with toolwire's
 	// explanation beside it.
 	errorBody func(e *refusal) []byte
+	// join returns what joins the provider's streamed answers into one
+	// (stream.go).
+	join func() joiner
 }
 
 var (
-	openAIChat      = &provider{dialect: transcript.OpenAIChat, errorBody: openAIError}
-	openAIResponses = &provider{dialect: transcript.OpenAIResponses, errorBody: openAIError}
-	anthropic       = &provider{dialect: transcript.Anthropic, errorBody: anthropicError}
-	gemini          = &provider{dialect: transcript.Gemini, errorBody: geminiError}
+	openAIChat = &provider{dialect: transcript.OpenAIChat, errorBody: openAIError,
+		join: func() joiner { return &chatJoin{} }}
+	openAIResponses = &provider{dialect: transcript.OpenAIResponses, errorBody: openAIError,
+		join: func() joiner { return &responsesJoin{seq: -1} }}
+	anthropic = &provider{dialect: transcript.Anthropic, errorBody: anthropicError,
+		join: func() joiner { return &anthropicJoin{} }}
+	gemini = &provider{dialect: transcript.Gemini, errorBody: geminiError,
+		join: func() joiner { return &geminiJoin{} }}
 )
 
 // A refusal is an answer the gateway makes itself instead of forwarding:

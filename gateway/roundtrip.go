@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/provider/wire"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // maxAnswer bounds an upstream answer the gateway reads whole (a shaped
@@ -24,11 +26,13 @@ const maxAnswer = 64 << 20
 // send (received as in), and when it shaped one, sends it upstream itself
 // and answers the model's read_result calls until the model answers
 // without one, which it writes to the client. It reports whether it
-// answered the request; when it did not (a streamed request, nothing to
-// shape), the caller forwards body as usual.
+// answered the request; when it did not (nothing to shape, or a stream
+// the gateway cannot join), the caller forwards body as usual. A request
+// that asks for a stream gets one (streamShaped).
 func (g *Gateway) shapeAndSend(w http.ResponseWriter, r *http.Request, x *exchange, in, body []byte, cfg Shaping) bool {
-	if streamed(r, body) {
-		return false
+	stream := streamed(r, body)
+	if stream && x.p.dialect == transcript.Gemini && r.URL.Query().Get("alt") != "sse" {
+		return false // a JSON array streamed, not events: forwarded unshaped
 	}
 	ctx := r.Context()
 	s, err := newShaping(cfg)
@@ -49,6 +53,10 @@ func (g *Gateway) shapeAndSend(w http.ResponseWriter, r *http.Request, x *exchan
 		return true
 	}
 	x.shaped, x.out = s.shaped, len(body)
+	if stream {
+		g.streamShaped(w, r, x, s, in, body)
+		return true
+	}
 	first := body
 	for round := 1; ; round++ {
 		resp, answer, err := g.roundTrip(ctx, r, x, body)
@@ -97,33 +105,48 @@ func streamed(r *http.Request, body []byte) bool {
 // hopHeaders are the headers of one connection, not forwarded.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-// roundTrip sends body upstream with the client's headers (less the
+// send sends body upstream with the client's headers (less the
 // connection's, the gateway's token and Accept-Encoding: the gateway
-// reads this answer) and returns the answer, read whole.
-func (g *Gateway) roundTrip(ctx context.Context, r *http.Request, x *exchange, body []byte) (*http.Response, []byte, error) {
+// reads this answer) and returns the answer, its body unread.
+func (g *Gateway) send(ctx context.Context, r *http.Request, x *exchange, body []byte) (*http.Response, error) {
 	up := g.upstreams[x.p.dialect]
 	u := url.URL{Scheme: up.Scheme, Host: up.Host, Path: joinPath(up.Path, r.URL.Path), RawQuery: r.URL.RawQuery}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	req.Header = r.Header.Clone()
 	for _, h := range append(hopHeaders, TokenHeader, "Accept-Encoding", "Content-Length") {
 		req.Header.Del(h)
 	}
-	resp, err := g.proxy.Transport.RoundTrip(req)
+	return g.proxy.Transport.RoundTrip(req)
+}
+
+// roundTrip sends body upstream (see send) and returns the answer, read
+// whole.
+func (g *Gateway) roundTrip(ctx context.Context, r *http.Request, x *exchange, body []byte) (*http.Response, []byte, error) {
+	resp, err := g.send(ctx, r, x, body)
 	if err != nil {
 		return nil, nil, err
 	}
+	answer, err := readAnswer(resp, g.cfg.IdleTimeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, answer, nil
+}
+
+// readAnswer reads resp's body whole, up to maxAnswer, and closes it.
+func readAnswer(resp *http.Response, idle time.Duration) ([]byte, error) {
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(newIdleBody(resp.Body, g.cfg.IdleTimeout), maxAnswer+1))
+	answer, err := io.ReadAll(io.LimitReader(newIdleBody(resp.Body, idle), maxAnswer+1))
 	if err == nil && len(answer) > maxAnswer {
 		err = errors.New("the answer is larger than 64 MiB")
 	}
 	if err != nil {
-		return nil, nil, &url.Error{Op: "read", URL: "", Err: err}
+		return nil, &url.Error{Op: "read", URL: "", Err: err}
 	}
-	return resp, answer, nil
+	return answer, nil
 }
 
 // writeAnswer writes the upstream's answer to the client, with the

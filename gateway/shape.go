@@ -26,9 +26,10 @@ import (
 // behind a ref; the request gets a read_result tool. When the model
 // calls read_result, the gateway answers the call itself from the
 // request's own results and asks the upstream again, until the model
-// answers without it: the client sees only that last answer. Streamed
-// requests are not shaped (the gateway would have to hold the stream
-// back to see whether the model calls read_result).
+// answers without it: the client sees only that last answer. A request
+// that asks for a stream gets one, joined from the model's answers: what
+// the model says streams as it comes, a tool call is held until the
+// answer ends (docs/gateway.md, "Streamed requests").
 type Shaping struct {
 	// Budget is the most tokens a tool result may take before it is
 	// shaped, and what it is shaped to; 0 means 4,000.

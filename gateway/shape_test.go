@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -87,15 +89,40 @@ func TestShaping(t *testing.T) {
 			if err != nil || rec.Verdict != VerdictShaped || rec.Reads != 1 || len(rec.Shaped) != 1 || len(rec.Diff) == 0 {
 				t.Errorf("record %+v, %v", rec, err)
 			}
-			// Streamed: forwarded as it is.
+			// Streamed: shaped too, and answered as a stream
+			// (TestShapingStreamed).
 			up.Add(llmtest.Turn{Text: "streamed"})
-			sdata := body(t, d, bigHistory(3000), true)
-			resp, _ = post(t, base, d, sdata, true)
+			resp, b = post(t, base, d, body(t, d, bigHistory(3000), true), true)
 			reqs = up.Requests()
-			if resp.StatusCode != 200 || resp.Header.Get(ShapedHeader) != "" || len(reqs[3].Body) != len(sdata) {
-				t.Errorf("a streamed request: status %d, %s %q, %d bytes sent of %d", resp.StatusCode, ShapedHeader, resp.Header.Get(ShapedHeader), len(reqs[3].Body), len(sdata))
+			if resp.StatusCode != 200 || resp.Header.Get(ShapedHeader) != "1 results, 0 reads" || !isEventStream(resp.Header) {
+				t.Errorf("a streamed request: status %d, %s %q, Content-Type %q, %d bytes sent", resp.StatusCode, ShapedHeader, resp.Header.Get(ShapedHeader), resp.Header.Get("Content-Type"), len(reqs[3].Body))
+			}
+			if !strings.Contains(string(reqs[3].Body), ref) || !strings.Contains(string(b), "streame") {
+				t.Errorf("the streamed request was not shaped, or its answer lost: %s", b)
 			}
 		})
+	}
+}
+
+// TestShapingGeminiArrayStream checks that a Gemini stream without
+// alt=sse, a JSON array streamed, which the gateway does not join, is
+// forwarded unshaped.
+func TestShapingGeminiArrayStream(t *testing.T) {
+	d := transcript.Gemini
+	up := llmtest.NewServer(t, llmtest.Turn{Text: "whole"})
+	base, _ := newGateway(t, up.URL, Config{Routes: map[transcript.Dialect]Route{d: {Shape: &Shaping{Budget: 1000}}}})
+	data := body(t, d, bigHistory(3000), true)
+	req, err := http.NewRequest(http.MethodPost, base+"/v1beta/models/gemini-2.5-flash:streamGenerateContent", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if reqs := up.Requests(); len(reqs) != 1 || len(reqs[0].Body) != len(data) || resp.Header.Get(ShapedHeader) != "" {
+		t.Errorf("%d requests upstream, %s %q", len(reqs), ShapedHeader, resp.Header.Get(ShapedHeader))
 	}
 }
 

@@ -62,10 +62,11 @@ own, with the rules, the repairs and a diff: toolwire sessions list and
 show read them. Each request is logged on standard error in one line.
 
 --shape all (or a list of dialects) shapes the tool results of a
-non-streamed request's history that are over --shape-budget tokens, as
-toolwire shape does, offloads the rest behind a ref and offers the model a
-read_result tool; the gateway answers read_result itself and asks again,
-so the client sees only the model's final answer.
+request's history that are over --shape-budget tokens, as toolwire shape
+does, offloads the rest behind a ref and offers the model a read_result
+tool; the gateway answers read_result itself and asks again, so the
+client sees only the model's final answer (streamed as it comes, for a
+streamed request).
 
 A token (--token, or TOOLWIRE_TOKEN) is then required in the
 Toolwire-Token header of every request; without one the gateway listens
@@ -93,7 +94,7 @@ the gateway failed while serving.`,
 	f.StringVar(&o.anthropic, "upstream-anthropic", gateway.DefaultAnthropic, "the Anthropic API's base `URL`, for /v1/messages")
 	f.StringVar(&o.gemini, "upstream-gemini", gateway.DefaultGemini, "the Gemini API's base `URL`, for /v1beta/models/…")
 	f.StringVar(&o.policy, "policy", "repair", "what to do with a body the provider would reject: repair, reject or pass; DIALECT=POLICY, comma separated, sets one route's")
-	f.StringVar(&o.shape, "shape", "", "shape the large tool results of these routes' requests (non-streamed), answering read_result itself: all, or DIALECT,... (default none)")
+	f.StringVar(&o.shape, "shape", "", "shape the large tool results of these routes' requests, answering read_result itself: all, or DIALECT,... (default none)")
 	f.IntVar(&o.shapeBudget, "shape-budget", 4000, "with --shape, the `TOKENS` a tool result may take before it is shaped, and what it is shaped to")
 	f.IntVar(&o.maxReads, "max-reads", 8, "with --shape, the most read_result rounds the gateway answers in one request")
 	f.StringVar(&o.token, "token", "", "the `TOKEN` every request must carry in the Toolwire-Token header (default $TOOLWIRE_TOKEN)")
