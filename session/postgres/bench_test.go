@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolwire/toolwire/session"
-	"github.com/toolwire/toolwire/session/postgres"
 	"github.com/toolwire/toolwire/session/sessiontest"
 )
 
@@ -20,10 +19,7 @@ func BenchmarkStore(b *testing.B) {
 	pools := map[session.Store]*pgxpool.Pool{}
 	sessiontest.Benchmark(b, func(b *testing.B) session.Store {
 		pool := openPool(b, url, newSchema(b, url))
-		s, err := postgres.New(context.Background(), pool, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := newStore(b, pool)
 		pools[s] = pool
 		return s
 	}, func(b *testing.B, s session.Store, write func()) int64 {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
-	"github.com/toolwire/toolwire/session/postgres"
 )
 
 // TestHostileNulls reads sessions whose rows hold what PostgreSQL's types
@@ -21,13 +20,9 @@ import (
 // values of the right types.) Each read reports a *session.CorruptError
 // naming the column, never a scan error.
 func TestHostileNulls(t *testing.T) {
-	url := serverURL(t)
-	pool := openPool(t, url, newSchema(t, url))
+	pool := newPool(t)
+	s := newStore(t, pool)
 	ctx := context.Background()
-	s, err := postgres.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	paid := &llm.ToolResult{CallID: "call_1", Name: "pay", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "paid"}}}
 	fixture := func(id string) string {
 		if _, err := s.Create(ctx, session.Session{ID: id}); err != nil {

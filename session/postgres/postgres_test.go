@@ -82,6 +82,24 @@ func openPool(t testing.TB, url, schema string) *pgxpool.Pool {
 	return pool
 }
 
+// newPool opens a pool on a new schema of the test server (see newSchema
+// and openPool).
+func newPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	url := serverURL(t)
+	return openPool(t, url, newSchema(t, url))
+}
+
+// newStore opens a store over pool, failing the test if it cannot.
+func newStore(t testing.TB, pool *pgxpool.Pool) *postgres.Store {
+	t.Helper()
+	s, err := postgres.New(context.Background(), pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // numbered rewrites "?" placeholders as $1, $2, ...
 func numbered(query string) string {
 	var b strings.Builder

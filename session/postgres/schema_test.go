@@ -19,16 +19,12 @@ import (
 )
 
 func TestSchemaVersion(t *testing.T) {
-	url := serverURL(t)
-	pool := openPool(t, url, newSchema(t, url))
-	ctx := context.Background()
+	pool := newPool(t)
 	for range 2 { // the second time applies nothing
-		if _, err := postgres.New(ctx, pool, nil); err != nil {
-			t.Fatal(err)
-		}
+		newStore(t, pool)
 	}
 	var version, rows int
-	if err := pool.QueryRow(ctx, "SELECT MAX(version), COUNT(*) FROM toolwire_schema").Scan(&version, &rows); err != nil {
+	if err := pool.QueryRow(context.Background(), "SELECT MAX(version), COUNT(*) FROM toolwire_schema").Scan(&version, &rows); err != nil {
 		t.Fatal(err)
 	}
 	if version != postgres.SchemaVersion || rows != postgres.SchemaVersion {
@@ -57,7 +53,6 @@ func TestMigrateTogether(t *testing.T) {
 }
 
 func TestFutureSchema(t *testing.T) {
-	url := serverURL(t)
 	ctx := context.Background()
 	future := postgres.SchemaVersion + 1
 	for _, tc := range []struct {
@@ -69,10 +64,7 @@ func TestFutureSchema(t *testing.T) {
 			exec(t, pool, "INSERT INTO toolwire_schema VALUES ($1, now())", future)
 		}},
 		{"schema with sessions", func(t *testing.T, pool *pgxpool.Pool) {
-			s, err := postgres.New(ctx, pool, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := newStore(t, pool)
 			for _, id := range []string{"a", "b"} {
 				if _, err := s.Create(ctx, session.Session{ID: id}); err != nil {
 					t.Fatal(err)
@@ -82,7 +74,7 @@ func TestFutureSchema(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pool := openPool(t, url, newSchema(t, url))
+			pool := newPool(t)
 			tc.prepare(t, pool)
 			before := dump(t, pool)
 			_, err := postgres.New(ctx, pool, nil)
@@ -142,11 +134,7 @@ func TestStoresShareADatabase(t *testing.T) {
 	schema := newSchema(t, url)
 	var stores []session.Store
 	for range 5 {
-		s, err := postgres.New(context.Background(), openPool(t, url, schema), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, s)
+		stores = append(stores, newStore(t, openPool(t, url, schema)))
 	}
 	sessiontest.Shared(t, stores...)
 }
@@ -156,11 +144,7 @@ func TestProcesses(t *testing.T) {
 	sessiontest.Processes(t, func(t *testing.T) string {
 		return newSchema(t, url)
 	}, func(t *testing.T, schema string) session.Store {
-		s, err := postgres.New(context.Background(), openPool(t, url, schema), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return newStore(t, openPool(t, url, schema))
 	})
 }
 
@@ -169,8 +153,7 @@ func TestProcesses(t *testing.T) {
 // written then: it gains the model columns, and the old session reads
 // back with no model.
 func TestOldSchemaMigrates(t *testing.T) {
-	url := serverURL(t)
-	pool := openPool(t, url, newSchema(t, url))
+	pool := newPool(t)
 	ctx := context.Background()
 	ddl, err := os.ReadFile("migrations/0001_init.sql")
 	if err != nil {

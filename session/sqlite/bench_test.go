@@ -1,14 +1,12 @@
 package sqlite_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/session/sessiontest"
-	"github.com/toolwire/toolwire/session/sqlite"
 )
 
 // BenchmarkStore runs the store benchmarks on a file in the test's
@@ -18,10 +16,7 @@ func BenchmarkStore(b *testing.B) {
 	paths := map[session.Store]string{}
 	sessiontest.Benchmark(b, func(b *testing.B) session.Store {
 		path := filepath.Join(b.TempDir(), "bench.db")
-		s, err := sqlite.New(context.Background(), openDB(b, path), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := newStore(b, openDB(b, path))
 		paths[s] = path
 		return s
 	}, func(b *testing.B, s session.Store, commit func()) int64 {

@@ -19,11 +19,7 @@ import (
 func newFile(t *testing.T) (*sqlite.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	s, err := sqlite.New(context.Background(), openDB(t, path), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, path
+	return newStore(t, openDB(t, path)), path
 }
 
 // fill writes n sessions of one step each (an 8-call turn, about 16 KB),
@@ -78,11 +74,7 @@ func TestFutureSchema(t *testing.T) {
 			}
 		}},
 		{"database with sessions", func(t *testing.T, path string) {
-			s, err := sqlite.New(ctx, openDB(t, path), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fill(t, s, 2)
+			fill(t, newStore(t, openDB(t, path)), 2)
 			if _, err := openDB(t, path).Exec("INSERT INTO toolwire_schema VALUES (?, 0)", future); err != nil {
 				t.Fatal(err)
 			}
@@ -135,11 +127,7 @@ func dump(t *testing.T, path string) string {
 func TestDamagedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	db := openDB(t, path)
-	s, err := sqlite.New(context.Background(), db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(t, s, 30)
+	fill(t, newStore(t, db), 30)
 	// Fold the WAL into the file, so that a copy of the file holds everything.
 	if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		t.Fatal(err)
@@ -241,11 +229,7 @@ func TestStoresShareAFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shared.db")
 	var stores []session.Store
 	for range 5 {
-		s, err := sqlite.New(context.Background(), openDB(t, path), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, s)
+		stores = append(stores, newStore(t, openDB(t, path)))
 	}
 	sessiontest.Shared(t, stores...)
 }
@@ -254,11 +238,7 @@ func TestProcesses(t *testing.T) {
 	sessiontest.Processes(t, func(t *testing.T) string {
 		return filepath.Join(t.TempDir(), "processes.db")
 	}, func(t *testing.T, path string) session.Store {
-		s, err := sqlite.New(context.Background(), openDB(t, path), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return newStore(t, openDB(t, path))
 	})
 }
 

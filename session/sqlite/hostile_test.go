@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -56,10 +57,7 @@ func hostileFile(t testing.TB, path, id string, edit func(string) string) string
 			t.Fatal(err)
 		}
 	}
-	s, err := sqlite.New(context.Background(), db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newStore(t, db)
 	ctx := context.Background()
 	paid := func(call string) *llm.ToolResult {
 		return &llm.ToolResult{CallID: call, Name: "pay", Status: llm.StatusSuccess, Content: []llm.Part{llm.Text{Text: "paid"}}}
@@ -204,6 +202,34 @@ func readAll(t testing.TB, s *sqlite.Store, id, ref string) map[int]error {
 	return errs
 }
 
+// hostileTemplate creates the hostile file of session "h", of the loose
+// schema as it is, for the tests to copy (hostileCopy); it returns its
+// path and the ref of its offloaded result.
+func hostileTemplate(t testing.TB) (path, ref string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "template.db")
+	return path, hostileFile(t, path, "h", func(s string) string { return s })
+}
+
+// hostileCopy copies the file at template to a new file and opens it.
+func hostileCopy(t testing.TB, template string) *sql.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hostile.db")
+	copyFile(t, template, path)
+	return openDB(t, path)
+}
+
+// hostileStore opens a store over a copy of the file at template (see
+// hostileCopy) in which query has run with args.
+func hostileStore(t testing.TB, template, query string, args ...any) *sqlite.Store {
+	t.Helper()
+	db := hostileCopy(t, template)
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatal(err)
+	}
+	return newStore(t, db)
+}
+
 // copyFile copies the file at from to a new file at to.
 func copyFile(t testing.TB, from, to string) {
 	t.Helper()
@@ -225,8 +251,7 @@ func copyFile(t testing.TB, from, to string) {
 }
 
 func TestHostileColumnTypes(t *testing.T) {
-	template := filepath.Join(t.TempDir(), "template.db")
-	ref := hostileFile(t, template, "h", func(s string) string { return s })
+	template, ref := hostileTemplate(t)
 	for _, c := range hostileColumns {
 		for _, v := range []struct {
 			name  string
@@ -238,9 +263,7 @@ func TestHostileColumnTypes(t *testing.T) {
 			{"blob", []byte{0xff, 0}},
 		} {
 			t.Run(c.table+"."+c.column+"="+v.name, func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), "hostile.db")
-				copyFile(t, template, path)
-				db := openDB(t, path)
+				db := hostileCopy(t, template)
 				var rowid int64
 				if err := db.QueryRow("SELECT rowid FROM " + c.table + " WHERE " + c.where).Scan(&rowid); err != nil {
 					t.Fatal(err)
@@ -252,11 +275,7 @@ func TestHostileColumnTypes(t *testing.T) {
 				if err := db.QueryRow("SELECT typeof("+c.column+") FROM "+c.table+" WHERE rowid = ?", rowid).Scan(&typ); err != nil {
 					t.Fatal(err)
 				}
-				s, err := sqlite.New(context.Background(), db, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				errs := readAll(t, s, "h", ref)
+				errs := readAll(t, newStore(t, db), "h", ref)
 				if c.accepts(typ) {
 					return
 				}
@@ -275,8 +294,7 @@ func TestHostileColumnTypes(t *testing.T) {
 }
 
 func TestHostileTimes(t *testing.T) {
-	template := filepath.Join(t.TempDir(), "template.db")
-	ref := hostileFile(t, template, "h", func(s string) string { return s })
+	template, ref := hostileTemplate(t)
 	for _, tc := range []struct {
 		name  string
 		query string
@@ -290,17 +308,7 @@ func TestHostileTimes(t *testing.T) {
 		{"result created after year 9999", "UPDATE toolwire_results SET created = ?", 253402300800000000, "toolwire_results.created"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "hostile.db")
-			copyFile(t, template, path)
-			db := openDB(t, path)
-			if _, err := db.Exec(tc.query, tc.value); err != nil {
-				t.Fatal(err)
-			}
-			s, err := sqlite.New(context.Background(), db, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			errs := readAll(t, s, "h", ref)
+			errs := readAll(t, hostileStore(t, template, tc.query, tc.value), "h", ref)
 			named := false
 			for _, err := range errs {
 				named = named || err != nil && strings.Contains(err.Error(), tc.want)
@@ -315,8 +323,7 @@ func TestHostileTimes(t *testing.T) {
 // TestDuplicateRows reads sessions with two rows for one message, or
 // for one step.
 func TestDuplicateRows(t *testing.T) {
-	template := filepath.Join(t.TempDir(), "template.db")
-	ref := hostileFile(t, template, "h", func(s string) string { return s })
+	template, ref := hostileTemplate(t)
 	for _, tc := range []struct {
 		query string
 		want  string
@@ -327,17 +334,7 @@ func TestDuplicateRows(t *testing.T) {
 		{"INSERT INTO toolwire_steps SELECT * FROM toolwire_steps WHERE number = 1", "toolwire_steps.number = 1"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "hostile.db")
-			copyFile(t, template, path)
-			db := openDB(t, path)
-			if _, err := db.Exec(tc.query); err != nil {
-				t.Fatal(err)
-			}
-			s, err := sqlite.New(context.Background(), db, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			errs := readAll(t, s, "h", ref)
+			errs := readAll(t, hostileStore(t, template, tc.query), "h", ref)
 			if err := errs[readShow]; err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Show after %s = %v, want a *session.CorruptError saying %q", tc.query, err, tc.want)
 			}
@@ -353,12 +350,9 @@ func TestMismatchedSessionID(t *testing.T) {
 	hostileFile(t, path, "h", func(s string) string {
 		return strings.Replace(s, "id       TEXT PRIMARY KEY", "id       TEXT PRIMARY KEY COLLATE NOCASE", 1)
 	})
-	s, err := sqlite.New(context.Background(), openDB(t, path), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newStore(t, openDB(t, path))
 	ctx := context.Background()
-	_, err = s.Load(ctx, "H")
+	_, err := s.Load(ctx, "H")
 	var ce *session.CorruptError
 	if !errors.As(err, &ce) || ce.Session != "H" || ce.Item != "id" || !strings.Contains(err.Error(), `toolwire_sessions.id = "h"`) {
 		t.Errorf(`Load("H") = %v, want a *session.CorruptError for session H, item id, saying toolwire_sessions.id = "h"`, err)
@@ -400,8 +394,7 @@ func TestHostileSchemaVersion(t *testing.T) {
 // the value's type: NULL, n, s as text, s as a blob, or n/4 as a real
 // number.
 func FuzzHostileColumn(f *testing.F) {
-	template := filepath.Join(f.TempDir(), "template.db")
-	ref := hostileFile(f, template, "h", func(s string) string { return s })
+	template, ref := hostileTemplate(f)
 	const (
 		null = iota
 		integer
@@ -433,16 +426,6 @@ func FuzzHostileColumn(f *testing.F) {
 		case real:
 			v = float64(n) / 4
 		}
-		path := filepath.Join(t.TempDir(), "hostile.db")
-		copyFile(t, template, path)
-		db := openDB(t, path)
-		if _, err := db.Exec("UPDATE "+c.table+" SET "+c.column+" = ? WHERE "+c.where, v); err != nil {
-			t.Fatal(err)
-		}
-		s2, err := sqlite.New(context.Background(), db, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		readAll(t, s2, "h", ref)
+		readAll(t, hostileStore(t, template, "UPDATE "+c.table+" SET "+c.column+" = ? WHERE "+c.where, v), "h", ref)
 	})
 }

@@ -46,6 +46,16 @@ func openDB(t testing.TB, path string) *sql.DB {
 	return db
 }
 
+// newStore opens a store over db, failing the test if it cannot.
+func newStore(t testing.TB, db *sql.DB) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.New(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func (o *opened) open(t *testing.T, path string, cfg *sqlite.Config) (*sqlite.Store, error) {
 	db := openDB(t, path)
 	s, err := sqlite.New(context.Background(), db, cfg)
