@@ -7,8 +7,9 @@ import (
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
-// respWhole and respCached write the whole history of req, without
-// previous_response_id, as the client does without Store.
+// respWhole returns c's body and segments functions writing the whole
+// history of req, without previous_response_id, as the client does
+// without Store.
 func respWhole(c *Responses) (func(*llm.Request) ([]byte, error), func(*llm.Request, *llm.WireCache) ([][]byte, error)) {
 	return func(req *llm.Request) ([]byte, error) { return c.body(req, "", 0) },
 		func(req *llm.Request, cache *llm.WireCache) ([][]byte, error) { return c.segments(req, "", 0, cache) }
