@@ -24,26 +24,12 @@ func newTestClient(t *testing.T, cfg *Config) *Client {
 // results, with and without reasoning effort; over a cache that is reused
 // and invalidated.
 func TestSegmentsAreTheBody(t *testing.T) {
-	n := 400
-	if testing.Short() {
-		n = 100
-	}
-	var reqs []*llm.Request
-	for seed := range uint64(n) {
-		g := &bodyGen{r: rand.New(rand.NewPCG(seed, 7))}
-		r, err := Decode(g.body())
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := &llm.Request{Messages: r.Messages, Tools: r.Tools}
-		if seed%3 == 0 {
-			req.Effort = llm.EffortLow
-		}
-		reqs = append(reqs, req)
-	}
+	body := func(seed uint64) []byte { return (&bodyGen{r: rand.New(rand.NewPCG(seed, 7))}).body() }
+	form := func(r *Request) *llm.Request { return &llm.Request{Messages: r.Messages, Tools: r.Tools} }
+	reqs := codectest.Generated(t, tested, body, form)
 	for _, cfg := range []*Config{nil, {NoCache: true}} {
 		c := newTestClient(t, cfg)
-		if got := codectest.SegmentsAreTheBody(t, reqs, c.body, c.segments); got < 3*n {
+		if got := codectest.SegmentsAreTheBody(t, reqs, c.body, c.segments); got < 3*len(reqs) {
 			t.Errorf("only %d bodies compared", got)
 		}
 	}

@@ -26,25 +26,13 @@ func newTestClient(t testing.TB) *Client {
 // effort, over a cache that is reused and invalidated; and for histories
 // where a result takes its name from a call a compaction renamed.
 func TestSegmentsAreTheBody(t *testing.T) {
-	n := 400
-	if testing.Short() {
-		n = 100
+	body := func(seed uint64) []byte {
+		return (&bodyGen{r: rand.New(rand.NewPCG(seed, 3)), broken: seed%4 == 0}).body()
 	}
-	var reqs []*llm.Request
-	for seed := range uint64(n) {
-		g := &bodyGen{r: rand.New(rand.NewPCG(seed, 3)), broken: seed%4 == 0}
-		r, err := Decode(g.body())
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := &llm.Request{Messages: r.Messages, Tools: r.Tools}
-		if seed%3 == 0 {
-			req.Effort = llm.EffortLow
-		}
-		reqs = append(reqs, req)
-	}
+	form := func(r *Request) *llm.Request { return &llm.Request{Messages: r.Messages, Tools: r.Tools} }
+	reqs := codectest.Generated(t, tested, body, form)
 	c := newTestClient(t)
-	if got := codectest.SegmentsAreTheBody(t, reqs, c.body, c.segments); got < 3*n {
+	if got := codectest.SegmentsAreTheBody(t, reqs, c.body, c.segments); got < 3*len(reqs) {
 		t.Errorf("only %d bodies compared", got)
 	}
 }

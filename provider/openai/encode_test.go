@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 	"github.com/toolwire/toolwire/toolresult"
 )
@@ -15,12 +16,7 @@ import (
 var png = []byte("\x89PNG\r\n\x1a\n")
 
 func TestEncodeChatConversion(t *testing.T) {
-	tests := []struct {
-		name     string
-		req      ChatRequest
-		want     string
-		warnings []string
-	}{
+	conversions(t, EncodeChat, codecs[0], []conversion[ChatRequest]{
 		{
 			name: "from anthropic",
 			req:  ChatRequest{Messages: codectest.FromAnthropic(), Fields: []Field{{"model", []byte(`"gpt-4o"`)}}},
@@ -63,32 +59,12 @@ func TestEncodeChatConversion(t *testing.T) {
 				Tools:    []llm.ToolSpec{{Name: "f", Description: "Does f.", Parameters: jsontext.Value(`{ "type": "object" }`), Strict: true}}},
 			want: `{"model":"o3","tool_choice":{"type":"function","function":{"name":"f"}},"messages":[{"role":"developer","content":"x"},{"role":"user","content":"<b>&</b>"}],"tools":[{"type":"function","function":{"name":"f","description":"Does f.","parameters":{"type":"object"},"strict":true}}]}`,
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, warnings, err := EncodeChat(&tt.req)
-			if err != nil {
-				t.Fatalf("EncodeChat(%s) error: %v", tt.name, err)
-			}
-			if string(got) != tt.want {
-				t.Errorf("EncodeChat(%s) =\n%s\nwant\n%s", tt.name, got, tt.want)
-			}
-			if gw := warningStrings(warnings); strings.Join(gw, "\n") != strings.Join(tt.warnings, "\n") {
-				t.Errorf("EncodeChat(%s) warnings =\n%s\nwant\n%s", tt.name, strings.Join(gw, "\n"), strings.Join(tt.warnings, "\n"))
-			}
-			checkStable(t, codecs[0], got)
-		})
-	}
+	})
 }
 
 func TestEncodeResponsesConversion(t *testing.T) {
 	rsReasoning := llm.Reasoning{Provider: ResponsesProvider, Text: "think", Data: jsontext.Value(`{"type":"reasoning","id":"rs_1","summary":[]}`)}
-	tests := []struct {
-		name     string
-		req      ResponsesRequest
-		want     string
-		warnings []string
-	}{
+	conversions(t, EncodeResponses, codecs[1], []conversion[ResponsesRequest]{
 		{
 			name: "from anthropic",
 			req:  ResponsesRequest{Messages: codectest.FromAnthropic(), Instructions: "Be brief.", Fields: []Field{{"model", []byte(`"gpt-5"`)}}},
@@ -141,20 +117,35 @@ func TestEncodeResponsesConversion(t *testing.T) {
 				`{"type":"reasoning","id":"rs_1","summary":[]},` +
 				`{"type":"message","role":"assistant","content":"a"}]}`,
 		},
-	}
+	})
+}
+
+// A conversion is a request to encode, the body wanted and the warnings
+// wanted, in order.
+type conversion[R any] struct {
+	name     string
+	req      R
+	want     string
+	warnings []string
+}
+
+// conversions encodes each case's request with encode, checks the body
+// and the warnings, and that c reads the body back stably.
+func conversions[R any](t *testing.T, encode func(*R) ([]byte, []provider.Warning, error), c testCodec, tests []conversion[R]) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, warnings, err := EncodeResponses(&tt.req)
+			got, warnings, err := encode(&tt.req)
 			if err != nil {
-				t.Fatalf("EncodeResponses(%s) error: %v", tt.name, err)
+				t.Fatalf("encode(%s) error: %v", tt.name, err)
 			}
 			if string(got) != tt.want {
-				t.Errorf("EncodeResponses(%s) =\n%s\nwant\n%s", tt.name, got, tt.want)
+				t.Errorf("encode(%s) =\n%s\nwant\n%s", tt.name, got, tt.want)
 			}
 			if gw := warningStrings(warnings); strings.Join(gw, "\n") != strings.Join(tt.warnings, "\n") {
-				t.Errorf("EncodeResponses(%s) warnings =\n%s\nwant\n%s", tt.name, strings.Join(gw, "\n"), strings.Join(tt.warnings, "\n"))
+				t.Errorf("encode(%s) warnings =\n%s\nwant\n%s", tt.name, strings.Join(gw, "\n"), strings.Join(tt.warnings, "\n"))
 			}
-			checkStable(t, codecs[1], got)
+			checkStable(t, c, got)
 		})
 	}
 }

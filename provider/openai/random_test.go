@@ -104,8 +104,7 @@ func randChatMessage(r *rand.Rand, ids *[]string) string {
 	if r.IntN(6) == 0 {
 		add(pick(r, `"name":"n"`, `"annotations":[]`, `"x_extra":{"a":1}`, `"audio":null`))
 	}
-	r.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
-	return "{" + strings.Join(fields, ",") + "}"
+	return jobj(r, fields...)
 }
 
 func randChatBody(r *rand.Rand) string {
@@ -125,11 +124,9 @@ func randChatBody(r *rand.Rand) string {
 			`{"type":"custom","custom":{"name":"sql"}}`,
 			`{"type":"function","function":{"name":"f1","description":"d","x":1}}`,
 		}
-		r.Shuffle(len(tools), func(i, j int) { tools[i], tools[j] = tools[j], tools[i] })
-		fields = append(fields, `"tools":[`+strings.Join(tools[:1+r.IntN(3)], ",")+`]`)
+		fields = append(fields, `"tools":[`+strings.Join(some(r, tools), ",")+`]`)
 	}
-	r.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
-	return "{" + strings.Join(fields, ",") + "}"
+	return jobj(r, fields...)
 }
 
 func randRsPart(r *rand.Rand, role string) string {
@@ -215,8 +212,7 @@ func randRsItem(r *rand.Rand, ids *[]string) string {
 			add(`"name":"sql","input":"SELECT 1"`)
 		}
 	}
-	r.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
-	return "{" + strings.Join(fields, ",") + "}"
+	return jobj(r, fields...)
 }
 
 func randRsBody(r *rand.Rand) string {
@@ -238,11 +234,9 @@ func randRsBody(r *rand.Rand) string {
 	}
 	if r.IntN(2) == 0 {
 		tools := []string{`{"type":"function","name":"f","parameters":{"type":"object"}}`, `{"type":"web_search"}`, `{"type":"function","name":"g","strict":false,"defer_loading":true}`}
-		r.Shuffle(len(tools), func(i, j int) { tools[i], tools[j] = tools[j], tools[i] })
-		fields = append(fields, `"tools":[`+strings.Join(tools[:1+r.IntN(3)], ",")+`]`)
+		fields = append(fields, `"tools":[`+strings.Join(some(r, tools), ",")+`]`)
 	}
-	r.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
-	return "{" + strings.Join(fields, ",") + "}"
+	return jobj(r, fields...)
 }
 
 func TestRandomBodies(t *testing.T) {
@@ -284,6 +278,12 @@ func jobj(r *rand.Rand, fields ...string) string {
 	}
 	r.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
 	return "{" + strings.Join(fs, ",") + "}"
+}
+
+// some returns one or more of xs, in an order r picks; it reorders xs.
+func some(r *rand.Rand, xs []string) []string {
+	r.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
+	return xs[:1+r.IntN(len(xs))]
 }
 
 // maybe returns f one time in n.

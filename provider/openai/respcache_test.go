@@ -1,15 +1,15 @@
 package openai
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codectest"
 )
 
-// respWhole and respCached write the whole history of req, without
-// previous_response_id, as the client does without Store.
+// respWhole returns c's body and segments functions writing the whole
+// history of req, without previous_response_id, as the client does
+// without Store.
 func respWhole(c *Responses) (func(*llm.Request) ([]byte, error), func(*llm.Request, *llm.WireCache) ([][]byte, error)) {
 	return func(req *llm.Request) ([]byte, error) { return c.body(req, "", 0) },
 		func(req *llm.Request, cache *llm.WireCache) ([][]byte, error) { return c.segments(req, "", 0, cache) }
@@ -24,20 +24,7 @@ func TestRespSegmentsAreTheBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := []llm.ToolSpec{{Name: "get_weather", Description: "Weather.", Parameters: []byte(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}
-	r := rand.New(rand.NewPCG(1, 2))
-	var reqs []*llm.Request
-	for i := range 400 {
-		req, err := DecodeResponses([]byte(randRsBody(r)))
-		if err != nil {
-			continue
-		}
-		lr := &llm.Request{Messages: req.Messages}
-		if i%2 == 0 {
-			lr.Tools, lr.Effort = tools, llm.EffortHigh
-		}
-		reqs = append(reqs, lr)
-	}
+	reqs := randRequests(codecs[1], randRsBody)
 	body, segments := respWhole(c)
 	if got := codectest.SegmentsAreTheBody(t, reqs, body, segments); got < 300 {
 		t.Errorf("only %d bodies compared", got)

@@ -55,6 +55,30 @@ func SegmentsAreTheBody(t *testing.T, reqs []*llm.Request, body func(*llm.Reques
 	return checked
 }
 
+// Generated returns the llm requests of 400 generated bodies, 100 with
+// -short: body(seed) for each seed from 0, decoded by c and made a request
+// by form, every third asking for low reasoning effort. A body c cannot
+// decode fails the test: the generator writes only valid bodies.
+func Generated[R any](t *testing.T, c Codec[R], body func(seed uint64) []byte, form func(R) *llm.Request) []*llm.Request {
+	t.Helper()
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	reqs := make([]*llm.Request, n)
+	for seed := range uint64(n) {
+		r, err := c.Decode(body(seed))
+		if err != nil {
+			t.Fatalf("seed %d: Decode error: %v", seed, err)
+		}
+		reqs[seed] = form(r)
+		if seed%3 == 0 {
+			reqs[seed].Effort = llm.EffortLow
+		}
+	}
+	return reqs
+}
+
 // FirstDiff says where a and b first differ, with the bytes around.
 func FirstDiff(a, b []byte) string {
 	n := 0
