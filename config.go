@@ -1,6 +1,7 @@
 package toolwire
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -114,24 +115,16 @@ func (c *Config) WithDefaults() *Config {
 	if out.Tools == nil {
 		out.Tools = tool.NewRegistry()
 	}
-	if out.MaxTurns == 0 {
-		out.MaxTurns = DefaultMaxTurns
-	}
+	out.MaxTurns = cmp.Or(out.MaxTurns, DefaultMaxTurns)
 	switch {
 	case out.MaxRepeats == 0:
 		out.MaxRepeats = 1
 	case out.MaxRepeats < 0:
 		out.MaxRepeats = 0
 	}
-	if out.FailureNudge == 0 {
-		out.FailureNudge = 2
-	}
-	if out.Limits == (budget.Limits{}) {
-		out.Limits = budget.Limits{Window: 128_000, MaxOutput: 16_384, Encoding: budget.Estimated}
-	}
-	if out.Limits.Encoding == "" {
-		out.Limits.Encoding = budget.Estimated
-	}
+	out.FailureNudge = cmp.Or(out.FailureNudge, 2)
+	out.Limits = cmp.Or(out.Limits, budget.Limits{Window: 128_000, MaxOutput: 16_384, Encoding: budget.Estimated})
+	out.Limits.Encoding = cmp.Or(out.Limits.Encoding, budget.Estimated)
 	if out.Logger == nil {
 		out.Logger = slog.New(slog.DiscardHandler)
 	}

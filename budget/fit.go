@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,18 +83,10 @@ func NewFitter(counter Counter, l Limits, d transcript.Dialect, cfg *FitConfig) 
 	if cfg != nil {
 		c = *cfg
 	}
-	if c.High == 0 {
-		c.High = 0.9
-	}
-	if c.Low == 0 {
-		c.Low = 0.7
-	}
-	if c.Reserve == 0 {
-		c.Reserve = min(l.MaxOutput, 8192)
-	}
-	if c.KeepRounds == 0 {
-		c.KeepRounds = 2
-	}
+	c.High = cmp.Or(c.High, 0.9)
+	c.Low = cmp.Or(c.Low, 0.7)
+	c.Reserve = cmp.Or(c.Reserve, min(l.MaxOutput, 8192))
+	c.KeepRounds = cmp.Or(c.KeepRounds, 2)
 	switch {
 	case c.High <= 0 || c.High > 1 || c.Low <= 0 || c.Low > c.High:
 		return nil, fmt.Errorf("budget: new fitter: watermarks high %v and low %v must satisfy 0 < low ≤ high ≤ 1", c.High, c.Low)

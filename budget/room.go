@@ -1,6 +1,9 @@
 package budget
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // RoomConfig says how much of a window the results of one turn may take.
 // A nil *RoomConfig, or a zero field, means the documented default.
@@ -23,18 +26,12 @@ func (c *RoomConfig) withDefaults(l Limits) RoomConfig {
 	if c != nil {
 		out = *c
 	}
-	if out.Reserve == 0 {
-		out.Reserve = min(l.MaxOutput, 8192)
-	}
-	if out.Margin == 0 {
-		out.Margin = 0.2
-	}
+	out.Reserve = cmp.Or(out.Reserve, min(l.MaxOutput, 8192))
+	out.Margin = cmp.Or(out.Margin, 0.2)
 	if out.Margin < 0 {
 		out.Margin = 0
 	}
-	if out.MaxResult == 0 {
-		out.MaxResult = 16_000
-	}
+	out.MaxResult = cmp.Or(out.MaxResult, 16_000)
 	return out
 }
 

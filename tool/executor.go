@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -92,30 +93,14 @@ func (c *Config) WithDefaults() *Config {
 	if c != nil {
 		out = *c
 	}
-	if out.MaxParallel == 0 {
-		out.MaxParallel = 8
-	}
-	if out.Timeout == 0 {
-		out.Timeout = 30 * time.Second
-	}
-	if out.MaxAttempts == 0 {
-		out.MaxAttempts = 3
-	}
-	if out.BaseBackoff == 0 {
-		out.BaseBackoff = 200 * time.Millisecond
-	}
-	if out.MaxBackoff == 0 {
-		out.MaxBackoff = 5 * time.Second
-	}
-	if out.MaxRetryAfter == 0 {
-		out.MaxRetryAfter = 30 * time.Second
-	}
-	if out.Grace == 0 {
-		out.Grace = time.Second
-	}
-	if out.InvalidOutput == "" {
-		out.InvalidOutput = OutputPartial
-	}
+	out.MaxParallel = cmp.Or(out.MaxParallel, 8)
+	out.Timeout = cmp.Or(out.Timeout, 30*time.Second)
+	out.MaxAttempts = cmp.Or(out.MaxAttempts, 3)
+	out.BaseBackoff = cmp.Or(out.BaseBackoff, 200*time.Millisecond)
+	out.MaxBackoff = cmp.Or(out.MaxBackoff, 5*time.Second)
+	out.MaxRetryAfter = cmp.Or(out.MaxRetryAfter, 30*time.Second)
+	out.Grace = cmp.Or(out.Grace, time.Second)
+	out.InvalidOutput = cmp.Or(out.InvalidOutput, OutputPartial)
 	if out.Logger == nil {
 		out.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -2,6 +2,7 @@ package toolresult
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,21 +92,11 @@ func (c *Config) withDefaults() Config {
 	if c != nil {
 		out = *c
 	}
-	if out.Budget == 0 {
-		out.Budget = 4000
-	}
-	if out.MinRecords == 0 {
-		out.MinRecords = 5
-	}
-	if out.Sample == 0 {
-		out.Sample = 3
-	}
-	if out.TopValues == 0 {
-		out.TopValues = 5
-	}
-	if out.MaxInline == 0 {
-		out.MaxInline = 5 << 20
-	}
+	out.Budget = cmp.Or(out.Budget, 4000)
+	out.MinRecords = cmp.Or(out.MinRecords, 5)
+	out.Sample = cmp.Or(out.Sample, 3)
+	out.TopValues = cmp.Or(out.TopValues, 5)
+	out.MaxInline = cmp.Or(out.MaxInline, 5<<20)
 	return out
 }
 

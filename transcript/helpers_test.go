@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -120,4 +121,17 @@ func renderChanges(cs []Change) string {
 		fmt.Fprintf(&b, "%s %s %s\n  %s\n", c.Path, c.Rule, c.Action, c.Reason)
 	}
 	return b.String()
+}
+
+// unsettled says what keeps out, the output of Repair as d under pol,
+// from being final, "" when nothing does: every repaired transcript must
+// pass Check, and repairing it again must change nothing.
+func unsettled(out []llm.Message, d Dialect, pol *Policy) string {
+	if vs := Check(out, d); !Accepted(vs) {
+		return fmt.Sprintf("Check(Repair(x), %s) = %q, want accepted", d, ruleList(vs))
+	}
+	if again, more, err := Repair(out, d, pol); err != nil || len(more) > 0 || !reflect.DeepEqual(again, out) {
+		return fmt.Sprintf("Repair(Repair(x), %s): %d more changes, err %v; want none", d, len(more), err)
+	}
+	return ""
 }

@@ -20,6 +20,7 @@
 package mcptool
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -132,9 +133,7 @@ func (o *Options) withDefaults() *Options {
 	if out.Logger == nil {
 		out.Logger = slog.New(slog.DiscardHandler)
 	}
-	if out.Version == "" {
-		out.Version = "dev"
-	}
+	out.Version = cmp.Or(out.Version, "dev")
 	return &out
 }
 

@@ -1,6 +1,7 @@
 package mcptool
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,12 +61,8 @@ func NewToolServer(reg *tool.Registry, opts *ToolServerOptions) (*ToolServer, er
 	if opts != nil {
 		o = *opts
 	}
-	if o.Name == "" {
-		o.Name = "toolwire"
-	}
-	if o.Version == "" {
-		o.Version = "dev"
-	}
+	o.Name = cmp.Or(o.Name, "toolwire")
+	o.Version = cmp.Or(o.Version, "dev")
 	if o.Counter == nil {
 		c, err := budget.NewCounter(budget.Estimated)
 		if err != nil {
