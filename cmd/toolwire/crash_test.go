@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -122,14 +121,9 @@ var sessionLine = regexp.MustCompile(`(?m)^session (run_[0-9a-f]{24})$`)
 // store opens the scenario's database in the test's process.
 func (e *crashEnv) store(t *testing.T) *sqlite.Store {
 	t.Helper()
-	db, err := sql.Open("sqlite", e.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s, err := sqlite.New(context.Background(), db, nil)
-	if err != nil {
-		t.Fatal(err)
+	s, ok := openTestStore(t, e.db).(*sqlite.Store)
+	if !ok {
+		t.Fatalf("%s is not a SQLite database", e.db)
 	}
 	return s
 }

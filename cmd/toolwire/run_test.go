@@ -19,13 +19,21 @@ import (
 	"github.com/toolwire/toolwire/provider/open"
 )
 
-// runWith runs the CLI in-process with the environment env.
+// runWith runs the CLI in-process with the environment env; a run or a
+// resume without --db saves its session in a new temporary database.
 func runWith(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
 	if len(args) > 0 && (args[0] == "run" || args[0] == "resume") && !slices.Contains(args, "--db") {
 		args = append([]string{args[0], "--db", tempDB(t)}, args[1:]...)
 	}
+	return runRaw(t, env, args...)
+}
+
+// runRaw runs the CLI in-process with the environment env and args as
+// they are.
+func runRaw(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
 	code = runEnv(args, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
 	return out.String(), errOut.String(), code
 }

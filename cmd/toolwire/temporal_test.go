@@ -1,21 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runRaw runs the CLI in-process with the environment env and args as
-// they are (runWith adds a --db to run and resume).
-func runRaw(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code = runEnv(args, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
-	return out.String(), errOut.String(), code
-}
 
 // fakePlugin writes a toolwire-temporal into a folder of its own that
 // prints its arguments and exits with code; it returns the folder.
