@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session"
@@ -39,7 +40,7 @@ func TestMain(m *testing.M) {
 		f, err := parseFaults(os.Getenv(killVar))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "toolwire: %s: %v\n", killVar, err)
-			os.Exit(exitUsage)
+			os.Exit(exitcode.Usage)
 		}
 		testHook = f.wrap
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -332,7 +333,7 @@ func TestResumeConflict(t *testing.T) {
 		switch {
 		case c.code == 0 && strings.Contains(c.stdout, "answer:\nDone."):
 			won++
-		case c.code == exitRejected && strings.Contains(c.stderr, "conflict: session "+id) && strings.Contains(c.stderr, "another writer committed first"):
+		case c.code == exitcode.Rejected && strings.Contains(c.stderr, "conflict: session "+id) && strings.Contains(c.stderr, "another writer committed first"):
 			lost++
 			if strings.Contains(c.stderr, "*session.") || strings.Contains(c.stderr, "goroutine") {
 				t.Errorf("the conflict error shows Go internals: %s", c.stderr)

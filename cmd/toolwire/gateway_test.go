@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/gateway"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
@@ -32,7 +33,7 @@ func TestGatewayBadFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, nil, tc.args...)
-			if code != exitUsage || !strings.Contains(stderr, tc.says) {
+			if code != exitcode.Usage || !strings.Contains(stderr, tc.says) {
 				t.Errorf("exit %d, stderr %q; want 2 saying %q", code, stderr, tc.says)
 			}
 			if strings.Contains(stderr, "AIza") {

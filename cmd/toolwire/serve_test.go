@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 func TestServeBadFlags(t *testing.T) {
@@ -32,7 +34,7 @@ func TestServeBadFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, tc.env, tc.args...)
-			if code != exitUsage || !strings.Contains(stderr, tc.says) {
+			if code != exitcode.Usage || !strings.Contains(stderr, tc.says) {
 				t.Errorf("exit %d, stderr %q; want 2 saying %q", code, stderr, tc.says)
 			}
 		})
