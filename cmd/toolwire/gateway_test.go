@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/internal/exitcode"
+	"github.com/toolwire/toolwire/internal/syncbuf"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
@@ -51,7 +52,7 @@ var gatewayURL = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 // gateway stops cleanly when its context ends.
 func TestGateway(t *testing.T) {
 	up := llmtest.NewServer(t, llmtest.Turn{Text: "It is sunny."})
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
 	db := tempDB(t)
