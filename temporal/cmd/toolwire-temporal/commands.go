@@ -21,13 +21,15 @@ import (
 	"github.com/toolwire/toolwire/temporal"
 )
 
-// dial connects to the Temporal frontend the flags name. With --db,
+// dial connects to the Temporal frontend the flags name, for a command
+// that runs until Ctrl-C or SIGTERM: ctx ends on either. With --db,
 // payloads larger than temporal.DefaultPayloadLimit are kept in that
 // session store (temporal.NewPayloadCodec), and only their references
 // in the histories: every worker and client of the namespace must then
 // give the same --db. store is that store, nil without --db; done closes
-// the client and the store.
-func dial(ctx context.Context, f flags) (c client.Client, store session.Store, done func(), err error) {
+// the client and the store, and stops listening for the signals.
+func dial(f flags) (ctx context.Context, c client.Client, store session.Store, done func(), err error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	ns := f.one("namespace")
 	if ns == "" {
 		ns = "default"
@@ -36,21 +38,24 @@ func dial(ctx context.Context, f flags) (c client.Client, store session.Store, d
 	closeStore := func() {}
 	if name := f.one("db"); name != "" {
 		if store, closeStore, err = openStore(ctx, name); err != nil {
-			return nil, nil, nil, err
+			stop()
+			return nil, nil, nil, nil, err
 		}
 		codec, err := temporal.NewPayloadCodec(store, 0)
 		if err != nil {
 			closeStore()
-			return nil, nil, nil, usageError("--db %s: %v", dsn.Redact(name, name), err)
+			stop()
+			return nil, nil, nil, nil, usageError("--db %s: %v", dsn.Redact(name, name), err)
 		}
 		opts.DataConverter = converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec)
 	}
 	c, err = client.Dial(opts)
 	if err != nil {
 		closeStore()
-		return nil, nil, nil, envError("--temporal %s: cannot reach the Temporal frontend: %v; start a server (temporal server start-dev) or give its HOST:PORT", f.one("temporal"), err)
+		stop()
+		return nil, nil, nil, nil, envError("--temporal %s: cannot reach the Temporal frontend: %v; start a server (temporal server start-dev) or give its HOST:PORT", f.one("temporal"), err)
 	}
-	return c, store, func() { c.Close(); closeStore() }, nil
+	return ctx, c, store, func() { c.Close(); closeStore(); stop() }, nil
 }
 
 func queueOf(f flags) string {
@@ -70,9 +75,7 @@ func workerCmd(e *env, args []string) error {
 	if len(files) == 0 {
 		return usageError("worker: give at least one agent file; e.g. toolwire worker --temporal 127.0.0.1:7233 examples/agent/agent.yaml")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c, store, done, err := dial(ctx, f)
+	ctx, c, store, done, err := dial(f)
 	if err != nil {
 		return err
 	}
@@ -125,9 +128,7 @@ func runCmd(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c, store, done, err := dial(ctx, f)
+	ctx, c, store, done, err := dial(f)
 	if err != nil {
 		return err
 	}
@@ -168,11 +169,11 @@ func approveCmd(e *env, args []string) error {
 	}
 	calls := pos[1:]
 	if len(calls) == 0 {
-		c, _, done, err := dial(context.Background(), f)
+		ctx, c, _, done, err := dial(f)
 		if err != nil {
 			return err
 		}
-		pending, err := temporal.Pending(context.Background(), c, pos[0])
+		pending, err := temporal.Pending(ctx, c, pos[0])
 		done()
 		if err != nil {
 			return envError("approve: %v", err)
@@ -232,9 +233,7 @@ func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
 // signal, or a new run of an ended session), and follows the session
 // from the events it had.
 func act(e *env, f flags, id string, d temporal.Decisions) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c, store, done, err := dial(ctx, f)
+	ctx, c, store, done, err := dial(f)
 	if err != nil {
 		return err
 	}
