@@ -33,7 +33,7 @@ func TestModelActivityPublishesTextAsItStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := llmtest.NewServer(t,
-		llmtest.Turn{Text: text, Chunk: 4, Calls: []llmtest.Call{call(fixture.Lookup, "a")}},
+		llmtest.Turn{Text: text, Chunk: 4, Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a")}},
 		llmtest.Turn{Text: "done"})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

@@ -23,7 +23,6 @@ import (
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session/memory"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 // setup returns a test environment with the fixture agent registered,
@@ -48,10 +47,6 @@ func setup(t *testing.T, cfg *Config, turns ...llmtest.Turn) (*testsuite.TestWor
 	return env, dir, srv, rt
 }
 
-func call(name, item string) llmtest.Call {
-	return llmtest.Call{Name: name, Args: `{"item":"` + item + `"}`}
-}
-
 // finished returns the session's result, failing the test if the
 // workflow did not complete.
 func finished(t *testing.T, env *testsuite.TestWorkflowEnvironment) SessionResult {
@@ -69,28 +64,6 @@ func finished(t *testing.T, env *testsuite.TestWorkflowEnvironment) SessionResul
 	return res
 }
 
-// history is the final state's messages, checked by the provider's rules.
-func history(t *testing.T, res SessionResult) []llm.Message {
-	t.Helper()
-	var st toolwire.State
-	if err := st.UnmarshalJSON(res.State); err != nil {
-		t.Fatal(err)
-	}
-	if vs := transcript.Check(st.Messages, transcript.OpenAIChat); len(vs) > 0 {
-		t.Errorf("the final history breaks the provider's rules: %v", vs)
-	}
-	return st.Messages
-}
-
-func lines(t *testing.T, dir, name string) []string {
-	t.Helper()
-	l, err := fixture.Lines(dir, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
 // results are the tool results of msgs, "tool:status:text" each.
 func results(msgs []llm.Message) []string {
 	var out []string
@@ -106,7 +79,7 @@ func results(msgs []llm.Message) []string {
 // own, once, and the session answers with a history the provider takes.
 func TestSessionOneActivityPerEffect(t *testing.T) {
 	env, dir, srv, _ := setup(t, nil,
-		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Lookup, "a"), call(fixture.Charge, "b"), call(fixture.Book, "c")}},
+		llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a"), fixture.Call(fixture.Charge, "b"), fixture.Call(fixture.Book, "c")}},
 		llmtest.Turn{Text: "done: a, b, c"})
 	var mu sync.Mutex
 	var started []string
@@ -124,13 +97,13 @@ func TestSessionOneActivityPerEffect(t *testing.T) {
 	if want := []string{ActivityModel, ActivityModel, ActivityTool, ActivityTool, ActivityTool}; !slices.Equal(started, want) {
 		t.Errorf("activities = %v, want %v", started, want)
 	}
-	msgs := history(t, res)
+	msgs := fixture.History(t, res.State)
 	got := results(msgs)
 	if len(got) != 3 || !strings.HasPrefix(got[0], "lookup:success") || !strings.HasPrefix(got[1], "charge:success") || !strings.HasPrefix(got[2], "book:success") {
 		t.Errorf("results = %q, want lookup, charge, book in call order, each a success", got)
 	}
 	for _, name := range []string{fixture.Lookup, fixture.Charge, fixture.Book + ".effects"} {
-		if n := len(lines(t, dir, name)); n != 1 {
+		if n := len(fixture.Counted(t, dir, name)); n != 1 {
 			t.Errorf("%s ran %d times, want 1", name, n)
 		}
 	}
@@ -144,7 +117,7 @@ func TestSessionOneActivityPerEffect(t *testing.T) {
 // validator, and an approval runs the call.
 func TestSessionApproval(t *testing.T) {
 	env, dir, _, _ := setup(t, nil,
-		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Lookup, "a"), call(fixture.Notify, "ops")}},
+		llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a"), fixture.Call(fixture.Notify, "ops")}},
 		llmtest.Turn{Text: "notified"})
 	var pending []PendingCall
 	var badEdit, good error
@@ -178,10 +151,10 @@ func TestSessionApproval(t *testing.T) {
 	if res.Stop != string(toolwire.Answered) {
 		t.Errorf("stop = %s, want answered", res.Stop)
 	}
-	if n := len(lines(t, dir, fixture.Notify)); n != 1 {
+	if n := len(fixture.Counted(t, dir, fixture.Notify)); n != 1 {
 		t.Errorf("notify ran %d times, want 1", n)
 	}
-	msgs := history(t, res)
+	msgs := fixture.History(t, res.State)
 	// The message comes after the turn's results, never between.
 	last := msgs[len(msgs)-2]
 	if last.Role != llm.RoleUser || last.Text() != "and tell me when" || msgs[len(msgs)-3].Role != llm.RoleTool {
@@ -210,7 +183,7 @@ func (u *updateResult) Complete(_ any, err error) { *u.err = err }
 // again. The model call, lost once, is made again.
 func TestSessionLostWorker(t *testing.T) {
 	env, dir, _, rt := setup(t, &Config{RetryInterval: time.Millisecond},
-		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Lookup, "a"), call(fixture.Charge, "b"), call(fixture.Book, "c")}},
+		llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a"), fixture.Call(fixture.Charge, "b"), fixture.Call(fixture.Book, "c")}},
 		llmtest.Turn{Text: "done"})
 	var mu sync.Mutex // the activities run on goroutines of their own
 	lostOnce := map[string]bool{}
@@ -238,22 +211,22 @@ func TestSessionLostWorker(t *testing.T) {
 	})
 	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "do a, b, c"})
 	res := finished(t, env)
-	got := results(history(t, res))
+	got := results(fixture.History(t, res.State))
 	if len(got) != 3 || !strings.HasPrefix(got[0], "lookup:success") || !strings.HasPrefix(got[1], "charge:error") ||
 		!strings.Contains(got[1], "interrupted") || !strings.HasPrefix(got[2], "book:success") {
 		t.Errorf("results = %q, want lookup success, charge interrupted, book success", got)
 	}
-	if n := len(lines(t, dir, fixture.Charge)); n != 1 {
+	if n := len(fixture.Counted(t, dir, fixture.Charge)); n != 1 {
 		t.Errorf("charge (level_0) ran %d times, want 1", n)
 	}
-	if n := len(lines(t, dir, fixture.Lookup)); n != 2 {
+	if n := len(fixture.Counted(t, dir, fixture.Lookup)); n != 2 {
 		t.Errorf("lookup (level_2) ran %d times, want 2", n)
 	}
-	keys := lines(t, dir, fixture.Book+".attempts")
+	keys := fixture.Counted(t, dir, fixture.Book+".attempts")
 	if len(keys) != 2 || keys[0] != keys[1] || keys[0] == "" {
 		t.Errorf("book (level_1) attempts ran with keys %q, want two with one key", keys)
 	}
-	if n := len(lines(t, dir, fixture.Book+".effects")); n != 1 {
+	if n := len(fixture.Counted(t, dir, fixture.Book+".effects")); n != 1 {
 		t.Errorf("book's effect happened %d times, want 1", n)
 	}
 }
@@ -272,7 +245,7 @@ func callName(t *testing.T, b []byte) string {
 // goes after them, never between a call and its result.
 func TestSessionMessageSignal(t *testing.T) {
 	env, _, srv, _ := setup(t, nil,
-		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Lookup, "a")}},
+		llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a")}},
 		llmtest.Turn{Text: "a, and c too"})
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if info.ActivityType.Name == ActivityTool {
@@ -281,7 +254,7 @@ func TestSessionMessageSignal(t *testing.T) {
 	})
 	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "look up a"})
 	res := finished(t, env)
-	msgs := history(t, res)
+	msgs := fixture.History(t, res.State)
 	want := []llm.Role{llm.RoleSystem, llm.RoleUser, llm.RoleAssistant, llm.RoleTool, llm.RoleUser, llm.RoleAssistant}
 	if got := roles(msgs); !slices.Equal(got, want) || msgs[4].Text() != "also c" {
 		t.Errorf("roles = %v (message %q), want %v with the message after the tool message", got, msgs[4].Text(), want)
@@ -302,7 +275,7 @@ func TestSessionOffloadsToTheSessionStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{call(fixture.Report, "x")}})
+	srv := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Report, "x")}})
 	t.Cleanup(srv.Close)
 	worker := func() *Runtime {
 		m, c, err := fixture.New(t.TempDir(), srv.URL+"/v1")
@@ -346,7 +319,7 @@ func TestSessionOffloadsToTheSessionStore(t *testing.T) {
 	})
 	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "report on x"})
 	res := finished(t, env)
-	got := results(history(t, res))
+	got := results(fixture.History(t, res.State))
 	if !asked || len(got) != 2 {
 		t.Fatalf("%d results (a ref seen: %v); want the report's, with a ref, and read_result's", len(got), asked)
 	}
@@ -371,12 +344,12 @@ func TestSessionPayloadCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	env, _, _, _ := setup(t, nil,
-		llmtest.Turn{Calls: []llmtest.Call{call(fixture.Report, "x")}},
+		llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Report, "x")}},
 		llmtest.Turn{Text: "reported"})
 	env.SetDataConverter(converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec))
 	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "report on x"})
 	res := finished(t, env)
-	if res.Stop != string(toolwire.Answered) || len(results(history(t, res))) != 1 {
+	if res.Stop != string(toolwire.Answered) || len(results(fixture.History(t, res.State))) != 1 {
 		t.Fatalf("result = %s, want answered after the report", res.Stop)
 	}
 	tr, err := store.Show(context.Background(), PayloadSession)
@@ -395,13 +368,13 @@ func TestSessionPayloadCodec(t *testing.T) {
 
 // Cancelling the workflow while it waits for approval ends it cancelled.
 func TestSessionCancelled(t *testing.T) {
-	env, dir, _, _ := setup(t, nil, llmtest.Turn{Calls: []llmtest.Call{call(fixture.Notify, "ops")}})
+	env, dir, _, _ := setup(t, nil, llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Notify, "ops")}})
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Minute)
 	env.ExecuteWorkflow(WorkflowName, SessionInput{Agent: fixture.Name, Question: "notify ops"})
 	if err := env.GetWorkflowError(); !sdktemporal.IsCanceledError(err) {
 		t.Errorf("the workflow ended with %v, want cancelled", err)
 	}
-	if n := len(lines(t, dir, fixture.Notify)); n != 0 {
+	if n := len(fixture.Counted(t, dir, fixture.Notify)); n != 0 {
 		t.Errorf("notify ran %d times, want never", n)
 	}
 }

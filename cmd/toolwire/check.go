@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/wire"
@@ -69,8 +70,8 @@ unusable (for one of the files).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := check(e, args, dialect, duplicates, asJSON, fix)
-			var ee *exitError
-			if asJSON && errors.As(err, &ee) && ee.code >= exitUsage && ee.err != nil {
+			var ee *exitcode.Error
+			if asJSON && errors.As(err, &ee) && ee.Code >= exitcode.Usage && ee.Err != nil {
 				// Nothing could be checked: the report says why, so that
 				// --json always prints one document (where --fix prints
 				// its report, on standard error).
@@ -78,9 +79,9 @@ unusable (for one of the files).`,
 				if fix {
 					w = e.stderr
 				}
-				fmt.Fprintln(e.stderr, printable("toolwire: "+ee.err.Error()))
-				writeJSON(w, report{Error: ee.err.Error(), Violations: []violationJSON{}})
-				return &exitError{code: ee.code}
+				fmt.Fprintln(e.stderr, printable("toolwire: "+ee.Err.Error()))
+				writeJSON(w, report{Error: ee.Err.Error(), Violations: []violationJSON{}})
+				return &exitcode.Error{Code: ee.Code}
 			}
 			return err
 		},
@@ -103,11 +104,11 @@ func check(e *env, args []string, dialect, duplicates string, asJSON, fix bool) 
 		return err
 	}
 	if duplicates != "report" && !fix {
-		return usageError("--duplicates goes with --fix")
+		return exitcode.Usagef("--duplicates goes with --fix")
 	}
 	if len(args) > 1 {
 		if fix {
-			return usageError("--fix repairs one body at a time: give one FILE (got %d)", len(args))
+			return exitcode.Usagef("--fix repairs one body at a time: give one FILE (got %d)", len(args))
 		}
 		return checkFiles(e, args, d, asJSON)
 	}
@@ -142,16 +143,16 @@ func check(e *env, args []string, dialect, duplicates string, asJSON, fix bool) 
 // array of them with asJSON), and exits with the worst outcome: 2 when a
 // file could not be checked, else 1 when one would be rejected.
 func checkFiles(e *env, names []string, d transcript.Dialect, asJSON bool) error {
-	code := exitOK
+	code := exitcode.OK
 	var reports []report
 	for _, name := range names {
 		rep, err := checkFile(e, name, d)
 		if err != nil {
-			var ee *exitError
+			var ee *exitcode.Error
 			if !errors.As(err, &ee) {
-				ee = &exitError{code: exitUsage, err: err}
+				ee = &exitcode.Error{Code: exitcode.Usage, Err: err}
 			}
-			code = max(code, ee.code)
+			code = max(code, ee.Code)
 			if asJSON {
 				reports = append(reports, report{File: name, Error: ee.Error(), Violations: []violationJSON{}})
 			} else {
@@ -160,7 +161,7 @@ func checkFiles(e *env, names []string, d transcript.Dialect, asJSON bool) error
 			continue
 		}
 		if !rep.Accepted() {
-			code = max(code, exitRejected)
+			code = max(code, exitcode.Rejected)
 		}
 		if asJSON {
 			r := jsonReport(rep)
@@ -173,8 +174,8 @@ func checkFiles(e *env, names []string, d transcript.Dialect, asJSON bool) error
 	if asJSON {
 		writeJSON(e.stdout, reports)
 	}
-	if code != exitOK {
-		return &exitError{code: code}
+	if code != exitcode.OK {
+		return &exitcode.Error{Code: code}
 	}
 	return nil
 }
@@ -202,14 +203,14 @@ func duplicatesFlag(v string) (*transcript.Policy, error) {
 	case "last":
 		return &transcript.Policy{Duplicates: transcript.KeepLast}, nil
 	}
-	return nil, usageError("--duplicates %q: want report, first or last", v)
+	return nil, exitcode.Usagef("--duplicates %q: want report, first or last", v)
 }
 
 // checkError reports a body that cannot be judged: unreadable, ambiguous
 // where one dialect is needed (flag names it), or a defect.
 func checkError(name string, err error, flag string) error {
 	if errors.Is(err, wire.ErrInternal) {
-		return &exitError{code: exitInternal, err: err}
+		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
 	var amb *wire.AmbiguousError
 	if errors.As(err, &amb) {
@@ -217,7 +218,7 @@ func checkError(name string, err error, flag string) error {
 		for _, c := range amb.Detection.Candidates {
 			names = append(names, string(c))
 		}
-		return usageError("%s: the dialect is ambiguous: %s; give %s %s", displayName(name), amb.Detection.Reason, flag, strings.Join(names, " or "))
+		return exitcode.Usagef("%s: the dialect is ambiguous: %s; give %s %s", displayName(name), amb.Detection.Reason, flag, strings.Join(names, " or "))
 	}
 	return inputError(name, err)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/golden"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -34,18 +35,18 @@ func TestCheckCommand(t *testing.T) {
 		inStderr string
 		inStdout string
 	}{
-		{name: "openai interrupted", args: []string{"check", oai}, code: exitRejected, golden: "check_openai.txt"},
-		{name: "openai interrupted json", args: []string{"check", "--json", oai}, code: exitRejected, golden: "check_openai.json"},
+		{name: "openai interrupted", args: []string{"check", oai}, code: exitcode.Rejected, golden: "check_openai.txt"},
+		{name: "openai interrupted json", args: []string{"check", "--json", oai}, code: exitcode.Rejected, golden: "check_openai.json"},
 		{name: "openai fix", args: []string{"check", "--fix", oai}, golden: "check_openai_fix.txt"},
-		{name: "anthropic human before result", args: []string{"check", ant}, code: exitRejected, golden: "check_anthropic.txt"},
+		{name: "anthropic human before result", args: []string{"check", ant}, code: exitcode.Rejected, golden: "check_anthropic.txt"},
 		{name: "anthropic fix", args: []string{"check", "--fix", ant}, golden: "check_anthropic_fix.txt"},
 		{name: "anthropic fix json", args: []string{"check", "--fix", "--json", ant}, golden: "check_anthropic_fix.json"},
-		{name: "gemini split responses", args: []string{"check", "--dialect", "gemini", gem}, code: exitRejected, golden: "check_gemini.txt"},
+		{name: "gemini split responses", args: []string{"check", "--dialect", "gemini", gem}, code: exitcode.Rejected, golden: "check_gemini.txt"},
 		{name: "gemini fix", args: []string{"check", "--fix", gem}, golden: "check_gemini_fix.txt"},
 		{name: "accepted from stdin", stdin: `[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`,
 			args: []string{"check", "-"}, golden: "check_accepted.txt"},
 		{name: "responses bare array", stdin: `[{"role":"user","content":"q"},{"type":"function_call","call_id":"c1","name":"a","arguments":"{}"}]`,
-			args: []string{"check", "--json"}, code: exitRejected, golden: "check_responses.json"},
+			args: []string{"check", "--json"}, code: exitcode.Rejected, golden: "check_responses.json"},
 		{name: "chat wire violation fixed by re-encoding", stdin: `{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a","tool_calls":[]}]}`,
 			args: []string{"check", "--fix"}, golden: "check_wire_fix.txt"},
 		{name: "warnings only", stdin: `{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"call_0123456789012345678901234567890123456789","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_0123456789012345678901234567890123456789","content":"ok"}]}`,
@@ -57,19 +58,19 @@ func TestCheckCommand(t *testing.T) {
 		// Where the provider's 400 for an option is recorded, it is a
 		// rejection with the provider's text.
 		{name: "option the provider rejects", stdin: `{"model":"gpt-4o","temperature":-1,"input":[{"role":"user","content":"q"}]}`,
-			args: []string{"check", "--dialect", "openai-responses"}, code: exitRejected,
+			args: []string{"check", "--dialect", "openai-responses"}, code: exitcode.Rejected,
 			inStdout: "provider error: Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead."},
 		{name: "conflicting duplicate is not guessed at", stdin: `[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"1"},{"role":"tool","tool_call_id":"c1","content":"2"}]`,
-			args: []string{"check", "--fix", "--dialect", "openai-chat"}, code: exitRejected, golden: "check_conflict_fix.txt", inStderr: "cannot repair without guessing"},
+			args: []string{"check", "--fix", "--dialect", "openai-chat"}, code: exitcode.Rejected, golden: "check_conflict_fix.txt", inStderr: "cannot repair without guessing"},
 		{name: "missing thought signature gets Google's placeholder", stdin: `{"model":"models/gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"output":"2"}}}]}]}`,
 			args: []string{"check", "--fix"}, inStdout: `"thoughtSignature":"skip_thought_signature_validator"`, inStderr: "GEM-THOUGHT-SIG"},
-		{name: "unknown dialect", args: []string{"check", "--dialect", "cohere", oai}, code: exitUsage, inStderr: `--dialect "cohere": unknown dialect`},
-		{name: "not JSON", stdin: "hello", args: []string{"check"}, code: exitUsage, inStderr: "standard input: not a JSON object or array"},
-		{name: "empty input", stdin: "", args: []string{"check"}, code: exitUsage, inStderr: "standard input: empty input"},
-		{name: "unknown object", stdin: `{"prompt":"hi"}`, args: []string{"check"}, code: exitUsage, inStderr: `without "messages", "input" or "contents"`},
+		{name: "unknown dialect", args: []string{"check", "--dialect", "cohere", oai}, code: exitcode.Usage, inStderr: `--dialect "cohere": unknown dialect`},
+		{name: "not JSON", stdin: "hello", args: []string{"check"}, code: exitcode.Usage, inStderr: "standard input: not a JSON object or array"},
+		{name: "empty input", stdin: "", args: []string{"check"}, code: exitcode.Usage, inStderr: "standard input: empty input"},
+		{name: "unknown object", stdin: `{"prompt":"hi"}`, args: []string{"check"}, code: exitcode.Usage, inStderr: `without "messages", "input" or "contents"`},
 		{name: "decode error names the path", stdin: `{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"a","arguments":1}}]}]}`,
-			args: []string{"check", "--dialect", "openai-chat"}, code: exitUsage, inStderr: "standard input: as openai-chat: openai: messages.0.tool_calls.0.function.arguments: want a string, got a number"},
-		{name: "missing file", args: []string{"check", "nope.json"}, code: exitUsage, inStderr: "nope.json"},
+			args: []string{"check", "--dialect", "openai-chat"}, code: exitcode.Usage, inStderr: "standard input: as openai-chat: openai: messages.0.tool_calls.0.function.arguments: want a string, got a number"},
+		{name: "missing file", args: []string{"check", "nope.json"}, code: exitcode.Usage, inStderr: "nope.json"},
 		{name: "convert openai to anthropic", args: []string{"convert", "--to", "anthropic", oai}, golden: "convert_openai_anthropic.txt"},
 		{name: "convert anthropic to openai-chat", args: []string{"convert", "--to", "openai-chat", "--from", "anthropic", ant}, golden: "convert_anthropic_chat.txt"},
 		{name: "convert gemini to responses", args: []string{"convert", "--to", "openai-responses", gem}, golden: "convert_gemini_responses.txt"},
@@ -84,8 +85,8 @@ func TestCheckCommand(t *testing.T) {
 		{name: "convert gemini options to chat", stdin: `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":200,"temperature":1,"topK":40,"candidateCount":1}}`,
 			args: []string{"convert", "--to", "openai-chat"}, golden: "convert_options_gemini_chat.txt",
 			inStdout: `"max_completion_tokens":200,"temperature":1`, inStderr: "warning: generationConfig.topK: openai-chat has no such option"},
-		{name: "convert without --to", args: []string{"convert", oai}, code: exitUsage, inStderr: "--to is required"},
-		{name: "convert to unknown", args: []string{"convert", "--to", "palm", oai}, code: exitUsage, inStderr: `--to "palm": unknown dialect`},
+		{name: "convert without --to", args: []string{"convert", oai}, code: exitcode.Usage, inStderr: "--to is required"},
+		{name: "convert to unknown", args: []string{"convert", "--to", "palm", oai}, code: exitcode.Usage, inStderr: `--to "palm": unknown dialect`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,8 +110,8 @@ func TestCheckCommand(t *testing.T) {
 // TestCheckJSONContract pins the documented JSON shape.
 func TestCheckJSONContract(t *testing.T) {
 	stdout, _, code := runCmd(t, `[{"role":"user","content":"q"},{"role":"tool","tool_call_id":"x","content":"r"}]`, "check", "--json", "--dialect", "openai-chat")
-	if code != exitRejected {
-		t.Fatalf("check --json exit code = %d, want %d", code, exitRejected)
+	if code != exitcode.Rejected {
+		t.Fatalf("check --json exit code = %d, want %d", code, exitcode.Rejected)
 	}
 	var got struct {
 		Accepted   *bool  `json:"accepted"`
@@ -145,14 +146,14 @@ func TestFixOutputIsAccepted(t *testing.T) {
 		for _, d := range transcript.Dialects() {
 			t.Run(ex+"/"+string(d), func(t *testing.T) {
 				converted, _, code := runCmd(t, "", "convert", "--to", string(d), filepath.Join("examples", "transcripts", ex))
-				if code != exitOK {
+				if code != exitcode.OK {
 					t.Fatalf("convert --to %s exit code = %d", d, code)
 				}
 				fixed, stderr, code := runCmd(t, converted, "check", "--fix", "--dialect", string(d))
-				if code != exitOK {
+				if code != exitcode.OK {
 					t.Fatalf("check --fix --dialect %s exit code = %d\n%s", d, code, stderr)
 				}
-				if _, stderr, code := runCmd(t, fixed, "check", "--dialect", string(d)); code != exitOK {
+				if _, stderr, code := runCmd(t, fixed, "check", "--dialect", string(d)); code != exitcode.OK {
 					t.Errorf("check of the fixed body exit code = %d, want 0\n%s", code, stderr)
 				}
 			})
@@ -324,7 +325,7 @@ func TestConvertReportsUnmodeled(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, stderr, code := runCmd(t, tt.body, "convert", "--from", tt.from, "--to", tt.to)
-		if code != exitOK || !strings.Contains(stderr, tt.want) {
+		if code != exitcode.OK || !strings.Contains(stderr, tt.want) {
 			t.Errorf("convert --from %s --to %s %s: exit %d, stderr %q; want it to contain %q", tt.from, tt.to, tt.body, code, stderr, tt.want)
 		}
 	}
@@ -349,7 +350,7 @@ func TestConvertIDlessCalls(t *testing.T) {
 		for _, d := range []transcript.Dialect{transcript.OpenAIChat, transcript.OpenAIResponses, transcript.Anthropic} {
 			t.Run(name+"/"+string(d), func(t *testing.T) {
 				converted, stderr, code := runCmd(t, body, "convert", "--to", string(d))
-				if code != exitOK {
+				if code != exitcode.OK {
 					t.Fatalf("convert --to %s exit code = %d\n%s", d, code, stderr)
 				}
 				if strings.Contains(stderr, "note: the converted body breaks") {
@@ -358,7 +359,7 @@ func TestConvertIDlessCalls(t *testing.T) {
 				if !strings.Contains(stderr, "tool call without an id; wrote id") || !strings.Contains(stderr, "tool result without a call id; matched to id") {
 					t.Errorf("convert --to %s stderr = %s, want a warning for each id it made", d, stderr)
 				}
-				if out, stderr, code := runCmd(t, converted, "check", "--dialect", string(d)); code != exitOK {
+				if out, stderr, code := runCmd(t, converted, "check", "--dialect", string(d)); code != exitcode.OK {
 					t.Errorf("check --dialect %s of the converted body exit code = %d, want 0\n%s%s", d, code, out, stderr)
 				}
 			})
@@ -434,11 +435,11 @@ func TestFixClearsWire(t *testing.T) {
 	for _, tt := range wireCases {
 		t.Run(tt.rule+"/"+tt.name, func(t *testing.T) {
 			stdout, _, code := runCmd(t, tt.body, "check", "--json", "--dialect", tt.dialect)
-			if code != exitRejected || !strings.Contains(stdout, `"rule":"`+tt.rule+`"`) {
+			if code != exitcode.Rejected || !strings.Contains(stdout, `"rule":"`+tt.rule+`"`) {
 				t.Fatalf("check %s exit code = %d, report %s; want 1 with %s", tt.body, code, stdout, tt.rule)
 			}
 			fixed, stderr, code := runCmd(t, tt.body, "check", "--fix", "--dialect", tt.dialect)
-			if code != exitOK {
+			if code != exitcode.OK {
 				t.Errorf("check --fix %s exit code = %d, want 0\n%s", tt.body, code, stderr)
 			}
 			if got := strings.TrimSuffix(fixed, "\n"); got != tt.fixed {
@@ -447,7 +448,7 @@ func TestFixClearsWire(t *testing.T) {
 			if !strings.Contains(stderr, tt.rule) {
 				t.Errorf("check --fix %s repairs =\n%s\nwant one for %s", tt.body, stderr, tt.rule)
 			}
-			if out, stderr, code := runCmd(t, fixed, "check", "--dialect", tt.dialect); code != exitOK {
+			if out, stderr, code := runCmd(t, fixed, "check", "--dialect", tt.dialect); code != exitcode.OK {
 				t.Errorf("check of the fixed body %s exit code = %d, want 0\n%s%s", fixed, code, out, stderr)
 			}
 		})
@@ -550,8 +551,8 @@ func TestCheckJSONOnUnusableInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := runCmd(t, tt.stdin, tt.args...)
-			if code != exitUsage {
-				t.Errorf("toolwire %q exit = %d, want %d", tt.args, code, exitUsage)
+			if code != exitcode.Usage {
+				t.Errorf("toolwire %q exit = %d, want %d", tt.args, code, exitcode.Usage)
 			}
 			doc := stdout
 			if tt.fix {

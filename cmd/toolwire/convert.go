@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -35,7 +36,7 @@ Exit codes: 0 converted; 2 the input or the command line is unusable.`,
 		Args: nArgs(0, 1, "at most one FILE (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if to == "" {
-				return usageError("--to is required: openai-chat, openai-responses, anthropic or gemini")
+				return exitcode.Usagef("--to is required: openai-chat, openai-responses, anthropic or gemini")
 			}
 			target, err := dialectFlag("to", to, false)
 			if err != nil {

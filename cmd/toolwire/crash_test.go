@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session"
@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 		f, err := parseFaults(os.Getenv(killVar))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "toolwire: %s: %v\n", killVar, err)
-			os.Exit(exitUsage)
+			os.Exit(exitcode.Usage)
 		}
 		testHook = f.wrap
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -122,14 +122,9 @@ var sessionLine = regexp.MustCompile(`(?m)^session (run_[0-9a-f]{24})$`)
 // store opens the scenario's database in the test's process.
 func (e *crashEnv) store(t *testing.T) *sqlite.Store {
 	t.Helper()
-	db, err := sql.Open("sqlite", e.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s, err := sqlite.New(context.Background(), db, nil)
-	if err != nil {
-		t.Fatal(err)
+	s, ok := openTestStore(t, e.db).(*sqlite.Store)
+	if !ok {
+		t.Fatalf("%s is not a SQLite database", e.db)
 	}
 	return s
 }
@@ -338,7 +333,7 @@ func TestResumeConflict(t *testing.T) {
 		switch {
 		case c.code == 0 && strings.Contains(c.stdout, "answer:\nDone."):
 			won++
-		case c.code == exitRejected && strings.Contains(c.stderr, "conflict: session "+id) && strings.Contains(c.stderr, "another writer committed first"):
+		case c.code == exitcode.Rejected && strings.Contains(c.stderr, "conflict: session "+id) && strings.Contains(c.stderr, "another writer committed first"):
 			lost++
 			if strings.Contains(c.stderr, "*session.") || strings.Contains(c.stderr, "goroutine") {
 				t.Errorf("the conflict error shows Go internals: %s", c.stderr)

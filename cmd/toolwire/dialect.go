@@ -1,6 +1,10 @@
 package main
 
-import "github.com/toolwire/toolwire/transcript"
+import (
+	"github.com/toolwire/toolwire/transcript"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
+)
 
 // dialectFlag parses a --dialect, --to or --from value; "auto" (when
 // allowed) returns "".
@@ -14,7 +18,7 @@ func dialectFlag(flag, v string, auto bool) (transcript.Dialect, error) {
 		if auto {
 			want += " (or auto)"
 		}
-		return "", usageError("--%s %q: unknown dialect; want %s", flag, v, want)
+		return "", exitcode.Usagef("--%s %q: unknown dialect; want %s", flag, v, want)
 	}
 	return d, nil
 }

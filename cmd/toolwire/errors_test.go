@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 // goPrefix matches what a message must never show a user: a Go package
@@ -63,7 +65,7 @@ func TestErrorsInUserTerms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, map[string]string{"OPENAI_API_KEY": "sk-test"}, tt.args...)
-			if code == exitOK || code == exitInternal {
+			if code == exitcode.OK || code == exitcode.Internal {
 				t.Fatalf("toolwire %q exit = %d, want 1, 2 or 3\nstderr: %s", tt.args, code, stderr)
 			}
 			var msgs []string

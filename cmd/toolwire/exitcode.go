@@ -5,19 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/neterr"
 	"github.com/toolwire/toolwire/llm"
-)
-
-// The exit codes of every command, part of the CLI's public contract. The
-// table in exitCodes says when each applies; toolwire --help prints it and
-// docs/cli.md lists it.
-const (
-	exitOK       = 0
-	exitRejected = 1
-	exitUsage    = 2
-	exitEnv      = 3
-	exitInternal = 4
 )
 
 // An exitCode is one row of the exit code table: the code a command exits
@@ -34,11 +24,11 @@ type exitCode struct {
 // never gives a code another meaning.
 func exitCodes() []exitCode {
 	return []exitCode{
-		{exitOK, "success: the body is accepted, the model answered, every tool scored high enough"},
-		{exitRejected, "the input was read and judged, and failed: a provider would reject the body, a tool scored below --min-score, the shaped output is over the budget, the run stopped without an answer (a loop guard, a provider refusing the request, a call waiting for approval, Ctrl-C), another process changed the session"},
-		{exitUsage, "the command line or the input cannot be used: an unknown flag or a bad value, a file that is missing, a directory or not the expected format, a --db that is not a database, a refused API key; the message says what, where and how to fix it"},
-		{exitEnv, "something toolwire needs is unreachable or failing: the PostgreSQL server, the model provider (after its retries), an MCP server that does not start or answer, the disk"},
-		{exitInternal, "an internal error in toolwire: please report it"},
+		{exitcode.OK, "success: the body is accepted, the model answered, every tool scored high enough"},
+		{exitcode.Rejected, "the input was read and judged, and failed: a provider would reject the body, a tool scored below --min-score, the shaped output is over the budget, the run stopped without an answer (a loop guard, a provider refusing the request, a call waiting for approval, Ctrl-C), another process changed the session"},
+		{exitcode.Usage, "the command line or the input cannot be used: an unknown flag or a bad value, a file that is missing, a directory or not the expected format, a --db that is not a database, a refused API key; the message says what, where and how to fix it"},
+		{exitcode.Env, "something toolwire needs is unreachable or failing: the PostgreSQL server, the model provider (after its retries), an MCP server that does not start or answer, the disk"},
+		{exitcode.Internal, "an internal error in toolwire: please report it"},
 	}
 }
 
@@ -86,11 +76,11 @@ func providerFailure(err error, baseURL string) error {
 	}
 	switch {
 	case errors.Is(err, llm.Transport):
-		return &exitError{code: exitEnv, err: fmt.Errorf("cannot reach %s: %s; check --base-url and the network, then toolwire resume the session", at, neterr.Reason(err))}
+		return exitcode.Envf("cannot reach %s: %s; check --base-url and the network, then toolwire resume the session", at, neterr.Reason(err))
 	case errors.Is(err, llm.Overloaded), errors.Is(err, llm.RateLimited):
-		return &exitError{code: exitEnv, err: fmt.Errorf("%s kept failing through the retries (%s); try again later with toolwire resume", at, llmKind(err))}
+		return exitcode.Envf("%s kept failing through the retries (%s); try again later with toolwire resume", at, llmKind(err))
 	}
-	return &exitError{code: exitRejected}
+	return &exitcode.Error{Code: exitcode.Rejected}
 }
 
 // llmKind is the kind of the provider failure in err, in words.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 // TestExitCodes runs the commands over a case of each row of the exit
@@ -23,17 +25,17 @@ func TestExitCodes(t *testing.T) {
 		code     int
 		inStderr string
 	}{
-		{name: "accepted", stdin: `[{"role":"user","content":"hi"}]`, args: []string{"check", "--dialect", "openai-chat"}, code: exitOK},
-		{name: "rejected body", stdin: `[{"role":"tool","tool_call_id":"x","content":"r"}]`, args: []string{"check", "--dialect", "openai-chat"}, code: exitRejected},
-		{name: "unknown flag", args: []string{"check", "--bogus"}, code: exitUsage, inStderr: "--bogus"},
-		{name: "bad number", args: []string{"shape", "--budget", "abc", "-"}, code: exitUsage, inStderr: `--budget "abc"`},
-		{name: "directory as input", args: []string{"check", dir}, code: exitUsage, inStderr: "is a directory"},
-		{name: "directory as --db", args: []string{"sessions", "list", "--db", dir}, code: exitUsage, inStderr: "is a directory"},
-		{name: "directory as --db of run", args: []string{"run", "--db", dir, agentFile, "hi"}, code: exitUsage, inStderr: "is a directory"},
-		{name: "--db in a missing folder", args: []string{"run", "--db", filepath.Join(dir, "no", "such", "x.db"), agentFile, "hi"}, code: exitUsage, inStderr: "does not exist"},
-		{name: "bad PostgreSQL port", args: []string{"sessions", "list", "--db", "postgres://u@127.0.0.1:99999/x"}, code: exitUsage, inStderr: "port"},
-		{name: "unreachable PostgreSQL", args: []string{"sessions", "list", "--db", "postgres://u@127.0.0.1:1/x?connect_timeout=2"}, code: exitEnv, inStderr: "cannot reach the PostgreSQL server at 127.0.0.1:1"},
-		{name: "unreachable provider", env: key, args: []string{"run", "--db", filepath.Join(dir, "a.db"), "--model", "openai:gpt-4o", "--base-url", "http://127.0.0.1:1/v1", agentFile, "hi"}, code: exitEnv, inStderr: "127.0.0.1:1"},
+		{name: "accepted", stdin: `[{"role":"user","content":"hi"}]`, args: []string{"check", "--dialect", "openai-chat"}, code: exitcode.OK},
+		{name: "rejected body", stdin: `[{"role":"tool","tool_call_id":"x","content":"r"}]`, args: []string{"check", "--dialect", "openai-chat"}, code: exitcode.Rejected},
+		{name: "unknown flag", args: []string{"check", "--bogus"}, code: exitcode.Usage, inStderr: "--bogus"},
+		{name: "bad number", args: []string{"shape", "--budget", "abc", "-"}, code: exitcode.Usage, inStderr: `--budget "abc"`},
+		{name: "directory as input", args: []string{"check", dir}, code: exitcode.Usage, inStderr: "is a directory"},
+		{name: "directory as --db", args: []string{"sessions", "list", "--db", dir}, code: exitcode.Usage, inStderr: "is a directory"},
+		{name: "directory as --db of run", args: []string{"run", "--db", dir, agentFile, "hi"}, code: exitcode.Usage, inStderr: "is a directory"},
+		{name: "--db in a missing folder", args: []string{"run", "--db", filepath.Join(dir, "no", "such", "x.db"), agentFile, "hi"}, code: exitcode.Usage, inStderr: "does not exist"},
+		{name: "bad PostgreSQL port", args: []string{"sessions", "list", "--db", "postgres://u@127.0.0.1:99999/x"}, code: exitcode.Usage, inStderr: "port"},
+		{name: "unreachable PostgreSQL", args: []string{"sessions", "list", "--db", "postgres://u@127.0.0.1:1/x?connect_timeout=2"}, code: exitcode.Env, inStderr: "cannot reach the PostgreSQL server at 127.0.0.1:1"},
+		{name: "unreachable provider", env: key, args: []string{"run", "--db", filepath.Join(dir, "a.db"), "--model", "openai:gpt-4o", "--base-url", "http://127.0.0.1:1/v1", agentFile, "hi"}, code: exitcode.Env, inStderr: "127.0.0.1:1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,7 +58,7 @@ func TestExitCodes(t *testing.T) {
 					msgs = append(msgs, l)
 				}
 			}
-			if tt.code >= exitUsage && len(msgs) != 1 {
+			if tt.code >= exitcode.Usage && len(msgs) != 1 {
 				t.Errorf("toolwire %q printed %d message lines, want 1:\n%s", tt.args, len(msgs), stderr)
 			}
 		})
@@ -66,7 +68,7 @@ func TestExitCodes(t *testing.T) {
 // TestExitCodeHelp checks that root --help prints every row of the table.
 func TestExitCodeHelp(t *testing.T) {
 	stdout, _, code := runCmd(t, "", "--help")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("toolwire --help exit = %d, want 0", code)
 	}
 	for _, c := range exitCodes() {

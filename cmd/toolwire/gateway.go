@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire/gateway"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/listen"
 	"github.com/toolwire/toolwire/internal/neterr"
 	"github.com/toolwire/toolwire/session/dsn"
@@ -113,7 +114,7 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 		token = e.env("TOOLWIRE_TOKEN")
 	}
 	if err := listen.CheckAddr(o.addr, token); err != nil {
-		return usageError("--addr %s: %s; pass --token or set TOOLWIRE_TOKEN, or listen on %s", o.addr, err, defaultGatewayAddr)
+		return exitcode.Usagef("--addr %s: %s; pass --token or set TOOLWIRE_TOKEN, or listen on %s", o.addr, err, defaultGatewayAddr)
 	}
 	policy, routes, err := policyFlag(o.policy)
 	if err != nil {
@@ -121,11 +122,11 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 	}
 	for _, u := range []struct{ flag, v string }{{"--upstream-openai", o.openai}, {"--upstream-anthropic", o.anthropic}, {"--upstream-gemini", o.gemini}} {
 		if _, err := gateway.ParseUpstream(u.v); err != nil {
-			return usageError("%s: %v", u.flag, err)
+			return exitcode.Usagef("%s: %v", u.flag, err)
 		}
 	}
 	if o.maxBody <= 0 || o.timeout <= 0 || o.idle <= 0 || o.shapeBudget <= 0 || o.maxReads <= 0 {
-		return usageError("--max-body, --upstream-timeout, --idle-timeout, --shape-budget and --max-reads must be above 0")
+		return exitcode.Usagef("--max-body, --upstream-timeout, --idle-timeout, --shape-budget and --max-reads must be above 0")
 	}
 	if err := shapeFlag(o.shape, routes, &gateway.Shaping{Budget: o.shapeBudget, MaxReads: o.maxReads}); err != nil {
 		return err
@@ -143,15 +144,15 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 		Store: store, Token: token, MaxBody: o.maxBody, UpstreamTimeout: o.timeout, IdleTimeout: o.idle,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))})
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return usageError("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
+		return exitcode.Usagef("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
 	}
 	printGatewayBanner(e.stdout, ln.Addr().String(), o, o.policy)
 	if err := g.Serve(ctx, ln, 10*time.Second); err != nil {
-		return &exitError{code: exitEnv, err: fmt.Errorf("gateway: %s", strings.TrimPrefix(err.Error(), "gateway: "))}
+		return exitcode.Envf("gateway: %s", strings.TrimPrefix(err.Error(), "gateway: "))
 	}
 	fmt.Fprintln(e.stdout, "toolwire gateway: stopped")
 	return nil
@@ -179,7 +180,7 @@ func policyFlag(v string) (gateway.Policy, map[transcript.Dialect]gateway.Route,
 		}
 		p, err := gateway.ParsePolicy(value)
 		if err != nil {
-			return "", nil, usageError("--policy %q: %q is not a policy: want repair, reject or pass (or DIALECT=POLICY)", v, value)
+			return "", nil, exitcode.Usagef("--policy %q: %q is not a policy: want repair, reject or pass (or DIALECT=POLICY)", v, value)
 		}
 		if !one {
 			def = p
@@ -187,7 +188,7 @@ func policyFlag(v string) (gateway.Policy, map[transcript.Dialect]gateway.Route,
 		}
 		d, err := transcript.ParseDialect(name)
 		if err != nil {
-			return "", nil, usageError("--policy %q: %q is not a dialect: want openai-chat, openai-responses, anthropic or gemini", v, name)
+			return "", nil, exitcode.Usagef("--policy %q: %q is not a dialect: want openai-chat, openai-responses, anthropic or gemini", v, name)
 		}
 		routes[d] = gateway.Route{Policy: p}
 	}
@@ -207,7 +208,7 @@ func shapeFlag(v string, routes map[transcript.Dialect]gateway.Route, sh *gatewa
 		for _, name := range strings.Split(v, ",") {
 			d, err := transcript.ParseDialect(strings.TrimSpace(name))
 			if err != nil {
-				return usageError("--shape %q: %q is not a dialect: want all, or openai-chat, openai-responses, anthropic, gemini", v, name)
+				return exitcode.Usagef("--shape %q: %q is not a dialect: want all, or openai-chat, openai-responses, anthropic, gemini", v, name)
 			}
 			ds = append(ds, d)
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/gateway"
+	"github.com/toolwire/toolwire/internal/exitcode"
+	"github.com/toolwire/toolwire/internal/syncbuf"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
@@ -32,7 +34,7 @@ func TestGatewayBadFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, nil, tc.args...)
-			if code != exitUsage || !strings.Contains(stderr, tc.says) {
+			if code != exitcode.Usage || !strings.Contains(stderr, tc.says) {
 				t.Errorf("exit %d, stderr %q; want 2 saying %q", code, stderr, tc.says)
 			}
 			if strings.Contains(stderr, "AIza") {
@@ -50,7 +52,7 @@ var gatewayURL = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 // gateway stops cleanly when its context ends.
 func TestGateway(t *testing.T) {
 	up := llmtest.NewServer(t, llmtest.Turn{Text: "It is sunny."})
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
 	db := tempDB(t)

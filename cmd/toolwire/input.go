@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/units"
 )
 
@@ -44,13 +45,13 @@ func readLimited(e *env, name, fix string) ([]byte, string, error) {
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, name, usageError("cannot read %s", userText(err))
+			return nil, name, exitcode.Usagef("cannot read %s", userText(err))
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return nil, name, usageError("%s is a directory: give a file, or - for standard input", name)
+			return nil, name, exitcode.Usagef("%s is a directory: give a file, or - for standard input", name)
 		} else if err == nil && st.Mode().IsRegular() && st.Size() > int64(limit) {
-			return nil, name, usageError("%s is %s, larger than the %s toolwire reads%s", name, units.Bytes(int(st.Size())), mib(limit), fix)
+			return nil, name, exitcode.Usagef("%s is %s, larger than the %s toolwire reads%s", name, units.Bytes(int(st.Size())), mib(limit), fix)
 		} else if err == nil && st.Mode().IsRegular() {
 			size = int(st.Size())
 		}
@@ -58,10 +59,10 @@ func readLimited(e *env, name, fix string) ([]byte, string, error) {
 	}
 	data, err := readAll(io.LimitReader(r, int64(limit)+1), size, limit)
 	if err != nil && !errors.Is(err, errTooLarge) {
-		return nil, name, usageError("cannot read %s: %s", displayName(name), userText(err))
+		return nil, name, exitcode.Usagef("cannot read %s: %s", displayName(name), userText(err))
 	}
 	if err != nil || len(data) > limit {
-		return nil, name, usageError("%s is larger than the %s toolwire reads%s", displayName(name), mib(limit), fix)
+		return nil, name, exitcode.Usagef("%s is larger than the %s toolwire reads%s", displayName(name), mib(limit), fix)
 	}
 	return data, name, nil
 }
@@ -129,7 +130,7 @@ func displayName(name string) string {
 
 // inputError reports unusable input, naming it.
 func inputError(name string, err error) error {
-	return usageError("%s: %s", displayName(name), userText(err))
+	return exitcode.Usagef("%s: %s", displayName(name), userText(err))
 }
 
 // boundMemory sets the Go runtime's soft memory limit to three times the

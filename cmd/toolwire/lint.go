@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/lint"
 	"github.com/toolwire/toolwire/tool"
@@ -70,14 +71,14 @@ problem; 2 a file could not be read or parsed (nothing is scored then).`,
   toolwire lint examples/agent/replay.yaml        # a replay file`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError("lint needs at least one FILE (or - for standard input)")
+				return exitcode.Usagef("lint needs at least one FILE (or - for standard input)")
 			}
 			if minScore < 0 || minScore > 100 {
-				return usageError("--min-score %d is out of range; want 0 to 100", minScore)
+				return exitcode.Usagef("--min-score %d is out of range; want 0 to 100", minScore)
 			}
 			args, replayErr := lintReplays(e, args, agentFlag, asJSON)
-			var ee *exitError
-			if replayErr != nil && !(errors.As(replayErr, &ee) && ee.code == exitRejected) {
+			var ee *exitcode.Error
+			if replayErr != nil && !(errors.As(replayErr, &ee) && ee.Code == exitcode.Rejected) {
 				return replayErr // a replay file cannot be used
 			}
 			if len(args) == 0 {
@@ -89,7 +90,7 @@ problem; 2 a file could not be read or parsed (nothing is scored then).`,
 			}
 			if asJSON {
 				if err := writeLintJSON(e.stdout, out); err != nil {
-					return &exitError{code: exitInternal, err: err}
+					return &exitcode.Error{Code: exitcode.Internal, Err: err}
 				}
 			} else {
 				writeLintText(e.stdout, out)
@@ -101,7 +102,7 @@ problem; 2 a file could not be read or parsed (nothing is scored then).`,
 						below = append(below, fmt.Sprintf("%s (%d)", t.Tool, t.Score))
 					}
 				}
-				return &exitError{code: exitRejected, err: fmt.Errorf("%d of %d tools scored below --min-score %d: %s",
+				return &exitcode.Error{Code: exitcode.Rejected, Err: fmt.Errorf("%d of %d tools scored below --min-score %d: %s",
 					len(below), len(out.Tools), minScore, strings.Join(below, ", "))}
 			}
 			return replayErr
@@ -131,7 +132,7 @@ func lintReplays(e *env, names []string, agentFlag string, asJSON bool) ([]strin
 			continue
 		}
 		if asJSON {
-			return nil, usageError("%s is a replay file; --json covers tool definitions only: lint it without --json", name)
+			return nil, exitcode.Usagef("%s is a replay file; --json covers tool definitions only: lint it without --json", name)
 		}
 		tools, err := replayAgents(e, name, agentFlag)
 		if err != nil {
@@ -146,7 +147,7 @@ func lintReplays(e *env, names []string, agentFlag string, asJSON bool) ([]strin
 		files++
 	}
 	if problems > 0 {
-		return rest, &exitError{code: exitRejected, err: fmt.Errorf("%d problem(s) in %d replay file(s)", problems, files)}
+		return rest, &exitcode.Error{Code: exitcode.Rejected, Err: fmt.Errorf("%d problem(s) in %d replay file(s)", problems, files)}
 	}
 	return rest, nil
 }
@@ -185,7 +186,7 @@ func lintFiles(e *env, names []string, minScore int) (lintOutput, error) {
 		failed = true
 	}
 	if failed {
-		return lintOutput{}, &exitError{code: exitUsage}
+		return lintOutput{}, &exitcode.Error{Code: exitcode.Usage}
 	}
 	out := lintOutput{MinScore: minScore, Passed: true, Tools: []lintTool{}}
 	for _, f := range files {

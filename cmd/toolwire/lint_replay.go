@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/internal/docfile"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/names"
 	"github.com/toolwire/toolwire/provider/replay"
 	"github.com/toolwire/toolwire/tool"
@@ -46,7 +47,7 @@ func replayAgents(e *env, file, agentFlag string) (*agentTools, error) {
 	if agentFlag != "" {
 		def, err := agentfile.Load(agentFlag)
 		if err != nil {
-			return nil, usageError("--agent %s", strings.TrimPrefix(err.Error(), "agent file: "))
+			return nil, exitcode.Usagef("--agent %s", strings.TrimPrefix(err.Error(), "agent file: "))
 		}
 		defs = append(defs, def)
 	} else {
@@ -94,7 +95,7 @@ func replayAgents(e *env, file, agentFlag string) (*agentTools, error) {
 func lintReplay(file string, data []byte, tools *agentTools) ([]replayFinding, *replay.File, error) {
 	m, err := replay.Parse(file, data)
 	if err != nil {
-		return nil, nil, usageError("%s", strings.TrimPrefix(err.Error(), "replay: "))
+		return nil, nil, exitcode.Usagef("%s", strings.TrimPrefix(err.Error(), "replay: "))
 	}
 	f := m.Contents()
 	var out []replayFinding

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 // TestLint drives toolwire lint from the repository root, so that file
@@ -26,19 +28,19 @@ func TestLint(t *testing.T) {
 		{name: "bad", args: []string{"lint", "examples/tools/bad.json"}, golden: "lint_bad.txt"},
 		{name: "bad json", args: []string{"lint", "--json", "examples/tools/bad.json"}, golden: "lint_bad.json"},
 		{name: "good", args: []string{"lint", "--min-score", "90", "examples/tools/good.json"}, golden: "lint_good.txt"},
-		{name: "bad below min score", args: []string{"lint", "--min-score", "40", "examples/tools/bad.json"}, code: exitRejected, golden: "lint_bad_min40.txt",
+		{name: "bad below min score", args: []string{"lint", "--min-score", "40", "examples/tools/bad.json"}, code: exitcode.Rejected, golden: "lint_bad_min40.txt",
 			inStderr: "toolwire: 3 of 4 tools scored below --min-score 40: update_profile_and_send_email (24), transfer.funds (12), search_orders (22)"},
-		{name: "two files json", args: []string{"lint", "--json", "--min-score", "90", "examples/tools/good.json", "cmd/toolwire/testdata/lint_anthropic.json"}, code: exitRejected, golden: "lint_two.json",
+		{name: "two files json", args: []string{"lint", "--json", "--min-score", "90", "examples/tools/good.json", "cmd/toolwire/testdata/lint_anthropic.json"}, code: exitcode.Rejected, golden: "lint_two.json",
 			inStderr: "1 of 5 tools scored below --min-score 90: lookup"},
 		{name: "stdin", stdin: `{"tools":[{"name":"ping","description":"Checks that the service answers, and nothing else.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"readOnlyHint":true}}]}`,
 			args: []string{"lint", "-"}, golden: "lint_stdin.txt"},
-		{name: "no file", args: []string{"lint"}, code: exitUsage, inStderr: "lint needs at least one FILE"},
-		{name: "min score out of range", args: []string{"lint", "--min-score", "101", "examples/tools/good.json"}, code: exitUsage, inStderr: "--min-score 101 is out of range"},
-		{name: "min score not a number", args: []string{"lint", "--min-score", "high", "examples/tools/good.json"}, code: exitUsage, inStderr: `--min-score "high": want a whole number`},
-		{name: "missing file", args: []string{"lint", "examples/tools/good.json", filepath.Join(dir, "nope.json")}, code: exitUsage, inStderr: "nope.json: no such file"},
-		{name: "not JSON", args: []string{"lint", notJSON}, code: exitUsage, inStderr: "broken.json: not a tools file: line 3, column 1"},
-		{name: "two formats in one file", args: []string{"lint", mixed}, code: exitUsage, inStderr: "mixed.json: not a tools file: 1: is a anthropic tool but 0 is a openai-chat tool"},
-		{name: "empty stdin", args: []string{"lint", "-"}, code: exitUsage, inStderr: "toolwire: standard input: not a tools file: the input is empty"},
+		{name: "no file", args: []string{"lint"}, code: exitcode.Usage, inStderr: "lint needs at least one FILE"},
+		{name: "min score out of range", args: []string{"lint", "--min-score", "101", "examples/tools/good.json"}, code: exitcode.Usage, inStderr: "--min-score 101 is out of range"},
+		{name: "min score not a number", args: []string{"lint", "--min-score", "high", "examples/tools/good.json"}, code: exitcode.Usage, inStderr: `--min-score "high": want a whole number`},
+		{name: "missing file", args: []string{"lint", "examples/tools/good.json", filepath.Join(dir, "nope.json")}, code: exitcode.Usage, inStderr: "nope.json: no such file"},
+		{name: "not JSON", args: []string{"lint", notJSON}, code: exitcode.Usage, inStderr: "broken.json: not a tools file: line 3, column 1"},
+		{name: "two formats in one file", args: []string{"lint", mixed}, code: exitcode.Usage, inStderr: "mixed.json: not a tools file: 1: is a anthropic tool but 0 is a openai-chat tool"},
+		{name: "empty stdin", args: []string{"lint", "-"}, code: exitcode.Usage, inStderr: "toolwire: standard input: not a tools file: the input is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestLint(t *testing.T) {
 func TestLintJSONShape(t *testing.T) {
 	t.Chdir("../..")
 	stdout, _, code := runCmd(t, "", "lint", "--json", "examples/tools/good.json", "examples/tools/bad.json")
-	if code != exitOK {
+	if code != exitcode.OK {
 		t.Fatalf("toolwire lint --json exit = %d, want 0", code)
 	}
 	var out struct {
@@ -151,7 +153,7 @@ func TestLintReplay(t *testing.T) {
 `)
 	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
 	stdout, stderr, code := runCmd(t, "", "lint", "--agent", agentFile, bad)
-	if code != exitRejected {
+	if code != exitcode.Rejected {
 		t.Fatalf("lint --agent %s %s: exit %d, want 1:\n%s%s", agentFile, bad, code, stdout, stderr)
 	}
 	for _, want := range []string{
@@ -180,7 +182,7 @@ func TestLintReplay(t *testing.T) {
 	}
 	// A malformed replay is unusable input, with its line.
 	_, stderr, code = runCmd(t, "", "lint", writeFile(t, dir, "args.yaml", "turns:\n  - calls:\n      - {name: x, args: [1]}\n"))
-	if code != exitUsage || !strings.Contains(stderr, "args.yaml:3:") || !strings.Contains(stderr, "want the arguments as a mapping") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "args.yaml:3:") || !strings.Contains(stderr, "want the arguments as a mapping") {
 		t.Errorf("lint of malformed arguments: exit %d, stderr %s", code, stderr)
 	}
 }

@@ -13,30 +13,12 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
-// exitError carries an exit code up to main. A nil err exits silently.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageError is an error about the command line or unreadable input.
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
 // rejected exits 1 without a message: the command already printed why.
-func rejected() error { return &exitError{code: exitRejected} }
+func rejected() error { return &exitcode.Error{Code: exitcode.Rejected} }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -55,7 +37,7 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "toolwire: internal error: %s (please report it)\n", printable(fmt.Sprint(r)))
-			code = exitInternal
+			code = exitcode.Internal
 		}
 	}()
 	re := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, args: args}
@@ -66,19 +48,19 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
-	var ee *exitError
+	var ee *exitcode.Error
 	if errors.As(err, &ee) {
-		if ee.err != nil {
+		if ee.Err != nil {
 			// An error may quote a provider, a model or a database row.
-			fmt.Fprintf(stderr, "toolwire: %s\n", printable(ee.err.Error()))
+			fmt.Fprintf(stderr, "toolwire: %s\n", printable(ee.Err.Error()))
 		}
-		return ee.code
+		return ee.Code
 	}
 	// Errors from cobra itself: an unknown command.
 	fmt.Fprintf(stderr, "toolwire: %s\n", printable(commandError(err)))
-	return exitUsage
+	return exitcode.Usage
 }
 
 // env is what every command reads and writes.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/golden"
 )
 
@@ -75,15 +76,15 @@ func TestRender(t *testing.T) {
 		{name: "file", args: []string{"render", valid}, stdout: `{"status":"success","summary":"lookup(id=7): found","data":{"b":1,"a":"<x>"}}` + "\n"},
 		{name: "stdin", stdin: `{"status":"error","summary":"x failed","error":{"type":"timeout","message":"slow","retryable":true}}`, args: []string{"render", "-"},
 			stdout: `{"status":"error","summary":"x failed","error":{"type":"timeout","message":"slow","retryable":true}}` + "\n"},
-		{name: "invalid envelope", stdin: `{"status":"error","summary":"x"}`, args: []string{"render"}, code: exitUsage,
+		{name: "invalid envelope", stdin: `{"status":"error","summary":"x"}`, args: []string{"render"}, code: exitcode.Usage,
 			inStderr: "toolwire: standard input: not a valid observation envelope (docs/tool-message-protocol.md): status error needs an Error"},
-		{name: "unknown error type", stdin: `{"status":"error","summary":"x","error":{"type":"boom","message":"m","retryable":false}}`, args: []string{"render"}, code: exitUsage,
+		{name: "unknown error type", stdin: `{"status":"error","summary":"x","error":{"type":"boom","message":"m","retryable":false}}`, args: []string{"render"}, code: exitcode.Usage,
 			inStderr: `error type "boom" is not one of the protocol's types`},
-		{name: "not JSON", stdin: `{status`, args: []string{"render"}, code: exitUsage, inStderr: "standard input: not an observation envelope (docs/tool-message-protocol.md): invalid JSON at line 1, column 2"},
-		{name: "missing file", args: []string{"render", filepath.Join(dir, "nope.json")}, code: exitUsage, inStderr: "nope.json: no such file"},
-		{name: "example and file", args: []string{"render", "--example", valid}, code: exitUsage, inStderr: "not both"},
-		{name: "unknown flag", args: []string{"render", "--bogus"}, code: exitUsage, inStderr: "unknown flag: --bogus"},
-		{name: "unknown command", args: []string{"bogus"}, code: exitUsage, inStderr: `unknown command "bogus"`},
+		{name: "not JSON", stdin: `{status`, args: []string{"render"}, code: exitcode.Usage, inStderr: "standard input: not an observation envelope (docs/tool-message-protocol.md): invalid JSON at line 1, column 2"},
+		{name: "missing file", args: []string{"render", filepath.Join(dir, "nope.json")}, code: exitcode.Usage, inStderr: "nope.json: no such file"},
+		{name: "example and file", args: []string{"render", "--example", valid}, code: exitcode.Usage, inStderr: "not both"},
+		{name: "unknown flag", args: []string{"render", "--bogus"}, code: exitcode.Usage, inStderr: "unknown flag: --bogus"},
+		{name: "unknown command", args: []string{"bogus"}, code: exitcode.Usage, inStderr: `unknown command "bogus"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.check(t, "testdata") })

@@ -17,6 +17,7 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/examples/agent"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/tool"
@@ -59,9 +60,9 @@ func withMCP(e *env, opts *agentfile.Options) *agentfile.Options {
 // opened: an MCP server that cannot be reached exits 3, the rest 2.
 func openError(err error) error {
 	if errors.Is(err, agentfile.ErrUnreachable) {
-		return &exitError{code: exitEnv, err: fmt.Errorf("%s; check that the server starts (run its command yourself) or answers at its url", err)}
+		return exitcode.Envf("%s; check that the server starts (run its command yourself) or answers at its url", err)
 	}
-	return usageError("%s", err)
+	return exitcode.Usagef("%s", err)
 }
 
 // openAgent builds the model and configuration of def with its MCP
@@ -82,7 +83,7 @@ func openAgent(ctx context.Context, e *env, def *agentfile.Definition, opts *age
 func openTools(ctx context.Context, e *env, file string) (*agentfile.Definition, *agentfile.Tools, error) {
 	def, err := agentfile.Load(file)
 	if err != nil {
-		return nil, nil, usageError("%s", err)
+		return nil, nil, exitcode.Usagef("%s", err)
 	}
 	for _, w := range outsideWarnings(def) {
 		fmt.Fprintf(e.stderr, "toolwire: warning: %s\n", printable(w))
@@ -167,7 +168,7 @@ func listTools(e *env, def *agentfile.Definition, tools *agentfile.Tools, asJSON
 	if asJSON {
 		b, err := jsonx.MarshalIndent(out, "  ")
 		if err != nil {
-			return &exitError{code: exitInternal, err: err}
+			return &exitcode.Error{Code: exitcode.Internal, Err: err}
 		}
 		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
 		return err
@@ -250,12 +251,12 @@ func serveMCP(ctx context.Context, e *env, def *agentfile.Definition, tools *age
 	}
 	srv, err := mcptool.NewToolServer(tools.Registry, &mcptool.ToolServerOptions{Name: orName(def.Name, "toolwire"), Version: version(), Executor: ec})
 	if err != nil {
-		return usageError("%s: %v", def.File, err)
+		return exitcode.Usagef("%s: %v", def.File, err)
 	}
 	defer srv.Close(context.Background())
 	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return &exitError{code: exitEnv, err: fmt.Errorf("mcp serve: %v", err)}
+		return exitcode.Envf("mcp serve: %v", err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolwire/toolwire/examples/mcpserver"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/jsonx"
 )
 
@@ -71,7 +72,7 @@ func TestMCPUnreachable(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, dir, "agent.yaml", "model: openai:gpt-4o-mini\nmcp_servers:\n  - name: gone\n    command: ./no-such-server\n")
 	for _, args := range [][]string{{"tools", file}, {"run", "--db", filepath.Join(dir, "t.db"), "--model", "replay:" + filepath.Join("..", "..", "examples", "agent", "replay.yaml"), file, "hi"}} {
-		cmdCase{args: args, code: exitEnv, inStderr: "agent.yaml:3:5: mcp_servers.0: cannot connect"}.check(t, "testdata")
+		cmdCase{args: args, code: exitcode.Env, inStderr: "agent.yaml:3:5: mcp_servers.0: cannot connect"}.check(t, "testdata")
 	}
 }
 
@@ -184,7 +185,7 @@ func TestLintMCPAgent(t *testing.T) {
 	dir := filepath.Dir(file)
 	replay := writeFile(t, dir, "replay.yaml", "dialect: openai-chat\nmodel: gpt-4o-mini\nturns:\n  - calls:\n      - {name: lookup_order, args: {id: 7}}\n  - text: done\n")
 	_, _, code = runCmd(t, "", "lint", "--agent", file, replay)
-	if code != exitRejected {
+	if code != exitcode.Rejected {
 		t.Errorf("lint of a replay whose lookup_order id is a number: exit %d, want 1", code)
 	}
 	cmdCase{args: []string{"lint", "--agent", file, writeFile(t, dir, "ok.yaml", "dialect: openai-chat\nmodel: gpt-4o-mini\nturns:\n  - calls:\n      - {name: lookup_order, args: {id: o-1}}\n  - text: done\n")},

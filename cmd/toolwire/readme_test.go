@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 // shellWords splits a command line as a POSIX shell does for the README's
@@ -94,7 +96,7 @@ func TestREADMEApprovalExample(t *testing.T) {
 	paused := func() string {
 		t.Helper()
 		stdout, stderr, code := runWith(t, nil, cmds[0]...)
-		if code != exitRejected || !strings.Contains(stdout, "(needs approval)") || !strings.Contains(stdout, "is paused; resume it with") {
+		if code != exitcode.Rejected || !strings.Contains(stdout, "(needs approval)") || !strings.Contains(stdout, "is paused; resume it with") {
 			t.Fatalf("toolwire %q: exit %d, want 1 and a run paused for approval:\n%s%s", cmds[0], code, stdout, stderr)
 		}
 		return runIDs.FindString(stdout)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 // The fault-injection hook of the crash tests is part of the test binary
@@ -16,7 +18,7 @@ import (
 func TestReleaseHasNoFaultHooks(t *testing.T) {
 	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
 	for _, kill := range []string{"model:1", "not a fault"} {
-		if stdout, stderr, code := runWith(t, map[string]string{"TOOLWIRE_TEST_KILL": kill}, "run", agentFile, "北京今天适合穿什么衣服"); code != exitOK {
+		if stdout, stderr, code := runWith(t, map[string]string{"TOOLWIRE_TEST_KILL": kill}, "run", agentFile, "北京今天适合穿什么衣服"); code != exitcode.OK {
 			t.Errorf("run with TOOLWIRE_TEST_KILL=%q: exit %d, want 0 (the variable ignored):\n%s%s", kill, code, stdout, stderr)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/toolresult"
 )
 
@@ -24,7 +25,7 @@ model would read: compact, deterministic, with non-ASCII text kept as is.
 			var env toolresult.Envelope
 			if example {
 				if len(args) > 0 {
-					return usageError("give --example or a FILE, not both")
+					return exitcode.Usagef("give --example or a FILE, not both")
 				}
 				env = exampleEnvelope()
 			} else {
@@ -38,7 +39,7 @@ model would read: compact, deterministic, with non-ASCII text kept as is.
 			}
 			out, err := env.MarshalJSON()
 			if err != nil {
-				return usageError("%v", err)
+				return exitcode.Usagef("%v", err)
 			}
 			fmt.Fprintln(e.stdout, string(out))
 			return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session"
 )
@@ -50,7 +51,7 @@ func TestResumeUsesStoredModel(t *testing.T) {
 			b := llmtest.NewServer(t)
 			stdout, stderr, code := runWith(t, env, "run", "--db", db, "--model", "openai:gpt-4o-mini", "--base-url", a.URL+"/v1",
 				"--timeout", "90s", agentFile, "Tell the customer of o-00042.")
-			if code != exitRejected || !strings.Contains(stdout, "is paused") {
+			if code != exitcode.Rejected || !strings.Contains(stdout, "is paused") {
 				t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			id := runIDs.FindString(stdout)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -73,7 +74,7 @@ or the database cannot be reached (or kept failing through the retries);
   toolwire run --model openai:qwen3:8b --base-url http://localhost:11434/v1 examples/agent/agent.yaml "Weather in Paris?"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usageError("run takes an agent file and a question (got %d arguments); e.g. toolwire run examples/agent/agent.yaml \"Weather in Paris?\"", len(args))
+				return exitcode.Usagef("run takes an agent file and a question (got %d arguments); e.g. toolwire run examples/agent/agent.yaml \"Weather in Paris?\"", len(args))
 			}
 			return nil
 		},
@@ -84,10 +85,10 @@ or the database cannot be reached (or kept failing through the retries);
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if maxTurns < 0 {
-				return usageError("--max-turns %d: want a number of turns, 1 or more", maxTurns)
+				return exitcode.Usagef("--max-turns %d: want a number of turns, 1 or more", maxTurns)
 			}
 			if timeout < 0 {
-				return usageError("--timeout %s: want a positive duration, e.g. 90s or 5m", timeout)
+				return exitcode.Usagef("--timeout %s: want a positive duration, e.g. 90s or 5m", timeout)
 			}
 			return runAgent(ctx, e, runOptions{agent: args[0], question: args[1], model: modelFlag, baseURL: baseURL, dump: dump, log: logTurns, db: db,
 				maxTurns: maxTurns, timeout: timeout, record: record})
@@ -190,7 +191,7 @@ func runAgent(ctx context.Context, e *env, o runOptions) error {
 	if dumper != nil {
 		dir, err := dumper.start(o.dump, id)
 		if err != nil {
-			return usageError("--dump %s: %v", o.dump, err)
+			return exitcode.Usagef("--dump %s: %v", o.dump, err)
 		}
 		p.line("requests dumped into " + dir)
 	}
@@ -263,14 +264,14 @@ func finishRun(p *progress, o runOptions, id string, res *toolwire.Result, runEr
 	}
 	var he *toolwire.HistoryError
 	if errors.As(runErr, &he) {
-		return &exitError{code: exitInternal, err: runErr}
+		return &exitcode.Error{Code: exitcode.Internal, Err: runErr}
 	}
 	var le *llm.Error
 	if errors.As(runErr, &le) && le.Op == "replay" {
-		return &exitError{code: exitUsage, err: errors.New(le.ProviderMessage)}
+		return &exitcode.Error{Code: exitcode.Usage, Err: errors.New(le.ProviderMessage)}
 	}
 	if errors.As(runErr, &le) && le.Kind == llm.Auth {
-		return &exitError{code: exitUsage, err: fmt.Errorf("the provider refused the API key: %v", le)}
+		return exitcode.Usagef("the provider refused the API key: %v", le)
 	}
 	return providerFailure(runErr, o.baseURL)
 }

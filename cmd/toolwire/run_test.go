@@ -14,18 +14,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/open"
 )
 
-// runWith runs the CLI in-process with the environment env.
+// runWith runs the CLI in-process with the environment env; a run or a
+// resume without --db saves its session in a new temporary database.
 func runWith(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
 	if len(args) > 0 && (args[0] == "run" || args[0] == "resume") && !slices.Contains(args, "--db") {
 		args = append([]string{args[0], "--db", tempDB(t)}, args[1:]...)
 	}
+	return runRaw(t, env, args...)
+}
+
+// runRaw runs the CLI in-process with the environment env and args as
+// they are.
+func runRaw(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
 	code = runEnv(args, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
 	return out.String(), errOut.String(), code
 }
@@ -120,7 +129,7 @@ func TestRunBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, tt.env, tt.args...)
-			if code != exitUsage || !strings.Contains(stderr, tt.stderr) {
+			if code != exitcode.Usage || !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.stderr)
 			}
 			if strings.Contains(stderr, "main.") || strings.Contains(stderr, "goroutine") {
@@ -223,7 +232,7 @@ func TestRunAgentFilePaths(t *testing.T) {
 		{name: "model replay outside", agent: "name: x\nmodel: replay:../shared/turns.json\n", files: map[string]string{"shared/turns.json": turns},
 			warn: []string{"agent.yaml:2:8: the replay file ../shared/turns.json is outside the agent file's folder"}},
 		{name: "replay and spec outside", agent: "model: openai:gpt-4o-mini\nreplay: ../shared/turns.json\ntools:\n  - spec: ROOT/shared/tools.json\n",
-			files: map[string]string{"shared/turns.json": turns}, code: exitUsage,
+			files: map[string]string{"shared/turns.json": turns}, code: exitcode.Usage,
 			warn: []string{"agent.yaml:2:9: the replay file ../shared/turns.json is outside", "agent.yaml:4:11: the spec file ROOT/shared/tools.json is outside"}},
 		{name: "a link to outside", agent: "model: replay:link.json\n", files: map[string]string{"shared/turns.json": turns, "agent/link.json": "-> ../shared/turns.json"},
 			warn: []string{"agent.yaml:1:8: the replay file link.json is outside the agent file's folder (it is ROOT/shared/turns.json)"}},
@@ -296,11 +305,11 @@ func TestKeyVars(t *testing.T) {
 func TestRunBounds(t *testing.T) {
 	agentFile := filepath.Join("..", "..", "examples", "agent", "agent.yaml")
 	stdout, stderr, code := runWith(t, nil, "run", "--max-turns", "1", agentFile, "北京今天适合穿什么衣服")
-	if code != exitRejected || !strings.Contains(stdout, "at most 1 turns") || !strings.Contains(stdout+stderr, "stopped after 1 turns") {
+	if code != exitcode.Rejected || !strings.Contains(stdout, "at most 1 turns") || !strings.Contains(stdout+stderr, "stopped after 1 turns") {
 		t.Errorf("run --max-turns 1: exit %d, want 1 and a max_turns stop:\n%s%s", code, stdout, stderr)
 	}
 	for _, args := range [][]string{{"--max-turns", "-1"}, {"--timeout", "-5s"}, {"--timeout", "soon"}} {
-		if _, stderr, code := runWith(t, nil, append(append([]string{"run"}, args...), agentFile, "hi")...); code != exitUsage || !strings.Contains(stderr, args[0]) {
+		if _, stderr, code := runWith(t, nil, append(append([]string{"run"}, args...), agentFile, "hi")...); code != exitcode.Usage || !strings.Contains(stderr, args[0]) {
 			t.Errorf("run %v: exit %d, %s; want a usage error naming the flag", args, code, stderr)
 		}
 	}
@@ -315,7 +324,7 @@ func TestRunBounds(t *testing.T) {
 	defer silent.Close()
 	began := time.Now()
 	stdout, stderr, code = runWith(t, nil, "run", "--model", "openai:gpt-4o", "--base-url", silent.URL, "--timeout", "200ms", agentFile, "hi")
-	if took := time.Since(began); code != exitEnv || took > 15*time.Second {
+	if took := time.Since(began); code != exitcode.Env || took > 15*time.Second {
 		t.Errorf("run --timeout 200ms against a server that never answers: exit %d after %v, want 3 within seconds:\n%s%s", code, took, stdout, stderr)
 	}
 }
@@ -336,7 +345,7 @@ func TestTurnNumbering(t *testing.T) {
 	db, dumps := tempDB(t), t.TempDir()
 	key := map[string]string{"OPENAI_API_KEY": "sk-test"}
 	stdout, stderr, code := runWith(t, key, "run", "--db", db, "--dump", dumps, "--model", "openai:gpt-4.1", "--base-url", srv.URL+"/v1", agentFile, "Weather in Paris?")
-	if code != exitEnv {
+	if code != exitcode.Env {
 		t.Fatalf("run: exit %d, want 3 (the provider kept failing):\n%s%s", code, stdout, stderr)
 	}
 	id := runIDs.FindString(stdout)

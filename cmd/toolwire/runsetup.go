@@ -13,6 +13,7 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/examples/agent"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/open"
@@ -47,7 +48,7 @@ func openResumed(ctx context.Context, e *env, o *runOptions) (session.Store, fun
 	if o.agent == "" {
 		if o.agent = snap.Session.Agent; o.agent == "" {
 			closeStore()
-			return nil, nil, usageError("session %s names no agent file; pass --agent FILE", o.resume)
+			return nil, nil, exitcode.Usagef("session %s names no agent file; pass --agent FILE", o.resume)
 		}
 	}
 	return store, closeStore, nil
@@ -58,13 +59,13 @@ func openResumed(ctx context.Context, e *env, o *runOptions) (session.Store, fun
 func loadAgent(e *env, o runOptions) (*agentfile.Definition, error) {
 	def, err := agentfile.Load(o.agent)
 	if err != nil {
-		return nil, usageError("%s", err)
+		return nil, exitcode.Usagef("%s", err)
 	}
 	for _, w := range outsideWarnings(def) {
 		fmt.Fprintf(e.stderr, "toolwire: warning: %s\n", printable(w))
 	}
 	if o.resume == "" && strings.TrimSpace(o.question) == "" {
-		return nil, usageError("the question is empty; ask something, e.g. %q", "北京今天适合穿什么衣服")
+		return nil, exitcode.Usagef("the question is empty; ask something, e.g. %q", "北京今天适合穿什么衣服")
 	}
 	return def, nil
 }
@@ -106,11 +107,11 @@ func chooseModel(e *env, def *agentfile.Definition, o runOptions) (modelChoice, 
 		m.spec = def.Model
 	}
 	if m.spec == "" {
-		return m, usageError("%s names no model and --model is not given; pass e.g. --model openai:gpt-4o-mini", def.File)
+		return m, exitcode.Usagef("%s names no model and --model is not given; pass e.g. --model openai:gpt-4o-mini", def.File)
 	}
 	prov, name, _ := strings.Cut(m.spec, ":")
 	if name == "" {
-		return m, usageError("--model %q: want PROVIDER:NAME (openai:gpt-4o-mini, openai-responses:gpt-5, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash) or replay:FILE", m.spec)
+		return m, exitcode.Usagef("--model %q: want PROVIDER:NAME (openai:gpt-4o-mini, openai-responses:gpt-5, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash) or replay:FILE", m.spec)
 	}
 	m.shown = m.spec
 	vars, ok := keyVars[prov]
@@ -121,7 +122,7 @@ func chooseModel(e *env, def *agentfile.Definition, o runOptions) (modelChoice, 
 		return m, nil
 	}
 	if o.model != "" || def.Replay == "" {
-		return m, usageError("%s is not set: set it to your %s API key, or run with --model replay:FILE", strings.Join(vars, " or "), prov)
+		return m, exitcode.Usagef("%s is not set: set it to your %s API key, or run with --model replay:FILE", strings.Join(vars, " or "), prov)
 	}
 	m.notice = fmt.Sprintf("toolwire: %s is not set, so this run replays the recorded model turns of %s (real tools, real shaping, real checks)", vars[0], def.Replay)
 	m.spec, m.shown, m.override = "replay:"+def.Replay, "replay:"+def.Replay, true
@@ -144,7 +145,7 @@ func newDumper(dir string) (*dumpTransport, error) {
 		return nil, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, usageError("--dump %s: %v", dir, err)
+		return nil, exitcode.Usagef("--dump %s: %v", dir, err)
 	}
 	return &dumpTransport{base: http.DefaultTransport}, nil
 }
@@ -174,12 +175,12 @@ func buildOptions(e *env, o runOptions, m modelChoice, dumper *dumpTransport) *a
 func buildError(m modelChoice, err error) error {
 	var ae *agentfile.Error
 	if !errors.As(err, &ae) || ae.File != "" || !m.override {
-		return usageError("%s", err)
+		return exitcode.Usagef("%s", err)
 	}
 	if errors.Is(err, open.ErrUnknownProvider) {
-		return usageError("--model %s: %v; or replay:FILE, to replay a recorded run", m.spec, err)
+		return exitcode.Usagef("--model %s: %v; or replay:FILE, to replay a recorded run", m.spec, err)
 	}
-	return usageError("--model %s: %v", m.spec, err)
+	return exitcode.Usagef("--model %s: %v", m.spec, err)
 }
 
 // newAgent makes the agent of a run from what def built: the session
@@ -212,7 +213,7 @@ func newAgent(e *env, o runOptions, def *agentfile.Definition, model llm.Model, 
 	}
 	a, err := toolwire.New(model, cfg)
 	if err != nil {
-		return nil, h, usageError("%s: %v", def.File, strings.TrimPrefix(err.Error(), "toolwire: "))
+		return nil, h, exitcode.Usagef("%s: %v", def.File, strings.TrimPrefix(err.Error(), "toolwire: "))
 	}
 	return a, h, nil
 }
@@ -228,12 +229,12 @@ type runHooks struct {
 func (h runHooks) finish(p *progress, o runOptions, limitsName string, a *toolwire.Agent) error {
 	if h.replayDump != nil {
 		if err := h.replayDump.failed(); err != nil {
-			return &exitError{code: exitInternal, err: err}
+			return &exitcode.Error{Code: exitcode.Internal, Err: err}
 		}
 	}
 	if h.rec != nil {
 		if err := h.rec.write(o.record, o.question, string(a.Dialect()), limitsName); err != nil {
-			return usageError("%v", err)
+			return exitcode.Usagef("%v", err)
 		}
 		p.line("recorded into " + o.record)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/agentfile"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/neterr"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/server"
@@ -86,10 +87,10 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		token = e.env("TOOLWIRE_TOKEN")
 	}
 	if err := server.CheckAddr(o.addr, token); err != nil {
-		return usageError("--addr %s: %s; pass --token or set TOOLWIRE_TOKEN, or listen on %s", o.addr, trimPrefix(err), defaultAddr)
+		return exitcode.Usagef("--addr %s: %s; pass --token or set TOOLWIRE_TOKEN, or listen on %s", o.addr, trimPrefix(err), defaultAddr)
 	}
 	if fi, err := os.Stat(o.agents); err != nil || !fi.IsDir() {
-		return usageError("--agents %s is not a directory: give the directory of the agent files to serve, e.g. --agents examples/agent", o.agents)
+		return exitcode.Usagef("--agents %s is not a directory: give the directory of the agent files to serve, e.g. --agents examples/agent", o.agents)
 	}
 	store, closeStore, err := openStore(ctx, e, o.db)
 	if err != nil {
@@ -106,15 +107,15 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	srv, err := server.New(&server.Config{Store: store, Agents: o.agents, Token: token, Build: build, UI: viewer.FS(),
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return usageError("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
+		return exitcode.Usagef("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
 	}
 	fmt.Fprintf(e.stdout, "toolwire serve: open http://%s/ (the API is under /v1; agents from %s, sessions in %s)\n", ln.Addr(), o.agents, dsn.Redact(o.db, o.db))
 	if err := srv.Serve(ctx, ln); err != nil {
-		return &exitError{code: exitEnv, err: fmt.Errorf("serve: %s", trimPrefix(err))}
+		return exitcode.Envf("serve: %s", trimPrefix(err))
 	}
 	fmt.Fprintln(e.stdout, "toolwire serve: stopped; every session can be resumed")
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,11 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
+	"github.com/toolwire/toolwire/internal/syncbuf"
 )
 
 func TestServeBadFlags(t *testing.T) {
@@ -32,29 +33,11 @@ func TestServeBadFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runWith(t, tc.env, tc.args...)
-			if code != exitUsage || !strings.Contains(stderr, tc.says) {
+			if code != exitcode.Usage || !strings.Contains(stderr, tc.says) {
 				t.Errorf("exit %d, stderr %q; want 2 saying %q", code, stderr, tc.says)
 			}
 		})
 	}
-}
-
-// syncBuffer is a buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var servedURL = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/)`)
@@ -63,7 +46,7 @@ var servedURL = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/)`)
 // the example agent replays its recorded turns, as toolwire run does,
 // and the server stops cleanly when its context ends.
 func TestServe(t *testing.T) {
-	var out, errOut syncBuffer
+	var out, errOut syncbuf.Buffer
 	// The process's environment (an MCP server's go run needs HOME and
 	// the Go caches), without the providers' keys.
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(k string) string {

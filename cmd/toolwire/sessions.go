@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/gateway"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/session"
@@ -50,11 +51,11 @@ func storeError(name string, err error) error {
 		de = dsn.Explain(name, err)
 	}
 	if de != nil {
-		code := exitUsage
+		code := exitcode.Usage
 		if de.Kind == dsn.Unavailable {
-			code = exitEnv
+			code = exitcode.Env
 		}
-		return &exitError{code: code, err: fmt.Errorf("--db: %s", de.Msg)}
+		return &exitcode.Error{Code: code, Err: fmt.Errorf("--db: %s", de.Msg)}
 	}
 	msg := err.Error()
 	for _, p := range []string{"toolwire: ", "session/sqlite: ", "session/postgres: ", "session/memory: ", "session: "} {
@@ -63,24 +64,24 @@ func storeError(name string, err error) error {
 	msg = dsn.Redact(msg, name)
 	switch {
 	case errors.Is(err, session.ErrConflict):
-		return &exitError{code: exitRejected, err: errors.New(msg)}
+		return &exitcode.Error{Code: exitcode.Rejected, Err: errors.New(msg)}
 	case errors.Is(err, session.ErrNotFound):
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s (in %s; toolwire sessions list shows the sessions there)", msg, dsn.Redact(name, name))}
+		return exitcode.Usagef("%s (in %s; toolwire sessions list shows the sessions there)", msg, dsn.Redact(name, name))
 	case errors.Is(err, session.ErrSchema), errors.Is(err, session.ErrCorrupt), errors.Is(err, session.ErrInvalid):
-		return &exitError{code: exitUsage, err: errors.New(msg)}
+		return &exitcode.Error{Code: exitcode.Usage, Err: errors.New(msg)}
 	}
 	var re *toolwire.ResumeError
 	if errors.As(err, &re) {
-		return &exitError{code: exitUsage, err: errors.New(msg)}
+		return &exitcode.Error{Code: exitcode.Usage, Err: errors.New(msg)}
 	}
-	return &exitError{code: exitInternal, err: errors.New(msg)}
+	return &exitcode.Error{Code: exitcode.Internal, Err: errors.New(msg)}
 }
 
 // runFailure is the error of a run that ended without a result.
 func runFailure(o runOptions, id string, err error) error {
 	var se *toolwire.StopError
 	if errors.As(err, &se) {
-		return &exitError{code: exitRejected, err: err}
+		return &exitcode.Error{Code: exitcode.Rejected, Err: err}
 	}
 	return storeError(o.db, err)
 }
@@ -205,7 +206,7 @@ error.`,
   toolwire resume run_8f3a… --edit call_1_1 --args '{"city":"Lyon"}'`,
 		Args: func(cmd *cobra.Command, a []string) error {
 			if len(a) < 1 || len(a) > 2 {
-				return usageError("resume takes a session id and, optionally, a new message (got %d arguments); e.g. toolwire resume ID --approve CALL", len(a))
+				return exitcode.Usagef("resume takes a session id and, optionally, a new message (got %d arguments); e.g. toolwire resume ID --approve CALL", len(a))
 			}
 			return nil
 		},
@@ -247,7 +248,7 @@ func decisionsOf(message, approve, reject, reasons, edit, args []string) (*toolw
 	}
 	add := func(id string, dc toolwire.Decision) error {
 		if _, dup := d.Calls[id]; dup {
-			return usageError("call %s has two decisions; give one", id)
+			return exitcode.Usagef("call %s has two decisions; give one", id)
 		}
 		d.Calls[id] = dc
 		return nil
@@ -258,7 +259,7 @@ func decisionsOf(message, approve, reject, reasons, edit, args []string) (*toolw
 		}
 	}
 	if len(reasons) != len(reject) {
-		return nil, usageError("give one --reason for each --reject (%d --reject, %d --reason)", len(reject), len(reasons))
+		return nil, exitcode.Usagef("give one --reason for each --reject (%d --reject, %d --reason)", len(reject), len(reasons))
 	}
 	for i, id := range reject {
 		if err := add(id, toolwire.Reject(reasons[i])); err != nil {
@@ -266,7 +267,7 @@ func decisionsOf(message, approve, reject, reasons, edit, args []string) (*toolw
 		}
 	}
 	if len(args) != len(edit) {
-		return nil, usageError("give one --args for each --edit (%d --edit, %d --args)", len(edit), len(args))
+		return nil, exitcode.Usagef("give one --args for each --edit (%d --edit, %d --args)", len(edit), len(args))
 	}
 	for i, id := range edit {
 		if err := add(id, toolwire.Edit([]byte(args[i]))); err != nil {
@@ -287,7 +288,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 		Use:   "sessions {list|show ID|rm ID}",
 		Short: "List, show and delete the sessions saved by toolwire run",
 		Args: func(cmd *cobra.Command, a []string) error {
-			return usageError("sessions needs a subcommand: list, show ID or rm ID")
+			return exitcode.Usagef("sessions needs a subcommand: list, show ID or rm ID")
 		},
 		RunE: func(cmd *cobra.Command, a []string) error { return nil },
 	}
@@ -295,7 +296,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 	withCatalog := func(ctx context.Context, f func(session.Store, session.Catalog) error) error {
 		if !dsn.IsPostgres(db) {
 			if _, err := os.Stat(db); err != nil {
-				return usageError("--db %s: no such database (toolwire run saves sessions there)", db)
+				return exitcode.Usagef("--db %s: no such database (toolwire run saves sessions there)", db)
 			}
 		}
 		s, closeStore, err := openStore(ctx, e, db)
@@ -308,7 +309,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 	oneID := func(what string) cobra.PositionalArgs {
 		return func(cmd *cobra.Command, a []string) error {
 			if len(a) != 1 {
-				return usageError("sessions %s takes one session id (got %d arguments)", what, len(a))
+				return exitcode.Usagef("sessions %s takes one session id (got %d arguments)", what, len(a))
 			}
 			return nil
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
@@ -46,7 +47,7 @@ func TestSessionsCommands(t *testing.T) {
 		t.Errorf("sessions rm: exit %d: %s", code, out)
 	}
 	_, stderr, code = runWith(t, nil, "sessions", "show", "--db", db, id)
-	if code != exitUsage || !strings.Contains(stderr, "not found") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "not found") {
 		t.Errorf("show after rm: exit %d: %s", code, stderr)
 	}
 	noInternals(t, stderr)
@@ -69,15 +70,15 @@ func TestSessionsErrors(t *testing.T) {
 		stderr string
 		code   int
 	}{
-		{"no subcommand", []string{"sessions"}, "sessions needs a subcommand", exitUsage},
-		{"missing database", []string{"sessions", "list", "--db", filepath.Join(dir, "nope.db")}, "no such database", exitUsage},
-		{"damaged database", []string{"sessions", "list", "--db", garbage}, "damaged", exitUsage},
-		{"unknown session", []string{"sessions", "show", "--db", db, "run_nope"}, "not found", exitUsage},
-		{"resume unknown session", []string{"resume", "--db", db, "run_nope"}, "not found", exitUsage},
-		{"reject without reason", []string{"resume", "--db", db, "run_nope", "--reject", "c1"}, "give one --reason for each --reject", exitUsage},
-		{"edit without args", []string{"resume", "--db", db, "run_nope", "--edit", "c1"}, "give one --args for each --edit", exitUsage},
-		{"two decisions", []string{"resume", "--db", db, "run_nope", "--approve", "c1", "--reject", "c1", "--reason", "no"}, "call c1 has two decisions", exitUsage},
-		{"bad postgres url", []string{"sessions", "list", "--db", "postgres://u:secret@127.0.0.1:1/x?connect_timeout=1"}, "127.0.0.1", exitEnv},
+		{"no subcommand", []string{"sessions"}, "sessions needs a subcommand", exitcode.Usage},
+		{"missing database", []string{"sessions", "list", "--db", filepath.Join(dir, "nope.db")}, "no such database", exitcode.Usage},
+		{"damaged database", []string{"sessions", "list", "--db", garbage}, "damaged", exitcode.Usage},
+		{"unknown session", []string{"sessions", "show", "--db", db, "run_nope"}, "not found", exitcode.Usage},
+		{"resume unknown session", []string{"resume", "--db", db, "run_nope"}, "not found", exitcode.Usage},
+		{"reject without reason", []string{"resume", "--db", db, "run_nope", "--reject", "c1"}, "give one --reason for each --reject", exitcode.Usage},
+		{"edit without args", []string{"resume", "--db", db, "run_nope", "--edit", "c1"}, "give one --args for each --edit", exitcode.Usage},
+		{"two decisions", []string{"resume", "--db", db, "run_nope", "--approve", "c1", "--reject", "c1", "--reason", "no"}, "call c1 has two decisions", exitcode.Usage},
+		{"bad postgres url", []string{"sessions", "list", "--db", "postgres://u:secret@127.0.0.1:1/x?connect_timeout=1"}, "127.0.0.1", exitcode.Env},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +119,7 @@ func TestResumeDecisions(t *testing.T) {
 			}
 			srv := llmtest.NewServer(t, turns...)
 			first := e.cli(t, srv, "", "run", e.agent, "Tell the customer of o-00042.")
-			if first.code != exitRejected || !strings.Contains(first.stdout, "(needs approval)") || !strings.Contains(first.stdout, "is paused; resume it with: toolwire resume") {
+			if first.code != exitcode.Rejected || !strings.Contains(first.stdout, "(needs approval)") || !strings.Contains(first.stdout, "is paused; resume it with: toolwire resume") {
 				t.Fatalf("run: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
 			}
 			id := sessionLine.FindStringSubmatch(first.stdout)[1]
@@ -130,7 +131,7 @@ func TestResumeDecisions(t *testing.T) {
 			// A wrong edit is refused, nothing written.
 			srv2 := llmtest.NewServer(t, llmtest.Turn{Text: "Done."})
 			bad := e.cli(t, srv2, "", "resume", id, "--edit", "call_1_1", "--args", `{"order":"42"}`)
-			if bad.code != exitUsage || !strings.Contains(bad.stderr, "break the tool's schema") {
+			if bad.code != exitcode.Usage || !strings.Contains(bad.stderr, "break the tool's schema") {
 				t.Errorf("a bad edit: exit %d: %s", bad.code, bad.stderr)
 			}
 			noInternals(t, bad.stderr)
@@ -165,11 +166,11 @@ func TestKeyValueDSN(t *testing.T) {
 		name, dsn string
 		code      int
 	}{
-		{"plain", "host=127.0.0.1 port=1 user=u password=" + password + " dbname=x connect_timeout=1", exitEnv},
-		{"quoted", "host=127.0.0.1 port=1 password = '" + password + " two' dbname=x", exitEnv},
-		{"unix socket", "host=/nonexistent/socket/dir password=" + password, exitEnv},
-		{"bad port", "host=127.0.0.1 port=notaport password=" + password, exitUsage},
-		{"url query", "postgres://u@127.0.0.1:1/x?password=" + password + "&connect_timeout=1", exitEnv},
+		{"plain", "host=127.0.0.1 port=1 user=u password=" + password + " dbname=x connect_timeout=1", exitcode.Env},
+		{"quoted", "host=127.0.0.1 port=1 password = '" + password + " two' dbname=x", exitcode.Env},
+		{"unix socket", "host=/nonexistent/socket/dir password=" + password, exitcode.Env},
+		{"bad port", "host=127.0.0.1 port=notaport password=" + password, exitcode.Usage},
+		{"url query", "postgres://u@127.0.0.1:1/x?password=" + password + "&connect_timeout=1", exitcode.Env},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwire/toolwire/budget"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/anthropic"
@@ -98,7 +99,7 @@ type shapeSetup struct {
 // limits and counter, the --spec tool (and o.name, the tool's name).
 func (o *shapeOptions) setup() (*shapeSetup, error) {
 	if o.tokens <= 0 {
-		return nil, usageError("--budget %d: want a positive number of tokens", o.tokens)
+		return nil, exitcode.Usagef("--budget %d: want a positive number of tokens", o.tokens)
 	}
 	d, err := dialectFlag("dialect", o.dialect, false)
 	if err != nil {
@@ -109,11 +110,11 @@ func (o *shapeOptions) setup() (*shapeSetup, error) {
 	}
 	limits, ok := budget.DefaultTable().Lookup(o.model)
 	if !ok {
-		return nil, usageError("--model %q: not in the model table; use a known family such as gpt-4o, claude-sonnet-4-5 or gemini-2.5-pro", o.model)
+		return nil, exitcode.Usagef("--model %q: not in the model table; use a known family such as gpt-4o, claude-sonnet-4-5 or gemini-2.5-pro", o.model)
 	}
 	counter, err := budget.NewCounter(limits.Encoding)
 	if err != nil {
-		return nil, &exitError{code: exitInternal, err: err}
+		return nil, &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
 	st := &shapeSetup{dialect: d, limits: limits, counter: counter}
 	if o.specFile != "" {
@@ -142,7 +143,7 @@ func runShape(e *env, o shapeOptions, file string) error {
 	boundMemory(len(data))
 	sh, err := toolresult.NewShaper(st.counter, toolresult.NewMemoryStore(0).NumberRefs(), nil)
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
 	env, notes := rawEnvelope(data, src, o.name)
 	req := toolresult.Request{Tool: o.name, Budget: o.tokens, Rules: st.spec.Shape, JSON: len(st.spec.Returns) > 0,
@@ -156,7 +157,7 @@ func runShape(e *env, o shapeOptions, file string) error {
 	}
 	msg, err := wireToolMessage(st.dialect, out.Result("call_1", o.name))
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
 	fmt.Fprintf(e.stdout, "%s\n", msg)
 	for _, u := range out.Report.Unapplied {
@@ -193,26 +194,26 @@ func rawEnvelope(data []byte, src, name string) (toolresult.Envelope, []string) 
 func pickSpec(file, name string) (tool.Spec, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return tool.Spec{}, usageError("cannot read --spec %s", userText(err))
+		return tool.Spec{}, exitcode.Usagef("cannot read --spec %s", userText(err))
 	}
 	specs, _, err := tool.ParseSpecs(data)
 	if err != nil {
-		return tool.Spec{}, usageError("--spec %s: %s", file, userText(err))
+		return tool.Spec{}, exitcode.Usagef("--spec %s: %s", file, userText(err))
 	}
 	var names []string
 	for _, s := range specs {
 		if s.Name == name || (name == "" && len(specs) == 1) {
 			if err := s.Validate(); err != nil {
-				return tool.Spec{}, usageError("--spec %s: %v", file, err)
+				return tool.Spec{}, exitcode.Usagef("--spec %s: %v", file, err)
 			}
 			return s, nil
 		}
 		names = append(names, s.Name)
 	}
 	if name == "" {
-		return tool.Spec{}, usageError("--spec %s defines %d tools (%s): pick one with --tool", file, len(specs), strings.Join(names, ", "))
+		return tool.Spec{}, exitcode.Usagef("--spec %s defines %d tools (%s): pick one with --tool", file, len(specs), strings.Join(names, ", "))
 	}
-	return tool.Spec{}, usageError("--spec %s has no tool %q (it defines %s)", file, name, strings.Join(names, ", "))
+	return tool.Spec{}, exitcode.Usagef("--spec %s has no tool %q (it defines %s)", file, name, strings.Join(names, ", "))
 }
 
 // wireToolMessage encodes the result as the dialect's codec writes it in
@@ -315,7 +316,7 @@ func looksLikeText(data []byte) bool { return bytes.IndexByte(data, 0) < 0 }
 func checkReturns(spec tool.Spec, specFile, src string, data []byte) error {
 	sch, err := tool.CompileSchema(spec.Name+"/returns", spec.Returns)
 	if err != nil {
-		return usageError("--spec %s: %s", specFile, userText(err)) // pickSpec validated it
+		return exitcode.Usagef("--spec %s: %s", specFile, userText(err)) // pickSpec validated it
 	}
 	fes, err := sch.Validate(data)
 	if err != nil || len(fes) == 0 {
@@ -330,6 +331,6 @@ func checkReturns(spec tool.Spec, specFile, src string, data []byte) error {
 		}
 		what = append(what, fmt.Sprintf("%s: %s", orDash(fe.Path), fe.Message))
 	}
-	return &exitError{code: exitRejected, err: fmt.Errorf("%s: the output breaks the return schema of %s (--spec %s): %s; an agent would send it marked partial",
+	return &exitcode.Error{Code: exitcode.Rejected, Err: fmt.Errorf("%s: the output breaks the return schema of %s (--spec %s): %s; an agent would send it marked partial",
 		displayName(src), spec.Name, specFile, strings.Join(what, "; "))}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/golden"
 )
 
@@ -46,17 +47,17 @@ func TestShape(t *testing.T) {
 		{name: "text from stdin, responses", stdin: "line one\nline two\n", args: []string{"shape", "--dialect", "openai-responses", "-"}, golden: "shape_stdin.txt"},
 		{name: "invalid UTF-8", stdin: "caf\xe9 au lait\n", args: []string{"shape", "-"}, golden: "shape_invalid_utf8.txt"},
 		{name: "empty file", args: []string{"shape", empty}, inStderr: "empty.json is empty: shown as a success that found nothing"},
-		{name: "not JSON but declared", args: []string{"shape", "--spec", spec, "--tool", "search_docs", "toolresult/testdata/shape/service-2000.log"}, code: exitUsage,
+		{name: "not JSON but declared", args: []string{"shape", "--spec", spec, "--tool", "search_docs", "toolresult/testdata/shape/service-2000.log"}, code: exitcode.Usage,
 			inStderr: "toolwire: toolresult/testdata/shape/service-2000.log: search_docs declares a JSON result (its return schema), but the output is not JSON: line 1, column"},
-		{name: "1 GB file", args: []string{"shape", big}, code: exitUsage, inStderr: "big.json is 1.1 GB, larger than the 256 MiB toolwire reads: cut it (head -c) or narrow the tool's query"},
-		{name: "over budget", args: []string{"shape", "--budget", "5", "toolresult/testdata/shape/orders-20.json"}, code: exitRejected, inStderr: "toolwire: the smallest observation (32 tokens) is over the budget of 5: raise --budget or narrow the output"},
-		{name: "budget zero", args: []string{"shape", "--budget", "0", "x"}, code: exitUsage, inStderr: "--budget 0: want a positive number of tokens"},
-		{name: "unknown dialect", args: []string{"shape", "--dialect", "bedrock", "x"}, code: exitUsage, inStderr: `--dialect "bedrock": unknown dialect`},
-		{name: "unknown model", args: []string{"shape", "--model", "llama-3", "x"}, code: exitUsage, inStderr: `--model "llama-3": not in the model table`},
-		{name: "spec without the tool", args: []string{"shape", "--spec", spec, "--tool", "nope", "x"}, code: exitUsage, inStderr: `has no tool "nope" (it defines search_docs, get_weather)`},
-		{name: "spec with two tools", args: []string{"shape", "--spec", spec, "x"}, code: exitUsage, inStderr: "defines 2 tools (search_docs, get_weather): pick one with --tool"},
-		{name: "missing file", args: []string{"shape", filepath.Join(dir, "nope.json")}, code: exitUsage, inStderr: "nope.json: no such file"},
-		{name: "no file", args: []string{"shape"}, code: exitUsage, inStderr: "toolwire shape takes one FILE (or - for standard input), got none"},
+		{name: "1 GB file", args: []string{"shape", big}, code: exitcode.Usage, inStderr: "big.json is 1.1 GB, larger than the 256 MiB toolwire reads: cut it (head -c) or narrow the tool's query"},
+		{name: "over budget", args: []string{"shape", "--budget", "5", "toolresult/testdata/shape/orders-20.json"}, code: exitcode.Rejected, inStderr: "toolwire: the smallest observation (32 tokens) is over the budget of 5: raise --budget or narrow the output"},
+		{name: "budget zero", args: []string{"shape", "--budget", "0", "x"}, code: exitcode.Usage, inStderr: "--budget 0: want a positive number of tokens"},
+		{name: "unknown dialect", args: []string{"shape", "--dialect", "bedrock", "x"}, code: exitcode.Usage, inStderr: `--dialect "bedrock": unknown dialect`},
+		{name: "unknown model", args: []string{"shape", "--model", "llama-3", "x"}, code: exitcode.Usage, inStderr: `--model "llama-3": not in the model table`},
+		{name: "spec without the tool", args: []string{"shape", "--spec", spec, "--tool", "nope", "x"}, code: exitcode.Usage, inStderr: `has no tool "nope" (it defines search_docs, get_weather)`},
+		{name: "spec with two tools", args: []string{"shape", "--spec", spec, "x"}, code: exitcode.Usage, inStderr: "defines 2 tools (search_docs, get_weather): pick one with --tool"},
+		{name: "missing file", args: []string{"shape", filepath.Join(dir, "nope.json")}, code: exitcode.Usage, inStderr: "nope.json: no such file"},
+		{name: "no file", args: []string{"shape"}, code: exitcode.Usage, inStderr: "toolwire shape takes one FILE (or - for standard input), got none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,9 +111,9 @@ func TestShapeSpecChecks(t *testing.T) {
 		inStderr []string
 		notIn    string
 	}{
-		{name: "sort_by on a missing field", file: good, code: exitOK,
+		{name: "sort_by on a missing field", file: good, code: exitcode.OK,
 			inStderr: []string{"note: sort_by price: no record has the field price, so the records keep the tool's order"}, notIn: "sorted 2 records"},
-		{name: "output breaks the return schema", file: bad, code: exitRejected,
+		{name: "output breaks the return schema", file: bad, code: exitcode.Rejected,
 			inStderr: []string{"toolwire: " + bad + ": the output breaks the return schema of list_orders (--spec " + spec + "): [1].id: ", "[1].total: required property missing"}},
 	}
 	for _, tt := range tests {

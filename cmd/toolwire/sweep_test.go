@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/jsonx"
 	"github.com/toolwire/toolwire/llm"
 )
@@ -56,7 +57,7 @@ func TestMalformedInputs(t *testing.T) {
 	for _, in := range inputs {
 		for _, args := range [][]string{{"check"}, {"check", "--fix"}, {"convert", "--to", "gemini"}} {
 			_, stderr, code := runCmd(t, in, args...)
-			if code == exitInternal || code > exitUsage {
+			if code == exitcode.Internal || code > exitcode.Usage {
 				t.Errorf("toolwire %q on %q: exit %d\n%s", args, in, code, stderr)
 			}
 			for _, line := range strings.Split(stderr, "\n") {
@@ -79,7 +80,7 @@ func TestMalformedInputs(t *testing.T) {
 		t.Logf("%d inputs, %d distinct messages:\n%s", len(inputs), len(seen), strings.Join(lines, "\n"))
 	}
 	dir := t.TempDir()
-	if _, stderr, code := runCmd(t, "", "check", dir); code != exitUsage || !strings.Contains(stderr, "is a directory") {
+	if _, stderr, code := runCmd(t, "", "check", dir); code != exitcode.Usage || !strings.Contains(stderr, "is a directory") {
 		t.Errorf("check DIR: exit %d, %q; want 2 saying it is a directory", code, stderr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/otelhook"
 )
 
@@ -50,7 +51,7 @@ func startTelemetry(ctx context.Context, e *env) (*telemetry, error) {
 	if wantTraces {
 		exp, err := autoexport.NewSpanExporter(ctx)
 		if err != nil {
-			return nil, usageError("OTEL_TRACES_EXPORTER: %v", err)
+			return nil, exitcode.Usagef("OTEL_TRACES_EXPORTER: %v", err)
 		}
 		t.traces = trace.NewTracerProvider(trace.WithBatcher(exp), trace.WithResource(res))
 	}
@@ -58,7 +59,7 @@ func startTelemetry(ctx context.Context, e *env) (*telemetry, error) {
 		r, err := autoexport.NewMetricReader(ctx)
 		if err != nil {
 			t.shutdown(ctx)
-			return nil, usageError("OTEL_METRICS_EXPORTER: %v", err)
+			return nil, exitcode.Usagef("OTEL_METRICS_EXPORTER: %v", err)
 		}
 		t.metrics = metric.NewMeterProvider(metric.WithReader(r), metric.WithResource(res))
 	}
@@ -105,7 +106,7 @@ func (t *telemetry) add(cfg *toolwire.Config, agent, spec string) error {
 	}
 	h, err := otelhook.New(o)
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
 	cfg.Hooks = append(cfg.Hooks, h)
 	return nil

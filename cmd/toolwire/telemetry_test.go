@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 // OTEL_TRACES_EXPORTER=console prints the run's spans, as the README
@@ -51,7 +53,7 @@ func TestTelemetryConsole(t *testing.T) {
 func TestTelemetryUnknownExporter(t *testing.T) {
 	t.Setenv("OTEL_TRACES_EXPORTER", "zipkinx")
 	_, stderr, code := runWith(t, map[string]string{"OTEL_TRACES_EXPORTER": "zipkinx"}, "run", filepath.Join("..", "..", "examples", "agent", "agent.yaml"), "Hi")
-	if code != exitUsage || !strings.Contains(stderr, "OTEL_TRACES_EXPORTER") {
-		t.Errorf("exit %d, stderr %q; want %d naming OTEL_TRACES_EXPORTER", code, stderr, exitUsage)
+	if code != exitcode.Usage || !strings.Contains(stderr, "OTEL_TRACES_EXPORTER") {
+		t.Errorf("exit %d, stderr %q; want %d naming OTEL_TRACES_EXPORTER", code, stderr, exitcode.Usage)
 	}
 }

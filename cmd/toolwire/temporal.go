@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 // This file hands the Temporal commands to the plugin toolwire-temporal,
@@ -89,7 +90,7 @@ or the plugin ` + pluginName + ` is not installed.`,
 				return cmd.Help()
 			}
 			if !slices.ContainsFunc(args, isTemporalFlag) {
-				return usageError("approve works on a Temporal session: give --temporal HOST:PORT; for a session in --db, use toolwire resume ID --approve CALL")
+				return exitcode.Usagef("approve works on a Temporal session: give --temporal HOST:PORT; for a session in --db, use toolwire resume ID --approve CALL")
 			}
 			return delegate(e, append([]string{"approve"}, args...))
 		},
@@ -113,7 +114,7 @@ func delegate(e *env, args []string) error {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
 	if err := cmd.Start(); err != nil {
-		return &exitError{code: exitEnv, err: fmt.Errorf("cannot run the Temporal plugin %s: %v; reinstall it: %s", path, err, pluginInstall)}
+		return exitcode.Envf("cannot run the Temporal plugin %s: %v; reinstall it: %s", path, err, pluginInstall)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -127,9 +128,9 @@ func delegate(e *env, args []string) error {
 			var xe *exec.ExitError
 			if errors.As(err, &xe) {
 				if xe.ExitCode() < 0 {
-					return &exitError{code: exitRejected} // stopped by a signal
+					return &exitcode.Error{Code: exitcode.Rejected} // stopped by a signal
 				}
-				return &exitError{code: xe.ExitCode()} // the plugin said why
+				return &exitcode.Error{Code: xe.ExitCode()} // the plugin said why
 			}
 			return err
 		}
@@ -153,5 +154,5 @@ func findPlugin(e *env) (string, error) {
 			return p, nil
 		}
 	}
-	return "", &exitError{code: exitEnv, err: fmt.Errorf("the Temporal commands run through the plugin %s, which is neither next to toolwire nor on PATH; install it with %s (into the folder of toolwire, or one on PATH)", pluginName, pluginInstall)}
+	return "", exitcode.Envf("the Temporal commands run through the plugin %s, which is neither next to toolwire nor on PATH; install it with %s (into the folder of toolwire, or one on PATH)", pluginName, pluginInstall)
 }

@@ -1,21 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// runRaw runs the CLI in-process with the environment env and args as
-// they are (runWith adds a --db to run and resume).
-func runRaw(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code = runEnv(args, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
-	return out.String(), errOut.String(), code
-}
+	"github.com/toolwire/toolwire/internal/exitcode"
+)
 
 // fakePlugin writes a toolwire-temporal into a folder of its own that
 // prints its arguments and exits with code; it returns the folder.
@@ -51,7 +43,7 @@ func TestTemporalCommandsRunThePlugin(t *testing.T) {
 				t.Errorf("toolwire %q = exit %d, %q (stderr %q); want exit 1 (the plugin's), %q", tt.args, code, stdout, stderr, "plugin: "+tt.want)
 			}
 			_, stderr, code = runRaw(t, map[string]string{"PATH": t.TempDir()}, tt.args...)
-			if code != exitEnv || !strings.Contains(stderr, "go install github.com/toolwire/toolwire/temporal/cmd/toolwire-temporal@latest") {
+			if code != exitcode.Env || !strings.Contains(stderr, "go install github.com/toolwire/toolwire/temporal/cmd/toolwire-temporal@latest") {
 				t.Errorf("toolwire %q without the plugin = exit %d, %q; want exit 3 saying how to install it", tt.args, code, stderr)
 			}
 		})
@@ -63,7 +55,7 @@ func TestTemporalCommandsRunThePlugin(t *testing.T) {
 func TestTemporalOnlyWithTheFlag(t *testing.T) {
 	dir := fakePlugin(t, 0)
 	_, stderr, code := runRaw(t, map[string]string{"PATH": dir}, "approve", "run_1")
-	if code != exitUsage || !strings.Contains(stderr, "toolwire resume ID --approve CALL") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "toolwire resume ID --approve CALL") {
 		t.Errorf("approve without --temporal = exit %d, %q; want 2 pointing to resume", code, stderr)
 	}
 	stdout, _, _ := runRaw(t, map[string]string{"PATH": dir}, "run", "missing.yaml", "q")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
@@ -117,7 +118,7 @@ func TestTerminalEscapes(t *testing.T) {
 	noEscapes("sessions show's error", stderr)
 	srv := llmtest.NewServer(t, llmtest.Turn{Error: &llmtest.Error{Kind: llm.Auth, Message: hostile}})
 	_, stderr, code = runWith(t, map[string]string{"OPENAI_API_KEY": "sk-test"}, "run", "--model", "openai:gpt-4.1", "--base-url", srv.URL+"/v1", agentFile, "hi")
-	if code != exitUsage || !strings.Contains(stderr, "all checks passed") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "all checks passed") {
 		t.Errorf("a provider's error: exit %d, stderr %q", code, stderr)
 	}
 	noEscapes("a provider's error", stderr)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/tool"
 )
 
@@ -20,14 +21,14 @@ func flagError(cmd *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	if errors.As(err, &iv) {
 		f := iv.GetFlag()
-		return usageError("--%s %q: want %s; %s", f.Name, iv.GetValue(), flagWant(f), help)
+		return exitcode.Usagef("--%s %q: want %s; %s", f.Name, iv.GetValue(), flagWant(f), help)
 	}
 	var vr *pflag.ValueRequiredError
 	if errors.As(err, &vr) {
 		f := vr.GetFlag()
-		return usageError("--%s needs a value: %s; %s", f.Name, flagWant(f), help)
+		return exitcode.Usagef("--%s needs a value: %s; %s", f.Name, flagWant(f), help)
 	}
-	return usageError("%s; %s", err, help) // an unknown flag: pflag's words say it
+	return exitcode.Usagef("%s; %s", err, help) // an unknown flag: pflag's words say it
 }
 
 // flagWant says what value the flag f takes, with an example.
@@ -81,7 +82,7 @@ func nArgs(min, max int, what string) cobra.PositionalArgs {
 		if len(args) > 0 {
 			got = fmt.Sprintf("%d (%s)", len(args), strings.Join(quoteAll(args), " "))
 		}
-		return usageError("%s takes %s, got %s; usage: %s", cmd.CommandPath(), what, got, cmd.UseLine())
+		return exitcode.Usagef("%s takes %s, got %s; usage: %s", cmd.CommandPath(), what, got, cmd.UseLine())
 	}
 }
 

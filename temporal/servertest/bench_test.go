@@ -21,8 +21,8 @@ func benchTurns(n int) []llmtest.Turn {
 	var out []llmtest.Turn
 	for range n {
 		out = append(out,
-			llmtest.Turn{Calls: []llmtest.Call{toolCall(fixture.Lookup, "a"), toolCall(fixture.Lookup, "b")}},
-			llmtest.Turn{Calls: []llmtest.Call{toolCall(fixture.Lookup, "c"), toolCall(fixture.Lookup, "d")}},
+			llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a"), fixture.Call(fixture.Lookup, "b")}},
+			llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "c"), fixture.Call(fixture.Lookup, "d")}},
 			llmtest.Turn{Text: "done"})
 	}
 	return out

@@ -160,10 +160,10 @@ func TestWorkerKilled(t *testing.T) {
 	}{{
 		name:  "level_0 call",
 		file:  "lost-level0",
-		turns: []llmtest.Turn{{Calls: []llmtest.Call{toolCall(fixture.Charge, "b"), toolCall(fixture.Lookup, "a")}}, {Text: "charged"}},
+		turns: []llmtest.Turn{{Calls: []llmtest.Call{fixture.Call(fixture.Charge, "b"), fixture.Call(fixture.Lookup, "a")}}, {Text: "charged"}},
 		hold:  fixture.Charge,
 		check: func(t *testing.T, dir string, rs []llm.ToolResult) {
-			if n := len(counted(t, dir, fixture.Charge)); n != 1 {
+			if n := len(fixture.Counted(t, dir, fixture.Charge)); n != 1 {
 				t.Errorf("charge (level_0) ran %d times, want exactly 1", n)
 			}
 			if rs[0].Status != llm.StatusError || !strings.Contains(rs[0].Text(), "interrupted") {
@@ -176,15 +176,15 @@ func TestWorkerKilled(t *testing.T) {
 	}, {
 		name:  "level_1 call",
 		file:  "lost-level1",
-		turns: []llmtest.Turn{{Calls: []llmtest.Call{toolCall(fixture.Book, "c")}}, {Text: "booked"}},
+		turns: []llmtest.Turn{{Calls: []llmtest.Call{fixture.Call(fixture.Book, "c")}}, {Text: "booked"}},
 		hold:  fixture.Book,
 		count: fixture.Book + ".attempts",
 		check: func(t *testing.T, dir string, rs []llm.ToolResult) {
-			keys := counted(t, dir, fixture.Book+".attempts")
+			keys := fixture.Counted(t, dir, fixture.Book+".attempts")
 			if len(keys) != 2 || keys[0] != keys[1] {
 				t.Errorf("book (level_1) attempts had keys %q, want two with one key", keys)
 			}
-			if n := len(counted(t, dir, fixture.Book+".effects")); n != 1 {
+			if n := len(fixture.Counted(t, dir, fixture.Book+".effects")); n != 1 {
 				t.Errorf("book's effect happened %d times, want once", n)
 			}
 			if rs[0].Status != llm.StatusSuccess {
@@ -193,18 +193,18 @@ func TestWorkerKilled(t *testing.T) {
 		},
 	}, {
 		name:  "model call",
-		turns: []llmtest.Turn{{Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}}, {Text: "found"}},
+		turns: []llmtest.Turn{{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a")}}, {Text: "found"}},
 		hold:  "model",
 		check: func(t *testing.T, dir string, rs []llm.ToolResult) {
-			if n := len(counted(t, dir, fixture.Lookup)); n != 1 {
+			if n := len(fixture.Counted(t, dir, fixture.Lookup)); n != 1 {
 				t.Errorf("lookup ran %d times, want 1", n)
 			}
 		},
 	}, {
 		name:  "approval wait",
-		turns: []llmtest.Turn{{Calls: []llmtest.Call{toolCall(fixture.Notify, "ops")}}, {Text: "notified"}},
+		turns: []llmtest.Turn{{Calls: []llmtest.Call{fixture.Call(fixture.Notify, "ops")}}, {Text: "notified"}},
 		check: func(t *testing.T, dir string, rs []llm.ToolResult) {
-			if n := len(counted(t, dir, fixture.Notify)); n != 1 {
+			if n := len(fixture.Counted(t, dir, fixture.Notify)); n != 1 {
 				t.Errorf("notify ran %d times, want 1", n)
 			}
 		},
@@ -281,7 +281,7 @@ func TestWorkerKilled(t *testing.T) {
 			if res.Stop != string(toolwire.Answered) {
 				t.Errorf("stop = %s (%s), want answered", res.Stop, res.Message)
 			}
-			msgs := checked(t, res)
+			msgs := fixture.History(t, res.State)
 			// Every body the provider received passes toolwire check (the
 			// command runs wire.Check), the last one holding the whole
 			// history but the answer.

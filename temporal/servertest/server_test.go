@@ -26,7 +26,6 @@ import (
 	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/temporal"
 	"github.com/toolwire/toolwire/temporal/internal/fixture"
-	"github.com/toolwire/toolwire/transcript"
 )
 
 var update = flag.Bool("update", false, "write the recorded workflow histories into ../testdata/histories")
@@ -107,20 +106,6 @@ func (r *rig) watch(t *testing.T, id string, after int) []temporal.Event {
 	return out
 }
 
-// checked returns the final state's history, checked by the provider's
-// rules, as `toolwire check` checks a transcript.
-func checked(t *testing.T, res temporal.SessionResult) []llm.Message {
-	t.Helper()
-	var st toolwire.State
-	if err := st.UnmarshalJSON(res.State); err != nil {
-		t.Fatal(err)
-	}
-	if vs := transcript.Check(st.Messages, transcript.OpenAIChat); len(vs) > 0 {
-		t.Errorf("the final history breaks the provider's rules: %v", vs)
-	}
-	return st.Messages
-}
-
 // record fetches the history of the session's run, replays it with the
 // current code, and with -update writes it for the replay test of the
 // temporal module.
@@ -171,25 +156,12 @@ func types(evs []temporal.Event) []string {
 	return out
 }
 
-func toolCall(name, item string) llmtest.Call {
-	return llmtest.Call{Name: name, Args: `{"item":"` + item + `"}`}
-}
-
-func counted(t *testing.T, dir, name string) []string {
-	t.Helper()
-	l, err := fixture.Lines(dir, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
 // A session on a real server: each effect an activity, the events
 // streamed in order, the answer, a history the provider takes; a message
 // to the ended session continues it under the same id.
 func TestSessionOnServer(t *testing.T) {
 	r := newRig(t,
-		llmtest.Turn{Text: "Doing a, b and c.", Calls: []llmtest.Call{toolCall(fixture.Lookup, "a"), toolCall(fixture.Charge, "b"), toolCall(fixture.Book, "c")}},
+		llmtest.Turn{Text: "Doing a, b and c.", Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a"), fixture.Call(fixture.Charge, "b"), fixture.Call(fixture.Book, "c")}},
 		llmtest.Turn{Text: "done: a, b, c"},
 		llmtest.Turn{Text: "yes, all three"})
 	r.worker(t, nil)
@@ -203,13 +175,13 @@ func TestSessionOnServer(t *testing.T) {
 	if res.Stop != string(toolwire.Answered) || res.Answer != "done: a, b, c" {
 		t.Fatalf("result = %s %q, want answered %q", res.Stop, res.Answer, "done: a, b, c")
 	}
-	final := checked(t, res)
+	final := fixture.History(t, res.State)
 	queried, err := temporal.History(context.Background(), r.c, id)
 	if err != nil || len(queried) != len(final) || queried[len(queried)-1].Text() != "done: a, b, c" {
 		t.Errorf("the messages query = %d messages, %v; want the final history's %d", len(queried), err, len(final))
 	}
 	for _, name := range []string{fixture.Lookup, fixture.Charge, fixture.Book + ".effects"} {
-		if n := len(counted(t, r.dir, name)); n != 1 {
+		if n := len(fixture.Counted(t, r.dir, name)); n != 1 {
 			t.Errorf("%s ran %d times, want 1", name, n)
 		}
 	}
@@ -220,7 +192,7 @@ func TestSessionOnServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = r.result(t, id)
-	msgs := checked(t, res)
+	msgs := fixture.History(t, res.State)
 	if res.Answer != "yes, all three" || msgs[len(msgs)-2].Text() != "all three?" {
 		t.Errorf("continued session: %q after %q, want %q after the new question", res.Answer, msgs[len(msgs)-2].Text(), "yes, all three")
 	}
@@ -230,7 +202,7 @@ func TestSessionOnServer(t *testing.T) {
 // edit, an approval with a message runs it), the call runs once.
 func TestApprovalOnServer(t *testing.T) {
 	r := newRig(t,
-		llmtest.Turn{Calls: []llmtest.Call{toolCall(fixture.Notify, "ops")}},
+		llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Notify, "ops")}},
 		llmtest.Turn{Text: "notified"})
 	r.worker(t, nil)
 	id := r.start(t, "notify ops")
@@ -254,8 +226,8 @@ func TestApprovalOnServer(t *testing.T) {
 	if res.Stop != string(toolwire.Answered) {
 		t.Errorf("stop = %s, want answered", res.Stop)
 	}
-	checked(t, res)
-	if n := len(counted(t, r.dir, fixture.Notify)); n != 1 {
+	fixture.History(t, res.State)
+	if n := len(fixture.Counted(t, r.dir, fixture.Notify)); n != 1 {
 		t.Errorf("notify ran %d times, want 1", n)
 	}
 	r.record(t, r.runtime(t, nil), id, "", "approval")
@@ -267,7 +239,7 @@ func TestApprovalOnServer(t *testing.T) {
 func TestContinueAsNewOnServer(t *testing.T) {
 	turns := []llmtest.Turn{}
 	for i := range 4 {
-		turns = append(turns, llmtest.Turn{Calls: []llmtest.Call{toolCall(fixture.Lookup, string(rune('a'+i)))}})
+		turns = append(turns, llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, string(rune('a'+i)))}})
 	}
 	turns = append(turns, llmtest.Turn{Text: "looked up four"})
 	r := newRig(t, turns...)
@@ -279,8 +251,8 @@ func TestContinueAsNewOnServer(t *testing.T) {
 	if res.Stop != string(toolwire.Answered) || res.Turns != 5 {
 		t.Fatalf("result = %s in %d turns, want answered in 5", res.Stop, res.Turns)
 	}
-	msgs := checked(t, res)
-	if n := len(counted(t, r.dir, fixture.Lookup)); n != 4 {
+	msgs := fixture.History(t, res.State)
+	if n := len(fixture.Counted(t, r.dir, fixture.Lookup)); n != 4 {
 		t.Errorf("lookup ran %d times, want 4", n)
 	}
 	if last := r.c.GetWorkflow(context.Background(), id, "").GetRunID(); last == first {
@@ -330,7 +302,7 @@ func TestPayloadCodecOnServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	dc := converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec)
-	model := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}}, llmtest.Turn{Text: "read it all"})
+	model := llmtest.NewServer(t, llmtest.Turn{Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a")}}, llmtest.Turn{Text: "read it all"})
 	defer model.Close()
 	r := &rig{ts: temporaltest.NewServer(temporaltest.WithT(t), temporaltest.WithBaseClientOptions(client.Options{DataConverter: dc})),
 		model: model, dir: dir, queue: "payloads"}

@@ -1,19 +1,18 @@
 package servertest
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/worker"
 
+	"github.com/toolwire/toolwire/internal/syncbuf"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/temporal"
@@ -37,7 +36,7 @@ type streamRig struct {
 func newStreamRig(t *testing.T, cfg *temporal.Config) *streamRig {
 	t.Helper()
 	r := &streamRig{rig: newRig(t,
-		llmtest.Turn{Text: streamText, Chunk: 5, Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}},
+		llmtest.Turn{Text: streamText, Chunk: 5, Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a")}},
 		llmtest.Turn{Text: "The item a is found."}), bin: plugin(t)}
 	r.db = filepath.Join(r.dir, "toolwire.db")
 	r.store = openStore(t, r.db)
@@ -54,29 +53,11 @@ func newStreamRig(t *testing.T, cfg *temporal.Config) *streamRig {
 	return r
 }
 
-// output is a command's output, read as it comes.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
-
 // run starts `toolwire-temporal run` of the fixture agent, with the
 // model paused after its first fragment of text (hold-text), and
 // returns its output as it comes and a function that waits for its
 // exit code.
-func (r *streamRig) run(t *testing.T) (*output, func() int) {
+func (r *streamRig) run(t *testing.T) (*syncbuf.Buffer, func() int) {
 	t.Helper()
 	agentFile := filepath.Join(r.dir, "fixture.yaml")
 	if err := os.WriteFile(agentFile, []byte("name: fixture\nmodel: openai:gpt-4o-mini\n"), 0o600); err != nil {
@@ -87,7 +68,7 @@ func (r *streamRig) run(t *testing.T) (*output, func() int) {
 
 // plugin starts a command of the plugin on the rig's session store,
 // with the model paused after its first fragment of text (hold-text).
-func (r *streamRig) plugin(t *testing.T, command string, args ...string) (*output, func() int) {
+func (r *streamRig) plugin(t *testing.T, command string, args ...string) (*syncbuf.Buffer, func() int) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(r.dir, "hold-text"), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -95,7 +76,7 @@ func (r *streamRig) plugin(t *testing.T, command string, args ...string) (*outpu
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	cmd := exec.CommandContext(ctx, r.bin, append([]string{command, "--temporal", r.ts.GetFrontendHostPort(), "--namespace", r.ts.GetDefaultNamespace(),
 		"--task-queue", r.queue, "--db", r.db}, args...)...)
-	out := &output{}
+	out := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -148,7 +129,7 @@ func (r *streamRig) streamSessions(t *testing.T) []string {
 
 // finish waits for the run to exit, and checks that it printed the
 // turn's text once, where a local run prints it, and the answer.
-func finish(t *testing.T, out *output, wait func() int) string {
+func finish(t *testing.T, out *syncbuf.Buffer, wait func() int) string {
 	t.Helper()
 	code := wait()
 	got := out.String()
@@ -258,9 +239,9 @@ func TestRunStreamsAcrossALostWorkerOnServer(t *testing.T) {
 	}
 	const again = "Checking that for you."
 	r := &streamRig{rig: newRig(t,
-		llmtest.Turn{Text: streamText, Chunk: 5, Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}},
-		llmtest.Turn{Text: again, Chunk: 5, Calls: []llmtest.Call{toolCall(fixture.Lookup, "a")}}, // the call made again
-		llmtest.Turn{Text: "The item a is found."}), bin:                                          plugin(t)}
+		llmtest.Turn{Text: streamText, Chunk: 5, Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a")}},
+		llmtest.Turn{Text: again, Chunk: 5, Calls: []llmtest.Call{fixture.Call(fixture.Lookup, "a")}}, // the call made again
+		llmtest.Turn{Text: "The item a is found."}), bin:                                              plugin(t)}
 	r.db = filepath.Join(r.dir, "toolwire.db")
 	r.store = openStore(t, r.db)
 	workers := map[int]*exec.Cmd{}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/examples/agent"
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/temporal"
 )
@@ -34,7 +35,7 @@ func agentName(def *agentfile.Definition) string {
 func loadAgent(path string) (*agentfile.Definition, error) {
 	def, err := agentfile.Load(path)
 	if err != nil {
-		return nil, usageError("%s", err)
+		return nil, exitcode.Usagef("%s", err)
 	}
 	return def, nil
 }
@@ -72,7 +73,7 @@ func openAgent(ctx context.Context, e *env, path, baseURL string) (temporal.Agen
 	}
 	model, cfg, tools, err := def.Open(ctx, opts)
 	if err != nil {
-		return temporal.Agent{}, nil, usageError("%s", err)
+		return temporal.Agent{}, nil, exitcode.Usagef("%s", err)
 	}
 	return temporal.Agent{Name: agentName(def), Model: model, Config: cfg}, func() { _ = tools.Close() }, nil
 }

@@ -16,18 +16,21 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/temporal"
 )
 
-// dial connects to the Temporal frontend the flags name. With --db,
+// dial connects to the Temporal frontend the flags name, for a command
+// that runs until Ctrl-C or SIGTERM: ctx ends on either. With --db,
 // payloads larger than temporal.DefaultPayloadLimit are kept in that
 // session store (temporal.NewPayloadCodec), and only their references
 // in the histories: every worker and client of the namespace must then
 // give the same --db. store is that store, nil without --db; done closes
-// the client and the store.
-func dial(ctx context.Context, f flags) (c client.Client, store session.Store, done func(), err error) {
+// the client and the store, and stops listening for the signals.
+func dial(f flags) (ctx context.Context, c client.Client, store session.Store, done func(), err error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	ns := f.one("namespace")
 	if ns == "" {
 		ns = "default"
@@ -36,21 +39,24 @@ func dial(ctx context.Context, f flags) (c client.Client, store session.Store, d
 	closeStore := func() {}
 	if name := f.one("db"); name != "" {
 		if store, closeStore, err = openStore(ctx, name); err != nil {
-			return nil, nil, nil, err
+			stop()
+			return nil, nil, nil, nil, err
 		}
 		codec, err := temporal.NewPayloadCodec(store, 0)
 		if err != nil {
 			closeStore()
-			return nil, nil, nil, usageError("--db %s: %v", dsn.Redact(name, name), err)
+			stop()
+			return nil, nil, nil, nil, exitcode.Usagef("--db %s: %v", dsn.Redact(name, name), err)
 		}
 		opts.DataConverter = converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec)
 	}
 	c, err = client.Dial(opts)
 	if err != nil {
 		closeStore()
-		return nil, nil, nil, envError("--temporal %s: cannot reach the Temporal frontend: %v; start a server (temporal server start-dev) or give its HOST:PORT", f.one("temporal"), err)
+		stop()
+		return nil, nil, nil, nil, exitcode.Envf("--temporal %s: cannot reach the Temporal frontend: %v; start a server (temporal server start-dev) or give its HOST:PORT", f.one("temporal"), err)
 	}
-	return c, store, func() { c.Close(); closeStore() }, nil
+	return ctx, c, store, func() { c.Close(); closeStore(); stop() }, nil
 }
 
 func queueOf(f flags) string {
@@ -68,11 +74,9 @@ func workerCmd(e *env, args []string) error {
 		return err
 	}
 	if len(files) == 0 {
-		return usageError("worker: give at least one agent file; e.g. toolwire worker --temporal 127.0.0.1:7233 examples/agent/agent.yaml")
+		return exitcode.Usagef("worker: give at least one agent file; e.g. toolwire worker --temporal 127.0.0.1:7233 examples/agent/agent.yaml")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c, store, done, err := dial(ctx, f)
+	ctx, c, store, done, err := dial(f)
 	if err != nil {
 		return err
 	}
@@ -93,14 +97,14 @@ func workerCmd(e *env, args []string) error {
 	}
 	rt, err := temporal.New(agents, nil)
 	if err != nil {
-		return usageError("worker: %s", strings.TrimPrefix(err.Error(), "temporal: new: "))
+		return exitcode.Usagef("worker: %s", strings.TrimPrefix(err.Error(), "temporal: new: "))
 	}
 	// On Ctrl-C the calls in flight get half a minute to finish, so that a
 	// level_0 call that was running is not left with an unknown outcome.
 	w := worker.New(c, queueOf(f), worker.Options{WorkerStopTimeout: 30 * time.Second})
 	rt.Register(w)
 	if err := w.Start(); err != nil {
-		return envError("worker: %v", err)
+		return exitcode.Envf("worker: %v", err)
 	}
 	fmt.Fprintf(e.stdout, "toolwire worker: %s on task queue %s at %s; Ctrl-C stops it\n", strings.Join(names, ", "), queueOf(f), f.one("temporal"))
 	<-ctx.Done()
@@ -116,25 +120,23 @@ func runCmd(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 2 {
-		return usageError("run takes an agent file and a question (got %d arguments); e.g. toolwire run --temporal 127.0.0.1:7233 examples/agent/agent.yaml \"Weather in Paris?\"", len(pos))
+		return exitcode.Usagef("run takes an agent file and a question (got %d arguments); e.g. toolwire run --temporal 127.0.0.1:7233 examples/agent/agent.yaml \"Weather in Paris?\"", len(pos))
 	}
 	if strings.TrimSpace(pos[1]) == "" {
-		return usageError("run: the question is empty; ask something")
+		return exitcode.Usagef("run: the question is empty; ask something")
 	}
 	def, err := loadAgent(pos[0])
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c, store, done, err := dial(ctx, f)
+	ctx, c, store, done, err := dial(f)
 	if err != nil {
 		return err
 	}
 	defer done()
 	wr, err := temporal.Start(ctx, c, temporal.StartOptions{TaskQueue: queueOf(f), Agent: agentName(def), Question: pos[1]})
 	if err != nil {
-		return envError("run: %v", err)
+		return exitcode.Envf("run: %v", err)
 	}
 	fmt.Fprintf(e.stdout, "session %s (Temporal, task queue %s)\n", wr.GetID(), queueOf(f))
 	return follow(ctx, e, c, store, f, wr.GetID(), 0)
@@ -147,7 +149,7 @@ func resumeCmd(e *env, args []string) error {
 		return err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
-		return usageError("resume takes a session id and, optionally, a new message (got %d arguments); e.g. toolwire resume --temporal HOST:PORT ID --approve CALL", len(pos))
+		return exitcode.Usagef("resume takes a session id and, optionally, a new message (got %d arguments); e.g. toolwire resume --temporal HOST:PORT ID --approve CALL", len(pos))
 	}
 	d, err := decisionsOf(f, pos[1:])
 	if err != nil {
@@ -164,21 +166,21 @@ func approveCmd(e *env, args []string) error {
 		return err
 	}
 	if len(pos) < 1 {
-		return usageError("approve takes a session id and, optionally, the calls to approve; e.g. toolwire approve --temporal HOST:PORT ID")
+		return exitcode.Usagef("approve takes a session id and, optionally, the calls to approve; e.g. toolwire approve --temporal HOST:PORT ID")
 	}
 	calls := pos[1:]
 	if len(calls) == 0 {
-		c, _, done, err := dial(context.Background(), f)
+		ctx, c, _, done, err := dial(f)
 		if err != nil {
 			return err
 		}
-		pending, err := temporal.Pending(context.Background(), c, pos[0])
+		pending, err := temporal.Pending(ctx, c, pos[0])
 		done()
 		if err != nil {
-			return envError("approve: %v", err)
+			return exitcode.Envf("approve: %v", err)
 		}
 		if len(pending) == 0 {
-			return usageError("approve: no call of session %s waits for approval", pos[0])
+			return exitcode.Usagef("approve: no call of session %s waits for approval", pos[0])
 		}
 		for _, p := range pending {
 			calls = append(calls, p.ID)
@@ -199,7 +201,7 @@ func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
 	}
 	add := func(id string, dc temporal.Decision) error {
 		if _, dup := d.Calls[id]; dup {
-			return usageError("resume: call %s has two decisions; give one", id)
+			return exitcode.Usagef("resume: call %s has two decisions; give one", id)
 		}
 		d.Calls[id] = dc
 		return nil
@@ -210,7 +212,7 @@ func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
 		}
 	}
 	if len(f["reason"]) != len(f["reject"]) {
-		return d, usageError("resume: give one --reason for each --reject (%d --reject, %d --reason)", len(f["reject"]), len(f["reason"]))
+		return d, exitcode.Usagef("resume: give one --reason for each --reject (%d --reject, %d --reason)", len(f["reject"]), len(f["reason"]))
 	}
 	for i, id := range f["reject"] {
 		if err := add(id, temporal.Decision{Kind: "reject", Reason: f["reason"][i]}); err != nil {
@@ -218,7 +220,7 @@ func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
 		}
 	}
 	if len(f["args"]) != len(f["edit"]) {
-		return d, usageError("resume: give one --args for each --edit (%d --edit, %d --args)", len(f["edit"]), len(f["args"]))
+		return d, exitcode.Usagef("resume: give one --args for each --edit (%d --edit, %d --args)", len(f["edit"]), len(f["args"]))
 	}
 	for i, id := range f["edit"] {
 		if err := add(id, temporal.Decision{Kind: "edit", Args: []byte(f["args"][i])}); err != nil {
@@ -232,9 +234,7 @@ func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
 // signal, or a new run of an ended session), and follows the session
 // from the events it had.
 func act(e *env, f flags, id string, d temporal.Decisions) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c, store, done, err := dial(ctx, f)
+	ctx, c, store, done, err := dial(f)
 	if err != nil {
 		return err
 	}
@@ -243,13 +243,13 @@ func act(e *env, f flags, id string, d temporal.Decisions) error {
 	switch {
 	case len(d.Calls) > 0:
 		if err := temporal.Decide(ctx, c, id, d); err != nil {
-			return usageError("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: decide "+id+": "))
+			return exitcode.Usagef("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: decide "+id+": "))
 		}
 	case d.Message != "" || ended(ctx, c, id):
 		// A message; or, to an ended session, none: make its failed model
 		// call again.
 		if err := temporal.Message(ctx, c, id, queueOf(f), d.Message); err != nil {
-			return usageError("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: message "+id+": "))
+			return exitcode.Usagef("resume %s: %s", id, strings.TrimPrefix(err.Error(), "temporal: message "+id+": "))
 		}
 	}
 	return follow(ctx, e, c, store, f, id, after)

@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"go.temporal.io/sdk/client"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/temporal"
 )
@@ -29,9 +30,9 @@ func follow(ctx context.Context, e *env, c client.Client, store session.Store, f
 			p.endLine()
 			if errors.Is(err, context.Canceled) {
 				fmt.Fprintf(e.stdout, "\nstopped following; the session goes on on the workers: toolwire resume %s %s follows it again\n", where(f), id)
-				return &exitError{code: exitRejected}
+				return &exitcode.Error{Code: exitcode.Rejected}
 			}
-			return envError("%v", err)
+			return exitcode.Envf("%v", err)
 		}
 		if done, err := p.show(f, id, ev); done {
 			return err
@@ -131,7 +132,7 @@ func (p *printer) show(f flags, id string, ev temporal.Event) (done bool, exit e
 			ids = append(ids, "--approve "+p.ID)
 		}
 		fmt.Fprintf(out, "decide with: toolwire resume %s %s %s (or --reject CALL --reason TEXT, --edit CALL --args JSON)\n", where(f), id, strings.Join(ids, " "))
-		return true, &exitError{code: exitRejected}
+		return true, &exitcode.Error{Code: exitcode.Rejected}
 	case "done":
 		var d struct {
 			Stop, Message, Answer string
@@ -146,7 +147,7 @@ func (p *printer) show(f flags, id string, ev temporal.Event) (done bool, exit e
 		if d.Answer != "" {
 			fmt.Fprintln(out, d.Answer)
 		}
-		return true, &exitError{code: exitRejected}
+		return true, &exitcode.Error{Code: exitcode.Rejected}
 	}
 	return false, nil
 }

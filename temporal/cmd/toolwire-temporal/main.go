@@ -11,7 +11,8 @@
 //
 //	go install github.com/toolwire/toolwire/temporal/cmd/toolwire-temporal@latest
 //
-// docs/temporal.md describes the commands; the exit codes are toolwire's.
+// docs/temporal.md describes the commands; the exit codes are toolwire's,
+// from the same package (internal/exitcode).
 package main
 
 import (
@@ -20,37 +21,9 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
-
-// The exit codes, toolwire's (docs/cli.md).
-const (
-	exitOK       = 0
-	exitRejected = 1
-	exitUsage    = 2
-	exitEnv      = 3
-	exitInternal = 4
-)
-
-// exitError carries an exit code up to main; a nil err exits silently.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-func envError(format string, args ...any) error {
-	return &exitError{code: exitEnv, err: fmt.Errorf(format, args...)}
-}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
@@ -67,23 +40,23 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) (c
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "toolwire: internal error: %v (please report it)\n", r)
-			code = exitInternal
+			code = exitcode.Internal
 		}
 	}()
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
 	err := dispatch(e, args)
 	if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
-	var ee *exitError
+	var ee *exitcode.Error
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "toolwire: %s\n", ee.err)
+		if ee.Err != nil {
+			fmt.Fprintf(stderr, "toolwire: %s\n", ee.Err)
 		}
-		return ee.code
+		return ee.Code
 	}
 	fmt.Fprintf(stderr, "toolwire: %s\n", err)
-	return exitEnv
+	return exitcode.Env
 }
 
 const usage = `toolwire-temporal runs toolwire sessions on Temporal; toolwire runs it for:
@@ -95,7 +68,7 @@ const usage = `toolwire-temporal runs toolwire sessions on Temporal; toolwire ru
 // dispatch runs the command args name.
 func dispatch(e *env, args []string) error {
 	if len(args) == 0 {
-		return usageError("%s", usage)
+		return exitcode.Usagef("%s", usage)
 	}
 	switch args[0] {
 	case "worker":
@@ -110,7 +83,7 @@ func dispatch(e *env, args []string) error {
 		fmt.Fprintln(e.stdout, usage)
 		return nil
 	}
-	return usageError("unknown command %q\n%s", args[0], usage)
+	return exitcode.Usagef("unknown command %q\n%s", args[0], usage)
 }
 
 // flags are a command's parsed flags: each given value, by name.
@@ -141,11 +114,11 @@ func parse(cmd string, args []string, known ...string) (flags, []string, error) 
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !contains(known, name) {
-			return nil, nil, usageError("%s: unknown flag --%s (it takes --%s)", cmd, name, strings.Join(known, ", --"))
+			return nil, nil, exitcode.Usagef("%s: unknown flag --%s (it takes --%s)", cmd, name, strings.Join(known, ", --"))
 		}
 		if !hasValue {
 			if i+1 >= len(args) {
-				return nil, nil, usageError("%s: --%s needs a value", cmd, name)
+				return nil, nil, exitcode.Usagef("%s: --%s needs a value", cmd, name)
 			}
 			i++
 			value = args[i]
@@ -153,7 +126,7 @@ func parse(cmd string, args []string, known ...string) (flags, []string, error) 
 		f[name] = append(f[name], value)
 	}
 	if f.one("temporal") == "" {
-		return nil, nil, usageError("%s: give the Temporal frontend with --temporal HOST:PORT (e.g. --temporal 127.0.0.1:7233)", cmd)
+		return nil, nil, exitcode.Usagef("%s: give the Temporal frontend with --temporal HOST:PORT (e.g. --temporal 127.0.0.1:7233)", cmd)
 	}
 	return f, pos, nil
 }

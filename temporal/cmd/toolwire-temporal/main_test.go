@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolwire/toolwire/internal/exitcode"
 )
 
 func TestParse(t *testing.T) {
@@ -67,13 +69,13 @@ func TestUsage(t *testing.T) {
 		code int
 		says string
 	}{
-		{nil, exitUsage, "toolwire worker --temporal"},
-		{[]string{"nope"}, exitUsage, `unknown command "nope"`},
-		{[]string{"worker", "--temporal", "h:1"}, exitUsage, "give at least one agent file"},
-		{[]string{"run", "--temporal", "h:1", "a.yaml"}, exitUsage, "run takes an agent file and a question"},
-		{[]string{"resume", "--temporal", "h:1", "id", "--reject", "c"}, exitUsage, "give one --reason for each --reject"},
-		{[]string{"approve", "--temporal", "h:1"}, exitUsage, "approve takes a session id"},
-		{[]string{"run", "--temporal", "h:1", "missing.yaml", "q"}, exitUsage, "missing.yaml"},
+		{nil, exitcode.Usage, "toolwire worker --temporal"},
+		{[]string{"nope"}, exitcode.Usage, `unknown command "nope"`},
+		{[]string{"worker", "--temporal", "h:1"}, exitcode.Usage, "give at least one agent file"},
+		{[]string{"run", "--temporal", "h:1", "a.yaml"}, exitcode.Usage, "run takes an agent file and a question"},
+		{[]string{"resume", "--temporal", "h:1", "id", "--reject", "c"}, exitcode.Usage, "give one --reason for each --reject"},
+		{[]string{"approve", "--temporal", "h:1"}, exitcode.Usage, "approve takes a session id"},
+		{[]string{"run", "--temporal", "h:1", "missing.yaml", "q"}, exitcode.Usage, "missing.yaml"},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/session/dsn"
 )
@@ -19,12 +20,12 @@ func openStore(ctx context.Context, name string) (session.Store, func(), error) 
 		var de *dsn.Error
 		switch {
 		case errors.As(err, &de) && de.Kind == dsn.Unavailable:
-			return nil, nil, envError("--db: %s", de.Msg)
+			return nil, nil, exitcode.Envf("--db: %s", de.Msg)
 		case de != nil:
-			return nil, nil, usageError("--db: %s", de.Msg)
+			return nil, nil, exitcode.Usagef("--db: %s", de.Msg)
 		}
 		// The store's own error: a damaged or foreign database.
-		return nil, nil, usageError("--db %s: %s", dsn.Redact(name, name), dsn.Redact(err.Error(), name))
+		return nil, nil, exitcode.Usagef("--db %s: %s", dsn.Redact(name, name), dsn.Redact(err.Error(), name))
 	}
 	return s, closeStore, nil
 }
