@@ -493,11 +493,7 @@ func (e *encoder) input(dst, in []byte, path string) []byte {
 	if len(bytes.TrimSpace(in)) == 0 {
 		return append(dst, "{}"...)
 	}
-	dst, wrapped := codec.AppendInput(dst, in)
-	if wrapped {
-		e.Warn(path, codec.RawInput)
-	}
-	return dst
+	return e.AppendInput(dst, in, path)
 }
 
 func (e *encoder) result(dst []byte, i, j int, r llm.ToolResult, b *block, path string) []byte {
@@ -563,10 +559,8 @@ func (e *encoder) opaque(dst []byte, p llm.Opaque, path string) ([]byte, bool) {
 		e.Warnf(path, "%s from %q cannot be expressed in Anthropic; dropped", opaqueKind(p), p.Provider)
 		return dst, false
 	}
-	if obj, ok := codec.ValidObject(p.Data); ok {
-		if out, ok := codec.AppendCompact(dst, obj); ok {
-			return out, true
-		}
+	if out, ok := codec.AppendObject(dst, p.Data); ok {
+		return out, true
 	}
 	e.Warnf(path, "an Anthropic %s whose Data is not a JSON object cannot be written; dropped", opaqueKind(p))
 	return dst, false
@@ -691,8 +685,8 @@ func (e *encoder) tool(dst []byte, t llm.ToolSpec, extras []codec.Member, k int)
 		dst = codec.AppendString(dst, t.Description)
 	}
 	dst = append(dst, `,"input_schema":`...)
-	if obj, ok := codec.ValidObject(t.Parameters); ok {
-		dst, _ = codec.AppendCompact(dst, obj)
+	if out, ok := codec.AppendObject(dst, t.Parameters); ok {
+		dst = out
 	} else {
 		if len(bytes.TrimSpace(t.Parameters)) > 0 {
 			e.Warnf("tools."+strconv.Itoa(k)+".input_schema", "the parameters of tool %q are not a JSON object; written as an empty object schema", t.Name)

@@ -442,10 +442,8 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 			e.Warnf(path, "%s from %q cannot be written in Gemini; dropped", codec.PartKind(p), p.Provider)
 			return dst[:start]
 		}
-		if obj, ok := codec.ValidObject(p.Data); ok {
-			if out, ok := codec.AppendCompact(dst, obj); ok {
-				return out // a part the llm form does not model, verbatim
-			}
+		if out, ok := codec.AppendObject(dst, p.Data); ok {
+			return out // a part the llm form does not model, verbatim
 		}
 		e.Warnf(path, "a Gemini %s part whose Data is not a JSON object cannot be written; dropped", codec.PartKind(p))
 		return dst[:start]
@@ -455,10 +453,8 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 			return dst[:start]
 		}
 		if data := bytes.TrimSpace(p.Data); len(data) > 0 {
-			if obj, ok := codec.ValidObject(data); ok {
-				if out, ok := codec.AppendCompact(dst, obj); ok {
-					return out // an opaque part, verbatim
-				}
+			if out, ok := codec.AppendObject(dst, data); ok {
+				return out // an opaque part, verbatim
 			}
 			e.Warnf(path, "reasoning whose Data is not a JSON object cannot be expressed in Gemini; dropped")
 			return dst[:start]
@@ -486,11 +482,7 @@ func (e *encoder) args(dst, in []byte, path string) []byte {
 		return dst
 	}
 	dst = append(dst, `,"args":`...)
-	dst, wrapped := codec.AppendInput(dst, in)
-	if wrapped {
-		e.Warn(path, codec.RawInput)
-	}
-	return dst
+	return e.AppendInput(dst, in, path)
 }
 
 // appendHead writes the opening of a functionCall or functionResponse
@@ -586,12 +578,10 @@ func (e *encoder) response(dst []byte, texts []string, status llm.Status, path s
 	}
 	switch status {
 	case llm.StatusError:
-		if obj, ok := codec.ValidObject([]byte(text)); ok {
-			dst = append(dst, `{"error":`...)
-			dst, _ = codec.AppendCompact(dst, obj)
-			return append(dst, '}')
-		}
 		dst = append(dst, `{"error":`...)
+		if out, ok := codec.AppendObject(dst, []byte(text)); ok {
+			return append(out, '}')
+		}
 	case llm.StatusPartial:
 		e.Warnf(path, "status partial cannot be expressed in a functionResponse except through a toolwire envelope; written as a success")
 		fallthrough

@@ -20,9 +20,6 @@ var chat = &dialect{
 	check:      chatCheck,
 	whole:      chatWhole,
 	events:     chatEvents,
-	streamError: func(status int, code, message string) sse.Event {
-		return sse.Event{Data: openaiErrorBody(status, code, message, 0)}
-	},
 }
 
 // bearer reports whether the request carries key as OpenAI takes it:

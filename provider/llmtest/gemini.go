@@ -19,14 +19,11 @@ var gemini = &dialect{
 	authorized: func(r *http.Request, key string) bool {
 		return r.Header.Get("x-goog-api-key") == key || r.URL.Query().Get("key") == key
 	},
-	failures:  geminiFailures,
-	errorBody: geminiErrorBody,
-	check:     geminiCheck,
-	whole:     geminiWhole,
-	events:    geminiEvents,
-	streamError: func(status int, code, message string) sse.Event {
-		return sse.Event{Data: geminiErrorBody(status, code, message, 0)}
-	},
+	failures:    geminiFailures,
+	errorBody:   geminiErrorBody,
+	check:       geminiCheck,
+	whole:       geminiWhole,
+	events:      geminiEvents,
 	arrayStream: true,
 }
 

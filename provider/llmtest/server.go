@@ -258,11 +258,21 @@ type dialect struct {
 	// events returns a streamed answer's events, and the ones that end the
 	// stream (nil when there are none).
 	events func(x *exchange) (events []sse.Event, last []sse.Event)
-	// streamError is an error event inside a stream.
+	// streamError is an error event inside a stream; nil means an event
+	// whose data is the error body (see [dialect.streamErrorEvent]).
 	streamError func(status int, code, message string) sse.Event
 	// arrayStream is set when a stream asked for without ?alt=sse is a
 	// JSON array, sent as the chunks come (Gemini's streamGenerateContent).
 	arrayStream bool
+}
+
+// streamErrorEvent returns the error event inside a stream: d.streamError's,
+// or an event whose data is the error body, without a retry delay.
+func (d *dialect) streamErrorEvent(status int, code, message string) sse.Event {
+	if d.streamError == nil {
+		return sse.Event{Data: d.errorBody(status, code, message, 0)}
+	}
+	return d.streamError(status, code, message)
 }
 
 // A failure is what a provider answers for a kind of error: its HTTP
@@ -456,7 +466,7 @@ func (s *Server) answer(w http.ResponseWriter, x *exchange) {
 			msg = e.Message
 		}
 		n := max(e.After, 1)
-		events, last = append(events[:min(n, len(events))], x.d.streamError(status, code, msg)), nil
+		events, last = append(events[:min(n, len(events))], x.d.streamErrorEvent(status, code, msg)), nil
 	}
 	if x.d.arrayStream && x.r.URL.Query().Get("alt") != "sse" {
 		var arr []byte

@@ -498,14 +498,9 @@ func (b *Body) Convert(to transcript.Dialect) (*Converted, error) {
 		out, warns, err = b.c.encode()
 	} else {
 		req := b.conversation()
-		fields, lost := b.c.extras()
-		top := b.c.top()
-		opts, optWarns, rest := convertOptions(top, b.dialect, to)
-		for _, f := range fields {
-			if !slices.ContainsFunc(top, func(t topField) bool { return t.Key == f }) {
-				rest = append(rest, f) // a modeled field kept apart, as previous_response_id
-			}
-		}
+		kept, lost := b.c.extras()
+		opts, optWarns, rest := convertOptions(b.c.top(), b.dialect, to)
+		rest = append(rest, kept...)
 		if len(rest) > 0 {
 			warns = append(warns, provider.Warning{Message: fmt.Sprintf("not converted (set them for %s yourself): %s", to, strings.Join(rest, ", "))})
 		}

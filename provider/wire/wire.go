@@ -56,9 +56,10 @@ type codecBody interface {
 	// fixWire makes encode write what wire lists in a form the provider
 	// accepts rather than as it was (the OpenAI codecs always do).
 	fixWire()
-	// extras names what the body holds beyond messages and tools: its other
-	// top-level fields and the unmodeled parts a conversion loses.
-	extras() (fields []string, lost []provider.Warning)
+	// extras names what the body holds beyond messages, tools and [top]
+	// that a conversion loses: the modeled top-level fields it keeps apart
+	// (a Responses previous_response_id) and the unmodeled parts.
+	extras() (kept []string, lost []provider.Warning)
 	// top returns the top-level fields the codec does not model, in
 	// order; addTop appends such fields to the body.
 	top() []topField
@@ -220,13 +221,7 @@ func (b chatBody) set(r transcript.Request)     { b.r.Messages, b.r.Tools = r.Me
 func (b chatBody) encode() ([]byte, []provider.Warning, error) {
 	return openai.EncodeChat(b.r)
 }
-func (b chatBody) extras() ([]string, []provider.Warning) {
-	var keys []string
-	for _, f := range b.r.Fields {
-		keys = append(keys, f.Key)
-	}
-	return keys, b.r.Unmodeled
-}
+func (b chatBody) extras() ([]string, []provider.Warning) { return nil, b.r.Unmodeled }
 func (b chatBody) top() []topField {
 	return topOf(b.r.Fields, func(f openai.Field) topField { return topField(f) })
 }
@@ -251,14 +246,10 @@ func (b responsesBody) encode() ([]byte, []provider.Warning, error) {
 	return openai.EncodeResponses(b.r)
 }
 func (b responsesBody) extras() ([]string, []provider.Warning) {
-	var keys []string
-	for _, f := range b.r.Fields {
-		keys = append(keys, f.Key)
-	}
 	if b.r.PreviousResponseID != "" {
-		keys = append(keys, "previous_response_id")
+		return []string{"previous_response_id"}, b.r.Unmodeled
 	}
-	return keys, b.r.Unmodeled
+	return nil, b.r.Unmodeled
 }
 func (b responsesBody) top() []topField {
 	return topOf(b.r.Fields, func(f openai.Field) topField { return topField(f) })
@@ -327,15 +318,7 @@ func (b anthropicBody) set(r transcript.Request) {
 	b.r.Thinking = r.Thinking
 }
 func (b anthropicBody) encode() ([]byte, []provider.Warning, error) { return anthropic.Encode(b.r) }
-func (b anthropicBody) extras() ([]string, []provider.Warning) {
-	var keys []string
-	for _, f := range b.r.Fields {
-		if f.Value != nil {
-			keys = append(keys, f.Key)
-		}
-	}
-	return keys, b.r.Unmodeled
-}
+func (b anthropicBody) extras() ([]string, []provider.Warning)      { return nil, b.r.Unmodeled }
 func (b anthropicBody) top() []topField {
 	return topOf(b.r.Fields, func(f anthropic.Field) topField { return topField{f.Key, f.Value} })
 }
@@ -363,15 +346,7 @@ func (b geminiBody) request() transcript.Request {
 func (b geminiBody) wire() []transcript.Violation                { return b.r.Wire }
 func (b geminiBody) set(r transcript.Request)                    { b.r.Messages, b.r.Tools = r.Messages, r.Tools }
 func (b geminiBody) encode() ([]byte, []provider.Warning, error) { return gemini.Encode(b.r) }
-func (b geminiBody) extras() ([]string, []provider.Warning) {
-	var keys []string
-	for _, f := range b.r.Fields {
-		if f.Value != nil {
-			keys = append(keys, f.Key)
-		}
-	}
-	return keys, b.r.Unmodeled
-}
+func (b geminiBody) extras() ([]string, []provider.Warning)      { return nil, b.r.Unmodeled }
 func (b geminiBody) top() []topField {
 	return topOf(b.r.Fields, func(f gemini.Field) topField { return topField{f.Key, f.Value} })
 }

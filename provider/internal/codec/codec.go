@@ -167,14 +167,21 @@ const RawInput = `tool call input is not a JSON object; wrapped as {"_raw": <the
 // when it is one, else wrapped as {"_raw": text}, and then wrapped reports
 // true.
 func AppendInput(dst, in []byte) (_ []byte, wrapped bool) {
-	if obj, ok := ValidObject(in); ok {
-		if out, ok := AppendCompact(dst, obj); ok {
-			return out, false
-		}
+	if out, ok := AppendObject(dst, in); ok {
+		return out, false
 	}
 	dst = append(dst, `{"_raw":`...)
 	dst = AppendString(dst, string(in))
 	return append(dst, '}'), true
+}
+
+// AppendObject appends v compact ([AppendCompact]) when it is one JSON
+// object ([ValidObject]), and otherwise reports false, appending nothing.
+func AppendObject(dst, v []byte) ([]byte, bool) {
+	if obj, ok := ValidObject(v); ok {
+		return AppendCompact(dst, obj)
+	}
+	return dst, false
 }
 
 // AppendString appends s as a JSON string, as every codec writes one
@@ -211,6 +218,16 @@ func (w *Warner) Warn(path, msg string) {
 // Warnf records a formatted message at path.
 func (w *Warner) Warnf(path, format string, args ...any) {
 	w.Warn(path, fmt.Sprintf(format, args...))
+}
+
+// AppendInput is [AppendInput] that warns at path, with [RawInput], when it
+// wrapped the input.
+func (w *Warner) AppendInput(dst, in []byte, path string) []byte {
+	dst, wrapped := AppendInput(dst, in)
+	if wrapped {
+		w.Warn(path, RawInput)
+	}
+	return dst
 }
 
 // Media returns the media type and the inline bytes of img: its Data, or
