@@ -43,7 +43,9 @@ func chatSDK(t *testing.T, base string, body []byte, stream bool) (string, int, 
 		s := c.Chat.Completions.NewStreaming(context.Background(), p)
 		var acc openai.ChatCompletionAccumulator
 		for s.Next() {
-			acc.AddChunk(s.Current())
+			if c := s.Current(); !acc.AddChunk(c) {
+				t.Errorf("the SDK's accumulator refused chunk %s: it reads as part of another answer", c.RawJSON())
+			}
 		}
 		if err := s.Err(); err != nil {
 			return openAIFailure(t, err)
