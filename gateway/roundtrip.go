@@ -64,24 +64,16 @@ func (g *Gateway) shapeAndSend(w http.ResponseWriter, r *http.Request, x *exchan
 			g.upstreamError(w, r.WithContext(context.WithValue(ctx, exchangeKey{}, x)), err)
 			return true
 		}
-		reads := 0
 		if resp.StatusCode == http.StatusOK {
-			calls, err := callsOf(x.p.dialect, answer)
-			if err == nil {
-				var rs, _ = readCalls(calls)
-				reads = len(rs)
-				if reads > 0 {
-					var b *wire.Body
-					if b, err = wire.Decode(body, x.p.dialect); err == nil {
-						body, err = continued(ctx, b, s, rs, round)
-					}
-					if err != nil {
-						g.refuseX(w, r, x, &refusal{status: http.StatusInternalServerError, code: codeInternal, message: fmt.Sprintf("toolwire gateway: answering read_result failed: %v", err)})
-						return true
-					}
-					x.reads++
-					continue
-				}
+			next, err := continuation(ctx, x.p.dialect, s, body, answer, false, round)
+			if err != nil {
+				g.refuseX(w, r, x, &refusal{status: http.StatusInternalServerError, code: codeInternal, message: fmt.Sprintf("toolwire gateway: answering read_result failed: %v", err)})
+				return true
+			}
+			if next != nil {
+				body = next
+				x.reads++
+				continue
 			}
 		}
 		x.record = g.recordShaping(ctx, r, x, in, first)

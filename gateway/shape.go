@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
+	"slices"
 
 	"github.com/toolwire/toolwire/budget"
 	"github.com/toolwire/toolwire/llm"
@@ -149,16 +146,22 @@ func orSuccess(s llm.Status) llm.Status {
 	return s
 }
 
-// answer answers the model's read_result calls: a page of each, or,
-// past the rounds allowed, an error telling it to answer.
+// answer answers the calls of the model's answer: each read_result call
+// with a page, or, past the rounds allowed, an error telling the model to
+// answer; any other call with an error saying it was not run, so that the
+// answer replays as the model gave it (a Gemini 3 thought signature
+// stays on the call it came with) and the model calls it again.
 func (s *shaping) answer(ctx context.Context, calls []llm.ToolCall, round int) llm.Message {
 	var results []llm.ToolResult
 	for _, c := range calls {
 		var env toolresult.Envelope
 		var err error
-		if round > s.cfg.MaxReads {
+		switch {
+		case c.Name != tool.ReadResultName:
+			err = tool.Errorf(toolresult.Cancelled, "%s was not run: it was called with read_result, which alone runs here; call it again if you still need it", c.Name)
+		case round > s.cfg.MaxReads:
 			err = tool.Errorf(toolresult.InvalidArguments, "read_result may be called at most %d times per request here: answer with what you have read", s.cfg.MaxReads)
-		} else {
+		default:
 			env, err = s.read.Call(ctx, c.Input) // pages fit the shaper's budget, Shaping.Budget
 		}
 		if err != nil {
@@ -178,122 +181,32 @@ func errorEnvelope(err error) toolresult.Envelope {
 	return toolresult.Failure(toolresult.InternalError, err.Error())
 }
 
-// readCalls returns the read_result calls of an answer, and whether it
-// has other calls too.
-func readCalls(calls []llm.ToolCall) (reads []llm.ToolCall, others bool) {
-	for i, c := range calls {
-		if c.Name != tool.ReadResultName {
-			others = true
-			continue
-		}
-		if c.ID == "" {
-			c.ID = "read_result_" + strconv.Itoa(i) // Gemini sends calls without ids
-		}
-		reads = append(reads, c)
+// continuation returns the request that goes on from the model's answer
+// (of dialect d, its events when stream is set) to body, when the model
+// called read_result: body's conversation, then the answer as the model
+// gave it — its reasoning and signatures, text and calls, which the
+// providers want replayed whole (ANT-THINKING-FIRST, GEM-THOUGHT-SIG,
+// OAI-RS-REASONING-PAIR) — then the results of its calls (answer). It
+// returns nil when the model did not call read_result: the answer is the
+// client's.
+func continuation(ctx context.Context, d transcript.Dialect, s *shaping, body, answer []byte, stream bool, round int) ([]byte, error) {
+	a, err := wire.DecodeAnswer(d, answer, stream, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading the model's answer: %w", err)
 	}
-	return reads, others
-}
-
-// callsOf reads the tool calls of a non-streamed answer of dialect d.
-func callsOf(d transcript.Dialect, body []byte) ([]llm.ToolCall, error) {
-	var calls []llm.ToolCall
-	add := func(id, name string, args jsontext.Value) {
-		calls = append(calls, llm.ToolCall{ID: id, Name: name, Input: args})
+	if !slices.ContainsFunc(a.Message.ToolCalls(), func(c llm.ToolCall) bool { return c.Name == tool.ReadResultName }) {
+		return nil, nil
 	}
-	opts := []json.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-	switch d {
-	case transcript.OpenAIChat:
-		var a struct {
-			Choices []struct {
-				Message struct {
-					ToolCalls []struct {
-						ID       string `json:"id"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
-				} `json:"message"`
-			} `json:"choices"`
-		}
-		if err := json.Unmarshal(body, &a, opts...); err != nil {
-			return nil, err
-		}
-		for _, c := range a.Choices {
-			for _, tc := range c.Message.ToolCalls {
-				add(tc.ID, tc.Function.Name, jsontext.Value(tc.Function.Arguments))
-			}
-		}
-	case transcript.OpenAIResponses:
-		var a struct {
-			Output []struct {
-				Type      string `json:"type"`
-				CallID    string `json:"call_id"`
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"output"`
-		}
-		if err := json.Unmarshal(body, &a, opts...); err != nil {
-			return nil, err
-		}
-		for _, o := range a.Output {
-			if o.Type == "function_call" {
-				add(o.CallID, o.Name, jsontext.Value(o.Arguments))
-			}
-		}
-	case transcript.Anthropic:
-		var a struct {
-			Content []struct {
-				Type  string         `json:"type"`
-				ID    string         `json:"id"`
-				Name  string         `json:"name"`
-				Input jsontext.Value `json:"input"`
-			} `json:"content"`
-		}
-		if err := json.Unmarshal(body, &a, opts...); err != nil {
-			return nil, err
-		}
-		for _, c := range a.Content {
-			if c.Type == "tool_use" {
-				add(c.ID, c.Name, c.Input)
-			}
-		}
-	case transcript.Gemini:
-		var a struct {
-			Candidates []struct {
-				Content struct {
-					Parts []struct {
-						FunctionCall *struct {
-							ID   string         `json:"id"`
-							Name string         `json:"name"`
-							Args jsontext.Value `json:"args"`
-						} `json:"functionCall"`
-					} `json:"parts"`
-				} `json:"content"`
-			} `json:"candidates"`
-		}
-		if err := json.Unmarshal(body, &a, opts...); err != nil {
-			return nil, err
-		}
-		if len(a.Candidates) > 0 {
-			for _, p := range a.Candidates[0].Content.Parts {
-				if fc := p.FunctionCall; fc != nil {
-					add(fc.ID, fc.Name, fc.Args)
-				}
-			}
-		}
+	b, err := wire.Decode(body, d)
+	if err != nil {
+		return nil, err
 	}
-	return calls, nil
-}
-
-// continued returns the body that goes on from an answer with reads:
-// b's request, then the model's read_result calls, then their pages.
-func continued(ctx context.Context, b *wire.Body, s *shaping, reads []llm.ToolCall, round int) ([]byte, error) {
 	r := b.Request()
-	parts := make([]llm.Part, len(reads))
-	for i, c := range reads {
-		parts[i] = c
+	// Again with the conversation, so that ids made for calls sent
+	// without one (Gemini) stay apart from the ids in it.
+	if a, err = wire.DecodeAnswer(d, answer, stream, r.Messages); err != nil {
+		return nil, fmt.Errorf("reading the model's answer: %w", err)
 	}
-	r.Messages = append(r.Messages, llm.Assistant(parts...), s.answer(ctx, reads, round))
+	r.Messages = append(r.Messages, a.Message, s.answer(ctx, a.Message.ToolCalls(), round))
 	return b.Rewrite(r)
 }

@@ -11,8 +11,6 @@ import (
 	"net/url"
 
 	"github.com/toolwire/toolwire/internal/sse"
-	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/provider/wire"
 )
 
 // This file answers the read_result calls of a shaped request that asks
@@ -41,8 +39,6 @@ type joiner interface {
 	// read notes ev, the next event of the answer at hand, and says what
 	// it is.
 	read(ev sse.Event) eventKind
-	// calls returns the tool calls the answer at hand made.
-	calls() []llm.ToolCall
 	// write returns ev, which is about to be written to the client, as the
 	// client must read it after the events written before it.
 	write(ev sse.Event) sse.Event
@@ -101,19 +97,21 @@ func (g *Gateway) streamShaped(w http.ResponseWriter, r *http.Request, x *exchan
 			return
 		}
 		o.resp = resp
-		reads := o.answer(newIdleBody(resp.Body, g.cfg.IdleTimeout))
+		held, answer, whole := o.answer(newIdleBody(resp.Body, g.cfg.IdleTimeout))
 		resp.Body.Close()
-		if len(reads) == 0 {
+		var next []byte
+		if whole && answer != nil {
+			next, err = continuation(ctx, x.p.dialect, s, body, answer, true, round)
+			if err != nil {
+				o.fail(&refusal{status: http.StatusInternalServerError, code: codeInternal, message: fmt.Sprintf("toolwire gateway: answering read_result failed: %v", err)})
+				break
+			}
+		}
+		if next == nil {
+			o.write(held...)
 			break
 		}
-		b, err := wire.Decode(body, x.p.dialect)
-		if err == nil {
-			body, err = continued(ctx, b, s, reads, round)
-		}
-		if err != nil {
-			o.fail(&refusal{status: http.StatusInternalServerError, code: codeInternal, message: fmt.Sprintf("toolwire gateway: answering read_result failed: %v", err)})
-			break
-		}
+		body = next
 		x.reads++
 		o.next()
 	}
@@ -134,26 +132,27 @@ type joined struct {
 	buf     []byte
 }
 
-// answer reads one answer and writes what it can of it: all of it,
-// unless the model called read_result. It returns the read_result calls.
-// An answer that breaks off ends the client's stream there too.
-func (o *joined) answer(body io.Reader) []llm.ToolCall {
+// answer reads one answer and writes it as it comes, but for its end and
+// the events from its first tool call on, which it holds and returns.
+// When the answer made a call, it also returns all of the answer's events
+// as read, for the model's message; whole is false when the answer broke
+// off.
+func (o *joined) answer(body io.Reader) (held []sse.Event, answer []byte, whole bool) {
 	rd := sse.NewReader(body, 0)
-	var held []sse.Event
-	holding := false
+	called := false
 	for {
 		ev, err := rd.Next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				o.write(held...)
-				return nil
+			if !called {
+				answer = nil
 			}
-			break
+			return held, answer, errors.Is(err, io.EOF)
 		}
 		ev.Data = bytes.Clone(ev.Data) // the reader reuses it
+		answer = sse.AppendEvent(answer, ev)
 		switch k := o.j.read(ev); {
-		case holding || k == kindCall || k == kindEnd:
-			holding = holding || k == kindCall
+		case called || k == kindCall || k == kindEnd:
+			called = called || k == kindCall
 			held = append(held, ev)
 		case k == kindStart:
 			if !o.opened {
@@ -163,11 +162,6 @@ func (o *joined) answer(body io.Reader) []llm.ToolCall {
 			o.write(ev)
 		}
 	}
-	if reads, _ := readCalls(o.j.calls()); len(reads) > 0 {
-		return reads
-	}
-	o.write(held...)
-	return nil
 }
 
 // next ends an answer that the next one continues.

@@ -16,6 +16,7 @@ import (
 	providers "github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/open"
+	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -255,4 +256,91 @@ func joinedAsOne(d transcript.Dialect, stream []byte) error {
 		}
 	}
 	return nil
+}
+
+// TestShapingReasoning checks that a read_result round keeps what the
+// model sent with its read: asked to reason, each provider needs the
+// answer replayed whole — Anthropic the signed thinking block before the
+// tool_use (ANT-THINKING-FIRST), Gemini 3 the thoughtSignature of the
+// first call (GEM-THOUGHT-SIG), Responses the reasoning item beside its
+// function_call (OAI-RS-REASONING-PAIR) — and the upstream, which holds
+// requests to those rules, must accept the continuation, streamed and
+// not.
+func TestShapingReasoning(t *testing.T) {
+	specs := map[transcript.Dialect]struct{ spec, path string }{
+		transcript.OpenAIChat:      {"openai:gpt-4.1", "/v1"},
+		transcript.OpenAIResponses: {"openai-responses:gpt-5", "/v1"},
+		transcript.Anthropic:       {"anthropic:claude-sonnet-4-5", ""},
+		transcript.Gemini:          {"gemini:gemini-3-pro-preview", "/v1beta"},
+	}
+	for _, d := range transcript.Dialects() {
+		for _, noStream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/whole=%v", d, noStream), func(t *testing.T) {
+				up := llmtest.NewServer(t, llmtest.Turn{Text: "first"})
+				base, _ := newGateway(t, up.URL, Config{Routes: map[transcript.Dialect]Route{d: {Shape: &Shaping{Budget: 1000}}}})
+				c := specs[d]
+				m, err := open.Model(c.spec, &providers.Options{BaseURL: base + c.path, APIKey: "test-key", MaxRetries: -1, NoStream: noStream})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A new question after the large result: the model's
+				// answer starts a turn, which with thinking on must start
+				// with its thinking block.
+				history := append(bigHistory(3000), llm.Assistant(llm.Text{Text: "There are 3,000 orders."}), llm.User("How many were refunded?"))
+				req := &llm.Request{Messages: history, Effort: llm.EffortHigh,
+					Tools: []llm.ToolSpec{{Name: "search_orders", Description: "Search the orders.", Parameters: []byte(`{"type":"object"}`)}}}
+				if _, err := llm.Generate(context.Background(), m, req); err != nil {
+					t.Fatalf("first answer: %v", err)
+				}
+				ref := refPattern.FindString(string(up.Requests()[0].Body))
+				if ref == "" {
+					t.Fatalf("the request was not shaped: %.500s", up.Requests()[0].Body)
+				}
+				up.Add(llmtest.Turn{Reasoning: "The count is in the records.", Text: "Reading. ", Calls: []llmtest.Call{
+					{Name: "read_result", Args: fmt.Sprintf(`{"ref":%q,"offset":100,"limit":5}`, ref)},
+					{Name: "search_orders", Args: `{"status":"refunded"}`},
+				}}, llmtest.Turn{Text: "1000 orders were refunded."})
+				resp, err := llm.Generate(context.Background(), m, req)
+				if err != nil {
+					t.Fatalf("the continuation failed: %v", err)
+				}
+				for i, r := range up.Requests() {
+					if r.Rejected != "" {
+						t.Errorf("the upstream refused request %d: %s", i, r.Rejected)
+					}
+				}
+				if got := textOf(resp.Message); !strings.HasSuffix(got, "1000 orders were refunded.") {
+					t.Errorf("the client read %q", got)
+				}
+				// The continuation replays the model's answer whole: its
+				// reasoning (where the dialect has a place for it), its
+				// text, both calls, and a result for each.
+				reqs := up.Requests()
+				if len(reqs) != 3 {
+					t.Fatalf("the upstream got %d requests, want 3", len(reqs))
+				}
+				b, err := wire.Decode(reqs[2].Body, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				msgs := b.Request().Messages
+				if len(msgs) < 2 {
+					t.Fatalf("the continuation has %d messages", len(msgs))
+				}
+				a, results := msgs[len(msgs)-2], msgs[len(msgs)-1]
+				var reasoning bool
+				for _, p := range a.Parts {
+					if r, ok := p.(llm.Reasoning); ok && r.Provider == string(d) {
+						reasoning = true
+					}
+				}
+				if d != transcript.OpenAIChat && !reasoning {
+					t.Errorf("the model's reasoning is not replayed: %+v", a.Parts)
+				}
+				if a.Text() != "Reading. " || len(a.ToolCalls()) != 2 || len(results.ToolResults()) != 2 {
+					t.Errorf("the answer replayed is %+v, its results %+v", a.Parts, results.Parts)
+				}
+			})
+		}
+	}
 }

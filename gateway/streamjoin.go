@@ -9,7 +9,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/internal/sse"
-	"github.com/toolwire/toolwire/llm"
 )
 
 // The joiners of the four dialects' streams (see stream.go). Each reads
@@ -21,11 +20,7 @@ var lax = []json.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInval
 // chatJoin joins Chat Completions streams: chunks of deltas, then
 // "[DONE]". The chunks of every answer take the id of the first chunk
 // written, as the SDKs' accumulators require.
-type chatJoin struct {
-	id    string
-	byIdx map[int]*llm.ToolCall // the answer's calls by their index
-	order []int
-}
+type chatJoin struct{ id string }
 
 type chatChunk struct {
 	ID      string `json:"id"`
@@ -34,15 +29,6 @@ type chatChunk struct {
 		FinishReason *string                   `json:"finish_reason"`
 	} `json:"choices"`
 	Error jsontext.Value `json:"error"`
-}
-
-type chatCallDelta struct {
-	Index    int    `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
 }
 
 func (j *chatJoin) read(ev sse.Event) eventKind {
@@ -59,10 +45,6 @@ func (j *chatJoin) read(ev sse.Event) eventKind {
 	kind := kindStart
 	for _, ch := range c.Choices {
 		if tc, ok := ch.Delta["tool_calls"]; ok && !empty(tc) {
-			var deltas []chatCallDelta
-			if json.Unmarshal(tc, &deltas, lax...) == nil {
-				j.add(deltas)
-			}
 			kind = kindCall
 			continue
 		}
@@ -76,31 +58,6 @@ func (j *chatJoin) read(ev sse.Event) eventKind {
 		}
 	}
 	return kind
-}
-
-func (j *chatJoin) add(deltas []chatCallDelta) {
-	if j.byIdx == nil {
-		j.byIdx = map[int]*llm.ToolCall{}
-	}
-	for _, d := range deltas {
-		c, ok := j.byIdx[d.Index]
-		if !ok {
-			c = &llm.ToolCall{}
-			j.byIdx[d.Index] = c
-			j.order = append(j.order, d.Index)
-		}
-		c.ID += d.ID
-		c.Name += d.Function.Name
-		c.Input = append(c.Input, d.Function.Arguments...)
-	}
-}
-
-func (j *chatJoin) calls() []llm.ToolCall {
-	var out []llm.ToolCall
-	for _, i := range j.order {
-		out = append(out, *j.byIdx[i])
-	}
-	return out
 }
 
 func (j *chatJoin) write(ev sse.Event) sse.Event {
@@ -120,7 +77,7 @@ func (j *chatJoin) write(ev sse.Event) sse.Event {
 	return ev
 }
 
-func (j *chatJoin) next() { j.byIdx, j.order = nil, nil }
+func (j *chatJoin) next() {}
 
 func (j *chatJoin) fail(e *refusal) sse.Event { return sse.Event{Data: openAIError(e)} }
 
@@ -128,10 +85,9 @@ func (j *chatJoin) fail(e *refusal) sse.Event { return sse.Event{Data: openAIErr
 // numbered from 0, message_delta, message_stop. The blocks of a later
 // answer are numbered on from the blocks written.
 type anthropicJoin struct {
-	offset  int // blocks written before the answer at hand
-	written int // blocks written
-	byIdx   map[int]*llm.ToolCall
-	order   []int
+	offset  int          // blocks written before the answer at hand
+	written int          // blocks written
+	callAt  map[int]bool // the answer's tool_use blocks, by index
 }
 
 type anthropicEvent struct {
@@ -139,13 +95,7 @@ type anthropicEvent struct {
 	Index int    `json:"index"`
 	Block struct {
 		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
 	} `json:"content_block"`
-	Delta struct {
-		Type        string `json:"type"`
-		PartialJSON string `json:"partial_json"`
-	} `json:"delta"`
 }
 
 func (j *anthropicJoin) read(ev sse.Event) eventKind {
@@ -160,33 +110,18 @@ func (j *anthropicJoin) read(ev sse.Event) eventKind {
 		if e.Block.Type != "tool_use" {
 			return kindContent
 		}
-		if j.byIdx == nil {
-			j.byIdx = map[int]*llm.ToolCall{}
+		if j.callAt == nil {
+			j.callAt = map[int]bool{}
 		}
-		j.byIdx[e.Index] = &llm.ToolCall{ID: e.Block.ID, Name: e.Block.Name}
-		j.order = append(j.order, e.Index)
+		j.callAt[e.Index] = true
 		return kindCall
 	case "content_block_delta", "content_block_stop":
-		c, ok := j.byIdx[e.Index]
-		if !ok {
+		if !j.callAt[e.Index] {
 			return kindContent
 		}
-		c.Input = append(c.Input, e.Delta.PartialJSON...)
 		return kindCall
 	}
 	return kindEnd // message_delta, message_stop, error
-}
-
-func (j *anthropicJoin) calls() []llm.ToolCall {
-	var out []llm.ToolCall
-	for _, i := range j.order {
-		c := *j.byIdx[i]
-		if len(c.Input) == 0 {
-			c.Input = []byte("{}") // a call without arguments streams none
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 func (j *anthropicJoin) write(ev sse.Event) sse.Event {
@@ -204,7 +139,7 @@ func (j *anthropicJoin) write(ev sse.Event) sse.Event {
 	return ev
 }
 
-func (j *anthropicJoin) next() { j.offset, j.byIdx, j.order = j.written, nil, nil }
+func (j *anthropicJoin) next() { j.offset, j.callAt = j.written, nil }
 
 func (j *anthropicJoin) fail(e *refusal) sse.Event {
 	return sse.Event{Type: "error", Data: anthropicError(e)}
@@ -212,7 +147,7 @@ func (j *anthropicJoin) fail(e *refusal) sse.Event {
 
 // geminiJoin joins Gemini streams (alt=sse): each event is a whole
 // GenerateContentResponse, so nothing is numbered.
-type geminiJoin struct{ answer []llm.ToolCall }
+type geminiJoin struct{}
 
 func (j *geminiJoin) read(ev sse.Event) eventKind {
 	var c struct {
@@ -228,19 +163,10 @@ func (j *geminiJoin) read(ev sse.Event) eventKind {
 	calls, content := false, false
 	for _, cand := range c.Candidates {
 		for _, p := range cand.Content.Parts {
-			fc, ok := p["functionCall"]
-			if !ok {
+			if _, ok := p["functionCall"]; ok {
+				calls = true
+			} else {
 				content = true
-				continue
-			}
-			calls = true
-			var call struct {
-				ID   string         `json:"id"`
-				Name string         `json:"name"`
-				Args jsontext.Value `json:"args"`
-			}
-			if json.Unmarshal(fc, &call, lax...) == nil {
-				j.answer = append(j.answer, llm.ToolCall{ID: call.ID, Name: call.Name, Input: call.Args})
 			}
 		}
 	}
@@ -253,9 +179,8 @@ func (j *geminiJoin) read(ev sse.Event) eventKind {
 	return kindEnd // the finish, the usage, an error
 }
 
-func (j *geminiJoin) calls() []llm.ToolCall        { return j.answer }
 func (j *geminiJoin) write(ev sse.Event) sse.Event { return ev }
-func (j *geminiJoin) next()                        { j.answer = nil }
+func (j *geminiJoin) next()                        {}
 func (j *geminiJoin) fail(e *refusal) sse.Event    { return sse.Event{Data: geminiError(e)} }
 
 // responsesJoin joins Responses streams: response.created, output items
@@ -271,17 +196,13 @@ type responsesJoin struct {
 	written []jsontext.Value // the items written (their output_item.done)
 	added   int              // the items written (their output_item.added)
 	callAt  map[int]bool     // the answer's function call items, by output index
-	answer  []llm.ToolCall
 }
 
 type responsesEvent struct {
 	Type        string `json:"type"`
 	OutputIndex int    `json:"output_index"`
 	Item        struct {
-		Type      string `json:"type"`
-		CallID    string `json:"call_id"`
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
+		Type string `json:"type"`
 	} `json:"item"`
 	Response struct {
 		ID string `json:"id"`
@@ -306,9 +227,6 @@ func (j *responsesJoin) read(ev sse.Event) eventKind {
 			j.callAt = map[int]bool{}
 		}
 		j.callAt[e.OutputIndex] = true
-		if e.Type == "response.output_item.done" {
-			j.answer = append(j.answer, llm.ToolCall{ID: e.Item.CallID, Name: e.Item.Name, Input: []byte(e.Item.Arguments)})
-		}
 		return kindCall
 	}
 	if j.callAt[e.OutputIndex] {
@@ -316,8 +234,6 @@ func (j *responsesJoin) read(ev sse.Event) eventKind {
 	}
 	return kindContent
 }
-
-func (j *responsesJoin) calls() []llm.ToolCall { return j.answer }
 
 func (j *responsesJoin) write(ev sse.Event) sse.Event {
 	var e responsesEvent
@@ -364,7 +280,7 @@ func (j *responsesJoin) write(ev sse.Event) sse.Event {
 	return ev
 }
 
-func (j *responsesJoin) next() { j.offset, j.callAt, j.answer = j.added, nil, nil }
+func (j *responsesJoin) next() { j.offset, j.callAt = j.added, nil }
 
 func (j *responsesJoin) fail(e *refusal) sse.Event {
 	return sse.Event{Type: "error", Data: openAIError(e)}

@@ -106,6 +106,7 @@ func New(d transcript.Dialect, r transcript.Request, bare bool) (*Body, error) {
 type codec struct {
 	decode func(data []byte) (codecBody, error)
 	empty  func(bare bool) codecBody
+	answer func(body []byte, stream bool, history []llm.Message) (*llm.Response, error)
 }
 
 var codecs = map[transcript.Dialect]codec{
@@ -114,7 +115,8 @@ var codecs = map[transcript.Dialect]codec{
 			r, err := openai.DecodeChatShared(data)
 			return chatBody{r}, err
 		},
-		empty: func(bare bool) codecBody { return chatBody{&openai.ChatRequest{Bare: bare}} },
+		empty:  func(bare bool) codecBody { return chatBody{&openai.ChatRequest{Bare: bare}} },
+		answer: openai.DecodeChatAnswer,
 	},
 	transcript.OpenAIResponses: {
 		decode: func(data []byte) (codecBody, error) {
@@ -122,6 +124,9 @@ var codecs = map[transcript.Dialect]codec{
 			return responsesBody{r}, err
 		},
 		empty: func(bare bool) codecBody { return responsesBody{&openai.ResponsesRequest{Bare: bare}} },
+		answer: func(body []byte, stream bool, _ []llm.Message) (*llm.Response, error) {
+			return openai.DecodeResponsesAnswer(body, stream)
+		},
 	},
 	transcript.Anthropic: {
 		decode: func(data []byte) (codecBody, error) {
@@ -129,13 +134,17 @@ var codecs = map[transcript.Dialect]codec{
 			return anthropicBody{r}, err
 		},
 		empty: func(bare bool) codecBody { return anthropicBody{&anthropic.Request{Bare: bare}} },
+		answer: func(body []byte, stream bool, _ []llm.Message) (*llm.Response, error) {
+			return anthropic.DecodeAnswer(body, stream)
+		},
 	},
 	transcript.Gemini: {
 		decode: func(data []byte) (codecBody, error) {
 			r, err := gemini.DecodeShared(data)
 			return geminiBody{r}, err
 		},
-		empty: func(bare bool) codecBody { return geminiBody{&gemini.Request{Bare: bare}} },
+		empty:  func(bare bool) codecBody { return geminiBody{&gemini.Request{Bare: bare}} },
+		answer: gemini.DecodeAnswer,
 	},
 }
 
@@ -146,6 +155,22 @@ func codecOf(d transcript.Dialect) (codec, error) {
 		return codec{}, fmt.Errorf("wire: unknown dialect %q (want openai-chat, openai-responses, anthropic or gemini)", d)
 	}
 	return c, nil
+}
+
+// DecodeAnswer returns the model's answer in body, a response of dialect
+// d held in memory: a whole response, or its server-sent events when
+// stream is set. It is what toolwire's client of d returns for the same
+// bytes: reasoning, signatures and provider item ids kept, so that the
+// answer appended to the request it answers replays as the provider
+// wants (ANT-THINKING-FIRST, GEM-THOUGHT-SIG, OAI-RS-REASONING-PAIR).
+// history is that request's conversation, from which the ids made for
+// calls sent without one (Gemini) stay apart.
+func DecodeAnswer(d transcript.Dialect, body []byte, stream bool, history []llm.Message) (*llm.Response, error) {
+	c, err := codecOf(d)
+	if err != nil {
+		return nil, err
+	}
+	return c.answer(body, stream, history)
 }
 
 // Dialect returns the body's dialect.

@@ -14,8 +14,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -73,27 +71,12 @@ func Cases(t testing.TB, glob string) []Case {
 	return cases
 }
 
-// Decode runs a decoder on body, served as an event stream or as JSON, and
-// accumulates what it emits.
-func Decode(dec client.Decoder, body []byte, stream bool) (*llm.Response, error) {
-	ct := "application/json"
-	if stream {
-		ct = "text/event-stream"
-	}
-	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}}, Body: io.NopCloser(bytes.NewReader(body))}
-	var acc llm.Accumulator
-	if err := dec(resp, func(ev llm.Event) bool { acc.Add(ev); return true }); err != nil {
-		return nil, err
-	}
-	return acc.Response()
-}
-
 // Run decodes every case matching glob and compares the result with the
 // case's "want" file.
 func Run(t *testing.T, glob string, newDecoder NewDecoder) {
 	for _, c := range Cases(t, glob) {
 		t.Run(c.Name, func(t *testing.T) {
-			resp, err := Decode(newDecoder(c.History), c.Body, c.Stream)
+			resp, err := client.DecodeAnswer(newDecoder(c.History), c.Body, c.Stream)
 			golden.CheckFile(t, c.Path, "want", Render(resp, err))
 		})
 	}
@@ -162,7 +145,7 @@ func Fuzz(f *testing.F, glob string, newDecoder NewDecoder) {
 		f.Add(c.Body, c.Stream)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, stream bool) {
-		resp, err := Decode(newDecoder(nil), body, stream)
+		resp, err := client.DecodeAnswer(newDecoder(nil), body, stream)
 		if err != nil {
 			if goType.MatchString(quoted.ReplaceAllString(err.Error(), `""`)) {
 				t.Fatalf("error names a Go type: %v", err)
