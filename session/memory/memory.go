@@ -11,7 +11,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -45,12 +44,7 @@ func (c *Config) WithDefaults() *Config {
 	return &out
 }
 
-func (c *Config) validate() error {
-	if !c.Retention.Valid() {
-		return errors.New("session/memory: invalid config: Retention.MaxAge and Retention.MaxBytes must not be negative")
-	}
-	return nil
-}
+func (c *Config) validate() error { return rows.CheckConfig("session/memory", c.Retention) }
 
 // Store keeps sessions in memory. It is safe for concurrent use; its
 // methods hold one lock while they run, so every write is atomic and every

@@ -36,6 +36,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolwire/toolwire/session"
+	"github.com/toolwire/toolwire/session/internal/rows"
 	"github.com/toolwire/toolwire/session/internal/sqlstore"
 )
 
@@ -72,12 +73,7 @@ func (c *Config) WithDefaults() *Config {
 	return &out
 }
 
-func (c *Config) validate() error {
-	if !c.Retention.Valid() {
-		return errors.New("session/postgres: invalid config: Retention.MaxAge and Retention.MaxBytes must not be negative")
-	}
-	return nil
-}
+func (c *Config) validate() error { return rows.CheckConfig("session/postgres", c.Retention) }
 
 // Store is a [session.Store] in PostgreSQL, with the optional
 // [session.Catalog], [session.Results] and [session.Pruner], over the

@@ -83,16 +83,10 @@ func (c *Config) WithDefaults() *Config {
 
 func (c *Config) validate() error {
 	var problems []string
-	if !c.Retention.Valid() {
-		problems = append(problems, "Retention.MaxAge and Retention.MaxBytes must not be negative")
-	}
 	if c.BusyTimeout < time.Millisecond {
 		problems = append(problems, fmt.Sprintf("BusyTimeout %v is below 1ms", c.BusyTimeout))
 	}
-	if problems != nil {
-		return errors.New("session/sqlite: invalid config: " + strings.Join(problems, "; "))
-	}
-	return nil
+	return rows.CheckConfig("session/sqlite", c.Retention, problems...)
 }
 
 // Store is a [session.Store] in a SQLite database, with the optional
