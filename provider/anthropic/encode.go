@@ -27,33 +27,18 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("anthropic: encode: nil Request")
 	}
-	if err := codec.CheckMessages("anthropic: encode", r.Messages); err != nil {
-		return nil, nil, err
-	}
-	e := newEncoder(r)
-	dst := codec.Buffer(e.src.msgs)
-	var err error
-	if r.Bare {
-		dst = e.bare(dst)
-	} else if dst, err = e.body(dst); err != nil {
-		return nil, nil, err
-	}
-	if e.itemIDs > 0 {
-		e.Warnf("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Anthropic equivalent and were dropped", e.itemIDs)
-	}
-	return dst, e.Warnings, nil
+	return codec.Encode("anthropic", "Anthropic", r.Messages, r.Bare, func() codec.Encoder { return newEncoder(r) })
 }
 
 type encoder struct {
-	codec.Warner
+	codec.Frame
 	r      *Request
 	src    *source
 	blocks codec.Matcher // finds the source blocks of the parts written
 
 	lead     int           // leading messages written to top-level system
 	ids      *codec.IDPlan // the ids of a conversion; nil for a decoded Request
-	itemIDs  int
-	lastTool int // where the last tool written starts
+	lastTool int           // where the last tool written starts
 }
 
 // newEncoder returns the encoder of r; it plans the ids of a conversion
@@ -74,6 +59,9 @@ func newEncoder(r *Request) *encoder {
 	}
 	return e
 }
+
+// Source returns the decoded messages, for [codec.Encode].
+func (e *encoder) Source() []codec.Msg { return e.src.msgs }
 
 // Part returns the llm part of block k, for the encoder's [codec.Matcher].
 func (s *source) Part(k int) llm.Part { return s.blocks[k].part }
@@ -121,7 +109,8 @@ func (e *encoder) callID(i, j int, id, path string, call bool) string {
 	return nid
 }
 
-func (e *encoder) body(dst []byte) ([]byte, error) {
+// Body writes the body, for [codec.Encode].
+func (e *encoder) Body(dst []byte) ([]byte, error) {
 	return e.appendBody(dst, e.system, e.messages, e.tools)
 }
 
@@ -197,7 +186,8 @@ func hasOpaqueTools(s *source) bool {
 	return slices.ContainsFunc(s.tools, func(t srcTool) bool { return t.opaque })
 }
 
-func (e *encoder) bare(dst []byte) []byte {
+// Bare writes the messages as a bare array, for [codec.Encode].
+func (e *encoder) Bare(dst []byte) []byte {
 	r := e.r
 	if len(r.Tools) > 0 || hasOpaqueTools(e.src) {
 		n := len(r.Tools)
@@ -438,9 +428,7 @@ func (e *encoder) part(dst []byte, i, j int, p llm.Part, path string) []byte {
 			return dst[:start]
 		}
 	case llm.ToolCall:
-		if p.ItemID != "" {
-			e.itemIDs++
-		}
+		e.DropItemID(p)
 		dst = append(dst, `{"type":"tool_use","id":`...)
 		dst = codec.AppendString(dst, e.callID(i, j, p.ID, path, true))
 		dst = append(dst, `,"name":`...)

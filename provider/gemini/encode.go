@@ -24,33 +24,18 @@ func Encode(r *Request) ([]byte, []provider.Warning, error) {
 	if r == nil {
 		return nil, nil, errors.New("gemini: encode: nil Request")
 	}
-	if err := codec.CheckMessages("gemini: encode", r.Messages); err != nil {
-		return nil, nil, err
-	}
-	e := newEncoder(r)
-	dst := codec.Buffer(e.src.msgs)
-	var err error
-	if r.Bare {
-		dst = e.bare(dst)
-	} else if dst, err = e.body(dst); err != nil {
-		return nil, nil, err
-	}
-	if e.itemIDs > 0 {
-		e.Warnf("", "%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Gemini equivalent and were dropped", e.itemIDs)
-	}
-	return dst, e.Warnings, nil
+	return codec.Encode("gemini", "Gemini", r.Messages, r.Bare, func() codec.Encoder { return newEncoder(r) })
 }
 
 type encoder struct {
-	codec.Warner
+	codec.Frame
 	r      *Request
 	src    *source
 	blocks codec.Matcher // finds the source blocks of the parts written
 	lead   int           // leading messages written to systemInstruction
 
-	itemIDs int
-	noData  int  // parts without data left out (FixWire)
-	one     bool // the part written last came from a parts field that was one object
+	noData int  // parts without data left out (FixWire)
+	one    bool // the part written last came from a parts field that was one object
 }
 
 // newEncoder returns the encoder of r.
@@ -63,10 +48,14 @@ func newEncoder(r *Request) *encoder {
 		blocks: codec.NewMatcher(src.msgs, src, len(src.blocks), identity.Key)}
 }
 
+// Source returns the decoded messages, for [codec.Encode].
+func (e *encoder) Source() []codec.Msg { return e.src.msgs }
+
 // Part returns the llm part of block k, for the encoder's [codec.Matcher].
 func (s *source) Part(k int) llm.Part { return s.blocks[k].part }
 
-func (e *encoder) body(dst []byte) ([]byte, error) {
+// Body writes the body, for [codec.Encode].
+func (e *encoder) Body(dst []byte) ([]byte, error) {
 	return e.appendBody(dst, e.system, e.contents, e.tools)
 }
 
@@ -89,7 +78,8 @@ func hasOpaqueTools(s *source) bool {
 	return slices.ContainsFunc(s.tools, func(t srcTool) bool { return t.opaque })
 }
 
-func (e *encoder) bare(dst []byte) []byte {
+// Bare writes the messages as a bare array, for [codec.Encode].
+func (e *encoder) Bare(dst []byte) []byte {
 	r := e.r
 	if n := len(r.Tools); n > 0 || hasOpaqueTools(e.src) {
 		e.Warnf("tools", "a bare contents array has no tools field; the tool definitions were not written")
@@ -429,9 +419,7 @@ func (e *encoder) part(dst []byte, i, u int, x unit, path string) []byte {
 			return dst[:start]
 		}
 	case llm.ToolCall:
-		if p.ItemID != "" {
-			e.itemIDs++
-		}
+		e.DropItemID(p)
 		dst = appendHead(dst, "functionCall", p.ID, p.Name)
 		dst = e.args(dst, p.Input, path+".functionCall.args")
 		dst = append(dst, '}')
