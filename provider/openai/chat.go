@@ -61,6 +61,7 @@ type ChatRequest struct {
 	order   []string // the body's top-level keys, in order
 	src     *source
 	paths   pathMap
+	hist    *history // what its messages array left, for DecodeChatAfter
 }
 
 // BodyPath translates a dotted path computed from r's llm form, as
@@ -103,13 +104,35 @@ func DecodeChat(body []byte) (*ChatRequest, error) { return DecodeChatShared(byt
 // DecodeChatShared is [DecodeChat] for a caller that keeps body unchanged
 // while the request is in use: the request aliases body rather than a
 // copy of it, which saves the size of the body in memory.
-func DecodeChatShared(body []byte) (*ChatRequest, error) {
+func DecodeChatShared(body []byte) (*ChatRequest, error) { return decodeChat(body, nil) }
+
+// DecodeChatAfter decodes body, a Chat Completions request body (or a bare
+// messages array) whose messages array holds only what follows the
+// messages of prev's body: those stand before them, and the request holds
+// all of them, with the paths (BodyPath, Wire, Unmodeled) of the array
+// they are all in. It is [DecodeChatShared] for a body that repeats the
+// messages of one decoded before and adds to them, as each request of a
+// conversation does, at the cost of decoding what it adds: a caller that
+// has seen the repeated bytes are the same (a gateway) cuts them out of
+// the array (its first element is then the first new one, or it is empty).
+// prev is read, not changed, and must be as a DecodeChat function
+// returned it; the request aliases prev, as it does body.
+func DecodeChatAfter(prev *ChatRequest, body []byte) (*ChatRequest, error) {
+	if prev == nil || prev.hist == nil {
+		return nil, decodeError("", errors.New("DecodeChatAfter: the previous request was not decoded from a body with a messages array"))
+	}
+	return decodeChat(body, prev.hist)
+}
+
+// decodeChat decodes body; its messages array follows those of prev when
+// prev is not nil.
+func decodeChat(body []byte, prev *history) (*ChatRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return nil, decodeError("", errors.New("empty input: want a Chat Completions request body or a messages array"))
 	}
 	req := &ChatRequest{decoded: true, src: &source{size: len(body)}}
 	d := &chatDecoder{decoder: decoder{src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
-		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Chat Completions", elemName: "message"}, req: req}
+		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Chat Completions", elemName: "message"}, req: req, prev: prev}
 	req.paths.array = "messages"
 	err := codec.Decode(dialect("Chat Completions", "messages", "a Chat Completions request body (an object) or a messages array", &req.Unmodeled), body,
 		func(rd *codec.Reader) error { req.Bare = true; return d.messages(rd) },
@@ -162,7 +185,8 @@ func (d *chatDecoder) body(rd *codec.Reader) error {
 
 type chatDecoder struct {
 	decoder
-	req *ChatRequest
+	req  *ChatRequest
+	prev *history // the messages the body's array follows, or nil
 }
 
 // chatPart is a content part before the message's role is known.
@@ -255,7 +279,17 @@ func (d *chatDecoder) messages(rd *codec.Reader) error {
 	if rd.Kind() != '[' {
 		return rd.Want("an array")
 	}
-	err := rd.Array(func(i int) error { return d.message(rd, i) })
+	wire, notes := len(*d.violations), len(*d.unmodeled)
+	first := 0
+	if d.prev != nil {
+		first = d.prev.n
+		d.resume(d.prev)
+	}
+	n := first
+	err := rd.ArrayFrom(first, func(i int) error { n = i + 1; return d.message(rd, i) })
+	if err == nil {
+		d.req.hist = d.history(n, wire, notes)
+	}
 	return err
 }
 

@@ -340,9 +340,15 @@ func (r *Reader) Object(each func(name string) error) error {
 // element's index and the Reader at the element, which each reads (an
 // element it leaves is skipped). [Reader.Span] then returns the array's
 // bytes. The next value must be an array.
-func (r *Reader) Array(each func(i int) error) error {
+func (r *Reader) Array(each func(i int) error) error { return r.ArrayFrom(0, each) }
+
+// ArrayFrom is [Reader.Array] for an array that holds the elements of
+// another from its element first on (a body that leaves out what the
+// codec read before): the elements are numbered, in paths and for each,
+// as in that other array.
+func (r *Reader) ArrayFrom(first int, each func(i int) error) error {
 	return r.container(']', func(i int) (step, error) {
-		return step{index: i}, nil
+		return step{index: first + i}, nil
 	}, func(s step) error { return each(s.index) })
 }
 
