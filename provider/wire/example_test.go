@@ -99,3 +99,32 @@ func ExampleViolations() {
 	// messages.1 OAI-CC-ANSWER-ALL
 	// accepted: false
 }
+
+// A Judge judges the requests of a conversation as each adds to the one
+// before: the second body repeats the first's messages, so only the call
+// and the question it adds are decoded, and the verdict is the one
+// Violations gives for the whole body.
+func ExampleJudge() {
+	judge := wire.NewJudge(64 << 20)
+	turn1 := `{"model":"gpt-4.1","messages":[{"role":"user","content":"Weather in Paris?"}]}`
+	turn2 := `{"model":"gpt-4.1","messages":[{"role":"user","content":"Weather in Paris?"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},` +
+		`{"role":"user","content":"Still there?"}]}`
+	for _, body := range []string{turn1, turn2} {
+		vs, err := judge.Violations([]byte(body), transcript.OpenAIChat)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("accepted:", transcript.Accepted(vs))
+		for _, v := range vs {
+			fmt.Println(v.Path, v.Rule)
+		}
+	}
+	fmt.Printf("%+v\n", judge.Stats())
+	// Output:
+	// accepted: true
+	// accepted: false
+	// messages.1 OAI-CC-ANSWER-ALL
+	// {Continued:1 Whole:1}
+}

@@ -33,7 +33,7 @@ const skimLongest = 256
 
 func violations(data []byte, d transcript.Dialect, longest int) ([]transcript.Violation, error) {
 	if texts, ok := textPaths[d]; ok {
-		if short, ok := skim(data, &texts, longest); ok {
+		if short, ok := skim(data, &texts, longest, nil); ok {
 			if b, err := Decode(short, d); err == nil {
 				return b.Check(), nil
 			}
@@ -160,8 +160,10 @@ func (t *texts) isText(path []seg) bool {
 // string it shortens as JSON (its escapes, that it holds no control
 // character, its UTF-8) and reports false, for a body that is not JSON or
 // that it cannot walk, when the caller must decode data itself. The rest
-// of data is copied as it is, for the codec to read.
-func skim(data []byte, texts *texts, longest int) ([]byte, bool) {
+// of data is copied as it is, for the codec to read; data itself is
+// returned when no string was shortened. When at is not nil, skim sets
+// it to where the message array of a full body is in data.
+func skim(data []byte, texts *texts, longest int, at *arrayAt) ([]byte, bool) {
 	var (
 		out    []byte
 		copied int   // data[:copied] is in out
@@ -188,12 +190,20 @@ func skim(data []byte, texts *texts, longest int) ([]byte, bool) {
 			path = append(path, step(i))
 			arrays = append(arrays, data[i] == '[')
 			i++
+			if at != nil && len(path) == 2 && path[1] == texts.array && arrays[1] {
+				at.open, at.last = i, i
+				at.found++
+			}
 		case '}', ']':
 			if len(path) == 0 {
 				return nil, false
 			}
 			path, arrays = path[:len(path)-1], arrays[:len(arrays)-1]
 			i++
+			if at != nil && len(path) == 2 && path[1] == texts.array && arrays[1] {
+				at.last = i // an element ends
+				at.elems++
+			}
 		case '"':
 			s, ok := scanString(data, i+1)
 			if !ok {
@@ -223,6 +233,14 @@ func skim(data []byte, texts *texts, longest int) ([]byte, bool) {
 	}
 	return append(out, data[copied:]...), true
 }
+
+// arrayAt is where skim found the message array of a full body: open is
+// the offset just after its '[', last the offset just after its last
+// element that is an object or an array (open when there is none), elems
+// how many such elements it holds, found how many such arrays the body
+// holds (a body with two does not decode, nor does one whose message is
+// not an object).
+type arrayAt struct{ open, last, elems, found int }
 
 // A scanned string: end is the offset of its closing quote; short is its
 // last character as JSON (a rune, or an escape), or nil when the string

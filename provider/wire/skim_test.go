@@ -79,7 +79,7 @@ func TestSkim(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tp := textPaths[c.d]
-			got, ok := skim([]byte(c.in), &tp, 8)
+			got, ok := skim([]byte(c.in), &tp, 8, nil)
 			if c.want == "" {
 				if ok {
 					t.Fatalf("skimmed a body that is not JSON: %s", got)
@@ -132,7 +132,7 @@ func TestViolationsAgree(t *testing.T) {
 		for _, d := range transcript.Dialects() {
 			agree(t, name, data, d)
 			tp := textPaths[d]
-			if short, ok := skim(data, &tp, 0); ok && len(short) < len(data) {
+			if short, ok := skim(data, &tp, 0, nil); ok && len(short) < len(data) {
 				skimmed++
 			}
 		}

@@ -105,6 +105,10 @@ func New(d transcript.Dialect, r transcript.Request, bare bool) (*Body, error) {
 // one, aliasing the bytes (the codecs' DecodeShared), or empty.
 type codec struct {
 	decode func(data []byte) (codecBody, error)
+	// after decodes a body whose message array holds only what follows
+	// the messages of prev's body (a [Judge] cuts the others out); nil
+	// for a codec that cannot.
+	after  func(prev codecBody, data []byte) (codecBody, error)
 	empty  func(bare bool) codecBody
 	answer func(body []byte, stream bool, history []llm.Message) (*llm.Response, error)
 }
@@ -113,6 +117,10 @@ var codecs = map[transcript.Dialect]codec{
 	transcript.OpenAIChat: {
 		decode: func(data []byte) (codecBody, error) {
 			r, err := openai.DecodeChatShared(data)
+			return chatBody{r}, err
+		},
+		after: func(prev codecBody, data []byte) (codecBody, error) {
+			r, err := openai.DecodeChatAfter(prev.(chatBody).r, data)
 			return chatBody{r}, err
 		},
 		empty:  func(bare bool) codecBody { return chatBody{&openai.ChatRequest{Bare: bare}} },
