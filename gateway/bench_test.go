@@ -18,28 +18,34 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// benchHistory returns a Chat Completions body of about size bytes: a
-// question, then rounds of a call and its result of about 2 KB of JSON
-// (20 KB with large), as an agent's history grows; broken leaves the last
-// call unanswered.
-func benchHistory(b *testing.B, size int, large, broken bool) []byte {
-	msgs := []llm.Message{llm.System("You are a concise assistant."), llm.User("Which orders were refunded?")}
+// benchHistory returns the messages of a Chat Completions body of about
+// size bytes: a question, then rounds of a call and its result of about
+// 2 KB of JSON (20 KB with large), as an agent's history grows (rounds
+// returns more of them); broken adds a call left unanswered and a
+// question after it.
+func benchHistory(size int, large, broken bool) (msgs []llm.Message, rounds func(n int) []llm.Message) {
 	note, round := 60, 2300
 	if large {
 		note, round = 690, 20300
 	}
 	rec := `{"id":"o-%05d","status":"refunded","total_cents":%d,"items":[{"sku":"CO-0042","qty":2,"name":"Ceramic mug, 350 ml"}],"note":"` + strings.Repeat("customer asked for a refund; ", note) + `"}`
-	for n := 0; n*round < size; n++ {
-		id := fmt.Sprintf("call_%d", n)
-		msgs = append(msgs, llm.Assistant(call(id, "search_orders", fmt.Sprintf(`{"page":%d}`, n))),
-			llm.Tool(result(id, "search_orders", fmt.Sprintf(rec, n, 1000+n))))
+	made := 0
+	rounds = func(n int) []llm.Message {
+		var out []llm.Message
+		for range n {
+			id := fmt.Sprintf("call_%d", made)
+			out = append(out, llm.Assistant(call(id, "search_orders", fmt.Sprintf(`{"page":%d}`, made))),
+				llm.Tool(result(id, "search_orders", fmt.Sprintf(rec, made, 1000+made))))
+			made++
+		}
+		return out
 	}
+	msgs = []llm.Message{llm.System("You are a concise assistant."), llm.User("Which orders were refunded?")}
+	msgs = append(msgs, rounds((size+round-1)/round)...)
 	if broken {
 		msgs = append(msgs, llm.Assistant(call("call_last", "search_orders", `{"page":0}`)), llm.User("Well?"))
-	} else {
-		msgs = append(msgs, llm.User("Summarize."))
 	}
-	return body(b, transcript.OpenAIChat, msgs, false)
+	return msgs, rounds
 }
 
 // BenchmarkGatewayOverhead measures, in the same run, a plain
@@ -50,11 +56,18 @@ func benchHistory(b *testing.B, size int, large, broken bool) []byte {
 // of each (the whole process: client, proxy and upstream, so the
 // difference is the gateway's own cost) and their ratio; held-cpu-ratio
 // is the same ratio for the plain proxy holding each body in memory
-// before forwarding it, which the gateway must do. "check" is
-// policy pass on an accepted body (decode and check, forward unchanged);
-// "check-20KB-results" is the same with fewer, larger results (the
-// check's cost is partly per message, partly per byte); "repair" is policy
-// repair on a body with one dangling call.
+// before forwarding it, which the gateway must do.
+//
+// "check" is policy pass on an accepted body (judge, forward unchanged)
+// as an agent sends it: each iteration's body is the one before with a
+// call and its result added, so the gateway judges what each adds
+// ([wire.Judge]); "check-whole" sends the same bodies to a gateway that
+// remembers nothing (Config.Remember < 0) and judges each whole, as it
+// would the first body of each conversation. "check-20KB-results" is the
+// same with fewer, larger results (the cost of judging a body whole is
+// partly per message, partly per byte). "repair" is policy repair on a
+// body with one dangling call, the same body each iteration (judge,
+// decode, repair, write, read back, forward).
 func BenchmarkGatewayOverhead(b *testing.B) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -90,14 +103,21 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 		name          string
 		policy        Policy
 		large, broken bool
-	}{{"check", Pass, false, false}, {"check-20KB-results", Pass, true, false}, {"repair", Repair, false, true}} {
-		g, err := New(&Config{OpenAI: up.URL, Policy: mode.policy, Transport: transport()})
+		remember      int64
+	}{
+		{"check", Pass, false, false, 0}, {"check-whole", Pass, false, false, -1},
+		{"check-20KB-results", Pass, true, false, 0}, {"check-20KB-results-whole", Pass, true, false, -1},
+		{"repair", Repair, false, true, 0},
+	} {
+		g, err := New(&Config{OpenAI: up.URL, Policy: mode.policy, Transport: transport(), Remember: mode.remember})
 		if err != nil {
 			b.Fatal(err)
 		}
 		gw := httptest.NewServer(g)
 		for _, size := range []int{1 << 20, 10 << 20} {
-			data := benchHistory(b, size, mode.large, mode.broken)
+			msgs, rounds := benchHistory(size, mode.large, mode.broken)
+			data := body(b, transcript.OpenAIChat, msgs, false)
+			data = append(make([]byte, 0, 2*len(data)), data...)
 			b.Run(fmt.Sprintf("%s/%dMB", mode.name, size>>20), func(b *testing.B) {
 				send := func(base string) (time.Duration, time.Duration) {
 					cpu, start := benchcpu.Time(), time.Now()
@@ -114,8 +134,12 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 				}
 				var plainLat, gwLat []time.Duration
 				var plainCPU, heldCPU, gwCPU time.Duration
-				i := 0
+				i, sent := 0, 0
 				for b.Loop() {
+					if !mode.broken && i > 0 {
+						data = grow(b, data, rounds(1))
+					}
+					sent += len(data)
 					for k := range 3 {
 						switch (i + k) % 3 {
 						case 0:
@@ -131,7 +155,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 					}
 					i++
 				}
-				mb := float64(len(data)) / 1e6 * float64(i)
+				mb := float64(sent) / 1e6
 				ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
 				b.ReportMetric(ms(quantile(plainLat, 0.5)), "plain-p50-ms")
 				b.ReportMetric(ms(quantile(plainLat, 0.99)), "plain-p99-ms")
@@ -146,6 +170,18 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 		}
 		gw.Close()
 	}
+}
+
+// grow returns data, a Chat body whose messages array closes it, with
+// msgs added to the array, in place when data has the room, as an agent
+// sends its next request without leaving the last one to collect.
+func grow(b *testing.B, data []byte, msgs []llm.Message) []byte {
+	_, elems, ok := bytes.Cut(body(b, transcript.OpenAIChat, msgs, false), []byte(`"messages":[`))
+	if !ok || !bytes.HasSuffix(data, []byte("]}")) {
+		b.Fatal("not a body whose messages array closes it")
+	}
+	data = append(data[:len(data)-2], ',')
+	return append(data, elems...) // elems ends with the array's "]}"
 }
 
 // quantile returns the q quantile of ds (nearest rank).

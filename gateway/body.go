@@ -37,7 +37,9 @@ func hold(r io.Reader, declared, max int64) (*held, []byte, error) {
 	}
 	h.buf = bodies.Get().(*[]byte)
 	if int64(cap(*h.buf)) < declared {
-		*h.buf = make([]byte, declared)
+		// A quarter more, for the next request of a conversation, which
+		// repeats this one and adds to it.
+		*h.buf = make([]byte, declared, declared+declared/4)
 	}
 	body := (*h.buf)[:declared]
 	if _, err := io.ReadFull(r, body); err != nil {

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/internal/listen"
+	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -108,6 +109,13 @@ type Config struct {
 	// MaxBody bounds a request body, in bytes; a larger one is answered
 	// 413 in the provider's shape. 0 means 32 MiB.
 	MaxBody int64
+	// Remember bounds, in bytes, what the gateway keeps of the requests it
+	// judged (their messages as decoded, each long text as two characters;
+	// in memory only) to judge the next request of a conversation by what
+	// it adds: an agent sends its whole history with each request (see
+	// [wire.Judge]). 0 means 64 MiB; a negative value keeps nothing, and
+	// every body is judged whole.
+	Remember int64
 	// UpstreamTimeout bounds the wait for the upstream's response headers
 	// (a request not streamed waits for the whole answer); IdleTimeout
 	// how long an answer may stay silent while its body is copied. A
@@ -142,6 +150,7 @@ type Gateway struct {
 	token     listen.Token
 	browser   *listen.Browser
 	mux       *http.ServeMux
+	judging   *wire.Judge
 }
 
 // New returns a gateway for cfg (nil: the zero Config), or the error that
@@ -182,7 +191,10 @@ func New(cfg *Config) (*Gateway, error) {
 	if c.MaxBody < 0 || c.UpstreamTimeout < 0 || c.IdleTimeout < 0 {
 		return nil, errors.New("gateway: new: a limit or a timeout of Config is negative")
 	}
-	g := &Gateway{cfg: c, log: c.Logger, upstreams: map[transcript.Dialect]*url.URL{}}
+	if c.Remember == 0 {
+		c.Remember = 64 << 20
+	}
+	g := &Gateway{cfg: c, log: c.Logger, upstreams: map[transcript.Dialect]*url.URL{}, judging: wire.NewJudge(int(c.Remember))}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json"
 	_ "modernc.org/sqlite"
 
+	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/wire"
 	"github.com/toolwire/toolwire/session"
@@ -214,4 +216,53 @@ func firstError(vs []transcript.Violation) transcript.Violation {
 		}
 	}
 	return transcript.Violation{}
+}
+
+// TestConversationJudged sends an agent's conversation through a gateway
+// under policy reject, one request per turn, each repeating the one
+// before and adding a call and its result, and then a turn that leaves a
+// call unanswered: the gateway judges each request by what it adds
+// (Config.Remember), and rejects the broken one with the verdict of
+// judging it whole. A gateway that remembers nothing judges each whole,
+// with the same verdicts.
+func TestConversationJudged(t *testing.T) {
+	for _, remember := range []int64{0, -1} {
+		turns := make([]llmtest.Turn, 4)
+		for i := range turns {
+			turns[i] = llmtest.Turn{Text: "Done."}
+		}
+		up := llmtest.NewServer(t, turns...)
+		base, g := newGateway(t, up.URL, Config{Policy: Reject, Remember: remember})
+		msgs := []llm.Message{llm.System("You are a concise assistant."), llm.User("Which orders were refunded?")}
+		for turn := range 4 {
+			id := fmt.Sprintf("call_%d", turn)
+			msgs = append(msgs, llm.Assistant(call(id, "search_orders", fmt.Sprintf(`{"page":%d}`, turn))),
+				llm.Tool(result(id, "search_orders", strings.Repeat(`{"id":"o-1","status":"refunded"} `, 20))))
+			resp, b := post(t, base, transcript.OpenAIChat, body(t, transcript.OpenAIChat, msgs, false), false)
+			if resp.StatusCode != 200 || Verdict(resp.Header.Get(VerdictHeader)) != VerdictAccepted {
+				t.Fatalf("remember %d, turn %d: status %d, verdict %q\n%s", remember, turn, resp.StatusCode, resp.Header.Get(VerdictHeader), b)
+			}
+		}
+		msgs = append(msgs, llm.Assistant(call("call_x", "search_orders", `{"page":9}`)), llm.User("Well?"))
+		data := body(t, transcript.OpenAIChat, msgs, false)
+		rep, err := wire.Check(data, transcript.OpenAIChat)
+		if err != nil || rep.Accepted() {
+			t.Fatalf("the last turn is not a broken history: %v %+v", err, rep)
+		}
+		resp, b := post(t, base, transcript.OpenAIChat, data, false)
+		if resp.StatusCode != 400 || resp.Header.Get(RulesHeader) != ruleList(rep.Violations) {
+			t.Fatalf("remember %d, the broken turn: status %d, rules %q, want 400 and %q\n%s", remember, resp.StatusCode, resp.Header.Get(RulesHeader), ruleList(rep.Violations), b)
+		}
+		_, detail := providerError(t, transcript.OpenAIChat, 400, b)
+		if len(detail.Violations) != len(rep.Violations) || detail.Violations[0].Path != rep.Violations[0].Path {
+			t.Errorf("remember %d: violations %+v, want those of %+v", remember, detail.Violations, rep.Violations)
+		}
+		want := wire.JudgeStats{Whole: 1, Continued: 4}
+		if remember < 0 {
+			want = wire.JudgeStats{}
+		}
+		if got := g.judging.Stats(); got != want {
+			t.Errorf("remember %d: the gateway's judge did %+v, want %+v", remember, got, want)
+		}
+	}
 }

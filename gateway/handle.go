@@ -234,7 +234,7 @@ func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, bod
 // rejected body under policy pass) or unreadable. It returns the
 // violations, or why the body cannot be read.
 func (g *Gateway) verdict(x *exchange, body []byte) ([]transcript.Violation, error) {
-	vs, err := wire.Violations(body, x.p.dialect)
+	vs, err := g.judging.Violations(body, x.p.dialect)
 	switch {
 	case err != nil:
 		x.verdict = VerdictUnreadable

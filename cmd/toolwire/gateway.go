@@ -30,7 +30,7 @@ type gatewayOptions struct {
 	openai, anthropic, gemini string
 	shape                     string
 	shapeBudget, maxReads     int
-	maxBody                   int64
+	maxBody, remember         int64
 	timeout, idle             time.Duration
 	quiet                     bool
 }
@@ -57,7 +57,10 @@ and only logs the verdict. One route can have its own:
 
 API keys travel in the client's usual headers (Authorization, x-api-key,
 x-goog-api-key, ?key=) and go through unchanged; the gateway never logs or
-stores them. Answers, streams included, are passed on as they arrive.
+stores them. An agent sends its whole history with every request: the
+gateway keeps, in memory, the decoded messages of recent requests
+(--remember) and judges a request that repeats one of them by what it
+adds. Answers, streams included, are passed on as they arrive.
 Every request it repaired or rejected is saved in --db as a session of its
 own, with the rules, the repairs and a diff: toolwire sessions list and
 show read them. Each request is logged on standard error in one line.
@@ -100,6 +103,7 @@ the gateway failed while serving.`,
 	f.IntVar(&o.maxReads, "max-reads", 8, "with --shape, the most read_result rounds the gateway answers in one request")
 	f.StringVar(&o.token, "token", "", "the `TOKEN` every request must carry in the Toolwire-Token header (default $TOOLWIRE_TOKEN)")
 	f.Int64Var(&o.maxBody, "max-body", 32<<20, "the largest request body, in `BYTES`; a larger one is answered 413")
+	f.Int64Var(&o.remember, "remember", 64<<20, "the `BYTES` of decoded messages kept, in memory, to judge a conversation's next request by what it adds; 0 judges every body whole")
 	f.DurationVar(&o.timeout, "upstream-timeout", 10*time.Minute, "how long to wait for the upstream's response headers (a request not streamed waits for its whole answer)")
 	f.DurationVar(&o.idle, "idle-timeout", 5*time.Minute, "how long an answer may stay silent while it streams")
 	f.BoolVar(&o.quiet, "quiet", false, "log only failures, not one line per request")
@@ -128,6 +132,13 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 	if o.maxBody <= 0 || o.timeout <= 0 || o.idle <= 0 || o.shapeBudget <= 0 || o.maxReads <= 0 {
 		return exitcode.Usagef("--max-body, --upstream-timeout, --idle-timeout, --shape-budget and --max-reads must be above 0")
 	}
+	if o.remember < 0 {
+		return exitcode.Usagef("--remember %d: want 0 (remember nothing) or more bytes", o.remember)
+	}
+	remember := o.remember
+	if remember == 0 {
+		remember = -1 // gateway.Config's "nothing"
+	}
 	if err := shapeFlag(o.shape, routes, &gateway.Shaping{Budget: o.shapeBudget, MaxReads: o.maxReads}); err != nil {
 		return err
 	}
@@ -141,7 +152,7 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 		level = slog.LevelWarn
 	}
 	g, err := gateway.New(&gateway.Config{OpenAI: o.openai, Anthropic: o.anthropic, Gemini: o.gemini, Policy: policy, Routes: routes,
-		Store: store, Token: token, MaxBody: o.maxBody, UpstreamTimeout: o.timeout, IdleTimeout: o.idle,
+		Store: store, Token: token, MaxBody: o.maxBody, Remember: remember, UpstreamTimeout: o.timeout, IdleTimeout: o.idle,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))})
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Internal, Err: err}

@@ -28,6 +28,7 @@ func TestGatewayBadFlags(t *testing.T) {
 		{"an upstream that is no URL", []string{"gateway", "--upstream-openai", "api.openai.com"}, "--upstream-openai"},
 		{"a key in the upstream", []string{"gateway", "--upstream-gemini", "https://generativelanguage.googleapis.com?key=AIza"}, "keys travel in the client's headers"},
 		{"a zero limit", []string{"gateway", "--max-body", "0"}, "must be above 0"},
+		{"a negative memory", []string{"gateway", "--remember", "-1"}, "--remember -1: want 0"},
 		{"an argument", []string{"gateway", "now"}, "unknown command"},
 		{"an unknown dialect to shape", []string{"gateway", "--shape", "openai"}, `"openai" is not a dialect`},
 		{"a zero shaping budget", []string{"gateway", "--shape", "all", "--shape-budget", "0"}, "must be above 0"},
