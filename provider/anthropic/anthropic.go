@@ -117,7 +117,8 @@ type Request struct {
 	// other dialects drop with a warning.
 	Unmodeled []provider.Warning
 
-	src *source
+	src  *source
+	hist *history // what its messages array left, for DecodeAfter
 }
 
 // BodyPath translates a dotted path computed from r's llm form, as

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/base64"
+	"errors"
 
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/internal/codec"
@@ -20,9 +21,32 @@ func Decode(body []byte) (*Request, error) { return DecodeShared(clone(body)) }
 // DecodeShared is [Decode] for a caller that keeps body unchanged while the
 // Request is in use: the Request aliases body rather than a copy of it,
 // which saves the size of the body in memory.
-func DecodeShared(body []byte) (*Request, error) {
+func DecodeShared(body []byte) (*Request, error) { return decode(body, nil) }
+
+// DecodeAfter decodes body, a request body (or a bare messages array)
+// whose messages array holds only what follows the messages of prev's
+// body: those stand before them, and the request holds all of them, with
+// the paths (BodyPath, Wire, Unmodeled) of the array they are all in. It
+// is [DecodeShared] for a body that repeats the messages of one decoded
+// before and adds to them, as each request of a conversation does, at the
+// cost of decoding what it adds: a caller that has seen the repeated bytes
+// are the same (a gateway) cuts them out of the array (its first element
+// is then the first new one, or it is empty). prev is read, not changed,
+// and must be as a Decode function returned it; the request aliases prev,
+// as it does body.
+func DecodeAfter(prev *Request, body []byte) (*Request, error) {
+	if prev == nil || prev.hist == nil {
+		return nil, &llm.DecodeError{Op: "anthropic", Style: llm.Dotted, Offset: -1,
+			Err: errors.New("DecodeAfter: the previous request was not decoded from a body with a messages array")}
+	}
+	return decode(body, prev.hist)
+}
+
+// decode decodes body; its messages array follows those of prev when prev
+// is not nil.
+func decode(body []byte, prev *history) (*Request, error) {
 	r := &Request{src: &source{}}
-	d := decoder{r: r, names: make(map[string]string)}
+	d := decoder{r: r, names: make(map[string]string), prev: prev}
 	err := codec.Decode(codec.Dialect{Op: "anthropic", Name: "Anthropic", Bare: "messages", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a messages array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.messages(rd) },
@@ -39,6 +63,7 @@ func clone(b []byte) []byte { return append([]byte(nil), b...) }
 type decoder struct {
 	r     *Request
 	names map[string]string // tool_use id → tool name, for results
+	prev  *history          // the messages the body's array follows, or nil
 }
 
 // extras returns the members of o whose keys are not in modeled, and notes
@@ -190,8 +215,14 @@ func (d *decoder) messages(rd *codec.Reader) error {
 	if rd.Kind() != '[' {
 		return rd.Want("an array of messages")
 	}
-	leading := true
-	err := rd.Array(func(int) error {
+	wire, notes := len(d.r.Wire), len(d.r.Unmodeled)
+	leading, first := true, 0
+	if h := d.prev; h != nil {
+		leading, first = d.resume(h)
+	}
+	n := first
+	err := rd.ArrayFrom(first, func(i int) error {
+		n = i + 1
 		msg, err := rd.ReadObjectOf("a message object")
 		if err != nil {
 			return err
@@ -263,6 +294,9 @@ func (d *decoder) messages(rd *codec.Reader) error {
 		d.addMessage(role, msg.Raw(), first)
 		return nil
 	})
+	if err == nil {
+		d.r.hist = d.history(n, leading, wire, notes)
+	}
 	return err
 }
 

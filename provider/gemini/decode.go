@@ -25,9 +25,31 @@ func Decode(body []byte) (*Request, error) { return DecodeShared(append([]byte(n
 // DecodeShared is [Decode] for a caller that keeps body unchanged while the
 // Request is in use: the Request aliases body rather than a copy of it,
 // which saves the size of the body in memory.
-func DecodeShared(body []byte) (*Request, error) {
+func DecodeShared(body []byte) (*Request, error) { return decode(body, nil) }
+
+// DecodeAfter decodes body, a request body (or a bare contents array)
+// whose contents array holds only what follows the contents of prev's
+// body: those stand before them, and the request holds all of them, with
+// the paths (Wire, Unmodeled) of the array they are all in. It is
+// [DecodeShared] for a body that repeats the contents of one decoded
+// before and adds to them, as each request of a conversation does, at the
+// cost of decoding what it adds: a caller that has seen the repeated bytes
+// are the same (a gateway) cuts them out of the array (its first element
+// is then the first new one, or it is empty). prev is read, not changed,
+// and must be as a Decode function returned it, from a body whose contents
+// is an array; the request aliases prev, as it does body.
+func DecodeAfter(prev *Request, body []byte) (*Request, error) {
+	if prev == nil || prev.hist == nil {
+		return nil, errorIn(llm.Path{}, "DecodeAfter: the previous request was not decoded from a body with a contents array")
+	}
+	return decode(body, prev.hist)
+}
+
+// decode decodes body; its contents array follows those of prev when prev
+// is not nil.
+func decode(body []byte, prev *history) (*Request, error) {
 	r := &Request{src: &source{}}
-	d := decoder{r: r, names: make(map[string]string)}
+	d := decoder{r: r, names: make(map[string]string), prev: prev}
 	err := codec.Decode(codec.Dialect{Op: "gemini", Name: "Gemini", Bare: "contents", Notes: &r.Unmodeled,
 		Want: "a request body (an object) or a contents array"}, body,
 		func(rd *codec.Reader) error { r.Bare = true; return d.contents(rd) },
@@ -41,6 +63,7 @@ func DecodeShared(body []byte) (*Request, error) {
 type decoder struct {
 	r     *Request
 	names map[string]string // functionCall id → name
+	prev  *history          // the contents the body's array follows, or nil
 	// firstCall and firstResp are the paths of the first functionCall and
 	// functionResponse of the content being decoded.
 	firstCall, firstResp llm.Path
@@ -290,7 +313,17 @@ func (d *decoder) addMessage(role llm.Role, raw []byte, first int32) {
 }
 
 func (d *decoder) contents(rd *codec.Reader) error {
-	return elems(rd, "an array of contents", func(cr *codec.Reader, one bool) error {
+	wire, notes := len(d.r.Wire), len(d.r.Unmodeled)
+	first := 0
+	if h := d.prev; h != nil {
+		if rd.Kind() != '[' {
+			return rd.Want("an array of contents, after those of the body before")
+		}
+		first = d.resume(h)
+	}
+	n := first
+	err := elemsFrom(rd, first, "an array of contents", func(cr *codec.Reader, one bool) error {
+		n++
 		d.r.src.contentsOne = one
 		c, err := object(cr, "a content object")
 		if err != nil {
@@ -373,6 +406,10 @@ func (d *decoder) contents(rd *codec.Reader) error {
 		d.addMessage(role, c.Raw(), first)
 		return nil
 	})
+	if err == nil && !d.r.src.contentsOne {
+		d.r.hist = d.history(n, wire, notes)
+	}
+	return err
 }
 
 // errorIn returns a decode error of the value at path p.
@@ -387,10 +424,15 @@ func errorIn(p llm.Path, msg string) error {
 // ...}; Encode writes the field back in the form it had. what names the
 // array wanted.
 func elems(rd *codec.Reader, what string, each func(rd *codec.Reader, one bool) error) error {
+	return elemsFrom(rd, 0, what, each)
+}
+
+// elemsFrom is elems for an array that holds the elements of another from
+// its element first on (codec.Reader.ArrayFrom).
+func elemsFrom(rd *codec.Reader, first int, what string, each func(rd *codec.Reader, one bool) error) error {
 	switch rd.Kind() {
 	case '[':
-		err := rd.Array(func(int) error { return each(rd, false) })
-		return err
+		return rd.ArrayFrom(first, func(int) error { return each(rd, false) })
 	case '{':
 		return each(rd, true)
 	}

@@ -130,7 +130,8 @@ type Request struct {
 	// drop with a warning.
 	Unmodeled []provider.Warning
 
-	src *source
+	src  *source
+	hist *history // what its contents array left, for DecodeAfter
 }
 
 // Field is one top-level field of a request body.

@@ -11,9 +11,10 @@ import (
 
 // A history is what decoding a body's message array leaves: enough to
 // decode a body that repeats those messages and adds to them, with only
-// what it adds in its array ([DecodeChatAfter]). It aliases the request
-// it was taken from, which no one changes after decoding it (encoders
-// read the source; BodyPath reads the paths).
+// what it adds in its array ([DecodeChatAfter], [DecodeResponsesAfter]).
+// It aliases the request it was taken from, which nothing changes after
+// its array is read (encoders read the source, BodyPath the paths) but
+// the elements, which it copies.
 type history struct {
 	n          int // the elements of the array
 	msgs       []llm.Message
@@ -26,6 +27,10 @@ type history struct {
 	// of the rest of the body.
 	wire  []transcript.Violation
 	notes []provider.Warning
+	// Responses: the item ids and the items, for the checks that look
+	// across items.
+	ids  map[string]int
+	seen []rsSeen
 }
 
 // history returns what the array of n elements just read leaves; wire and
@@ -34,7 +39,9 @@ func (d *decoder) history(n, wire, notes int) *history {
 	return &history{
 		n:    n,
 		msgs: slices.Clip(*d.msgs),
-		src: source{elems: slices.Clip(d.src.elems), blocks: slices.Clip(d.src.blocks),
+		// The elements are a copy: the checks after the array (Responses)
+		// mark them.
+		src: source{elems: slices.Clone(d.src.elems), blocks: slices.Clip(d.src.blocks),
 			msgs: slices.Clip(d.src.msgs), msgElem: slices.Clip(d.src.msgElem)},
 		paths:      *d.paths,
 		names:      d.names,

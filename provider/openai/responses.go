@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,7 +83,8 @@ type ResponsesRequest struct {
 	prevNode    []byte // the previous_response_id value, or nil
 	src         *source
 	paths       pathMap
-	continuesAt bool // the body has a conversation
+	continuesAt bool     // the body has a conversation
+	hist        *history // what its input array left, for DecodeResponsesAfter
 }
 
 // BodyPath translates a dotted path computed from r's llm form, as
@@ -138,14 +141,33 @@ func DecodeResponses(body []byte) (*ResponsesRequest, error) {
 // DecodeResponsesShared is [DecodeResponses] for a caller that keeps body unchanged
 // while the request is in use: the request aliases body rather than a
 // copy of it, which saves the size of the body in memory.
-func DecodeResponsesShared(body []byte) (*ResponsesRequest, error) {
+func DecodeResponsesShared(body []byte) (*ResponsesRequest, error) { return decodeResponses(body, nil) }
+
+// DecodeResponsesAfter decodes body, a Responses request body (or a bare
+// input array) whose input array holds only what follows the items of
+// prev's body, as [DecodeChatAfter] does for Chat Completions: the
+// request holds all the items, with the paths of the array they are all
+// in, and the checks that look at an item's neighbours (a reasoning item
+// and the one after it) run on all of them. prev must be as a
+// DecodeResponses function returned it, from a body whose input is an
+// array; the request aliases prev, as it does body.
+func DecodeResponsesAfter(prev *ResponsesRequest, body []byte) (*ResponsesRequest, error) {
+	if prev == nil || prev.hist == nil {
+		return nil, decodeError("", errors.New("DecodeResponsesAfter: the previous request was not decoded from a body with an input array"))
+	}
+	return decodeResponses(body, prev.hist)
+}
+
+// decodeResponses decodes body; its input array follows the items of
+// prev when prev is not nil.
+func decodeResponses(body []byte, prev *history) (*ResponsesRequest, error) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return nil, decodeError("", errors.New("empty input: want a Responses request body or an input array"))
 	}
 	req := &ResponsesRequest{decoded: true, src: &source{size: len(body)}}
 	d := &rsDecoder{decoder: decoder{src: req.src, msgs: &req.Messages, paths: &req.paths, names: make(map[string]string),
 		unmodeled: &req.Unmodeled, violations: &req.Wire, systemRole: &req.SystemRole, dialect: "Responses", elemName: "item"},
-		req: req, ids: make(map[string]int)}
+		req: req, ids: make(map[string]int), prev: prev}
 	req.paths.array = "input"
 	store := true
 	err := codec.Decode(dialect("Responses", "input", "a Responses request body (an object) or an input array", &req.Unmodeled), body,
@@ -172,6 +194,9 @@ func (d *rsDecoder) body(rd *codec.Reader, store *bool) error {
 			hasInput = true
 			switch rd.Kind() {
 			case '"':
+				if d.prev != nil {
+					return rd.Want("an array of input items, after those of the body before")
+				}
 				req.inputNode, err = rd.Raw()
 				text, _ := codec.String(req.inputNode)
 				x := d.begin(req.inputNode, llm.RoleUser)
@@ -239,6 +264,7 @@ type rsDecoder struct {
 	req  *ResponsesRequest
 	ids  map[string]int // item id → index, for OAI-RS-DUP-ITEM
 	seen []rsSeen       // every item, for the checks that look at neighbours
+	prev *history       // the items the body's array follows, or nil
 }
 
 // rsSeen is what the checks after decoding need of an item.
@@ -289,7 +315,20 @@ type rsItem struct {
 }
 
 func (d *rsDecoder) items(rd *codec.Reader) error {
-	err := rd.Array(func(i int) error { return d.item(rd, i) })
+	wire, notes := len(*d.violations), len(*d.unmodeled)
+	first := 0
+	if h := d.prev; h != nil {
+		first = h.n
+		d.resume(h)
+		d.ids, d.seen = maps.Clone(h.ids), slices.Clone(h.seen)
+	}
+	n := first
+	err := rd.ArrayFrom(first, func(i int) error { n = i + 1; return d.item(rd, i) })
+	if err == nil {
+		h := d.history(n, wire, notes)
+		h.ids, h.seen = d.ids, slices.Clip(d.seen)
+		d.req.hist = h
+	}
 	return err
 }
 

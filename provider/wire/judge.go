@@ -24,8 +24,9 @@ import (
 // text as two characters), so what it holds is a fraction of the bodies'
 // size (about 512 bytes a message, and the messages' short texts); it
 // keeps at most about max bytes of them, forgetting the least recently
-// used first. It continues bodies of OpenAI Chat Completions; it judges
-// the other dialects' bodies whole, as Violations does.
+// used first. It continues the bodies of every dialect whose message
+// array is an array (a Gemini body may give one content object: such a
+// body is judged whole).
 //
 // A Judge is safe for concurrent use. Two bodies are taken for the same
 // start when a 64-bit hash of it (hash/maphash, with a seed of the

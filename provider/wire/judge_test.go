@@ -66,7 +66,7 @@ func judgeAgrees(t *testing.T, name string, j *Judge, data []byte, d transcript.
 // leaves call k unanswered.
 func conversation(id string, n, broken int) []byte {
 	var b strings.Builder
-	b.WriteString(`{"model":"gpt-4.1","messages":[{"role":"user","content":"Which orders were refunded?"}`)
+	fmt.Fprintf(&b, `{"model":"gpt-4.1","messages":[{"role":"user","content":"Which orders were refunded? (%s)"}`, id)
 	for k := range n {
 		fmt.Fprintf(&b, `,{"role":"assistant","tool_calls":[{"id":"%s_%d","type":"function","function":{"name":"search_orders","arguments":"{\"page\":%d}"}}]}`, id, k, k)
 		if k != broken {
@@ -118,23 +118,26 @@ func TestJudgeConversations(t *testing.T) {
 	}
 }
 
-// FuzzJudge: for any body cut at any of its messages, a Judge that read
-// the first part judges the whole as Violations does.
+// FuzzJudge: for any body cut at any of its messages, in each dialect the
+// Judge continues, a Judge that read the first part judges the whole as
+// Violations does, and judges it again the same.
 func FuzzJudge(f *testing.F) {
 	for _, data := range skimCorpus(f) {
 		f.Add(data, uint8(1))
 	}
 	f.Add(conversation("f", 3, 1), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
-		s, ok := codectest.SplitArray(data, "messages")
-		if !ok || len(s.Head) == 0 || s.Head[0] != '{' {
-			return
+		for _, d := range transcript.Dialects() {
+			s, ok := codectest.SplitArray(data, arrayKey[d])
+			if !ok || len(s.Head) == 0 || s.Head[0] != '{' || codecs[d].after == nil {
+				continue
+			}
+			cut := min(int(k), len(s.Elems))
+			j := NewJudge(1 << 30)
+			j.Violations(s.Join(s.Elems[:cut]), d)
+			judgeAgrees(t, string(d), j, s.Join(s.Elems), d)
+			judgeAgrees(t, string(d)+", again", j, s.Join(s.Elems), d)
 		}
-		cut := min(int(k), len(s.Elems))
-		j := NewJudge(1 << 30)
-		j.Violations(s.Join(s.Elems[:cut]), transcript.OpenAIChat)
-		judgeAgrees(t, "", j, s.Join(s.Elems), transcript.OpenAIChat)
-		judgeAgrees(t, "again", j, s.Join(s.Elems), transcript.OpenAIChat)
 	})
 }
 

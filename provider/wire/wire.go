@@ -106,8 +106,7 @@ func New(d transcript.Dialect, r transcript.Request, bare bool) (*Body, error) {
 type codec struct {
 	decode func(data []byte) (codecBody, error)
 	// after decodes a body whose message array holds only what follows
-	// the messages of prev's body (a [Judge] cuts the others out); nil
-	// for a codec that cannot.
+	// the messages of prev's body (a [Judge] cuts the others out).
 	after  func(prev codecBody, data []byte) (codecBody, error)
 	empty  func(bare bool) codecBody
 	answer func(body []byte, stream bool, history []llm.Message) (*llm.Response, error)
@@ -131,6 +130,10 @@ var codecs = map[transcript.Dialect]codec{
 			r, err := openai.DecodeResponsesShared(data)
 			return responsesBody{r}, err
 		},
+		after: func(prev codecBody, data []byte) (codecBody, error) {
+			r, err := openai.DecodeResponsesAfter(prev.(responsesBody).r, data)
+			return responsesBody{r}, err
+		},
 		empty: func(bare bool) codecBody { return responsesBody{&openai.ResponsesRequest{Bare: bare}} },
 		answer: func(body []byte, stream bool, _ []llm.Message) (*llm.Response, error) {
 			return openai.DecodeResponsesAnswer(body, stream)
@@ -141,6 +144,10 @@ var codecs = map[transcript.Dialect]codec{
 			r, err := anthropic.DecodeShared(data)
 			return anthropicBody{r}, err
 		},
+		after: func(prev codecBody, data []byte) (codecBody, error) {
+			r, err := anthropic.DecodeAfter(prev.(anthropicBody).r, data)
+			return anthropicBody{r}, err
+		},
 		empty: func(bare bool) codecBody { return anthropicBody{&anthropic.Request{Bare: bare}} },
 		answer: func(body []byte, stream bool, _ []llm.Message) (*llm.Response, error) {
 			return anthropic.DecodeAnswer(body, stream)
@@ -149,6 +156,10 @@ var codecs = map[transcript.Dialect]codec{
 	transcript.Gemini: {
 		decode: func(data []byte) (codecBody, error) {
 			r, err := gemini.DecodeShared(data)
+			return geminiBody{r}, err
+		},
+		after: func(prev codecBody, data []byte) (codecBody, error) {
+			r, err := gemini.DecodeAfter(prev.(geminiBody).r, data)
 			return geminiBody{r}, err
 		},
 		empty:  func(bare bool) codecBody { return geminiBody{&gemini.Request{Bare: bare}} },

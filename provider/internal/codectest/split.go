@@ -2,6 +2,8 @@ package codectest
 
 import (
 	"bytes"
+	"path/filepath"
+	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -66,4 +68,61 @@ func (s Split) Join(elems [][]byte) []byte {
 	out := append([]byte(nil), s.Head...)
 	out = append(out, bytes.Join(elems, []byte(","))...)
 	return append(out, s.Tail...)
+}
+
+// After holds a codec's decoding of a body after another (DecodeAfter) to
+// decoding it whole: for each cut of s at an element of its array, the
+// body of the elements before the cut is decoded, then the body of those
+// after it after that one, and same compares the request with the one
+// decoding all the elements gives. A body that does not decode whole, or
+// whose first part does not, is not a case.
+func After[R any](t *testing.T, name string, s Split, decode func([]byte) (R, error), after func(prev R, body []byte) (R, error), same func(got, want R) bool) {
+	t.Helper()
+	whole, err := decode(s.Join(s.Elems))
+	if err != nil {
+		return
+	}
+	for k := range len(s.Elems) + 1 {
+		first, err := decode(s.Join(s.Elems[:k]))
+		if err != nil {
+			continue
+		}
+		got, err := after(first, s.Join(s.Elems[k:]))
+		if err != nil {
+			t.Fatalf("%s, after %d of %d messages: %v", name, k, len(s.Elems), err)
+		}
+		if !same(got, whole) {
+			t.Fatalf("%s, after %d of %d messages:\ngot  %+v\nwant %+v", name, k, len(s.Elems), got, whole)
+		}
+	}
+}
+
+// AfterFiles is [After] for the input.json of every test case archive
+// that matches glob whose array key is an array.
+func AfterFiles[R any](t *testing.T, glob, key string, decode func([]byte) (R, error), after func(prev R, body []byte) (R, error), same func(got, want R) bool) {
+	t.Helper()
+	files, _ := filepath.Glob(glob)
+	if len(files) == 0 {
+		t.Fatalf("no test bodies match %s", glob)
+	}
+	split := 0
+	for _, f := range files {
+		if s, ok := SplitArray(Input(t, f), key); ok { // a Gemini body may give one content object
+			After(t, f, s, decode, after, same)
+			split++
+		}
+	}
+	if split < len(files)/2 {
+		t.Fatalf("only %d of the %d bodies of %s have a %s array", split, len(files), glob, key)
+	}
+}
+
+// FuzzAfter is [After] for any body, seeded with the archives of glob.
+func FuzzAfter[R any](f *testing.F, glob, key string, decode func([]byte) (R, error), after func(prev R, body []byte) (R, error), same func(got, want R) bool) {
+	Seed(f, glob)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if s, ok := SplitArray(body, key); ok {
+			After(t, "fuzz", s, decode, after, same)
+		}
+	})
 }
