@@ -14,7 +14,8 @@ import (
 // what it adds in its array ([DecodeChatAfter], [DecodeResponsesAfter]).
 // It aliases the request it was taken from, which nothing changes after
 // its array is read (encoders read the source, BodyPath the paths) but
-// the elements, which it copies.
+// the elements of a Responses body, which the checks after its array
+// mark: the Responses decoder copies them.
 type history struct {
 	n          int // the elements of the array
 	msgs       []llm.Message
@@ -39,9 +40,7 @@ func (d *decoder) history(n, wire, notes int) *history {
 	return &history{
 		n:    n,
 		msgs: slices.Clip(*d.msgs),
-		// The elements are a copy: the checks after the array (Responses)
-		// mark them.
-		src: source{elems: slices.Clone(d.src.elems), blocks: slices.Clip(d.src.blocks),
+		src: source{elems: slices.Clip(d.src.elems), blocks: slices.Clip(d.src.blocks),
 			msgs: slices.Clip(d.src.msgs), msgElem: slices.Clip(d.src.msgElem)},
 		paths:      *d.paths,
 		names:      d.names,

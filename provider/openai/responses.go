@@ -326,6 +326,9 @@ func (d *rsDecoder) items(rd *codec.Reader) error {
 	err := rd.ArrayFrom(first, func(i int) error { n = i + 1; return d.item(rd, i) })
 	if err == nil {
 		h := d.history(n, wire, notes)
+		// afterItems marks the elements: the history keeps them as the
+		// array leaves them.
+		h.src.elems = slices.Clone(h.src.elems)
 		h.ids, h.seen = d.ids, slices.Clip(d.seen)
 		d.req.hist = h
 	}
