@@ -4,9 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/toolwire/toolwire/llm"
-	"github.com/toolwire/toolwire/provider"
-	"github.com/toolwire/toolwire/transcript"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 )
 
 // A history is what decoding a body's contents array leaves: enough to
@@ -15,14 +13,8 @@ import (
 // request they were taken from puts its system instruction before them,
 // in place.
 type history struct {
-	n     int // the elements of the array
-	msgs  []llm.Message
-	src   source // its blocks, messages and heads
-	names map[string]string
-	// The violations and notes of the array's elements, apart from those
-	// of the rest of the body.
-	wire  []transcript.Violation
-	notes []provider.Warning
+	codec.History
+	src source // its blocks, messages and heads
 }
 
 // history returns what the array of n elements just read leaves; wire and
@@ -30,12 +22,8 @@ type history struct {
 func (d *decoder) history(n, wire, notes int) *history {
 	r := d.r
 	return &history{
-		n:     n,
-		msgs:  slices.Clone(r.Messages),
-		src:   source{blocks: slices.Clone(r.src.blocks), msgs: slices.Clone(r.src.msgs), heads: maps.Clone(r.src.heads)},
-		names: d.names,
-		wire:  slices.Clone(r.Wire[wire:]),
-		notes: slices.Clone(r.Unmodeled[notes:]),
+		History: codec.Take(n, r.Messages, d.names, r.Wire, wire, r.Unmodeled, notes, true),
+		src:     source{blocks: slices.Clone(r.src.blocks), msgs: slices.Clone(r.src.msgs), heads: maps.Clone(r.src.heads)},
 	}
 }
 
@@ -44,12 +32,8 @@ func (d *decoder) history(n, wire, notes int) *history {
 // the index of that element.
 func (d *decoder) resume(h *history) (next int) {
 	r := d.r
-	r.Messages = slices.Clone(h.msgs)
 	r.src.blocks = slices.Clone(h.src.blocks)
 	r.src.msgs = slices.Clone(h.src.msgs)
 	r.src.heads = maps.Clone(h.src.heads)
-	d.names = maps.Clone(h.names)
-	r.Wire = append(r.Wire, h.wire...)
-	r.Unmodeled = append(r.Unmodeled, h.notes...)
-	return h.n
+	return h.Resume(&r.Messages, &d.names, &r.Wire, &r.Unmodeled)
 }

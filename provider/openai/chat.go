@@ -282,8 +282,7 @@ func (d *chatDecoder) messages(rd *codec.Reader) error {
 	wire, notes := len(*d.violations), len(*d.unmodeled)
 	first := 0
 	if d.prev != nil {
-		first = d.prev.n
-		d.resume(d.prev)
+		first = d.resume(d.prev)
 	}
 	n := first
 	err := rd.ArrayFrom(first, func(i int) error { n = i + 1; return d.message(rd, i) })

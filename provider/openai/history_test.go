@@ -19,16 +19,6 @@ func FuzzDecodeChatAfter(f *testing.F) {
 	codectest.FuzzAfter(f, "testdata/chat/*.txtar", "messages", DecodeChat, DecodeChatAfter, sameChat)
 }
 
-// sameChat reports whether two requests are the same but for the size of
-// the bodies they were decoded from.
-func sameChat(got, want *ChatRequest) bool {
-	g, w := *got, *want
-	gs, ws := *g.src, *w.src
-	gs.size, ws.size = 0, 0
-	g.src, w.src = &gs, &ws
-	return reflect.DeepEqual(&g, &w)
-}
-
 // TestDecodeResponsesAfter is TestDecodeChatAfter for Responses bodies.
 func TestDecodeResponsesAfter(t *testing.T) {
 	codectest.AfterFiles(t, "testdata/responses/*.txtar", "input", DecodeResponses, DecodeResponsesAfter, sameResponses)
@@ -39,10 +29,19 @@ func FuzzDecodeResponsesAfter(f *testing.F) {
 	codectest.FuzzAfter(f, "testdata/responses/*.txtar", "input", DecodeResponses, DecodeResponsesAfter, sameResponses)
 }
 
-func sameResponses(got, want *ResponsesRequest) bool {
-	g, w := *got, *want
-	gs, ws := *g.src, *w.src
-	gs.size, ws.size = 0, 0
-	g.src, w.src = &gs, &ws
-	return reflect.DeepEqual(&g, &w)
+// sameChat and sameResponses report whether two requests are the same but
+// for the size of the bodies they were decoded from.
+var (
+	sameChat      = sameButSize(func(r *ChatRequest) *source { return r.src })
+	sameResponses = sameButSize(func(r *ResponsesRequest) *source { return r.src })
+)
+
+func sameButSize[R any](src func(R) *source) func(got, want R) bool {
+	return func(got, want R) bool {
+		g, w := src(got), src(want)
+		gs, ws := g.size, w.size
+		g.size, w.size = 0, 0
+		defer func() { g.size, w.size = gs, ws }()
+		return reflect.DeepEqual(got, want)
+	}
 }

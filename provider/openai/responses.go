@@ -318,8 +318,7 @@ func (d *rsDecoder) items(rd *codec.Reader) error {
 	wire, notes := len(*d.violations), len(*d.unmodeled)
 	first := 0
 	if h := d.prev; h != nil {
-		first = h.n
-		d.resume(h)
+		first = d.resume(h)
 		d.ids, d.seen = maps.Clone(h.ids), slices.Clone(h.seen)
 	}
 	n := first

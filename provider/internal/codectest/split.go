@@ -3,6 +3,7 @@ package codectest
 import (
 	"bytes"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -73,11 +74,14 @@ func (s Split) Join(elems [][]byte) []byte {
 // After holds a codec's decoding of a body after another (DecodeAfter) to
 // decoding it whole: for each cut of s at an element of its array, the
 // body of the elements before the cut is decoded, then the body of those
-// after it after that one, and same compares the request with the one
-// decoding all the elements gives. A body that does not decode whole, or
-// whose first part does not, is not a case.
+// after it after that one, and same (nil: reflect.DeepEqual) compares the
+// request with the one decoding all the elements gives. A body that does
+// not decode whole, or whose first part does not, is not a case.
 func After[R any](t *testing.T, name string, s Split, decode func([]byte) (R, error), after func(prev R, body []byte) (R, error), same func(got, want R) bool) {
 	t.Helper()
+	if same == nil {
+		same = func(got, want R) bool { return reflect.DeepEqual(got, want) }
+	}
 	whole, err := decode(s.Join(s.Elems))
 	if err != nil {
 		return
@@ -98,9 +102,16 @@ func After[R any](t *testing.T, name string, s Split, decode func([]byte) (R, er
 }
 
 // AfterFiles is [After] for the input.json of every test case archive
-// that matches glob whose array key is an array.
-func AfterFiles[R any](t *testing.T, glob, key string, decode func([]byte) (R, error), after func(prev R, body []byte) (R, error), same func(got, want R) bool) {
+// that matches glob whose array key is an array, and for more bodies.
+func AfterFiles[R any](t *testing.T, glob, key string, decode func([]byte) (R, error), after func(prev R, body []byte) (R, error), same func(got, want R) bool, more ...string) {
 	t.Helper()
+	for _, body := range more {
+		s, ok := SplitArray([]byte(body), key)
+		if !ok {
+			t.Fatalf("no %s array in %s", key, body)
+		}
+		After(t, body, s, decode, after, same)
+	}
 	files, _ := filepath.Glob(glob)
 	if len(files) == 0 {
 		t.Fatalf("no test bodies match %s", glob)
