@@ -28,8 +28,15 @@ func (a *Agent) Run(ctx context.Context, question string) (*Result, error) {
 // RunState is [Agent.Run] from a state: a new one from [Agent.Start], or
 // one saved from an earlier run.
 func (a *Agent) RunState(ctx context.Context, s *State) (*Result, error) {
+	return resultOf(a.Continue(ctx, s))
+}
+
+// resultOf runs events to their end, as [Agent.RunState] and
+// [Agent.Resume] do, and returns the result of the [DoneEvent] (nil when
+// there was none) and the error that ended the stream.
+func resultOf(events iter.Seq2[Event, error]) (*Result, error) {
 	var res *Result
-	for ev, err := range a.Continue(ctx, s) {
+	for ev, err := range events {
 		if err != nil {
 			return res, err
 		}

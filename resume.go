@@ -108,16 +108,7 @@ func decided(ctx context.Context, spec tool.Spec, call llm.ToolCall, _ []byte) (
 // A process other than the one that paused the session resumes it the
 // same way.
 func (a *Agent) Resume(ctx context.Context, sessionID string, d *Decisions) (*Result, error) {
-	var res *Result
-	for ev, err := range a.ResumeStream(ctx, sessionID, d) {
-		if err != nil {
-			return res, err
-		}
-		if de, ok := ev.(DoneEvent); ok {
-			res = de.Result
-		}
-	}
-	return res, nil
+	return resultOf(a.ResumeStream(ctx, sessionID, d))
 }
 
 // ResumeStream is [Agent.Resume] as a stream of events, as

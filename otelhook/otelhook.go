@@ -260,6 +260,19 @@ func (h *Hook) end(r *run, e toolwire.RunEndEvent) {
 	r.span.End()
 }
 
+// appendModel appends to attrs the run's provider and requested model,
+// those that are known: what the spans and metrics of its model calls
+// carry.
+func (r *run) appendModel(attrs []attribute.KeyValue) []attribute.KeyValue {
+	if r.provider != "" {
+		attrs = append(attrs, keyProvider.String(r.provider))
+	}
+	if r.model != "" {
+		attrs = append(attrs, keyRequestModel.String(r.model))
+	}
+	return attrs
+}
+
 // modelCall opens the client span of a model call.
 func (h *Hook) modelCall(r *run, e toolwire.ModelCallEvent) {
 	name := r.op
@@ -271,12 +284,7 @@ func (h *Hook) modelCall(r *run, e toolwire.ModelCallEvent) {
 		keyConversation.String(toolwire.RunID(r.ctx)),
 		keyTurn.Int(e.Turn),
 	}
-	if r.provider != "" {
-		attrs = append(attrs, keyProvider.String(r.provider))
-	}
-	if r.model != "" {
-		attrs = append(attrs, keyRequestModel.String(r.model))
-	}
+	attrs = r.appendModel(attrs)
 	if req := e.Request; req != nil {
 		if req.Temperature != nil {
 			attrs = append(attrs, keyTemperature.Float64(*req.Temperature))
@@ -293,13 +301,7 @@ func (h *Hook) modelCall(r *run, e toolwire.ModelCallEvent) {
 
 // modelDone closes the model call's span and records its metrics.
 func (h *Hook) modelDone(r *run, e toolwire.ModelDoneEvent) {
-	common := []attribute.KeyValue{keyOperation.String(r.op)}
-	if r.provider != "" {
-		common = append(common, keyProvider.String(r.provider))
-	}
-	if r.model != "" {
-		common = append(common, keyRequestModel.String(r.model))
-	}
+	common := r.appendModel([]attribute.KeyValue{keyOperation.String(r.op)})
 	if e.Model != "" {
 		common = append(common, keyResponseModel.String(e.Model))
 	}

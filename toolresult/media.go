@@ -8,6 +8,7 @@ import (
 	_ "image/jpeg" // and JPEG
 	_ "image/png"  // and PNG
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,7 +57,7 @@ func (j *job) blob(b Blob) error {
 	isImage := strings.HasPrefix(mt, "image/")
 	env := j.base
 	env.Data = rendered(blobData(mt, len(b.Data), w, h))
-	inline := isImage && j.req.Images == InlineImages && contains(inlineTypes, mt) && len(b.Data) <= j.s.cfg.MaxInline
+	inline := isImage && j.req.Images == InlineImages && slices.Contains(inlineTypes, mt) && len(b.Data) <= j.s.cfg.MaxInline
 	if inline {
 		env.Summary = joinNote(j.summary, "the image follows as an image part")
 		env.Meta.Level = LevelFull
@@ -111,15 +112,6 @@ func blobData(mt string, size, w, h int) []byte {
 		d = strconv.AppendInt(d, int64(h), 10)
 	}
 	return append(d, '}')
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ImageTokensOf estimates what an image part costs a model, from the

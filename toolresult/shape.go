@@ -650,17 +650,24 @@ func (j *job) headEnvelope(rs *recordSet, n int) Envelope {
 		}
 		note = fmt.Sprintf("showing the %s with the %s %s of %s records", thousands(n), dir, rules.SortBy, thousands(total))
 	}
-	j.note(&env, note, n)
+	j.notePage(&env, note, n)
 	return env
 }
 
-// note adds a shaping note to the summary and the way to read on to the
-// suggestion.
-func (j *job) note(env *Envelope, note string, offset int) {
+// notePage is [job.note] for a page of what is stored: read_result reads
+// on from offset.
+func (j *job) notePage(env *Envelope, note string, offset int) {
+	j.note(env, note, fmt.Sprintf(" and offset %d for more", offset))
+}
+
+// note adds a shaping note to the summary, and to the suggestion the ways
+// to read on: a narrower query, and, when the whole is stored,
+// read_result with its ref, then readOn.
+func (j *job) note(env *Envelope, note, readOn string) {
 	env.Summary = joinNote(j.summary, note)
 	opts := []string{"narrow the query"}
 	if env.Meta.Ref != "" {
-		opts = append(opts, fmt.Sprintf("call read_result with ref %q and offset %d for more", env.Meta.Ref, offset))
+		opts = append(opts, fmt.Sprintf("call read_result with ref %q%s", env.Meta.Ref, readOn))
 	}
 	env.Suggestion = joinSentences(j.suggest, Options(opts...))
 }
@@ -701,7 +708,7 @@ func (j *job) aggregate(rs *recordSet) error {
 		shown := min(o.sample, total)
 		env.Meta.Omitted = total - shown
 		note := fmt.Sprintf("%s records, too many to show: a schema, statistics per field and %s sample records", thousands(total), thousands(shown))
-		j.aggNote(&env, note)
+		j.note(&env, note, " (offset, limit, fields, filter) to read the records")
 		tokens, _ := j.measure(&env, false)
 		if tokens <= j.budget {
 			break
@@ -733,15 +740,6 @@ func (j *job) aggregate(rs *recordSet) error {
 	return j.finish(LevelAggregate)
 }
 
-func (j *job) aggNote(env *Envelope, note string) {
-	env.Summary = joinNote(j.summary, note)
-	opts := []string{"narrow the query"}
-	if env.Meta.Ref != "" {
-		opts = append(opts, fmt.Sprintf("call read_result with ref %q (offset, limit, fields, filter) to read the records", env.Meta.Ref))
-	}
-	env.Suggestion = joinSentences(j.suggest, Options(opts...))
-}
-
 // clip shapes one JSON value too large to show: long strings and nested
 // lists are shortened until it fits.
 func (j *job) clip(t *tree) error {
@@ -757,7 +755,7 @@ func (j *job) clip(t *tree) error {
 		env.Data = rendered(r.dst)
 		j.meta(&env, &r)
 		env.Meta.Truncated = true
-		j.clipNote(&env)
+		j.note(&env, "cut to fit: long strings and lists are shortened", " and the fields you need")
 		if tokens, _ := j.measure(&env, false); tokens <= j.budget {
 			j.env = env
 			j.step("cut long strings to %d characters and lists to %d items", lim.str, lim.arr)
@@ -767,15 +765,6 @@ func (j *job) clip(t *tree) error {
 	j.rep.OverBudget = true
 	j.env = env
 	return j.finish(LevelHead)
-}
-
-func (j *job) clipNote(env *Envelope) {
-	env.Summary = joinNote(j.summary, "cut to fit: long strings and lists are shortened")
-	opts := []string{"narrow the query"}
-	if env.Meta.Ref != "" {
-		opts = append(opts, fmt.Sprintf("call read_result with ref %q and the fields you need", env.Meta.Ref))
-	}
-	env.Suggestion = joinSentences(j.suggest, Options(opts...))
 }
 
 // text shapes text output: whole if it fits, else the first lines.
@@ -826,7 +815,7 @@ func (j *job) textPage(lines []string, from, to int, note func(env *Envelope, sh
 			if shown == 0 {
 				msg = fmt.Sprintf("the first line alone is too long: showing its start; %s lines in all", thousands(len(lines)))
 			}
-			j.note(env, msg, shown)
+			j.notePage(env, msg, shown)
 		}
 	}
 	build := func(n int, clip int) Envelope {

@@ -170,39 +170,28 @@ func (s *MemoryStore) NumberRefs() *MemoryStore {
 
 // Put keeps a copy of r in the scope of ctx.
 func (s *MemoryStore) Put(ctx context.Context, r Stored) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("toolresult: store result: %w", err)
+	r, err := s.admit(ctx, r)
+	if err != nil {
+		return "", err
 	}
-	if len(r.Data) > s.max {
-		return "", fmt.Errorf("toolresult: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
-	}
-	r.Data = append([]byte(nil), r.Data...)
-	r.Rules.Fields = append([]string(nil), r.Rules.Fields...)
 	scope := Scope(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.evict(len(r.Data))
 	k := scopedRef{scope: scope, ref: NewRef()}
 	if s.numbered {
 		s.next[scope]++
 		k.ref = "r" + strconv.Itoa(s.next[scope])
 	}
-	s.byKey[k] = r
-	s.order = append(s.order, k)
-	s.used += len(r.Data)
+	s.add(k, r)
 	return k.ref, nil
 }
 
 // Keep keeps a copy of r under ref in the scope of ctx.
 func (s *MemoryStore) Keep(ctx context.Context, ref string, r Stored) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("toolresult: store result: %w", err)
+	r, err := s.admit(ctx, r)
+	if err != nil {
+		return err
 	}
-	if len(r.Data) > s.max {
-		return fmt.Errorf("toolresult: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
-	}
-	r.Data = append([]byte(nil), r.Data...)
-	r.Rules.Fields = append([]string(nil), r.Rules.Fields...)
 	k := scopedRef{scope: Scope(ctx), ref: ref}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -210,11 +199,31 @@ func (s *MemoryStore) Keep(ctx context.Context, ref string, r Stored) error {
 		s.used -= len(old.Data)
 		s.order = slices.DeleteFunc(s.order, func(o scopedRef) bool { return o == k })
 	}
+	s.add(k, r)
+	return nil
+}
+
+// admit returns the copy of r that Put and Keep store, or why r cannot
+// be stored under ctx.
+func (s *MemoryStore) admit(ctx context.Context, r Stored) (Stored, error) {
+	if err := ctx.Err(); err != nil {
+		return Stored{}, fmt.Errorf("toolresult: store result: %w", err)
+	}
+	if len(r.Data) > s.max {
+		return Stored{}, fmt.Errorf("toolresult: store result: %d bytes is more than the store's %d", len(r.Data), s.max)
+	}
+	r.Data = append([]byte(nil), r.Data...)
+	r.Rules.Fields = append([]string(nil), r.Rules.Fields...)
+	return r, nil
+}
+
+// add stores r under k, the newest, after evicting what it must for r to
+// fit. It is called with mu held.
+func (s *MemoryStore) add(k scopedRef, r Stored) {
 	s.evict(len(r.Data))
 	s.byKey[k] = r
 	s.order = append(s.order, k)
 	s.used += len(r.Data)
-	return nil
 }
 
 // evict drops the oldest results until n more bytes fit. It is called

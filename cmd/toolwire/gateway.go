@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -16,8 +15,6 @@ import (
 
 	"github.com/toolwire/toolwire/gateway"
 	"github.com/toolwire/toolwire/internal/exitcode"
-	"github.com/toolwire/toolwire/internal/listen"
-	"github.com/toolwire/toolwire/internal/neterr"
 	"github.com/toolwire/toolwire/session/dsn"
 	"github.com/toolwire/toolwire/transcript"
 )
@@ -113,12 +110,9 @@ the gateway failed while serving.`,
 
 // runGateway checks the flags, opens the store and serves until ctx ends.
 func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
-	token := o.token
-	if token == "" {
-		token = e.env("TOOLWIRE_TOKEN")
-	}
-	if err := listen.CheckAddr(o.addr, token); err != nil {
-		return exitcode.Usagef("--addr %s: %s; pass --token or set TOOLWIRE_TOKEN, or listen on %s", o.addr, err, defaultGatewayAddr)
+	token, err := serverToken(e, o.addr, o.token, defaultGatewayAddr)
+	if err != nil {
+		return err
 	}
 	policy, routes, err := policyFlag(o.policy)
 	if err != nil {
@@ -157,9 +151,9 @@ func runGateway(ctx context.Context, e *env, o gatewayOptions) error {
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
-	ln, err := net.Listen("tcp", o.addr)
+	ln, err := listenAddr(o.addr)
 	if err != nil {
-		return exitcode.Usagef("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
+		return err
 	}
 	printGatewayBanner(e.stdout, ln.Addr().String(), o, o.policy)
 	if err := g.Serve(ctx, ln, 10*time.Second); err != nil {

@@ -55,24 +55,11 @@ func TestGateway(t *testing.T) {
 	up := llmtest.NewServer(t, llmtest.Turn{Text: "It is sunny."})
 	var out, errOut syncbuf.Buffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
 	db := tempDB(t)
-	served := make(chan error, 1)
-	go func() {
-		served <- runGateway(ctx, e, gatewayOptions{addr: "127.0.0.1:0", db: db, policy: "reject,anthropic=repair",
+	base, stop := startServing(t, "gateway", &out, &errOut, gatewayURL, func(ctx context.Context) error {
+		return runGateway(ctx, e, gatewayOptions{addr: "127.0.0.1:0", db: db, policy: "reject,anthropic=repair",
 			openai: up.URL, anthropic: up.URL, gemini: up.URL, maxBody: 1 << 20, timeout: time.Minute, idle: time.Minute, shapeBudget: 4000, maxReads: 8})
-	}()
-	var base string
-	for base == "" {
-		select {
-		case err := <-served:
-			t.Fatalf("gateway returned %v; stderr %s", err, errOut.String())
-		case <-time.After(time.Millisecond):
-		}
-		if m := gatewayURL.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		}
-	}
+	})
 	// A tool_use without its tool_result.
 	body := `{"model":"claude-sonnet-4-5","max_tokens":256,"messages":[
 		{"role":"user","content":"Weather in Paris?"},
@@ -102,8 +89,7 @@ func TestGateway(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(string(b), `"type":"invalid_request_error"`) || !strings.Contains(string(b), "OAI-CC-NO-ORPHAN-RESULT") {
 		t.Errorf("the orphan result: %d %s", resp.StatusCode, b)
 	}
-	cancel()
-	if err := <-served; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("gateway: %v", err)
 	}
 	logs := errOut.String()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/agentfile"
 	"github.com/toolwire/toolwire/internal/exitcode"
-	"github.com/toolwire/toolwire/internal/neterr"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/server"
 	"github.com/toolwire/toolwire/session/dsn"
@@ -82,12 +80,9 @@ type serveOptions struct {
 
 // serve checks the flags, opens the store and serves until ctx ends.
 func serve(ctx context.Context, e *env, o serveOptions) error {
-	token := o.token
-	if token == "" {
-		token = e.env("TOOLWIRE_TOKEN")
-	}
-	if err := server.CheckAddr(o.addr, token); err != nil {
-		return exitcode.Usagef("--addr %s: %s; pass --token or set TOOLWIRE_TOKEN, or listen on %s", o.addr, trimPrefix(err), defaultAddr)
+	token, err := serverToken(e, o.addr, o.token, defaultAddr)
+	if err != nil {
+		return err
 	}
 	if fi, err := os.Stat(o.agents); err != nil || !fi.IsDir() {
 		return exitcode.Usagef("--agents %s is not a directory: give the directory of the agent files to serve, e.g. --agents examples/agent", o.agents)
@@ -109,9 +104,9 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Internal, Err: err}
 	}
-	ln, err := net.Listen("tcp", o.addr)
+	ln, err := listenAddr(o.addr)
 	if err != nil {
-		return exitcode.Usagef("--addr %s: cannot listen there (%v); pick another port", o.addr, neterr.Reason(err))
+		return err
 	}
 	fmt.Fprintf(e.stdout, "toolwire serve: open http://%s/ (the API is under /v1; agents from %s, sessions in %s)\n", ln.Addr(), o.agents, dsn.Redact(o.db, o.db))
 	if err := srv.Serve(ctx, ln); err != nil {

@@ -42,6 +42,32 @@ func TestServeBadFlags(t *testing.T) {
 
 var servedURL = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/)`)
 
+// startServing runs runServer, toolwire serve or toolwire gateway, until
+// stop, which returns what runServer returned; base is the URL its banner
+// on out gives, the first submatch of banner. what names the command in a
+// failure.
+func startServing(t *testing.T, what string, out, errOut *syncbuf.Buffer, banner *regexp.Regexp, runServer func(ctx context.Context) error) (base string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	served := make(chan error, 1)
+	go func() { served <- runServer(ctx) }()
+	for base == "" {
+		select {
+		case err := <-served:
+			t.Fatalf("%s returned %v; stderr %s", what, err, errOut.String())
+		case <-time.After(time.Millisecond):
+		}
+		if m := banner.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	return base, func() error {
+		cancel()
+		return <-served
+	}
+}
+
 // TestServe serves the bundled agents with no API key: a session of
 // the example agent replays its recorded turns, as toolwire run does,
 // and the server stops cleanly when its context ends.
@@ -55,23 +81,10 @@ func TestServe(t *testing.T) {
 		}
 		return os.Getenv(k)
 	}}
-	ctx, cancel := context.WithCancel(context.Background())
 	db := tempDB(t)
-	served := make(chan error, 1)
-	go func() {
-		served <- serve(ctx, e, serveOptions{addr: "127.0.0.1:0", agents: filepath.Join("..", "..", "examples", "agent"), db: db})
-	}()
-	var base string
-	for base == "" {
-		select {
-		case err := <-served:
-			t.Fatalf("serve returned %v; stderr %s", err, errOut.String())
-		case <-time.After(time.Millisecond):
-		}
-		if m := servedURL.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		}
-	}
+	base, stop := startServing(t, "serve", &out, &errOut, servedURL, func(ctx context.Context) error {
+		return serve(ctx, e, serveOptions{addr: "127.0.0.1:0", agents: filepath.Join("..", "..", "examples", "agent"), db: db})
+	})
 	// run creates a session of agent with message and reads its events
 	// to the run's end (or pause).
 	run := func(agent, message string) (id, stream string) {
@@ -119,8 +132,7 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(stream, "event: approval") {
 		t.Fatalf("the run did not pause for approval:\n%s", stream)
 	}
-	cancel()
-	if err := <-served; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("serve after its context ended: %v", err)
 	}
 	if !strings.Contains(out.String(), "stopped; every session can be resumed") {

@@ -147,6 +147,35 @@ func object(ms []member) []byte {
 	return append(b, '}')
 }
 
+// elements reads the elements of v, a JSON array, in order.
+func elements(v []byte) ([]jsontext.Value, error) {
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := d.ReadToken(); err != nil {
+		return nil, err
+	}
+	var elems []jsontext.Value
+	for d.PeekKind() != ']' {
+		e, err := d.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, e.Clone())
+	}
+	return elems, nil
+}
+
+// array writes elems back as a compact array.
+func array(elems []jsontext.Value) []byte {
+	b := []byte{'['}
+	for i, e := range elems {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e...)
+	}
+	return append(b, ']')
+}
+
 // markObject adds the breakpoint to a compact object that has none.
 func markObject(v jsontext.Value) jsontext.Value {
 	m := objectMark(v)
@@ -163,17 +192,9 @@ func markLast(v jsontext.Value, mark func(jsontext.Value) (jsontext.Value, bool,
 	if v.Kind() != '[' {
 		return v, false, nil
 	}
-	d := jsontext.NewDecoder(bytes.NewReader(v))
-	if _, err := d.ReadToken(); err != nil {
+	elems, err := elements(v)
+	if err != nil {
 		return nil, false, err
-	}
-	var elems []jsontext.Value
-	for d.PeekKind() != ']' {
-		e, err := d.ReadValue()
-		if err != nil {
-			return nil, false, err
-		}
-		elems = append(elems, e.Clone())
 	}
 	if len(elems) == 0 || elems[len(elems)-1].Kind() != '{' {
 		return v, false, nil
@@ -183,14 +204,7 @@ func markLast(v jsontext.Value, mark func(jsontext.Value) (jsontext.Value, bool,
 		return v, false, err
 	}
 	elems[len(elems)-1] = last
-	out := []byte{'['}
-	for i, e := range elems {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	return append(out, ']'), true, nil
+	return array(elems), true, nil
 }
 
 // markContent marks a system prompt or a message's content: a string
@@ -217,17 +231,9 @@ func markContent(v jsontext.Value) (jsontext.Value, bool, error) {
 
 // markMessages marks the last block of the n newest user messages.
 func markMessages(v jsontext.Value, n int) (jsontext.Value, error) {
-	d := jsontext.NewDecoder(bytes.NewReader(v))
-	if _, err := d.ReadToken(); err != nil {
+	msgs, err := elements(v)
+	if err != nil {
 		return nil, err
-	}
-	var msgs []jsontext.Value
-	for d.PeekKind() != ']' {
-		m, err := d.ReadValue()
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, m.Clone())
 	}
 	for i := len(msgs) - 1; i >= 0 && n > 0; i-- {
 		ms, err := members(msgs[i])
@@ -257,12 +263,5 @@ func markMessages(v jsontext.Value, n int) (jsontext.Value, error) {
 			}
 		}
 	}
-	out := []byte{'['}
-	for i, m := range msgs {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, m...)
-	}
-	return append(out, ']'), nil
+	return array(msgs), nil
 }

@@ -652,14 +652,9 @@ func (e *encoder) tools(dst []byte) []byte {
 	dst = append(dst, '[')
 	n := 0
 	for s, st := range e.src.tools {
-		if st.opaque {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, st.raw...)
-			n++
-			continue
-		}
+		// A Tool whose declarations all survive unchanged, with none
+		// added, is written as it was; so is every opaque Tool, which has
+		// no declarations and is never lastFn.
 		var add []int
 		if s == lastFn {
 			add = fresh

@@ -778,19 +778,14 @@ func testParallelCallRecords(t *testing.T, h *harness) {
 		parts = append(parts, llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "pay", Input: jsontext.Value(`{}`)})
 	}
 	commit(t, s, &session.Step{Session: "s1", Version: 1, Number: 1, Messages: []llm.Message{llm.Assistant(parts...)}})
-	errs := make([]error, 8)
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Go(func() {
-			c := session.Call{ID: fmt.Sprintf("c%d", i), Tool: "pay", Attempt: 1}
-			if errs[i] = s.Record(ctx, "s1", 2, c); errs[i] != nil {
-				return
-			}
-			c.Result = result(c.ID, llm.StatusSuccess, "done")
-			errs[i] = s.Record(ctx, "s1", 2, c)
-		})
-	}
-	wg.Wait()
+	errs := parallel(8, func(i int) error {
+		c := session.Call{ID: fmt.Sprintf("c%d", i), Tool: "pay", Attempt: 1}
+		if err := s.Record(ctx, "s1", 2, c); err != nil {
+			return err
+		}
+		c.Result = result(c.ID, llm.StatusSuccess, "done")
+		return s.Record(ctx, "s1", 2, c)
+	})
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("Record of call %d = %v", i, err)
@@ -805,15 +800,10 @@ func testRacingCommits(t *testing.T, h *harness) {
 	s, _ := h.store(t)
 	create(t, s, "s1")
 	commit(t, s, textStep("s1", 1, 1, "first"))
-	const writers = 8
-	errs := make([]error, writers)
-	var wg sync.WaitGroup
-	for i := range writers {
-		wg.Go(func() {
-			_, errs[i] = s.Commit(context.Background(), textStep("s1", 2, 2, fmt.Sprintf("writer %d", i)))
-		})
-	}
-	wg.Wait()
+	errs := parallel(8, func(i int) error {
+		_, err := s.Commit(context.Background(), textStep("s1", 2, 2, fmt.Sprintf("writer %d", i)))
+		return err
+	})
 	won := -1
 	for i, err := range errs {
 		if err == nil {
@@ -836,15 +826,9 @@ func testRacingCommits(t *testing.T, h *harness) {
 func testRacingCallStarts(t *testing.T, h *harness) {
 	s, _ := h.store(t)
 	create(t, s, "s1")
-	const writers = 8
-	errs := make([]error, writers)
-	var wg sync.WaitGroup
-	for i := range writers {
-		wg.Go(func() {
-			errs[i] = s.Record(context.Background(), "s1", 1, session.Call{ID: "pay-1", Tool: "pay", Attempt: 1, IdempotencyKey: fmt.Sprint(i)})
-		})
-	}
-	wg.Wait()
+	errs := parallel(8, func(i int) error {
+		return s.Record(context.Background(), "s1", 1, session.Call{ID: "pay-1", Tool: "pay", Attempt: 1, IdempotencyKey: fmt.Sprint(i)})
+	})
 	won := 0
 	for i, err := range errs {
 		if err == nil {
@@ -859,6 +843,18 @@ func testRacingCallStarts(t *testing.T, h *harness) {
 	if n := len(load(t, s, "s1").Calls); n != 1 {
 		t.Errorf("Load.Calls has %d records, want 1", n)
 	}
+}
+
+// parallel runs f(0), ..., f(n-1) at once and returns their errors, in
+// that order.
+func parallel(n int, f func(i int) error) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = f(i) })
+	}
+	wg.Wait()
+	return errs
 }
 
 // Turn returns the messages of one agent turn with n parallel tool calls:
@@ -897,27 +893,22 @@ func testParallelSessions(t *testing.T, h *harness) {
 func Shared(t *testing.T, stores ...session.Store) {
 	t.Helper()
 	const sessions, steps = 20, 8
-	errs := make([]error, sessions)
-	var wg sync.WaitGroup
-	for i := range sessions {
-		wg.Go(func() {
-			s, ctx, id := stores[i%len(stores)], context.Background(), fmt.Sprintf("par-%02d", i)
-			sess, err := s.Create(ctx, session.Session{ID: id})
-			for step := 1; err == nil && step <= steps; step++ {
-				calls := make([]session.Call, 4)
-				for k := range calls {
-					calls[k] = session.Call{ID: fmt.Sprintf("call_%d_%d", step, k), Tool: "lookup", Attempt: 1}
-				}
-				if err = s.Record(ctx, id, sess.Version, calls...); err != nil {
-					break
-				}
-				sess, err = s.Commit(ctx, &session.Step{Session: id, Version: sess.Version, Number: step,
-					Messages: Turn(step, 4, 200), State: jsontext.Value(fmt.Sprintf(`{"step":%d}`, step))})
+	errs := parallel(sessions, func(i int) error {
+		s, ctx, id := stores[i%len(stores)], context.Background(), fmt.Sprintf("par-%02d", i)
+		sess, err := s.Create(ctx, session.Session{ID: id})
+		for step := 1; err == nil && step <= steps; step++ {
+			calls := make([]session.Call, 4)
+			for k := range calls {
+				calls[k] = session.Call{ID: fmt.Sprintf("call_%d_%d", step, k), Tool: "lookup", Attempt: 1}
 			}
-			errs[i] = err
-		})
-	}
-	wg.Wait()
+			if err = s.Record(ctx, id, sess.Version, calls...); err != nil {
+				break
+			}
+			sess, err = s.Commit(ctx, &session.Step{Session: id, Version: sess.Version, Number: step,
+				Messages: Turn(step, 4, 200), State: jsontext.Value(fmt.Sprintf(`{"step":%d}`, step))})
+		}
+		return err
+	})
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("session %d: %v", i, err)
