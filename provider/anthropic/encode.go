@@ -550,7 +550,7 @@ func (e *encoder) opaque(dst []byte, p llm.Opaque, path string) ([]byte, bool) {
 	if out, ok := codec.AppendObject(dst, p.Data); ok {
 		return out, true
 	}
-	e.Warnf(path, "an Anthropic %s whose Data is not a JSON object cannot be written; dropped", opaqueKind(p))
+	e.Warnf(path, "%s whose Data is not a JSON object cannot be written as an Anthropic block; dropped", opaqueKind(p))
 	return dst, false
 }
 
@@ -558,6 +558,9 @@ func (e *encoder) opaque(dst []byte, p llm.Opaque, path string) ([]byte, bool) {
 func opaqueKind(p llm.Opaque) string {
 	if p.Kind == "" {
 		return "an opaque part"
+	}
+	if strings.ContainsRune("aeiouAEIOU", rune(p.Kind[0])) {
+		return "an " + p.Kind + " element"
 	}
 	return "a " + p.Kind + " element"
 }

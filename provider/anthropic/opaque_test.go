@@ -120,3 +120,29 @@ func TestDescriptionNull(t *testing.T) {
 		t.Errorf("Encode(Decode(%s)) = %s, %v; want the body back", body, enc, err)
 	}
 }
+
+// TestOpaqueNotWritten: an opaque part Anthropic cannot carry is dropped
+// with a warning that names it plainly.
+func TestOpaqueNotWritten(t *testing.T) {
+	for _, c := range []struct {
+		part llm.Opaque
+		want string
+	}{
+		{llm.Opaque{Provider: string(Dialect), Kind: "server_tool_use", Data: []byte(`[1]`)},
+			"a server_tool_use element whose Data is not a JSON object cannot be written as an Anthropic block; dropped"},
+		{llm.Opaque{Provider: string(Dialect), Data: []byte(`"x"`)},
+			"an opaque part whose Data is not a JSON object cannot be written as an Anthropic block; dropped"},
+		{llm.Opaque{Provider: "gemini", Kind: "executableCode", Data: []byte(`{}`)},
+			`an executableCode element from "gemini" cannot be expressed in Anthropic; dropped`},
+	} {
+		r := &Request{Messages: []llm.Message{llm.User("q"), llm.Assistant(llm.Text{Text: "a"}, c.part)},
+			Fields: []Field{{Key: "max_tokens", Value: []byte("9")}}}
+		_, warns, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warns) != 1 || warns[0].Message != c.want || warns[0].Path != "messages.1.content.1" {
+			t.Errorf("%+v: warnings %+v, want one: %s", c.part, warns, c.want)
+		}
+	}
+}
