@@ -34,9 +34,9 @@ import (
 // (OAI-CC-TOOL-IMAGE), reasoning and other dialects' opaque parts are
 // dropped, text after a tool call moves before the calls, an error status
 // not spelled out by the content cannot be marked, a document given by URL
-// has no file part. A document given inline (an llm.Image whose MediaType
-// is not an image type, such as application/pdf) is written as a file
-// part. Warning paths are paths in the encoded body. A message that breaks
+// has no file part, a call's Responses item id has no place. A document
+// given inline (an llm.Image whose MediaType is not an image type, such as
+// application/pdf) is written as a file part. Warning paths are paths in the encoded body. A message that breaks
 // the llm placement rules (a tool call in a user message) is an error.
 //
 // Ids are made only for a request that [DecodeChat] did not make (one
@@ -58,7 +58,25 @@ func EncodeChat(r *ChatRequest) ([]byte, []provider.Warning, error) {
 		messages: r.Messages, tools: r.Tools, fields: r.Fields, systemRole: r.SystemRole,
 		order: r.order, src: r.src, decoded: r.decoded, bare: r.Bare, bareLoses: len(r.Fields) > 0,
 	})}
-	return e.encode(e)
+	body, warns, err := e.encode(e)
+	if n := itemIDs(r.Messages); err == nil && n > 0 {
+		warns = append(warns, provider.Warning{Message: fmt.Sprintf("%d OpenAI Responses item id(s) (ToolCall.ItemID) have no Chat Completions equivalent and were dropped", n)})
+	}
+	return body, warns, err
+}
+
+// itemIDs counts the calls in msgs that carry a Responses item id, which a
+// Chat Completions body has no place for.
+func itemIDs(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if c, ok := p.(llm.ToolCall); ok && c.ItemID != "" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // chatBody is the format of a Chat Completions body.

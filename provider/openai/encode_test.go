@@ -466,3 +466,24 @@ func TestEncodeDocuments(t *testing.T) {
 		t.Errorf("DecodeResponses(input_file) = %#v, want %#v", got, pdf)
 	}
 }
+
+// TestChatItemIDs: a Responses item id on a call, which a Chat body has no
+// place for, is dropped with a warning, as the other dialects drop it.
+func TestChatItemIDs(t *testing.T) {
+	msgs := []llm.Message{llm.User("q"), llm.Assistant(
+		llm.ToolCall{ID: "call_1", ItemID: "fc_1", Name: "f", Input: []byte(`{}`)},
+		llm.ToolCall{ID: "call_2", Name: "f", Input: []byte(`{}`)}),
+		llm.Tool(llm.ToolResult{CallID: "call_1", Name: "f"}, llm.ToolResult{CallID: "call_2", Name: "f"})}
+	body, warns, err := EncodeChat(&ChatRequest{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1 OpenAI Responses item id(s) (ToolCall.ItemID) have no Chat Completions equivalent and were dropped"
+	if len(warns) != 1 || warns[0].Message != want || strings.Contains(string(body), "fc_1") {
+		t.Fatalf("warnings %+v, body %s; want one: %s", warns, body, want)
+	}
+	msgs[1].Parts[0] = llm.ToolCall{ID: "call_1", Name: "f", Input: []byte(`{}`)}
+	if _, warns, _ := EncodeChat(&ChatRequest{Messages: msgs}); len(warns) != 0 {
+		t.Fatalf("without item ids: warnings %+v", warns)
+	}
+}
