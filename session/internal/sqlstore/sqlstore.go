@@ -101,9 +101,15 @@ func Open(ctx context.Context, db DB, d *Dialect, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Schema returns the highest migration version of the dialect.
-func Schema(d *Dialect) (int, error) {
-	ms, err := migrations(d.Migrations)
+// Newest returns the version of the newest migration in the directory
+// "migrations" of fsys (a store's embedded files), for a test to hold its
+// SchemaVersion to without a database.
+func Newest(fsys fs.FS) (int, error) {
+	sub, err := fs.Sub(fsys, "migrations")
+	if err != nil {
+		return 0, err
+	}
+	ms, err := migrations(sub)
 	if err != nil || len(ms) == 0 {
 		return 0, err
 	}
