@@ -57,11 +57,7 @@ func storeError(name string, err error) error {
 		}
 		return &exitcode.Error{Code: code, Err: fmt.Errorf("--db: %s", de.Msg)}
 	}
-	msg := err.Error()
-	for _, p := range []string{"toolwire: ", "session/sqlite: ", "session/postgres: ", "session/memory: ", "session: "} {
-		msg = strings.ReplaceAll(msg, p, "")
-	}
-	msg = dsn.Redact(msg, name)
+	msg := dsn.Plain(name, err)
 	switch {
 	case errors.Is(err, session.ErrConflict):
 		return &exitcode.Error{Code: exitcode.Rejected, Err: errors.New(msg)}

@@ -160,6 +160,18 @@ func sqlitePath(name string) *Error {
 	return nil
 }
 
+// Plain returns the message of err, an error of the database name names
+// (the store's own or a driver's), as a person reads it: without the
+// store packages' prefixes ("session/sqlite: ") and with name's password
+// redacted.
+func Plain(name string, err error) string {
+	msg := err.Error()
+	for _, p := range []string{"toolwire: ", "session/sqlite: ", "session/postgres: ", "session/memory: ", "session: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	return Redact(msg, name)
+}
+
 // Explain returns what a person reads for an error of the database name
 // names, one the store's own errors do not cover: a PostgreSQL server
 // that cannot be reached (Unavailable) or refuses the connection (Wrong),

@@ -31,6 +31,16 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// TestPlain: a store's error reads without the packages' prefixes and
+// without the password of the name it came from.
+func TestPlain(t *testing.T) {
+	name := "postgres://u:pw1@h/db"
+	err := errors.New("session/postgres: open: session: unknown schema version 9 at postgres://u:pw1@h/db")
+	if got, want := Plain(name, err), "open: unknown schema version 9 at postgres://u:…@h/db"; got != want {
+		t.Errorf("Plain = %q, want %q", got, want)
+	}
+}
+
 func TestIsPostgres(t *testing.T) {
 	for _, tt := range []struct {
 		name string

@@ -18,14 +18,17 @@ func openStore(ctx context.Context, name string) (session.Store, func(), error) 
 	s, closeStore, err := dsn.Open(ctx, name)
 	if err != nil {
 		var de *dsn.Error
+		if !errors.As(err, &de) {
+			de = dsn.Explain(name, err)
+		}
 		switch {
-		case errors.As(err, &de) && de.Kind == dsn.Unavailable:
+		case de != nil && de.Kind == dsn.Unavailable:
 			return nil, nil, exitcode.Envf("--db: %s", de.Msg)
 		case de != nil:
 			return nil, nil, exitcode.Usagef("--db: %s", de.Msg)
 		}
 		// The store's own error: a damaged or foreign database.
-		return nil, nil, exitcode.Usagef("--db %s: %s", dsn.Redact(name, name), dsn.Redact(err.Error(), name))
+		return nil, nil, exitcode.Usagef("--db %s: %s", dsn.Redact(name, name), dsn.Plain(name, err))
 	}
 	return s, closeStore, nil
 }
