@@ -52,8 +52,11 @@ func newStore(t testing.TB) session.Store {
 	return s
 }
 
-// pathOf is the route of dialect d.
-func pathOf(d transcript.Dialect, stream bool) string {
+// pathOf is the route of dialect d (for Gemini, of gemini-2.5-flash).
+func pathOf(d transcript.Dialect, stream bool) string { return modelPath(d, "gemini-2.5-flash", stream) }
+
+// modelPath is the route of dialect d, which for Gemini names the model.
+func modelPath(d transcript.Dialect, model string, stream bool) string {
 	switch d {
 	case transcript.OpenAIChat:
 		return "/v1/chat/completions"
@@ -63,16 +66,22 @@ func pathOf(d transcript.Dialect, stream bool) string {
 		return "/v1/messages"
 	}
 	if stream {
-		return "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+		return "/v1beta/models/" + model + ":streamGenerateContent?alt=sse"
 	}
-	return "/v1beta/models/gemini-2.5-flash:generateContent"
+	return "/v1beta/models/" + model + ":generateContent"
 }
 
 // post sends data to base's route of dialect d with the headers a client
 // of that provider sends, and returns the answer, read whole.
 func post(t testing.TB, base string, d transcript.Dialect, data []byte, stream bool, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, base+pathOf(d, stream), bytes.NewReader(data))
+	return postTo(t, base+pathOf(d, stream), d, data, header...)
+}
+
+// postTo is post to the URL url.
+func postTo(t testing.TB, url string, d transcript.Dialect, data []byte, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +273,50 @@ func TestConversationJudged(t *testing.T) {
 		if got := g.judging.Stats(); got != want {
 			t.Errorf("remember %d: the gateway's judge did %+v, want %+v", remember, got, want)
 		}
+	}
+}
+
+// TestGeminiModelInURL: a Gemini request names its model in its URL, and
+// Gemini 3 wants a thought signature on the first call of a step of the
+// current turn (GEM-THOUGHT-SIG). Sent to a Gemini 3 model, a history
+// without one is rejected under reject, and repaired (with the placeholder
+// signature Google documents) under repair, which the upstream, holding
+// the request to the same model, accepts; sent to Gemini 2.5, it is
+// accepted as it is.
+func TestGeminiModelInURL(t *testing.T) {
+	data := []byte(`{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"output":"sunny"}}}]}]}`)
+	for _, c := range []struct {
+		model   string
+		policy  Policy
+		status  int
+		verdict Verdict
+	}{
+		{"gemini-3-pro-preview", Reject, 400, VerdictRejected},
+		{"gemini-3-pro-preview", Repair, 200, VerdictRepaired},
+		{"gemini-2.5-flash", Reject, 200, VerdictAccepted},
+	} {
+		up := llmtest.NewServer(t, llmtest.Turn{Text: "Sunny."})
+		base, _ := newGateway(t, up.URL, Config{Policy: c.policy})
+		resp, b := postTo(t, base+modelPath(transcript.Gemini, c.model, false), transcript.Gemini, data)
+		if resp.StatusCode != c.status || Verdict(resp.Header.Get(VerdictHeader)) != c.verdict {
+			t.Fatalf("%s, %s: status %d, verdict %q; want %d %s\n%s", c.model, c.policy, resp.StatusCode, resp.Header.Get(VerdictHeader), c.status, c.verdict, b)
+		}
+		if c.status == 400 && resp.Header.Get(RulesHeader) != "GEM-THOUGHT-SIG" {
+			t.Errorf("%s: rules %q, want GEM-THOUGHT-SIG", c.model, resp.Header.Get(RulesHeader))
+		}
+		if c.verdict == VerdictRepaired {
+			reqs := up.Requests()
+			if len(reqs) != 1 || !bytes.Contains(reqs[0].Body, []byte(`"thoughtSignature":"skip_thought_signature_validator"`)) {
+				t.Errorf("the upstream got %+v, want the body with the placeholder signature", reqs)
+			}
+		}
+	}
+	// The upstream holds a Gemini 3 request to the rule too: the body as
+	// it is, sent past the gateway, is refused.
+	up := llmtest.NewServer(t)
+	if resp, b := postTo(t, up.URL+modelPath(transcript.Gemini, "gemini-3-pro-preview", false), transcript.Gemini, data); resp.StatusCode != 400 {
+		t.Errorf("the upstream accepted a Gemini 3 call without a signature: %d %s", resp.StatusCode, b)
 	}
 }

@@ -94,6 +94,7 @@ func (g *Gateway) route(p *provider) http.HandlerFunc {
 // and the answer's headers.
 type exchange struct {
 	p       *provider
+	model   string // the model the URL names (Gemini), for the rules that depend on it
 	policy  Policy
 	verdict Verdict
 	rules   string
@@ -121,7 +122,7 @@ type exchangeKey struct{}
 // forwards it, or answers it.
 func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, p *provider) {
 	start := time.Now()
-	x := &exchange{p: p, policy: g.policy(p.dialect)}
+	x := &exchange{p: p, policy: g.policy(p.dialect), model: urlModel(r)}
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() { g.logExchange(r, x, sw.status, start) }()
 	if r.Method != http.MethodPost {
@@ -209,6 +210,7 @@ func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, bod
 			message: fmt.Sprintf("toolwire gateway: %v", err)})
 		return nil, true
 	}
+	b.SetModel(x.model)
 	f, err := b.Fix(g.cfg.Repair)
 	if err != nil {
 		g.refuseX(w, r, x, &refusal{status: http.StatusInternalServerError, code: codeInternal,
@@ -234,7 +236,7 @@ func (g *Gateway) judge(w http.ResponseWriter, r *http.Request, x *exchange, bod
 // rejected body under policy pass) or unreadable. It returns the
 // violations, or why the body cannot be read.
 func (g *Gateway) verdict(x *exchange, body []byte) ([]transcript.Violation, error) {
-	vs, err := g.judging.Violations(body, x.p.dialect)
+	vs, err := g.judging.Violations(body, x.p.dialect, x.model)
 	switch {
 	case err != nil:
 		x.verdict = VerdictUnreadable

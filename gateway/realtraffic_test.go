@@ -13,10 +13,12 @@ import (
 
 	"github.com/toolwire/toolwire/internal/realtraffic"
 	"github.com/toolwire/toolwire/provider/wire"
+	"github.com/toolwire/toolwire/transcript"
 )
 
 // TestRealTraffic sends every recorded body through a gateway with policy
-// reject: a body the provider answered 200 goes upstream byte for byte;
+// reject, to the model it was sent to (which a Gemini URL names, and some
+// rules depend on): a body the provider answered 200 goes upstream byte for byte;
 // a body it answered 400 for a tool-message rule (the names without
 // "oos-") is answered 400 by the gateway in the provider's shape, with
 // the same verdict as toolwire check; with policy repair it goes
@@ -48,14 +50,20 @@ func TestRealTraffic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := wire.Check(data, d)
+			model := strings.TrimPrefix(realtraffic.Model(t, file), "models/")
+			if model == "" {
+				model = "gemini-2.5-flash"
+			}
+			b0, err := wire.Decode(data, d)
 			if err != nil {
 				t.Fatal(err)
 			}
+			b0.SetModel(model)
+			rep := struct{ Violations []transcript.Violation }{b0.Check()}
 			mu.Lock()
 			got = nil
 			mu.Unlock()
-			resp, b := post(t, reject, d, data, false)
+			resp, b := postTo(t, reject+modelPath(d, model, false), d, data)
 			mu.Lock()
 			sent := got
 			mu.Unlock()
@@ -72,7 +80,7 @@ func TestRealTraffic(t *testing.T) {
 					t.Errorf("rules %q, want toolwire check's %q", got, want)
 				}
 				providerError(t, d, 400, b)
-				resp, b = post(t, repair, d, data, false)
+				resp, b = postTo(t, repair+modelPath(d, model, false), d, data)
 				if resp.StatusCode != 200 || resp.Header.Get(VerdictHeader) != string(VerdictRepaired) {
 					t.Errorf("with repair: status %d, verdict %q: %s", resp.StatusCode, resp.Header.Get(VerdictHeader), b)
 				}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -162,18 +163,24 @@ func newID() string {
 // modelOf returns the model a request names: its body's "model" field,
 // or Gemini's path (models/MODEL:generateContent).
 func modelOf(body []byte, r *http.Request) string {
-	if call := r.PathValue("call"); call != "" {
-		for i := len(call) - 1; i > 0; i-- {
-			if call[i] == ':' {
-				return call[:i]
-			}
-		}
+	if m := urlModel(r); m != "" {
+		return m
 	}
 	var m struct {
 		Model string `json:"model"`
 	}
 	_ = json.Unmarshal(body, &m, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	return cut(m.Model, 200)
+}
+
+// urlModel returns the model a request's URL names: Gemini's path
+// (models/MODEL:generateContent), whose body names none; "" for the others.
+func urlModel(r *http.Request) string {
+	call := r.PathValue("call")
+	if i := strings.LastIndexByte(call, ':'); i > 0 {
+		return cut(call[:i], 200)
+	}
+	return ""
 }
 
 // specOf is the model spec of a record's session, as toolwire run names

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire/transcript"
@@ -62,4 +63,29 @@ func Dialect(t testing.TB, file string) transcript.Dialect {
 		t.Fatalf("%s: its folder is not a dialect: %v", file, err)
 	}
 	return d
+}
+
+// Model returns the model a body was sent to, as SOURCES.md records it
+// ("model `gemini-3-flash-preview`"), or "" when it records none.
+func Model(t testing.TB, file string) string {
+	t.Helper()
+	dir := Dir(t)
+	rel, err := filepath.Rel(dir, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources, err := os.ReadFile(filepath.Join(dir, "SOURCES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(sources)) {
+		if !strings.HasPrefix(line, "- `"+filepath.ToSlash(rel)+"`") {
+			continue
+		}
+		if _, after, ok := strings.Cut(line, "model `"); ok {
+			model, _, _ := strings.Cut(after, "`")
+			return model
+		}
+	}
+	return ""
 }

@@ -20,11 +20,16 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // newClient opens a client on srv with cfg, its base URL and key set and
 // its retries a millisecond apart; srv checks the key.
+// newClient returns a client of srv for a Gemini 3 model: the conformance
+// scenario sends images in function responses, which only Gemini 3 takes
+// (GEM-MULTIMODAL-RESP), and Gemini 3 wants the thought signatures back
+// (GEM-THOUGHT-SIG); the server holds a request to both by the model in
+// its URL.
 func newClient(t *testing.T, srv *llmtest.Server, cfg gemini.Config) *gemini.Client {
 	t.Helper()
 	cfg.BaseURL, cfg.APIKey, cfg.RetryBackoff = srv.URL+"/v1beta", "AIza-test", time.Millisecond
 	srv.APIKey = "AIza-test"
-	c, err := gemini.NewClient("gemini-2.5-flash", &cfg)
+	c, err := gemini.NewClient("gemini-3-flash-preview", &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +70,7 @@ func TestClientAnswers(t *testing.T) {
 	},
 		func(t *testing.T, srv *llmtest.Server, _ *llm.Response, noStream bool) {
 			r := srv.Requests()[0]
-			if want := map[bool]string{false: "/v1beta/models/gemini-2.5-flash:streamGenerateContent", true: "/v1beta/models/gemini-2.5-flash:generateContent"}[noStream]; r.Path != want {
+			if want := map[bool]string{false: "/v1beta/models/gemini-3-flash-preview:streamGenerateContent", true: "/v1beta/models/gemini-3-flash-preview:generateContent"}[noStream]; r.Path != want {
 				t.Errorf("path = %s, want %s", r.Path, want)
 			}
 		})

@@ -388,12 +388,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // judge returns why the provider would reject the body, or "".
 func (s *Server) judge(x *exchange) string {
-	rep, err := wire.Check(x.body, x.d.id)
+	b, err := wire.Decode(x.body, x.d.id)
 	if err != nil {
-		return err.Error()
+		return fmt.Sprintf("as %s: %v", x.d.id, err)
 	}
-	if !rep.Accepted() {
-		for _, v := range rep.Violations {
+	b.SetModel(urlModel(x.r.URL.Path)) // a Gemini body's model is in its URL (GEM-THOUGHT-SIG)
+	if vs := b.Check(); !transcript.Accepted(vs) {
+		for _, v := range vs {
 			if v.Warning {
 				continue
 			}
@@ -501,6 +502,17 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 
 // route finds the dialect of a request's path, and whether the path asks
 // for a stream (Gemini's streamGenerateContent).
+// urlModel returns the model a Gemini path names
+// (/v1beta/models/MODEL:generateContent), "" for another path.
+func urlModel(p string) string {
+	_, after, ok := strings.Cut(p, "/models/")
+	if !ok {
+		return ""
+	}
+	model, _, _ := strings.Cut(after, ":")
+	return model
+}
+
 func route(r *http.Request) (*dialect, bool) {
 	p := r.URL.Path
 	switch {

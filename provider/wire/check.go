@@ -145,7 +145,7 @@ func (b *Body) verdict() Verdict {
 func (b *Body) Check() []transcript.Violation {
 	vs := append([]transcript.Violation(nil), b.c.wire()...)
 	vs = append(vs, checkFields(b.dialect, b.c.top())...)
-	for _, v := range transcript.CheckRequest(b.c.request(), b.dialect) {
+	for _, v := range transcript.CheckRequest(b.request(), b.dialect) {
 		vs = append(vs, b.inBody(v))
 	}
 	transcript.SortViolations(vs)
@@ -220,6 +220,7 @@ type Fixed struct {
 	wire    []transcript.Violation // the input's wire violations, to say how re-encoding cleared them
 	reread  bool                   // Body must be read back for Violations
 	dialect transcript.Dialect
+	model   string // the input's SetModel
 }
 
 // Accepted reports whether the provider would accept the repaired body.
@@ -257,8 +258,8 @@ func (b *Body) Fix(p *transcript.Policy) (*Fixed, error) {
 // that a caller that drops it holds only the input and the output while
 // the output is read back.
 func (b *Body) fix(p *transcript.Policy, found []transcript.Violation) (*Fixed, error) {
-	f := &Fixed{Dialect: b.dialect, Found: found, dialect: b.dialect}
-	repaired, changes, rerr := transcript.RepairRequest(b.c.request(), b.dialect, p)
+	f := &Fixed{Dialect: b.dialect, Found: found, dialect: b.dialect, model: b.model}
+	repaired, changes, rerr := transcript.RepairRequest(b.request(), b.dialect, p)
 	// Repair names places in the transcript as it was decoded: translate
 	// them into the input body's paths.
 	for i, c := range changes {
@@ -307,6 +308,7 @@ func (f *Fixed) verify() ([]transcript.Violation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the repaired body does not decode: %v", ErrInternal, err)
 	}
+	again.SetModel(f.model)
 	f.Violations, f.reread = again.Check(), false
 	// Wire violations vanish by re-encoding; say how.
 	for _, v := range f.wire {

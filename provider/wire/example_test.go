@@ -111,7 +111,7 @@ func ExampleJudge() {
 		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},` +
 		`{"role":"user","content":"Still there?"}]}`
 	for _, body := range []string{turn1, turn2} {
-		vs, err := judge.Violations([]byte(body), transcript.OpenAIChat)
+		vs, err := judge.Violations([]byte(body), transcript.OpenAIChat, "")
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -8,7 +8,7 @@ import (
 	"github.com/toolwire/toolwire/transcript"
 )
 
-// A Judge gives the verdict of [Violations] for the request bodies of
+// A Judge gives the verdict of [ViolationsFor] for the request bodies of
 // conversations, at the cost of what each body adds to the one before.
 // An agent sends its whole history with every request, so a body is
 // mostly the bytes of an earlier one: a Judge remembers the messages it
@@ -89,18 +89,19 @@ func (j *Judge) Stats() JudgeStats {
 	return j.stats
 }
 
-// Violations returns what [Violations] returns for data, a request body of
-// dialect d. data is not held after it returns.
-func (j *Judge) Violations(data []byte, d transcript.Dialect) ([]transcript.Violation, error) {
+// Violations returns what [ViolationsFor] returns for data, a request body
+// of dialect d for model (as its URL names it, for a body that does not:
+// Gemini's; "" otherwise). data is not held after it returns.
+func (j *Judge) Violations(data []byte, d transcript.Dialect, model string) ([]transcript.Violation, error) {
 	c := codecs[d]
 	texts, ok := textPaths[d]
 	if j == nil || j.max <= 0 || c.after == nil || !ok {
-		return Violations(data, d)
+		return violations(data, d, skimLongest, model)
 	}
 	var h maphash.Hash
 	h.SetSeed(j.seed)
 	if p := j.find(data, d, &h); p != nil {
-		if vs, ok := j.continued(p, data, c, &texts, &h); ok {
+		if vs, ok := j.continued(p, data, model, c, &texts, &h); ok {
 			return vs, nil
 		}
 		h.Reset()
@@ -109,16 +110,16 @@ func (j *Judge) Violations(data []byte, d transcript.Dialect) ([]transcript.Viol
 	at := arrayAt{}
 	short, ok := skim(data, &texts, skimLongest, &at)
 	if !ok || at.found != 1 {
-		return violations(data, d, skimLongest)
+		return violations(data, d, skimLongest, model)
 	}
 	if len(short) > 0 && &short[0] == &data[0] {
 		short = slices.Clone(data) // the decoded body aliases what it reads
 	}
 	body, err := c.decode(short)
 	if err != nil {
-		return violations(data, d, skimLongest) // the error of the body as it is
+		return violations(data, d, skimLongest, model) // the error of the body as it is
 	}
-	vs := (&Body{dialect: d, c: body}).Check()
+	vs := (&Body{dialect: d, c: body, model: model}).Check()
 	h.Write(data[:at.last])
 	j.remember(nil, &prefix{d: d, open: at.open, last: at.last, sum: h.Sum64(),
 		edge: j.edge(data, at.last), body: body, size: heldBy(short, at.elems)})
@@ -156,7 +157,7 @@ func (j *Judge) edge(data []byte, last int) uint64 {
 // p's messages after them; h has hashed p. It reports false when data
 // does not continue p as a body (the element after p's last is not
 // there, or it does not decode): the caller judges it whole.
-func (j *Judge) continued(p *prefix, data []byte, c codec, texts *texts, h *maphash.Hash) ([]transcript.Violation, bool) {
+func (j *Judge) continued(p *prefix, data []byte, model string, c codec, texts *texts, h *maphash.Hash) ([]transcript.Violation, bool) {
 	rest := p.last
 	for rest < len(data) && isSpace(data[rest]) {
 		rest++
@@ -181,7 +182,7 @@ func (j *Judge) continued(p *prefix, data []byte, c codec, texts *texts, h *maph
 	if err != nil {
 		return nil, false
 	}
-	vs := (&Body{dialect: p.d, c: body}).Check()
+	vs := (&Body{dialect: p.d, c: body, model: model}).Check()
 	last := p.last
 	if at.last > at.open {
 		last = rest + at.last - p.open // the offset in data of the end of the last new message

@@ -37,7 +37,7 @@ func TestJudgeAgrees(t *testing.T) {
 			for k := range len(s.Elems) + 1 {
 				judgeAgrees(t, fmt.Sprintf("%s as %s, %d messages", name, d, k), grow, s.Join(s.Elems[:k]), d)
 				cut := NewJudge(1 << 30)
-				cut.Violations(s.Join(s.Elems[:k]), d)
+				cut.Violations(s.Join(s.Elems[:k]), d, modelOf[d])
 				judgeAgrees(t, fmt.Sprintf("%s as %s, after %d messages", name, d, k), cut, s.Join(s.Elems), d)
 				continued += cut.Stats().Continued
 			}
@@ -51,8 +51,17 @@ func TestJudgeAgrees(t *testing.T) {
 
 func judgeAgrees(t *testing.T, name string, j *Judge, data []byte, d transcript.Dialect) {
 	t.Helper()
-	want, wantErr := Violations(data, d)
-	got, err := j.Violations(data, d)
+	judgeAgreesFor(t, name, j, data, d, modelOf[d])
+}
+
+// modelOf is the model TestJudgeAgrees gives a body of each dialect whose
+// rules depend on it and whose body may not name it: Gemini's, in its URL.
+var modelOf = map[transcript.Dialect]string{transcript.Gemini: "gemini-3-pro-preview"}
+
+func judgeAgreesFor(t *testing.T, name string, j *Judge, data []byte, d transcript.Dialect, model string) {
+	t.Helper()
+	want, wantErr := ViolationsFor(data, d, model)
+	got, err := j.Violations(data, d, model)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Fatalf("%s: error %v, want %v", name, err, wantErr)
 	}
@@ -112,7 +121,7 @@ func TestJudgeConversations(t *testing.T) {
 	}
 	// A Judge of no bytes remembers nothing.
 	none := NewJudge(0)
-	none.Violations(conversation("n", 2, -1), transcript.OpenAIChat)
+	none.Violations(conversation("n", 2, -1), transcript.OpenAIChat, "")
 	if len(none.recent) != 0 || none.Stats() != (JudgeStats{}) {
 		t.Fatalf("a Judge of 0 bytes holds %d prefixes, stats %+v", len(none.recent), none.Stats())
 	}
@@ -134,7 +143,7 @@ func FuzzJudge(f *testing.F) {
 			}
 			cut := min(int(k), len(s.Elems))
 			j := NewJudge(1 << 30)
-			j.Violations(s.Join(s.Elems[:cut]), d)
+			j.Violations(s.Join(s.Elems[:cut]), d, modelOf[d])
 			judgeAgrees(t, string(d), j, s.Join(s.Elems), d)
 			judgeAgrees(t, string(d)+", again", j, s.Join(s.Elems), d)
 		}
@@ -156,17 +165,17 @@ func BenchmarkJudge(b *testing.B) {
 			if name == "whole" {
 				j = nil
 			}
-			j.Violations(bodies[0], transcript.OpenAIChat)
+			j.Violations(bodies[0], transcript.OpenAIChat, "")
 			b.SetBytes(int64(len(bodies[0])))
 			i := 1
 			for b.Loop() {
 				if i == len(bodies) {
 					b.StopTimer()
 					i = 1
-					j.Violations(bodies[0], transcript.OpenAIChat)
+					j.Violations(bodies[0], transcript.OpenAIChat, "")
 					b.StartTimer()
 				}
-				vs, err := j.Violations(bodies[i], transcript.OpenAIChat)
+				vs, err := j.Violations(bodies[i], transcript.OpenAIChat, "")
 				if err != nil || !transcript.Accepted(vs) {
 					b.Fatal(err, vs)
 				}

@@ -24,17 +24,24 @@ import (
 // texts; a body that is not JSON is decoded as it is, for the codec's
 // error.
 func Violations(data []byte, d transcript.Dialect) ([]transcript.Violation, error) {
-	return violations(data, d, skimLongest)
+	return violations(data, d, skimLongest, "")
+}
+
+// ViolationsFor is [Violations] for a body whose model its request names
+// elsewhere (a Gemini URL): see [Body.SetModel].
+func ViolationsFor(data []byte, d transcript.Dialect, model string) ([]transcript.Violation, error) {
+	return violations(data, d, skimLongest, model)
 }
 
 // skimLongest is the size, in bytes of JSON, above which a text is skimmed.
 // Below it, decoding a text costs less than writing the copy around it.
 const skimLongest = 256
 
-func violations(data []byte, d transcript.Dialect, longest int) ([]transcript.Violation, error) {
+func violations(data []byte, d transcript.Dialect, longest int, model string) ([]transcript.Violation, error) {
 	if texts, ok := textPaths[d]; ok {
 		if short, ok := skim(data, &texts, longest, nil); ok {
 			if b, err := Decode(short, d); err == nil {
+				b.SetModel(model)
 				return b.Check(), nil
 			}
 		}
@@ -43,6 +50,7 @@ func violations(data []byte, d transcript.Dialect, longest int) ([]transcript.Vi
 	if err != nil {
 		return nil, err
 	}
+	b.SetModel(model)
 	return b.Check(), nil
 }
 

@@ -176,7 +176,7 @@ func agree(t *testing.T, name string, data []byte, d transcript.Dialect) {
 	if wantErr == nil {
 		want = b.Check()
 	}
-	got, err := violations(data, d, 0)
+	got, err := violations(data, d, 0, "")
 	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
 		t.Fatalf("%s as %s: error %v, want %v", name, d, err, wantErr)
 	}

@@ -39,6 +39,25 @@ type Body struct {
 	dialect transcript.Dialect
 	c       codecBody
 	src     []byte // the bytes Decode read, or nil
+	model   string // the model, when the body does not name it (SetModel)
+}
+
+// SetModel says which model the body is for, when the body does not name
+// it: a Gemini request names its model in its URL
+// (models/MODEL:generateContent), not in its body. The rules that depend
+// on the model (GEM-THOUGHT-SIG, GEM-MULTIMODAL-RESP, a Responses model's
+// reasoning) then judge and repair it as a body that names the model. A
+// body that names its own model keeps it; "" says nothing.
+func (b *Body) SetModel(model string) { b.model = model }
+
+// request returns what transcript judges, with the model SetModel gave
+// when the body names none.
+func (b *Body) request() transcript.Request {
+	r := b.c.request()
+	if r.Model == "" {
+		r.Model = b.model
+	}
+	return r
 }
 
 // codecBody is a codec's own request type behind the few operations this
@@ -197,7 +216,7 @@ func (b *Body) Dialect() transcript.Dialect { return b.dialect }
 
 // Request returns what transcript judges: the messages, the tools and the
 // settings that change the rules.
-func (b *Body) Request() transcript.Request { return b.c.request() }
+func (b *Body) Request() transcript.Request { return b.request() }
 
 // Bare reports whether the body is a bare message array.
 func (b *Body) Bare() bool { return b.c.bare() }

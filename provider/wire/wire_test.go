@@ -248,3 +248,45 @@ func FuzzDetect(f *testing.F) {
 		}
 	})
 }
+
+// TestSetModel: a Gemini body names its model in its URL, not in the body;
+// with SetModel, the rules of that model judge and repair it: a Gemini 3
+// model wants a thought signature on the first call of a step of the
+// current turn (GEM-THOUGHT-SIG), which Gemini 2.5 and an unknown model do
+// not enforce.
+func TestSetModel(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"output":"sunny"}}}]}]}`)
+	for _, c := range []struct {
+		model string
+		want  string // the rules found
+	}{{"", ""}, {"gemini-2.5-flash", ""}, {"gemini-3-pro-preview", "GEM-THOUGHT-SIG"}} {
+		b, err := Decode(body, transcript.Gemini)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.SetModel(c.model)
+		if got := rules(b.Check()); got != c.want {
+			t.Errorf("model %q: Check found %q, want %q", c.model, got, c.want)
+		}
+		if vs, _ := ViolationsFor(body, transcript.Gemini, c.model); rules(vs) != c.want {
+			t.Errorf("model %q: ViolationsFor found %q, want %q", c.model, rules(vs), c.want)
+		}
+		f, err := b.Fix(nil)
+		if err != nil || !f.Accepted() || (c.want != "") != (len(f.Changes) > 0) {
+			t.Errorf("model %q: Fix = %v, %+v; want accepted, changed only when a rule was broken", c.model, err, f)
+		}
+	}
+}
+
+// rules lists the rule IDs of vs that are not warnings.
+func rules(vs []transcript.Violation) string {
+	var out []string
+	for _, v := range vs {
+		if !v.Warning {
+			out = append(out, string(v.Rule))
+		}
+	}
+	return strings.Join(out, ",")
+}
