@@ -53,7 +53,9 @@ func newStore(t testing.TB) session.Store {
 }
 
 // pathOf is the route of dialect d (for Gemini, of gemini-2.5-flash).
-func pathOf(d transcript.Dialect, stream bool) string { return modelPath(d, "gemini-2.5-flash", stream) }
+func pathOf(d transcript.Dialect, stream bool) string {
+	return modelPath(d, "gemini-2.5-flash", stream)
+}
 
 // modelPath is the route of dialect d, which for Gemini names the model.
 func modelPath(d transcript.Dialect, model string, stream bool) string {
