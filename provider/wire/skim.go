@@ -227,6 +227,12 @@ func skim(data []byte, texts *texts, longest int, at *arrayAt) ([]byte, bool) {
 				continue
 			}
 			if s.end-i-1 > longest && s.short != nil && texts.isText(append(path, step(i))) {
+				if out == nil {
+					// Room for the whole copy at the share of the body
+					// kept up to its first long text, rather than grown
+					// by doubling from nothing.
+					out = make([]byte, 0, len(data)*(i+4)/(s.end+1))
+				}
 				out = append(out, data[copied:i]...)
 				out = append(append(append(out, '"', 'x'), s.short...), '"')
 				copied = s.end + 1
