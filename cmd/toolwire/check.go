@@ -16,10 +16,10 @@ import (
 )
 
 func newCheckCmd(e *env) *cobra.Command {
-	var dialect, duplicates string
+	var dialect, model, duplicates string
 	var asJSON, fix bool
 	cmd := &cobra.Command{
-		Use:   "check [--dialect openai-chat|openai-responses|anthropic|gemini|auto] [--json] [--fix [--duplicates report|first|last]] [FILE...|-]",
+		Use:   "check [--dialect openai-chat|openai-responses|anthropic|gemini|auto] [--model MODEL] [--json] [--fix [--duplicates report|first|last]] [FILE...|-]",
 		Short: "Report what a provider would reject in a request body, and fix it",
 		Long: `check reads a provider request body (or a bare message array) and reports
 every rule of docs/provider-rules.md it breaks: tool calls without results,
@@ -32,6 +32,10 @@ outside 0-2, ...). Each violation names its rule, its path in the body and,
 where known, the provider's own error text.
 A rejected body's report ends by saying whether check --fix repairs it, and
 if not, what it cannot repair.
+
+Some rules depend on the model (a Gemini 3 model wants its thought
+signatures back, GEM-THOUGHT-SIG). A Gemini body does not name its model
+(its URL does): without --model such a rule only warns.
 
 --dialect auto (the default) finds the dialect from the body's shape and
 says what decided. A body whose shape fits several dialects (a bare array
@@ -69,7 +73,7 @@ for an ambiguous body: every candidate would; for several files: each);
 unusable (for one of the files).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := check(e, args, dialect, duplicates, asJSON, fix)
+			err := check(e, args, dialect, model, duplicates, asJSON, fix)
 			var ee *exitcode.Error
 			if asJSON && errors.As(err, &ee) && ee.Code >= exitcode.Usage && ee.Err != nil {
 				// Nothing could be checked: the report says why, so that
@@ -87,6 +91,7 @@ unusable (for one of the files).`,
 		},
 	}
 	cmd.Flags().StringVar(&dialect, "dialect", "auto", "the body's dialect: openai-chat, openai-responses, anthropic, gemini or auto")
+	cmd.Flags().StringVar(&model, "model", "", "the `MODEL` the body is for, when the body does not name it (a Gemini body: its URL does); the rules that depend on it then apply, not only warn")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().BoolVar(&fix, "fix", false, "print the repaired body on stdout and the repairs on stderr")
 	cmd.Flags().StringVar(&duplicates, "duplicates", "report", "with --fix, for a call with two different results: report, first or last")
@@ -94,7 +99,7 @@ unusable (for one of the files).`,
 }
 
 // check runs toolwire check on the named files (standard input for none).
-func check(e *env, args []string, dialect, duplicates string, asJSON, fix bool) error {
+func check(e *env, args []string, dialect, model, duplicates string, asJSON, fix bool) error {
 	d, err := dialectFlag("dialect", dialect, true)
 	if err != nil {
 		return err
@@ -110,7 +115,7 @@ func check(e *env, args []string, dialect, duplicates string, asJSON, fix bool) 
 		if fix {
 			return exitcode.Usagef("--fix repairs one body at a time: give one FILE (got %d)", len(args))
 		}
-		return checkFiles(e, args, d, asJSON)
+		return checkFiles(e, args, d, model, asJSON)
 	}
 	data, name, err := readInput(e, args)
 	if err != nil {
@@ -118,13 +123,13 @@ func check(e *env, args []string, dialect, duplicates string, asJSON, fix bool) 
 	}
 	boundMemory(len(data))
 	if fix {
-		f, err := wire.Fix(data, d, pol)
+		f, err := wire.FixFor(data, d, pol, model)
 		if err != nil {
 			return checkError(name, err, "--dialect")
 		}
 		return printFix(e, name, f, asJSON)
 	}
-	rep, err := wire.Check(data, d)
+	rep, err := wire.CheckFor(data, d, model)
 	if err != nil {
 		return checkError(name, err, "--dialect")
 	}
@@ -142,11 +147,11 @@ func check(e *env, args []string, dialect, duplicates string, asJSON, fix bool) 
 // checkFiles checks each of names, printing a report for each (a JSON
 // array of them with asJSON), and exits with the worst outcome: 2 when a
 // file could not be checked, else 1 when one would be rejected.
-func checkFiles(e *env, names []string, d transcript.Dialect, asJSON bool) error {
+func checkFiles(e *env, names []string, d transcript.Dialect, model string, asJSON bool) error {
 	code := exitcode.OK
 	var reports []report
 	for _, name := range names {
-		rep, err := checkFile(e, name, d)
+		rep, err := checkFile(e, name, d, model)
 		if err != nil {
 			var ee *exitcode.Error
 			if !errors.As(err, &ee) {
@@ -181,12 +186,12 @@ func checkFiles(e *env, names []string, d transcript.Dialect, asJSON bool) error
 }
 
 // checkFile reads and checks one file.
-func checkFile(e *env, name string, d transcript.Dialect) (*wire.Report, error) {
+func checkFile(e *env, name string, d transcript.Dialect, model string) (*wire.Report, error) {
 	data, _, err := readLimited(e, name, "")
 	if err != nil {
 		return nil, err
 	}
-	rep, err := wire.Check(data, d)
+	rep, err := wire.CheckFor(data, d, model)
 	if err != nil {
 		return nil, checkError(name, err, "--dialect")
 	}

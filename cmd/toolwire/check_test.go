@@ -64,6 +64,11 @@ func TestCheckCommand(t *testing.T) {
 			args: []string{"check", "--fix", "--dialect", "openai-chat"}, code: exitcode.Rejected, golden: "check_conflict_fix.txt", inStderr: "cannot repair without guessing"},
 		{name: "missing thought signature gets Google's placeholder", stdin: `{"model":"models/gemini-3-pro-preview","contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{"output":"1"}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"output":"2"}}}]}]}`,
 			args: []string{"check", "--fix"}, inStdout: `"thoughtSignature":"skip_thought_signature_validator"`, inStderr: "GEM-THOUGHT-SIG"},
+		// A Gemini body names no model: --model gives the one its URL names.
+		{name: "gemini 3 named by --model", stdin: gemini3NoSig, args: []string{"check", "--model", "gemini-3-pro-preview"}, code: exitcode.Rejected, inStdout: "GEM-THOUGHT-SIG"},
+		{name: "gemini 3 named by --model, fixed", stdin: gemini3NoSig, args: []string{"check", "--fix", "--model", "gemini-3-pro-preview"},
+			inStdout: `"thoughtSignature":"skip_thought_signature_validator"`, inStderr: "GEM-THOUGHT-SIG"},
+		{name: "gemini 2.5 named by --model", stdin: gemini3NoSig, args: []string{"check", "--model", "gemini-2.5-flash"}, golden: "check_gemini_25.txt"},
 		{name: "unknown dialect", args: []string{"check", "--dialect", "cohere", oai}, code: exitcode.Usage, inStderr: `--dialect "cohere": unknown dialect`},
 		{name: "not JSON", stdin: "hello", args: []string{"check"}, code: exitcode.Usage, inStderr: "standard input: not a JSON object or array"},
 		{name: "empty input", stdin: "", args: []string{"check"}, code: exitcode.Usage, inStderr: "standard input: empty input"},
@@ -106,6 +111,12 @@ func TestCheckCommand(t *testing.T) {
 		})
 	}
 }
+
+// gemini3NoSig is a Gemini body whose call has no thought signature,
+// which a Gemini 3 model rejects (GEM-THOUGHT-SIG) and Gemini 2.5 takes.
+const gemini3NoSig = `{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]},` +
+	`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},` +
+	`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"output":"sunny"}}}]}]}`
 
 // TestCheckJSONContract pins the documented JSON shape.
 func TestCheckJSONContract(t *testing.T) {

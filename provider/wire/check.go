@@ -76,12 +76,17 @@ func (r *Report) Fixable() bool {
 //
 // A body whose shape fits several dialects is judged in each one it reads
 // as; when only one of them reads it, it is that dialect's.
-func Check(data []byte, d transcript.Dialect) (*Report, error) {
+func Check(data []byte, d transcript.Dialect) (*Report, error) { return CheckFor(data, d, "") }
+
+// CheckFor is [Check] for a body whose request names its model elsewhere
+// than in the body (a Gemini URL; "" says nothing): see [Body.SetModel].
+func CheckFor(data []byte, d transcript.Dialect, model string) (*Report, error) {
 	if d != "" {
 		b, err := Decode(data, d)
 		if err != nil {
 			return nil, fmt.Errorf("as %s: %w", d, err)
 		}
+		b.SetModel(model)
 		return &Report{Verdict: b.verdict()}, nil
 	}
 	det, err := Detect(data)
@@ -93,10 +98,14 @@ func Check(data []byte, d transcript.Dialect) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("as %s (detected: %s): %w", det.Dialect, det.Reason, err)
 		}
+		b.SetModel(model)
 		return &Report{Verdict: b.verdict(), Detected: det.Reason}, nil
 	}
 	rep := &Report{}
-	readers, errs := eachReader(data, det, func(b *Body) { rep.Candidates = append(rep.Candidates, b.verdict()) })
+	readers, errs := eachReader(data, det, func(b *Body) {
+		b.SetModel(model)
+		rep.Candidates = append(rep.Candidates, b.verdict())
+	})
 	if len(readers) == 0 {
 		return nil, errors.New(strings.Join(errs, "; "))
 	}
@@ -324,10 +333,17 @@ func (f *Fixed) verify() ([]transcript.Violation, error) {
 // dialects that read it is an *[AmbiguousError]: a repair depends on the
 // dialect.
 func Fix(data []byte, d transcript.Dialect, p *transcript.Policy) (*Fixed, error) {
+	return FixFor(data, d, p, "")
+}
+
+// FixFor is [Fix] for a body whose request names its model elsewhere than
+// in the body (a Gemini URL; "" says nothing): see [Body.SetModel].
+func FixFor(data []byte, d transcript.Dialect, p *transcript.Policy, model string) (*Fixed, error) {
 	b, why, err := decodeOne(data, d)
 	if err != nil {
 		return nil, err
 	}
+	b.SetModel(model)
 	f, err := b.fix(p, b.Check())
 	if err != nil {
 		return nil, err
