@@ -103,3 +103,33 @@ func ExampleEncodeChat_callsWithoutIDs() {
 	// warning: messages.2.tool_call_id: tool result without a call id; matched to id "call_1_0"
 	// warning: messages.3.tool_call_id: tool result without a call id; matched to id "call_1_1"
 }
+
+// DecodeChatAfter decodes the next request of a conversation by what it
+// adds: the second body holds only the messages after the first body's,
+// and the request holds them all, the result named after the call the
+// first body made.
+func ExampleDecodeChatAfter() {
+	first, err := openai.DecodeChat([]byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The next body repeats those two messages; a caller that saw the
+	// bytes are the same sends only the rest of its array.
+	next, err := openai.DecodeChatAfter(first, []byte(`{"model":"gpt-4o","messages":[{"role":"tool","tool_call_id":"call_1","content":"18C"}]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range next.Messages {
+		fmt.Println(m.Role, len(m.Parts))
+	}
+	r := next.Messages[2].Parts[0].(llm.ToolResult)
+	fmt.Println(r.Name, next.BodyPath("messages.2"))
+	// Output:
+	// user 1
+	// assistant 1
+	// tool 1
+	// get_weather messages.2
+}

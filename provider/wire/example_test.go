@@ -128,3 +128,30 @@ func ExampleJudge() {
 	// messages.1 OAI-CC-ANSWER-ALL
 	// {Continued:1 Whole:1}
 }
+
+// A Gemini body does not name its model: its URL does. SetModel gives it,
+// and the rules of that model judge the body: Gemini 3 wants the thought
+// signature of a step's first call back (GEM-THOUGHT-SIG), Gemini 2.5 does
+// not.
+func ExampleBody_SetModel() {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"output":"sunny"}}}]}]}`)
+	for _, model := range []string{"gemini-2.5-flash", "gemini-3-pro-preview"} {
+		b, err := wire.Decode(body, transcript.Gemini)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		b.SetModel(model) // from the URL: /v1beta/models/MODEL:generateContent
+		vs := b.Check()
+		fmt.Println(model, "accepted:", transcript.Accepted(vs))
+		for _, v := range vs {
+			fmt.Println(" ", v.Path, v.Rule)
+		}
+	}
+	// Output:
+	// gemini-2.5-flash accepted: true
+	// gemini-3-pro-preview accepted: false
+	//   contents.1.parts.0 GEM-THOUGHT-SIG
+}
