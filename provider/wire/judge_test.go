@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -108,6 +109,25 @@ func TestJudgeConversations(t *testing.T) {
 	wg.Wait()
 	if s := j.Stats(); s.Whole != convs || s.Continued != convs*(rounds-1) {
 		t.Fatalf("stats %+v, want %d whole and %d continued", s, convs, convs*(rounds-1))
+	}
+
+	// A body that continues one the Judge read but does not read itself
+	// (not JSON, or not a message where one belongs) gets the error of
+	// the whole body, and a good one after it is continued again.
+	base := conversation("e", 3, -1)
+	judgeAgrees(t, "a body read", j, base, transcript.OpenAIChat)
+	cut := len(base) - len(`],"tools":[{"type":"function","function":{"name":"search_orders","parameters":{"type":"object"}}}]}`)
+	for _, bad := range []string{`,{"role":"user","content":"x"`, `,{"content":"no role"}`, `,{"role":"user","content":"ok"}]}x`} {
+		data := append(append(bytes.Clone(base[:cut]), bad...), base[cut:]...)
+		if _, err := Violations(data, transcript.OpenAIChat); err == nil {
+			t.Fatalf("the broken body reads: %s", data)
+		}
+		judgeAgrees(t, "broken after a body read", j, data, transcript.OpenAIChat)
+	}
+	before := j.Stats()
+	judgeAgrees(t, "good after broken", j, conversation("e", 4, -1), transcript.OpenAIChat)
+	if after := j.Stats(); after.Continued != before.Continued+1 {
+		t.Errorf("the good body after broken ones was not continued: %+v then %+v", before, after)
 	}
 
 	// A Judge too small for one conversation's messages forgets all but
