@@ -110,14 +110,14 @@ func (j *Judge) Violations(data []byte, d transcript.Dialect, model string) ([]t
 	at := arrayAt{}
 	short, ok := skim(data, &texts, skimLongest, &at)
 	if !ok || at.found != 1 {
-		return violations(data, d, skimLongest, model)
+		return verdictOf(data, short, d, model) // nothing to remember
 	}
 	if len(short) > 0 && &short[0] == &data[0] {
 		short = slices.Clone(data) // the decoded body aliases what it reads
 	}
 	body, err := c.decode(short)
 	if err != nil {
-		return violations(data, d, skimLongest, model) // the error of the body as it is
+		return verdictOf(data, nil, d, model) // the error of the body as it is
 	}
 	vs := (&Body{dialect: d, c: body, model: model}).Check()
 	h.Write(data[:at.last])

@@ -38,12 +38,21 @@ func ViolationsFor(data []byte, d transcript.Dialect, model string) ([]transcrip
 const skimLongest = 256
 
 func violations(data []byte, d transcript.Dialect, longest int, model string) ([]transcript.Violation, error) {
+	var short []byte
 	if texts, ok := textPaths[d]; ok {
-		if short, ok := skim(data, &texts, longest, nil); ok {
-			if b, err := Decode(short, d); err == nil {
-				b.SetModel(model)
-				return b.Check(), nil
-			}
+		short, _ = skim(data, &texts, longest, nil)
+	}
+	return verdictOf(data, short, d, model)
+}
+
+// verdictOf judges data by short, its skimmed copy (nil when the skim
+// refused it): a body short does not read as is decoded as it is, for the
+// codec's error.
+func verdictOf(data, short []byte, d transcript.Dialect, model string) ([]transcript.Violation, error) {
+	if short != nil {
+		if b, err := Decode(short, d); err == nil {
+			b.SetModel(model)
+			return b.Check(), nil
 		}
 	}
 	b, err := Decode(data, d)
