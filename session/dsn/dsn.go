@@ -19,7 +19,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -90,23 +92,84 @@ func Open(ctx context.Context, name string) (session.Store, func(), error) {
 	if err := sqlitePath(name); err != nil {
 		return nil, nil, err
 	}
-	// Every connection waits for another process's lock from the start,
-	// also while the store switches a new file to WAL mode.
-	source := name
-	if !strings.ContainsAny(name, "?#") && !strings.HasPrefix(name, "file:") {
-		source = "file:" + name + "?_pragma=busy_timeout(10000)"
+	source, busy, serr := sqliteSource(name)
+	if serr != nil {
+		return nil, nil, serr
 	}
 	db, err := sql.Open("sqlite", source)
 	if err != nil {
 		return nil, nil, wrong(err, "%s: %v", name, err)
 	}
 	db.SetMaxOpenConns(8)
-	s, err := sqlite.New(ctx, db, nil)
+	s, err := sqlite.New(ctx, db, &sqlite.Config{BusyTimeout: busy})
 	if err != nil {
 		db.Close()
 		return nil, nil, explained(name, err)
 	}
 	return s, func() { db.Close() }, nil
+}
+
+// defaultBusy is how long a SQLite connection waits for another
+// process's lock when the name does not say.
+const defaultBusy = 10 * time.Second
+
+// sqliteSource returns the driver's name for the SQLite database name
+// names, and how long its writes wait for another process's lock: what a
+// file: URI says (file:toolwire.db?_pragma=busy_timeout(60000), or the
+// driver's shorthand _busy_timeout=60000), else 10 s. Every connection
+// waits from the start, also while the store switches a new file to WAL
+// mode, so the source always sets one.
+func sqliteSource(name string) (string, time.Duration, *Error) {
+	base, query, hasQuery := strings.Cut(name, "?")
+	if strings.Contains(name, "#") || (hasQuery && !strings.HasPrefix(name, "file:")) {
+		return name, defaultBusy, nil // not a URI whose query the driver reads; left as given
+	}
+	if !strings.HasPrefix(base, "file:") {
+		base = "file:" + base
+	}
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return "", 0, wrong(err, "%s: the part after ? is not a query (%v): write key=value pairs joined by &", name, err)
+	}
+	said, ms := busyTimeout(values)
+	if said == "" {
+		values.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", defaultBusy.Milliseconds()))
+		return base + "?" + values.Encode(), defaultBusy, nil
+	}
+	if ms < 1 {
+		return "", 0, wrong(nil, "%s: %s is not a wait in milliseconds: write _pragma=busy_timeout(60000) for a minute", name, said)
+	}
+	return name, time.Duration(ms) * time.Millisecond, nil
+}
+
+// busyTimeout returns the busy timeout that values set, in milliseconds,
+// and the parameter that sets it ("" for none; ms is 0 when it is not a
+// number). Like the driver, a _pragma wins over the shorthand keys, and
+// _timeout over _busy_timeout.
+func busyTimeout(values url.Values) (said string, ms int64) {
+	for _, p := range values["_pragma"] {
+		arg, ok := strings.CutPrefix(strings.ToLower(strings.ReplaceAll(p, " ", "")), "busy_timeout")
+		if !ok {
+			continue
+		}
+		said = "_pragma=" + p
+		if inner, ok := strings.CutPrefix(arg, "("); ok && strings.HasSuffix(inner, ")") {
+			arg = strings.TrimSuffix(inner, ")")
+		} else {
+			arg, _ = strings.CutPrefix(arg, "=")
+		}
+		ms, _ = strconv.ParseInt(arg, 10, 64)
+	}
+	if said != "" {
+		return said, ms
+	}
+	for _, key := range []string{"_timeout", "_busy_timeout"} {
+		if v, ok := values[key]; ok && len(v) > 0 {
+			ms, _ = strconv.ParseInt(v[0], 10, 64)
+			return key + "=" + v[0], ms
+		}
+	}
+	return "", 0
 }
 
 // explained is Explain's error for err, or err.

@@ -2,11 +2,13 @@ package dsn
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwire/toolwire/session"
 )
@@ -90,6 +92,7 @@ func TestOpen(t *testing.T) {
 		{dir, Wrong, "is a directory"},
 		{filepath.Join(dir, "no", "x.db"), Wrong, "does not exist"},
 		{filepath.Join(dir, "plain", "x.db"), Wrong, "is a file, not a folder"},
+		{"file:" + file + "?_pragma=busy_timeout(soon)", Wrong, "_pragma=busy_timeout(soon) is not a wait in milliseconds"},
 		{"postgres://u@127.0.0.1:99999/x", Wrong, "port"},
 		{"postgres://u:s3cret@127.0.0.1:1/x?connect_timeout=2", Unavailable, "cannot reach the PostgreSQL server at 127.0.0.1:1"},
 	} {
@@ -102,5 +105,70 @@ func TestOpen(t *testing.T) {
 		if strings.Contains(de.Msg, "s3cret") {
 			t.Errorf("Open(%q) shows the password: %s", tt.name, de.Msg)
 		}
+	}
+}
+
+func TestSQLiteSource(t *testing.T) {
+	for _, tt := range []struct {
+		name, source string
+		busy         time.Duration
+		err          string
+	}{
+		{name: "toolwire.db", source: "file:toolwire.db?_pragma=busy_timeout%2810000%29", busy: 10 * time.Second},
+		{name: "file:toolwire.db", source: "file:toolwire.db?_pragma=busy_timeout%2810000%29", busy: 10 * time.Second},
+		{name: "file:t.db?_pragma=synchronous(NORMAL)", source: "file:t.db?_pragma=synchronous%28NORMAL%29&_pragma=busy_timeout%2810000%29", busy: 10 * time.Second},
+		{name: "file:t.db?_pragma=busy_timeout(60000)", source: "file:t.db?_pragma=busy_timeout(60000)", busy: time.Minute},
+		{name: "file:t.db?_pragma=BUSY_TIMEOUT = 1500", source: "file:t.db?_pragma=BUSY_TIMEOUT = 1500", busy: 1500 * time.Millisecond},
+		{name: "file:t.db?_busy_timeout=2000&_timeout=3000", source: "file:t.db?_busy_timeout=2000&_timeout=3000", busy: 3 * time.Second},
+		{name: "file:t.db?_busy_timeout=2000&_pragma=busy_timeout(4000)", source: "file:t.db?_busy_timeout=2000&_pragma=busy_timeout(4000)", busy: 4 * time.Second},
+		{name: "./odd?name.db", source: "./odd?name.db", busy: 10 * time.Second},
+		{name: "file:t.db?_pragma=busy_timeout(0)", err: "_pragma=busy_timeout(0) is not a wait in milliseconds"},
+		{name: "file:t.db?_busy_timeout=soon", err: "_busy_timeout=soon is not a wait in milliseconds"},
+		{name: "file:t.db?a=%zz", err: "the part after ? is not a query"},
+	} {
+		source, busy, err := sqliteSource(tt.name)
+		if tt.err != "" {
+			if err == nil || err.Kind != Wrong || !strings.Contains(err.Msg, tt.err) {
+				t.Errorf("sqliteSource(%q) = %v; want an error saying %q", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || source != tt.source || busy != tt.busy {
+			t.Errorf("sqliteSource(%q) = %q, %v, %v; want %q, %v", tt.name, source, busy, err, tt.source, tt.busy)
+		}
+	}
+}
+
+// TestBusyTimeoutOfName: the wait a file: URI names is the store's, not
+// only the connection's: a write gives up after it, not after 10 s.
+func TestBusyTimeoutOfName(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "t.db")
+	s, closeStore, err := Open(ctx, "file:"+file+"?_pragma=busy_timeout(200)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore()
+	other, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer lock.ExecContext(ctx, "ROLLBACK")
+	start := time.Now()
+	if _, err := s.Create(ctx, session.Session{Agent: "a"}); err == nil {
+		t.Fatal("Create succeeded while another connection held the write lock")
+	}
+	// The default would wait 10 s; 5 s leaves room for a loaded machine.
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("Create waited %v for the lock; the name asks for 200ms", waited)
 	}
 }
