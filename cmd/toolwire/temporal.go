@@ -22,8 +22,10 @@ import (
 // pluginName is the Temporal plugin's binary.
 const pluginName = "toolwire-temporal"
 
-// pluginInstall says how to install it.
-const pluginInstall = "go install github.com/toolwire/toolwire/temporal/cmd/toolwire-temporal@latest"
+// pluginInstall says how to install it. Not with go install …@latest:
+// the plugin's module points at the toolwire module beside it with a
+// replace directive, which go install refuses outside the clone.
+const pluginInstall = "(cd temporal && go install ./cmd/toolwire-temporal) in a clone of toolwire"
 
 // temporalFlags adds run's and resume's flags that send them to the
 // plugin.

@@ -43,7 +43,7 @@ func TestTemporalCommandsRunThePlugin(t *testing.T) {
 				t.Errorf("toolwire %q = exit %d, %q (stderr %q); want exit 1 (the plugin's), %q", tt.args, code, stdout, stderr, "plugin: "+tt.want)
 			}
 			_, stderr, code = runRaw(t, map[string]string{"PATH": t.TempDir()}, tt.args...)
-			if code != exitcode.Env || !strings.Contains(stderr, "go install github.com/toolwire/toolwire/temporal/cmd/toolwire-temporal@latest") {
+			if code != exitcode.Env || !strings.Contains(stderr, "(cd temporal && go install ./cmd/toolwire-temporal) in a clone of toolwire") {
 				t.Errorf("toolwire %q without the plugin = exit %d, %q; want exit 3 saying how to install it", tt.args, code, stderr)
 			}
 		})

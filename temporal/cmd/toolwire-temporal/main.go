@@ -7,9 +7,9 @@
 //	toolwire approve --temporal HOST:PORT [--namespace NS] [--db PATH|postgres://…] ID [CALL…]
 //
 // so that the toolwire module never imports the Temporal SDK. Install it
-// with
+// from a clone of toolwire with
 //
-//	go install github.com/toolwire/toolwire/temporal/cmd/toolwire-temporal@latest
+//	(cd temporal && go install ./cmd/toolwire-temporal)
 //
 // docs/temporal.md describes the commands; the exit codes are toolwire's,
 // from the same package (internal/exitcode).
