@@ -25,8 +25,7 @@ func result(id, text string) llm.ToolResult {
 
 func newClient(t *testing.T, srv *llmtest.Server, cfg anthropic.Config) *anthropic.Client {
 	t.Helper()
-	cfg.BaseURL, cfg.APIKey, cfg.RetryBackoff = srv.URL, "sk-ant-test", time.Millisecond
-	srv.APIKey = "sk-ant-test"
+	clienttest.OnServer(srv, &cfg.Options, "", "sk-ant-test")
 	c, err := anthropic.NewClient("claude-sonnet-4-5", &cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -18,17 +18,14 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// newClient opens a client on srv with cfg, its base URL and key set and
-// its retries a millisecond apart; srv checks the key.
-// newClient returns a client of srv for a Gemini 3 model: the conformance
-// scenario sends images in function responses, which only Gemini 3 takes
-// (GEM-MULTIMODAL-RESP), and Gemini 3 wants the thought signatures back
-// (GEM-THOUGHT-SIG); the server holds a request to both by the model in
-// its URL.
+// newClient opens a client on srv with cfg, as [clienttest.OnServer] sets
+// it, for a Gemini 3 model: the conformance scenario sends images in
+// function responses, which only Gemini 3 takes (GEM-MULTIMODAL-RESP), and
+// Gemini 3 wants the thought signatures back (GEM-THOUGHT-SIG); the server
+// holds a request to both by the model in its URL.
 func newClient(t *testing.T, srv *llmtest.Server, cfg gemini.Config) *gemini.Client {
 	t.Helper()
-	cfg.BaseURL, cfg.APIKey, cfg.RetryBackoff = srv.URL+"/v1beta", "AIza-test", time.Millisecond
-	srv.APIKey = "AIza-test"
+	clienttest.OnServer(srv, &cfg.Options, "/v1beta", "AIza-test")
 	c, err := gemini.NewClient("gemini-3-flash-preview", &cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -34,11 +34,10 @@ func newChat(t *testing.T, srv *llmtest.Server, cfg openai.Config) *openai.Chat 
 	return m
 }
 
-// onServer sets cfg's base URL and key for srv, which it makes check the
-// key, and makes retries wait a millisecond.
+// onServer sets cfg for srv, with OpenAI's base path and a test key, as
+// [clienttest.OnServer] does.
 func onServer(srv *llmtest.Server, cfg *openai.Config) *openai.Config {
-	cfg.BaseURL, cfg.APIKey, cfg.RetryBackoff = srv.URL+"/v1", "sk-test", time.Millisecond
-	srv.APIKey = "sk-test"
+	clienttest.OnServer(srv, &cfg.Options, "/v1", "sk-test")
 	return cfg
 }
 

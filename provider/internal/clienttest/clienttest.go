@@ -12,10 +12,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/llm"
+	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/llmtest"
 )
 
@@ -32,6 +34,14 @@ func Ask(q string) *llm.Request {
 // Call returns a tool call with the given id, name and JSON arguments.
 func Call(id, name, args string) llm.ToolCall {
 	return llm.ToolCall{ID: id, Name: name, Input: jsontext.Value(args)}
+}
+
+// OnServer points o at srv, whose API lives under path ("" for the root,
+// "/v1", ...), with the key key, which it makes srv check, and makes
+// retries wait a millisecond.
+func OnServer(srv *llmtest.Server, o *provider.Options, path, key string) {
+	o.BaseURL, o.APIKey, o.RetryBackoff = srv.URL+path, key, time.Millisecond
+	srv.APIKey = key
 }
 
 // Modes runs f as the subtests name+" streamed" and name+" whole", with
