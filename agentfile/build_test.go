@@ -3,13 +3,13 @@ package agentfile
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toolwire/toolwire"
+	"github.com/toolwire/toolwire/internal/filetree"
 	"github.com/toolwire/toolwire/provider"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/open"
@@ -42,28 +42,6 @@ func goTools(t *testing.T) *tool.Registry {
 			}, nil))
 	}
 	return reg
-}
-
-// writeTree writes files (slash paths) under a new folder and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if target, ok := strings.CutPrefix(content, "-> "); ok {
-			if err := os.Symlink(target, p); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
 }
 
 // Validate checks a definition against what the program offers: each
@@ -121,7 +99,7 @@ func TestValidate(t *testing.T) {
 			for k, v := range tt.files {
 				files[k] = v
 			}
-			root := writeTree(t, files)
+			root := filetree.Write(t, files)
 			def, err := Load(filepath.Join(root, "agent", "agent.yaml"))
 			if err != nil {
 				t.Fatal(err)
@@ -150,7 +128,7 @@ func TestValidate(t *testing.T) {
 // Outside lists the files a definition names outside its folder, links
 // followed, for a caller that allows them and warns.
 func TestOutside(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := filetree.Write(t, map[string]string{
 		"agent/agent.yaml": "model: replay:link.json\nreplay: turns.json\ntools:\n  - spec: ../shared/tools.json\n",
 		"agent/turns.json": "{}", "agent/link.json": "-> ../shared/turns.json", "shared/turns.json": "{}", "shared/tools.json": "{}",
 	})
@@ -179,7 +157,7 @@ func TestBuild(t *testing.T) {
 		llmtest.Turn{Calls: []llmtest.Call{{Name: "get_weather", Args: `{"city":"Paris"}`}}},
 		llmtest.Turn{Text: `{"city":"Paris","sky":"sunny"}`})
 	defer srv.Close()
-	root := writeTree(t, map[string]string{
+	root := filetree.Write(t, map[string]string{
 		"agent.yaml": "name: weather\nmodel: anthropic:claude-sonnet-4-5\nsystem: Be brief.\nmax_turns: 4\n" +
 			"tools:\n  - get_weather\n  - spec: tools.json\n    only: [get_rate]\n    approval: true\n" +
 			"output: {type: object, required: [city]}\n",
@@ -225,7 +203,7 @@ func TestBuild(t *testing.T) {
 // replayed run keeps its offloaded results numbered as they were
 // recorded.
 func TestBuildReplay(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := filetree.Write(t, map[string]string{
 		"agent.yaml": "model: openai:gpt-4o-mini\nreplay: turns.json\n",
 		"turns.json": `{"model": "gpt-4.1", "turns":[{"text":"It is sunny."}]}`,
 	})

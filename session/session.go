@@ -322,6 +322,31 @@ type Retention struct {
 // negative.
 func (r Retention) Valid() bool { return r.MaxAge >= 0 && r.MaxBytes >= 0 }
 
+// StoreConfig is the configuration that every store of this module takes:
+// session/memory and session/postgres take it as their Config, and
+// session/sqlite adds settings of its own to the same fields. A nil
+// *StoreConfig, or a zero field, means the documented default.
+type StoreConfig struct {
+	// Retention bounds how long offloaded results are kept; see
+	// [Pruner]. The zero value keeps them all.
+	Retention Retention
+	// Now is the clock for the times the store sets. Default time.Now.
+	Now func() time.Time
+}
+
+// WithDefaults returns a copy of c with every zero field set to its
+// default. It accepts a nil c.
+func (c *StoreConfig) WithDefaults() *StoreConfig {
+	var out StoreConfig
+	if c != nil {
+		out = *c
+	}
+	if out.Now == nil {
+		out.Now = time.Now
+	}
+	return &out
+}
+
 // Pruned counts what [Pruner.Prune] deleted.
 type Pruned struct {
 	Results int   // offloaded results deleted

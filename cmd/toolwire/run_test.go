@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolwire/toolwire/internal/exitcode"
+	"github.com/toolwire/toolwire/internal/filetree"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider/llmtest"
 	"github.com/toolwire/toolwire/provider/open"
@@ -239,21 +240,8 @@ func TestRunAgentFilePaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := filetree.Write(t, tt.files)
 			fix := func(s string) string { return strings.ReplaceAll(s, "ROOT", root) }
-			for name, content := range tt.files {
-				p := filepath.Join(root, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if target, ok := strings.CutPrefix(content, "-> "); ok {
-					if err := os.Symlink(target, p); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				writeFile(t, filepath.Dir(p), filepath.Base(p), content)
-			}
 			agentFile := filepath.Join(root, "agent", "agent.yaml")
 			if err := os.MkdirAll(filepath.Dir(agentFile), 0o755); err != nil {
 				t.Fatal(err)

@@ -21,30 +21,9 @@ import (
 	"github.com/toolwire/toolwire/session/internal/rows"
 )
 
-// Config configures a [Store]. A nil *Config, or a zero field, means the
-// documented default.
-type Config struct {
-	// Retention bounds how long offloaded results are kept; see
-	// [Store.Prune]. The zero value keeps them all.
-	Retention session.Retention
-	// Now is the clock for the times the store sets. Default time.Now.
-	Now func() time.Time
-}
-
-// WithDefaults returns a copy of c with every zero field set to its
-// default. It accepts a nil c.
-func (c *Config) WithDefaults() *Config {
-	var out Config
-	if c != nil {
-		out = *c
-	}
-	if out.Now == nil {
-		out.Now = time.Now
-	}
-	return &out
-}
-
-func (c *Config) validate() error { return rows.CheckConfig("session/memory", c.Retention) }
+// Config configures a [Store]; see [session.StoreConfig]. A nil *Config,
+// or a zero field, means the documented default.
+type Config = session.StoreConfig
 
 // Store keeps sessions in memory. It is safe for concurrent use; its
 // methods hold one lock while they run, so every write is atomic and every
@@ -95,7 +74,7 @@ var (
 // New returns an empty store. A nil cfg means defaults.
 func New(cfg *Config) (*Store, error) {
 	c := cfg.WithDefaults()
-	if err := c.validate(); err != nil {
+	if err := rows.CheckConfig("session/memory", c.Retention); err != nil {
 		return nil, err
 	}
 	return &Store{cfg: c, sessions: map[string]*entry{}, results: map[string]*offloaded{}}, nil
@@ -388,8 +367,8 @@ func (s *Store) Result(ctx context.Context, id, ref string) (session.Offloaded, 
 	return r, nil
 }
 
-// Prune deletes the offloaded results that [Config.Retention] no longer
-// keeps; see [session.Pruner].
+// Prune deletes the offloaded results that the Retention of the store's
+// [Config] no longer keeps; see [session.Pruner].
 func (s *Store) Prune(ctx context.Context) (session.Pruned, error) {
 	var p session.Pruned
 	if err := ctx.Err(); err != nil {

@@ -50,30 +50,9 @@ var migrationFiles embed.FS
 // migrationLock is the key of the advisory lock held while migrating.
 const migrationLock = 0x746f6f6c77697265 // "toolwire"
 
-// Config configures a [Store]. A nil *Config, or a zero field, means the
-// documented default.
-type Config struct {
-	// Retention bounds how long offloaded results are kept; see
-	// [session.Pruner]. The zero value keeps them all.
-	Retention session.Retention
-	// Now is the clock for the times the store sets. Default time.Now.
-	Now func() time.Time
-}
-
-// WithDefaults returns a copy of c with every zero field set to its
-// default. It accepts a nil c.
-func (c *Config) WithDefaults() *Config {
-	var out Config
-	if c != nil {
-		out = *c
-	}
-	if out.Now == nil {
-		out.Now = time.Now
-	}
-	return &out
-}
-
-func (c *Config) validate() error { return rows.CheckConfig("session/postgres", c.Retention) }
+// Config configures a [Store]; see [session.StoreConfig]. A nil *Config,
+// or a zero field, means the documented default.
+type Config = session.StoreConfig
 
 // Store is a [session.Store] in PostgreSQL, with the optional
 // [session.Catalog], [session.Results] and [session.Pruner], over the
@@ -99,7 +78,7 @@ var (
 // means defaults. The store does not close pool.
 func New(ctx context.Context, pool *pgxpool.Pool, cfg *Config) (*Store, error) {
 	c := cfg.WithDefaults()
-	if err := c.validate(); err != nil {
+	if err := rows.CheckConfig("session/postgres", c.Retention); err != nil {
 		return nil, err
 	}
 	if pool == nil {
@@ -121,7 +100,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg *Config) (*Store, error) {
 		SchemaTable:   "CREATE TABLE IF NOT EXISTS toolwire_schema (version integer PRIMARY KEY, applied timestamptz NOT NULL)",
 		MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLock),
 	}
-	s, err := sqlstore.Open(ctx, txs{pool}, d, sqlstore.Config{Retention: c.Retention, Now: c.Now})
+	s, err := sqlstore.Open(ctx, txs{pool}, d, *c)
 	if err != nil {
 		return nil, err
 	}

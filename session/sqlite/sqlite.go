@@ -155,7 +155,7 @@ func New(ctx context.Context, db *sql.DB, cfg *Config) (*Store, error) {
 		SchemaTable: "CREATE TABLE IF NOT EXISTS toolwire_schema (version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)",
 	}
 	txs := &txs{db: db, sem: make(chan struct{}, 1), busy: fmt.Sprintf("PRAGMA busy_timeout = %d", c.BusyTimeout.Milliseconds())}
-	s, err := sqlstore.Open(ctx, txs, d, sqlstore.Config{Retention: c.Retention, Now: c.Now})
+	s, err := sqlstore.Open(ctx, txs, d, session.StoreConfig{Retention: c.Retention, Now: c.Now})
 	if err != nil {
 		if file != "" {
 			return nil, fmt.Errorf("%w (database %s)", damagedFile(err), file)

@@ -87,7 +87,7 @@ func fakeStore(db *fakeDB) *Store {
 		Unique:     func(error) bool { return false },
 		Migrations: fstest.MapFS{},
 	}
-	s := &Store{db: db, d: d, cfg: Config{Now: time.Now}}
+	s := &Store{db: db, d: d, cfg: session.StoreConfig{Now: time.Now}}
 	s.q = newQueries(s.bind, d)
 	return s
 }

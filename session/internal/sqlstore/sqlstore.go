@@ -75,24 +75,18 @@ type Dialect struct {
 	MigrationLock string
 }
 
-// Config is what a driver's configuration gives the store.
-type Config struct {
-	Retention session.Retention
-	Now       func() time.Time
-}
-
 // Store implements [session.Store], [session.Catalog], [session.Results]
 // and [session.Pruner] over a DB.
 type Store struct {
 	db  DB
 	d   *Dialect
-	cfg Config
+	cfg session.StoreConfig
 	q   queries
 }
 
 // Open migrates the database to the newest schema this build knows and
 // returns a store over it.
-func Open(ctx context.Context, db DB, d *Dialect, cfg Config) (*Store, error) {
+func Open(ctx context.Context, db DB, d *Dialect, cfg session.StoreConfig) (*Store, error) {
 	s := &Store{db: db, d: d, cfg: cfg}
 	s.q = newQueries(s.bind, d)
 	if err := s.migrate(ctx); err != nil {
