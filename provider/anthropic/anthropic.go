@@ -52,11 +52,11 @@ package anthropic
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolwire/toolwire/llm"
 	"github.com/toolwire/toolwire/provider"
+	"github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -142,21 +142,14 @@ func (r *Request) BodyPath(path string) string {
 	if path == "system" && src.leadSys == 0 && src.roleSys > 0 {
 		return "messages.0"
 	}
-	rest, ok := strings.CutPrefix(path, "messages.")
+	i, tail, ok := codec.CutIndex(path, "messages")
 	if !ok {
-		return path
-	}
-	num, tail, _ := strings.Cut(rest, ".")
-	i, err := strconv.Atoi(num)
-	if err != nil || i < 0 {
 		return path
 	}
 	bi := i + src.roleSys // the message's index in the body
 	if m := bi + src.leadSys; m < len(src.msgs) {
 		if sm := src.msgs[m]; sm.Count == 1 && src.blocks[sm.First].str {
-			if after, ok := strings.CutPrefix(tail, "content.0"); ok && (after == "" || after[0] == '.') {
-				tail = "content" + after
-			}
+			tail = codec.StringContent(tail)
 		}
 	}
 	out := "messages." + strconv.Itoa(bi)

@@ -91,29 +91,6 @@ func snaked(ms []codec.Member) bool {
 	return false
 }
 
-// camel returns the lowerCamelCase spelling of a snake_case field name.
-func camel(k string) string {
-	if !strings.Contains(k, "_") {
-		return k
-	}
-	var b strings.Builder
-	up := false
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case c == '_':
-			up = true
-		case up && c >= 'a' && c <= 'z':
-			b.WriteByte(c - 'a' + 'A')
-			up = false
-		default:
-			b.WriteByte(c)
-			up = false
-		}
-	}
-	return b.String()
-}
-
 // get returns the member of o named k (lowerCamelCase) in either spelling:
 // the name it has, and its value, nil when there is none.
 func get(o *codec.Object, k string) (string, []byte) {
@@ -125,7 +102,7 @@ func get(o *codec.Object, k string) (string, []byte) {
 // spelling; its Val is nil when there is none.
 func member(o *codec.Object, k string) codec.Member {
 	for _, m := range o.Members {
-		if m.Key == k || strings.Contains(m.Key, "_") && camel(m.Key) == k {
+		if m.Key == k || strings.Contains(m.Key, "_") && codec.Camel(m.Key) == k {
 			return m
 		}
 	}
@@ -138,7 +115,7 @@ func extras(rd *codec.Reader, o *codec.Object, modeled ...string) []codec.Member
 	var out []codec.Member
 next:
 	for _, m := range o.Members {
-		k := camel(m.Key)
+		k := codec.Camel(m.Key)
 		for _, mk := range modeled {
 			if mk != "" && k == mk {
 				continue next
@@ -164,7 +141,7 @@ func (d *decoder) body(rd *codec.Reader) error {
 	err := rd.Object(func(key string) error {
 		names.Members = append(names.Members, codec.Member{Key: key})
 		var err error
-		switch camel(key) {
+		switch codec.Camel(key) {
 		case "systemInstruction":
 			system, err = rd.Value()
 			systemKey = key
@@ -234,9 +211,9 @@ func checkSpellings(rd *codec.Reader, o *codec.Object) error {
 		return nil
 	}
 	for b := 1; b < len(o.Members); b++ {
-		kb := camel(o.Members[b].Key)
+		kb := codec.Camel(o.Members[b].Key)
 		for _, a := range o.Members[:b] {
-			if camel(a.Key) == kb {
+			if codec.Camel(a.Key) == kb {
 				return rd.ErrorAt(o.Members[b].Key, "repeats a field of the same object")
 			}
 		}
@@ -254,7 +231,7 @@ func (d *decoder) system(rd *codec.Reader) error {
 	var parts []byte
 	var partsKey string
 	for _, m := range o.Members {
-		switch camel(m.Key) {
+		switch codec.Camel(m.Key) {
 		case "parts":
 			parts, partsKey = m.Val, m.Key
 		case "role":
@@ -334,7 +311,7 @@ func (d *decoder) contents(rd *codec.Reader) error {
 		var partsKey string
 		var h head
 		for _, m := range c.Members {
-			key := camel(m.Key)
+			key := codec.Camel(m.Key)
 			switch key {
 			case "role":
 				name, _, err := optStr(cr, m.Key, m.Val)
@@ -466,7 +443,7 @@ var dataFields = partFields[:sigField]
 // Member unset (Val nil).
 func lookup(o *codec.Object, names []string, out []codec.Member) {
 	for _, m := range o.Members {
-		k := camel(m.Key)
+		k := codec.Camel(m.Key)
 		for i, n := range names {
 			if k == n {
 				out[i] = m
@@ -589,7 +566,7 @@ func (d *decoder) opaque(rd *codec.Reader, o *codec.Object, kind string, thought
 	}
 	if kind == "" {
 		for _, m := range o.Members {
-			if k := camel(m.Key); k != "thought" && k != "thoughtSignature" {
+			if k := codec.Camel(m.Key); k != "thought" && k != "thoughtSignature" {
 				op.Kind = k
 				break
 			}
@@ -646,7 +623,7 @@ func (d *decoder) call(rd *codec.Reader) (llm.ToolCall, error) {
 		c.Input = m.Val
 	}
 	for _, m := range o.Members {
-		switch camel(m.Key) {
+		switch codec.Camel(m.Key) {
 		case "id", "name", "args":
 		default:
 			return c, rd.ErrorAt(m.Key, "unknown field (a functionCall has id, name and args)")

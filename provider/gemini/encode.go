@@ -64,7 +64,7 @@ func (e *encoder) Body(dst []byte) ([]byte, error) {
 // is a system prompt), contents and tools (when there are tools).
 func (e *encoder) appendBody(dst []byte, system, contents, tools func(dst []byte) []byte) ([]byte, error) {
 	r := e.r
-	b := codec.Body{Canon: camel, System: "systemInstruction", Messages: "contents", Tools: "tools",
+	b := codec.Body{Canon: codec.Camel, System: "systemInstruction", Messages: "contents", Tools: "tools",
 		AppendMessages: contents, AppendTools: tools, HasTools: len(r.Tools) > 0 || hasOpaqueTools(e.src)}
 	if e.lead > 0 {
 		b.AppendSystem = system
@@ -740,7 +740,7 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []cod
 		dst = codec.AppendString(dst, t.Description)
 	}
 	if len(bytes.TrimSpace(t.Parameters)) > 0 {
-		if camel(paramKey) != "parametersJsonSchema" {
+		if codec.Camel(paramKey) != "parametersJsonSchema" {
 			// Parameters is JSON Schema (a decoded OpenAPI schema was
 			// converted), which parametersJsonSchema takes as is.
 			paramKey = "parametersJsonSchema"
@@ -759,7 +759,7 @@ func (e *encoder) decl(dst []byte, t llm.ToolSpec, paramKey string, extras []cod
 	}
 	if t.Description != "" {
 		// A "description": null kept as an extra field gave way to one.
-		extras = slices.DeleteFunc(slices.Clone(extras), func(m codec.Member) bool { return camel(m.Key) == "description" })
+		extras = slices.DeleteFunc(slices.Clone(extras), func(m codec.Member) bool { return codec.Camel(m.Key) == "description" })
 	}
 	return codec.AppendMembers(dst, extras)
 }

@@ -179,13 +179,8 @@ type pathMap struct {
 
 // bodyPath translates path; see [ChatRequest.BodyPath].
 func (m *pathMap) bodyPath(path string) string {
-	rest, ok := strings.CutPrefix(path, m.array+".")
+	i, tail, ok := codec.CutIndex(path, m.array)
 	if !ok || (m.elems == nil && m.parts == nil && m.str == nil) {
-		return path
-	}
-	num, tail, _ := strings.Cut(rest, ".")
-	i, err := strconv.Atoi(num)
-	if err != nil || i < 0 {
 		return path
 	}
 	bi := i
@@ -200,9 +195,7 @@ func (m *pathMap) bodyPath(path string) string {
 		return out
 	}
 	if m.str[bi] {
-		if after, ok := strings.CutPrefix(tail, "content.0"); ok && (after == "" || after[0] == '.') {
-			tail = "content" + after
-		}
+		tail = codec.StringContent(tail)
 	}
 	if parts := m.parts[bi]; parts != nil {
 		if after, ok := strings.CutPrefix(tail, "content."); ok {

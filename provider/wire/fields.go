@@ -118,10 +118,7 @@ func checkFields(d transcript.Dialect, fields []topField) []transcript.Violation
 	if rules == nil {
 		return nil
 	}
-	canon := func(k string) string { return k }
-	if d == transcript.Gemini {
-		canon = camel
-	}
+	canon := canonOf(d)
 	var vs []transcript.Violation
 	for _, f := range fields {
 		if !slices.Contains(rules.known, canon(f.Key)) {

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolwire/toolwire/provider"
+	pcodec "github.com/toolwire/toolwire/provider/internal/codec"
 	"github.com/toolwire/toolwire/transcript"
 )
 
@@ -100,10 +101,7 @@ var options = []option{
 // and the members of an option object that are not options themselves,
 // as "generationConfig.candidateCount").
 func convertOptions(fields []topField, from, to transcript.Dialect) (out []topField, warns []provider.Warning, rest []string) {
-	canon := func(k string) string { return k }
-	if from == transcript.Gemini {
-		canon = camel // Gemini reads snake_case too
-	}
+	canon := canonOf(from)
 	// containers are the objects that hold options in from.
 	containers := map[string]bool{}
 	for _, o := range options {
@@ -232,24 +230,12 @@ func objectMembers(v []byte) ([]topField, bool) {
 	return out, true
 }
 
-// camel returns a snake_case key in lowerCamelCase, as Gemini reads
-// both: max_output_tokens is maxOutputTokens.
-func camel(k string) string {
-	if !strings.Contains(k, "_") {
-		return k
+// canonOf returns the spelling the top-level keys of a body of dialect d
+// are compared in: Gemini reads snake_case keys as lowerCamelCase, the
+// others read keys as they are.
+func canonOf(d transcript.Dialect) func(key string) string {
+	if d == transcript.Gemini {
+		return pcodec.Camel
 	}
-	var b strings.Builder
-	up := false
-	for _, r := range k {
-		switch {
-		case r == '_':
-			up = true
-		case up:
-			b.WriteString(strings.ToUpper(string(r)))
-			up = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return func(k string) string { return k }
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -12,6 +13,32 @@ import (
 type Field struct {
 	Key   string
 	Value jsontext.Value
+}
+
+// Camel returns the lowerCamelCase spelling of a snake_case key, as
+// protobuf's JSON reader, and so Gemini, reads both: max_output_tokens is
+// maxOutputTokens. The underscores are dropped and a lowercase ASCII
+// letter after one is upper-cased; every other byte stays as it is.
+func Camel(k string) string {
+	if !strings.Contains(k, "_") {
+		return k
+	}
+	var b strings.Builder
+	up := false
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_':
+			up = true
+		case up && c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteByte(c)
+			up = false
+		}
+	}
+	return b.String()
 }
 
 // A Body says how to write the top-level fields a codec models: the
