@@ -106,11 +106,15 @@ func (s *Server) drive(ctx context.Context, r *run, events iter.Seq2[toolwire.Ev
 		r.start(errors.New("the run ended before it started"))
 		_ = r.hub.sync(ctx, s) // what the run's last commit wrote
 		r.hub.live(evIdle, idleData{Status: statusOf(r.hub)})
-		r.hub.end()
+		// The session is free, and its slot too, before a stream says so:
+		// a client that reads the end of the run and resumes at once must
+		// not get 409 or 429. Under runs.mu, so that no run of the session
+		// begins on the hub before this one ends on it.
 		s.runs.mu.Lock()
 		delete(s.runs.m, r.id)
-		s.runs.mu.Unlock()
 		<-s.runs.slots
+		r.hub.end()
+		s.runs.mu.Unlock()
 		s.hubs.release(r.hub)
 		r.cancel()
 		close(r.finished)
