@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolwire/toolwire"
 	"github.com/toolwire/toolwire/gateway"
+	"github.com/toolwire/toolwire/internal/decide"
 	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/internal/units"
 	"github.com/toolwire/toolwire/llm"
@@ -210,11 +211,11 @@ error.`,
 			if temporalAddr != "" {
 				return delegate(e, e.args) // a session on Temporal, through the plugin
 			}
-			d, err := decisionsOf(a[1:], approve, reject, reasons, edit, args)
+			d, err := decide.Flags(a[1:], approve, reject, reasons, edit, args)
 			if err != nil {
 				return err
 			}
-			o.resume, o.decisions = a[0], d
+			o.resume, o.decisions = a[0], &d
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runAgent(ctx, e, o)
@@ -232,45 +233,6 @@ error.`,
 	dbFlag(cmd, &o.db)
 	temporalFlags(cmd, &temporalAddr)
 	return cmd
-}
-
-// decisionsOf makes the decisions of resume's flags: --approve CALL,
-// --reject CALL with its --reason, --edit CALL with its --args, and the
-// new message, if any.
-func decisionsOf(message, approve, reject, reasons, edit, args []string) (*toolwire.Decisions, error) {
-	d := &toolwire.Decisions{Calls: map[string]toolwire.Decision{}}
-	if len(message) > 0 {
-		d.Message = message[0]
-	}
-	add := func(id string, dc toolwire.Decision) error {
-		if _, dup := d.Calls[id]; dup {
-			return exitcode.Usagef("call %s has two decisions; give one", id)
-		}
-		d.Calls[id] = dc
-		return nil
-	}
-	for _, id := range approve {
-		if err := add(id, toolwire.Approve()); err != nil {
-			return nil, err
-		}
-	}
-	if len(reasons) != len(reject) {
-		return nil, exitcode.Usagef("give one --reason for each --reject (%d --reject, %d --reason)", len(reject), len(reasons))
-	}
-	for i, id := range reject {
-		if err := add(id, toolwire.Reject(reasons[i])); err != nil {
-			return nil, err
-		}
-	}
-	if len(args) != len(edit) {
-		return nil, exitcode.Usagef("give one --args for each --edit (%d --edit, %d --args)", len(edit), len(args))
-	}
-	for i, id := range edit {
-		if err := add(id, toolwire.Edit([]byte(args[i]))); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
 }
 
 func newSessionsCmd(e *env) *cobra.Command {

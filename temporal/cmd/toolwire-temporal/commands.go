@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/toolwire/toolwire/internal/decide"
 	"github.com/toolwire/toolwire/internal/exitcode"
 	"github.com/toolwire/toolwire/session"
 	"github.com/toolwire/toolwire/session/dsn"
@@ -193,41 +194,18 @@ func approveCmd(e *env, args []string) error {
 	return act(e, f, pos[0], d)
 }
 
-// decisionsOf makes the decisions of resume's flags and its message.
+// decisionsOf makes the decisions of resume's flags and its message, as
+// toolwire resume makes them.
 func decisionsOf(f flags, message []string) (temporal.Decisions, error) {
-	d := temporal.Decisions{Calls: map[string]temporal.Decision{}}
-	if len(message) > 0 {
-		d.Message = message[0]
+	d, err := decide.Flags(message, f["approve"], f["reject"], f["reason"], f["edit"], f["args"])
+	if err != nil {
+		return temporal.Decisions{}, err
 	}
-	add := func(id string, dc temporal.Decision) error {
-		if _, dup := d.Calls[id]; dup {
-			return exitcode.Usagef("resume: call %s has two decisions; give one", id)
-		}
-		d.Calls[id] = dc
-		return nil
+	out := temporal.Decisions{Message: d.Message, Calls: map[string]temporal.Decision{}}
+	for id, dc := range d.Calls {
+		out.Calls[id] = temporal.Decision{Kind: string(dc.Kind), Reason: dc.Reason, Args: dc.Args}
 	}
-	for _, id := range f["approve"] {
-		if err := add(id, temporal.Decision{Kind: "approve"}); err != nil {
-			return d, err
-		}
-	}
-	if len(f["reason"]) != len(f["reject"]) {
-		return d, exitcode.Usagef("resume: give one --reason for each --reject (%d --reject, %d --reason)", len(f["reject"]), len(f["reason"]))
-	}
-	for i, id := range f["reject"] {
-		if err := add(id, temporal.Decision{Kind: "reject", Reason: f["reason"][i]}); err != nil {
-			return d, err
-		}
-	}
-	if len(f["args"]) != len(f["edit"]) {
-		return d, exitcode.Usagef("resume: give one --args for each --edit (%d --edit, %d --args)", len(f["edit"]), len(f["args"]))
-	}
-	for i, id := range f["edit"] {
-		if err := add(id, temporal.Decision{Kind: "edit", Args: []byte(f["args"][i])}); err != nil {
-			return d, err
-		}
-	}
-	return d, nil
+	return out, nil
 }
 
 // act gives session id the decisions (an update) or the message (a
