@@ -322,10 +322,11 @@ func TestResumeConflict(t *testing.T) {
 	}
 	id := sessionLine.FindStringSubmatch(first.stdout)[1]
 	srv2 := llmtest.NewServer(t, crashAnswer)
+	meet := t.TempDir() // both load the session before either goes on
 	var wg sync.WaitGroup
 	out := make([]child, 2)
 	for i := range out {
-		wg.Go(func() { out[i] = e.cli(t, srv2, "hold:500ms", "resume", id) })
+		wg.Go(func() { out[i] = e.cli(t, srv2, "meet:2:"+meet, "resume", id) })
 	}
 	wg.Wait()
 	won, lost := 0, 0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,16 +26,19 @@ import (
 // time it reaches POINT — model (the model's answer arrived, before it is
 // committed), started (a call's started record was written, before the
 // tool runs), finished (a call's finished record was written), commit (in
-// the middle of a SQLite transaction's commit). "hold:DURATION" waits
-// that long after loading a session, so that two processes resume it at
-// once. Unset, nothing changes.
+// the middle of a SQLite transaction's commit). "meet:N:DIR" waits after
+// loading a session until N processes have loaded it (each leaves a file
+// in DIR), so that they resume it at once whatever the machine's load.
+// Unset, nothing changes.
 const killVar = "TOOLWIRE_TEST_KILL"
 
 // faults is the parsed hook.
 type faults struct {
 	point string
 	n     int
-	hold  time.Duration
+	meet  int    // processes to wait for after a Load; 0 for none
+	dir   string // where they meet
+	met   bool   // this process's file is in dir
 	mu    sync.Mutex
 	seen  map[string]int
 }
@@ -47,13 +51,14 @@ func parseFaults(v string) (*faults, error) {
 	point, arg, ok := strings.Cut(v, ":")
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("%q: want POINT:N or hold:DURATION", v)
-	case point == "hold":
-		d, err := time.ParseDuration(arg)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %v", v, err)
+		return nil, fmt.Errorf("%q: want POINT:N or meet:N:DIR", v)
+	case point == "meet":
+		num, dir, _ := strings.Cut(arg, ":")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 2 || dir == "" {
+			return nil, fmt.Errorf("%q: want meet:N:DIR with N from 2", v)
 		}
-		f.hold = d
+		f.meet, f.dir = n, dir
 		return f, nil
 	case point == "model", point == "started", point == "finished", point == "commit":
 		n, err := strconv.Atoi(arg)
@@ -96,7 +101,7 @@ func (f *faults) hit(point string) {
 
 // wrap puts the hook around the model and the store.
 func (f *faults) wrap(m llm.Model, s session.Store) (llm.Model, session.Store) {
-	if f.point == "" && f.hold == 0 {
+	if f.point == "" && f.meet == 0 {
 		return m, s
 	}
 	return &faultModel{Model: m, f: f}, &faultStore{Store: s, f: f}
@@ -152,10 +157,27 @@ func (s *faultStore) Record(ctx context.Context, id string, v int64, calls ...se
 
 func (s *faultStore) Load(ctx context.Context, id string) (*session.Snapshot, error) {
 	snap, err := s.Store.Load(ctx, id)
-	if s.f.hold > 0 {
-		time.Sleep(s.f.hold)
+	if s.f.meet > 0 {
+		s.f.wait()
 	}
 	return snap, err
+}
+
+// wait leaves this process's file in the meeting folder, once, and waits
+// until the others' are there too; after a minute it goes on, and the
+// test sees what the processes did.
+func (f *faults) wait() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.met {
+		f.met = true
+		_ = os.WriteFile(filepath.Join(f.dir, strconv.Itoa(os.Getpid())), nil, 0o600)
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ents, err := os.ReadDir(f.dir); err == nil && len(ents) >= f.meet {
+			return
+		}
+	}
 }
 
 func (s *faultStore) PutResult(ctx context.Context, id string, r session.Offloaded) (string, error) {
