@@ -76,21 +76,32 @@ func (s *splicer) value(dst, orig, enc []byte) []byte {
 // orig to write it from: the next unused equal one, else (for an element a
 // repair changed) the next unused one that no later element of enc equals,
 // else nil.
+//
+// The elements before the first that differs in its bytes (all of them in
+// a compact body whose last messages a repair changed) are matched with no
+// hashing: each is the next unused equal one.
 func (s *splicer) arrayMatcher(orig, enc []elem) func(int) []byte {
+	same := 0
+	for same < min(len(orig), len(enc)) && bytes.Equal(orig[same].val, enc[same].val) {
+		same++
+	}
 	at := map[uint64][]int{} // hash of an element of orig → its indices, ascending
-	for k, o := range orig {
-		h := s.hash(o.val)
+	for k := same; k < len(orig); k++ {
+		h := s.hash(orig[k].val)
 		at[h] = append(at[h], k)
 	}
 	wanted := map[uint64]int{} // hash → how many elements of enc still to come have it
 	hashes := make([]uint64, len(enc))
-	for i, e := range enc {
-		hashes[i] = s.hash(e.val)
+	for i := same; i < len(enc); i++ {
+		hashes[i] = s.hash(enc[i].val)
 		wanted[hashes[i]]++
 	}
 	used := make([]bool, len(orig))
-	next := 0 // orig before next is used or passed
+	next := same // orig before next is used or passed
 	return func(i int) []byte {
+		if i < same {
+			return orig[i].val
+		}
 		h := hashes[i]
 		wanted[h]--
 		// What comes before next is used or passed: dropping it keeps a

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -61,4 +63,56 @@ func FuzzSplice(f *testing.F) {
 			t.Fatalf("splice(%q, %q) = %q: want orig's bytes", orig, enc, got)
 		}
 	})
+}
+
+func TestSameJSON(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a": [1, 2]}`, `{"a":[1,2]}`, true},
+		{`{"a": "x y"}`, `{"a":"xy"}`, false},
+		{`{"a": "x\" y"}`, `{"a":"x\"y"}`, false},
+		{`{"a": "x\\" , "b": 1}`, `{"a":"x\\","b":1}`, true},
+		{`{"a": "x\\\" ,"}`, `{"a":"x\\\","}`, false},
+		{`["` + strings.Repeat("long result ", 1000) + `", 1]`, `["` + strings.Repeat("long result ", 1000) + `",1]`, true},
+		{`["` + strings.Repeat("long result ", 1000) + `", 1]`, `["` + strings.Repeat("long result ", 999) + `long resulT ",1]`, false},
+		{"[1]", "[1] ", true},
+		{"[1]", "[1]]", false},
+	} {
+		if got := sameJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("sameJSON(%.40q, %.40q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if got := sameJSON([]byte(tt.b), []byte(tt.a)); got != tt.want {
+			t.Errorf("sameJSON(%.40q, %.40q) = %v, want %v", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkSplice: a repaired 1 MB Chat body (2 KB tool results), written
+// back with the client's white space, and the same body compact.
+func BenchmarkSplice(b *testing.B) {
+	var msgs []string
+	for i := range 500 {
+		msgs = append(msgs, fmt.Sprintf(`{"role": "assistant", "tool_calls": [{"id": "c%d", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}`, i),
+			fmt.Sprintf(`{"role": "tool", "tool_call_id": "c%d", "content": %q}`, i, strings.Repeat("a \"quoted\" result\n", 110)))
+	}
+	orig := []byte(`{"model": "gpt-4.1", "messages": [` + strings.Join(msgs, ", ") + `]}`)
+	enc := bytes.Clone(orig)
+	if err := (*jsontext.Value)(&enc).Compact(); err != nil {
+		b.Fatal(err)
+	}
+	compact := bytes.Clone(enc)
+	enc = bytes.Replace(enc, []byte(`"tool_call_id":"c499"`), []byte(`"tool_call_id":"c498"`), 1) // what a repair changed
+	for _, tt := range []struct {
+		name      string
+		orig, enc []byte
+	}{{"pretty", orig, enc}, {"compact", compact, enc}} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.orig)))
+			for b.Loop() {
+				splice(tt.orig, tt.enc)
+			}
+		})
+	}
 }
